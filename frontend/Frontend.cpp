@@ -1,0 +1,1 @@
+// placeholder: the frontend is being written

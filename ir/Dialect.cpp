@@ -1,0 +1,277 @@
+//===- Dialect.cpp - kcc tile IR dialect ------------------------------------===//
+
+#include "ir/Dialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/TypeUtilities.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace kcc;
+
+#include "ir/KccDialect.cpp.inc"
+#include "ir/KccEnums.cpp.inc"
+#define GET_TYPEDEF_CLASSES
+#include "ir/KccTypes.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "ir/KccAttrs.cpp.inc"
+#define GET_OP_CLASSES
+#include "ir/KccOps.cpp.inc"
+
+void KccDialect::initialize() {
+  registerTypes();
+  registerAttributes();
+  addOperations<
+#define GET_OP_LIST
+#include "ir/KccOps.cpp.inc"
+      >();
+}
+
+void KccDialect::registerTypes() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "ir/KccTypes.cpp.inc"
+      >();
+}
+
+void KccDialect::registerAttributes() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "ir/KccAttrs.cpp.inc"
+      >();
+}
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+Type kcc::getPointeeLike(Type ptrLike) {
+  if (auto tensor = dyn_cast<RankedTensorType>(ptrLike)) {
+    auto ptr = dyn_cast<PtrType>(tensor.getElementType());
+    if (!ptr)
+      return Type();
+    return RankedTensorType::get(tensor.getShape(), ptr.getPointeeType(),
+                                 tensor.getEncoding());
+  }
+  if (auto ptr = dyn_cast<PtrType>(ptrLike))
+    return ptr.getPointeeType();
+  return Type();
+}
+
+Type kcc::getI1Like(Type type) {
+  auto i1 = IntegerType::get(type.getContext(), 1);
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return RankedTensorType::get(tensor.getShape(), i1, tensor.getEncoding());
+  return i1;
+}
+
+int64_t kcc::getNumElements(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.getNumElements();
+  return 1;
+}
+
+BlockedLayoutAttr kcc::getBlockedLayout(Type type) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return dyn_cast_or_null<BlockedLayoutAttr>(tensor.getEncoding());
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
+// BlockedLayoutAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+BlockedLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                          unsigned vec, unsigned threads, unsigned warp) {
+  if (!llvm::isPowerOf2_32(vec) || vec > 16)
+    return emitError() << "vec must be a power of two <= 16, got " << vec;
+  if (!llvm::isPowerOf2_32(warp) || (warp != 32 && warp != 64))
+    return emitError() << "warp must be 32 or 64 lanes, got " << warp;
+  if (threads % warp != 0 || threads == 0 || threads > 1024)
+    return emitError() << "threads must be a positive multiple of the warp "
+                          "size and at most 1024, got "
+                       << threads;
+  return success();
+}
+
+unsigned BlockedLayoutAttr::getEffectiveVec(int64_t numElements) const {
+  unsigned vec = getVec();
+  while (vec > 1 && numElements % vec != 0)
+    vec /= 2;
+  return vec;
+}
+
+unsigned BlockedLayoutAttr::getElemsPerThread(int64_t numElements) const {
+  unsigned vec = getEffectiveVec(numElements);
+  int64_t chunks = numElements / vec;
+  int64_t chunksPerThread = (chunks + getThreads() - 1) / getThreads();
+  return static_cast<unsigned>(chunksPerThread * vec);
+}
+
+//===----------------------------------------------------------------------===//
+// Attribute verification on kernels and their arguments
+//===----------------------------------------------------------------------===//
+
+static bool isPowerOfTwoIntAttr(Attribute attr) {
+  auto intAttr = dyn_cast<IntegerAttr>(attr);
+  return intAttr && intAttr.getInt() > 0 &&
+         llvm::isPowerOf2_64(static_cast<uint64_t>(intAttr.getInt()));
+}
+
+LogicalResult KccDialect::verifyRegionArgAttribute(Operation *op,
+                                                   unsigned regionIndex,
+                                                   unsigned argIndex,
+                                                   NamedAttribute attr) {
+  Type argType = op->getRegion(regionIndex).getArgument(argIndex).getType();
+  if (attr.getName() == kAlignAttr) {
+    if (!isa<PtrType>(argType))
+      return op->emitError() << kAlignAttr << " applies to pointer arguments";
+    if (!isPowerOfTwoIntAttr(attr.getValue()))
+      return op->emitError() << kAlignAttr << " must be a power of two";
+    return success();
+  }
+  if (attr.getName() == kDivisibilityAttr) {
+    if (!argType.isInteger() || argType.isInteger(1))
+      return op->emitError()
+             << kDivisibilityAttr << " applies to integer arguments";
+    auto intAttr = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!intAttr || intAttr.getInt() <= 0)
+      return op->emitError() << kDivisibilityAttr << " must be positive";
+    return success();
+  }
+  return op->emitError() << "unknown kcc argument attribute " << attr.getName();
+}
+
+LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
+                                                   NamedAttribute attr) {
+  StringRef name = attr.getName().strref();
+  if (name == kKernelAttr) {
+    auto func = dyn_cast<func::FuncOp>(op);
+    if (!func)
+      return op->emitError() << kKernelAttr << " applies to func.func";
+    if (func.getNumResults() != 0)
+      return op->emitError() << "a kernel returns no values";
+    return success();
+  }
+  if (name == kGridAttr) {
+    auto grid = dyn_cast<ArrayAttr>(attr.getValue());
+    if (!grid || grid.size() != 3 ||
+        !llvm::all_of(grid, [](Attribute a) { return isa<StringAttr>(a); }))
+      return op->emitError()
+             << kGridAttr << " must be an array of three C expressions";
+    return success();
+  }
+  if (name == kNumWarpsAttr)
+    return isPowerOfTwoIntAttr(attr.getValue())
+               ? success()
+               : op->emitError() << kNumWarpsAttr << " must be a power of two";
+  if (name == kSpecializationAttr)
+    return success(isa<DictionaryAttr>(attr.getValue()));
+  if (name == kArgNamesAttr)
+    return success(isa<ArrayAttr>(attr.getValue()));
+  if (name == kAccessWidthAttr)
+    return isPowerOfTwoIntAttr(attr.getValue())
+               ? success()
+               : op->emitError() << kAccessWidthAttr
+                                 << " must be a power of two";
+  if (name == kBaseNameAttr || name == kTargetAttr)
+    return success(isa<StringAttr>(attr.getValue()));
+  return op->emitError() << "unknown kcc attribute " << name;
+}
+
+//===----------------------------------------------------------------------===//
+// Op verifiers
+//===----------------------------------------------------------------------===//
+
+LogicalResult ArangeOp::verify() {
+  int64_t start = getStart(), end = getEnd();
+  auto type = getType();
+  if (type.getRank() != 1)
+    return emitOpError("result must be a 1-D tile");
+  if (end <= start)
+    return emitOpError("end must be greater than start");
+  if (type.getDimSize(0) != end - start)
+    return emitOpError("result has ")
+           << type.getDimSize(0) << " elements, expected " << end - start;
+  if (!llvm::isPowerOf2_64(end - start))
+    return emitOpError("tile size must be a power of two, got ") << end - start;
+  return success();
+}
+
+LogicalResult BroadcastOp::verify() {
+  auto src = getSrc().getType(), dst = getType();
+  if (src.getRank() != dst.getRank())
+    return emitOpError("source and result must have the same rank");
+  if (src.getElementType() != dst.getElementType())
+    return emitOpError("source and result must have the same element type");
+  for (auto [s, d] : llvm::zip(src.getShape(), dst.getShape()))
+    if (s != d && s != 1)
+      return emitOpError("cannot broadcast dimension of size ")
+             << s << " to " << d;
+  return success();
+}
+
+LogicalResult ExpandDimsOp::verify() {
+  auto src = getSrc().getType(), dst = getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis > src.getRank())
+    return emitOpError("axis ") << axis << " out of range";
+  SmallVector<int64_t> shape(src.getShape());
+  shape.insert(shape.begin() + axis, 1);
+  if (ArrayRef<int64_t>(shape) != dst.getShape() ||
+      src.getElementType() != dst.getElementType())
+    return emitOpError("result type does not insert a unit dimension at axis ")
+           << axis;
+  return success();
+}
+
+LogicalResult AddPtrOp::verify() {
+  auto ptrTensor = dyn_cast<RankedTensorType>(getPtr().getType());
+  auto offTensor = dyn_cast<RankedTensorType>(getOffset().getType());
+  if (static_cast<bool>(ptrTensor) != static_cast<bool>(offTensor))
+    return emitOpError("pointer and offset must both be tiles or both scalars");
+  if (ptrTensor && ptrTensor.getShape() != offTensor.getShape())
+    return emitOpError("pointer and offset tiles must have the same shape");
+  if (getElementTypeOrSelf(getOffset().getType()).isInteger(1))
+    return emitOpError("offset must not be i1");
+  return success();
+}
+
+LogicalResult LoadOp::verify() {
+  if (getOther() && !getMask())
+    return emitOpError("'other' requires a mask");
+  return success();
+}
+
+LogicalResult ReduceOp::verify() {
+  auto src = getSrc().getType();
+  int64_t axis = getAxis();
+  if (axis < 0 || axis >= src.getRank())
+    return emitOpError("axis ") << axis << " out of range for a rank-"
+                                << src.getRank() << " tile";
+  Type expected = src.getElementType();
+  if (src.getRank() > 1) {
+    SmallVector<int64_t> shape(src.getShape());
+    shape.erase(shape.begin() + axis);
+    expected = RankedTensorType::get(shape, src.getElementType(),
+                                     src.getEncoding());
+  }
+  if (getType() != expected)
+    return emitOpError("result type must be ") << expected;
+  return success();
+}
+
+LogicalResult DotOp::verify() {
+  auto a = getA().getType(), b = getB().getType(), c = getC().getType();
+  if (a.getRank() != 2 || b.getRank() != 2 || c.getRank() != 2)
+    return emitOpError("operands must be 2-D tiles");
+  if (a.getDimSize(1) != b.getDimSize(0) || a.getDimSize(0) != c.getDimSize(0) ||
+      b.getDimSize(1) != c.getDimSize(1))
+    return emitOpError("shapes do not form a matrix product: ")
+           << a << " * " << b << " + " << c;
+  return success();
+}

@@ -1,0 +1,38 @@
+//===- Dialect.h - kcc tile IR dialect ----------------------------*- C++ -*-===//
+#ifndef KCC_IR_DIALECT_H
+#define KCC_IR_DIALECT_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Dialect.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "ir/KccDialect.h.inc"
+#include "ir/KccEnums.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "ir/KccTypes.h.inc"
+#define GET_ATTRDEF_CLASSES
+#include "ir/KccAttrs.h.inc"
+
+namespace kcc {
+/// For a pointer or a tile of pointers, the pointee type (or a tile of it).
+mlir::Type getPointeeLike(mlir::Type ptrLike);
+/// i1, or a tile of i1 with the same shape.
+mlir::Type getI1Like(mlir::Type type);
+/// Number of elements of a tile; 1 for scalars.
+int64_t getNumElements(mlir::Type type);
+/// The blocked layout of a tile type, or null if it has none yet.
+BlockedLayoutAttr getBlockedLayout(mlir::Type type);
+} // namespace kcc
+
+#define GET_OP_CLASSES
+#include "ir/KccOps.h.inc"
+
+#endif // KCC_IR_DIALECT_H

@@ -1,0 +1,54 @@
+//===- KccDialect.td - the kcc tile IR dialect -------------*- tablegen -*-===//
+//
+// The tile IR: kernels over tiles (builtin ranked tensors) of scalars and
+// pointers, with symbolic sizes and no layouts. Elementwise arithmetic, math
+// and control flow reuse the upstream arith/math/scf dialects on tensors; this
+// dialect adds what they lack: program ids, ranges, pointer arithmetic, masked
+// memory access, broadcasting, reductions and matrix products. After layout
+// assignment, tensor types carry a `#kcc.blocked` encoding.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KCC_DIALECT_TD
+#define KCC_DIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def Kcc_Dialect : Dialect {
+  let name = "kcc";
+  let cppNamespace = "::kcc";
+  let summary = "kcc tile IR";
+  let description = [{
+    Tile-level kernels. A kernel is a `func.func` marked `kcc.kernel`; its
+    arguments may carry facts (`kcc.align`, `kcc.divisibility`) that code
+    generation may rely on and that the runtime checks at launch.
+  }];
+  let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasOperationAttrVerify = 1;
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::func::FuncDialect"];
+  let extraClassDeclaration = [{
+    void registerTypes();
+    void registerAttributes();
+    // Discardable attribute names this dialect gives meaning to.
+    static constexpr ::llvm::StringLiteral kKernelAttr = "kcc.kernel";
+    static constexpr ::llvm::StringLiteral kGridAttr = "kcc.grid";
+    static constexpr ::llvm::StringLiteral kAlignAttr = "kcc.align";
+    static constexpr ::llvm::StringLiteral kDivisibilityAttr = "kcc.divisibility";
+    static constexpr ::llvm::StringLiteral kSpecializationAttr = "kcc.specialization";
+    static constexpr ::llvm::StringLiteral kBaseNameAttr = "kcc.base_name";
+    static constexpr ::llvm::StringLiteral kNumWarpsAttr = "kcc.num_warps";
+    static constexpr ::llvm::StringLiteral kTargetAttr = "kcc.target";
+    static constexpr ::llvm::StringLiteral kArgNamesAttr = "kcc.arg_names";
+    static constexpr ::llvm::StringLiteral kAccessWidthAttr = "kcc.access_width";
+  }];
+}
+
+class Kcc_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Kcc_Dialect, mnemonic, traits>;
+
+#endif // KCC_DIALECT_TD

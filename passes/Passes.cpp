@@ -1,0 +1,2 @@
+//===- Passes.cpp - shared pieces of kcc passes -----------------------------===//
+#include "passes/Passes.h"

@@ -1,0 +1,23 @@
+# lit configuration for kcc: compiler input -> output and diagnostics tests.
+import os
+import lit.formats
+from lit.llvm import llvm_config
+
+config.name = "kcc"
+config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.suffixes = [".kc", ".mlir", ".test"]
+config.excludes = ["unit", "Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.kcc_obj_root, "tests")
+
+config.substitutions.append(("%kernels", os.path.join(config.kcc_src_root, "kernels")))
+config.substitutions.append(("%cuda", config.cuda_path))
+config.environment["CUDA_PATH"] = config.cuda_path
+
+llvm_config.with_environment("PATH", config.kcc_tools_dir, append_path=False)
+llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+llvm_config.use_default_substitutions()
+tools = ["kcc", "kcc-opt", "FileCheck", "not", "split-file", "count", "llvm-objdump"]
+llvm_config.add_tool_substitutions(tools, [config.kcc_tools_dir, config.llvm_tools_dir])
+if os.path.exists(os.path.join(config.cuda_path, "bin", "ptxas")):
+    config.available_features.add("ptxas")

@@ -1,0 +1,23 @@
+//===- kcc-opt.cpp - run kcc passes on .mlir files --------------------------===//
+#include "backends/nvidia/Passes.h"
+#include "ir/Dialect.h"
+#include "passes/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::DialectRegistry registry;
+  registry.insert<kcc::KccDialect, mlir::arith::ArithDialect,
+                  mlir::math::MathDialect, mlir::scf::SCFDialect,
+                  mlir::func::FuncDialect, mlir::LLVM::LLVMDialect,
+                  mlir::NVVM::NVVMDialect>();
+  // Upstream passes (canonicalize, cse, conversions) for pipelines in tests.
+  mlir::registerAllPasses();
+  kcc::registerKccPasses();
+  kcc::nvidia::registerKccNVIDIAPasses();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "kcc optimizer driver\n", registry));
+}
