@@ -1,1 +1,121 @@
-int main() { return 0; }
+//===- kcc.cpp - the kcc command line ---------------------------------------===//
+//
+//   kcc file.kc -o OUTDIR --target=sm_80,sm_90a,sm_100a -O3 -D BLOCK=1024
+//
+//===----------------------------------------------------------------------===//
+#include "tools/kcc/Driver.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+using namespace kcc;
+
+static cl::OptionCategory kccCategory("kcc options");
+
+static cl::list<std::string> inputs(cl::Positional, cl::desc("<input .kc files>"),
+                                    cl::cat(kccCategory));
+static cl::opt<std::string>
+    outputDir("o", cl::desc("Output directory (default: .); '-' prints "
+                            "textual output (--emit=tile-ir|layout-ir|llvm|ptx) "
+                            "to stdout"),
+              cl::value_desc("dir"), cl::init("."), cl::cat(kccCategory));
+static cl::list<std::string>
+    targetList("target",
+               cl::desc("Comma-separated GPU targets (default: all NVIDIA "
+                        "targets: sm_80,sm_90a,sm_100a)"),
+               cl::value_desc("t1,t2"), cl::CommaSeparated,
+               cl::cat(kccCategory));
+static cl::list<std::string>
+    offloadArch("offload-arch",
+                cl::desc("Same as --target (clang's spelling); may repeat"),
+                cl::value_desc("arch"), cl::CommaSeparated,
+                cl::cat(kccCategory));
+static cl::opt<char> optLevel("O", cl::desc("Optimization level (0-3, default 3)"),
+                              cl::Prefix, cl::init('3'), cl::cat(kccCategory));
+static cl::opt<std::string> emit(
+    "emit",
+    cl::desc("What to produce: tile-ir, layout-ir, llvm, ptx, cubin, fatbin "
+             "(default)"),
+    cl::value_desc("kind"), cl::init("fatbin"), cl::cat(kccCategory));
+static cl::list<std::string>
+    defines("D", cl::desc("Set a constant parameter in every specialization"),
+            cl::value_desc("NAME=VALUE"), cl::Prefix, cl::cat(kccCategory));
+static cl::opt<bool> timePasses("time-passes",
+                                cl::desc("Print where compile time goes"),
+                                cl::cat(kccCategory));
+
+static int fail(const Twine &msg) {
+  WithColor::error(errs(), "kcc") << msg << "\n";
+  return 1;
+}
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(kccCategory);
+  cl::SetVersionPrinter([](raw_ostream &os) {
+    os << "kcc version " << KCC_VERSION << " (LLVM/MLIR " << LLVM_VERSION_STRING
+       << ")\n";
+  });
+  if (!cl::ParseCommandLineOptions(argc, argv,
+                                   "kcc: ahead-of-time GPU kernel compiler\n",
+                                   &errs()))
+    return 1;
+
+  driver::Options options;
+  if (inputs.empty())
+    return fail("no input files; usage: kcc FILE.kc [-o DIR] [--target=...] "
+                "(see kcc --help)");
+  options.inputs.assign(inputs.begin(), inputs.end());
+  options.outputDir = outputDir;
+  options.timePasses = timePasses;
+
+  if (optLevel < '0' || optLevel > '3')
+    return fail("invalid optimization level '-O" + std::string(1, optLevel) +
+                "'; valid levels are -O0, -O1, -O2, -O3");
+  options.optLevel = optLevel - '0';
+
+  static const std::pair<StringRef, driver::EmitKind> emitKinds[] = {
+      {"tile-ir", driver::EmitKind::TileIR}, {"layout-ir", driver::EmitKind::LayoutIR},
+      {"llvm", driver::EmitKind::LLVM},      {"ptx", driver::EmitKind::PTX},
+      {"cubin", driver::EmitKind::Cubin},    {"fatbin", driver::EmitKind::Fatbin}};
+  bool emitFound = false;
+  for (const auto &[name, kind] : emitKinds)
+    if (emit == name) {
+      options.emit = kind;
+      emitFound = true;
+    }
+  if (!emitFound)
+    return fail("unknown --emit kind '" + emit +
+                "'; valid kinds are tile-ir, layout-ir, llvm, ptx, cubin, fatbin");
+
+  const TargetRegistry &registry = TargetRegistry::builtin();
+  std::string validTargets = join(registry.names(), ", ");
+  std::vector<std::string> requested(targetList.begin(), targetList.end());
+  requested.insert(requested.end(), offloadArch.begin(), offloadArch.end());
+  if (requested.empty())
+    requested = {"sm_80", "sm_90a", "sm_100a"};
+  for (const std::string &name : requested) {
+    const TargetModel *target = registry.lookup(name);
+    if (!target) {
+      std::string hint;
+      if (registry.lookup(name + "a"))
+        hint = " (did you mean '" + name + "a'?)";
+      return fail("unknown target '" + name + "'" + hint +
+                  "; valid targets are " + validTargets);
+    }
+    if (!llvm::is_contained(options.targets, target))
+      options.targets.push_back(target);
+  }
+
+  for (const std::string &define : defines) {
+    auto [name, value] = StringRef(define).split('=');
+    if (name.empty() || value.empty() || !StringRef(define).contains('='))
+      return fail("malformed -D '" + define + "'; expected -D NAME=VALUE");
+    options.defines.emplace_back(name.str(), value.str());
+  }
+  return driver::compile(options);
+}

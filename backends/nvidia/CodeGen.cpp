@@ -1,0 +1,256 @@
+//===- CodeGen.cpp - LLVM IR to PTX, cubin and fatbin -----------------------===//
+#include "backends/nvidia/CodeGen.h"
+
+#include "llvm/Bitcode/BitcodeReader.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/Linker/Linker.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/IPO/Internalize.h"
+
+#include <cstdlib>
+#include <mutex>
+
+using namespace llvm;
+using namespace kcc;
+using namespace kcc::nvidia;
+
+static constexpr const char *kTriple = "nvptx64-nvidia-cuda";
+
+static Error makeError(const Twine &msg) {
+  return createStringError(inconvertibleErrorCode(), msg.str());
+}
+
+std::string nvidia::getCudaPath() {
+  if (const char *env = std::getenv("CUDA_PATH"); env && *env)
+    return env;
+  return KCC_DEFAULT_CUDA_PATH;
+}
+
+Expected<std::string> nvidia::findCudaTool(StringRef name) {
+  std::string root = getCudaPath();
+  SmallString<256> path(root);
+  sys::path::append(path, "bin", name);
+  if (sys::fs::can_execute(path))
+    return std::string(path);
+  if (ErrorOr<std::string> onPath = sys::findProgramByName(name))
+    return *onPath;
+  return makeError("cannot find '" + name + "' (looked in " + root +
+                   "/bin and on PATH); set CUDA_PATH to a CUDA toolkit "
+                   "(12.8 or newer), or stop at --emit=ptx");
+}
+
+Expected<std::unique_ptr<TargetMachine>>
+nvidia::createTargetMachine(const TargetModel &target, unsigned optLevel) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeNVPTXTargetInfo();
+    LLVMInitializeNVPTXTarget();
+    LLVMInitializeNVPTXTargetMC();
+    LLVMInitializeNVPTXAsmPrinter();
+  });
+  Triple triple(kTriple);
+  std::string error;
+  const Target *llvmTarget = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!llvmTarget)
+    return makeError("LLVM has no NVPTX backend: " + error);
+  CodeGenOptLevel level = optLevel == 0   ? CodeGenOptLevel::None
+                          : optLevel == 1 ? CodeGenOptLevel::Less
+                          : optLevel == 2 ? CodeGenOptLevel::Default
+                                          : CodeGenOptLevel::Aggressive;
+  std::unique_ptr<TargetMachine> tm(llvmTarget->createTargetMachine(
+      triple, target.llvmCpu(), target.llvmFeatures(), TargetOptions(),
+      std::nullopt, std::nullopt, level));
+  if (!tm)
+    return makeError("cannot create an NVPTX target machine for " +
+                     target.llvmCpu());
+  return tm;
+}
+
+/// Links the functions of libdevice that the module calls (__nv_*).
+static Error linkLibdevice(Module &module) {
+  bool needed = any_of(module.functions(), [](const Function &f) {
+    return f.isDeclaration() && f.getName().starts_with("__nv_");
+  });
+  if (!needed)
+    return Error::success();
+  SmallString<256> path(getCudaPath());
+  sys::path::append(path, "nvvm", "libdevice", "libdevice.10.bc");
+  ErrorOr<std::unique_ptr<MemoryBuffer>> buffer = MemoryBuffer::getFile(path);
+  if (!buffer)
+    return makeError("cannot read libdevice at " + path +
+                     " (needed for f64 math); set CUDA_PATH to a CUDA toolkit");
+  Expected<std::unique_ptr<Module>> libdevice =
+      parseBitcodeFile(**buffer, module.getContext());
+  if (!libdevice)
+    return libdevice.takeError();
+  (*libdevice)->setTargetTriple(module.getTargetTriple());
+  (*libdevice)->setDataLayout(module.getDataLayout());
+  if (Linker::linkModules(module, std::move(*libdevice),
+                          Linker::Flags::LinkOnlyNeeded))
+    return makeError("linking libdevice failed");
+  // Only kernels are entry points; everything else may be inlined/dropped.
+  internalizeModule(module, [](const GlobalValue &gv) {
+    const auto *f = dyn_cast<Function>(&gv);
+    return f && f->getCallingConv() == CallingConv::PTX_Kernel;
+  });
+  return Error::success();
+}
+
+Error nvidia::optimizeModule(Module &module, TargetMachine &tm,
+                             unsigned optLevel) {
+  module.setTargetTriple(tm.getTargetTriple());
+  module.setDataLayout(tm.createDataLayout());
+  if (Error e = linkLibdevice(module))
+    return e;
+
+  LoopAnalysisManager lam;
+  FunctionAnalysisManager fam;
+  CGSCCAnalysisManager cgam;
+  ModuleAnalysisManager mam;
+  PassBuilder pb(&tm);
+  pb.registerModuleAnalyses(mam);
+  pb.registerCGSCCAnalyses(cgam);
+  pb.registerFunctionAnalyses(fam);
+  pb.registerLoopAnalyses(lam);
+  pb.crossRegisterProxies(lam, fam, cgam, mam);
+  OptimizationLevel level = optLevel == 0   ? OptimizationLevel::O0
+                            : optLevel == 1 ? OptimizationLevel::O1
+                            : optLevel == 2 ? OptimizationLevel::O2
+                                            : OptimizationLevel::O3;
+  ModulePassManager mpm = optLevel == 0
+                              ? pb.buildO0DefaultPipeline(level)
+                              : pb.buildPerModuleDefaultPipeline(level);
+  mpm.run(module, mam);
+  return Error::success();
+}
+
+Expected<std::string> nvidia::emitPTX(Module &module, TargetMachine &tm) {
+  std::string ptx;
+  {
+    raw_string_ostream os(ptx);
+    buffer_ostream bos(os);
+    legacy::PassManager pm;
+    if (tm.addPassesToEmitFile(pm, bos, nullptr, CodeGenFileType::AssemblyFile))
+      return makeError("the NVPTX backend cannot emit assembly");
+    pm.run(module);
+  }
+  return ptx;
+}
+
+namespace {
+/// A temporary file removed when it goes out of scope.
+struct TempFile {
+  SmallString<128> path;
+  FileRemover remover;
+  static Expected<std::unique_ptr<TempFile>> create(StringRef prefix,
+                                                    StringRef suffix) {
+    auto f = std::make_unique<TempFile>();
+    if (std::error_code ec =
+            sys::fs::createTemporaryFile(prefix, suffix, f->path))
+      return makeError("cannot create a temporary file: " + ec.message());
+    f->remover.setFile(f->path);
+    return f;
+  }
+};
+
+Error writeFile(StringRef path, StringRef data) {
+  std::error_code ec;
+  raw_fd_ostream os(path, ec);
+  if (ec)
+    return makeError("cannot write " + path + ": " + ec.message());
+  os << data;
+  return Error::success();
+}
+
+Expected<std::string> readFile(StringRef path) {
+  ErrorOr<std::unique_ptr<MemoryBuffer>> buffer = MemoryBuffer::getFile(path);
+  if (!buffer)
+    return makeError("cannot read " + path);
+  return (*buffer)->getBuffer().str();
+}
+
+/// Runs a tool; on failure the error carries its output.
+Error runTool(StringRef tool, ArrayRef<StringRef> args, std::string &log) {
+  Expected<std::unique_ptr<TempFile>> logFile = TempFile::create("kcc", "log");
+  if (!logFile)
+    return logFile.takeError();
+  std::optional<StringRef> redirects[] = {std::nullopt, (*logFile)->path,
+                                          (*logFile)->path};
+  std::string errMsg;
+  int rc = sys::ExecuteAndWait(tool, args, std::nullopt, redirects, 0, 0,
+                               &errMsg);
+  Expected<std::string> out = readFile((*logFile)->path);
+  log = out ? *out : std::string();
+  if (!out)
+    consumeError(out.takeError());
+  if (rc != 0)
+    return makeError(sys::path::filename(tool) + " failed" +
+                     (errMsg.empty() ? "" : " (" + errMsg + ")") + ":\n" + log);
+  return Error::success();
+}
+} // namespace
+
+Expected<Cubin> nvidia::runPtxas(StringRef ptx, const TargetModel &target,
+                                 unsigned optLevel) {
+  Expected<std::string> ptxas = findCudaTool("ptxas");
+  if (!ptxas)
+    return ptxas.takeError();
+  Expected<std::unique_ptr<TempFile>> in = TempFile::create("kcc", "ptx");
+  if (!in)
+    return in.takeError();
+  Expected<std::unique_ptr<TempFile>> out = TempFile::create("kcc", "cubin");
+  if (!out)
+    return out.takeError();
+  if (Error e = writeFile((*in)->path, ptx))
+    return std::move(e);
+  std::string arch = "-arch=sm_" + target.fatbinArch();
+  std::string opt = "-O" + std::to_string(optLevel);
+  StringRef args[] = {*ptxas, arch, opt, "-v", "-o", (*out)->path, (*in)->path};
+  Cubin cubin;
+  if (Error e = runTool(*ptxas, args, cubin.ptxasLog))
+    return std::move(e);
+  Expected<std::string> data = readFile((*out)->path);
+  if (!data)
+    return data.takeError();
+  cubin.data = std::move(*data);
+  return cubin;
+}
+
+Expected<std::string>
+nvidia::runFatbinary(const std::vector<FatbinImage> &images) {
+  Expected<std::string> fatbinary = findCudaTool("fatbinary");
+  if (!fatbinary)
+    return fatbinary.takeError();
+  std::vector<std::unique_ptr<TempFile>> files;
+  std::vector<std::string> args = {*fatbinary, "-64"};
+  Expected<std::unique_ptr<TempFile>> out = TempFile::create("kcc", "fatbin");
+  if (!out)
+    return out.takeError();
+  args.push_back("--create=" + std::string((*out)->path));
+  for (const FatbinImage &image : images) {
+    Expected<std::unique_ptr<TempFile>> f =
+        TempFile::create("kcc", image.isPTX ? "ptx" : "cubin");
+    if (!f)
+      return f.takeError();
+    if (Error e = writeFile((*f)->path, image.data))
+      return std::move(e);
+    args.push_back("--image3=kind=" + std::string(image.isPTX ? "ptx" : "elf") +
+                   ",sm=" + image.target->fatbinArch() +
+                   ",file=" + std::string((*f)->path));
+    files.push_back(std::move(*f));
+  }
+  std::vector<StringRef> argRefs(args.begin(), args.end());
+  std::string log;
+  if (Error e = runTool(*fatbinary, argRefs, log))
+    return std::move(e);
+  return readFile((*out)->path);
+}

@@ -1,0 +1,66 @@
+//===- CodeGen.h - LLVM IR to PTX, cubin and fatbin ---------------*- C++ -*-===//
+//
+// The last stage for NVIDIA targets: optimize the kernel's LLVM IR (linking
+// libdevice when it calls __nv_* functions), emit PTX with LLVM's NVPTX
+// backend in-process, then run ptxas and fatbinary from the CUDA toolkit.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KCC_BACKENDS_NVIDIA_CODEGEN_H
+#define KCC_BACKENDS_NVIDIA_CODEGEN_H
+
+#include "targets/TargetModel.h"
+
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Error.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class TargetMachine;
+}
+
+namespace kcc::nvidia {
+
+/// Where the CUDA toolkit is: $CUDA_PATH, else the configured default.
+std::string getCudaPath();
+
+/// Path of a CUDA tool (ptxas, fatbinary) or an error that says where kcc
+/// looked and how to point it elsewhere.
+llvm::Expected<std::string> findCudaTool(llvm::StringRef name);
+
+/// An NVPTX target machine for `target` at `optLevel` (0..3).
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+createTargetMachine(const TargetModel &target, unsigned optLevel);
+
+/// Sets triple/data layout, links libdevice if needed and runs the LLVM
+/// optimization pipeline at `optLevel`.
+llvm::Error optimizeModule(llvm::Module &module, llvm::TargetMachine &tm,
+                           unsigned optLevel);
+
+/// Emits PTX text for an optimized module.
+llvm::Expected<std::string> emitPTX(llvm::Module &module,
+                                    llvm::TargetMachine &tm);
+
+struct Cubin {
+  std::string data;     // ELF bytes
+  std::string ptxasLog; // ptxas -v output (registers, shared memory, spills)
+};
+
+/// Assembles PTX to a cubin with ptxas for `target`.
+llvm::Expected<Cubin> runPtxas(llvm::StringRef ptx, const TargetModel &target,
+                               unsigned optLevel);
+
+struct FatbinImage {
+  const TargetModel *target;
+  bool isPTX;            // PTX (JIT-able) rather than a cubin
+  std::string data;
+};
+
+/// Packs images into one fatbin with the toolkit's fatbinary.
+llvm::Expected<std::string> runFatbinary(const std::vector<FatbinImage> &images);
+
+} // namespace kcc::nvidia
+
+#endif // KCC_BACKENDS_NVIDIA_CODEGEN_H

@@ -1,0 +1,10 @@
+# Writes OUT: a C++ array of {file, text} for every TOML file in FILES.
+string(REPLACE "|" ";" FILES "${FILES}")
+set(content "static const BuiltinModel kBuiltinModels[] = {\n")
+foreach(f ${FILES})
+  file(READ ${f} text)
+  file(RELATIVE_PATH rel ${ROOT} ${f})
+  string(APPEND content "  {\"${rel}\", R\"kcc_toml(${text})kcc_toml\"},\n")
+endforeach()
+string(APPEND content "};\n")
+file(WRITE ${OUT} "${content}")

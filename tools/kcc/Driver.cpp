@@ -1,0 +1,297 @@
+//===- Driver.cpp - the kcc compilation driver ------------------------------===//
+//
+// .kc -> tile IR (frontend) -> layout IR (kcc-assign-layouts, per target)
+// -> LLVM dialect (backends/nvidia) -> LLVM IR -> PTX -> cubin -> fatbin.
+//
+//===----------------------------------------------------------------------===//
+#include "tools/kcc/Driver.h"
+
+#include "backends/nvidia/CodeGen.h"
+#include "backends/nvidia/Passes.h"
+#include "backends/nvidia/Pipeline.h"
+#include "frontend/Frontend.h"
+#include "ir/Dialect.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Support/Timing.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ToolOutputFile.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+
+using namespace kcc;
+using namespace kcc::driver;
+using llvm::StringRef;
+
+namespace {
+
+void reportError(const llvm::Twine &msg) {
+  llvm::WithColor::error(llvm::errs(), "kcc") << msg << "\n";
+}
+
+bool reportIfError(llvm::Error err, const llvm::Twine &context) {
+  if (!err)
+    return false;
+  reportError(context + ": " + llvm::toString(std::move(err)));
+  return true;
+}
+
+/// Writes `data` to OUTDIR/name, or to stdout when the output is "-".
+bool writeOutput(const Options &options, StringRef name, StringRef data,
+                 bool binary) {
+  if (options.outputDir == "-") {
+    if (binary) {
+      reportError("refusing to write binary " + name +
+                  " to stdout; give an output directory with -o");
+      return false;
+    }
+    llvm::outs() << data;
+    llvm::outs().flush();
+    return true;
+  }
+  llvm::SmallString<256> path(options.outputDir);
+  llvm::sys::path::append(path, name);
+  std::error_code ec;
+  llvm::ToolOutputFile out(path, ec,
+                           binary ? llvm::sys::fs::OF_None
+                                  : llvm::sys::fs::OF_Text);
+  if (ec) {
+    reportError("cannot write " + path + ": " + ec.message());
+    return false;
+  }
+  out.os() << data;
+  out.keep();
+  return true;
+}
+
+std::string printOp(mlir::Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  op->print(os);
+  os << "\n";
+  return text;
+}
+
+/// Compiles one input file; returns false on error (already reported).
+class FileCompiler {
+public:
+  FileCompiler(const Options &options, mlir::MLIRContext &ctx,
+               mlir::TimingScope &timing)
+      : options(options), ctx(ctx), timing(timing) {}
+
+  bool run(StringRef inputPath) {
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+        llvm::MemoryBuffer::getFileOrSTDIN(inputPath, /*IsText=*/true);
+    if (!buffer) {
+      reportError("cannot read '" + inputPath +
+                  "': " + buffer.getError().message());
+      return false;
+    }
+    sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+    stem = llvm::sys::path::stem(inputPath).str();
+    if (stem.empty() || inputPath == "-")
+      stem = "stdin";
+    // Errors from passes print like the frontend's: file:line:col + caret.
+    mlir::SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
+
+    mlir::OwningOpRef<mlir::ModuleOp> tileIR;
+    {
+      mlir::TimingScope scope = timing.nest("frontend (" + stem + ")");
+      frontend::Options feOptions;
+      for (const auto &[name, value] : options.defines)
+        feOptions.defines.push_back({name, value});
+      unsigned numErrors = 0;
+      tileIR = frontend::buildTileIR(sourceMgr, ctx, feOptions, numErrors);
+      if (!tileIR || numErrors) {
+        if (numErrors)
+          llvm::errs() << numErrors << (numErrors == 1 ? " error" : " errors")
+                       << " generated.\n";
+        return false;
+      }
+    }
+    if (options.emit == EmitKind::TileIR)
+      return writeOutput(options, stem + ".tile.mlir", printOp(*tileIR),
+                         false);
+
+    std::vector<nvidia::FatbinImage> images;
+    for (const TargetModel *target : options.targets) {
+      mlir::TimingScope scope = timing.nest(target->name);
+      if (!compileForTarget(*tileIR, *target, images, scope))
+        return false;
+    }
+    if (options.emit != EmitKind::Fatbin)
+      return true;
+
+    // The newest architecture also ships as PTX so newer GPUs can JIT it.
+    const TargetModel *newest = options.targets.front();
+    for (const TargetModel *t : options.targets)
+      if (t->sm > newest->sm)
+        newest = t;
+    std::vector<nvidia::FatbinImage> packed;
+    for (nvidia::FatbinImage &image : images)
+      if (!image.isPTX || image.target == newest)
+        packed.push_back(std::move(image));
+    mlir::TimingScope scope = timing.nest("fatbinary");
+    llvm::Expected<std::string> fatbin = nvidia::runFatbinary(packed);
+    if (!fatbin)
+      return !reportIfError(fatbin.takeError(), "packing " + stem + ".fatbin");
+    return writeOutput(options, stem + ".fatbin", *fatbin, true);
+  }
+
+private:
+  bool compileForTarget(mlir::ModuleOp tileIR, const TargetModel &target,
+                        std::vector<nvidia::FatbinImage> &images,
+                        mlir::TimingScope &scope) {
+    mlir::OwningOpRef<mlir::ModuleOp> module(tileIR.clone());
+    (*module)->setAttr(KccDialect::kTargetAttr,
+                       mlir::StringAttr::get(&ctx, target.name));
+    std::string prefix = stem + "." + target.name;
+
+    // Tile IR -> layout IR: layouts chosen with the target model's numbers.
+    {
+      mlir::PassManager pm(&ctx);
+      mlir::TimingScope passScope = scope.nest("layout passes");
+      pm.enableTiming(passScope);
+      std::string pipeline =
+          "builtin.module(canonicalize,cse,func.func(kcc-assign-layouts{"
+          "warp-size=" +
+          std::to_string(target.warpSize) +
+          " max-vector-bytes=" + std::to_string(target.maxVectorBytes) +
+          "}))";
+      if (failed(mlir::parsePassPipeline(pipeline, pm, llvm::errs()))) {
+        reportError("internal error: bad pass pipeline " + pipeline);
+        return false;
+      }
+      if (failed(pm.run(*module)))
+        return false;
+    }
+    if (options.emit == EmitKind::LayoutIR)
+      return writeOutput(options, prefix + ".layout.mlir", printOp(*module),
+                         false);
+
+    // Layout IR -> LLVM dialect (NVVM).
+    {
+      mlir::PassManager pm(&ctx);
+      mlir::TimingScope passScope = scope.nest("lowering passes");
+      pm.enableTiming(passScope);
+      nvidia::buildLowerToLLVMPipeline(pm);
+      if (failed(pm.run(*module)))
+        return false;
+    }
+
+    llvm::LLVMContext llvmCtx;
+    std::unique_ptr<llvm::Module> llvmModule;
+    {
+      mlir::TimingScope t = scope.nest("translate to LLVM IR");
+      llvmModule = mlir::translateModuleToLLVMIR(*module, llvmCtx, stem);
+      if (!llvmModule) {
+        reportError("internal error: translating " + prefix +
+                    " to LLVM IR failed");
+        return false;
+      }
+    }
+    auto tm = nvidia::createTargetMachine(target, options.optLevel);
+    if (!tm)
+      return !reportIfError(tm.takeError(), target.name);
+    {
+      mlir::TimingScope t = scope.nest("LLVM optimization");
+      if (reportIfError(
+              nvidia::optimizeModule(*llvmModule, **tm, options.optLevel),
+              prefix))
+        return false;
+    }
+    if (options.emit == EmitKind::LLVM) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      llvmModule->print(os, nullptr);
+      return writeOutput(options, prefix + ".ll", text, false);
+    }
+    std::string ptx;
+    {
+      mlir::TimingScope t = scope.nest("PTX emission");
+      llvm::Expected<std::string> emitted = nvidia::emitPTX(*llvmModule, **tm);
+      if (!emitted)
+        return !reportIfError(emitted.takeError(), prefix);
+      ptx = std::move(*emitted);
+    }
+    if (options.emit == EmitKind::PTX)
+      return writeOutput(options, prefix + ".ptx", ptx, false);
+
+    mlir::TimingScope t = scope.nest("ptxas");
+    llvm::Expected<nvidia::Cubin> cubin =
+        nvidia::runPtxas(ptx, target, options.optLevel);
+    if (!cubin)
+      return !reportIfError(cubin.takeError(),
+                            "internal error: ptxas rejected the PTX kcc "
+                            "generated for " +
+                                prefix);
+    if (options.emit == EmitKind::Cubin)
+      return writeOutput(options, prefix + ".cubin", cubin->data, true);
+    images.push_back({&target, /*isPTX=*/false, std::move(cubin->data)});
+    images.push_back({&target, /*isPTX=*/true, std::move(ptx)});
+    return true;
+  }
+
+  const Options &options;
+  mlir::MLIRContext &ctx;
+  mlir::TimingScope &timing;
+  llvm::SourceMgr sourceMgr;
+  std::string stem;
+};
+
+} // namespace
+
+int driver::compile(const Options &options) {
+  mlir::DialectRegistry registry;
+  registry.insert<KccDialect, mlir::arith::ArithDialect, mlir::math::MathDialect,
+                  mlir::scf::SCFDialect, mlir::func::FuncDialect,
+                  mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect>();
+  mlir::registerBuiltinDialectTranslation(registry);
+  mlir::registerLLVMDialectTranslation(registry);
+  mlir::registerNVVMDialectTranslation(registry);
+  mlir::MLIRContext ctx(registry);
+  ctx.loadAllAvailableDialects();
+  // kcc compiles small modules; threads cost more than they give here.
+  ctx.disableMultithreading();
+
+  kcc::registerKccPasses();
+  kcc::nvidia::registerKccNVIDIAPasses();
+
+  mlir::DefaultTimingManager tm;
+  tm.setEnabled(options.timePasses);
+  tm.setDisplayMode(mlir::DefaultTimingManager::DisplayMode::Tree);
+  tm.setOutput(mlir::createOutputStrategy(
+      mlir::DefaultTimingManager::OutputFormat::Text, llvm::errs()));
+  mlir::TimingScope root = tm.getRootScope();
+
+  if (options.outputDir != "-") {
+    if (std::error_code ec =
+            llvm::sys::fs::create_directories(options.outputDir)) {
+      reportError("cannot create output directory '" + options.outputDir +
+                  "': " + ec.message());
+      return 1;
+    }
+  }
+  bool ok = true;
+  for (const std::string &input : options.inputs) {
+    FileCompiler compiler(options, ctx, root);
+    ok &= compiler.run(input);
+  }
+  return ok ? 0 : 1;
+}

@@ -1,0 +1,32 @@
+//===- Driver.h - the kcc compilation driver ----------------------*- C++ -*-===//
+#ifndef KCC_TOOLS_KCC_DRIVER_H
+#define KCC_TOOLS_KCC_DRIVER_H
+
+#include "targets/TargetModel.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+#include <vector>
+
+namespace kcc::driver {
+
+enum class EmitKind { TileIR, LayoutIR, LLVM, PTX, Cubin, Fatbin };
+
+struct Options {
+  std::vector<std::string> inputs;
+  std::string outputDir = ".";         // "-" = stdout for textual outputs
+  std::vector<const TargetModel *> targets;
+  unsigned optLevel = 3;
+  EmitKind emit = EmitKind::Fatbin;
+  std::vector<std::pair<std::string, std::string>> defines;
+  bool timePasses = false;
+};
+
+/// Compiles every input; prints diagnostics to stderr. Returns the process
+/// exit code (0 on success, 1 on any error).
+int compile(const Options &options);
+
+} // namespace kcc::driver
+
+#endif // KCC_TOOLS_KCC_DRIVER_H
