@@ -6,4 +6,40 @@ include "mlir/Pass/PassBase.td"
 
 // Passes are added here, one file each (see passes/*.cpp).
 
+def KccAssignLayouts : Pass<"kcc-assign-layouts", "mlir::ModuleOp"> {
+  let summary = "Give every tile of a kernel a #kcc.blocked layout and "
+                "annotate vectorizable loads and stores";
+  let description = [{
+    Tile IR -> layout IR. In each `kcc.kernel` function every ranked tensor
+    gets `#kcc.blocked<vec = V, threads = T, warp = W>`: T = num_warps * W is
+    shared by the kernel, and tiles with the same number of elements share one
+    encoding (tiles linked by kcc.reduce too, as its verifier requires). V is
+    the widest access width proven (AxisInfo) for the loads/stores of that
+    element-count class, at least 1. Each tile load/store gets
+    `kcc.access_width = K` (i32): K consecutive elements per vector memory
+    instruction. The function gets `kcc.num_warps` (kept if already present).
+  }];
+  let options = [
+    Option<"numWarps", "num-warps", "unsigned", /*default=*/"0",
+           "Warps per CTA (0: choose from the largest tile)">,
+    Option<"warpSize", "warp-size", "unsigned", /*default=*/"32",
+           "Lanes per warp of the target (32 or 64)">,
+    Option<"maxVectorBytes", "max-vector-bytes", "unsigned", /*default=*/"16",
+           "Widest vector memory access of the target, in bytes">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "Emit a remark per tile load/store explaining its access width">,
+  ];
+}
+
+def KccTestPrintAxisInfo : Pass<"kcc-test-print-axis-info", "mlir::ModuleOp"> {
+  let summary = "Test pass: emit AxisInfo facts as remarks";
+  let description = [{
+    For every integer or pointer result of every op in every function, emits
+    a remark `contiguity = [...], divisibility = [...], constancy = [...]`
+    (plus `, constant = N` when known). scf.for induction variables and
+    iter_args are reported on the loop with an `iv: ` / `arg #i: ` prefix;
+    multi-result ops prefix `result #i: `.
+  }];
+}
+
 #endif // KCC_PASSES_TD

@@ -14,10 +14,13 @@ config.substitutions.append(("%kernels", os.path.join(config.kcc_src_root, "kern
 config.substitutions.append(("%cuda", config.cuda_path))
 config.environment["CUDA_PATH"] = config.cuda_path
 
-llvm_config.with_environment("PATH", config.kcc_tools_dir, append_path=False)
-llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
+# kcc's tools first, then LLVM's unversioned tools, then the usual PATH
+# (shell utilities, python3).
+config.environment["PATH"] = os.pathsep.join(
+    [config.kcc_tools_dir, config.llvm_tools_dir, os.environ.get("PATH", "/usr/bin:/bin")])
 llvm_config.use_default_substitutions()
-tools = ["kcc", "kcc-opt", "FileCheck", "not", "split-file", "count", "llvm-objdump"]
+tools = ["kcc", "kcc-opt", "FileCheck", "not", "split-file", "count", "llvm-objdump",
+         "mlir-translate", "llc"]
 llvm_config.add_tool_substitutions(tools, [config.kcc_tools_dir, config.llvm_tools_dir])
 if os.path.exists(os.path.join(config.cuda_path, "bin", "ptxas")):
     config.available_features.add("ptxas")

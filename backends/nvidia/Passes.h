@@ -2,16 +2,25 @@
 #ifndef KCC_BACKENDS_NVIDIA_PASSES_H
 #define KCC_BACKENDS_NVIDIA_PASSES_H
 
+#include "backends/nvidia/Pipeline.h"
 #include "ir/Dialect.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Pass/Pass.h"
 
 namespace kcc::nvidia {
 #define GEN_PASS_DECL
 #include "backends/nvidia/Passes.h.inc"
 
-/// registerKccNVIDIAPasses(): every pass of this folder (for kcc-opt).
 #define GEN_PASS_REGISTRATION
 #include "backends/nvidia/Passes.h.inc"
+
+/// registerKccNVIDIAPasses(): every pass of this folder plus the
+/// `kcc-lower-to-llvm` pipeline (for kcc-opt).
+inline void registerKccNVIDIAPasses() {
+  registerKccNVIDIAGenPasses();
+  registerLowerToLLVMPipeline();
+}
 } // namespace kcc::nvidia
 
 #endif // KCC_BACKENDS_NVIDIA_PASSES_H

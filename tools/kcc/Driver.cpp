@@ -18,8 +18,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "mlir/Support/Timing.h"
+#include "mlir/Transforms/Passes.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
@@ -168,16 +168,12 @@ private:
       mlir::PassManager pm(&ctx);
       mlir::TimingScope passScope = scope.nest("layout passes");
       pm.enableTiming(passScope);
-      std::string pipeline =
-          "builtin.module(canonicalize,cse,func.func(kcc-assign-layouts{"
-          "warp-size=" +
-          std::to_string(target.warpSize) +
-          " max-vector-bytes=" + std::to_string(target.maxVectorBytes) +
-          "}))";
-      if (failed(mlir::parsePassPipeline(pipeline, pm, llvm::errs()))) {
-        reportError("internal error: bad pass pipeline " + pipeline);
-        return false;
-      }
+      pm.addPass(mlir::createCanonicalizerPass());
+      pm.addPass(mlir::createCSEPass());
+      KccAssignLayoutsOptions layoutOptions;
+      layoutOptions.warpSize = target.warpSize;
+      layoutOptions.maxVectorBytes = target.maxVectorBytes;
+      pm.addPass(createKccAssignLayouts(layoutOptions));
       if (failed(pm.run(*module)))
         return false;
     }

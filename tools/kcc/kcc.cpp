@@ -6,6 +6,7 @@
 #include "tools/kcc/Driver.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Pass.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/WithColor.h"
@@ -34,8 +35,8 @@ static cl::list<std::string>
                 cl::desc("Same as --target (clang's spelling); may repeat"),
                 cl::value_desc("arch"), cl::CommaSeparated,
                 cl::cat(kccCategory));
-static cl::opt<char> optLevel("O", cl::desc("Optimization level (0-3, default 3)"),
-                              cl::Prefix, cl::init('3'), cl::cat(kccCategory));
+static cl::opt<char> optLevel("O", cl::desc("Optimization level (default 3)"),
+                              cl::value_desc("0-3"), cl::Prefix, cl::init('3'), cl::cat(kccCategory));
 static cl::opt<std::string> emit(
     "emit",
     cl::desc("What to produce: tile-ir, layout-ir, llvm, ptx, cubin, fatbin "
@@ -44,9 +45,6 @@ static cl::opt<std::string> emit(
 static cl::list<std::string>
     defines("D", cl::desc("Set a constant parameter in every specialization"),
             cl::value_desc("NAME=VALUE"), cl::Prefix, cl::cat(kccCategory));
-static cl::opt<bool> timePasses("time-passes",
-                                cl::desc("Print where compile time goes"),
-                                cl::cat(kccCategory));
 
 static int fail(const Twine &msg) {
   WithColor::error(errs(), "kcc") << msg << "\n";
@@ -55,7 +53,16 @@ static int fail(const Twine &msg) {
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  // libLLVM already owns -time-passes (llvm::TimePassesIsEnabled); kcc adopts
+  // it so that one flag times kcc's stages and LLVM's passes alike.
+  if (cl::Option *tp = cl::getRegisteredOptions().lookup("time-passes")) {
+    tp->addCategory(kccCategory);
+    tp->setDescription("Print where compile time goes (every stage, ptxas "
+                       "and fatbinary included)");
+  }
   cl::HideUnrelatedOptions(kccCategory);
+  if (cl::Option *tp = cl::getRegisteredOptions().lookup("time-passes"))
+    tp->setHiddenFlag(cl::NotHidden);
   cl::SetVersionPrinter([](raw_ostream &os) {
     os << "kcc version " << KCC_VERSION << " (LLVM/MLIR " << LLVM_VERSION_STRING
        << ")\n";
@@ -71,7 +78,9 @@ int main(int argc, char **argv) {
                 "(see kcc --help)");
   options.inputs.assign(inputs.begin(), inputs.end());
   options.outputDir = outputDir;
-  options.timePasses = timePasses;
+  options.timePasses = TimePassesIsEnabled;
+  // kcc prints its own report; LLVM would print a second one at exit.
+  TimePassesIsEnabled = false;
 
   if (optLevel < '0' || optLevel > '3')
     return fail("invalid optimization level '-O" + std::string(1, optLevel) +

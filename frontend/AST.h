@@ -1,0 +1,168 @@
+//===- AST.h - syntax tree of the kcc kernel language -------------*- C++ -*-===//
+#ifndef KCC_FRONTEND_AST_H
+#define KCC_FRONTEND_AST_H
+
+#include "llvm/Support/SMLoc.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kcc::frontend {
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+enum class ExprKind { IntLit, FloatLit, BoolLit, Ident, Unary, Binary, Call, Index, List };
+
+enum class BinOp {
+  OrOr, AndAnd, Or, Xor, And, Eq, Ne, Lt, Le, Gt, Ge, Shl, Shr, Add, Sub, Mul,
+  Div, Rem
+};
+enum class UnOp { Neg, Not, BitNot };
+
+const char *binOpSpelling(BinOp op);
+
+struct Expr;
+using ExprPtr = std::unique_ptr<Expr>;
+
+struct CallArg {
+  std::string keyword; // empty for positional arguments
+  llvm::SMLoc keywordLoc;
+  ExprPtr value;
+};
+
+/// One expression node; which fields are meaningful depends on `kind`.
+struct Expr {
+  ExprKind kind;
+  llvm::SMLoc loc;        // operator / callee / literal location
+  std::string name;       // Ident: the name; Call: the callee
+  uint64_t intValue = 0;  // IntLit (magnitude; negative values via Unary Neg)
+  bool intTooLarge = false;
+  double floatValue = 0;  // FloatLit
+  bool boolValue = false; // BoolLit
+  BinOp binOp = BinOp::Add;
+  UnOp unOp = UnOp::Neg;
+  ExprPtr lhs, rhs;          // Binary (lhs, rhs), Unary (lhs), Index (lhs)
+  std::vector<CallArg> args; // Call
+  std::vector<ExprPtr> elements; // List
+  std::vector<bool> indexIsNone; // Index: true for None, false for ':'
+
+  Expr(ExprKind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
+};
+
+//===----------------------------------------------------------------------===//
+// Types as written
+//===----------------------------------------------------------------------===//
+
+/// `f32`, `T` (a dtype constant) or `ptr<...>`.
+struct TypeRef {
+  llvm::SMLoc loc;
+  std::string name;               // element type or dtype parameter name
+  bool isPtr = false;
+  std::unique_ptr<TypeRef> pointee; // for ptr<...>
+};
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+enum class StmtKind { Let, Assign, ExprStmt, If, For, Block };
+
+struct Stmt;
+using StmtPtr = std::unique_ptr<Stmt>;
+
+struct Stmt {
+  StmtKind kind;
+  llvm::SMLoc loc;
+  // Let: `let`/`var` name [: type] = init. init may be null after a syntax
+  // error (the name is then declared as poisoned to avoid follow-on errors).
+  bool isMutable = false;
+  std::string name;
+  llvm::SMLoc nameLoc;
+  std::unique_ptr<TypeRef> type;
+  ExprPtr init;
+  // Assign: name op= value. compoundOp valid if isCompound.
+  bool isCompound = false;
+  BinOp compoundOp = BinOp::Add;
+  // ExprStmt: init holds the expression.
+  // If: cond, thenBody, elseBody (may be null; an `else if` is a nested If).
+  ExprPtr cond;
+  std::vector<StmtPtr> body;     // If then-branch, For body, Block contents
+  std::vector<StmtPtr> elseBody; // If else-branch
+  bool hasElse = false;
+  // For: name in range(rangeArgs...)
+  std::vector<ExprPtr> rangeArgs;
+
+  Stmt(StmtKind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
+};
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+/// A compile-time value as written: an integer, a boolean or a type name.
+struct ConstValue {
+  enum Kind { Int, Bool, Type } kind = Int;
+  int64_t intValue = 0;
+  bool boolValue = false;
+  std::string typeName;
+  llvm::SMLoc loc;
+  bool valid = true;
+};
+
+struct ConstParam {
+  std::string name;
+  llvm::SMLoc loc;
+  std::string kindName; // i32 | i64 | bool | dtype
+  llvm::SMLoc kindLoc;
+  bool hasDefault = false;
+  ConstValue defaultValue;
+};
+
+struct Fact {
+  enum Kind { Align, MultipleOf } kind;
+  llvm::SMLoc loc;
+  int64_t value = 0;
+};
+
+struct Param {
+  std::string name;
+  llvm::SMLoc loc;
+  std::unique_ptr<TypeRef> type;
+  std::vector<Fact> facts;
+};
+
+struct SpecBinding {
+  std::string name;
+  llvm::SMLoc loc;
+  ConstValue value;
+};
+
+struct SpecializeClause {
+  llvm::SMLoc loc;
+  std::vector<SpecBinding> bindings;
+};
+
+struct Kernel {
+  std::string name;
+  llvm::SMLoc loc;
+  std::vector<ConstParam> constParams;
+  std::vector<Param> params;
+  bool hasGrid = false;
+  llvm::SMLoc gridLoc;
+  std::vector<ExprPtr> grid;
+  std::vector<SpecializeClause> specializations;
+  std::vector<StmtPtr> body;
+  llvm::SMLoc bodyEndLoc;
+};
+
+struct Module {
+  std::vector<std::unique_ptr<Kernel>> kernels;
+};
+
+} // namespace kcc::frontend
+
+#endif

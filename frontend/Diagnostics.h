@@ -1,0 +1,61 @@
+//===- Diagnostics.h - error reporting for the frontend -----------*- C++ -*-===//
+#ifndef KCC_FRONTEND_DIAGNOSTICS_H
+#define KCC_FRONTEND_DIAGNOSTICS_H
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/Twine.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+
+namespace kcc::frontend {
+
+/// Prints clang-style diagnostics through the SourceMgr, once per distinct
+/// (location, message) pair (a kernel body is checked once per
+/// specialization), and counts the errors.
+class Diagnostics {
+public:
+  explicit Diagnostics(llvm::SourceMgr &sm) : sm(sm) {}
+
+  /// Reports an error; returns true if it was new (printed).
+  bool error(llvm::SMLoc loc, const llvm::Twine &msg) {
+    return print(loc, llvm::SourceMgr::DK_Error, msg);
+  }
+  void note(llvm::SMLoc loc, const llvm::Twine &msg) {
+    print(loc, llvm::SourceMgr::DK_Note, msg, /*dedup=*/false);
+  }
+  unsigned numErrors() const { return errors; }
+  llvm::SourceMgr &sourceMgr() { return sm; }
+
+private:
+  bool print(llvm::SMLoc loc, llvm::SourceMgr::DiagKind kind,
+             const llvm::Twine &msg, bool dedup = true) {
+    std::string text = msg.str();
+    if (dedup) {
+      std::string key = std::to_string(reinterpret_cast<uintptr_t>(loc.getPointer())) +
+                        ":" + text;
+      if (!seen.insert(key).second)
+        return false;
+    }
+    if (kind == llvm::SourceMgr::DK_Error)
+      ++errors;
+    if (loc.isValid()) {
+      sm.PrintMessage(loc, kind, text);
+    } else {
+      // No source position (e.g. a bad -D): name the main file only.
+      std::string file;
+      if (sm.getNumBuffers() > 0)
+        file = sm.getMemoryBuffer(sm.getMainFileID())->getBufferIdentifier().str();
+      sm.PrintMessage(llvm::errs(), llvm::SMDiagnostic(file, kind, text));
+    }
+    return true;
+  }
+  llvm::SourceMgr &sm;
+  llvm::StringSet<> seen;
+  unsigned errors = 0;
+};
+
+} // namespace kcc::frontend
+
+#endif

@@ -1,0 +1,790 @@
+//===- Parser.cpp - recursive-descent parser for kcc kernels --------------===//
+#include "frontend/Parser.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include <cmath>
+#include <cstdlib>
+
+using namespace kcc::frontend;
+using llvm::SMLoc;
+using llvm::StringRef;
+using llvm::Twine;
+
+const char *kcc::frontend::binOpSpelling(BinOp op) {
+  switch (op) {
+  case BinOp::OrOr: return "||";
+  case BinOp::AndAnd: return "&&";
+  case BinOp::Or: return "|";
+  case BinOp::Xor: return "^";
+  case BinOp::And: return "&";
+  case BinOp::Eq: return "==";
+  case BinOp::Ne: return "!=";
+  case BinOp::Lt: return "<";
+  case BinOp::Le: return "<=";
+  case BinOp::Gt: return ">";
+  case BinOp::Ge: return ">=";
+  case BinOp::Shl: return "<<";
+  case BinOp::Shr: return ">>";
+  case BinOp::Add: return "+";
+  case BinOp::Sub: return "-";
+  case BinOp::Mul: return "*";
+  case BinOp::Div: return "/";
+  case BinOp::Rem: return "%";
+  }
+  return "?";
+}
+
+namespace {
+class Parser {
+public:
+  Parser(StringRef buffer, Diagnostics &diags)
+      : diags(diags),
+        lexer(buffer, [&diags](SMLoc loc, const Twine &msg) {
+          diags.error(loc, msg);
+        }) {
+    tok = lexer.next();
+    peekTok = lexer.next();
+  }
+
+  Module parseModule();
+  ExprPtr parseExpr() { return parseBinary(0); }
+  bool atEof() const { return tok.is(Tok::Eof); }
+  void expectEof() {
+    if (!tok.is(Tok::Eof))
+      errorHere("unexpected " + describe(tok) + " after expression");
+  }
+
+private:
+  // --- token helpers -------------------------------------------------------
+  void advance() {
+    prevEnd = tok.text.end();
+    tok = peekTok;
+    peekTok = lexer.next();
+  }
+  bool consumeIf(Tok k) {
+    if (!tok.is(k))
+      return false;
+    advance();
+    return true;
+  }
+  std::string describe(const Token &t) {
+    if (t.is(Tok::Eof))
+      return "end of file";
+    if (t.is(Tok::Error))
+      return "invalid token";
+    return "'" + t.text.str() + "'";
+  }
+  void errorHere(const Twine &msg) {
+    if (tok.is(Tok::Error))
+      return; // the lexer already reported it
+    diags.error(tok.loc(), msg);
+  }
+  /// Reports "expected X ..." at the current token. Returns false.
+  bool expect(Tok k, const Twine &context) {
+    if (consumeIf(k))
+      return true;
+    // A missing ';' or ')' is best reported right after the previous token.
+    if (k == Tok::Semi && prevEnd &&
+        !tok.is(Tok::Error)) {
+      diags.error(SMLoc::getFromPointer(prevEnd),
+                  Twine("expected ") + tokSpelling(k) + " " + context);
+      return false;
+    }
+    errorHere(Twine("expected ") + tokSpelling(k) + " " + context + ", found " +
+              describe(tok));
+    return false;
+  }
+
+  // --- recovery --------------------------------------------------------------
+  /// Skips to the end of the current statement: past a ';' or up to a '}' or
+  /// a keyword that starts a statement, skipping balanced brackets.
+  void syncStatement() {
+    int depth = 0;
+    while (!tok.is(Tok::Eof)) {
+      if (depth == 0) {
+        if (tok.is(Tok::Semi)) {
+          advance();
+          return;
+        }
+        if (tok.is(Tok::RBrace) || tok.is(Tok::KwLet) || tok.is(Tok::KwVar) ||
+            tok.is(Tok::KwIf) || tok.is(Tok::KwFor) || tok.is(Tok::KwKernel))
+          return;
+      }
+      if (tok.is(Tok::LParen) || tok.is(Tok::LBracket) || tok.is(Tok::LBrace))
+        ++depth;
+      else if (tok.is(Tok::RParen) || tok.is(Tok::RBracket) ||
+               tok.is(Tok::RBrace))
+        depth = depth > 0 ? depth - 1 : 0;
+      advance();
+    }
+  }
+  void syncKernel() {
+    while (!tok.is(Tok::Eof) && !tok.is(Tok::KwKernel))
+      advance();
+  }
+
+  // --- grammar -----------------------------------------------------------------
+  std::unique_ptr<Kernel> parseKernel();
+  bool parseConstValue(ConstValue &value);
+  std::unique_ptr<TypeRef> parseType();
+  bool parseBlock(std::vector<StmtPtr> &out);
+  StmtPtr parseStatement();
+  StmtPtr parseLet();
+  StmtPtr parseIf();
+  StmtPtr parseFor();
+  ExprPtr parseBinary(int minPrec);
+  ExprPtr parseUnary();
+  ExprPtr parsePostfix();
+  ExprPtr parsePrimary();
+
+  Diagnostics &diags;
+  Lexer lexer;
+  Token tok, peekTok;
+  const char *prevEnd = nullptr;
+};
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+Module Parser::parseModule() {
+  Module module;
+  while (!tok.is(Tok::Eof)) {
+    if (!tok.is(Tok::KwKernel)) {
+      errorHere("expected 'kernel' at top level, found " + describe(tok));
+      advance();
+      syncKernel();
+      continue;
+    }
+    if (auto k = parseKernel())
+      module.kernels.push_back(std::move(k));
+    else
+      syncKernel();
+  }
+  return module;
+}
+
+bool Parser::parseConstValue(ConstValue &value) {
+  value.loc = tok.loc();
+  bool negative = false;
+  if (tok.is(Tok::Minus) && peekTok.is(Tok::IntLit)) {
+    negative = true;
+    advance();
+  }
+  if (tok.is(Tok::IntLit)) {
+    uint64_t v = 0;
+    if (tok.text.getAsInteger(0, v) || v > uint64_t(INT64_MAX)) {
+      errorHere("integer literal " + tok.text + " is too large");
+      value.valid = false;
+    }
+    value.kind = ConstValue::Int;
+    value.intValue = negative ? -int64_t(v) : int64_t(v);
+    advance();
+    return true;
+  }
+  if (tok.is(Tok::KwTrue) || tok.is(Tok::KwFalse)) {
+    value.kind = ConstValue::Bool;
+    value.boolValue = tok.is(Tok::KwTrue);
+    advance();
+    return true;
+  }
+  if (tok.is(Tok::Ident)) {
+    value.kind = ConstValue::Type;
+    value.typeName = tok.text.str();
+    advance();
+    return true;
+  }
+  errorHere("expected a constant value (an integer, true/false or an element "
+            "type such as f32), found " + describe(tok));
+  return false;
+}
+
+std::unique_ptr<TypeRef> Parser::parseType() {
+  if (!tok.is(Tok::Ident)) {
+    errorHere("expected a type (e.g. i32, f32, ptr<f16>), found " +
+              describe(tok));
+    return nullptr;
+  }
+  auto type = std::make_unique<TypeRef>();
+  type->loc = tok.loc();
+  type->name = tok.text.str();
+  advance();
+  if (type->name == "ptr") {
+    type->isPtr = true;
+    if (!expect(Tok::Less, "after 'ptr' (write ptr<f32>)"))
+      return nullptr;
+    type->pointee = parseType();
+    if (!type->pointee)
+      return nullptr;
+    if (!expect(Tok::Greater, "to close 'ptr<'"))
+      return nullptr;
+  }
+  return type;
+}
+
+std::unique_ptr<Kernel> Parser::parseKernel() {
+  auto kernel = std::make_unique<Kernel>();
+  advance(); // 'kernel'
+  if (!tok.is(Tok::Ident)) {
+    errorHere("expected the kernel name after 'kernel', found " +
+              describe(tok));
+    return nullptr;
+  }
+  kernel->name = tok.text.str();
+  kernel->loc = tok.loc();
+  advance();
+
+  // <NAME: kind [= default], ...>
+  if (consumeIf(Tok::Less)) {
+    while (!tok.is(Tok::Greater)) {
+      ConstParam cp;
+      if (!tok.is(Tok::Ident)) {
+        errorHere("expected a constant parameter name, found " + describe(tok));
+        return nullptr;
+      }
+      cp.name = tok.text.str();
+      cp.loc = tok.loc();
+      advance();
+      if (!expect(Tok::Colon, "after constant parameter name (write NAME: i32)"))
+        return nullptr;
+      if (!tok.is(Tok::Ident)) {
+        errorHere("expected i32, i64, bool or dtype, found " + describe(tok));
+        return nullptr;
+      }
+      cp.kindName = tok.text.str();
+      cp.kindLoc = tok.loc();
+      advance();
+      if (consumeIf(Tok::Assign)) {
+        cp.hasDefault = true;
+        if (!parseConstValue(cp.defaultValue))
+          return nullptr;
+      }
+      kernel->constParams.push_back(std::move(cp));
+      if (!consumeIf(Tok::Comma))
+        break;
+    }
+    if (!expect(Tok::Greater, "to close the constant parameter list"))
+      return nullptr;
+  }
+
+  // (name: type facts..., ...)
+  if (!expect(Tok::LParen, "to start the parameter list of kernel '" +
+                               kernel->name + "'"))
+    return nullptr;
+  while (!tok.is(Tok::RParen)) {
+    Param p;
+    if (!tok.is(Tok::Ident)) {
+      errorHere("expected a parameter name, found " + describe(tok));
+      return nullptr;
+    }
+    p.name = tok.text.str();
+    p.loc = tok.loc();
+    advance();
+    if (!expect(Tok::Colon, "after parameter name (write name: type)"))
+      return nullptr;
+    p.type = parseType();
+    if (!p.type)
+      return nullptr;
+    while (tok.is(Tok::Ident) &&
+           (tok.text == "align" || tok.text == "multiple_of")) {
+      Fact f;
+      f.kind = tok.text == "align" ? Fact::Align : Fact::MultipleOf;
+      f.loc = tok.loc();
+      advance();
+      if (!expect(Tok::LParen, "after fact name"))
+        return nullptr;
+      bool negative = consumeIf(Tok::Minus);
+      if (!tok.is(Tok::IntLit)) {
+        errorHere("expected an integer literal in fact, found " + describe(tok));
+        return nullptr;
+      }
+      uint64_t v = 0;
+      if (tok.text.getAsInteger(0, v) || v > uint64_t(INT64_MAX))
+        v = uint64_t(INT64_MAX);
+      f.value = negative ? -int64_t(v) : int64_t(v);
+      advance();
+      if (!expect(Tok::RParen, "to close the fact"))
+        return nullptr;
+      p.facts.push_back(f);
+    }
+    kernel->params.push_back(std::move(p));
+    if (!consumeIf(Tok::Comma))
+      break;
+  }
+  if (!expect(Tok::RParen, "to close the parameter list"))
+    return nullptr;
+
+  // clauses
+  while (tok.is(Tok::Ident)) {
+    if (tok.text == "grid") {
+      if (kernel->hasGrid)
+        errorHere("kernel '" + kernel->name + "' has more than one grid clause");
+      kernel->hasGrid = true;
+      kernel->gridLoc = tok.loc();
+      kernel->grid.clear();
+      advance();
+      if (!expect(Tok::LParen, "after 'grid'"))
+        return nullptr;
+      while (!tok.is(Tok::RParen)) {
+        auto e = parseExpr();
+        if (!e)
+          return nullptr;
+        kernel->grid.push_back(std::move(e));
+        if (!consumeIf(Tok::Comma))
+          break;
+      }
+      if (!expect(Tok::RParen, "to close 'grid('"))
+        return nullptr;
+    } else if (tok.text == "specialize") {
+      SpecializeClause clause;
+      clause.loc = tok.loc();
+      advance();
+      if (!expect(Tok::LParen, "after 'specialize'"))
+        return nullptr;
+      while (!tok.is(Tok::RParen)) {
+        SpecBinding b;
+        if (!tok.is(Tok::Ident)) {
+          errorHere("expected NAME = value in specialize, found " +
+                    describe(tok));
+          return nullptr;
+        }
+        b.name = tok.text.str();
+        b.loc = tok.loc();
+        advance();
+        if (!expect(Tok::Assign, "after constant name in specialize"))
+          return nullptr;
+        if (!parseConstValue(b.value))
+          return nullptr;
+        clause.bindings.push_back(std::move(b));
+        if (!consumeIf(Tok::Comma))
+          break;
+      }
+      if (!expect(Tok::RParen, "to close 'specialize('"))
+        return nullptr;
+      kernel->specializations.push_back(std::move(clause));
+    } else {
+      errorHere("unknown kernel clause '" + tok.text +
+                "'; expected grid(...), specialize(...) or '{'");
+      return nullptr;
+    }
+  }
+  if (!tok.is(Tok::LBrace)) {
+    errorHere("expected '{' to start the body of kernel '" + kernel->name +
+              "', found " + describe(tok));
+    return nullptr;
+  }
+  parseBlock(kernel->body);
+  kernel->bodyEndLoc = SMLoc::getFromPointer(prevEnd ? prevEnd - 1 : nullptr);
+  return kernel;
+}
+
+//===----------------------------------------------------------------------===//
+// Statements
+//===----------------------------------------------------------------------===//
+
+bool Parser::parseBlock(std::vector<StmtPtr> &out) {
+  SMLoc open = tok.loc();
+  if (!expect(Tok::LBrace, "to start a block"))
+    return false;
+  while (!tok.is(Tok::RBrace)) {
+    if (tok.is(Tok::Eof) || tok.is(Tok::KwKernel)) {
+      diags.error(open, "unterminated block: this '{' has no matching '}'");
+      return false;
+    }
+    if (auto s = parseStatement())
+      out.push_back(std::move(s));
+  }
+  advance(); // '}'
+  return true;
+}
+
+StmtPtr Parser::parseStatement() {
+  switch (tok.kind) {
+  case Tok::KwLet:
+  case Tok::KwVar:
+    return parseLet();
+  case Tok::KwIf:
+    return parseIf();
+  case Tok::KwFor:
+    return parseFor();
+  case Tok::LBrace: {
+    auto s = std::make_unique<Stmt>(StmtKind::Block, tok.loc());
+    parseBlock(s->body);
+    return s;
+  }
+  case Tok::Semi:
+    advance(); // empty statement
+    return nullptr;
+  default:
+    break;
+  }
+  // assignment or expression statement
+  if (tok.is(Tok::Ident)) {
+    Tok k = peekTok.kind;
+    if (k == Tok::Assign || k == Tok::PlusAssign || k == Tok::MinusAssign ||
+        k == Tok::StarAssign || k == Tok::SlashAssign) {
+      auto s = std::make_unique<Stmt>(StmtKind::Assign, peekTok.loc());
+      s->name = tok.text.str();
+      s->nameLoc = tok.loc();
+      advance();
+      s->isCompound = k != Tok::Assign;
+      s->compoundOp = k == Tok::PlusAssign    ? BinOp::Add
+                      : k == Tok::MinusAssign ? BinOp::Sub
+                      : k == Tok::StarAssign  ? BinOp::Mul
+                                              : BinOp::Div;
+      advance();
+      s->init = parseExpr();
+      if (!s->init) {
+        syncStatement();
+        return nullptr;
+      }
+      if (!expect(Tok::Semi, "after assignment"))
+        syncStatement();
+      return s;
+    }
+  }
+  SMLoc loc = tok.loc();
+  auto e = parseExpr();
+  if (!e) {
+    syncStatement();
+    return nullptr;
+  }
+  if (tok.is(Tok::Assign)) {
+    errorHere("only a variable name can be assigned to");
+    syncStatement();
+    return nullptr;
+  }
+  auto s = std::make_unique<Stmt>(StmtKind::ExprStmt, loc);
+  s->init = std::move(e);
+  if (!expect(Tok::Semi, "after expression statement"))
+    syncStatement();
+  return s;
+}
+
+StmtPtr Parser::parseLet() {
+  auto s = std::make_unique<Stmt>(StmtKind::Let, tok.loc());
+  s->isMutable = tok.is(Tok::KwVar);
+  const char *kw = s->isMutable ? "var" : "let";
+  advance();
+  if (!tok.is(Tok::Ident)) {
+    errorHere(Twine("expected a variable name after '") + kw + "', found " +
+              describe(tok));
+    syncStatement();
+    return nullptr;
+  }
+  s->name = tok.text.str();
+  s->nameLoc = tok.loc();
+  advance();
+  bool ok = true;
+  if (consumeIf(Tok::Colon)) {
+    s->type = parseType();
+    ok = s->type != nullptr;
+  }
+  if (ok && !tok.is(Tok::Assign)) {
+    errorHere(Twine("expected '=' and an initial value in '") + kw + " " +
+              s->name + "', found " + describe(tok));
+    ok = false;
+  }
+  if (ok) {
+    advance();
+    s->init = parseExpr();
+    ok = s->init != nullptr;
+  }
+  if (ok && !expect(Tok::Semi, Twine("after '") + kw + "' statement"))
+    ok = false;
+  if (!ok) {
+    // Keep the declaration (poisoned) so later uses don't cascade.
+    s->init.reset();
+    syncStatement();
+  }
+  return s;
+}
+
+StmtPtr Parser::parseIf() {
+  auto s = std::make_unique<Stmt>(StmtKind::If, tok.loc());
+  advance(); // 'if'
+  s->cond = parseExpr();
+  if (!s->cond) {
+    // skip to the block and parse it anyway
+    while (!tok.is(Tok::LBrace) && !tok.is(Tok::Eof) && !tok.is(Tok::RBrace))
+      advance();
+  }
+  if (!tok.is(Tok::LBrace)) {
+    errorHere("expected '{' after the if condition, found " + describe(tok));
+    syncStatement();
+    return nullptr;
+  }
+  parseBlock(s->body);
+  if (consumeIf(Tok::KwElse)) {
+    s->hasElse = true;
+    if (tok.is(Tok::KwIf)) {
+      if (auto nested = parseIf())
+        s->elseBody.push_back(std::move(nested));
+    } else if (tok.is(Tok::LBrace)) {
+      parseBlock(s->elseBody);
+    } else {
+      errorHere("expected '{' or 'if' after 'else', found " + describe(tok));
+      syncStatement();
+    }
+  }
+  if (!s->cond)
+    return nullptr;
+  return s;
+}
+
+StmtPtr Parser::parseFor() {
+  auto s = std::make_unique<Stmt>(StmtKind::For, tok.loc());
+  advance(); // 'for'
+  auto fail = [&]() -> StmtPtr {
+    while (!tok.is(Tok::LBrace) && !tok.is(Tok::Eof) && !tok.is(Tok::RBrace) &&
+           !tok.is(Tok::Semi))
+      advance();
+    if (tok.is(Tok::LBrace)) {
+      std::vector<StmtPtr> ignored;
+      parseBlock(ignored);
+    }
+    return nullptr;
+  };
+  if (!tok.is(Tok::Ident)) {
+    errorHere("expected a loop variable after 'for', found " + describe(tok));
+    return fail();
+  }
+  s->name = tok.text.str();
+  s->nameLoc = tok.loc();
+  advance();
+  if (!expect(Tok::KwIn, "after the loop variable (write for i in range(0, n))"))
+    return fail();
+  if (!tok.is(Tok::Ident) || tok.text != "range") {
+    errorHere("expected 'range(start, end[, step])' after 'in', found " +
+              describe(tok));
+    return fail();
+  }
+  advance();
+  if (!expect(Tok::LParen, "after 'range'"))
+    return fail();
+  while (!tok.is(Tok::RParen)) {
+    auto e = parseExpr();
+    if (!e)
+      return fail();
+    s->rangeArgs.push_back(std::move(e));
+    if (!consumeIf(Tok::Comma))
+      break;
+  }
+  if (!expect(Tok::RParen, "to close 'range('"))
+    return fail();
+  if (s->rangeArgs.size() < 2 || s->rangeArgs.size() > 3) {
+    diags.error(s->loc, "range takes 2 or 3 arguments: range(start, end) or "
+                        "range(start, end, step)");
+    return fail();
+  }
+  if (!tok.is(Tok::LBrace)) {
+    errorHere("expected '{' after 'range(...)', found " + describe(tok));
+    return fail();
+  }
+  parseBlock(s->body);
+  return s;
+}
+
+//===----------------------------------------------------------------------===//
+// Expressions
+//===----------------------------------------------------------------------===//
+
+static int precedence(Tok k, BinOp &op) {
+  switch (k) {
+  case Tok::OrOr: op = BinOp::OrOr; return 1;
+  case Tok::AndAnd: op = BinOp::AndAnd; return 2;
+  case Tok::Pipe: op = BinOp::Or; return 3;
+  case Tok::Caret: op = BinOp::Xor; return 4;
+  case Tok::Amp: op = BinOp::And; return 5;
+  case Tok::EqEq: op = BinOp::Eq; return 6;
+  case Tok::NotEq: op = BinOp::Ne; return 6;
+  case Tok::Less: op = BinOp::Lt; return 7;
+  case Tok::LessEq: op = BinOp::Le; return 7;
+  case Tok::Greater: op = BinOp::Gt; return 7;
+  case Tok::GreaterEq: op = BinOp::Ge; return 7;
+  case Tok::Shl: op = BinOp::Shl; return 8;
+  case Tok::Shr: op = BinOp::Shr; return 8;
+  case Tok::Plus: op = BinOp::Add; return 9;
+  case Tok::Minus: op = BinOp::Sub; return 9;
+  case Tok::Star: op = BinOp::Mul; return 10;
+  case Tok::Slash: op = BinOp::Div; return 10;
+  case Tok::Percent: op = BinOp::Rem; return 10;
+  default: return -1;
+  }
+}
+
+ExprPtr Parser::parseBinary(int minPrec) {
+  auto lhs = parseUnary();
+  if (!lhs)
+    return nullptr;
+  while (true) {
+    BinOp op;
+    int prec = precedence(tok.kind, op);
+    if (prec < 0 || prec <= minPrec - 1 || prec < minPrec)
+      return lhs;
+    auto e = std::make_unique<Expr>(ExprKind::Binary, tok.loc());
+    e->binOp = op;
+    advance();
+    auto rhs = parseBinary(prec + 1); // left associative
+    if (!rhs)
+      return nullptr;
+    e->lhs = std::move(lhs);
+    e->rhs = std::move(rhs);
+    lhs = std::move(e);
+  }
+}
+
+ExprPtr Parser::parseUnary() {
+  if (tok.is(Tok::Minus) || tok.is(Tok::Not) || tok.is(Tok::Tilde)) {
+    auto e = std::make_unique<Expr>(ExprKind::Unary, tok.loc());
+    e->unOp = tok.is(Tok::Minus) ? UnOp::Neg
+              : tok.is(Tok::Not) ? UnOp::Not
+                                 : UnOp::BitNot;
+    advance();
+    e->lhs = parseUnary();
+    if (!e->lhs)
+      return nullptr;
+    return e;
+  }
+  return parsePostfix();
+}
+
+ExprPtr Parser::parsePostfix() {
+  auto e = parsePrimary();
+  if (!e)
+    return nullptr;
+  while (true) {
+    if (tok.is(Tok::LParen)) {
+      if (e->kind != ExprKind::Ident) {
+        errorHere("only named functions can be called");
+        return nullptr;
+      }
+      auto call = std::make_unique<Expr>(ExprKind::Call, e->loc);
+      call->name = e->name;
+      advance();
+      while (!tok.is(Tok::RParen)) {
+        CallArg arg;
+        if (tok.is(Tok::Ident) && peekTok.is(Tok::Assign)) {
+          arg.keyword = tok.text.str();
+          arg.keywordLoc = tok.loc();
+          advance();
+          advance();
+        }
+        arg.value = parseExpr();
+        if (!arg.value)
+          return nullptr;
+        call->args.push_back(std::move(arg));
+        if (!consumeIf(Tok::Comma))
+          break;
+      }
+      if (!expect(Tok::RParen, "to close the call to '" + call->name + "'"))
+        return nullptr;
+      e = std::move(call);
+    } else if (tok.is(Tok::LBracket)) {
+      auto idx = std::make_unique<Expr>(ExprKind::Index, tok.loc());
+      advance();
+      while (!tok.is(Tok::RBracket)) {
+        if (tok.is(Tok::Colon)) {
+          idx->indexIsNone.push_back(false);
+        } else if (tok.is(Tok::KwNone)) {
+          idx->indexIsNone.push_back(true);
+        } else {
+          errorHere("only ':' and 'None' are allowed in an index (e.g. "
+                    "t[:, None]); found " + describe(tok));
+          return nullptr;
+        }
+        advance();
+        if (!consumeIf(Tok::Comma))
+          break;
+      }
+      if (!expect(Tok::RBracket, "to close the index"))
+        return nullptr;
+      idx->lhs = std::move(e);
+      e = std::move(idx);
+    } else {
+      return e;
+    }
+  }
+}
+
+ExprPtr Parser::parsePrimary() {
+  SMLoc loc = tok.loc();
+  switch (tok.kind) {
+  case Tok::IntLit: {
+    auto e = std::make_unique<Expr>(ExprKind::IntLit, loc);
+    uint64_t v = 0;
+    if (tok.text.getAsInteger(0, v) || v > uint64_t(INT64_MAX))
+      e->intTooLarge = true;
+    e->intValue = v;
+    advance();
+    return e;
+  }
+  case Tok::FloatLit: {
+    auto e = std::make_unique<Expr>(ExprKind::FloatLit, loc);
+    e->floatValue = std::strtod(tok.text.str().c_str(), nullptr);
+    advance();
+    return e;
+  }
+  case Tok::KwInf:
+  case Tok::KwNan: {
+    auto e = std::make_unique<Expr>(ExprKind::FloatLit, loc);
+    e->floatValue = tok.is(Tok::KwInf) ? HUGE_VAL : std::nan("");
+    advance();
+    return e;
+  }
+  case Tok::KwTrue:
+  case Tok::KwFalse: {
+    auto e = std::make_unique<Expr>(ExprKind::BoolLit, loc);
+    e->boolValue = tok.is(Tok::KwTrue);
+    advance();
+    return e;
+  }
+  case Tok::Ident: {
+    auto e = std::make_unique<Expr>(ExprKind::Ident, loc);
+    e->name = tok.text.str();
+    advance();
+    return e;
+  }
+  case Tok::LParen: {
+    advance();
+    auto e = parseExpr();
+    if (!e)
+      return nullptr;
+    if (!expect(Tok::RParen, "to close '('"))
+      return nullptr;
+    return e;
+  }
+  case Tok::LBracket: {
+    auto e = std::make_unique<Expr>(ExprKind::List, loc);
+    advance();
+    while (!tok.is(Tok::RBracket)) {
+      auto el = parseExpr();
+      if (!el)
+        return nullptr;
+      e->elements.push_back(std::move(el));
+      if (!consumeIf(Tok::Comma))
+        break;
+    }
+    if (!expect(Tok::RBracket, "to close the list"))
+      return nullptr;
+    return e;
+  }
+  default:
+    errorHere("expected an expression, found " + describe(tok));
+    return nullptr;
+  }
+}
+
+Module kcc::frontend::parseModule(StringRef buffer, Diagnostics &diags) {
+  Parser p(buffer, diags);
+  return p.parseModule();
+}
+
+ExprPtr kcc::frontend::parseExpression(StringRef buffer, Diagnostics &diags) {
+  Parser p(buffer, diags);
+  auto e = p.parseExpr();
+  if (e)
+    p.expectEof();
+  return e;
+}

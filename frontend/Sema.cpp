@@ -1,0 +1,684 @@
+//===- Sema.cpp - kernel checking and specialization ----------------------===//
+#include "frontend/Sema.h"
+
+#include "ir/Dialect.h"
+
+#include "llvm/ADT/APFloat.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/MathExtras.h"
+
+#include <map>
+
+using namespace kcc::frontend;
+using llvm::SMLoc;
+using llvm::StringRef;
+using llvm::Twine;
+
+//===----------------------------------------------------------------------===//
+// Type helpers
+//===----------------------------------------------------------------------===//
+
+mlir::Type kcc::frontend::parseElementType(StringRef name,
+                                           mlir::MLIRContext &ctx) {
+  mlir::Builder b(&ctx);
+  return llvm::StringSwitch<mlir::Type>(name)
+      .Cases("i1", "bool", b.getI1Type())
+      .Case("i8", b.getI8Type())
+      .Case("i16", b.getI16Type())
+      .Case("i32", b.getI32Type())
+      .Case("i64", b.getI64Type())
+      .Case("f16", b.getF16Type())
+      .Case("bf16", b.getBF16Type())
+      .Case("f32", b.getF32Type())
+      .Case("f64", b.getF64Type())
+      .Default(mlir::Type());
+}
+
+static std::string scalarToString(mlir::Type t) {
+  if (auto p = mlir::dyn_cast<kcc::PtrType>(t))
+    return "ptr<" + scalarToString(p.getPointeeType()) + ">";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  t.print(os);
+  return s;
+}
+
+std::string kcc::frontend::shapeToString(llvm::ArrayRef<int64_t> shape) {
+  if (shape.empty())
+    return "scalar";
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    s += (i ? ", " : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+std::string kcc::frontend::typeToString(mlir::Type type) {
+  if (!type)
+    return "<error>";
+  if (auto t = mlir::dyn_cast<mlir::RankedTensorType>(type))
+    return scalarToString(t.getElementType()) + shapeToString(t.getShape());
+  return scalarToString(type);
+}
+
+mlir::Type kcc::frontend::elementType(mlir::Type type) {
+  if (auto t = mlir::dyn_cast_or_null<mlir::RankedTensorType>(type))
+    return t.getElementType();
+  return type;
+}
+
+llvm::ArrayRef<int64_t> kcc::frontend::shapeOf(mlir::Type type) {
+  if (auto t = mlir::dyn_cast_or_null<mlir::RankedTensorType>(type))
+    return t.getShape();
+  return {};
+}
+
+mlir::Type kcc::frontend::withShape(mlir::Type elem,
+                                    llvm::ArrayRef<int64_t> shape) {
+  if (shape.empty())
+    return elem;
+  return mlir::RankedTensorType::get(shape, elem);
+}
+
+std::optional<llvm::SmallVector<int64_t>>
+kcc::frontend::broadcastShapes(llvm::ArrayRef<int64_t> a,
+                               llvm::ArrayRef<int64_t> b) {
+  size_t rank = std::max(a.size(), b.size());
+  llvm::SmallVector<int64_t> out(rank, 1);
+  for (size_t i = 0; i < rank; ++i) {
+    // align trailing dimensions
+    int64_t da = i < rank - a.size() ? 1 : a[i - (rank - a.size())];
+    int64_t db = i < rank - b.size() ? 1 : b[i - (rank - b.size())];
+    if (da != db && da != 1 && db != 1)
+      return std::nullopt;
+    out[i] = da == 1 ? db : da;
+  }
+  return out;
+}
+
+bool kcc::frontend::intFitsWidth(int64_t value, unsigned width) {
+  if (width >= 64)
+    return true;
+  int64_t lo = -(int64_t(1) << (width - 1));
+  int64_t hi = (int64_t(1) << (width - 1)) - 1;
+  return value >= lo && value <= hi;
+}
+
+bool kcc::frontend::floatFitsType(double value, mlir::Type type) {
+  auto ft = mlir::dyn_cast<mlir::FloatType>(type);
+  if (!ft || std::isnan(value) || std::isinf(value))
+    return true;
+  llvm::APFloat f(value);
+  bool lost = false;
+  f.convert(ft.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven, &lost);
+  return !f.isInfinity();
+}
+
+std::string kcc::frontend::closestName(StringRef name,
+                                       llvm::ArrayRef<std::string> candidates) {
+  std::string best;
+  unsigned bestDist = 3;
+  for (const std::string &c : candidates) {
+    unsigned d = name.edit_distance(c, true, 2);
+    if (d >= 1 && d <= 2 && d < bestDist) {
+      bestDist = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+//===----------------------------------------------------------------------===//
+// Constant values
+//===----------------------------------------------------------------------===//
+
+std::string ConstVal::str() const {
+  switch (kind) {
+  case Int:
+    return intValue < 0 ? "m" + std::to_string(-intValue)
+                        : std::to_string(intValue);
+  case Bool:
+    return boolValue ? "true" : "false";
+  case Type:
+    return typeToString(type);
+  }
+  return "";
+}
+
+std::string CheckedKernel::funcName(size_t i) const {
+  if (specs.size() == 1)
+    return kernel->name;
+  std::string name = kernel->name;
+  for (const ConstVal &v : specs[i].values)
+    name += "_" + v.str();
+  return name;
+}
+
+static const char *expectedFor(StringRef kind) {
+  if (kind == "bool")
+    return "true or false";
+  if (kind == "dtype")
+    return "an element type (i1 i8 i16 i32 i64 f16 bf16 f32 f64)";
+  return "an integer";
+}
+
+/// Checks a written value against a constant parameter's kind.
+static std::optional<ConstVal> convertConst(const ConstValue &v,
+                                            const ConstParam &cp,
+                                            mlir::MLIRContext &ctx,
+                                            Diagnostics &diags) {
+  if (!v.valid)
+    return std::nullopt;
+  ConstVal out;
+  StringRef kind = cp.kindName;
+  auto bad = [&](const std::string &what) -> std::optional<ConstVal> {
+    diags.error(v.loc, "value " + what + " does not fit constant parameter '" +
+                           cp.name + "' of type " + kind + "; expected " +
+                           expectedFor(kind));
+    return std::nullopt;
+  };
+  if (kind == "i32" || kind == "i64") {
+    if (v.kind != ConstValue::Int)
+      return bad(v.kind == ConstValue::Bool ? (v.boolValue ? "'true'" : "'false'")
+                                            : "'" + v.typeName + "'");
+    if (!intFitsWidth(v.intValue, kind == "i32" ? 32 : 64))
+      return bad(std::to_string(v.intValue));
+    out.kind = ConstVal::Int;
+    out.intValue = v.intValue;
+    return out;
+  }
+  if (kind == "bool") {
+    if (v.kind != ConstValue::Bool)
+      return bad(v.kind == ConstValue::Int ? std::to_string(v.intValue)
+                                           : "'" + v.typeName + "'");
+    out.kind = ConstVal::Bool;
+    out.boolValue = v.boolValue;
+    return out;
+  }
+  // dtype
+  if (v.kind != ConstValue::Type)
+    return bad(v.kind == ConstValue::Int ? std::to_string(v.intValue)
+                                         : (v.boolValue ? "'true'" : "'false'"));
+  out.kind = ConstVal::Type;
+  out.type = parseElementType(v.typeName, ctx);
+  if (!out.type) {
+    diags.error(v.loc, "unknown element type '" + v.typeName +
+                           "' for constant parameter '" + cp.name +
+                           "'; expected one of i1 i8 i16 i32 i64 f16 bf16 f32 f64");
+    return std::nullopt;
+  }
+  return out;
+}
+
+/// Parses the text of a -D value for a constant parameter.
+static std::optional<ConstVal> parseDefine(const Define &d,
+                                           const ConstParam &cp,
+                                           mlir::MLIRContext &ctx,
+                                           Diagnostics &diags) {
+  StringRef text = StringRef(d.value).trim();
+  StringRef kind = cp.kindName;
+  ConstVal out;
+  auto bad = [&]() -> std::optional<ConstVal> {
+    diags.error(SMLoc(), "invalid value '" + d.value + "' in -D " + d.name +
+                             "=" + d.value + ": constant parameter '" +
+                             cp.name + "' has type " + kind + "; expected " +
+                             expectedFor(kind));
+    return std::nullopt;
+  };
+  if (kind == "i32" || kind == "i64") {
+    int64_t v = 0;
+    if (text.getAsInteger(0, v))
+      return bad();
+    if (!intFitsWidth(v, kind == "i32" ? 32 : 64))
+      return bad();
+    out.kind = ConstVal::Int;
+    out.intValue = v;
+    return out;
+  }
+  if (kind == "bool") {
+    out.kind = ConstVal::Bool;
+    if (text == "true" || text == "1")
+      out.boolValue = true;
+    else if (text == "false" || text == "0")
+      out.boolValue = false;
+    else
+      return bad();
+    return out;
+  }
+  out.kind = ConstVal::Type;
+  out.type = parseElementType(text, ctx);
+  if (!out.type) {
+    std::vector<std::string> names = {"i1", "bool", "i8", "i16", "i32",
+                                      "i64", "f16", "bf16", "f32", "f64"};
+    std::string hint = closestName(text, names);
+    diags.error(SMLoc(), "invalid value '" + d.value + "' in -D " + d.name +
+                             "=" + d.value + ": '" + text +
+                             "' is not an element type" +
+                             (hint.empty() ? "; expected one of i1 i8 i16 i32 "
+                                             "i64 f16 bf16 f32 f64"
+                                           : "; did you mean '" + hint + "'?"));
+    return std::nullopt;
+  }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Kernel checks
+//===----------------------------------------------------------------------===//
+
+mlir::Type kcc::frontend::resolveType(const TypeRef &ref, const Kernel &kernel,
+                                      const Specialization &spec,
+                                      mlir::MLIRContext &ctx,
+                                      Diagnostics &diags) {
+  if (ref.isPtr) {
+    if (!ref.pointee)
+      return {};
+    if (ref.pointee->isPtr) {
+      diags.error(ref.pointee->loc, "pointers to pointers are not supported");
+      return {};
+    }
+    mlir::Type pointee = resolveType(*ref.pointee, kernel, spec, ctx, diags);
+    if (!pointee)
+      return {};
+    return kcc::PtrType::get(pointee);
+  }
+  if (mlir::Type t = parseElementType(ref.name, ctx))
+    return t;
+  for (size_t i = 0; i < kernel.constParams.size(); ++i) {
+    const ConstParam &cp = kernel.constParams[i];
+    if (cp.name != ref.name)
+      continue;
+    if (cp.kindName != "dtype") {
+      diags.error(ref.loc, "'" + ref.name + "' is a constant of type " +
+                               cp.kindName + ", not a dtype; it cannot be used "
+                               "as a type");
+      return {};
+    }
+    if (i < spec.values.size() && spec.values[i].type)
+      return spec.values[i].type;
+    return {};
+  }
+  std::vector<std::string> names = {"i1", "bool", "i8", "i16", "i32", "i64",
+                                    "f16", "bf16", "f32", "f64", "ptr"};
+  for (const ConstParam &cp : kernel.constParams)
+    if (cp.kindName == "dtype")
+      names.push_back(cp.name);
+  std::string hint = closestName(ref.name, names);
+  diags.error(ref.loc, "unknown type '" + ref.name + "'" +
+                           (hint.empty() ? "; expected an element type (i1 i8 "
+                                           "i16 i32 i64 f16 bf16 f32 f64), "
+                                           "ptr<T> or a dtype parameter"
+                                         : "; did you mean '" + hint + "'?"));
+  return {};
+}
+
+/// Signature checks that do not depend on a specialization.
+static bool checkSignature(const Kernel &k, mlir::MLIRContext &ctx,
+                           Diagnostics &diags) {
+  bool ok = true;
+  std::map<std::string, SMLoc> names;
+  auto declare = [&](const std::string &name, SMLoc loc) {
+    auto [it, inserted] = names.insert({name, loc});
+    if (!inserted) {
+      diags.error(loc, "parameter '" + name + "' is declared twice in kernel '" +
+                           k.name + "'; rename one of them");
+      diags.note(it->second, "previous declaration is here");
+      ok = false;
+    }
+  };
+  for (const ConstParam &cp : k.constParams) {
+    declare(cp.name, cp.loc);
+    if (cp.kindName != "i32" && cp.kindName != "i64" && cp.kindName != "bool" &&
+        cp.kindName != "dtype") {
+      diags.error(cp.kindLoc, "constant parameter '" + cp.name +
+                                  "' has kind '" + cp.kindName +
+                                  "'; expected i32, i64, bool or dtype");
+      ok = false;
+    }
+  }
+  for (const Param &p : k.params) {
+    declare(p.name, p.loc);
+    if (!p.type)
+      continue;
+    // Element kind of the declared type (dtype parameters resolve later).
+    bool isPtr = p.type->isPtr;
+    bool isInt = false;
+    bool known = true;
+    if (!isPtr) {
+      mlir::Type t = parseElementType(p.type->name, ctx);
+      if (t)
+        isInt = t.isInteger() && !t.isInteger(1);
+      else
+        known = false; // dtype parameter: could be anything
+    }
+    std::optional<int64_t> align, multiple;
+    for (const Fact &f : p.facts) {
+      if (f.kind == Fact::Align) {
+        if (!isPtr) {
+          diags.error(f.loc, "align(" + std::to_string(f.value) +
+                                 ") applies to pointer parameters, but '" +
+                                 p.name + "' is not a pointer; use "
+                                 "multiple_of(N) for integers");
+          ok = false;
+          continue;
+        }
+        if (f.value <= 0 || !llvm::isPowerOf2_64(uint64_t(f.value))) {
+          diags.error(f.loc, "align(" + std::to_string(f.value) +
+                                 ") is not a power of two; alignment is in "
+                                 "bytes, e.g. align(16)");
+          ok = false;
+          continue;
+        }
+        if (align && *align != f.value) {
+          diags.error(f.loc, "contradictory facts: '" + p.name +
+                                 "' is already align(" +
+                                 std::to_string(*align) + ")");
+          ok = false;
+          continue;
+        }
+        align = f.value;
+      } else {
+        if (isPtr || (known && !isInt)) {
+          diags.error(f.loc, "multiple_of(" + std::to_string(f.value) +
+                                 ") applies to integer parameters, but '" +
+                                 p.name + "' is not an integer" +
+                                 (isPtr ? "; use align(N) for pointers" : ""));
+          ok = false;
+          continue;
+        }
+        if (f.value <= 0) {
+          diags.error(f.loc, "multiple_of(" + std::to_string(f.value) +
+                                 ") must be positive");
+          ok = false;
+          continue;
+        }
+        if (multiple && *multiple != f.value) {
+          diags.error(f.loc, "contradictory facts: '" + p.name +
+                                 "' is already multiple_of(" +
+                                 std::to_string(*multiple) + ")");
+          ok = false;
+          continue;
+        }
+        multiple = f.value;
+      }
+    }
+  }
+  if (!k.hasGrid) {
+    diags.error(k.loc, "kernel '" + k.name + "' has no grid clause; add "
+                       "grid(...) after the parameters, e.g. grid(cdiv(n, BLOCK))");
+    ok = false;
+  } else if (k.grid.empty() || k.grid.size() > 3) {
+    diags.error(k.gridLoc, "grid takes 1 to 3 expressions, got " +
+                               std::to_string(k.grid.size()));
+    ok = false;
+  }
+  return ok;
+}
+
+std::vector<CheckedKernel>
+kcc::frontend::checkModule(const Module &module, const Options &options,
+                           mlir::MLIRContext &ctx, Diagnostics &diags) {
+  std::vector<CheckedKernel> result;
+  // -D names must name a constant parameter of some kernel.
+  for (const Define &d : options.defines) {
+    bool found = false;
+    std::vector<std::string> all;
+    for (const auto &k : module.kernels)
+      for (const ConstParam &cp : k->constParams) {
+        all.push_back(cp.name);
+        found |= cp.name == d.name;
+      }
+    if (!found) {
+      std::string hint = closestName(d.name, all);
+      diags.error(SMLoc(), "-D " + d.name + "=" + d.value +
+                               ": no kernel has a constant parameter named '" +
+                               d.name + "'" +
+                               (hint.empty() ? ""
+                                             : "; did you mean '" + hint + "'?"));
+    }
+  }
+
+  std::map<std::string, SMLoc> kernelNames;
+  for (const auto &kp : module.kernels) {
+    const Kernel &k = *kp;
+    auto [it, inserted] = kernelNames.insert({k.name, k.loc});
+    if (!inserted) {
+      diags.error(k.loc, "kernel '" + k.name + "' is defined twice; rename one");
+      diags.note(it->second, "previous definition is here");
+      continue;
+    }
+    bool ok = checkSignature(k, ctx, diags);
+
+    // Base values: defaults, then defines.
+    size_t n = k.constParams.size();
+    std::vector<std::optional<ConstVal>> base(n);
+    std::vector<bool> fromDefine(n, false), defineFailed(n, false);
+    for (size_t i = 0; i < n; ++i)
+      if (k.constParams[i].hasDefault)
+        base[i] = convertConst(k.constParams[i].defaultValue, k.constParams[i],
+                               ctx, diags);
+    for (const Define &d : options.defines)
+      for (size_t i = 0; i < n; ++i)
+        if (k.constParams[i].name == d.name) {
+          if (auto v = parseDefine(d, k.constParams[i], ctx, diags)) {
+            base[i] = v;
+            fromDefine[i] = true;
+          } else {
+            ok = false;
+            defineFailed[i] = true;
+          }
+        }
+
+    CheckedKernel ck;
+    ck.kernel = &k;
+    auto addSpec = [&](std::vector<std::optional<ConstVal>> vals,
+                       SMLoc clauseLoc) {
+      Specialization spec;
+      for (size_t i = 0; i < n; ++i) {
+        if (!vals[i] && defineFailed[i]) {
+          ok = false; // the bad -D was reported already
+          return;
+        }
+        if (!vals[i]) {
+          const ConstParam &cp = k.constParams[i];
+          diags.error(clauseLoc.isValid() ? clauseLoc : cp.loc,
+                      "constant parameter '" + cp.name +
+                          "' has no value; add specialize(" + cp.name +
+                          " = ...) or pass -D " + cp.name + "=...");
+          ok = false;
+          return;
+        }
+        spec.values.push_back(*vals[i]);
+      }
+      for (const Specialization &s : ck.specs)
+        if (s.values == spec.values)
+          return; // duplicate specializations collapse
+      ck.specs.push_back(std::move(spec));
+    };
+
+    if (k.specializations.empty()) {
+      addSpec(base, SMLoc());
+    } else {
+      for (const SpecializeClause &clause : k.specializations) {
+        auto vals = base;
+        std::vector<bool> set(n, false);
+        bool clauseOk = true;
+        for (const SpecBinding &b : clause.bindings) {
+          size_t idx = n;
+          for (size_t i = 0; i < n; ++i)
+            if (k.constParams[i].name == b.name)
+              idx = i;
+          if (idx == n) {
+            std::vector<std::string> names;
+            for (const ConstParam &cp : k.constParams)
+              names.push_back(cp.name);
+            std::string hint = closestName(b.name, names);
+            diags.error(b.loc, "'" + b.name +
+                                   "' is not a constant parameter of kernel '" +
+                                   k.name + "'" +
+                                   (hint.empty() ? "; declare it in <...>"
+                                                 : "; did you mean '" + hint +
+                                                       "'?"));
+            clauseOk = false;
+            continue;
+          }
+          if (set[idx]) {
+            diags.error(b.loc, "'" + b.name +
+                                   "' is given twice in this specialization");
+            clauseOk = false;
+            continue;
+          }
+          set[idx] = true;
+          if (fromDefine[idx])
+            continue; // -D overrides the clause
+          auto v = convertConst(b.value, k.constParams[idx], ctx, diags);
+          if (!v) {
+            clauseOk = false;
+            continue;
+          }
+          vals[idx] = v;
+        }
+        if (clauseOk)
+          addSpec(vals, clause.loc);
+        else
+          ok = false;
+      }
+    }
+    if (ok && !ck.specs.empty())
+      result.push_back(std::move(ck));
+  }
+  return result;
+}
+
+//===----------------------------------------------------------------------===//
+// Grid expressions
+//===----------------------------------------------------------------------===//
+
+namespace {
+struct GridEmitter {
+  const Kernel &k;
+  const Specialization &spec;
+  mlir::MLIRContext &ctx;
+  Diagnostics &diags;
+
+  std::optional<std::string> emit(const Expr &e) {
+    switch (e.kind) {
+    case ExprKind::IntLit:
+      if (e.intTooLarge) {
+        diags.error(e.loc, "integer literal is too large");
+        return std::nullopt;
+      }
+      return std::to_string(e.intValue);
+    case ExprKind::Ident: {
+      for (size_t i = 0; i < k.constParams.size(); ++i) {
+        if (k.constParams[i].name != e.name)
+          continue;
+        const ConstVal &v = spec.values[i];
+        if (v.kind != ConstVal::Int) {
+          diags.error(e.loc, "grid expressions must be integers, but '" +
+                                 e.name + "' is a " + k.constParams[i].kindName +
+                                 " constant");
+          return std::nullopt;
+        }
+        return v.intValue < 0 ? "(" + std::to_string(v.intValue) + ")"
+                              : std::to_string(v.intValue);
+      }
+      for (const Param &p : k.params) {
+        if (p.name != e.name)
+          continue;
+        mlir::Type t =
+            p.type ? resolveType(*p.type, k, spec, ctx, diags) : mlir::Type();
+        if (!t)
+          return std::nullopt;
+        if (!t.isInteger() || t.isInteger(1)) {
+          diags.error(e.loc, "grid expressions may only use scalar integer "
+                             "parameters, but '" + e.name + "' has type " +
+                                 typeToString(t));
+          return std::nullopt;
+        }
+        return e.name;
+      }
+      diags.error(e.loc, "use of undeclared name '" + e.name +
+                             "' in grid; grid expressions may use the kernel's "
+                             "integer parameters and constants");
+      return std::nullopt;
+    }
+    case ExprKind::Unary: {
+      if (e.unOp != UnOp::Neg) {
+        diags.error(e.loc, "only '-' is allowed as a unary operator in grid");
+        return std::nullopt;
+      }
+      auto a = emit(*e.lhs);
+      if (!a)
+        return std::nullopt;
+      return "(-" + *a + ")";
+    }
+    case ExprKind::Binary: {
+      BinOp op = e.binOp;
+      if (op != BinOp::Add && op != BinOp::Sub && op != BinOp::Mul &&
+          op != BinOp::Div && op != BinOp::Rem) {
+        diags.error(e.loc, Twine("operator '") + binOpSpelling(op) +
+                               "' is not allowed in grid; use + - * / %, "
+                               "cdiv, min or max");
+        return std::nullopt;
+      }
+      auto a = emit(*e.lhs);
+      auto b = emit(*e.rhs);
+      if (!a || !b)
+        return std::nullopt;
+      return "(" + *a + " " + binOpSpelling(op) + " " + *b + ")";
+    }
+    case ExprKind::Call: {
+      if (e.name != "cdiv" && e.name != "min" && e.name != "max") {
+        diags.error(e.loc, "function '" + e.name +
+                               "' cannot be used in grid; grid expressions "
+                               "are computed on the host from scalar integer "
+                               "parameters (allowed: cdiv, min, max)");
+        return std::nullopt;
+      }
+      if (e.args.size() != 2 || !e.args[0].keyword.empty() ||
+          !e.args[1].keyword.empty()) {
+        diags.error(e.loc, e.name + " in grid takes two arguments: " + e.name +
+                               "(a, b)");
+        return std::nullopt;
+      }
+      auto a = emit(*e.args[0].value);
+      auto b = emit(*e.args[1].value);
+      if (!a || !b)
+        return std::nullopt;
+      if (e.name == "cdiv")
+        return "(((" + *a + ") + (" + *b + ") - 1) / (" + *b + "))";
+      const char *cmp = e.name == "min" ? "<" : ">";
+      return "((" + *a + ") " + cmp + " (" + *b + ") ? (" + *a + ") : (" +
+             *b + "))";
+    }
+    case ExprKind::FloatLit:
+      diags.error(e.loc, "grid expressions must be integers, not floats");
+      return std::nullopt;
+    case ExprKind::BoolLit:
+      diags.error(e.loc, "grid expressions must be integers, not booleans");
+      return std::nullopt;
+    case ExprKind::Index:
+    case ExprKind::List:
+      diags.error(e.loc, "grid expressions may only use scalar integer "
+                         "parameters, constants and integer literals, not tiles");
+      return std::nullopt;
+    }
+    return std::nullopt;
+  }
+};
+} // namespace
+
+bool kcc::frontend::gridToC(const Kernel &kernel, const Specialization &spec,
+                            mlir::MLIRContext &ctx, Diagnostics &diags,
+                            std::array<std::string, 3> &out) {
+  GridEmitter g{kernel, spec, ctx, diags};
+  bool ok = true;
+  out = {"1", "1", "1"};
+  for (size_t i = 0; i < kernel.grid.size() && i < 3; ++i) {
+    if (auto s = g.emit(*kernel.grid[i]))
+      out[i] = *s;
+    else
+      ok = false;
+  }
+  return ok;
+}

@@ -1,0 +1,94 @@
+//===- Sema.h - kernel checking and specialization ----------------*- C++ -*-===//
+//
+// Semantic analysis that does not depend on MLIR values: element and
+// parameter types, facts, constant parameters and their specializations
+// (clauses, defaults and -D defines), grid expressions (to C), and the typing
+// rules (broadcasting, literal adoption) that MLIRGen applies to each
+// expression of each specialization.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KCC_FRONTEND_SEMA_H
+#define KCC_FRONTEND_SEMA_H
+
+#include "frontend/AST.h"
+#include "frontend/Diagnostics.h"
+#include "frontend/Frontend.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include <optional>
+
+namespace kcc::frontend {
+
+/// The value of one constant parameter in one specialization.
+struct ConstVal {
+  enum Kind { Int, Bool, Type } kind = Int;
+  int64_t intValue = 0;
+  bool boolValue = false;
+  mlir::Type type;
+  bool operator==(const ConstVal &o) const {
+    return kind == o.kind && intValue == o.intValue &&
+           boolValue == o.boolValue && type == o.type;
+  }
+  /// How the value appears in a specialized function name (1024, f32, true).
+  std::string str() const;
+};
+
+struct Specialization {
+  std::vector<ConstVal> values; // one per Kernel::constParams, in order
+};
+
+struct CheckedKernel {
+  const Kernel *kernel = nullptr;
+  std::vector<Specialization> specs;
+  /// Name of the func.func for spec i: `name` or `name_v1_v2...`.
+  std::string funcName(size_t i) const;
+};
+
+/// i1 (bool) i8 i16 i32 i64 f16 bf16 f32 f64 -> MLIR type; null otherwise.
+mlir::Type parseElementType(llvm::StringRef name, mlir::MLIRContext &ctx);
+/// "f32", "ptr<f16>", "f32[128, 64]" (tiles), for messages.
+std::string typeToString(mlir::Type type);
+/// "[128, 64]" or "scalar".
+std::string shapeToString(llvm::ArrayRef<int64_t> shape);
+/// The element type of a tile, or the type itself.
+mlir::Type elementType(mlir::Type type);
+/// Shape of a tile; empty for scalars.
+llvm::ArrayRef<int64_t> shapeOf(mlir::Type type);
+/// numpy-style broadcast of two shapes (scalars are rank 0).
+std::optional<llvm::SmallVector<int64_t>>
+broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
+/// Same element type with the given shape (scalar if empty).
+mlir::Type withShape(mlir::Type elem, llvm::ArrayRef<int64_t> shape);
+/// Whether an integer fits a signed integer type of `width` bits.
+bool intFitsWidth(int64_t value, unsigned width);
+/// Whether a float literal is representable (finite stays finite) in `type`.
+bool floatFitsType(double value, mlir::Type type);
+/// Closest name among candidates within edit distance 1..2, or "".
+std::string closestName(llvm::StringRef name,
+                        llvm::ArrayRef<std::string> candidates);
+
+/// Checks kernel signatures and facts, expands specializations (clauses,
+/// defaults, defines). Reports errors; kernels with errors in their
+/// signature are dropped from the result.
+std::vector<CheckedKernel> checkModule(const Module &module,
+                                       const Options &options,
+                                       mlir::MLIRContext &ctx,
+                                       Diagnostics &diags);
+
+/// Resolves a written type in a specialization (dtype constants substituted).
+/// Reports and returns null on error.
+mlir::Type resolveType(const TypeRef &ref, const Kernel &kernel,
+                       const Specialization &spec, mlir::MLIRContext &ctx,
+                       Diagnostics &diags);
+
+/// Converts a kernel's grid clause to three C expressions for one
+/// specialization. Returns false (after reporting) on error.
+bool gridToC(const Kernel &kernel, const Specialization &spec,
+             mlir::MLIRContext &ctx, Diagnostics &diags,
+             std::array<std::string, 3> &out);
+
+} // namespace kcc::frontend
+
+#endif

@@ -1,0 +1,257 @@
+//===- AssignLayouts.cpp - tile IR -> layout IR ---------------------------===//
+//
+// kcc-assign-layouts gives every tile of a kernel a #kcc.blocked encoding and
+// records, per tile load/store, how many consecutive elements one vector
+// memory instruction may move (kcc.access_width).
+//
+// Rules (the lowering relies on them):
+//  * Tiles are grouped by element count; tiles linked by kcc.reduce (source
+//    and tile result) join one group, because the reduce verifier wants the
+//    result to carry the source's encoding. Every tile of a group gets the
+//    same #kcc.blocked<vec = V, threads = T, warp = W>, so elementwise ops,
+//    expand_dims and scf region types never need conversions.
+//  * For each tile access, AxisInfo bounds the width K (a power of two):
+//      K * elemBytes <= max-vector-bytes, K <= 16, K divides the innermost
+//      non-unit dimension (a chunk never straddles rows), K divides the
+//      pointer's contiguity along that dimension, K * elemBytes divides the
+//      pointer's proven byte alignment, and K divides the mask's constancy.
+//    V of a group = max K over its accesses (1 without accesses); so every K
+//    of the group divides V, and V divides the element count.
+//  * num_warps: kept if the function has kcc.num_warps, else the pass option
+//    if non-zero, else clamp(N / (W * V), 1, 8) for the largest tile N and
+//    its group's V (1 for kernels without tiles). T = num_warps * W.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/AxisInfo.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <numeric>
+
+using namespace mlir;
+
+namespace kcc {
+#define GEN_PASS_DEF_KCCASSIGNLAYOUTS
+#include "passes/Passes.h.inc"
+} // namespace kcc
+
+namespace {
+
+/// What bounds the vector width of one tile load/store. Every limit is a
+/// power of two, counted in elements.
+struct AccessLimits {
+  int64_t hardware = 1;  // max-vector-bytes / element bytes
+  int64_t shape = 1;     // innermost non-unit dimension
+  int64_t contiguity = 1;
+  int64_t alignment = 1; // pointer divisibility / element bytes
+  int64_t mask = 1;      // mask constancy (unbounded without a mask)
+  int64_t alignBytes = 1;
+  int64_t width() const {
+    return std::min({hardware, shape, contiguity, alignment, mask});
+  }
+};
+
+int64_t floorPow2(int64_t v) {
+  return v <= 1 ? 1 : int64_t(1) << llvm::Log2_64(static_cast<uint64_t>(v));
+}
+int64_t largestPow2Divisor(int64_t v) {
+  return v == 0 ? 1 : int64_t(1) << llvm::countr_zero(static_cast<uint64_t>(v));
+}
+
+AccessLimits computeLimits(const kcc::AxisInfoAnalysis &analysis, Value ptr,
+                           Value mask, unsigned maxVectorBytes) {
+  auto type = cast<RankedTensorType>(ptr.getType());
+  auto ptrType = cast<kcc::PtrType>(type.getElementType());
+  int64_t elemBytes = kcc::getElementBytes(ptrType.getPointeeType());
+  // Consecutive flat elements are consecutive along the innermost dimension
+  // of size > 1 (all later dimensions have size 1).
+  unsigned dim = type.getRank() - 1;
+  while (dim > 0 && type.getDimSize(dim) == 1)
+    --dim;
+
+  AccessLimits limits;
+  limits.hardware =
+      std::min<int64_t>(16, floorPow2(std::max<int64_t>(1, maxVectorBytes / elemBytes)));
+  limits.shape = largestPow2Divisor(type.getDimSize(dim));
+  const kcc::AxisInfo &ptrInfo = analysis.get(ptr);
+  limits.contiguity = ptrInfo.getContiguity(dim);
+  limits.alignBytes = ptrInfo.getDivisibility(dim);
+  limits.alignment = std::max<int64_t>(1, limits.alignBytes / elemBytes);
+  limits.mask = limits.shape;
+  if (mask && isa<RankedTensorType>(mask.getType()))
+    limits.mask = analysis.get(mask).getConstancy(dim);
+  return limits;
+}
+
+/// kcc's "explained when refused": the width and, when below the hardware
+/// maximum, every fact that bounds it.
+void emitAccessRemark(Operation *op, const AccessLimits &limits,
+                      Type elemType, int64_t elemBytes) {
+  int64_t k = limits.width();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "access width " << k << " x " << elemType << " (" << k * elemBytes
+     << " bytes)";
+  if (k < limits.hardware) {
+    os << ", " << limits.hardware << " possible; limited by";
+    SmallVector<std::string> reasons;
+    if (limits.shape == k)
+      reasons.push_back("tile shape (innermost dimension " +
+                        std::to_string(limits.shape) + ")");
+    if (limits.contiguity == k)
+      reasons.push_back("pointer contiguity (" +
+                        std::to_string(limits.contiguity) + " elements)");
+    if (limits.alignment == k)
+      reasons.push_back("pointer alignment (" +
+                        std::to_string(limits.alignBytes) + " bytes)");
+    if (limits.mask == k)
+      reasons.push_back("mask constancy (" + std::to_string(limits.mask) +
+                        " elements)");
+    os << " ";
+    llvm::interleaveComma(reasons, os);
+  }
+  op->emitRemark(text);
+}
+
+struct AssignLayouts : kcc::impl::KccAssignLayoutsBase<AssignLayouts> {
+  using KccAssignLayoutsBase::KccAssignLayoutsBase;
+
+  void runOnOperation() override {
+    if (warpSize != 32 && warpSize != 64) {
+      getOperation().emitError("kcc-assign-layouts: warp-size must be 32 or 64");
+      return signalPassFailure();
+    }
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (func->hasAttr(kcc::KccDialect::kKernelAttr) && !func.isExternal())
+        if (failed(runOnKernel(func)))
+          return signalPassFailure();
+  }
+
+  LogicalResult runOnKernel(func::FuncOp func);
+};
+
+LogicalResult AssignLayouts::runOnKernel(func::FuncOp func) {
+  // Facts are keyed by Value, so they survive the in-place retyping below.
+  kcc::AxisInfoAnalysis analysis(func);
+  MLIRContext *ctx = func.getContext();
+
+  // Element-count classes, merged across kcc.reduce.
+  llvm::EquivalenceClasses<int64_t> classes;
+  int64_t largest = 0;
+  auto noteType = [&](Type type) {
+    if (auto tensor = dyn_cast<RankedTensorType>(type)) {
+      classes.insert(tensor.getNumElements());
+      largest = std::max(largest, tensor.getNumElements());
+    }
+  };
+  struct Access {
+    Operation *op;
+    Value ptr, mask;
+    AccessLimits limits;
+  };
+  SmallVector<Access> accesses;
+  func.walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          noteType(arg.getType());
+    for (Type type : op->getResultTypes())
+      noteType(type);
+    if (auto reduce = dyn_cast<kcc::ReduceOp>(op))
+      if (auto result = dyn_cast<RankedTensorType>(reduce.getType()))
+        classes.unionSets(reduce.getSrc().getType().getNumElements(),
+                          result.getNumElements());
+    Value ptr, mask;
+    if (auto load = dyn_cast<kcc::LoadOp>(op)) {
+      ptr = load.getPtr();
+      mask = load.getMask();
+    } else if (auto store = dyn_cast<kcc::StoreOp>(op)) {
+      ptr = store.getPtr();
+      mask = store.getMask();
+    }
+    if (ptr && isa<RankedTensorType>(ptr.getType()))
+      accesses.push_back(
+          {op, ptr, mask, computeLimits(analysis, ptr, mask, maxVectorBytes)});
+  });
+
+  // V per class: the widest proven access of the class.
+  llvm::DenseMap<int64_t, unsigned> leaderVec;
+  for (const Access &access : accesses) {
+    int64_t n = cast<RankedTensorType>(access.ptr.getType()).getNumElements();
+    unsigned &vec = leaderVec[classes.getLeaderValue(n)];
+    vec = std::max<unsigned>({vec, 1u, static_cast<unsigned>(access.limits.width())});
+  }
+  auto vecOf = [&](int64_t n) -> unsigned {
+    auto it = leaderVec.find(classes.getLeaderValue(n));
+    return it == leaderVec.end() ? 1u : it->second;
+  };
+
+  // Warps per CTA.
+  unsigned warps = 1;
+  if (auto attr = func->getAttrOfType<IntegerAttr>(kcc::KccDialect::kNumWarpsAttr)) {
+    warps = attr.getInt();
+  } else if (numWarps != 0) {
+    warps = numWarps;
+  } else if (largest > 0) {
+    int64_t want = largest / (int64_t(warpSize) * vecOf(largest));
+    warps = floorPow2(std::clamp<int64_t>(want, 1, 8));
+  }
+  if (!llvm::isPowerOf2_32(warps) || warps * warpSize > 1024)
+    return func.emitError("kcc-assign-layouts: cannot use ")
+           << warps << " warps of " << warpSize << " lanes";
+  func->setAttr(kcc::KccDialect::kNumWarpsAttr,
+                IntegerAttr::get(IntegerType::get(ctx, 32), warps));
+  unsigned threads = warps * warpSize;
+
+  auto convert = [&](Type type) -> Type {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor)
+      return type;
+    auto layout = kcc::BlockedLayoutAttr::get(
+        ctx, vecOf(tensor.getNumElements()), threads, warpSize);
+    return RankedTensorType::get(tensor.getShape(), tensor.getElementType(),
+                                 layout);
+  };
+
+  // Retype in place: every result and region argument. Shapes are
+  // unchanged and same-count tiles get the same type, so scf.for/if
+  // init/arg/yield/result types stay consistent.
+  func.walk([&](Operation *op) {
+    for (Region &region : op->getRegions())
+      for (Block &block : region)
+        for (BlockArgument arg : block.getArguments())
+          arg.setType(convert(arg.getType()));
+    for (OpResult result : op->getResults())
+      result.setType(convert(result.getType()));
+    if (auto cst = dyn_cast<arith::ConstantOp>(op))
+      if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()))
+        cst.setValueAttr(dense.reshape(cast<ShapedType>(cst.getType())));
+  });
+  func.setFunctionType(FunctionType::get(
+      ctx, func.getBody().front().getArgumentTypes(),
+      llvm::map_to_vector(func.getResultTypes(), convert)));
+
+  // Access widths (and their explanations).
+  for (const Access &access : accesses) {
+    int64_t k = access.limits.width();
+    access.op->setAttr(kcc::KccDialect::kAccessWidthAttr,
+                       IntegerAttr::get(IntegerType::get(ctx, 32), k));
+    if (remarks) {
+      Type elem = cast<kcc::PtrType>(
+                      cast<RankedTensorType>(access.ptr.getType()).getElementType())
+                      .getPointeeType();
+      emitAccessRemark(access.op, access.limits, elem,
+                       kcc::getElementBytes(elem));
+    }
+  }
+  return verify(func);
+}
+
+} // namespace

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# README's first command: install dependencies (Debian 12, root), configure,
+# build kcc and compile every bundled kernel for every NVIDIA target.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+if ! dpkg -s llvm-22-dev libmlir-22-dev mlir-22-tools clang-22 lld-22 llvm-22-tools \
+      libisl-dev libtomlplusplus-dev doctest-dev ninja-build cmake >/dev/null 2>&1; then
+  $SUDO apt-get update
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends \
+    llvm-22-dev libmlir-22-dev mlir-22-tools clang-22 lld-22 llvm-22-tools \
+    libisl-dev libtomlplusplus-dev doctest-dev ninja-build cmake python3
+fi
+if [ ! -x "${CUDA_PATH:-/usr/local/cuda}/bin/ptxas" ]; then
+  echo "bootstrap: no CUDA toolkit at ${CUDA_PATH:-/usr/local/cuda} (ptxas, fatbinary);" \
+       "install CUDA 12.8+ or set CUDA_PATH" >&2
+  exit 1
+fi
+
+cmake -S . -B build -G Ninja \
+  -DCMAKE_BUILD_TYPE=Release \
+  -DMLIR_DIR=/usr/lib/llvm-22/lib/cmake/mlir \
+  -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-22 \
+  -DLLVM_USE_LINKER=lld \
+  -DKCC_CUDA_PATH="${CUDA_PATH:-/usr/local/cuda}"
+# Builds kcc, kcc-opt, the unit tests and build/kernels/*.fatbin.
+cmake --build build
+echo "bootstrap: kcc is build/bin/kcc; bundled kernels are in build/kernels/:"
+ls build/kernels/*.fatbin
