@@ -178,6 +178,8 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                ? success()
                : op->emitError() << kAccessWidthAttr
                                  << " must be a power of two";
+  if (name == kMaskUniformAttr)
+    return success(isa<UnitAttr>(attr.getValue()));
   if (name == kBaseNameAttr || name == kTargetAttr)
     return success(isa<StringAttr>(attr.getValue()));
   return op->emitError() << "unknown kcc attribute " << name;

@@ -45,6 +45,7 @@ def Kcc_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kTargetAttr = "kcc.target";
     static constexpr ::llvm::StringLiteral kArgNamesAttr = "kcc.arg_names";
     static constexpr ::llvm::StringLiteral kAccessWidthAttr = "kcc.access_width";
+    static constexpr ::llvm::StringLiteral kMaskUniformAttr = "kcc.mask_uniform";
   }];
 }
 

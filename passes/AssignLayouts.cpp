@@ -14,7 +14,11 @@
 //      K * elemBytes <= max-vector-bytes, K <= 16, K divides the innermost
 //      non-unit dimension (a chunk never straddles rows), K divides the
 //      pointer's contiguity along that dimension, K * elemBytes divides the
-//      pointer's proven byte alignment, and K divides the mask's constancy.
+//      pointer's proven byte alignment. The mask does not bound K: when its
+//      constancy is a multiple of K the access gets kcc.mask_uniform and the
+//      chunk's first mask bit guards the whole vector; otherwise the lowering
+//      tests all K bits at run time (all true: one vector access; else
+//      per-element accesses), so ragged tails do not cost the vector path.
 //    V of a group = max K over its accesses (1 without accesses); so every K
 //    of the group divides V, and V divides the element count.
 //  * num_warps: kept if the function has kcc.num_warps, else the pass option
@@ -51,11 +55,12 @@ struct AccessLimits {
   int64_t shape = 1;     // innermost non-unit dimension
   int64_t contiguity = 1;
   int64_t alignment = 1; // pointer divisibility / element bytes
-  int64_t mask = 1;      // mask constancy (unbounded without a mask)
+  int64_t mask = 1;      // mask constancy (= shape without a mask)
   int64_t alignBytes = 1;
   int64_t width() const {
-    return std::min({hardware, shape, contiguity, alignment, mask});
+    return std::min({hardware, shape, contiguity, alignment});
   }
+  bool maskUniform() const { return mask % width() == 0; }
 };
 
 int64_t floorPow2(int64_t v) {
@@ -111,12 +116,12 @@ void emitAccessRemark(Operation *op, const AccessLimits &limits,
     if (limits.alignment == k)
       reasons.push_back("pointer alignment (" +
                         std::to_string(limits.alignBytes) + " bytes)");
-    if (limits.mask == k)
-      reasons.push_back("mask constancy (" + std::to_string(limits.mask) +
-                        " elements)");
     os << " ";
     llvm::interleaveComma(reasons, os);
   }
+  if (!limits.maskUniform())
+    os << "; mask not provably uniform per vector (constancy " << limits.mask
+       << "): checked at run time";
   op->emitRemark(text);
 }
 
@@ -243,6 +248,8 @@ LogicalResult AssignLayouts::runOnKernel(func::FuncOp func) {
     int64_t k = access.limits.width();
     access.op->setAttr(kcc::KccDialect::kAccessWidthAttr,
                        IntegerAttr::get(IntegerType::get(ctx, 32), k));
+    if (k > 1 && access.mask && access.limits.maskUniform())
+      access.op->setAttr(kcc::KccDialect::kMaskUniformAttr, UnitAttr::get(ctx));
     if (remarks) {
       Type elem = cast<kcc::PtrType>(
                       cast<RankedTensorType>(access.ptr.getType()).getElementType())

@@ -508,6 +508,14 @@ static unsigned accessWidth(Operation *op, const TileLayout &l, unsigned bytes) 
   return k;
 }
 
+/// The conjunction of i1 values.
+static Value allOf(OpBuilder &b, Location loc, ArrayRef<Value> bits) {
+  Value all = bits.front();
+  for (Value bit : bits.drop_front())
+    all = arith::AndIOp::create(b, loc, all, bit);
+  return all;
+}
+
 static Value toGlobalPtr(OpBuilder &b, Location loc, Value i64, unsigned as) {
   return LLVM::IntToPtrOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), as), i64);
@@ -582,16 +590,45 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
       others = unpack(rewriter, loc, adaptor.getOther());
     Value z = zero();
     SmallVector<Value> result;
-    for (unsigned g = 0; g < l.regs; g += k) {
-      Value cond = masks.empty() ? Value() : masks[g];
+    auto fallbackOf = [&](unsigned i) { return others.empty() ? z : others[i]; };
+    // Loads registers [g, g+k) in pieces of vector width, guarded by `cond`.
+    auto loadChunk = [&](unsigned g, Value cond) {
+      SmallVector<Value> vals;
       for (unsigned p = g; p < g + k; p += piece) {
         SmallVector<Value> fb;
         for (unsigned i = p; i < p + piece; ++i)
-          fb.push_back(others.empty() ? z : others[i]);
+          fb.push_back(fallbackOf(i));
         Value addr = toGlobalPtr(rewriter, loc, ptrs[p], as);
-        auto vals = emitLoad(addr, piece, cond, fb);
-        result.append(vals.begin(), vals.end());
+        auto piecesVals = emitLoad(addr, piece, cond, fb);
+        vals.append(piecesVals.begin(), piecesVals.end());
       }
+      return vals;
+    };
+    bool uniform = masks.empty() || k == 1 ||
+                   op->hasAttr(KccDialect::kMaskUniformAttr);
+    for (unsigned g = 0; g < l.regs; g += k) {
+      if (uniform) {
+        auto vals = loadChunk(g, masks.empty() ? Value() : masks[g]);
+        result.append(vals.begin(), vals.end());
+        continue;
+      }
+      // The mask may change inside the chunk (a ragged tail): one vector
+      // access when all k lanes are on, else per-element masked accesses.
+      Value all = allOf(rewriter, loc, ArrayRef<Value>(masks).slice(g, k));
+      auto ifOp = scf::IfOp::create(rewriter, loc,
+                                    SmallVector<Type>(k, elem), all,
+                                    /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(ifOp.thenBlock());
+      scf::YieldOp::create(rewriter, loc, loadChunk(g, Value()));
+      rewriter.setInsertionPointToStart(ifOp.elseBlock());
+      SmallVector<Value> vals;
+      for (unsigned i = g; i < g + k; ++i)
+        vals.push_back(emitLoad(toGlobalPtr(rewriter, loc, ptrs[i], as), 1,
+                                masks[i], {fallbackOf(i)})[0]);
+      scf::YieldOp::create(rewriter, loc, vals);
+      rewriter.setInsertionPointAfter(ifOp);
+      result.append(ifOp.getResults().begin(), ifOp.getResults().end());
     }
     rewriter.replaceOp(op, buildVector(rewriter, loc, result));
     return success();
@@ -639,18 +676,39 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
     if (adaptor.getMask())
       masks = unpack(rewriter, loc, adaptor.getMask());
     Value owner = ownerPred(rewriter, loc, l, tid);
+    // Stores registers [p, p+n) as one access at ptrs[p].
+    auto storePiece = [&](OpBuilder &b, unsigned p, unsigned n) {
+      Value addr = toGlobalPtr(b, loc, ptrs[p], as);
+      SmallVector<Value> sv;
+      for (unsigned i = p; i < p + n; ++i)
+        sv.push_back(toStorage(b, loc, vals[i]));
+      Value v = n == 1 ? sv[0] : buildVector(b, loc, sv);
+      LLVM::StoreOp::create(b, loc, v, addr, n * bytes);
+    };
+    bool uniform = masks.empty() || k == 1 ||
+                   op->hasAttr(KccDialect::kMaskUniformAttr);
     for (unsigned g = 0; g < l.regs; g += k) {
-      Value cond = andCond(owner, masks.empty() ? Value() : masks[g]);
-      for (unsigned p = g; p < g + k; p += piece) {
-        Value addr = toGlobalPtr(rewriter, loc, ptrs[p], as);
-        emitIf(rewriter, loc, cond, [&](OpBuilder &b) {
-          SmallVector<Value> sv;
-          for (unsigned i = p; i < p + piece; ++i)
-            sv.push_back(toStorage(b, loc, vals[i]));
-          Value v = piece == 1 ? sv[0] : buildVector(b, loc, sv);
-          LLVM::StoreOp::create(b, loc, v, addr, piece * bytes);
-        });
+      if (uniform) {
+        Value cond = andCond(owner, masks.empty() ? Value() : masks[g]);
+        for (unsigned p = g; p < g + k; p += piece)
+          emitIf(rewriter, loc, cond,
+                 [&](OpBuilder &b) { storePiece(b, p, piece); });
+        continue;
       }
+      // Ragged chunk: vector stores when all k lanes are on, else per element.
+      Value all = allOf(rewriter, loc, ArrayRef<Value>(masks).slice(g, k));
+      auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange(), all,
+                                    /*withElseRegion=*/true);
+      OpBuilder::InsertionGuard guard(rewriter);
+      rewriter.setInsertionPointToStart(ifOp.thenBlock());
+      for (unsigned p = g; p < g + k; p += piece)
+        emitIf(rewriter, loc, owner,
+               [&](OpBuilder &b) { storePiece(b, p, piece); });
+      rewriter.setInsertionPointToStart(ifOp.elseBlock());
+      for (unsigned i = g; i < g + k; ++i)
+        emitIf(rewriter, loc, andCond(owner, masks[i]),
+               [&](OpBuilder &b) { storePiece(b, i, 1); });
+      rewriter.setInsertionPointAfter(ifOp);
     }
     rewriter.eraseOp(op);
     return success();

@@ -1,4 +1,5 @@
-// Vector add, f32, access width 4: one 16-byte vector access per chunk.
+// Vector add, f32, access width 4, mask uniform per chunk (n multiple of 4):
+// one 16-byte vector access per chunk, guarded by the chunk's first mask bit.
 // RUN: kcc-opt %s -kcc-convert-to-llvm | FileCheck %s --check-prefix=CONV
 // RUN: kcc-opt %s -kcc-lower-to-llvm | FileCheck %s
 // RUN: kcc-opt %s -kcc-lower-to-llvm | mlir-translate --mlir-to-llvmir | llc -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90 -mattr=+ptx80 | FileCheck %s --check-prefix=PTX
@@ -46,12 +47,12 @@ module {
     %yp = kcc.splat %y : tensor<1024x!kcc.ptr<f32>, #b>
     %ya = kcc.addptr %yp, %offs : tensor<1024x!kcc.ptr<f32>, #b>, tensor<1024xi32, #b>
     %zero = arith.constant dense<0.0> : tensor<1024xf32, #b>
-    %xv = kcc.load %xa mask %m other %zero {kcc.access_width = 4 : i32} : tensor<1024x!kcc.ptr<f32>, #b>
-    %yv = kcc.load %ya mask %m {kcc.access_width = 4 : i32} : tensor<1024x!kcc.ptr<f32>, #b>
+    %xv = kcc.load %xa mask %m other %zero {kcc.access_width = 4 : i32, kcc.mask_uniform} : tensor<1024x!kcc.ptr<f32>, #b>
+    %yv = kcc.load %ya mask %m {kcc.access_width = 4 : i32, kcc.mask_uniform} : tensor<1024x!kcc.ptr<f32>, #b>
     %s = arith.addf %xv, %yv : tensor<1024xf32, #b>
     %op = kcc.splat %out : tensor<1024x!kcc.ptr<f32>, #b>
     %oa = kcc.addptr %op, %offs : tensor<1024x!kcc.ptr<f32>, #b>, tensor<1024xi32, #b>
-    kcc.store %oa, %s mask %m {kcc.access_width = 4 : i32} : tensor<1024x!kcc.ptr<f32>, #b>
+    kcc.store %oa, %s mask %m {kcc.access_width = 4 : i32, kcc.mask_uniform} : tensor<1024x!kcc.ptr<f32>, #b>
     return
   }
 }
