@@ -27,10 +27,14 @@ public:
   }
   unsigned numErrors() const { return errors; }
   llvm::SourceMgr &sourceMgr() { return sm; }
+  /// After an error that abandons the input, later ones would be noise.
+  void silence() { silenced = true; }
 
 private:
   bool print(llvm::SMLoc loc, llvm::SourceMgr::DiagKind kind,
              const llvm::Twine &msg, bool dedup = true) {
+    if (silenced)
+      return false;
     std::string text = msg.str();
     if (dedup) {
       std::string key = std::to_string(reinterpret_cast<uintptr_t>(loc.getPointer())) +
@@ -54,6 +58,7 @@ private:
   llvm::SourceMgr &sm;
   llvm::StringSet<> seen;
   unsigned errors = 0;
+  bool silenced = false;
 };
 
 } // namespace kcc::frontend

@@ -137,6 +137,17 @@ private:
   ExprPtr parsePostfix();
   ExprPtr parsePrimary();
 
+  // Nesting guard for recursive descent (expressions and blocks).
+  static constexpr unsigned kMaxNesting = 256;
+  struct NestingScope {
+    Parser &p;
+    explicit NestingScope(Parser &p) : p(p) {}
+    ~NestingScope() { --p.nesting; }
+  };
+  bool enterNesting(const char *what);
+  unsigned nesting = 0;
+  bool nestingReported = false;
+
   Diagnostics &diags;
   Lexer lexer;
   Token tok, peekTok;
@@ -384,6 +395,9 @@ std::unique_ptr<Kernel> Parser::parseKernel() {
 //===----------------------------------------------------------------------===//
 
 bool Parser::parseBlock(std::vector<StmtPtr> &out) {
+  NestingScope scope(*this);
+  if (!enterNesting("block"))
+    return false;
   SMLoc open = tok.loc();
   if (!expect(Tok::LBrace, "to start a block"))
     return false;
@@ -635,7 +649,31 @@ ExprPtr Parser::parseBinary(int minPrec) {
   }
 }
 
+/// Recursive descent uses the C++ stack: refuse absurd nesting with an error
+/// instead of overflowing it.
+bool Parser::enterNesting(const char *what) {
+  if (++nesting <= kMaxNesting)
+    return true;
+  if (!nestingReported)
+    diags.error(tok.loc(), std::string(what) + " nested too deeply (more than " +
+                               std::to_string(kMaxNesting) +
+                               " levels); split it" +
+                               (std::string(what) == "block"
+                                    ? " into smaller blocks"
+                                    : " with let statements"));
+  nestingReported = true;
+  // Give up on the rest of the file: recovering inside hundreds of open
+  // constructs would only repeat this error (and used to loop).
+  diags.silence();
+  while (!tok.is(Tok::Eof))
+    advance();
+  return false;
+}
+
 ExprPtr Parser::parseUnary() {
+  NestingScope scope(*this);
+  if (!enterNesting("expression"))
+    return nullptr;
   if (tok.is(Tok::Minus) || tok.is(Tok::Not) || tok.is(Tok::Tilde)) {
     auto e = std::make_unique<Expr>(ExprKind::Unary, tok.loc());
     e->unOp = tok.is(Tok::Minus) ? UnOp::Neg

@@ -243,6 +243,32 @@ LogicalResult AssignLayouts::runOnKernel(func::FuncOp func) {
       ctx, func.getBody().front().getArgumentTypes(),
       llvm::map_to_vector(func.getResultTypes(), convert)));
 
+  // Tiles live in registers: refuse one that cannot fit instead of emitting
+  // thousands of unrolled registers (a compile that would take minutes and a
+  // kernel that would spill everything).
+  WalkResult fits = func.walk([&](Operation *op) {
+    for (Type type : op->getResultTypes()) {
+      auto tensor = dyn_cast<RankedTensorType>(type);
+      auto layout = tensor ? kcc::getBlockedLayout(tensor) : nullptr;
+      if (!layout)
+        continue;
+      unsigned perThread = layout.getElemsPerThread(tensor.getNumElements());
+      if (perThread <= unsigned(maxElemsPerThread))
+        continue;
+      op->emitError() << "a tile of " << tensor.getNumElements()
+                      << " elements needs " << perThread
+                      << " registers per thread with " << threads
+                      << " threads, more than the " << unsigned(maxElemsPerThread)
+                      << " this target allows; use a smaller tile (at most "
+                      << int64_t(unsigned(maxElemsPerThread)) * threads
+                      << " elements) and loop over the data";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (fits.wasInterrupted())
+    return failure();
+
   // Access widths (and their explanations).
   for (const Access &access : accesses) {
     int64_t k = access.limits.width();

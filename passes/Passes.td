@@ -26,6 +26,9 @@ def KccAssignLayouts : Pass<"kcc-assign-layouts", "mlir::ModuleOp"> {
            "Lanes per warp of the target (32 or 64)">,
     Option<"maxVectorBytes", "max-vector-bytes", "unsigned", /*default=*/"16",
            "Widest vector memory access of the target, in bytes">,
+    Option<"maxElemsPerThread", "max-elems-per-thread", "unsigned",
+           /*default=*/"128",
+           "Most elements of one tile a thread may hold in registers">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark per tile load/store explaining its access width">,
   ];

@@ -173,6 +173,9 @@ private:
       KccAssignLayoutsOptions layoutOptions;
       layoutOptions.warpSize = target.warpSize;
       layoutOptions.maxVectorBytes = target.maxVectorBytes;
+      // Half the register file per tile leaves room for the rest.
+      layoutOptions.maxElemsPerThread =
+          llvm::PowerOf2Ceil(target.registersPerThread / 2);
       pm.addPass(createKccAssignLayouts(layoutOptions));
       if (failed(pm.run(*module)))
         return false;
@@ -265,6 +268,8 @@ int driver::compile(const Options &options) {
   ctx.loadAllAvailableDialects();
   // kcc compiles small modules; threads cost more than they give here.
   ctx.disableMultithreading();
+  // Users get file:line:col and a caret, not a dump of the failing IR op.
+  ctx.printOpOnDiagnostic(false);
 
   kcc::registerKccPasses();
   kcc::nvidia::registerKccNVIDIAPasses();
