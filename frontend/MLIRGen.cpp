@@ -348,6 +348,12 @@ void Gen::run() {
   }
   func->setAttr(kcc::KccDialect::kSpecializationAttr,
                 b.getDictionaryAttr(specAttrs));
+  // Dictionaries sort their keys; stubs and manifests want source order.
+  llvm::SmallVector<StringRef> constNames;
+  for (const auto &c : k.constParams)
+    constNames.push_back(c.name);
+  func->setAttr(kcc::KccDialect::kConstantNamesAttr,
+                b.getStrArrayAttr(constNames));
   func->setAttr(kcc::KccDialect::kGridAttr,
                 b.getStrArrayAttr({grid[0], grid[1], grid[2]}));
   llvm::SmallVector<StringRef> argNames;

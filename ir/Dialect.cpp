@@ -171,7 +171,7 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                : op->emitError() << kNumWarpsAttr << " must be a power of two";
   if (name == kSpecializationAttr)
     return success(isa<DictionaryAttr>(attr.getValue()));
-  if (name == kArgNamesAttr)
+  if (name == kArgNamesAttr || name == kConstantNamesAttr)
     return success(isa<ArrayAttr>(attr.getValue()));
   if (name == kAccessWidthAttr)
     return isPowerOfTwoIntAttr(attr.getValue())

@@ -44,6 +44,7 @@ def Kcc_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kNumWarpsAttr = "kcc.num_warps";
     static constexpr ::llvm::StringLiteral kTargetAttr = "kcc.target";
     static constexpr ::llvm::StringLiteral kArgNamesAttr = "kcc.arg_names";
+    static constexpr ::llvm::StringLiteral kConstantNamesAttr = "kcc.constant_names";
     static constexpr ::llvm::StringLiteral kAccessWidthAttr = "kcc.access_width";
     static constexpr ::llvm::StringLiteral kMaskUniformAttr = "kcc.mask_uniform";
   }];

@@ -199,6 +199,36 @@ Error runTool(StringRef tool, ArrayRef<StringRef> args, std::string &log) {
 }
 } // namespace
 
+bool nvidia::parsePtxasResources(StringRef log, StringRef symbol,
+                                 PtxasResources &out) {
+  // ptxas info    : Compiling entry function 'k' for 'sm_90a'
+  // ptxas info    : Function properties for k
+  //     0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads
+  // ptxas info    : Used 32 registers, used 1 barriers, 256 bytes smem
+  std::string header = ("Compiling entry function '" + symbol + "'").str();
+  size_t start = log.find(header);
+  if (start == StringRef::npos)
+    return false;
+  StringRef rest = log.substr(start + header.size());
+  rest = rest.substr(0, rest.find("Compiling entry function"));
+  auto numberBefore = [&](StringRef text, StringRef unit) -> unsigned {
+    size_t pos = text.find(unit);
+    if (pos == StringRef::npos)
+      return 0;
+    StringRef head = text.substr(0, pos).rtrim();
+    size_t begin = head.find_last_not_of("0123456789");
+    unsigned value = 0;
+    head.substr(begin == StringRef::npos ? 0 : begin + 1).getAsInteger(10, value);
+    return value;
+  };
+  out.stackBytes = numberBefore(rest, " bytes stack frame");
+  out.spillStoreBytes = numberBefore(rest, " bytes spill stores");
+  out.spillLoadBytes = numberBefore(rest, " bytes spill loads");
+  out.registers = numberBefore(rest, " registers");
+  out.sharedBytes = numberBefore(rest, " bytes smem");
+  return true;
+}
+
 Expected<Cubin> nvidia::runPtxas(StringRef ptx, const TargetModel &target,
                                  unsigned optLevel) {
   Expected<std::string> ptxas = findCudaTool("ptxas");

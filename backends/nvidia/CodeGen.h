@@ -48,6 +48,19 @@ struct Cubin {
   std::string ptxasLog; // ptxas -v output (registers, shared memory, spills)
 };
 
+/// Resources of one entry function, as `ptxas -v` reports them.
+struct PtxasResources {
+  unsigned registers = 0;
+  unsigned sharedBytes = 0;
+  unsigned stackBytes = 0;
+  unsigned spillStoreBytes = 0;
+  unsigned spillLoadBytes = 0;
+};
+
+/// Reads the `ptxas -v` report of entry `symbol`; false if it is not there.
+bool parsePtxasResources(llvm::StringRef log, llvm::StringRef symbol,
+                         PtxasResources &out);
+
 /// Assembles PTX to a cubin with ptxas for `target`.
 llvm::Expected<Cubin> runPtxas(llvm::StringRef ptx, const TargetModel &target,
                                unsigned optLevel);

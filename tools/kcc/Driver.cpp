@@ -6,6 +6,9 @@
 //===----------------------------------------------------------------------===//
 #include "tools/kcc/Driver.h"
 
+#include "backends/host/KernelInfo.h"
+#include "backends/host/Manifest.h"
+#include "backends/host/StubEmitter.h"
 #include "backends/nvidia/CodeGen.h"
 #include "backends/nvidia/Passes.h"
 #include "backends/nvidia/Pipeline.h"
@@ -88,6 +91,110 @@ std::string printOp(mlir::Operation *op) {
   return text;
 }
 
+std::optional<host::ScalarKind> scalarKindOf(mlir::Type type) {
+  if (type.isInteger(1))
+    return host::ScalarKind::I1;
+  if (type.isInteger(8))
+    return host::ScalarKind::I8;
+  if (type.isInteger(16))
+    return host::ScalarKind::I16;
+  if (type.isInteger(32))
+    return host::ScalarKind::I32;
+  if (type.isInteger(64))
+    return host::ScalarKind::I64;
+  if (type.isF16())
+    return host::ScalarKind::F16;
+  if (type.isBF16())
+    return host::ScalarKind::BF16;
+  if (type.isF32())
+    return host::ScalarKind::F32;
+  if (type.isF64())
+    return host::ScalarKind::F64;
+  return std::nullopt;
+}
+
+/// What the host side needs of each kernel, read off the tile IR's
+/// attributes (the frontend's contract: see ir/KccDialect.td).
+bool collectKernelInfo(mlir::ModuleOp tileIR, host::ModuleInfo &info) {
+  for (auto func : tileIR.getOps<mlir::func::FuncOp>()) {
+    if (!func->hasAttr(KccDialect::kKernelAttr))
+      continue;
+    host::Specialization spec;
+    spec.symbol = func.getSymName().str();
+    auto names = func->getAttrOfType<mlir::ArrayAttr>(KccDialect::kArgNamesAttr);
+    auto grid = func->getAttrOfType<mlir::ArrayAttr>(KccDialect::kGridAttr);
+    auto values =
+        func->getAttrOfType<mlir::DictionaryAttr>(KccDialect::kSpecializationAttr);
+    auto order =
+        func->getAttrOfType<mlir::ArrayAttr>(KccDialect::kConstantNamesAttr);
+    auto baseName = func->getAttrOfType<mlir::StringAttr>(KccDialect::kBaseNameAttr);
+    if (!names || !grid || !values || !order || !baseName ||
+        names.size() != func.getNumArguments()) {
+      func.emitError("internal error: kernel lacks the frontend's attributes");
+      return false;
+    }
+    for (auto [i, g] : llvm::enumerate(grid))
+      spec.grid[i] = mlir::cast<mlir::StringAttr>(g).str();
+    for (mlir::Attribute nameAttr : order) {
+      host::ConstantValue c;
+      c.name = mlir::cast<mlir::StringAttr>(nameAttr).str();
+      mlir::Attribute v = values.get(c.name);
+      if (auto t = mlir::dyn_cast_or_null<mlir::TypeAttr>(v)) {
+        c.isDType = true;
+        c.dtype = *scalarKindOf(t.getValue());
+        c.text = host::scalarKindName(c.dtype);
+      } else if (auto b = mlir::dyn_cast_or_null<mlir::BoolAttr>(v)) {
+        c.intValue = b.getValue();
+        c.text = b.getValue() ? "true" : "false";
+      } else if (auto n = mlir::dyn_cast_or_null<mlir::IntegerAttr>(v)) {
+        c.intValue = n.getInt();
+        c.text = std::to_string(c.intValue);
+      }
+      spec.constants.push_back(std::move(c));
+    }
+    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+      host::ParamInfo p;
+      p.name = mlir::cast<mlir::StringAttr>(names[i]).str();
+      mlir::Type type = func.getArgument(i).getType();
+      if (auto ptr = mlir::dyn_cast<PtrType>(type)) {
+        p.isPointer = true;
+        type = ptr.getPointeeType();
+      }
+      std::optional<host::ScalarKind> kind = scalarKindOf(type);
+      if (!kind) {
+        func.emitError("internal error: unsupported parameter type ") << type;
+        return false;
+      }
+      p.elem = *kind;
+      if (auto a = func.getArgAttrOfType<mlir::IntegerAttr>(i, KccDialect::kAlignAttr))
+        p.align = a.getInt();
+      if (auto d = func.getArgAttrOfType<mlir::IntegerAttr>(
+              i, KccDialect::kDivisibilityAttr))
+        p.divisibility = d.getInt();
+      spec.params.push_back(std::move(p));
+    }
+    auto it = llvm::find_if(info.kernels, [&](const host::KernelInfo &k) {
+      return k.name == baseName.getValue();
+    });
+    if (it == info.kernels.end()) {
+      info.kernels.push_back({baseName.str(), {}});
+      it = std::prev(info.kernels.end());
+    }
+    it->specializations.push_back(std::move(spec));
+  }
+  return true;
+}
+
+/// The specialization compiled as `symbol`.
+host::Specialization *findSpecialization(host::ModuleInfo &info,
+                                         llvm::StringRef symbol) {
+  for (host::KernelInfo &k : info.kernels)
+    for (host::Specialization &s : k.specializations)
+      if (s.symbol == symbol)
+        return &s;
+  return nullptr;
+}
+
 /// Compiles one input file; returns false on error (already reported).
 class FileCompiler {
 public:
@@ -128,6 +235,12 @@ public:
     if (options.emit == EmitKind::TileIR)
       return writeOutput(options, stem + ".tile.mlir", printOp(*tileIR),
                          false);
+    info.stem = stem;
+    info.sourcePath = inputPath.str();
+    for (const TargetModel *target : options.targets)
+      info.targets.push_back(target->name);
+    if (!collectKernelInfo(*tileIR, info))
+      return false;
 
     std::vector<nvidia::FatbinImage> images;
     for (const TargetModel *target : options.targets) {
@@ -147,11 +260,32 @@ public:
     for (nvidia::FatbinImage &image : images)
       if (!image.isPTX || image.target == newest)
         packed.push_back(std::move(image));
-    mlir::TimingScope scope = timing.nest("fatbinary");
-    llvm::Expected<std::string> fatbin = nvidia::runFatbinary(packed);
+    std::string contents;
+    for (const TargetModel *t : options.targets)
+      contents += (contents.empty() ? "" : ", ") + t->name;
+    info.fatbinContents = contents + " (+PTX " + newest->name + ")";
+    llvm::Expected<std::string> fatbin = [&] {
+      mlir::TimingScope scope = timing.nest("fatbinary");
+      return nvidia::runFatbinary(packed);
+    }();
     if (!fatbin)
       return !reportIfError(fatbin.takeError(), "packing " + stem + ".fatbin");
-    return writeOutput(options, stem + ".fatbin", *fatbin, true);
+
+    // Host side: typed launch stubs with the fatbin embedded, and a manifest.
+    mlir::TimingScope scope = timing.nest("host stubs and manifest");
+    host::StubFiles stubs;
+    std::string error;
+    if (!host::emitCudaStubs(info, *fatbin, stubs, error)) {
+      reportError(inputPath + ": cannot generate host stubs: " + error);
+      return false;
+    }
+    std::vector<std::string> files = {stem + ".fatbin", stem + ".kcc.h",
+                                      stem + ".kcc.cpp"};
+    return writeOutput(options, files[0], *fatbin, true) &&
+           writeOutput(options, files[1], stubs.header, false) &&
+           writeOutput(options, files[2], stubs.source, false) &&
+           writeOutput(options, stem + ".manifest.json",
+                       host::emitManifest(info, KCC_VERSION, files), false);
   }
 
 private:
@@ -183,6 +317,17 @@ private:
     if (options.emit == EmitKind::LayoutIR)
       return writeOutput(options, prefix + ".layout.mlir", printOp(*module),
                          false);
+    for (auto func : module->getOps<mlir::func::FuncOp>()) {
+      host::Specialization *spec = findSpecialization(info, func.getSymName());
+      auto warps = func->getAttrOfType<mlir::IntegerAttr>(KccDialect::kNumWarpsAttr);
+      if (!spec || !warps)
+        continue;
+      host::TargetBuild build;
+      build.target = target.name;
+      build.sm = target.sm;
+      build.threads = warps.getInt() * target.warpSize;
+      spec->builds.push_back(build);
+    }
 
     // Layout IR -> LLVM dialect (NVVM).
     {
@@ -240,6 +385,19 @@ private:
                             "internal error: ptxas rejected the PTX kcc "
                             "generated for " +
                                 prefix);
+    for (host::KernelInfo &k : info.kernels)
+      for (host::Specialization &spec : k.specializations) {
+        nvidia::PtxasResources res;
+        if (spec.builds.empty() || spec.builds.back().target != target.name ||
+            !nvidia::parsePtxasResources(cubin->ptxasLog, spec.symbol, res))
+          continue;
+        host::TargetBuild &build = spec.builds.back();
+        build.registers = res.registers;
+        build.sharedBytes = res.sharedBytes;
+        build.stackBytes = res.stackBytes;
+        build.spillStoreBytes = res.spillStoreBytes;
+        build.spillLoadBytes = res.spillLoadBytes;
+      }
     if (options.emit == EmitKind::Cubin)
       return writeOutput(options, prefix + ".cubin", cubin->data, true);
     images.push_back({&target, /*isPTX=*/false, std::move(cubin->data)});
@@ -252,6 +410,7 @@ private:
   mlir::TimingScope &timing;
   llvm::SourceMgr sourceMgr;
   std::string stem;
+  host::ModuleInfo info;
 };
 
 } // namespace

@@ -1,0 +1,50 @@
+//===- KernelInfo.cpp - element type names and sizes ----------------------===//
+
+#include "backends/host/KernelInfo.h"
+
+namespace kcc::host {
+
+const char *scalarKindName(ScalarKind kind) {
+  switch (kind) {
+  case ScalarKind::I1:
+    return "i1";
+  case ScalarKind::I8:
+    return "i8";
+  case ScalarKind::I16:
+    return "i16";
+  case ScalarKind::I32:
+    return "i32";
+  case ScalarKind::I64:
+    return "i64";
+  case ScalarKind::F16:
+    return "f16";
+  case ScalarKind::BF16:
+    return "bf16";
+  case ScalarKind::F32:
+    return "f32";
+  case ScalarKind::F64:
+    return "f64";
+  }
+  return "?";
+}
+
+unsigned scalarKindBytes(ScalarKind kind) {
+  switch (kind) {
+  case ScalarKind::I1:
+  case ScalarKind::I8:
+    return 1;
+  case ScalarKind::I16:
+  case ScalarKind::F16:
+  case ScalarKind::BF16:
+    return 2;
+  case ScalarKind::I32:
+  case ScalarKind::F32:
+    return 4;
+  case ScalarKind::I64:
+  case ScalarKind::F64:
+    return 8;
+  }
+  return 0;
+}
+
+} // namespace kcc::host

@@ -1,0 +1,78 @@
+//===- KernelInfo.h - what the host side needs to know of a kernel -*- C++ -*-===//
+//
+// The compiled kernels of one .kc file, as the stub emitter and the manifest
+// see them: parameters with their facts, specializations, grids, and per
+// target the launch shape and the resources ptxas reported.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KCC_BACKENDS_HOST_KERNELINFO_H
+#define KCC_BACKENDS_HOST_KERNELINFO_H
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kcc::host {
+
+/// Element types, as in the language (and kcc::DType in the runtime).
+enum class ScalarKind { I1, I8, I16, I32, I64, F16, BF16, F32, F64 };
+
+/// "f32", "bf16", ...
+const char *scalarKindName(ScalarKind kind);
+/// Size in bytes in memory (i1 is stored as one byte).
+unsigned scalarKindBytes(ScalarKind kind);
+
+struct ParamInfo {
+  std::string name;          // source name; stubs use it as the C++ name
+  bool isPointer = false;
+  ScalarKind elem = ScalarKind::I32; // pointee for pointers, else the type
+  unsigned align = 0;        // align(N) fact in bytes, 0 if none
+  int64_t divisibility = 0;  // multiple_of(N) fact, 0 if none
+};
+
+struct ConstantValue {
+  std::string name;          // "T", "BLOCK"
+  bool isDType = false;
+  ScalarKind dtype = ScalarKind::F32; // if isDType
+  int64_t intValue = 0;      // otherwise (bool: 0/1)
+  std::string text;          // as written in names and messages: "f32", "1024"
+};
+
+/// One target's build of a specialization.
+struct TargetBuild {
+  std::string target;        // "sm_90a"
+  unsigned sm = 0;           // 90
+  unsigned threads = 0;      // threads per block (kcc.num_warps * warp size)
+  // From `ptxas -v`:
+  unsigned registers = 0;
+  unsigned sharedBytes = 0;  // static shared memory
+  unsigned stackBytes = 0;
+  unsigned spillStoreBytes = 0;
+  unsigned spillLoadBytes = 0;
+};
+
+struct Specialization {
+  std::string symbol;                   // entry name, e.g. vector_add_f32_1024
+  std::vector<ConstantValue> constants; // in declaration order
+  std::vector<ParamInfo> params;        // in declaration order
+  std::array<std::string, 3> grid;      // C expressions over param names
+  std::vector<TargetBuild> builds;      // one per target, in target order
+};
+
+struct KernelInfo {
+  std::string name;                     // base name, e.g. vector_add
+  std::vector<Specialization> specializations;
+};
+
+struct ModuleInfo {
+  std::string stem;                     // file stem, e.g. vector_add
+  std::string sourcePath;               // as given on the command line
+  std::vector<std::string> targets;     // "sm_80", ...
+  std::string fatbinContents;           // "sm_80, sm_90a, sm_100a (+PTX sm_100a)"
+  std::vector<KernelInfo> kernels;
+};
+
+} // namespace kcc::host
+
+#endif // KCC_BACKENDS_HOST_KERNELINFO_H

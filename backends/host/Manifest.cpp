@@ -1,0 +1,82 @@
+//===- Manifest.cpp - the JSON manifest of a compilation --------------------===//
+#include "backends/host/Manifest.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace kcc::host;
+namespace json = llvm::json;
+
+static json::Object paramJson(const ParamInfo &p) {
+  json::Object o{{"name", p.name},
+                 {"kind", p.isPointer ? "pointer" : "scalar"},
+                 {"type", scalarKindName(p.elem)}};
+  if (p.align)
+    o["align"] = p.align;
+  if (p.divisibility)
+    o["multiple_of"] = p.divisibility;
+  return o;
+}
+
+static json::Object buildJson(const TargetBuild &b) {
+  return json::Object{{"target", b.target},
+                      {"threads_per_block", b.threads},
+                      {"registers", b.registers},
+                      {"shared_bytes", b.sharedBytes},
+                      {"stack_bytes", b.stackBytes},
+                      {"spill_store_bytes", b.spillStoreBytes},
+                      {"spill_load_bytes", b.spillLoadBytes}};
+}
+
+std::string kcc::host::emitManifest(const ModuleInfo &module,
+                                    const std::string &version,
+                                    const std::vector<std::string> &files) {
+  json::Array kernels;
+  for (const KernelInfo &k : module.kernels) {
+    json::Array specs;
+    for (const Specialization &s : k.specializations) {
+      json::Object constants;
+      for (const ConstantValue &c : s.constants) {
+        if (c.isDType)
+          constants[c.name] = scalarKindName(c.dtype);
+        else
+          constants[c.name] = c.intValue;
+      }
+      json::Array params, builds, grid;
+      for (const ParamInfo &p : s.params)
+        params.push_back(paramJson(p));
+      for (const TargetBuild &b : s.builds)
+        builds.push_back(buildJson(b));
+      for (const std::string &g : s.grid)
+        grid.push_back(g);
+      specs.push_back(json::Object{{"symbol", s.symbol},
+                                   {"constants", std::move(constants)},
+                                   {"params", std::move(params)},
+                                   {"grid", std::move(grid)},
+                                   {"targets", std::move(builds)}});
+    }
+    json::Array constantNames;
+    if (!k.specializations.empty())
+      for (const ConstantValue &c : k.specializations.front().constants)
+        constantNames.push_back(c.name);
+    kernels.push_back(json::Object{{"name", k.name},
+                                   {"constants", std::move(constantNames)},
+                                   {"specializations", std::move(specs)}});
+  }
+  json::Array targets, outputs;
+  for (const std::string &t : module.targets)
+    targets.push_back(t);
+  for (const std::string &f : files)
+    outputs.push_back(f);
+  json::Value root = json::Object{{"kcc_version", version},
+                                  {"source", module.sourcePath},
+                                  {"targets", std::move(targets)},
+                                  {"fatbin_contents", module.fatbinContents},
+                                  {"outputs", std::move(outputs)},
+                                  {"kernels", std::move(kernels)}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << llvm::formatv("{0:2}", root) << "\n";
+  return text;
+}

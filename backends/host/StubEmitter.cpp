@@ -1,0 +1,942 @@
+//===- StubEmitter.cpp - host launch stubs for compiled kernels ------------===//
+//
+// Layout of the generated files (module stem `vector_add`):
+//
+//   vector_add.kcc.h    include guard, <kcc/runtime.h>; C++ part (namespace
+//                       vector_add: one typed function per specialization, per
+//                       kernel a spec struct and a dispatcher); C part
+//                       (extern "C" kcc_<symbol> functions, valid C).
+//   vector_add.kcc.cpp  namespace vector_add::kcc_impl: the fatbin bytes, its
+//                       FatbinDesc, per specialization the threads table, the
+//                       KernelDesc and a grid function; then the definitions.
+//
+// Every name the generated code introduces inside function bodies is either
+// reserved for users (`stream`, `spec`, `grid`, `args`, `kcc_*`) or qualified
+// (`::vector_add::f`, `kcc_impl::x`, `kcc::rt::f`), so user parameter names
+// can be used unchanged as C++ names.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/host/StubEmitter.h"
+
+#include <cstdio>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace kcc::host {
+namespace {
+
+#ifdef KCC_VERSION
+constexpr const char *kGenerator = "kcc " KCC_VERSION;
+#else
+constexpr const char *kGenerator = "kcc";
+#endif
+
+constexpr size_t kLineWidth = 80;
+
+//===----------------------------------------------------------------------===//
+// Names
+//===----------------------------------------------------------------------===//
+
+/// Keywords of C++20 and C23 (and alternative operator spellings).
+const std::set<std::string> &keywords() {
+  static const std::set<std::string> set = {
+      // C++
+      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor",
+      "bool", "break", "case", "catch", "char", "char8_t", "char16_t",
+      "char32_t", "class", "co_await", "co_return", "co_yield", "compl",
+      "concept", "const", "const_cast", "consteval", "constexpr", "constinit",
+      "continue", "decltype", "default", "delete", "do", "double",
+      "dynamic_cast", "else", "enum", "explicit", "export", "extern", "false",
+      "float", "for", "friend", "goto", "if", "inline", "int", "long",
+      "mutable", "namespace", "new", "noexcept", "not", "not_eq", "nullptr",
+      "operator", "or", "or_eq", "private", "protected", "public", "register",
+      "reinterpret_cast", "requires", "return", "short", "signed", "sizeof",
+      "static", "static_assert", "static_cast", "struct", "switch", "template",
+      "this", "thread_local", "throw", "true", "try", "typedef", "typeid",
+      "typename", "union", "unsigned", "using", "virtual", "void", "volatile",
+      "wchar_t", "while", "xor", "xor_eq",
+      // C only (the header's C part)
+      "restrict", "typeof", "typeof_unqual"};
+  return set;
+}
+
+/// Names the generated code uses itself, or that the headers it includes
+/// define (types, macros; `linux`/`unix` are macros in GNU modes).
+const std::set<std::string> &reservedNames() {
+  static const std::set<std::string> set = {
+      "stream", "spec", "grid", "args", "kcc", "std",
+      "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
+      "uint32_t", "uint64_t", "size_t", "ptrdiff_t", "CUstream_st",
+      "NULL", "EOF", "errno", "stdin", "stdout", "stderr", "offsetof",
+      "assert", "linux", "unix", "i386"};
+  return set;
+}
+
+bool isIdentStart(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+bool isIdentChar(char c) { return isIdentStart(c) || (c >= '0' && c <= '9'); }
+
+/// Why `name` cannot be used as a name in the stubs, or "" if it can.
+std::string nameProblem(const std::string &name) {
+  if (name.empty())
+    return "is empty";
+  if (!isIdentStart(name[0]))
+    return "is not a C++ identifier";
+  for (char c : name)
+    if (!isIdentChar(c))
+      return "is not a C++ identifier";
+  if (keywords().count(name))
+    return "is a C++ keyword";
+  if (name.rfind("kcc_", 0) == 0)
+    return "starts with 'kcc_', which is reserved for the generated launch "
+           "stubs";
+  if (reservedNames().count(name))
+    return "is reserved in the generated launch stubs";
+  if (name.find("__") != std::string::npos ||
+      (name[0] == '_' && name.size() > 1 && name[1] >= 'A' && name[1] <= 'Z'))
+    return "is reserved in C and C++ (double underscore or underscore and "
+           "capital letter)";
+  auto startsWith = [&](const char *prefix) {
+    return name.rfind(prefix, 0) == 0;
+  };
+  if (startsWith("INT") || startsWith("UINT") || startsWith("SIZE") ||
+      startsWith("PTRDIFF")) {
+    // <stdint.h> limit macros: INT32_MAX, UINT8_C, SIZE_MAX, ...
+    std::string tail = name.substr(name.rfind('_') + 1);
+    if (tail == "MAX" || tail == "MIN" || tail == "C")
+      return "is a macro of <stdint.h>";
+  }
+  return "";
+}
+
+std::string stripDir(const std::string &path) {
+  size_t slash = path.find_last_of("/\\");
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+//===----------------------------------------------------------------------===//
+// Text helpers
+//===----------------------------------------------------------------------===//
+
+/// `text` as the contents of a C string literal.
+std::string cString(const std::string &text) {
+  std::string out = "\"";
+  char prev = 0;
+  for (char ch : text) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (c == '?' && prev == '?') {
+      out += "\\?"; // no trigraphs
+    } else if (c < 0x20 || c >= 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\%03o", c);
+      out += buf;
+    } else {
+      out += ch;
+    }
+    prev = ch;
+  }
+  return out + "\"";
+}
+
+/// `text` made safe for a `//` comment: one line, no line continuation.
+std::string commentText(const std::string &text) {
+  std::string out;
+  for (char ch : text) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7f)
+      out += ' ';
+    else if (c == '\\')
+      out += '/';
+    else
+      out += ch;
+  }
+  return out;
+}
+
+std::string int64Literal(int64_t v) {
+  if (v == INT64_MIN)
+    return "(-9223372036854775807 - 1)";
+  return std::to_string(v);
+}
+
+/// `head` + params joined by ", " + `tail`, wrapped clang-format style: the
+/// continuation lines align after `head` (or are indented by 4 when that is
+/// too far right).
+std::string wrapCall(const std::string &indent, const std::string &head,
+                     const std::vector<std::string> &params,
+                     const std::string &tail) {
+  std::string oneLine = indent + head;
+  for (size_t i = 0; i < params.size(); ++i)
+    oneLine += (i ? ", " : "") + params[i];
+  oneLine += tail;
+  if (oneLine.size() <= kLineWidth || params.empty())
+    return oneLine + "\n";
+  std::string cont(indent.size() + head.size(), ' ');
+  std::string out = indent + head;
+  std::string line = out;
+  bool first = true;
+  if (cont.size() > kLineWidth / 2) {
+    // The head is long: all parameters go on indented continuation lines.
+    cont = indent + "    ";
+    out += "\n" + cont;
+    line = cont;
+  }
+  for (size_t i = 0; i < params.size(); ++i) {
+    std::string piece = params[i] + (i + 1 < params.size() ? "," : tail);
+    if (!first && line.size() + 1 + piece.size() > kLineWidth) {
+      out += "\n" + cont + piece;
+      line = cont + piece;
+    } else {
+      std::string sep = first ? "" : " ";
+      out += sep + piece;
+      line += sep + piece;
+    }
+    first = false;
+  }
+  return out + "\n";
+}
+
+/// `text` as `prefix`-comment lines of at most kLineWidth columns (words are
+/// never split; continuation lines are indented by `hang` spaces).
+std::string wrapComment(const std::string &prefix, const std::string &text,
+                        size_t hang = 0) {
+  std::string out, line = prefix;
+  size_t start = 0;
+  bool empty = true;
+  std::string safe = commentText(text);
+  while (start <= safe.size()) {
+    size_t end = safe.find(' ', start);
+    if (end == std::string::npos)
+      end = safe.size();
+    std::string word = safe.substr(start, end - start);
+    start = end + 1;
+    if (word.empty())
+      continue;
+    if (!empty && line.size() + 1 + word.size() > kLineWidth) {
+      out += line + "\n";
+      line = prefix + " " + std::string(hang, ' ') + word;
+    } else {
+      line += " " + word;
+    }
+    empty = false;
+  }
+  return out + line + "\n";
+}
+
+//===----------------------------------------------------------------------===//
+// Types
+//===----------------------------------------------------------------------===//
+
+bool validKind(ScalarKind k) {
+  return static_cast<unsigned>(k) <= static_cast<unsigned>(ScalarKind::F64);
+}
+
+bool isIntegerKind(ScalarKind k) {
+  return k == ScalarKind::I8 || k == ScalarKind::I16 || k == ScalarKind::I32 ||
+         k == ScalarKind::I64;
+}
+
+const char *cxxType(ScalarKind k) {
+  switch (k) {
+  case ScalarKind::I1:
+    return "bool";
+  case ScalarKind::I8:
+    return "int8_t";
+  case ScalarKind::I16:
+    return "int16_t";
+  case ScalarKind::I32:
+    return "int32_t";
+  case ScalarKind::I64:
+    return "int64_t";
+  case ScalarKind::F16:
+    return "kcc::f16";
+  case ScalarKind::BF16:
+    return "kcc::bf16";
+  case ScalarKind::F32:
+    return "float";
+  case ScalarKind::F64:
+    return "double";
+  }
+  return "void";
+}
+
+const char *cType(ScalarKind k) {
+  if (k == ScalarKind::F16 || k == ScalarKind::BF16)
+    return "uint16_t";
+  return cxxType(k);
+}
+
+std::string dtypeEnum(ScalarKind k) {
+  return std::string("kcc::DType::") + scalarKindName(k);
+}
+
+std::string cxxParam(const ParamInfo &p) {
+  return std::string(cxxType(p.elem)) + (p.isPointer ? " *" : " ") + p.name;
+}
+
+std::string cParam(const ParamInfo &p) {
+  return std::string(cType(p.elem)) + (p.isPointer ? " *" : " ") + p.name;
+}
+
+bool isBoolConstant(const ConstantValue &c) {
+  return !c.isDType && (c.text == "true" || c.text == "false");
+}
+
+std::string constantValueText(const ConstantValue &c) {
+  if (c.isDType)
+    return scalarKindName(c.dtype);
+  if (isBoolConstant(c))
+    return c.intValue ? "true" : "false";
+  return std::to_string(c.intValue);
+}
+
+/// "T = f32, BLOCK = 1024"
+std::string constantsText(const Specialization &s) {
+  std::string out;
+  for (size_t i = 0; i < s.constants.size(); ++i)
+    out += (i ? ", " : "") + s.constants[i].name + " = " +
+           constantValueText(s.constants[i]);
+  return out;
+}
+
+unsigned effectiveAlign(const ParamInfo &p) {
+  unsigned natural = scalarKindBytes(p.elem);
+  return p.align > natural ? p.align : natural;
+}
+
+//===----------------------------------------------------------------------===//
+// Grid expressions
+//===----------------------------------------------------------------------===//
+
+/// Checks that `expr` is a C expression over integer literals and the integer
+/// parameters of `s`; adds the parameters it uses to `used`.
+bool scanGrid(const std::string &expr, const Specialization &s,
+              std::set<std::string> &used, std::string &error) {
+  size_t i = 0;
+  while (i < expr.size()) {
+    char c = expr[i];
+    if (c == ' ' || c == '\t') {
+      ++i;
+    } else if (isIdentStart(c)) {
+      size_t j = i;
+      while (j < expr.size() && isIdentChar(expr[j]))
+        ++j;
+      std::string name = expr.substr(i, j - i);
+      const ParamInfo *param = nullptr;
+      for (const ParamInfo &p : s.params)
+        if (p.name == name)
+          param = &p;
+      if (!param || param->isPointer || !isIntegerKind(param->elem)) {
+        error = "grid expression '" + commentText(expr) + "' of " + s.symbol +
+                " uses '" + name + "', which is not an integer parameter";
+        return false;
+      }
+      used.insert(name);
+      i = j;
+    } else if (c >= '0' && c <= '9') {
+      size_t j = i;
+      while (j < expr.size() && isIdentChar(expr[j]))
+        ++j; // 123, 0x1F, 10LL
+      i = j;
+    } else if (std::string("+-*/%()?:<>=!&|^~").find(c) != std::string::npos) {
+      ++i;
+    } else {
+      error = "grid expression '" + commentText(expr) + "' of " + s.symbol +
+              " is not a C integer expression (unexpected '" +
+              commentText(std::string(1, c)) + "')";
+      return false;
+    }
+  }
+  return true;
+}
+
+std::string gridExpr(const std::string &e) { return e.empty() ? "1" : e; }
+
+//===----------------------------------------------------------------------===//
+// Validation
+//===----------------------------------------------------------------------===//
+
+struct SpecPlan {
+  const Specialization *spec;
+  std::vector<std::string> gridParams; // integer params the grid uses, in order
+};
+
+struct Dispatcher {
+  bool possible = false;
+  std::string whyNot;              // comment when !possible and has constants
+  std::vector<bool> pointerIsVoid; // per param
+};
+
+struct KernelPlan {
+  const KernelInfo *kernel;
+  std::vector<SpecPlan> specs;
+  Dispatcher dispatcher;
+};
+
+Dispatcher planDispatcher(const KernelInfo &k) {
+  Dispatcher d;
+  const Specialization &first = k.specializations.front();
+  if (first.constants.empty())
+    return d; // nothing to select by: call the typed function
+  for (const Specialization &s : k.specializations) {
+    if (s.constants.size() != first.constants.size()) {
+      d.whyNot = "its specializations have different constant parameters";
+      return d;
+    }
+    for (size_t i = 0; i < s.constants.size(); ++i) {
+      const ConstantValue &a = s.constants[i], &b = first.constants[i];
+      if (a.name != b.name || a.isDType != b.isDType ||
+          isBoolConstant(a) != isBoolConstant(b)) {
+        d.whyNot = "its specializations have different constant parameters";
+        return d;
+      }
+    }
+    if (s.params.size() != first.params.size()) {
+      d.whyNot = "its specializations have different parameters";
+      return d;
+    }
+    for (size_t i = 0; i < s.params.size(); ++i) {
+      const ParamInfo &a = s.params[i], &b = first.params[i];
+      if (a.name != b.name || a.isPointer != b.isPointer) {
+        d.whyNot = "its specializations have different parameters";
+        return d;
+      }
+      if (!a.isPointer && a.elem != b.elem) {
+        d.whyNot = std::string("parameter '") + a.name + "' has type " +
+                   scalarKindName(b.elem) + " in " + first.symbol + " but " +
+                   scalarKindName(a.elem) + " in " + s.symbol +
+                   " (scalars of a dtype constant's type cannot be passed "
+                   "untyped); call the typed functions";
+        return d;
+      }
+    }
+  }
+  for (size_t i = 0; i < first.params.size(); ++i) {
+    bool isVoid = false;
+    if (first.params[i].isPointer) {
+      // void * if the pointee varies, or may be a dtype constant (it equals
+      // one in every specialization): keeps the signature stable when
+      // specializations are added.
+      for (const Specialization &s : k.specializations)
+        if (s.params[i].elem != first.params[i].elem)
+          isVoid = true;
+      for (size_t c = 0; c < first.constants.size() && !isVoid; ++c) {
+        if (!first.constants[c].isDType)
+          continue;
+        bool all = true;
+        for (const Specialization &s : k.specializations)
+          all = all && s.constants[c].dtype == s.params[i].elem;
+        isVoid = all;
+      }
+    }
+    d.pointerIsVoid.push_back(isVoid);
+  }
+  d.possible = true;
+  return d;
+}
+
+bool plan(const ModuleInfo &m, std::vector<KernelPlan> &plans,
+          std::string &error) {
+  // Every name introduced into the module's namespace, and who made it.
+  std::map<std::string, std::string> symbols;
+  auto claim = [&](const std::string &name, const std::string &what) {
+    auto [it, inserted] = symbols.emplace(name, what);
+    if (!inserted) {
+      error = "duplicate symbol '" + name + "' (" + it->second + " and " +
+              what + ")";
+      return false;
+    }
+    return true;
+  };
+  auto checkName = [&](const std::string &name, const std::string &what,
+                       const std::string &kernel) {
+    std::string problem = nameProblem(name);
+    if (problem.empty())
+      return true;
+    error = what + " '" + commentText(name) + "'" +
+            (kernel.empty() ? "" : " of kernel '" + commentText(kernel) + "'") +
+            " " + problem + "; rename it (the launch stubs use it as a C++ name)";
+    return false;
+  };
+
+  for (const KernelInfo &k : m.kernels) {
+    if (!checkName(k.name, "kernel", ""))
+      return false;
+    if (k.specializations.empty()) {
+      error = "kernel '" + k.name + "' has no specializations";
+      return false;
+    }
+    KernelPlan kp;
+    kp.kernel = &k;
+    for (const Specialization &s : k.specializations) {
+      if (!checkName(s.symbol, "kernel function", k.name))
+        return false;
+      if (s.symbol == "last_error_message" || s.symbol == "status_code") {
+        error = "kernel function '" + s.symbol + "' would be named kcc_" +
+                s.symbol + " in C, which the runtime defines; rename it";
+        return false;
+      }
+      if (!claim(s.symbol, "kernel function of " + k.name))
+        return false;
+      if (s.builds.empty()) {
+        error = "kernel function '" + s.symbol + "' has no target builds";
+        return false;
+      }
+      std::set<std::string> names;
+      for (const ConstantValue &c : s.constants) {
+        if (!checkName(c.name, "constant parameter", k.name))
+          return false;
+        if (c.isDType && !validKind(c.dtype)) {
+          error = "constant '" + c.name + "' of " + s.symbol +
+                  " has an invalid dtype";
+          return false;
+        }
+        if (!names.insert(c.name).second) {
+          error = "kernel '" + k.name + "' has two constants named '" +
+                  c.name + "'";
+          return false;
+        }
+      }
+      names.clear();
+      for (const ParamInfo &p : s.params) {
+        if (!checkName(p.name, "parameter", k.name))
+          return false;
+        if (!validKind(p.elem)) {
+          error = "parameter '" + p.name + "' of " + s.symbol +
+                  " has an invalid type";
+          return false;
+        }
+        if (!names.insert(p.name).second) {
+          error = "kernel '" + k.name + "' has two parameters named '" +
+                  p.name + "'";
+          return false;
+        }
+      }
+      SpecPlan sp;
+      sp.spec = &s;
+      std::set<std::string> used;
+      for (const std::string &e : s.grid)
+        if (!scanGrid(e, s, used, error))
+          return false;
+      for (const ParamInfo &p : s.params)
+        if (used.count(p.name))
+          sp.gridParams.push_back(p.name);
+      kp.specs.push_back(std::move(sp));
+    }
+    kp.dispatcher = planDispatcher(k);
+    plans.push_back(std::move(kp));
+  }
+  // Dispatchers overload their typed function when a kernel has a single
+  // specialization (same name); otherwise they and the spec structs must be
+  // new names.
+  for (const KernelPlan &kp : plans) {
+    if (!kp.dispatcher.possible)
+      continue;
+    const std::string &name = kp.kernel->name;
+    bool overloadsOwn = kp.kernel->specializations.size() == 1 &&
+                        kp.kernel->specializations[0].symbol == name;
+    if (!overloadsOwn && !claim(name, "dispatcher of " + name))
+      return false;
+    if (!claim(name + "_spec", "spec struct of " + name))
+      return false;
+  }
+  return true;
+}
+
+//===----------------------------------------------------------------------===//
+// Emission
+//===----------------------------------------------------------------------===//
+
+std::string docComment(const KernelInfo &k, const Specialization &s) {
+  std::string out = wrapComment(
+      "///", "Kernel " + k.name +
+                 (s.constants.empty() ? "" : " with " + constantsText(s)) + ".");
+  std::string facts;
+  for (const ParamInfo &p : s.params) {
+    if (p.isPointer && p.align)
+      facts += (facts.empty() ? "" : ", ") + p.name + ": align(" +
+               std::to_string(p.align) + ")";
+    else if (!p.isPointer && p.divisibility)
+      facts += (facts.empty() ? "" : ", ") + p.name + ": multiple_of(" +
+               std::to_string(p.divisibility) + ")";
+  }
+  out += wrapComment("///",
+                     "Facts: " + (facts.empty() ? std::string("none") : facts) +
+                         ".",
+                     2);
+  out += wrapComment("///",
+                     "Grid: (" + gridExpr(s.grid[0]) + ", " +
+                         gridExpr(s.grid[1]) + ", " + gridExpr(s.grid[2]) +
+                         ").",
+                     2);
+  std::string builds;
+  for (const TargetBuild &b : s.builds)
+    builds += (builds.empty() ? "" : ", ") + std::to_string(b.threads) + " (" +
+              b.target + ")";
+  out += wrapComment("///", "Threads per block: " + builds + ".", 2);
+  return out;
+}
+
+std::vector<std::string> typedParams(const Specialization &s) {
+  std::vector<std::string> out;
+  for (const ParamInfo &p : s.params)
+    out.push_back(cxxParam(p));
+  return out;
+}
+
+std::vector<std::string> dispatcherParams(const KernelPlan &kp) {
+  const Specialization &first = kp.kernel->specializations.front();
+  std::vector<std::string> out = {"const " + kp.kernel->name + "_spec &spec"};
+  for (size_t i = 0; i < first.params.size(); ++i)
+    out.push_back(kp.dispatcher.pointerIsVoid[i] ? "void *" + first.params[i].name
+                                                 : cxxParam(first.params[i]));
+  return out;
+}
+
+std::string emitHeader(const ModuleInfo &m, const std::vector<KernelPlan> &plans,
+                       const std::string &ns, const std::string &source) {
+  std::string guard = "KCC_";
+  for (char c : ns)
+    guard += (c >= 'a' && c <= 'z') ? char(c - 'a' + 'A') : c;
+  guard += "_KCC_H";
+
+  std::string h;
+  h += "// Generated by " + std::string(kGenerator) + " from " +
+       commentText(source) + "; do not edit.\n";
+  h += "//\n";
+  h += wrapComment("//", "Launch stubs for the kernels of " + source +
+                             " (fatbin: " + m.fatbinContents + ").");
+  h += wrapComment("//", "C++: namespace " + ns +
+                             ", functions returning kcc::Status. C: "
+                             "kcc_<function>, returning a kcc_status_code "
+                             "(message: kcc_last_error_message()). Link with "
+                             "kcc_runtime.");
+  h += "#ifndef " + guard + "\n#define " + guard + "\n\n";
+  h += "#include <kcc/runtime.h>\n\n";
+  h += "#ifndef __cplusplus\n#include <stdbool.h>\n#endif\n\n";
+
+  h += "#ifdef __cplusplus\n";
+  h += "namespace " + ns + " {\n";
+  for (const KernelPlan &kp : plans) {
+    const KernelInfo &k = *kp.kernel;
+    for (const SpecPlan &sp : kp.specs) {
+      const Specialization &s = *sp.spec;
+      std::vector<std::string> params = typedParams(s);
+      params.push_back("CUstream_st *stream = nullptr");
+      h += "\n" + docComment(k, s);
+      h += wrapCall("", "kcc::Status " + s.symbol + "(", params, ");");
+    }
+    const Specialization &first = k.specializations.front();
+    if (first.constants.empty())
+      continue;
+    if (!kp.dispatcher.possible) {
+      h += "\n" + wrapComment("//", "No " + k.name + "(spec, ...) dispatcher: " +
+                                         kp.dispatcher.whyNot + ".");
+      continue;
+    }
+    h += "\n/// Constant parameters of " + k.name + ", to select a "
+         "specialization at run time.\n";
+    h += "struct " + k.name + "_spec {\n";
+    for (const ConstantValue &c : first.constants)
+      h += std::string("  ") +
+           (c.isDType ? "kcc::DType" : isBoolConstant(c) ? "bool" : "int64_t") +
+           " " + c.name + ";\n";
+    h += "};\n\n";
+    h += "/// Launches the specialization of " + k.name +
+         " whose constants equal `spec`\n";
+    h += "/// (KCC_ERROR_INVALID_ARGUMENT if none). Compiled:";
+    for (const Specialization &s : k.specializations)
+      h += "\n///   " + s.symbol + ": " + constantsText(s);
+    h += "\n";
+    std::vector<std::string> params = dispatcherParams(kp);
+    params.push_back("CUstream_st *stream = nullptr");
+    h += wrapCall("", "kcc::Status " + k.name + "(", params, ");");
+  }
+  h += "\n} // namespace " + ns + "\n";
+  h += "#endif // __cplusplus\n\n";
+
+  h += "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+  h += "/// C entry points: the functions above with f16/bf16 as uint16_t bit\n";
+  h += "/// patterns; they return the status code and keep the message for\n";
+  h += "/// kcc_last_error_message().\n";
+  for (const KernelPlan &kp : plans)
+    for (const SpecPlan &sp : kp.specs) {
+      std::vector<std::string> params;
+      for (const ParamInfo &p : sp.spec->params)
+        params.push_back(cParam(p));
+      params.push_back("struct CUstream_st *stream");
+      h += wrapCall("", "kcc_status_code kcc_" + sp.spec->symbol + "(", params,
+                    ");");
+    }
+  h += "\n#ifdef __cplusplus\n} // extern \"C\"\n#endif\n\n";
+  h += "#endif // " + guard + "\n";
+  return h;
+}
+
+/// The fatbin as concatenated string literals: compilers read those an order
+/// of magnitude faster than `{0x.., ...}` lists (8 MiB: ~1 s instead of ~20 s).
+/// Printable characters stay as they are, all others become 3-digit octal
+/// escapes (never greedy, unlike \x). The terminating NUL is not counted.
+void emitFatbin(std::string &out, const std::string &fatbin) {
+  out.reserve(out.size() + fatbin.size() * 3 + 256);
+  out += "alignas(16) static const unsigned char kFatbin[] =";
+  if (fatbin.empty()) {
+    out += " \"\";\n";
+    return;
+  }
+  out += "\n    \"";
+  size_t column = 5; // after `    "`
+  for (char ch : fatbin) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    bool plain = c >= 0x20 && c < 0x7f && c != '"' && c != '\\' && c != '?';
+    size_t width = plain ? 1 : 4;
+    if (column + width + 1 > kLineWidth) { // +1: the closing quote
+      out += "\"\n    \"";
+      column = 5;
+    }
+    if (plain) {
+      out += ch;
+    } else {
+      out += '\\';
+      out += char('0' + (c >> 6));
+      out += char('0' + ((c >> 3) & 7));
+      out += char('0' + (c & 7));
+    }
+    column += width;
+  }
+  out += "\";\n";
+}
+
+std::string emitSource(const ModuleInfo &m, const std::vector<KernelPlan> &plans,
+                       const std::string &fatbin, const std::string &ns,
+                       const std::string &source) {
+  std::string c;
+  c += "// Generated by " + std::string(kGenerator) + " from " +
+       commentText(source) + "; do not edit.\n";
+  c += "#include \"" + m.stem + ".kcc.h\"\n\n";
+  if (plans.empty())
+    return c + "// " + commentText(source) + " has no kernels.\n";
+
+  c += "namespace " + ns + " {\n";
+  c += "namespace kcc_impl {\n\n";
+  c += "// " + commentText(m.fatbinContents) + "\n";
+  emitFatbin(c, fatbin);
+  c += "\n";
+  c += wrapCall("", "static const kcc::rt::FatbinDesc kFatbinDesc = {",
+                {cString(source), "kFatbin", "sizeof(kFatbin) - 1",
+                 cString(m.fatbinContents)},
+                "};");
+  for (const KernelPlan &kp : plans)
+    for (const SpecPlan &sp : kp.specs) {
+      const Specialization &s = *sp.spec;
+      c += "\n// " + s.symbol + "\n";
+      std::vector<std::string> threads;
+      for (const TargetBuild &b : s.builds)
+        threads.push_back("{" + std::to_string(b.sm) + ", " +
+                          std::to_string(b.threads) + "}");
+      c += wrapCall("",
+                    "static const kcc::rt::ThreadsForArch threads_" + s.symbol +
+                        "[] = {",
+                    threads, "};");
+      c += wrapCall("",
+                    "static const kcc::rt::KernelDesc kernel_" + s.symbol +
+                        " = {",
+                    {"&kFatbinDesc", cString(s.symbol), "threads_" + s.symbol,
+                     std::to_string(s.builds.size())},
+                    "};");
+      std::vector<std::string> gparams;
+      for (const std::string &p : sp.gridParams)
+        gparams.push_back("int64_t " + p);
+      gparams.push_back("int64_t *kcc_grid");
+      c += wrapCall("", "static void grid_" + s.symbol + "(", gparams, ") {");
+      for (int d = 0; d < 3; ++d)
+        c += "  kcc_grid[" + std::to_string(d) + "] = " + gridExpr(s.grid[d]) +
+             ";\n";
+      c += "}\n";
+    }
+  c += "\n} // namespace kcc_impl\n";
+
+  for (const KernelPlan &kp : plans) {
+    const KernelInfo &k = *kp.kernel;
+    for (const SpecPlan &sp : kp.specs) {
+      const Specialization &s = *sp.spec;
+      std::string desc = "kcc_impl::kernel_" + s.symbol;
+      std::vector<std::string> params = typedParams(s);
+      params.push_back("CUstream_st *stream");
+      c += "\n";
+      c += wrapCall("", "kcc::Status " + s.symbol + "(", params, ") {");
+      bool declared = false;
+      auto check = [&](const std::string &call,
+                       const std::vector<std::string> &args) {
+        c += wrapCall("  ",
+                      (declared ? "kcc_status = " : "kcc::Status kcc_status = ") +
+                          call + "(",
+                      args, ");");
+        c += "  if (!kcc_status)\n    return kcc_status;\n";
+        declared = true;
+      };
+      for (const ParamInfo &p : s.params) {
+        if (p.isPointer)
+          check("kcc::rt::checkAlignment",
+                {desc, cString(p.name), p.name,
+                 std::to_string(effectiveAlign(p))});
+        else if (isIntegerKind(p.elem) && p.divisibility > 0)
+          check("kcc::rt::checkDivisibility",
+                {desc, cString(p.name), p.name, int64Literal(p.divisibility)});
+      }
+      c += "  int64_t grid[3];\n";
+      std::vector<std::string> gargs = sp.gridParams;
+      gargs.push_back("grid");
+      c += wrapCall("  ", "kcc_impl::grid_" + s.symbol + "(", gargs, ");");
+      if (s.params.empty()) {
+        c += "  void **args = nullptr;\n";
+      } else {
+        std::vector<std::string> addrs;
+        for (const ParamInfo &p : s.params)
+          addrs.push_back("&" + p.name);
+        c += wrapCall("  ", "void *args[] = {", addrs, "};");
+      }
+      c += wrapCall("  ", "return kcc::rt::launch(",
+                    {desc, "grid", "args", "stream"}, ");");
+      c += "}\n";
+    }
+
+    if (!kp.dispatcher.possible)
+      continue;
+    const Specialization &first = k.specializations.front();
+    std::vector<std::string> params = dispatcherParams(kp);
+    params.push_back("CUstream_st *stream");
+    c += "\n";
+    c += wrapCall("", "kcc::Status " + k.name + "(", params, ") {");
+    std::string compiled;
+    for (const SpecPlan &sp : kp.specs) {
+      const Specialization &s = *sp.spec;
+      std::string cond;
+      for (size_t i = 0; i < s.constants.size(); ++i) {
+        const ConstantValue &cv = s.constants[i];
+        std::string term;
+        if (cv.isDType)
+          term = "spec." + cv.name + " == " + dtypeEnum(cv.dtype);
+        else if (isBoolConstant(cv))
+          term = (cv.intValue ? "spec." : "!spec.") + cv.name;
+        else
+          term = "spec." + cv.name + " == " + int64Literal(cv.intValue);
+        cond += (i ? " && " : "") + term;
+      }
+      std::vector<std::string> args;
+      for (size_t i = 0; i < s.params.size(); ++i) {
+        const ParamInfo &p = s.params[i];
+        if (kp.dispatcher.pointerIsVoid[i])
+          args.push_back("static_cast<" + std::string(cxxType(p.elem)) + " *>(" +
+                         p.name + ")");
+        else
+          args.push_back(p.name);
+      }
+      args.push_back("stream");
+      c += wrapCall("  ", "if (", {cond}, ")");
+      c += wrapCall("    ", "return ::" + ns + "::" + s.symbol + "(", args, ");");
+      compiled += (compiled.empty() ? "(" : ", (") + constantsText(s) + ")";
+    }
+    // The message: "<kernel> has no specialization T = f64, BLOCK = 1; compiled: ..."
+    std::vector<std::string> pieces;
+    for (size_t i = 0; i < first.constants.size(); ++i) {
+      const ConstantValue &cv = first.constants[i];
+      pieces.push_back(cString((i ? ", " : "") + cv.name + " = "));
+      if (cv.isDType)
+        pieces.push_back("kcc::dtypeName(spec." + cv.name + ")");
+      else if (isBoolConstant(cv))
+        pieces.push_back("(spec." + cv.name + " ? \"true\" : \"false\")");
+      else
+        pieces.push_back("std::to_string(spec." + cv.name + ")");
+    }
+    pieces.push_back(cString("; compiled: " + compiled));
+    c += "  std::string kcc_message = " +
+         cString(k.name + " has no specialization ") + ";\n";
+    for (size_t i = 0; i < pieces.size(); ++i)
+      c += "  kcc_message += " + pieces[i] + ";\n";
+    c += "  return kcc::Status{KCC_ERROR_INVALID_ARGUMENT, kcc_message};\n";
+    c += "}\n";
+  }
+  c += "\n} // namespace " + ns + "\n";
+
+  for (const KernelPlan &kp : plans)
+    for (const SpecPlan &sp : kp.specs) {
+      const Specialization &s = *sp.spec;
+      std::vector<std::string> params, args;
+      for (const ParamInfo &p : s.params) {
+        params.push_back(cParam(p));
+        bool half = p.elem == ScalarKind::F16 || p.elem == ScalarKind::BF16;
+        if (half && p.isPointer)
+          args.push_back("reinterpret_cast<" + std::string(cxxType(p.elem)) +
+                         " *>(" + p.name + ")");
+        else if (half)
+          args.push_back(std::string(cxxType(p.elem)) + "{" + p.name + "}");
+        else
+          args.push_back(p.name);
+      }
+      params.push_back("CUstream_st *stream");
+      args.push_back("stream");
+      c += "\n";
+      c += wrapCall("", "extern \"C\" kcc_status_code kcc_" + s.symbol + "(",
+                    params, ") {");
+      c += wrapCall("  ",
+                    "return kcc::rt::setLastError(::" + ns + "::" + s.symbol + "(",
+                    args, "));");
+      c += "}\n";
+    }
+  return c;
+}
+
+} // namespace
+
+std::string stubNamespace(const std::string &stem) {
+  std::string out;
+  for (char c : stem) {
+    char d = isIdentChar(c) ? c : '_';
+    if (d == '_' && !out.empty() && out.back() == '_')
+      continue; // no "__" (reserved)
+    out += d;
+  }
+  if (out.empty() || !isIdentStart(out[0]) || out[0] == '_')
+    out = "kcc_" + (out.size() && out[0] == '_' ? out.substr(1) : out);
+  else if (!nameProblem(out).empty())
+    out += "_";
+  return out;
+}
+
+bool emitCudaStubs(const ModuleInfo &module, const std::string &fatbin,
+                   StubFiles &out, std::string &error) {
+  out = StubFiles();
+  error.clear();
+  for (char ch : module.stem) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7f || c == '"' || c == '\\' || c == '/') {
+      error = "the file stem '" + commentText(module.stem) +
+              "' cannot be used in #include \"...\"; rename the file";
+      return false;
+    }
+  }
+  if (module.stem.empty()) {
+    error = "the module has no file stem";
+    return false;
+  }
+  std::vector<KernelPlan> plans;
+  if (!plan(module, plans, error))
+    return false;
+  std::string ns = stubNamespace(module.stem);
+  std::string source = stripDir(module.sourcePath);
+  if (source.empty())
+    source = module.stem + ".kc";
+  out.header = emitHeader(module, plans, ns, source);
+  out.source = emitSource(module, plans, fatbin, ns, source);
+  return true;
+}
+
+} // namespace kcc::host

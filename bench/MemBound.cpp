@@ -1,0 +1,129 @@
+// Times kcc's memory-bound kernels through their launch stubs (CUDA events,
+// median over batches) and prints one JSON object per case on stdout:
+//   {"case": "vector_add f32", "shape": "268435456", "bytes": ..., "ms": ...}
+// `bytes` counts the ideal traffic (each input read once, each output written
+// once), the usual definition for GB/s. run_membound.py runs this and the
+// PyTorch peers in one go and writes the table.
+#include "Half.h"
+
+#include "axpy.kcc.h"
+#include "layernorm.kcc.h"
+#include "row_reduce.kcc.h"
+#include "softmax.kcc.h"
+#include "vector_add.kcc.h"
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+#define CUDA_OK(x)                                                             \
+  do {                                                                         \
+    cudaError_t e = (x);                                                       \
+    if (e != cudaSuccess) {                                                    \
+      std::fprintf(stderr, "cuda: %s (%s:%d)\n", cudaGetErrorString(e),        \
+                   __FILE__, __LINE__);                                        \
+      std::exit(2);                                                            \
+    }                                                                          \
+  } while (0)
+
+static void *deviceAlloc(size_t bytes) {
+  void *p;
+  CUDA_OK(cudaMalloc(&p, bytes));
+  CUDA_OK(cudaMemset(p, 0, bytes)); // finite values everywhere
+  return p;
+}
+
+/// Median milliseconds per launch of `launch`.
+static double timeIt(const std::function<kcc::Status()> &launch) {
+  for (int i = 0; i < 3; ++i) {
+    kcc::Status s = launch();
+    if (!s.ok()) {
+      std::fprintf(stderr, "%s\n", s.message.c_str());
+      std::exit(1);
+    }
+  }
+  cudaEvent_t start, stop;
+  CUDA_OK(cudaEventCreate(&start));
+  CUDA_OK(cudaEventCreate(&stop));
+  std::vector<double> samples;
+  const int reps = 10;
+  for (int batch = 0; batch < 15; ++batch) {
+    CUDA_OK(cudaEventRecord(start));
+    for (int i = 0; i < reps; ++i)
+      launch();
+    CUDA_OK(cudaEventRecord(stop));
+    CUDA_OK(cudaEventSynchronize(stop));
+    float ms;
+    CUDA_OK(cudaEventElapsedTime(&ms, start, stop));
+    samples.push_back(ms / reps);
+  }
+  std::sort(samples.begin(), samples.end());
+  return samples[samples.size() / 2];
+}
+
+static void emit(const char *name, const std::string &shape, double bytes, double ms) {
+  std::printf("{\"case\": \"%s\", \"shape\": \"%s\", \"bytes\": %.0f, \"ms\": %.6f}\n",
+              name, shape.c_str(), bytes, ms);
+  std::fflush(stdout);
+}
+
+int main() {
+  CUDA_OK(cudaFree(nullptr));
+  const int n = 1 << 28; // 1 GiB of f32 per vector
+  {
+    void *a = deviceAlloc(size_t(n) * 4), *b = deviceAlloc(size_t(n) * 4),
+         *c = deviceAlloc(size_t(n) * 4);
+    std::string shape = std::to_string(n);
+    emit("vector_add f32", shape, 3.0 * n * 4, timeIt([&] {
+           return vector_add::vector_add_f32_1024((float *)a, (float *)b, (float *)c, n, nullptr);
+         }));
+    emit("vector_add f16", shape, 3.0 * n * 2, timeIt([&] {
+           return vector_add::vector_add_f16_2048((kcc::f16 *)a, (kcc::f16 *)b, (kcc::f16 *)c, n, nullptr);
+         }));
+    emit("vector_add bf16", shape, 3.0 * n * 2, timeIt([&] {
+           return vector_add::vector_add_bf16_2048((kcc::bf16 *)a, (kcc::bf16 *)b, (kcc::bf16 *)c, n, nullptr);
+         }));
+    emit("axpy f32", shape, 3.0 * n * 4, timeIt([&] {
+           return axpy::axpy_f32_1024((float *)a, (float *)b, 0.5f, n, nullptr);
+         }));
+    emit("axpy f16", shape, 3.0 * n * 2, timeIt([&] {
+           return axpy::axpy_f16_2048((kcc::f16 *)a, (kcc::f16 *)b, 0.5f, n, nullptr);
+         }));
+    cudaFree(a), cudaFree(b), cudaFree(c);
+  }
+  struct RowShape { int rows, cols; };
+  for (RowShape s : {RowShape{16384, 1024}, RowShape{16384, 4096}, RowShape{4096, 16384}}) {
+    size_t elems = size_t(s.rows) * s.cols;
+    void *in = deviceAlloc(elems * 4), *out = deviceAlloc(elems * 4);
+    void *w = deviceAlloc(size_t(s.cols) * 4), *b = deviceAlloc(size_t(s.cols) * 4);
+    std::string shape = std::to_string(s.rows) + "x" + std::to_string(s.cols);
+    int r = s.rows, c = s.cols;
+    emit("softmax f32", shape, 2.0 * elems * 4, timeIt([&] {
+           return softmax::softmax_f32_1024((float *)out, (float *)in, c, c, r, nullptr);
+         }));
+    emit("softmax f16", shape, 2.0 * elems * 2, timeIt([&] {
+           return softmax::softmax_f16_2048((kcc::f16 *)out, (kcc::f16 *)in, c, c, r, nullptr);
+         }));
+    emit("layernorm f32", shape, 2.0 * elems * 4 + 2.0 * c * 4, timeIt([&] {
+           return layernorm::layernorm_f32_1024((float *)out, (float *)in, (float *)w, (float *)b,
+                                                c, c, r, 1e-5f, nullptr);
+         }));
+    emit("layernorm f16", shape, 2.0 * elems * 2 + 2.0 * c * 2, timeIt([&] {
+           return layernorm::layernorm_f16_1024((kcc::f16 *)out, (kcc::f16 *)in, (kcc::f16 *)w,
+                                                (kcc::f16 *)b, c, c, r, 1e-5f, nullptr);
+         }));
+    emit("row_sum f32", shape, 1.0 * elems * 4 + r * 4.0, timeIt([&] {
+           return row_reduce::row_sum_f32_1024((float *)out, (float *)in, c, c, r, nullptr);
+         }));
+    emit("row_max f32", shape, 1.0 * elems * 4 + r * 4.0, timeIt([&] {
+           return row_reduce::row_max_f32_4_256((float *)out, (float *)in, c, c, r, nullptr);
+         }));
+    cudaFree(in), cudaFree(out), cudaFree(w), cudaFree(b);
+  }
+  return 0;
+}

@@ -1,0 +1,97 @@
+//===- CudaDriver.h - the CUDA driver API, opened at run time -----*- C++ -*-===//
+//
+// The few driver types, constants and entry points the runtime uses, declared
+// here so kcc_runtime builds without the CUDA toolkit. Values match cuda.h
+// (CUDA 13.0); the entry points are resolved with dlsym from libcuda.so.1.
+// None of them has a versioned (_v2, ...) export: cuda.h #defines none of
+// these names. cuLaunchKernel is the legacy-default-stream export (not _ptsz).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KCC_RUNTIME_CUDADRIVER_H
+#define KCC_RUNTIME_CUDADRIVER_H
+
+#include <string>
+
+struct CUctx_st;
+struct CUmod_st;
+struct CUfunc_st;
+struct CUstream_st;
+
+namespace kcc {
+namespace rt {
+namespace cuda {
+
+using CUresult = int;
+using CUdevice = int;
+using CUcontext = CUctx_st *;
+using CUmodule = CUmod_st *;
+using CUfunction = CUfunc_st *;
+using CUstream = CUstream_st *;
+using CUdevice_attribute = int;
+
+// CUresult values (cuda.h, enum cudaError_enum).
+enum : CUresult {
+  CUDA_SUCCESS = 0,
+  CUDA_ERROR_INVALID_VALUE = 1,
+  CUDA_ERROR_NOT_INITIALIZED = 3,
+  CUDA_ERROR_DEINITIALIZED = 4,
+  CUDA_ERROR_STUB_LIBRARY = 34,
+  CUDA_ERROR_NO_DEVICE = 100,
+  CUDA_ERROR_INVALID_DEVICE = 101,
+  CUDA_ERROR_INVALID_IMAGE = 200,
+  CUDA_ERROR_INVALID_CONTEXT = 201,
+  CUDA_ERROR_NO_BINARY_FOR_GPU = 209,
+  CUDA_ERROR_INVALID_PTX = 218,
+  CUDA_ERROR_JIT_COMPILER_NOT_FOUND = 221,
+  CUDA_ERROR_UNSUPPORTED_PTX_VERSION = 222,
+  CUDA_ERROR_JIT_COMPILATION_DISABLED = 223,
+  CUDA_ERROR_NOT_FOUND = 500,
+  CUDA_ERROR_ILLEGAL_ADDRESS = 700,
+  CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES = 701,
+  CUDA_ERROR_CONTEXT_IS_DESTROYED = 709,
+};
+
+// CUdevice_attribute values (cuda.h, enum CUdevice_attribute_enum).
+enum : CUdevice_attribute {
+  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
+  CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+};
+
+/// The driver entry points, resolved once per process.
+struct Driver {
+  CUresult (*cuInit)(unsigned flags);
+  CUresult (*cuGetErrorName)(CUresult error, const char **str);
+  CUresult (*cuGetErrorString)(CUresult error, const char **str);
+  CUresult (*cuCtxGetCurrent)(CUcontext *ctx);
+  CUresult (*cuCtxSetCurrent)(CUcontext ctx);
+  CUresult (*cuCtxGetDevice)(CUdevice *device);
+  CUresult (*cuDeviceGet)(CUdevice *device, int ordinal);
+  CUresult (*cuDevicePrimaryCtxRetain)(CUcontext *ctx, CUdevice device);
+  CUresult (*cuDeviceGetAttribute)(int *value, CUdevice_attribute attribute,
+                                   CUdevice device);
+  CUresult (*cuModuleLoadData)(CUmodule *module, const void *image);
+  CUresult (*cuModuleGetFunction)(CUfunction *function, CUmodule module,
+                                  const char *name);
+  CUresult (*cuLaunchKernel)(CUfunction f, unsigned gridX, unsigned gridY,
+                             unsigned gridZ, unsigned blockX, unsigned blockY,
+                             unsigned blockZ, unsigned sharedMemBytes,
+                             CUstream stream, void **params, void **extra);
+
+  /// "CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered)",
+  /// or "CUDA error 1234" for a code the driver does not know.
+  std::string describe(CUresult error) const;
+};
+
+/// The library the runtime opens: $KCC_CUDA_DRIVER if set and non-empty,
+/// else "libcuda.so.1".
+const char *driverLibraryName();
+
+/// Opens the driver and calls cuInit(0), once per process (std::call_once).
+/// Returns nullptr on failure, with `*whyNot` saying why (stable afterwards).
+const Driver *loadDriver(const std::string **whyNot);
+
+} // namespace cuda
+} // namespace rt
+} // namespace kcc
+
+#endif // KCC_RUNTIME_CUDADRIVER_H

@@ -1,0 +1,252 @@
+// A stand-in for libcuda.so.1 (loaded through KCC_CUDA_DRIVER) so the launch
+// path runs on machines without a GPU. A "fatbin" here is a C string:
+//   "FAKEFATBIN archs=80,90 kernels=vector_add,softmax"
+// A module loads when the context's device compute capability is in `archs`.
+// The fake_* functions let the tests steer it and read what it saw.
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <memory>
+#include <vector>
+
+namespace {
+
+using CUresult = int;
+
+struct Context {
+  int device;
+};
+
+struct Module {
+  std::set<std::string> kernels;
+};
+
+struct Function {
+  std::string name;
+};
+
+struct State {
+  std::mutex mutex;
+  std::map<int, int> cc = {{0, 86}};
+  Context primary{0};
+  int retains = 0;
+  int moduleLoads = 0;
+  int launches = 0;
+  CUresult launchError = 0;
+  CUresult initError = 0;
+  // The last launch.
+  unsigned grid[3] = {0, 0, 0};
+  unsigned block[3] = {0, 0, 0};
+  unsigned shared = 0;
+  void *stream = nullptr;
+  std::string function;
+  // Everything handed out, kept reachable (no leaks under LeakSanitizer).
+  std::vector<std::unique_ptr<Context>> contexts;
+  std::vector<std::unique_ptr<Function>> functions;
+};
+
+State &state() {
+  static State *s = new State;
+  return *s;
+}
+
+thread_local Context *current = nullptr;
+
+} // namespace
+
+#define EXPORT extern "C" __attribute__((visibility("default")))
+
+EXPORT CUresult cuInit(unsigned) { return state().initError; }
+
+EXPORT CUresult cuGetErrorName(CUresult error, const char **str) {
+  switch (error) {
+  case 0: *str = "CUDA_SUCCESS"; return 0;
+  case 100: *str = "CUDA_ERROR_NO_DEVICE"; return 0;
+  case 201: *str = "CUDA_ERROR_INVALID_CONTEXT"; return 0;
+  case 209: *str = "CUDA_ERROR_NO_BINARY_FOR_GPU"; return 0;
+  case 222: *str = "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"; return 0;
+  case 500: *str = "CUDA_ERROR_NOT_FOUND"; return 0;
+  case 700: *str = "CUDA_ERROR_ILLEGAL_ADDRESS"; return 0;
+  case 701: *str = "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"; return 0;
+  }
+  *str = nullptr;
+  return 1;
+}
+
+EXPORT CUresult cuGetErrorString(CUresult error, const char **str) {
+  switch (error) {
+  case 700: *str = "an illegal memory access was encountered"; return 0;
+  case 209: *str = "no kernel image is available for execution on the device"; return 0;
+  }
+  const char *name = nullptr;
+  if (cuGetErrorName(error, &name) != 0)
+    return 1;
+  *str = "fake description";
+  return 0;
+}
+
+EXPORT CUresult cuCtxGetCurrent(Context **ctx) {
+  *ctx = current;
+  return 0;
+}
+
+EXPORT CUresult cuCtxSetCurrent(Context *ctx) {
+  current = ctx;
+  return 0;
+}
+
+EXPORT CUresult cuCtxGetDevice(int *device) {
+  if (!current)
+    return 201;
+  *device = current->device;
+  return 0;
+}
+
+EXPORT CUresult cuDeviceGet(int *device, int ordinal) {
+  *device = ordinal;
+  return 0;
+}
+
+EXPORT CUresult cuDevicePrimaryCtxRetain(Context **ctx, int device) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (device != 0)
+    return 101;
+  ++s.retains;
+  *ctx = &s.primary;
+  return 0;
+}
+
+EXPORT CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto it = s.cc.find(device);
+  if (it == s.cc.end())
+    return 101;
+  if (attribute == 75)
+    *value = it->second / 10;
+  else if (attribute == 76)
+    *value = it->second % 10;
+  else
+    return 1;
+  return 0;
+}
+
+EXPORT CUresult cuModuleLoadData(Module **module, const void *image) {
+  if (!current)
+    return 201;
+  std::string text(static_cast<const char *>(image));
+  if (text.rfind("FAKEFATBIN ", 0) != 0)
+    return 200; // CUDA_ERROR_INVALID_IMAGE
+  // Widen the window in which racing threads could load twice.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  int cc = s.cc[current->device];
+  std::istringstream in(text.substr(11));
+  std::string field;
+  bool ptxOnly = false, found = false;
+  auto *result = new Module;
+  while (in >> field) {
+    std::string value = field.substr(field.find('=') + 1);
+    std::stringstream list(value);
+    std::string item;
+    while (std::getline(list, item, ',')) {
+      if (field.rfind("archs=", 0) == 0 && std::stoi(item) == cc)
+        found = true;
+      if (field.rfind("ptx=", 0) == 0)
+        ptxOnly = true;
+      if (field.rfind("kernels=", 0) == 0)
+        result->kernels.insert(item);
+    }
+  }
+  if (!found) {
+    delete result;
+    return ptxOnly ? 222 : 209;
+  }
+  ++s.moduleLoads;
+  *module = result;
+  return 0;
+}
+
+EXPORT CUresult cuModuleGetFunction(Function **function, Module *module,
+                                    const char *name) {
+  if (!module->kernels.count(name))
+    return 500;
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.functions.emplace_back(new Function{name});
+  *function = s.functions.back().get();
+  return 0;
+}
+
+EXPORT CUresult cuLaunchKernel(Function *f, unsigned gx, unsigned gy,
+                               unsigned gz, unsigned bx, unsigned by,
+                               unsigned bz, unsigned shared, void *stream,
+                               void **, void **) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.launchError)
+    return s.launchError;
+  ++s.launches;
+  s.grid[0] = gx, s.grid[1] = gy, s.grid[2] = gz;
+  s.block[0] = bx, s.block[1] = by, s.block[2] = bz;
+  s.shared = shared;
+  s.stream = stream;
+  s.function = f->name;
+  return 0;
+}
+
+// --- Controls for the tests -------------------------------------------------
+
+struct FakeLaunch {
+  unsigned grid[3];
+  unsigned block[3];
+  unsigned shared;
+  void *stream;
+  char function[128];
+};
+
+EXPORT void fake_set_cc(int device, int cc) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().cc[device] = cc;
+}
+EXPORT void fake_set_launch_error(CUresult error) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().launchError = error;
+}
+EXPORT void *fake_new_context(int device) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  s.contexts.emplace_back(new Context{device});
+  return s.contexts.back().get();
+}
+EXPORT int fake_retains() {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  return state().retains;
+}
+EXPORT int fake_module_loads() {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  return state().moduleLoads;
+}
+EXPORT int fake_launches() {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  return state().launches;
+}
+EXPORT void fake_last_launch(FakeLaunch *out) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  std::memcpy(out->grid, s.grid, sizeof s.grid);
+  std::memcpy(out->block, s.block, sizeof s.block);
+  out->shared = s.shared;
+  out->stream = s.stream;
+  std::snprintf(out->function, sizeof out->function, "%s", s.function.c_str());
+}

@@ -1,0 +1,256 @@
+// kcc runtime tests that need no GPU: fact checks, grid validation, the
+// no-driver path, last-error plumbing and thread safety of the error paths.
+// If this machine has a CUDA driver, KCC_CUDA_DRIVER is pointed at a missing
+// file first, so the no-driver path is exercised everywhere.
+#define DOCTEST_CONFIG_IMPLEMENT
+#include <doctest/doctest.h>
+
+#include "kcc/runtime.h"
+
+#include <dlfcn.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <thread>
+#include <vector>
+
+using namespace kcc;
+using namespace kcc::rt;
+
+namespace {
+
+bool realDriverPresent = false;
+
+const FatbinDesc kFatbin = {"vector_add.kc", "not a fatbin", 13,
+                            "sm_80, sm_90a, sm_100a (+PTX sm_100a)"};
+const ThreadsForArch kThreads[] = {{80, 128}, {90, 256}, {100, 256}};
+const KernelDesc kVectorAdd = {&kFatbin, "vector_add_f32_1024", kThreads, 3};
+const KernelDesc kSoftmax = {&kFatbin, "softmax_f32_1024", kThreads, 3};
+
+bool contains(const std::string &haystack, const std::string &needle) {
+  return haystack.find(needle) != std::string::npos;
+}
+
+} // namespace
+
+TEST_CASE("dtypeName") {
+  CHECK(std::string(dtypeName(DType::i1)) == "i1");
+  CHECK(std::string(dtypeName(DType::i8)) == "i8");
+  CHECK(std::string(dtypeName(DType::i16)) == "i16");
+  CHECK(std::string(dtypeName(DType::i32)) == "i32");
+  CHECK(std::string(dtypeName(DType::i64)) == "i64");
+  CHECK(std::string(dtypeName(DType::f16)) == "f16");
+  CHECK(std::string(dtypeName(DType::bf16)) == "bf16");
+  CHECK(std::string(dtypeName(DType::f32)) == "f32");
+  CHECK(std::string(dtypeName(DType::f64)) == "f64");
+}
+
+TEST_CASE("checkAlignment") {
+  alignas(64) static char buffer[128];
+  CHECK(checkAlignment(kVectorAdd, "a", buffer, 16).ok());
+  CHECK(checkAlignment(kVectorAdd, "a", buffer + 16, 16).ok());
+  CHECK(checkAlignment(kVectorAdd, "a", buffer + 4, 4).ok());
+  CHECK(checkAlignment(kVectorAdd, "a", nullptr, 16).ok());
+  CHECK(checkAlignment(kVectorAdd, "a", buffer + 1, 1).ok());
+  CHECK(checkAlignment(kVectorAdd, "a", buffer + 1, 0).ok());
+
+  Status status = checkAlignment(kVectorAdd, "a", buffer + 1, 16);
+  CHECK_FALSE(status.ok());
+  CHECK_FALSE(static_cast<bool>(status));
+  CHECK(status.code == KCC_ERROR_MISALIGNED);
+  char expected[256];
+  std::snprintf(expected, sizeof expected,
+                "kcc: vector_add_f32_1024: pointer 'a' (0x%llx) is not "
+                "16-byte aligned; the kernel was compiled with align(16)",
+                static_cast<unsigned long long>(
+                    reinterpret_cast<uintptr_t>(buffer + 1)));
+  CHECK(status.message == expected);
+
+  status = checkAlignment(kVectorAdd, "out", buffer + 8, 16);
+  CHECK(status.code == KCC_ERROR_MISALIGNED);
+  CHECK(contains(status.message, "pointer 'out'"));
+
+  // Explicit address formatting.
+  status = checkAlignment(kVectorAdd, "b", reinterpret_cast<void *>(0x7f0001),
+                          16);
+  CHECK(status.message == "kcc: vector_add_f32_1024: pointer 'b' (0x7f0001) "
+                          "is not 16-byte aligned; the kernel was compiled "
+                          "with align(16)");
+}
+
+TEST_CASE("checkDivisibility") {
+  CHECK(checkDivisibility(kSoftmax, "stride", 1024, 8).ok());
+  CHECK(checkDivisibility(kSoftmax, "stride", 0, 8).ok());
+  CHECK(checkDivisibility(kSoftmax, "stride", -16, 8).ok());
+  CHECK(checkDivisibility(kSoftmax, "stride", 7, 1).ok());
+  CHECK(checkDivisibility(kSoftmax, "stride", INT64_MIN, 2).ok());
+
+  Status status = checkDivisibility(kSoftmax, "stride", 1001, 8);
+  CHECK(status.code == KCC_ERROR_NOT_DIVISIBLE);
+  CHECK(status.message == "kcc: softmax_f32_1024: 'stride' = 1001 is not a "
+                          "multiple of 8; the kernel was compiled with "
+                          "multiple_of(8)");
+  status = checkDivisibility(kSoftmax, "n", -12, 8);
+  CHECK(status.code == KCC_ERROR_NOT_DIVISIBLE);
+  CHECK(contains(status.message, "'n' = -12 is not a multiple of 8"));
+}
+
+TEST_CASE("grid validation") {
+  struct Case {
+    int64_t grid[3];
+    const char *needle;
+  };
+  const Case bad[] = {
+      {{-1, 1, 1}, "grid dimension x = -1 is negative"},
+      {{1, -5, 1}, "grid dimension y = -5 is negative"},
+      {{1, 1, -7}, "grid dimension z = -7 is negative"},
+      {{-1, 0, 1}, "grid dimension x = -1 is negative"}, // negative beats zero
+      {{int64_t(1) << 31, 1, 1},
+       "grid dimension x = 2147483648 exceeds CUDA's limit of 2147483647"},
+      {{1, 65536, 1}, "grid dimension y = 65536 exceeds CUDA's limit of 65535"},
+      {{1, 1, 65536}, "grid dimension z = 65536 exceeds CUDA's limit of 65535"},
+      {{0, 1, 70000}, "grid dimension z = 70000"},
+  };
+  for (const Case &c : bad) {
+    CAPTURE(c.needle);
+    Status status = launch(kVectorAdd, c.grid, nullptr, nullptr);
+    CHECK(status.code == KCC_ERROR_INVALID_ARGUMENT);
+    CHECK(contains(status.message, "kcc: cannot launch vector_add_f32_1024: "));
+    CHECK(contains(status.message, c.needle));
+  }
+
+  // A zero dimension launches nothing and succeeds, without the driver.
+  const int64_t empty[][3] = {{0, 1, 1}, {1, 0, 1}, {1, 1, 0}, {0, 0, 0}};
+  for (const auto &grid : empty)
+    CHECK(launch(kVectorAdd, grid, nullptr, nullptr).ok());
+
+  CHECK(launch(kVectorAdd, nullptr, nullptr, nullptr).code ==
+        KCC_ERROR_INVALID_ARGUMENT);
+
+  // The largest legal grid passes validation (and then needs the driver).
+  const int64_t largest[3] = {2147483647, 65535, 65535};
+  CHECK(launch(kVectorAdd, largest, nullptr, nullptr).code ==
+        KCC_ERROR_NO_DRIVER);
+}
+
+TEST_CASE("incomplete kernel descriptors are invalid arguments") {
+  const int64_t grid[3] = {1, 1, 1};
+  KernelDesc noThreads = {&kFatbin, "k", kThreads, 0};
+  Status status = launch(noThreads, grid, nullptr, nullptr);
+  CHECK(status.code == KCC_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(status.message, "kcc: cannot launch k: "));
+  KernelDesc noFatbin = {nullptr, "k2", kThreads, 3};
+  CHECK(launch(noFatbin, grid, nullptr, nullptr).code ==
+        KCC_ERROR_INVALID_ARGUMENT);
+  KernelDesc noSymbol = {&kFatbin, nullptr, kThreads, 3};
+  status = launch(noSymbol, grid, nullptr, nullptr);
+  CHECK(status.code == KCC_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(status.message, "<unnamed kernel>"));
+}
+
+TEST_CASE("launch without a CUDA driver") {
+  const int64_t grid[3] = {4, 1, 1};
+  float a = 0;
+  void *args[] = {&a};
+  Status status = launch(kVectorAdd, grid, args, nullptr);
+  CHECK(status.code == KCC_ERROR_NO_DRIVER);
+  MESSAGE(status.message);
+  CHECK(contains(status.message, "kcc: cannot launch vector_add_f32_1024: "
+                                 "the CUDA driver ("));
+  CHECK(contains(status.message, "libcuda.so.1) was not found: "));
+  CHECK(contains(status.message, "install the NVIDIA driver"));
+  // Stable across calls (loaded once) and per kernel.
+  Status again = launch(kSoftmax, grid, args, nullptr);
+  CHECK(again.code == KCC_ERROR_NO_DRIVER);
+  CHECK(contains(again.message, "kcc: cannot launch softmax_f32_1024: "));
+}
+
+TEST_CASE("last error") {
+  Status failure = checkDivisibility(kSoftmax, "stride", 1001, 8);
+  CHECK(setLastError(failure) == KCC_ERROR_NOT_DIVISIBLE);
+  CHECK(std::string(kcc_last_error_message()) == failure.message);
+
+  // Per thread: another thread sees its own (empty) message.
+  std::string seen = "unset";
+  std::thread([&] { seen = kcc_last_error_message(); }).join();
+  CHECK(seen.empty());
+  CHECK(std::string(kcc_last_error_message()) == failure.message);
+
+  CHECK(setLastError(Status()) == KCC_SUCCESS);
+  CHECK(std::string(kcc_last_error_message()).empty());
+}
+
+TEST_CASE("error paths from many threads") {
+  constexpr int kThreadsCount = 16, kIterations = 500;
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreadsCount; ++t)
+    threads.emplace_back([t, &failures] {
+      const KernelDesc &kernel = t % 2 ? kVectorAdd : kSoftmax;
+      std::string name = kernel.symbol;
+      for (int i = 0; i < kIterations; ++i) {
+        const int64_t grid[3] = {1 + i, 1, 1};
+        Status status = launch(kernel, grid, nullptr, nullptr);
+        if (status.code != KCC_ERROR_NO_DRIVER ||
+            !contains(status.message, "cannot launch " + name + ": "))
+          ++failures;
+        setLastError(status);
+        if (std::string(kcc_last_error_message()) != status.message)
+          ++failures;
+        const int64_t bad[3] = {1, 70000 + t, 1};
+        status = launch(kernel, bad, nullptr, nullptr);
+        if (status.code != KCC_ERROR_INVALID_ARGUMENT ||
+            !contains(status.message, std::to_string(70000 + t)))
+          ++failures;
+        status = checkDivisibility(kernel, "n", 8 * i + t % 8, 8);
+        if ((t % 8 == 0) != status.ok())
+          ++failures;
+        setLastError(status);
+        if (std::string(kcc_last_error_message()) != status.message)
+          ++failures;
+      }
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  CHECK(failures.load() == 0);
+}
+
+#ifdef KCC_HAVE_CUDA_HEADER
+namespace kcc_runtime_test {
+extern const char *const kCudaHeaderSpellings[];
+}
+TEST_CASE("entry points have no versioned names in cuda.h") {
+  const char *const expected[] = {
+      "cuInit",           "cuGetErrorName",
+      "cuGetErrorString", "cuCtxGetCurrent",
+      "cuCtxSetCurrent",  "cuCtxGetDevice",
+      "cuDeviceGet",      "cuDevicePrimaryCtxRetain",
+      "cuDeviceGetAttribute", "cuModuleLoadData",
+      "cuModuleGetFunction", "cuLaunchKernel"};
+  for (size_t i = 0; i < sizeof expected / sizeof *expected; ++i)
+    CHECK(std::string(kcc_runtime_test::kCudaHeaderSpellings[i]) ==
+          expected[i]);
+}
+#endif
+
+int main(int argc, char **argv) {
+  const char *override = std::getenv("KCC_CUDA_DRIVER");
+  if (!override || !*override) {
+    if (void *handle = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL)) {
+      realDriverPresent = true;
+      dlclose(handle);
+      setenv("KCC_CUDA_DRIVER", "/nonexistent/kcc-test/libcuda.so.1", 1);
+    }
+  } else {
+    setenv("KCC_CUDA_DRIVER", "/nonexistent/kcc-test/libcuda.so.1", 1);
+  }
+  doctest::Context context;
+  context.applyCommandLine(argc, argv);
+  int result = context.run();
+  if (realDriverPresent)
+    std::printf("note: a CUDA driver is installed; the no-driver tests used "
+                "KCC_CUDA_DRIVER=/nonexistent/kcc-test/libcuda.so.1\n");
+  return result;
+}

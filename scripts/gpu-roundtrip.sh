@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# kcc's GPU round trip, in three steps:
+#   1. here, where kcc is built:        scripts/gpu-roundtrip.sh prepare
+#        compiles kernels/*.kc into .gpu-gen/ (fatbins, stubs, manifests)
+#   2. copy the source tree and .gpu-gen/ to a machine with an NVIDIA GPU
+#        (in kcc's workplace: the device tool's `run` with carry=[".gpu-gen"];
+#        elsewhere: rsync/scp)
+#   3. there (CMake, a C++ compiler, the CUDA toolkit; no LLVM needed):
+#        scripts/gpu-roundtrip.sh remote [OUTDIR]
+#        builds the runtime + stubs + tests, runs every GPU test, runs them
+#        again under compute-sanitizer memcheck, and runs the memory-bound
+#        benchmark against PyTorch; logs and the report go to OUTDIR.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+step=${1:-}
+case "$step" in
+prepare)
+  kcc=${KCC:-build/bin/kcc}
+  [ -x "$kcc" ] || { echo "no $kcc: run scripts/bootstrap.sh first" >&2; exit 1; }
+  rm -rf .gpu-gen && mkdir -p .gpu-gen
+  "$kcc" kernels/*.kc -o .gpu-gen --target="${KCC_TARGETS:-sm_80,sm_90a,sm_100a}"
+  ls -l .gpu-gen
+  ;;
+remote)
+  out=${2:-gpu-results}
+  mkdir -p "$out"
+  [ -d .gpu-gen ] || { echo "no .gpu-gen/: run the prepare step and copy it here" >&2; exit 1; }
+  build=${KCC_GPU_BUILD:-/tmp/kcc-gpu-build}
+  cmake -S tests/gpu -B "$build" -DKCC_GEN_DIR="$PWD/.gpu-gen" -DCMAKE_BUILD_TYPE=Release \
+    > "$out/configure.log"
+  cmake --build "$build" -j > "$out/build.log" 2>&1 || { cat "$out/build.log"; exit 1; }
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/device.txt"
+  status=0
+  "$build/kcc-gpu-tests" 2>&1 | tee "$out/gpu-tests.log" || status=1
+  compute-sanitizer --tool memcheck --error-exitcode 3 "$build/kcc-gpu-tests" --quick \
+    > "$out/memcheck.log" 2>&1 || status=1
+  tail -n 3 "$out/memcheck.log"
+  python3 bench/run_membound.py --kcc-bench "$build/kcc-membound-bench" \
+    --out "$out/membound.md" || status=1
+  exit $status
+  ;;
+*)
+  echo "usage: $0 prepare | remote [OUTDIR]" >&2
+  exit 2
+  ;;
+esac
