@@ -103,19 +103,21 @@ int main() {
     void *w = deviceAlloc(size_t(s.cols) * 4), *b = deviceAlloc(size_t(s.cols) * 4);
     std::string shape = std::to_string(s.rows) + "x" + std::to_string(s.cols);
     int r = s.rows, c = s.cols;
+    // The specialization a user would pick: the smallest BLOCK >= ncols.
+    int64_t block = c <= 1024 ? 1024 : c <= 4096 ? 4096 : 16384;
     emit("softmax f32", shape, 2.0 * elems * 4, timeIt([&] {
-           return softmax::softmax_f32_1024((float *)out, (float *)in, c, c, r, nullptr);
+           return softmax::softmax({kcc::DType::f32, block}, out, in, c, c, r, nullptr);
          }));
     emit("softmax f16", shape, 2.0 * elems * 2, timeIt([&] {
-           return softmax::softmax_f16_2048((kcc::f16 *)out, (kcc::f16 *)in, c, c, r, nullptr);
+           return softmax::softmax({kcc::DType::f16, block}, out, in, c, c, r, nullptr);
          }));
     emit("layernorm f32", shape, 2.0 * elems * 4 + 2.0 * c * 4, timeIt([&] {
-           return layernorm::layernorm_f32_1024((float *)out, (float *)in, (float *)w, (float *)b,
-                                                c, c, r, 1e-5f, nullptr);
+           return layernorm::layernorm({kcc::DType::f32, block}, out, in, w, b, c, c, r,
+                                       1e-5f, nullptr);
          }));
     emit("layernorm f16", shape, 2.0 * elems * 2 + 2.0 * c * 2, timeIt([&] {
-           return layernorm::layernorm_f16_1024((kcc::f16 *)out, (kcc::f16 *)in, (kcc::f16 *)w,
-                                                (kcc::f16 *)b, c, c, r, 1e-5f, nullptr);
+           return layernorm::layernorm({kcc::DType::f16, block}, out, in, w, b, c, c, r,
+                                       1e-5f, nullptr);
          }));
     emit("row_sum f32", shape, 1.0 * elems * 4 + r * 4.0, timeIt([&] {
            return row_reduce::row_sum_f32_1024((float *)out, (float *)in, c, c, r, nullptr);

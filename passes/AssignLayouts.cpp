@@ -22,7 +22,7 @@
 //    V of a group = max K over its accesses (1 without accesses); so every K
 //    of the group divides V, and V divides the element count.
 //  * num_warps: kept if the function has kcc.num_warps, else the pass option
-//    if non-zero, else clamp(N / (W * V), 1, 8) for the largest tile N and
+//    if non-zero, else clamp(N / (W * V), 1, 16) for the largest tile N and
 //    its group's V (1 for kernels without tiles). T = num_warps * W.
 //
 //===----------------------------------------------------------------------===//
@@ -206,7 +206,7 @@ LogicalResult AssignLayouts::runOnKernel(func::FuncOp func) {
     warps = numWarps;
   } else if (largest > 0) {
     int64_t want = largest / (int64_t(warpSize) * vecOf(largest));
-    warps = floorPow2(std::clamp<int64_t>(want, 1, 8));
+    warps = floorPow2(std::clamp<int64_t>(want, 1, 16));
   }
   if (!llvm::isPowerOf2_32(warps) || warps * warpSize > 1024)
     return func.emitError("kcc-assign-layouts: cannot use ")

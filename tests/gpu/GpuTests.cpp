@@ -139,7 +139,8 @@ struct Shape {
 static std::vector<Shape> rowShapes() {
   if (quick)
     return {{1, 1}, {3, 100}, {5, 1030}, {2, 2500}};
-  return {{1, 1}, {7, 1000}, {64, 1024}, {33, 3000}, {4, 5000}, {300, 2048}};
+  return {{1, 1}, {7, 1000}, {64, 1024}, {33, 3000}, {4, 5000}, {300, 2048},
+          {5, 16384}, {3, 20000}};
 }
 static int strideFor(int cols) { return (cols + 7) / 8 * 8; } // multiple_of(8)
 
@@ -265,7 +266,7 @@ static void testErrorPaths() {
         "error: misaligned pointer", s.message);
   // Natural alignment of the element type is required as well.
   DeviceBuf<kcc::f16> h(4096);
-  s = softmax::softmax_f16_2048(reinterpret_cast<kcc::f16 *>(
+  s = softmax::softmax_f16_1024(reinterpret_cast<kcc::f16 *>(
                                     reinterpret_cast<char *>(h.ptr) + 1),
                                 h.ptr, 8, 8, 1);
   check(s.code == KCC_ERROR_MISALIGNED, "error: f16 pointer at odd address", s.message);
@@ -307,10 +308,22 @@ int main(int argc, char **argv) {
   testVectorAdd<kcc::bf16>("vector_add_bf16_2048", wrap(vector_add::vector_add_bf16_2048));
   testAxpy<float>("axpy_f32_1024", wrap(axpy::axpy_f32_1024));
   testAxpy<kcc::f16>("axpy_f16_2048", wrap(axpy::axpy_f16_2048));
-  testSoftmax<float>("softmax_f32_1024", wrap(softmax::softmax_f32_1024));
-  testSoftmax<kcc::f16>("softmax_f16_2048", wrap(softmax::softmax_f16_2048));
-  testLayernorm<float>("layernorm_f32_1024", wrap(layernorm::layernorm_f32_1024));
-  testLayernorm<kcc::f16>("layernorm_f16_1024", wrap(layernorm::layernorm_f16_1024));
+  // Every specialization, through the dispatcher: rows that fit in BLOCK (read
+  // once) and rows that do not (streamed) both occur in rowShapes().
+  for (int block : {1024, 4096, 16384}) {
+    auto viaSpec = [block](kcc::DType t, auto fn) {
+      return [=](auto... args) { return fn({t, block}, args..., nullptr); };
+    };
+    std::string b = std::to_string(block);
+    testSoftmax<float>(("softmax_f32_" + b).c_str(),
+                       viaSpec(kcc::DType::f32, softmax::softmax));
+    testSoftmax<kcc::f16>(("softmax_f16_" + b).c_str(),
+                          viaSpec(kcc::DType::f16, softmax::softmax));
+    testLayernorm<float>(("layernorm_f32_" + b).c_str(),
+                         viaSpec(kcc::DType::f32, layernorm::layernorm));
+    testLayernorm<kcc::f16>(("layernorm_f16_" + b).c_str(),
+                            viaSpec(kcc::DType::f16, layernorm::layernorm));
+  }
   testLayernorm<kcc::bf16>("layernorm_bf16_1024", wrap(layernorm::layernorm_bf16_1024));
   testRowSum<float>("row_sum_f32_1024", wrap(row_reduce::row_sum_f32_1024));
   testRowSum<kcc::f16>("row_sum_f16_2048", wrap(row_reduce::row_sum_f16_2048));
