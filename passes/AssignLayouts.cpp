@@ -22,7 +22,7 @@
 //    V of a group = max K over its accesses (1 without accesses); so every K
 //    of the group divides V, and V divides the element count.
 //  * num_warps: kept if the function has kcc.num_warps, else the pass option
-//    if non-zero, else clamp(N / (W * V), 1, 16) for the largest tile N and
+//    if non-zero, else clamp(N / (2 * W * V), 1, 16) for the largest tile N and
 //    its group's V (1 for kernels without tiles). T = num_warps * W.
 //
 //===----------------------------------------------------------------------===//
@@ -205,7 +205,10 @@ LogicalResult AssignLayouts::runOnKernel(func::FuncOp func) {
   } else if (numWarps != 0) {
     warps = numWarps;
   } else if (largest > 0) {
-    int64_t want = largest / (int64_t(warpSize) * vecOf(largest));
+    // Two vector chunks per thread: a second load in flight per thread is
+    // what keeps HBM busy on memory-bound kernels (measured on an H100,
+    // docs/benchmarks.md), and fewer warps make reductions cheaper.
+    int64_t want = largest / (int64_t(warpSize) * vecOf(largest) * 2);
     warps = floorPow2(std::clamp<int64_t>(want, 1, 16));
   }
   if (!llvm::isPowerOf2_32(warps) || warps * warpSize > 1024)

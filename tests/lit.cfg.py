@@ -12,6 +12,8 @@ config.test_exec_root = os.path.join(config.kcc_obj_root, "tests")
 
 config.substitutions.append(("%kernels", os.path.join(config.kcc_src_root, "kernels")))
 config.substitutions.append(("%cuda", config.cuda_path))
+config.substitutions.append(("%kcc_runtime_include", os.path.join(config.kcc_src_root, "runtime", "include")))
+config.substitutions.append(("%kcc_runtime_lib", os.path.join(config.kcc_obj_root, "runtime", "libkcc_runtime.a")))
 config.environment["CUDA_PATH"] = config.cuda_path
 
 # kcc's tools first, then LLVM's unversioned tools, then the usual PATH
