@@ -19,6 +19,8 @@ prepare)
   [ -x "$kcc" ] || { echo "no $kcc: run scripts/bootstrap.sh first" >&2; exit 1; }
   rm -rf .gpu-gen && mkdir -p .gpu-gen
   "$kcc" kernels/*.kc -o .gpu-gen --target="${KCC_TARGETS:-sm_80,sm_90a,sm_100a}"
+  # For the "no image for this GPU" test: a fatbin that holds Blackwell only.
+  "$kcc" tests/gpu/Inputs/blackwell_only.kc -o .gpu-gen --target=sm_100a
   ls -l .gpu-gen
   ;;
 remote)

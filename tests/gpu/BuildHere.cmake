@@ -1,6 +1,18 @@
-# Configures and builds tests/gpu against the stubs in GEN (used by CTest).
+# Configures and builds tests/gpu (used by CTest) from the same generated set
+# as scripts/gpu-roundtrip.sh: the bundled kernels' stubs (GEN) plus
+# Inputs/blackwell_only.kc compiled for sm_100a only.
+set(gen ${BIN}/gen)
+file(REMOVE_RECURSE ${gen})
+file(GLOB stubs ${GEN}/*.kcc.h ${GEN}/*.kcc.cpp)
+file(COPY ${stubs} DESTINATION ${gen})
 execute_process(
-  COMMAND ${CMAKE_COMMAND} -S ${SRC} -B ${BIN} -G Ninja -DKCC_GEN_DIR=${GEN}
+  COMMAND ${KCC} ${SRC}/Inputs/blackwell_only.kc -o ${gen} --target=sm_100a
+  RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "kcc failed on blackwell_only.kc")
+endif()
+execute_process(
+  COMMAND ${CMAKE_COMMAND} -S ${SRC} -B ${BIN} -G Ninja -DKCC_GEN_DIR=${gen}
           -DCUDAToolkit_ROOT=${CUDA_ROOT} -DCMAKE_BUILD_TYPE=Release
   RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)

@@ -7,6 +7,7 @@
 #include "Half.h"
 
 #include "axpy.kcc.h"
+#include "blackwell_only.kcc.h"
 #include "layernorm.kcc.h"
 #include "row_reduce.kcc.h"
 #include "softmax.kcc.h"
@@ -286,6 +287,17 @@ static void testErrorPaths() {
   // ... and runs one that was.
   s = vector_add::vector_add({kcc::DType::f32, 1024}, a.ptr, b.ptr, c.ptr, 4096);
   check(s.ok(), "dispatcher: T = f32, BLOCK = 1024", s.message);
+  // A fatbin without an image this GPU can run (sm_100a cubin + PTX only).
+  if (s = blackwell_only::blackwell_only(a.ptr, 4096); true) {
+    cudaDeviceProp prop;
+    CUDA_OK(cudaGetDeviceProperties(&prop, 0));
+    if (prop.major * 10 + prop.minor < 100)
+      check(s.code == KCC_ERROR_NO_IMAGE &&
+                s.message.find("sm_100a (+PTX sm_100a)") != std::string::npos,
+            "error: no image for this GPU", s.message);
+    else
+      check(s.ok(), "blackwell_only runs on this GPU", s.message);
+  }
   // n = 0: an empty grid launches nothing and succeeds.
   s = vector_add::vector_add_f32_1024(a.ptr, b.ptr, c.ptr, 0);
   check(s.ok(), "empty grid (n = 0)", s.message);
