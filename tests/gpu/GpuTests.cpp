@@ -288,7 +288,10 @@ static void testErrorPaths() {
   s = vector_add::vector_add({kcc::DType::f32, 1024}, a.ptr, b.ptr, c.ptr, 4096);
   check(s.ok(), "dispatcher: T = f32, BLOCK = 1024", s.message);
   // A fatbin without an image this GPU can run (sm_100a cubin + PTX only).
-  if (s = blackwell_only::blackwell_only(a.ptr, 4096); true) {
+  // Not under compute-sanitizer (--quick): it reports the intended
+  // CUDA_ERROR_NO_BINARY_FOR_GPU as an API error, and memcheck stays strict.
+  if (!quick) {
+    s = blackwell_only::blackwell_only(a.ptr, 4096);
     cudaDeviceProp prop;
     CUDA_OK(cudaGetDeviceProperties(&prop, 0));
     if (prop.major * 10 + prop.minor < 100)
