@@ -5,12 +5,12 @@
 // Vector add, f32, aligned pointers and n a multiple of 16: v4 (16 bytes).
 // 1024 elements / (32 lanes * 4) = 8 warps.
 // CHECK-LABEL: func.func @vadd_f32
-// CHECK-SAME: kcc.num_warps = 8 : i32
-// CHECK: kcc.arange {{.*}} : tensor<1024xi32, #kcc.blocked<vec = 4, threads = 256, warp = 32>>
-// CHECK: arith.cmpi slt, {{.*}} : tensor<1024xi32, #kcc.blocked<vec = 4, threads = 256, warp = 32>>
-// CHECK: arith.constant dense<0.000000e+00> : tensor<1024xf32, #kcc.blocked<vec = 4, threads = 256, warp = 32>>
-// CHECK: kcc.load {{.*}} {kcc.access_width = 4 : i32, kcc.mask_uniform} : tensor<1024x!kcc.ptr<f32>, #kcc.blocked<vec = 4, threads = 256, warp = 32>>
-// CHECK: kcc.store {{.*}} {kcc.access_width = 4 : i32, kcc.mask_uniform} : tensor<1024x!kcc.ptr<f32>, #kcc.blocked<vec = 4, threads = 256, warp = 32>>
+// CHECK-SAME: kcc.num_warps = 4 : i32
+// CHECK: kcc.arange {{.*}} : tensor<1024xi32, #kcc.blocked<vec = 4, threads = 128, warp = 32>>
+// CHECK: arith.cmpi slt, {{.*}} : tensor<1024xi32, #kcc.blocked<vec = 4, threads = 128, warp = 32>>
+// CHECK: arith.constant dense<0.000000e+00> : tensor<1024xf32, #kcc.blocked<vec = 4, threads = 128, warp = 32>>
+// CHECK: kcc.load {{.*}} {kcc.access_width = 4 : i32, kcc.mask_uniform} : tensor<1024x!kcc.ptr<f32>, #kcc.blocked<vec = 4, threads = 128, warp = 32>>
+// CHECK: kcc.store {{.*}} {kcc.access_width = 4 : i32, kcc.mask_uniform} : tensor<1024x!kcc.ptr<f32>, #kcc.blocked<vec = 4, threads = 128, warp = 32>>
 // OPT-LABEL: func.func @vadd_f32
 // OPT-SAME: kcc.num_warps = 2 : i32
 // OPT: kcc.load {{.*}} {kcc.access_width = 4 : i32} : tensor<1024x!kcc.ptr<f32>, #kcc.blocked<vec = 4, threads = 128, warp = 64>>
@@ -38,8 +38,8 @@ func.func @vadd_f32(%x: !kcc.ptr<f32> {kcc.align = 16 : i64}, %y: !kcc.ptr<f32> 
 // n without divisibility: the mask may change inside any chunk, so it does
 // not limit the width; the lowering tests each chunk's mask at run time.
 // CHECK-LABEL: func.func @vadd_f32_unaligned_n
-// CHECK-SAME: kcc.num_warps = 8 : i32
-// CHECK: kcc.load {{.*}} {kcc.access_width = 4 : i32} : tensor<1024x!kcc.ptr<f32>, #kcc.blocked<vec = 4, threads = 256, warp = 32>>
+// CHECK-SAME: kcc.num_warps = 4 : i32
+// CHECK: kcc.load {{.*}} {kcc.access_width = 4 : i32} : tensor<1024x!kcc.ptr<f32>, #kcc.blocked<vec = 4, threads = 128, warp = 32>>
 func.func @vadd_f32_unaligned_n(%x: !kcc.ptr<f32> {kcc.align = 16 : i64}, %n: i32) attributes {kcc.kernel} {
   %pid = kcc.program_id(0) : i32
   %r = kcc.arange {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
@@ -74,9 +74,9 @@ func.func @vadd_f32_unaligned_ptr(%x: !kcc.ptr<f32>) attributes {kcc.kernel} {
 
 // f16: 8 elements per 16-byte access. 1024 / (32 * 8) = 4 warps.
 // CHECK-LABEL: func.func @vadd_f16
-// CHECK-SAME: kcc.num_warps = 4 : i32
-// CHECK: kcc.load {{.*}} {kcc.access_width = 8 : i32, kcc.mask_uniform} : tensor<1024x!kcc.ptr<f16>, #kcc.blocked<vec = 8, threads = 128, warp = 32>>
-// CHECK: arith.addf {{.*}} : tensor<1024xf16, #kcc.blocked<vec = 8, threads = 128, warp = 32>>
+// CHECK-SAME: kcc.num_warps = 2 : i32
+// CHECK: kcc.load {{.*}} {kcc.access_width = 8 : i32, kcc.mask_uniform} : tensor<1024x!kcc.ptr<f16>, #kcc.blocked<vec = 8, threads = 64, warp = 32>>
+// CHECK: arith.addf {{.*}} : tensor<1024xf16, #kcc.blocked<vec = 8, threads = 64, warp = 32>>
 // CHECK: kcc.store {{.*}} {kcc.access_width = 8 : i32, kcc.mask_uniform}
 func.func @vadd_f16(%x: !kcc.ptr<f16> {kcc.align = 16 : i64}, %n: i32 {kcc.divisibility = 8 : i64}) attributes {kcc.kernel} {
   %pid = kcc.program_id(0) : i32
