@@ -307,6 +307,7 @@ private:
       KccAssignLayoutsOptions layoutOptions;
       layoutOptions.warpSize = target.warpSize;
       layoutOptions.maxVectorBytes = target.maxVectorBytes;
+      layoutOptions.numWarps = options.numWarps;
       // Half the register file per tile leaves room for the rest.
       layoutOptions.maxElemsPerThread =
           llvm::PowerOf2Ceil(target.registersPerThread / 2);

@@ -21,6 +21,7 @@ struct Options {
   EmitKind emit = EmitKind::Fatbin;
   std::vector<std::pair<std::string, std::string>> defines;
   bool timePasses = false;
+  unsigned numWarps = 0;                // 0: the compiler chooses per kernel
 };
 
 /// Compiles every input; prints diagnostics to stderr. Returns the process

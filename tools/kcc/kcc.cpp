@@ -42,6 +42,11 @@ static cl::opt<std::string> emit(
     cl::desc("What to produce: tile-ir, layout-ir, llvm, ptx, cubin, fatbin "
              "(default)"),
     cl::value_desc("kind"), cl::init("fatbin"), cl::cat(kccCategory));
+static cl::opt<unsigned> numWarps(
+    "num-warps",
+    cl::desc("Warps per CTA for every kernel (power of two, 1-32; default: "
+             "chosen per kernel from its largest tile)"),
+    cl::value_desc("N"), cl::init(0), cl::cat(kccCategory));
 static cl::list<std::string>
     defines("D", cl::desc("Set a constant parameter in every specialization"),
             cl::value_desc("NAME=VALUE"), cl::Prefix, cl::cat(kccCategory));
@@ -79,6 +84,11 @@ int main(int argc, char **argv) {
   options.inputs.assign(inputs.begin(), inputs.end());
   options.outputDir = outputDir;
   options.timePasses = TimePassesIsEnabled;
+  if (numWarps.getNumOccurrences() &&
+      (numWarps == 0 || numWarps > 32 || (numWarps & (numWarps - 1)) != 0))
+    return fail("invalid --num-warps=" + std::to_string(numWarps) +
+                "; use a power of two from 1 to 32");
+  options.numWarps = numWarps;
   // kcc prints its own report; LLVM would print a second one at exit.
   TimePassesIsEnabled = false;
 
