@@ -101,7 +101,9 @@ def main():
         t_ms = min(run[i] for run in torch_runs)
         kcc_gbs = r["bytes"] / k_ms / 1e6
         t_gbs = r["bytes"] / t_ms / 1e6
-        lines.append(f"| {r['case']} | {r['shape']} | {kcc_gbs:.0f} | {t_gbs:.0f} | "
+        block = min(kcc_runs, key=lambda run: run[i]["ms"])[i].get("block", 0)
+        name = r["case"] + (f" (BLOCK {block})" if block else "")
+        lines.append(f"| {name} | {r['shape']} | {kcc_gbs:.0f} | {t_gbs:.0f} | "
                      f"{kcc_gbs / t_gbs:.2f} | {kcc_gbs / copy:.0%} |")
     text = "\n".join(lines) + "\n"
     print(text)
