@@ -22,7 +22,7 @@ mlir::Type kcc::frontend::parseElementType(StringRef name,
                                            mlir::MLIRContext &ctx) {
   mlir::Builder b(&ctx);
   return llvm::StringSwitch<mlir::Type>(name)
-      .Cases("i1", "bool", b.getI1Type())
+      .Cases({"i1", "bool"}, b.getI1Type())
       .Case("i8", b.getI8Type())
       .Case("i16", b.getI16Type())
       .Case("i32", b.getI32Type())

@@ -1,2 +1,0 @@
-//===- Passes.cpp - shared pieces of kcc passes -----------------------------===//
-#include "passes/Passes.h"
