@@ -377,6 +377,9 @@ void Gen::run() {
     }
 
   mlir::Block *entry = func.addEntryBlock();
+  // Arguments point at their declarations, for errors about a parameter.
+  for (size_t i = 0; i < k.params.size(); ++i)
+    entry->getArgument(i).setLoc(loc(k.params[i].loc));
   b.setInsertionPointToStart(entry);
   scopes.clear();
   scopes.emplace_back();

@@ -443,7 +443,8 @@ Dispatcher planDispatcher(const KernelInfo &k) {
 }
 
 bool plan(const ModuleInfo &m, std::vector<KernelPlan> &plans,
-          std::string &error) {
+          std::string &error, std::string &culpritKernel,
+          std::string &culpritName) {
   // Every name introduced into the module's namespace, and who made it.
   std::map<std::string, std::string> symbols;
   auto claim = [&](const std::string &name, const std::string &what) {
@@ -460,6 +461,8 @@ bool plan(const ModuleInfo &m, std::vector<KernelPlan> &plans,
     std::string problem = nameProblem(name);
     if (problem.empty())
       return true;
+    culpritKernel = kernel.empty() ? name : kernel;
+    culpritName = name;
     error = what + " '" + commentText(name) + "'" +
             (kernel.empty() ? "" : " of kernel '" + commentText(kernel) + "'") +
             " " + problem + "; rename it (the launch stubs use it as a C++ name)";
@@ -913,8 +916,17 @@ std::string stubNamespace(const std::string &stem) {
 
 bool emitCudaStubs(const ModuleInfo &module, const std::string &fatbin,
                    StubFiles &out, std::string &error) {
+  std::string kernel, name;
+  return emitCudaStubs(module, fatbin, out, error, kernel, name);
+}
+
+bool emitCudaStubs(const ModuleInfo &module, const std::string &fatbin,
+                   StubFiles &out, std::string &error, std::string &kernel,
+                   std::string &name) {
   out = StubFiles();
   error.clear();
+  kernel.clear();
+  name.clear();
   for (char ch : module.stem) {
     unsigned char c = static_cast<unsigned char>(ch);
     if (c < 0x20 || c == 0x7f || c == '"' || c == '\\' || c == '/') {
@@ -928,7 +940,7 @@ bool emitCudaStubs(const ModuleInfo &module, const std::string &fatbin,
     return false;
   }
   std::vector<KernelPlan> plans;
-  if (!plan(module, plans, error))
+  if (!plan(module, plans, error, kernel, name))
     return false;
   std::string ns = stubNamespace(module.stem);
   std::string source = stripDir(module.sourcePath);

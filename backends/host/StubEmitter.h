@@ -29,6 +29,13 @@ struct StubFiles {
 bool emitCudaStubs(const ModuleInfo &module, const std::string &fatbin,
                    StubFiles &out, std::string &error);
 
+/// As above; when a kernel's name, a constant or a parameter is refused,
+/// `kernel` and `name` say which (the kernel's base name and the refused
+/// name), so the caller can point at the source.
+bool emitCudaStubs(const ModuleInfo &module, const std::string &fatbin,
+                   StubFiles &out, std::string &error, std::string &kernel,
+                   std::string &name);
+
 /// The C++ namespace the stubs of a module with file stem `stem` live in:
 /// `stem` made a C++ identifier ("my-kernels" -> "my_kernels", "2d" ->
 /// "kcc_2d", "new" -> "new_").

@@ -185,6 +185,24 @@ bool collectKernelInfo(mlir::ModuleOp tileIR, host::ModuleInfo &info) {
   return true;
 }
 
+/// Where the stub emitter's complaint about `name` in kernel `kernel` points:
+/// the parameter's declaration, else the kernel, else the file.
+mlir::Location stubErrorLoc(mlir::ModuleOp tileIR, llvm::StringRef kernel,
+                            llvm::StringRef name) {
+  for (auto func : tileIR.getOps<mlir::func::FuncOp>()) {
+    auto base = func->getAttrOfType<mlir::StringAttr>(KccDialect::kBaseNameAttr);
+    if (!base || base.getValue() != kernel)
+      continue;
+    if (auto names =
+            func->getAttrOfType<mlir::ArrayAttr>(KccDialect::kArgNamesAttr))
+      for (auto [i, n] : llvm::enumerate(names))
+        if (mlir::cast<mlir::StringAttr>(n).getValue() == name)
+          return func.getArgument(i).getLoc();
+    return func.getLoc();
+  }
+  return tileIR.getLoc();
+}
+
 /// The specialization compiled as `symbol`.
 host::Specialization *findSpecialization(host::ModuleInfo &info,
                                          llvm::StringRef symbol) {
@@ -274,9 +292,10 @@ public:
     // Host side: typed launch stubs with the fatbin embedded, and a manifest.
     mlir::TimingScope scope = timing.nest("host stubs and manifest");
     host::StubFiles stubs;
-    std::string error;
-    if (!host::emitCudaStubs(info, *fatbin, stubs, error)) {
-      reportError(inputPath + ": cannot generate host stubs: " + error);
+    std::string error, kernel, name;
+    if (!host::emitCudaStubs(info, *fatbin, stubs, error, kernel, name)) {
+      mlir::emitError(stubErrorLoc(*tileIR, kernel, name))
+          << "cannot generate host stubs: " << error;
       return false;
     }
     std::vector<std::string> files = {stem + ".fatbin", stem + ".kcc.h",
