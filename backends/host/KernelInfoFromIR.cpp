@@ -1,0 +1,135 @@
+//===- KernelInfoFromIR.cpp - host-side kernel info from the tile IR ------===//
+#include "backends/host/KernelInfoFromIR.h"
+
+#include "ir/Dialect.h"
+
+#include <optional>
+
+using namespace kcc;
+using namespace kcc::host;
+
+static std::optional<ScalarKind> scalarKindOf(mlir::Type type) {
+  if (type.isInteger(1))
+    return ScalarKind::I1;
+  if (type.isInteger(8))
+    return ScalarKind::I8;
+  if (type.isInteger(16))
+    return ScalarKind::I16;
+  if (type.isInteger(32))
+    return ScalarKind::I32;
+  if (type.isInteger(64))
+    return ScalarKind::I64;
+  if (type.isF16())
+    return ScalarKind::F16;
+  if (type.isBF16())
+    return ScalarKind::BF16;
+  if (type.isF32())
+    return ScalarKind::F32;
+  if (type.isF64())
+    return ScalarKind::F64;
+  return std::nullopt;
+}
+
+/// What the host side needs of each kernel, read off the tile IR's
+/// attributes (the frontend's contract: see ir/KccDialect.td).
+bool host::collectKernelInfo(mlir::ModuleOp tileIR, ModuleInfo &info) {
+  for (auto func : tileIR.getOps<mlir::func::FuncOp>()) {
+    if (!func->hasAttr(KccDialect::kKernelAttr))
+      continue;
+    Specialization spec;
+    spec.symbol = func.getSymName().str();
+    auto names =
+        func->getAttrOfType<mlir::ArrayAttr>(KccDialect::kArgNamesAttr);
+    auto grid = func->getAttrOfType<mlir::ArrayAttr>(KccDialect::kGridAttr);
+    auto values = func->getAttrOfType<mlir::DictionaryAttr>(
+        KccDialect::kSpecializationAttr);
+    auto order =
+        func->getAttrOfType<mlir::ArrayAttr>(KccDialect::kConstantNamesAttr);
+    auto baseName =
+        func->getAttrOfType<mlir::StringAttr>(KccDialect::kBaseNameAttr);
+    if (!names || !grid || !values || !order || !baseName ||
+        names.size() != func.getNumArguments()) {
+      func.emitError("internal error: kernel lacks the frontend's attributes");
+      return false;
+    }
+    for (auto [i, g] : llvm::enumerate(grid))
+      spec.grid[i] = mlir::cast<mlir::StringAttr>(g).str();
+    for (mlir::Attribute nameAttr : order) {
+      ConstantValue c;
+      c.name = mlir::cast<mlir::StringAttr>(nameAttr).str();
+      mlir::Attribute v = values.get(c.name);
+      if (auto t = mlir::dyn_cast_or_null<mlir::TypeAttr>(v)) {
+        c.isDType = true;
+        c.dtype = *scalarKindOf(t.getValue());
+        c.text = scalarKindName(c.dtype);
+      } else if (auto b = mlir::dyn_cast_or_null<mlir::BoolAttr>(v)) {
+        c.intValue = b.getValue();
+        c.text = b.getValue() ? "true" : "false";
+      } else if (auto n = mlir::dyn_cast_or_null<mlir::IntegerAttr>(v)) {
+        c.intValue = n.getInt();
+        c.text = std::to_string(c.intValue);
+      }
+      spec.constants.push_back(std::move(c));
+    }
+    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+      ParamInfo p;
+      p.name = mlir::cast<mlir::StringAttr>(names[i]).str();
+      mlir::Type type = func.getArgument(i).getType();
+      if (auto ptr = mlir::dyn_cast<PtrType>(type)) {
+        p.isPointer = true;
+        type = ptr.getPointeeType();
+      }
+      std::optional<ScalarKind> kind = scalarKindOf(type);
+      if (!kind) {
+        func.emitError("internal error: unsupported parameter type ") << type;
+        return false;
+      }
+      p.elem = *kind;
+      if (auto a = func.getArgAttrOfType<mlir::IntegerAttr>(
+              i, KccDialect::kAlignAttr))
+        p.align = a.getInt();
+      if (auto d = func.getArgAttrOfType<mlir::IntegerAttr>(
+              i, KccDialect::kDivisibilityAttr))
+        p.divisibility = d.getInt();
+      spec.params.push_back(std::move(p));
+    }
+    auto it = llvm::find_if(info.kernels, [&](const KernelInfo &k) {
+      return k.name == baseName.getValue();
+    });
+    if (it == info.kernels.end()) {
+      info.kernels.push_back({baseName.str(), {}});
+      it = std::prev(info.kernels.end());
+    }
+    it->specializations.push_back(std::move(spec));
+  }
+  return true;
+}
+
+/// Where the stub emitter's complaint about `name` in kernel `kernel` points:
+/// the parameter's declaration, else the kernel, else the file.
+mlir::Location host::stubErrorLoc(mlir::ModuleOp tileIR, llvm::StringRef kernel,
+                                  llvm::StringRef name) {
+  for (auto func : tileIR.getOps<mlir::func::FuncOp>()) {
+    auto base =
+        func->getAttrOfType<mlir::StringAttr>(KccDialect::kBaseNameAttr);
+    if (!base || base.getValue() != kernel)
+      continue;
+    if (auto names =
+            func->getAttrOfType<mlir::ArrayAttr>(KccDialect::kArgNamesAttr))
+      for (auto [i, n] : llvm::enumerate(names))
+        if (mlir::cast<mlir::StringAttr>(n).getValue() == name)
+          return func.getArgument(i).getLoc();
+    return func.getLoc();
+  }
+  return tileIR.getLoc();
+}
+
+/// The specialization compiled as `symbol`.
+Specialization *host::findSpecialization(ModuleInfo &info,
+                                         llvm::StringRef symbol) {
+  for (KernelInfo &k : info.kernels)
+    for (Specialization &s : k.specializations)
+      if (s.symbol == symbol)
+        return &s;
+  return nullptr;
+}
