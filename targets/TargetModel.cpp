@@ -1,8 +1,11 @@
 //===- TargetModel.cpp - TOML target descriptions ---------------------------===//
 #include "targets/TargetModel.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 
 #include <toml++/toml.h>
 
@@ -17,16 +20,422 @@ struct BuiltinModel {
 
 llvm::Error errorAt(llvm::StringRef bufferName, const toml::source_region &src,
                     const llvm::Twine &msg) {
+  // The root table has no position; point at the top of the file.
+  unsigned line = src.begin.line ? src.begin.line : 1;
+  unsigned column = src.begin.line ? src.begin.column : 1;
   return llvm::createStringError(
       llvm::inconvertibleErrorCode(),
-      llvm::formatv("{0}:{1}:{2}: error: {3}", bufferName, src.begin.line,
-                    src.begin.column, msg.str())
+      llvm::formatv("{0}:{1}:{2}: error: {3}", bufferName, line, column,
+                    msg.str())
           .str());
+}
+
+/// Reads one TOML table against a fixed set of keys. Unknown keys are errors:
+/// a typo must not silently fall back to a default.
+class TableReader {
+public:
+  /// With `overlay`, the table changes an inherited model: nothing is
+  /// required.
+  TableReader(const toml::table &table, llvm::StringRef bufferName,
+              std::string path, bool overlay)
+      : table(table), bufferName(bufferName), path(std::move(path)),
+        overlay(overlay) {}
+
+  llvm::Error uint(const char *key, unsigned &out, bool required = false) {
+    uint64_t v = out;
+    if (llvm::Error e = uint64(key, v, required, UINT32_MAX))
+      return e;
+    out = static_cast<unsigned>(v);
+    return llvm::Error::success();
+  }
+  llvm::Error uint64(const char *key, uint64_t &out, bool required = false,
+                     uint64_t max = INT64_MAX) {
+    const toml::node *node = get(key);
+    if (!node)
+      return missing(key, required);
+    auto value = node->value<int64_t>();
+    if (!value || *value < 0 || static_cast<uint64_t>(*value) > max)
+      return errorAt(bufferName, node->source(),
+                     "'" + name(key) + "' must be an integer from 0 to " +
+                         std::to_string(max));
+    out = static_cast<uint64_t>(*value);
+    return llvm::Error::success();
+  }
+  llvm::Error boolean(const char *key, bool &out) {
+    const toml::node *node = get(key);
+    if (!node)
+      return llvm::Error::success();
+    auto value = node->value<bool>();
+    if (!value)
+      return errorAt(bufferName, node->source(),
+                     "'" + name(key) + "' must be true or false");
+    out = *value;
+    return llvm::Error::success();
+  }
+  llvm::Error string(const char *key, std::string &out,
+                     bool required = false) {
+    const toml::node *node = get(key);
+    if (!node)
+      return missing(key, required);
+    auto value = node->value<std::string>();
+    if (!value)
+      return errorAt(bufferName, node->source(),
+                     "'" + name(key) + "' must be a string");
+    out = *value;
+    return llvm::Error::success();
+  }
+  llvm::Error uintList(const char *key, std::vector<unsigned> &out) {
+    const toml::node *node = get(key);
+    if (!node)
+      return llvm::Error::success();
+    const toml::array *arr = node->as_array();
+    std::vector<unsigned> result;
+    if (arr)
+      for (const toml::node &elem : *arr) {
+        auto value = elem.value<int64_t>();
+        if (!value || *value < 0 || *value > INT32_MAX) {
+          arr = nullptr;
+          break;
+        }
+        result.push_back(static_cast<unsigned>(*value));
+      }
+    if (!arr)
+      return errorAt(bufferName, node->source(),
+                     "'" + name(key) +
+                         "' must be an array of non-negative integers");
+    out = std::move(result);
+    return llvm::Error::success();
+  }
+  llvm::Error stringList(const char *key, std::vector<std::string> &out) {
+    const toml::node *node = get(key);
+    if (!node)
+      return llvm::Error::success();
+    const toml::array *arr = node->as_array();
+    std::vector<std::string> result;
+    if (arr)
+      for (const toml::node &elem : *arr) {
+        auto value = elem.value<std::string>();
+        if (!value) {
+          arr = nullptr;
+          break;
+        }
+        result.push_back(*value);
+      }
+    if (!arr)
+      return errorAt(bufferName, node->source(),
+                     "'" + name(key) + "' must be an array of strings");
+    out = std::move(result);
+    return llvm::Error::success();
+  }
+  /// A sub-table, or null when absent; a non-table value is an error.
+  llvm::Expected<const toml::table *> subTable(const char *key) {
+    const toml::node *node = get(key);
+    if (!node)
+      return nullptr;
+    if (const toml::table *t = node->as_table())
+      return t;
+    return errorAt(bufferName, node->source(),
+                   "'" + name(key) + "' must be a table ([" + name(key) +
+                       "])");
+  }
+  const toml::node *node(const char *key) { return get(key); }
+  std::string name(llvm::StringRef key) const {
+    return path.empty() ? key.str() : path + "." + key.str();
+  }
+
+  /// Call after reading every key: rejects keys nobody asked for.
+  llvm::Error finish() {
+    for (const auto &[key, node] : table) {
+      llvm::StringRef k(key.data(), key.length());
+      if (!known.contains(k))
+        return errorAt(bufferName, key.source(),
+                       "unknown key '" + name(k) + "' in target model" +
+                           (path.empty() ? std::string()
+                                         : " (section [" + path + "])"));
+    }
+    return llvm::Error::success();
+  }
+
+private:
+  const toml::node *get(const char *key) {
+    known.insert(key);
+    return table.get(key);
+  }
+  llvm::Error missing(const char *key, bool required) {
+    if (!required || overlay)
+      return llvm::Error::success();
+    return errorAt(bufferName, table.source(),
+                   "missing required key '" + name(key) + "'");
+  }
+
+  const toml::table &table;
+  llvm::StringRef bufferName;
+  std::string path;
+  bool overlay;
+  llvm::StringSet<> known;
+
+public:
+  bool isOverlay() const { return overlay; }
+};
+
+/// Reads an optional section with `fn(reader)`; unknown keys are checked.
+template <typename Fn>
+llvm::Error section(TableReader &parent, const char *key,
+                    llvm::StringRef bufferName, Fn fn) {
+  llvm::Expected<const toml::table *> table = parent.subTable(key);
+  if (!table)
+    return table.takeError();
+  if (!*table)
+    return llvm::Error::success();
+  TableReader reader(**table, bufferName, parent.name(key),
+                     parent.isOverlay());
+  if (llvm::Error e = fn(reader))
+    return e;
+  return reader.finish();
+}
+
+llvm::Error readPhases(TableReader &reader, const char *key,
+                       llvm::StringRef bufferName,
+                       std::map<unsigned, std::vector<std::vector<unsigned>>>
+                           &phases) {
+  llvm::Expected<const toml::table *> table = reader.subTable(key);
+  if (!table)
+    return table.takeError();
+  if (!*table)
+    return llvm::Error::success();
+  for (const auto &[widthKey, node] : **table) {
+    unsigned width = 0;
+    llvm::StringRef w(widthKey.data(), widthKey.length());
+    if (w.getAsInteger(10, width) || !llvm::is_contained({1u, 2u, 4u, 8u, 16u},
+                                                         width))
+      return errorAt(bufferName, widthKey.source(),
+                     reader.name(key) +
+                         " keys are access widths in bytes "
+                     "(\"1\", \"2\", \"4\", \"8\" or \"16\"), got \"" +
+                         w.str() + "\"");
+    std::vector<std::vector<unsigned>> groups;
+    const toml::array *outer = node.as_array();
+    bool ok = outer != nullptr;
+    if (ok)
+      for (const toml::node &g : *outer) {
+        const toml::array *inner = g.as_array();
+        if (!inner) {
+          ok = false;
+          break;
+        }
+        std::vector<unsigned> lanes;
+        for (const toml::node &lane : *inner) {
+          auto v = lane.value<int64_t>();
+          if (!v || *v < 0 || *v >= 64) {
+            ok = false;
+            break;
+          }
+          lanes.push_back(static_cast<unsigned>(*v));
+        }
+        groups.push_back(std::move(lanes));
+      }
+    if (!ok)
+      return errorAt(bufferName, node.source(),
+                     reader.name(key) + "." + w.str() +
+                         " must be an array of lane groups, e.g. [[0, 1, 2, "
+                         "3], [4, 5, 6, 7]], with lanes from 0 to 63");
+    phases[width] = std::move(groups);
+  }
+  return llvm::Error::success();
+}
+
+/// Reads `table` into `model`. With `overlay`, `model` already holds the
+/// inherited model and the table only changes what it names.
+llvm::Error readModel(const toml::table &table, llvm::StringRef bufferName,
+                      bool overlay, TargetModel &model) {
+  TableReader top(table, bufferName, "", overlay);
+  if (llvm::Error e = top.string("name", model.name, true))
+    return e;
+  std::string vendor = model.vendor == Vendor::AMD ? "amd" : "nvidia";
+  if (llvm::Error e = top.string("vendor", vendor, true))
+    return e;
+  if (vendor == "nvidia")
+    model.vendor = Vendor::NVIDIA;
+  else if (vendor == "amd")
+    model.vendor = Vendor::AMD;
+  else
+    return errorAt(bufferName, top.node("vendor")->source(),
+                   "vendor must be \"nvidia\" or \"amd\", got \"" + vendor +
+                       "\"");
+  std::string ignoredInherits;
+  if (llvm::Error e = top.string("inherits", ignoredInherits))
+    return e;
+  if (llvm::Error e = top.string("description", model.description))
+    return e;
+  if (llvm::Error e = top.string("arch_suffix", model.archSuffix))
+    return e;
+  if (llvm::Error e = top.string("processor", model.processor))
+    return e;
+  if (llvm::Error e = top.uint("sm", model.sm))
+    return e;
+  if (llvm::Error e = top.uint("ptx_isa", model.ptxIsa))
+    return e;
+  if (llvm::Error e = top.uint("warp_size", model.warpSize, true))
+    return e;
+  if (llvm::Error e =
+          top.uint("max_threads_per_block", model.maxThreadsPerBlock, true))
+    return e;
+  if (llvm::Error e =
+          top.uint("registers_per_thread", model.registersPerThread, true))
+    return e;
+  if (llvm::Error e = top.uint("max_vector_bytes", model.maxVectorBytes, true))
+    return e;
+  if (llvm::Error e = top.stringList("async_copy", model.asyncCopy))
+    return e;
+
+  const toml::node *smemNode = top.node("shared_memory");
+  if (!smemNode && !overlay)
+    return errorAt(bufferName, table.source(),
+                   "missing required section [shared_memory]");
+  if (llvm::Error e = section(top, "shared_memory", bufferName,
+                              [&](TableReader &r) -> llvm::Error {
+                                SharedMemoryModel &s = model.sharedMemory;
+                                if (auto e = r.uint("bytes_per_block",
+                                                    s.bytesPerBlock, true))
+                                  return e;
+                                if (auto e = r.uint("bytes_per_sm",
+                                                    s.bytesPerSM, true))
+                                  return e;
+                                if (auto e = r.uint("banks", s.banks, true))
+                                  return e;
+                                if (auto e = r.uint("bank_bytes", s.bankBytes,
+                                                    true))
+                                  return e;
+                                if (auto e = readPhases(r, "phases",
+                                                        bufferName, s.phases))
+                                  return e;
+                                return readPhases(r, "store_phases",
+                                                  bufferName, s.storePhases);
+                              }))
+    return e;
+  if (llvm::Error e = section(top, "tma", bufferName, [&](TableReader &r) {
+        TmaModel &t = model.tma;
+        t.supported = true;
+        if (auto e = r.boolean("supported", t.supported))
+          return e;
+        if (auto e = r.uint("max_rank", t.maxRank))
+          return e;
+        if (auto e = r.uint("max_box_dim", t.maxBoxDim))
+          return e;
+        if (auto e = r.uint("max_element_stride", t.maxElementStride))
+          return e;
+        if (auto e = r.uint64("max_box_bytes", t.maxBoxBytes, true))
+          return e;
+        if (auto e = r.uintList("swizzle_modes", t.swizzleModes))
+          return e;
+        if (auto e = r.boolean("packed_types", t.packedTypes))
+          return e;
+        return r.string("verified_by", t.verifiedBy);
+      }))
+    return e;
+  if (llvm::Error e = section(top, "mma", bufferName, [&](TableReader &r)
+                                  -> llvm::Error {
+        if (auto e = r.string("instruction", model.mma.instruction, true))
+          return e;
+        const toml::node *shapes = r.node("shapes");
+        if (!shapes)
+          return llvm::Error::success();
+        model.mma.shapes.clear(); // a variant's list replaces the base's
+        const toml::array *arr = shapes->as_array();
+        if (!arr)
+          return errorAt(bufferName, shapes->source(),
+                         "'mma.shapes' must be an array of tables "
+                         "{ a = \"f16\", m = 64, n_min = 8, n_max = 256, "
+                         "n_step = 8, k = 16 }");
+        for (const toml::node &elem : *arr) {
+          const toml::table *t = elem.as_table();
+          if (!t)
+            return errorAt(bufferName, elem.source(),
+                           "each entry of 'mma.shapes' must be a table");
+          TableReader sr(*t, bufferName, "mma.shapes", /*overlay=*/false);
+          MmaShape shape;
+          if (auto e = sr.string("a", shape.a, true))
+            return e;
+          if (auto e = sr.uint("m", shape.m, true))
+            return e;
+          if (auto e = sr.uint("k", shape.k, true))
+            return e;
+          unsigned n = 0;
+          if (auto e = sr.uint("n", n))
+            return e;
+          shape.nMin = shape.nMax = n;
+          if (auto e = sr.uint("n_min", shape.nMin))
+            return e;
+          if (auto e = sr.uint("n_max", shape.nMax))
+            return e;
+          if (auto e = sr.uint("n_step", shape.nStep))
+            return e;
+          if (auto e = sr.finish())
+            return e;
+          if (shape.nMin == 0 || shape.nMax < shape.nMin || shape.nStep == 0)
+            return errorAt(bufferName, elem.source(),
+                           "an mma shape needs n (or n_min <= n_max with "
+                           "n_step > 0)");
+          model.mma.shapes.push_back(shape);
+        }
+        return llvm::Error::success();
+      }))
+    return e;
+  if (llvm::Error e = section(top, "tmem", bufferName, [&](TableReader &r) {
+        if (auto e = r.uint("columns", model.tmem.columns, true))
+          return e;
+        if (auto e = r.uint("lanes", model.tmem.lanes, true))
+          return e;
+        return r.uint("min_alloc_columns", model.tmem.minAllocColumns, true);
+      }))
+    return e;
+  if (llvm::Error e = top.finish())
+    return e;
+
+  if (model.vendor == Vendor::NVIDIA && (model.sm == 0 || model.ptxIsa == 0))
+    return errorAt(bufferName, table.source(),
+                   "an NVIDIA target needs 'sm' and 'ptx_isa'");
+  if (model.vendor == Vendor::AMD && model.processor.empty())
+    return errorAt(bufferName, table.source(),
+                   "an AMD target needs 'processor' (e.g. \"gfx942\")");
+  auto where = [&](const char *key) {
+    const toml::node *node = top.node(key);
+    return node ? node->source() : table.source();
+  };
+  if (model.warpSize != 32 && model.warpSize != 64)
+    return errorAt(bufferName, where("warp_size"),
+                   "warp_size must be 32 or 64");
+  if (!llvm::is_contained({4u, 8u, 16u}, model.maxVectorBytes))
+    return errorAt(bufferName, where("max_vector_bytes"),
+                   "max_vector_bytes must be 4, 8 or 16");
+  return llvm::Error::success();
 }
 } // namespace
 
-llvm::Expected<TargetModel> kcc::parseTargetModel(llvm::StringRef text,
-                                                  llvm::StringRef bufferName) {
+struct TargetRegistry::Entry {
+  std::shared_ptr<const TargetModel> model;
+};
+
+namespace kcc {
+/// Lets the parser look up base models (for `inherits`).
+struct RegistryAccess {
+  static const TargetRegistry::Entry *find(const TargetRegistry *r,
+                                           llvm::StringRef name) {
+    return r ? r->find(name) : nullptr;
+  }
+  static llvm::Expected<TargetModel> parse(llvm::StringRef text,
+                                           llvm::StringRef bufferName,
+                                           const TargetRegistry *bases);
+};
+} // namespace kcc
+
+bool TargetModel::hasAsyncCopy(llvm::StringRef mechanism) const {
+  return llvm::is_contained(asyncCopy, mechanism.str());
+}
+
+llvm::Expected<TargetModel>
+RegistryAccess::parse(llvm::StringRef text, llvm::StringRef bufferName,
+                      const TargetRegistry *bases) {
   toml::parse_result parsed =
       toml::parse(std::string_view(text.data(), text.size()),
                   std::string_view(bufferName.data(), bufferName.size()));
@@ -36,117 +445,92 @@ llvm::Expected<TargetModel> kcc::parseTargetModel(llvm::StringRef text,
   }
   const toml::table &table = parsed.table();
   TargetModel model;
-
-  struct UIntKey {
-    const char *key;
-    unsigned *field;
-    bool required;
-  };
-  UIntKey uintKeys[] = {
-      {"sm", &model.sm, false},
-      {"ptx_isa", &model.ptxIsa, false},
-      {"warp_size", &model.warpSize, true},
-      {"max_threads_per_block", &model.maxThreadsPerBlock, true},
-      {"registers_per_thread", &model.registersPerThread, true},
-      {"shared_memory_per_block", &model.sharedMemoryPerBlock, true},
-      {"shared_memory_banks", &model.sharedMemoryBanks, true},
-      {"shared_memory_bank_bytes", &model.sharedMemoryBankBytes, true},
-      {"max_vector_bytes", &model.maxVectorBytes, true},
-  };
-  llvm::StringSet<> known = {"name", "vendor", "description", "arch_suffix"};
-  for (const UIntKey &k : uintKeys)
-    known.insert(k.key);
-
-  // Unknown keys are errors: a typo must not silently fall back to a default.
-  for (const auto &[key, node] : table)
-    if (!known.contains(llvm::StringRef(key.data(), key.length())))
-      return errorAt(bufferName, key.source(),
-                     "unknown key '" + std::string(key.str()) +
-                         "' in target model");
-
-  auto getString = [&](const char *key, std::string &out,
-                       bool required) -> llvm::Error {
-    const toml::node *node = table.get(key);
-    if (!node) {
-      if (required)
-        return errorAt(bufferName, table.source(),
-                       llvm::Twine("missing required key '") + key + "'");
-      return llvm::Error::success();
-    }
+  bool overlay = false;
+  if (const toml::node *node = table.get("inherits")) {
     auto value = node->value<std::string>();
     if (!value)
       return errorAt(bufferName, node->source(),
-                     llvm::Twine("key '") + key + "' must be a string");
-    out = *value;
-    return llvm::Error::success();
-  };
-  if (llvm::Error e = getString("name", model.name, true))
-    return std::move(e);
-  std::string vendor;
-  if (llvm::Error e = getString("vendor", vendor, true))
-    return std::move(e);
-  if (vendor == "nvidia")
-    model.vendor = Vendor::NVIDIA;
-  else if (vendor == "amd")
-    model.vendor = Vendor::AMD;
-  else
-    return errorAt(bufferName, table.get("vendor")->source(),
-                   "vendor must be \"nvidia\" or \"amd\", got \"" + vendor +
-                       "\"");
-  if (llvm::Error e = getString("description", model.description, false))
-    return std::move(e);
-  if (llvm::Error e = getString("arch_suffix", model.archSuffix, false))
-    return std::move(e);
-
-  for (const UIntKey &k : uintKeys) {
-    const toml::node *node = table.get(k.key);
-    if (!node) {
-      if (k.required)
-        return errorAt(bufferName, table.source(),
-                       llvm::Twine("missing required key '") + k.key + "'");
-      continue;
-    }
-    auto value = node->value<int64_t>();
-    if (!value || *value < 0 || *value > (int64_t{1} << 31))
+                     "'inherits' must be the name of a target model");
+    const TargetRegistry::Entry *base = find(bases, *value);
+    if (!base) {
+      std::string valid =
+          bases ? llvm::join(bases->names(), ", ") : std::string("(none)");
       return errorAt(bufferName, node->source(),
-                     llvm::Twine("key '") + k.key +
-                         "' must be a non-negative integer");
-    *k.field = static_cast<unsigned>(*value);
+                     "'inherits' names unknown target model '" + *value +
+                         "'; known models: " + valid);
+    }
+    model = *base->model;
+    // The base's description and provenance do not describe the variant.
+    model.description.clear();
+    model.tma.verifiedBy.clear();
+    model.inherits = *value;
+    overlay = true;
   }
-  if (model.vendor == Vendor::NVIDIA && (model.sm == 0 || model.ptxIsa == 0))
-    return errorAt(bufferName, table.source(),
-                   "an NVIDIA target needs 'sm' and 'ptx_isa'");
-  if (model.warpSize != 32 && model.warpSize != 64)
-    return errorAt(bufferName, table.get("warp_size")->source(),
-                   "warp_size must be 32 or 64");
+  if (llvm::Error e = readModel(table, bufferName, overlay, model))
+    return std::move(e);
+  model.sourceFile = bufferName.str();
   return model;
+}
+
+const TargetRegistry::Entry *TargetRegistry::find(llvm::StringRef name) const {
+  for (const auto &e : entries)
+    if (e->model->name == name)
+      return e.get();
+  return nullptr;
+}
+
+llvm::Expected<TargetModel> kcc::parseTargetModel(llvm::StringRef text,
+                                                  llvm::StringRef bufferName,
+                                                  const TargetRegistry *bases) {
+  return RegistryAccess::parse(text, bufferName, bases);
+}
+
+llvm::Error TargetRegistry::addFromText(llvm::StringRef text,
+                                        llvm::StringRef bufferName) {
+  llvm::Expected<TargetModel> parsed =
+      RegistryAccess::parse(text, bufferName, this);
+  if (!parsed)
+    return parsed.takeError();
+  auto entry = std::make_shared<Entry>();
+  entry->model = std::make_shared<const TargetModel>(std::move(*parsed));
+  for (auto &e : entries)
+    if (e->model->name == entry->model->name) {
+      e = std::move(entry);
+      return llvm::Error::success();
+    }
+  entries.push_back(std::move(entry));
+  return llvm::Error::success();
+}
+
+llvm::Error TargetRegistry::addFromFile(llvm::StringRef path) {
+  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buffer)
+    return llvm::createStringError(buffer.getError(),
+                                   "cannot read target model '" + path +
+                                       "': " + buffer.getError().message());
+  return addFromText((*buffer)->getBuffer(), path);
 }
 
 const TargetRegistry &TargetRegistry::builtin() {
   static const TargetRegistry registry = [] {
     TargetRegistry r;
-    for (const BuiltinModel &m : kBuiltinModels) {
-      llvm::Expected<TargetModel> model = parseTargetModel(m.text, m.file);
+    for (const BuiltinModel &m : kBuiltinModels)
       // The built-in files are tested; a failure here is a build defect.
-      if (!model)
-        llvm::report_fatal_error(llvm::toString(model.takeError()).c_str());
-      r.models.push_back(std::move(*model));
-    }
+      if (llvm::Error e = r.addFromText(m.text, m.file))
+        llvm::report_fatal_error(llvm::toString(std::move(e)).c_str());
     return r;
   }();
   return registry;
 }
 
 const TargetModel *TargetRegistry::lookup(llvm::StringRef name) const {
-  for (const TargetModel &m : models)
-    if (m.name == name)
-      return &m;
-  return nullptr;
+  const Entry *e = find(name);
+  return e ? e->model.get() : nullptr;
 }
 
 std::vector<std::string> TargetRegistry::names() const {
   std::vector<std::string> result;
-  for (const TargetModel &m : models)
-    result.push_back(m.name);
+  for (const auto &e : entries)
+    result.push_back(e->model->name);
   return result;
 }

@@ -1,8 +1,13 @@
 //===- TargetModel.h - pluggable descriptions of GPU targets ------*- C++ -*-===//
 //
 // A target model is the data the passes consult instead of hard-coding a chip:
-// warp size, memory geometry, vector widths. Models are TOML files; the
-// built-in ones (targets/<vendor>/*.toml) are embedded in the compiler.
+// warp size, memory geometry, vector widths, TMA limits, MMA shapes, TMEM.
+// Models are TOML files; the built-in ones (targets/<vendor>/*.toml) are
+// embedded in the compiler, and `--target-model=FILE.toml` adds or overrides
+// one (`inherits = "sm_90a"` starts from an existing model).
+//
+// The legality predicates that read these numbers live next to this file:
+// TmaRules.h (tensor maps), WgmmaRules.h, TmemRules.h, BankConflicts.h.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KCC_TARGETS_TARGETMODEL_H
@@ -11,6 +16,8 @@
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,43 +26,119 @@ namespace kcc {
 
 enum class Vendor { NVIDIA, AMD };
 
+/// Banked on-chip memory: NVIDIA shared memory, AMD LDS.
+struct SharedMemoryModel {
+  unsigned bytesPerBlock = 0; // the most one CTA / workgroup may use
+  unsigned bytesPerSM = 0;    // per SM / CU
+  unsigned banks = 32;
+  unsigned bankBytes = 4;
+  /// For an access width in bytes, the groups of lanes served together (one
+  /// phase). A width without an entry uses consecutive groups of
+  /// banks*bankBytes/width lanes.
+  std::map<unsigned, std::vector<std::vector<unsigned>>> phases;
+  /// Store-only overrides of `phases` (AMD ds_write_b128 groups lanes
+  /// differently from ds_read_b128).
+  std::map<unsigned, std::vector<std::vector<unsigned>>> storePhases;
+};
+
+/// The Tensor Memory Accelerator (cuTensorMapEncodeTiled) limits that differ
+/// between targets; the rule structure itself is in TmaRules.cpp.
+struct TmaModel {
+  bool supported = false;
+  unsigned maxRank = 5;
+  unsigned maxBoxDim = 256;
+  unsigned maxElementStride = 8;
+  /// The driver refuses a box larger than this many bytes (after element
+  /// strides); on sm_90 it equals the shared memory of one SM.
+  uint64_t maxBoxBytes = 0;
+  /// CUtensorMapSwizzle values the driver accepts for this architecture.
+  std::vector<unsigned> swizzleModes;
+  /// Whether the packed 16U4/16U6 data types exist on this architecture.
+  bool packedTypes = false;
+  /// Where the numbers were checked, e.g. "cuTensorMapEncodeTiled on H100,
+  /// driver 580.159.04"; empty when only the documentation backs them.
+  std::string verifiedBy;
+};
+
+/// One family of matrix-multiply shapes: m x n x k for an A/B element type,
+/// n from nMin to nMax in steps of nStep.
+struct MmaShape {
+  std::string a;
+  unsigned m = 0, nMin = 0, nMax = 0, nStep = 1, k = 0;
+};
+
+struct MmaModel {
+  std::string instruction; // "mma.sync", "wgmma", "tcgen05.mma", "mfma"
+  std::vector<MmaShape> shapes;
+};
+
+/// Blackwell tensor memory.
+struct TmemModel {
+  unsigned columns = 0; // 0: no TMEM
+  unsigned lanes = 0;
+  unsigned minAllocColumns = 0;
+};
+
 struct TargetModel {
-  std::string name;        // e.g. "sm_90a"
+  std::string name; // e.g. "sm_90a"
   Vendor vendor = Vendor::NVIDIA;
   std::string description;
-  unsigned sm = 0;         // NVIDIA compute capability x10
-  std::string archSuffix;  // "a" for arch-specific feature sets
-  unsigned ptxIsa = 0;     // PTX ISA version x10
+  std::string inherits;   // the model this one started from, if any
+  std::string sourceFile; // where the model was read from
+  unsigned sm = 0;        // NVIDIA compute capability x10
+  std::string archSuffix; // "a" for arch-specific feature sets
+  unsigned ptxIsa = 0;    // PTX ISA version x10
+  std::string processor;  // AMD: "gfx942"
   unsigned warpSize = 32;
   unsigned maxThreadsPerBlock = 1024;
   unsigned registersPerThread = 255;
-  unsigned sharedMemoryPerBlock = 0;
-  unsigned sharedMemoryBanks = 32;
-  unsigned sharedMemoryBankBytes = 4;
   unsigned maxVectorBytes = 16;
+  SharedMemoryModel sharedMemory;
+  TmaModel tma;
+  MmaModel mma;
+  TmemModel tmem;
+  /// Asynchronous global->shared mechanisms, e.g. "cp.async", "tma".
+  std::vector<std::string> asyncCopy;
 
-  /// The LLVM CPU name, e.g. "sm_90a".
-  std::string llvmCpu() const { return "sm_" + std::to_string(sm) + archSuffix; }
+  /// The LLVM CPU name, e.g. "sm_90a" or "gfx942".
+  std::string llvmCpu() const {
+    if (vendor == Vendor::AMD)
+      return processor;
+    return "sm_" + std::to_string(sm) + archSuffix;
+  }
   /// The LLVM feature string, e.g. "+ptx80".
   std::string llvmFeatures() const { return "+ptx" + std::to_string(ptxIsa); }
   /// The fatbinary `sm=` value, e.g. "90a".
   std::string fatbinArch() const { return std::to_string(sm) + archSuffix; }
+  bool hasAsyncCopy(llvm::StringRef mechanism) const;
 };
 
-/// Parses a TOML target description. `bufferName` is used in error messages,
-/// which carry file:line:col and name the offending key.
-llvm::Expected<TargetModel> parseTargetModel(llvm::StringRef toml,
-                                             llvm::StringRef bufferName);
+class TargetRegistry;
 
-/// The models compiled into kcc, looked up by name.
+/// Parses a TOML target description. `bufferName` is used in error messages,
+/// which carry file:line:col and name the offending key. `inherits = "x"`
+/// looks x up in `bases`.
+llvm::Expected<TargetModel> parseTargetModel(llvm::StringRef toml,
+                                             llvm::StringRef bufferName,
+                                             const TargetRegistry *bases);
+
+/// Target models by name: the built-in ones plus any loaded from files.
 class TargetRegistry {
 public:
   static const TargetRegistry &builtin();
   const TargetModel *lookup(llvm::StringRef name) const;
   std::vector<std::string> names() const;
+  /// Reads a TOML model from `path` and adds it, replacing a model of the
+  /// same name. Pointers from earlier lookups of other models stay valid.
+  llvm::Error addFromFile(llvm::StringRef path);
+  /// Adds a model parsed from TOML text (what addFromFile does after reading).
+  llvm::Error addFromText(llvm::StringRef text, llvm::StringRef bufferName);
 
 private:
-  std::vector<TargetModel> models;
+  struct Entry;
+  std::vector<std::shared_ptr<const Entry>> entries;
+  const Entry *find(llvm::StringRef name) const;
+  friend struct RegistryAccess;
 };
 
 } // namespace kcc

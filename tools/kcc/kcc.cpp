@@ -1,14 +1,17 @@
 //===- kcc.cpp - the kcc command line ---------------------------------------===//
 //
 //   kcc file.kc -o OUTDIR --target=sm_80,sm_90a,sm_100a -O3 -D BLOCK=1024
+//   kcc legality tma --target=sm_90a < cases.jsonl
 //
 //===----------------------------------------------------------------------===//
 #include "tools/kcc/Driver.h"
+#include "tools/kcc/Legality.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Pass.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -17,8 +20,11 @@ using namespace kcc;
 
 static cl::OptionCategory kccCategory("kcc options");
 
-static cl::list<std::string> inputs(cl::Positional, cl::desc("<input .kc files>"),
-                                    cl::cat(kccCategory));
+static cl::list<std::string>
+    inputs(cl::Positional,
+           cl::desc("<input .kc files> | legality tma (reads JSON Lines "
+                    "tensor-map cases on stdin, one verdict per line)"),
+           cl::cat(kccCategory));
 static cl::opt<std::string>
     outputDir("o", cl::desc("Output directory (default: .); '-' prints "
                             "textual output (--emit=tile-ir|layout-ir|llvm|ptx) "
@@ -47,6 +53,11 @@ static cl::opt<unsigned> numWarps(
     cl::desc("Warps per CTA for every kernel (power of two, 1-32; default: "
              "chosen per kernel from its largest tile)"),
     cl::value_desc("N"), cl::init(0), cl::cat(kccCategory));
+static cl::list<std::string> targetModels(
+    "target-model",
+    cl::desc("Add or override a target from a TOML description (may repeat; "
+             "`inherits = \"sm_90a\"` starts from a built-in model)"),
+    cl::value_desc("file.toml"), cl::cat(kccCategory));
 static cl::list<std::string>
     defines("D", cl::desc("Set a constant parameter in every specialization"),
             cl::value_desc("NAME=VALUE"), cl::Prefix, cl::cat(kccCategory));
@@ -54,6 +65,38 @@ static cl::list<std::string>
 static int fail(const Twine &msg) {
   WithColor::error(errs(), "kcc") << msg << "\n";
   return 1;
+}
+
+/// Finds a target or prints why not (with a suggestion).
+static const TargetModel *lookupTarget(const TargetRegistry &registry,
+                                       StringRef name) {
+  if (const TargetModel *target = registry.lookup(name))
+    return target;
+  std::string hint;
+  if (registry.lookup((name + "a").str()))
+    hint = " (did you mean '" + name.str() + "a'?)";
+  fail("unknown target '" + name + "'" + hint + "; valid targets are " +
+       join(registry.names(), ", "));
+  return nullptr;
+}
+
+/// `kcc legality tma --target=T`: one verdict per JSON line on stdin.
+static int runLegality(const TargetRegistry &registry) {
+  if (inputs.size() != 2 || inputs[1] != "tma")
+    return fail("usage: kcc legality tma --target=TARGET < cases.jsonl "
+                "(the only legality query so far is 'tma')");
+  std::vector<std::string> requested(targetList.begin(), targetList.end());
+  requested.insert(requested.end(), offloadArch.begin(), offloadArch.end());
+  if (requested.size() != 1)
+    return fail("kcc legality tma needs exactly one --target");
+  const TargetModel *target = lookupTarget(registry, requested.front());
+  if (!target)
+    return 1;
+  ErrorOr<std::unique_ptr<MemoryBuffer>> in = MemoryBuffer::getSTDIN();
+  if (!in)
+    return fail("cannot read stdin: " + in.getError().message());
+  return driver::runTmaLegality(*target, (*in)->getBuffer(), "<stdin>", outs(),
+                                errs());
 }
 
 int main(int argc, char **argv) {
@@ -76,6 +119,16 @@ int main(int argc, char **argv) {
                                    "kcc: ahead-of-time GPU kernel compiler\n",
                                    &errs()))
     return 1;
+
+  TargetRegistry registry = TargetRegistry::builtin();
+  for (const std::string &path : targetModels)
+    if (Error e = registry.addFromFile(path)) {
+      errs() << toString(std::move(e)) << "\n";
+      return 1;
+    }
+
+  if (!inputs.empty() && inputs.front() == "legality")
+    return runLegality(registry);
 
   driver::Options options;
   if (inputs.empty())
@@ -111,21 +164,19 @@ int main(int argc, char **argv) {
     return fail("unknown --emit kind '" + emit +
                 "'; valid kinds are tile-ir, layout-ir, llvm, ptx, cubin, fatbin");
 
-  const TargetRegistry &registry = TargetRegistry::builtin();
-  std::string validTargets = join(registry.names(), ", ");
   std::vector<std::string> requested(targetList.begin(), targetList.end());
   requested.insert(requested.end(), offloadArch.begin(), offloadArch.end());
   if (requested.empty())
     requested = {"sm_80", "sm_90a", "sm_100a"};
   for (const std::string &name : requested) {
-    const TargetModel *target = registry.lookup(name);
-    if (!target) {
-      std::string hint;
-      if (registry.lookup(name + "a"))
-        hint = " (did you mean '" + name + "a'?)";
-      return fail("unknown target '" + name + "'" + hint +
-                  "; valid targets are " + validTargets);
-    }
+    const TargetModel *target = lookupTarget(registry, name);
+    if (!target)
+      return 1;
+    if (target->vendor == Vendor::AMD && options.emit != driver::EmitKind::TileIR &&
+        options.emit != driver::EmitKind::LayoutIR)
+      return fail("code generation for AMD target '" + name +
+                  "' is not implemented yet; --emit=layout-ir shows the "
+                  "layout decisions its target model leads to");
     if (!llvm::is_contained(options.targets, target))
       options.targets.push_back(target);
   }
