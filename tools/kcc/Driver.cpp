@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tools/kcc/Driver.h"
+#include "tools/kcc/Report.h"
 
 #include "backends/host/KernelInfo.h"
 #include "backends/host/KernelInfoFromIR.h"
@@ -31,6 +32,7 @@
 
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
@@ -139,11 +141,20 @@ public:
     if (!host::collectKernelInfo(*tileIR, info))
       return false;
 
+    report.file = inputPath.str();
     std::vector<nvidia::FatbinImage> images;
     for (const TargetModel *target : options.targets) {
       mlir::TimingScope scope = timing.nest(target->name);
       if (!compileForTarget(*tileIR, *target, images, scope))
         return false;
+    }
+    if (options.report != ReportKind::None) {
+      report.addResources(info);
+      if (options.report == ReportKind::JSON)
+        llvm::outs() << llvm::formatv("{0:2}", report.toJSON()) << "\n";
+      else
+        report.printText(llvm::outs());
+      llvm::outs().flush();
     }
     if (options.emit != EmitKind::Fatbin)
       return true;
@@ -209,9 +220,21 @@ private:
       // Half the register file per tile leaves room for the rest.
       layoutOptions.maxElemsPerThread =
           llvm::PowerOf2Ceil(target.registersPerThread / 2);
+      layoutOptions.remarks = options.report != ReportKind::None;
       pm.addPass(createKccAssignLayouts(layoutOptions));
+      // The pass's access-width remarks feed the report, not the terminal.
+      std::vector<Report::Remark> remarks;
+      mlir::ScopedDiagnosticHandler remarkHandler(
+          &ctx, [&](mlir::Diagnostic &diag) -> mlir::LogicalResult {
+            if (diag.getSeverity() != mlir::DiagnosticSeverity::Remark)
+              return mlir::failure(); // errors go to the source-line printer
+            remarks.push_back({diag.getLocation(), diag.str()});
+            return mlir::success();
+          });
       if (failed(pm.run(*module)))
         return false;
+      if (options.report != ReportKind::None)
+        report.addTarget(*module, target, std::move(remarks));
     }
     if (options.emit == EmitKind::LayoutIR)
       return writeOutput(options, prefix + ".layout.mlir", printOp(*module),
@@ -310,6 +333,7 @@ private:
   llvm::SourceMgr sourceMgr;
   std::string stem;
   host::ModuleInfo info;
+  Report report;
 };
 
 } // namespace

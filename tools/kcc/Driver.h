@@ -12,6 +12,7 @@
 namespace kcc::driver {
 
 enum class EmitKind { TileIR, LayoutIR, LLVM, PTX, Cubin, Fatbin };
+enum class ReportKind { None, Text, JSON };
 
 struct Options {
   std::vector<std::string> inputs;
@@ -22,6 +23,7 @@ struct Options {
   std::vector<std::pair<std::string, std::string>> defines;
   bool timePasses = false;
   unsigned numWarps = 0;                // 0: the compiler chooses per kernel
+  ReportKind report = ReportKind::None; // --report: printed to stdout
 };
 
 /// Compiles every input; prints diagnostics to stderr. Returns the process

@@ -53,6 +53,13 @@ static cl::opt<unsigned> numWarps(
     cl::desc("Warps per CTA for every kernel (power of two, 1-32; default: "
              "chosen per kernel from its largest tile)"),
     cl::value_desc("N"), cl::init(0), cl::cat(kccCategory));
+static cl::opt<std::string> report(
+    "report",
+    cl::desc("Print, per kernel and target, each memory operation's path and "
+             "the rule behind every fast path not taken, the bank-conflict "
+             "degree of each shared-memory access, and registers/shared "
+             "memory (--report=json for JSON)"),
+    cl::value_desc("text|json"), cl::ValueOptional, cl::cat(kccCategory));
 static cl::list<std::string> targetModels(
     "target-model",
     cl::desc("Add or override a target from a TOML description (may repeat; "
@@ -163,6 +170,19 @@ int main(int argc, char **argv) {
   if (!emitFound)
     return fail("unknown --emit kind '" + emit +
                 "'; valid kinds are tile-ir, layout-ir, llvm, ptx, cubin, fatbin");
+
+  if (report.getNumOccurrences()) {
+    if (report.empty() || report == "text")
+      options.report = driver::ReportKind::Text;
+    else if (report == "json")
+      options.report = driver::ReportKind::JSON;
+    else
+      return fail("unknown --report format '" + report +
+                  "'; valid formats are text (the default) and json");
+    if (options.outputDir == "-")
+      return fail("--report prints to stdout; give an output directory with "
+                  "-o for the compiled files");
+  }
 
   std::vector<std::string> requested(targetList.begin(), targetList.end());
   requested.insert(requested.end(), offloadArch.begin(), offloadArch.end());

@@ -1,0 +1,130 @@
+//===- SharedAccesses.cpp - the shared-memory accesses of the lowering ----===//
+#include "backends/nvidia/SharedAccesses.h"
+#include "backends/nvidia/LoweringUtils.h"
+#include "ir/Dialect.h"
+
+using namespace mlir;
+using namespace kcc;
+using namespace kcc::nvidia;
+
+namespace {
+/// Flat element index of register r of thread t (flatIndex(threadBase(t), r)),
+/// or nullopt when t owns no chunk (replicated layouts).
+std::optional<int64_t> flatOf(const TileLayout &l, unsigned t, unsigned r,
+                              bool ownersOnly) {
+  if (l.replicated() && ownersOnly && int64_t(t) >= l.nchunks)
+    return std::nullopt;
+  int64_t base = l.replicated() ? int64_t(t & (l.nchunks - 1)) : int64_t(t);
+  return base * l.vec + l.regOffset(r);
+}
+
+SmallVector<int64_t> indexToMulti(int64_t flat, ArrayRef<int64_t> shape) {
+  SmallVector<int64_t> multi(shape.size());
+  for (int64_t d = shape.size() - 1; d >= 0; --d) {
+    multi[d] = flat % shape[d];
+    flat /= shape[d];
+  }
+  return multi;
+}
+
+/// Row-major index in `shape`; size-1 (broadcast) dimensions contribute 0.
+int64_t multiToIndex(ArrayRef<int64_t> multi, ArrayRef<int64_t> shape) {
+  int64_t flat = 0;
+  for (size_t d = 0; d < shape.size(); ++d)
+    flat = flat * shape[d] + (shape[d] == 1 ? 0 : multi[d]);
+  return flat;
+}
+
+/// One access per register: `addr(t, r)` in elements of `bytes` bytes.
+template <typename AddrFn>
+void perRegister(std::vector<SharedAccess> &out, Operation *op,
+                 const std::string &what, bool isStore, unsigned bytes,
+                 const TileLayout &l, unsigned regs, AddrFn addr) {
+  unsigned warps = std::max(1u, l.threads / l.warp);
+  for (unsigned r = 0; r < regs; ++r) {
+    SharedAccess a;
+    a.op = op;
+    a.what = what + " #" + std::to_string(r);
+    a.isStore = isStore;
+    a.bytes = bytes;
+    a.warps.assign(warps, {});
+    for (unsigned w = 0; w < warps; ++w)
+      for (unsigned lane = 0; lane < l.warp; ++lane) {
+        std::optional<int64_t> e = addr(w * l.warp + lane, r);
+        a.warps[w].push_back(e ? std::optional<uint64_t>(*e * bytes)
+                               : std::nullopt);
+      }
+    out.push_back(std::move(a));
+  }
+}
+
+/// A relayout: owners store in the source layout, everyone loads in the
+/// destination layout at mapFlat(destination flat index).
+template <typename MapFn>
+void relayout(std::vector<SharedAccess> &out, Operation *op,
+              RankedTensorType src, RankedTensorType dst, MapFn mapFlat) {
+  TileLayout sl = TileLayout::get(src), dl = TileLayout::get(dst);
+  unsigned bytes = storageBytes(src.getElementType());
+  perRegister(out, op, "relayout store", true, bytes, sl, sl.regs,
+              [&](unsigned t, unsigned r) { return flatOf(sl, t, r, true); });
+  perRegister(out, op, "relayout load", false, bytes, dl, dl.regs,
+              [&](unsigned t, unsigned r) -> std::optional<int64_t> {
+                return mapFlat(*flatOf(dl, t, r, false));
+              });
+}
+} // namespace
+
+std::vector<SharedAccess> kcc::nvidia::describeSharedAccesses(Operation *op) {
+  std::vector<SharedAccess> out;
+  if (smemBytesFor(op) == 0)
+    return out;
+  if (auto bc = dyn_cast<BroadcastOp>(op)) {
+    ArrayRef<int64_t> sshape = bc.getSrc().getType().getShape();
+    ArrayRef<int64_t> dshape = bc.getType().getShape();
+    relayout(out, op, bc.getSrc().getType(), bc.getType(), [&](int64_t f) {
+      return multiToIndex(indexToMulti(f, dshape), sshape);
+    });
+  } else if (auto ed = dyn_cast<ExpandDimsOp>(op)) {
+    relayout(out, op, ed.getSrc().getType(), ed.getType(),
+             [](int64_t f) { return f; });
+  } else if (auto red = dyn_cast<ReduceOp>(op)) {
+    auto srcT = red.getSrc().getType();
+    TileLayout sl = TileLayout::get(srcT);
+    Type elem = srcT.getElementType();
+    if (srcT.getRank() == 1) {
+      if (sl.threads <= sl.warp)
+        return out; // one warp: shuffles only
+      // Lane 0 of every warp stores its warp's partial at [warp]; then every
+      // thread reads all of them (f16/bf16 combine in f32, small ints in i32).
+      unsigned accBytes = std::max(4u, elem.getIntOrFloatBitWidth() / 8);
+      perRegister(out, op, "cross-warp partial store", true, accBytes, sl, 1,
+                  [&](unsigned t, unsigned) -> std::optional<int64_t> {
+                    if (t % sl.warp != 0)
+                      return std::nullopt;
+                    return int64_t(t / sl.warp);
+                  });
+      perRegister(out, op, "cross-warp partial load", false, accBytes, sl, 1,
+                  [&](unsigned, unsigned) -> std::optional<int64_t> {
+                    return 0; // then 1, 2, ...: every lane the same word
+                  });
+    } else {
+      auto dstT = cast<RankedTensorType>(red.getType());
+      TileLayout dl = TileLayout::get(dstT);
+      unsigned bytes = storageBytes(elem);
+      int64_t axis = red.getAxis();
+      ArrayRef<int64_t> sshape = srcT.getShape();
+      perRegister(out, op, "axis reduction store", true, bytes, sl, sl.regs,
+                  [&](unsigned t, unsigned r) { return flatOf(sl, t, r, true); });
+      // Loads walk the axis (k = 0, 1, ...); every k shifts all lanes by the
+      // same stride, so k = 0 has the conflicts of every step.
+      perRegister(out, op, "axis reduction load", false, bytes, dl, dl.regs,
+                  [&](unsigned t, unsigned r) -> std::optional<int64_t> {
+                    SmallVector<int64_t> multi = indexToMulti(
+                        *flatOf(dl, t, r, false), dstT.getShape());
+                    multi.insert(multi.begin() + axis, 0);
+                    return multiToIndex(multi, sshape);
+                  });
+    }
+  }
+  return out;
+}

@@ -1,0 +1,255 @@
+//===- Report.cpp - `kcc --report`: what the compiler chose, and why --------===//
+#include "tools/kcc/Report.h"
+
+#include "backends/nvidia/SharedAccesses.h"
+#include "ir/Dialect.h"
+#include "passes/AxisInfo.h"
+#include "targets/BankConflicts.h"
+#include "targets/TmaRules.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace kcc;
+using namespace kcc::driver;
+using namespace mlir;
+
+namespace {
+std::string locString(Location loc) {
+  if (auto flc = loc->findInstanceOf<FileLineColLoc>())
+    return llvm::formatv("{0}:{1}:{2}", flc.getFilename().getValue(),
+                         flc.getLine(), flc.getColumn())
+        .str();
+  return "<unknown>";
+}
+
+std::string typeString(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  t.print(os);
+  return s;
+}
+
+/// The user-facing op name of a shared-memory user.
+std::string opName(Operation *op) {
+  if (auto red = dyn_cast<ReduceOp>(op))
+    return stringifyReduceKind(red.getKind()).str();
+  return op->getName().stripDialect().str();
+}
+} // namespace
+
+void Report::addTarget(ModuleOp module, const TargetModel &target,
+                       std::vector<Remark> remarks) {
+  BankGeometry banks = bankGeometry(target);
+  for (auto func : module.getOps<func::FuncOp>()) {
+    std::string symbol = func.getSymName().str();
+    if (!kernels.count(symbol))
+      order.push_back(symbol);
+    TargetEntry entry;
+    entry.target = target.name;
+    entry.bankModel = llvm::formatv("{0} banks x {1} B, {2} lanes",
+                                    banks.banks, banks.bankBytes, banks.lanes)
+                          .str();
+    if (auto warps = func->getAttrOfType<IntegerAttr>(KccDialect::kNumWarpsAttr))
+      entry.threads = warps.getInt() * target.warpSize;
+
+    func.walk([&](Operation *op) {
+      bool isLoad = isa<LoadOp>(op), isStore = isa<StoreOp>(op);
+      if (isLoad || isStore) {
+        MemoryOp m;
+        m.loc = locString(op->getLoc());
+        m.kind = isLoad ? "load" : "store";
+        Value ptr = op->getOperand(0);
+        auto tile = dyn_cast<RankedTensorType>(ptr.getType());
+        Type pointee = cast<PtrType>(getElementTypeOrSelf(ptr.getType()))
+                           .getPointeeType();
+        m.elem = typeString(pointee);
+        m.elements = tile ? tile.getNumElements() : 1;
+        if (auto w = op->getAttrOfType<IntegerAttr>(KccDialect::kAccessWidthAttr))
+          m.accessElems = w.getInt();
+        m.accessBytes = m.accessElems * getElementBytes(pointee);
+        m.path = m.accessElems > 1 ? "vector" : "scalar";
+        // The pass's explanation for this op (remarks come in op order).
+        for (auto it = remarks.begin(); it != remarks.end(); ++it)
+          if (it->loc == op->getLoc()) {
+            m.explanation = it->text;
+            remarks.erase(it);
+            break;
+          }
+        if (m.explanation.empty() && !tile)
+          m.explanation = "a single element per program (not a tile): one "
+                          "scalar access";
+        if (m.accessBytes < target.maxVectorBytes)
+          m.notTaken.push_back(
+              {llvm::formatv("vector {0} B", target.maxVectorBytes).str(),
+               "access-width", m.explanation});
+        if (!target.tma.supported) {
+          TmaVerdict v = checkTmaTensorMap(target, TmaTensorMapParams());
+          m.notTaken.push_back({"tma", v.failures.front().rule.str(),
+                                v.failures.front().message});
+        } else {
+          m.notTaken.push_back(
+              {"tma", "no-tensor-descriptor",
+               "a tile of pointers has no tensor (base, shape, strides) to "
+               "encode a tensor map from; block-coordinate loads/stores are "
+               "not in the language yet"});
+        }
+        if (isLoad && target.hasAsyncCopy("cp.async"))
+          m.notTaken.push_back(
+              {"cp.async", "no-shared-stage",
+               "cp.async copies global to shared memory; this tile goes "
+               "straight to registers and no pipeline stages it"});
+        if (isLoad && target.hasAsyncCopy("buffer-load-lds"))
+          m.notTaken.push_back(
+              {"buffer-load-lds", "no-shared-stage",
+               "direct-to-LDS loads fill LDS; this tile goes straight to "
+               "registers and no pipeline stages it"});
+        entry.memoryOps.push_back(std::move(m));
+        return;
+      }
+      // Shared memory of the lowering: one line per (op, access kind), the
+      // worst instruction's degree and the total wavefronts.
+      std::map<std::string, SharedAccess> byKind;
+      std::vector<std::string> kinds;
+      for (const nvidia::SharedAccess &a : nvidia::describeSharedAccesses(op)) {
+        std::string kind = a.what.substr(0, a.what.find(" #"));
+        if (!byKind.count(kind)) {
+          kinds.push_back(kind);
+          SharedAccess s;
+          s.loc = locString(op->getLoc());
+          s.op = opName(op);
+          s.what = kind;
+          s.store = a.isStore;
+          s.bytes = a.bytes;
+          byKind[kind] = s;
+        }
+        SharedAccess &s = byKind[kind];
+        for (const auto &lanes : a.warps) {
+          llvm::Expected<BankConflictResult> r = analyzeBankConflicts(
+              banks, lanes, a.bytes,
+              a.isStore ? SharedAccessKind::Store : SharedAccessKind::Load);
+          if (!r) {
+            // The lowering's patterns are aligned by construction; say so
+            // instead of hiding it if that ever breaks.
+            s.what += " (not analyzable: " + llvm::toString(r.takeError()) + ")";
+            continue;
+          }
+          ++s.instructions;
+          s.wavefronts += r->wavefronts;
+          s.ideal += r->idealWavefronts;
+          s.degree = std::max(s.degree, r->degree);
+        }
+      }
+      for (const std::string &k : kinds)
+        entry.shared.push_back(byKind[k]);
+    });
+    kernels[symbol].push_back(std::move(entry));
+  }
+}
+
+void Report::addResources(const host::ModuleInfo &info) {
+  for (const host::KernelInfo &k : info.kernels)
+    for (const host::Specialization &spec : k.specializations) {
+      auto it = kernels.find(spec.symbol);
+      if (it == kernels.end())
+        continue;
+      for (const host::TargetBuild &b : spec.builds)
+        for (TargetEntry &e : it->second)
+          if (e.target == b.target && b.registers) {
+            e.haveResources = true;
+            e.registers = b.registers;
+            e.sharedBytes = b.sharedBytes;
+            e.spillBytes = b.spillStoreBytes + b.spillLoadBytes;
+            e.stackBytes = b.stackBytes;
+          }
+    }
+}
+
+void Report::printText(llvm::raw_ostream &os) const {
+  os << "kcc report: " << file << "\n";
+  for (const std::string &symbol : order)
+    for (const TargetEntry &e : kernels.at(symbol)) {
+      os << "\nkernel " << symbol << " on " << e.target << ": " << e.threads
+         << " threads";
+      if (e.haveResources)
+        os << ", " << e.registers << " registers, " << e.sharedBytes
+           << " B shared memory, " << e.spillBytes << " B spilled, "
+           << e.stackBytes << " B stack";
+      else
+        os << " (registers and shared memory: compile to cubin or fatbin)";
+      os << "\n";
+      for (const MemoryOp &m : e.memoryOps) {
+        os << llvm::formatv("  {0}: {1} {2} x {3}: {4}, {5} B per access "
+                            "({6} x {3})\n",
+                            m.loc, m.kind, m.elements, m.elem, m.path,
+                            m.accessBytes, m.accessElems);
+        if (!m.explanation.empty())
+          os << "    why: " << m.explanation << "\n";
+        for (const NotTaken &n : m.notTaken)
+          os << "    not taken: " << n.path << " [" << n.rule << "] "
+             << n.reason << "\n";
+      }
+      if (e.shared.empty())
+        continue;
+      os << "  shared memory (" << e.bankModel << "):\n";
+      for (const SharedAccess &s : e.shared)
+        os << llvm::formatv("    {0}: {1}: {2}, {3} B per lane, {4} "
+                            "instruction(s): {5} wavefronts (ideal {6}), "
+                            "{7}\n",
+                            s.loc, s.op, s.what, s.bytes, s.instructions,
+                            s.wavefronts, s.ideal,
+                            s.degree == 1
+                                ? std::string("conflict-free")
+                                : std::to_string(s.degree) + "-way conflict");
+    }
+}
+
+llvm::json::Value Report::toJSON() const {
+  llvm::json::Array ks;
+  for (const std::string &symbol : order) {
+    llvm::json::Array ts;
+    for (const TargetEntry &e : kernels.at(symbol)) {
+      llvm::json::Array mem, shared;
+      for (const MemoryOp &m : e.memoryOps) {
+        llvm::json::Array nt;
+        for (const NotTaken &n : m.notTaken)
+          nt.push_back(llvm::json::Object{
+              {"path", n.path}, {"rule", n.rule}, {"reason", n.reason}});
+        mem.push_back(llvm::json::Object{{"loc", m.loc},
+                                         {"op", m.kind},
+                                         {"element_type", m.elem},
+                                         {"elements", m.elements},
+                                         {"path", m.path},
+                                         {"access_bytes", m.accessBytes},
+                                         {"access_elements", m.accessElems},
+                                         {"explanation", m.explanation},
+                                         {"not_taken", std::move(nt)}});
+      }
+      for (const SharedAccess &s : e.shared)
+        shared.push_back(llvm::json::Object{{"loc", s.loc},
+                                            {"op", s.op},
+                                            {"access", s.what},
+                                            {"store", s.store},
+                                            {"bytes_per_lane", s.bytes},
+                                            {"instructions", s.instructions},
+                                            {"wavefronts", s.wavefronts},
+                                            {"ideal_wavefronts", s.ideal},
+                                            {"conflict_degree", s.degree}});
+      llvm::json::Object t{{"target", e.target},
+                           {"threads", e.threads},
+                           {"bank_model", e.bankModel},
+                           {"memory_ops", std::move(mem)},
+                           {"shared_memory_accesses", std::move(shared)}};
+      if (e.haveResources) {
+        t["registers"] = e.registers;
+        t["shared_memory_bytes"] = e.sharedBytes;
+        t["spill_bytes"] = e.spillBytes;
+        t["stack_bytes"] = e.stackBytes;
+      }
+      ts.push_back(std::move(t));
+    }
+    ks.push_back(llvm::json::Object{{"kernel", symbol},
+                                    {"targets", std::move(ts)}});
+  }
+  return llvm::json::Object{{"file", file}, {"kernels", std::move(ks)}};
+}

@@ -1,0 +1,77 @@
+//===- Report.h - `kcc --report`: what the compiler chose, and why --*- C++ -*-===//
+//
+// Per kernel and target: each global memory operation's path (vector width,
+// and every faster path not taken with the rule that refused it), the
+// bank-conflict degree of each shared-memory access under the target's bank
+// model, and registers / shared memory / spills from ptxas.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KCC_TOOLS_KCC_REPORT_H
+#define KCC_TOOLS_KCC_REPORT_H
+
+#include "backends/host/KernelInfo.h"
+#include "targets/TargetModel.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kcc::driver {
+
+class Report {
+public:
+  /// A remark from kcc-assign-layouts: the access-width explanation of the
+  /// load/store at `loc`.
+  struct Remark {
+    mlir::Location loc;
+    std::string text;
+  };
+
+  /// Records the layout decisions for one target (layout IR of every
+  /// specialization in `module`).
+  void addTarget(mlir::ModuleOp module, const TargetModel &target,
+                 std::vector<Remark> remarks);
+  /// Adds ptxas's numbers once the targets are compiled.
+  void addResources(const host::ModuleInfo &info);
+
+  void printText(llvm::raw_ostream &os) const;
+  llvm::json::Value toJSON() const;
+
+  std::string file;
+
+private:
+  struct NotTaken {
+    std::string path, rule, reason;
+  };
+  struct MemoryOp {
+    std::string loc, kind, elem, path, explanation;
+    int64_t elements = 0;
+    unsigned accessElems = 1, accessBytes = 0;
+    std::vector<NotTaken> notTaken;
+  };
+  struct SharedAccess {
+    std::string loc, op, what;
+    bool store = false;
+    unsigned bytes = 0, instructions = 0, wavefronts = 0, ideal = 0,
+             degree = 1;
+  };
+  struct TargetEntry {
+    std::string target, bankModel;
+    unsigned threads = 0;
+    bool haveResources = false;
+    unsigned registers = 0, sharedBytes = 0, spillBytes = 0, stackBytes = 0;
+    std::vector<MemoryOp> memoryOps;
+    std::vector<SharedAccess> shared;
+  };
+  // symbol -> entries in target order
+  std::map<std::string, std::vector<TargetEntry>> kernels;
+  std::vector<std::string> order;
+};
+
+} // namespace kcc::driver
+
+#endif // KCC_TOOLS_KCC_REPORT_H
