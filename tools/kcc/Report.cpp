@@ -194,7 +194,7 @@ void Report::printText(llvm::raw_ostream &os) const {
       os << "  shared memory (" << e.bankModel << "):\n";
       for (const SharedAccess &s : e.shared)
         os << llvm::formatv("    {0}: {1}: {2}, {3} B per lane, {4} "
-                            "instruction(s): {5} wavefronts (ideal {6}), "
+                            "warp instruction(s): {5} wavefronts (ideal {6}), "
                             "{7}\n",
                             s.loc, s.op, s.what, s.bytes, s.instructions,
                             s.wavefronts, s.ideal,
