@@ -4,6 +4,8 @@
 // hand from the PTX ISA bit layout, and the tcgen05.mma shape table.
 #include "targets/TmemRules.h"
 
+#include "tests/unit/RuleTestUtil.h"
+
 #include <doctest/doctest.h>
 
 #include <optional>
@@ -11,21 +13,10 @@
 
 using namespace kcc;
 
+using kcc::test::ruleOf;
+using kcc::test::valueOf;
+
 namespace {
-std::string ruleOf(llvm::Error err) { return consumeRuleName(std::move(err)); }
-
-template <typename T> std::string ruleOf(llvm::Expected<T> value) {
-  return value ? std::string() : consumeRuleName(value.takeError());
-}
-
-// Unwraps `value`; on error records a failed check and returns nothing.
-// (Unlike REQUIRE this also builds with exceptions off and no doctest flag.)
-template <typename T> std::optional<T> valueOf(llvm::Expected<T> value) {
-  if (value)
-    return std::move(*value);
-  FAIL_CHECK(llvm::toString(value.takeError()));
-  return std::nullopt;
-}
 
 Tcgen05DescriptorFields fields(uint32_t start, uint32_t lbo, uint32_t sbo,
                                Tcgen05Swizzle swizzle, uint8_t baseOffset = 0) {

@@ -3,6 +3,8 @@
 // and the shape table against what CUDA 13.0 ptxas accepts for sm_90a.
 #include "targets/WgmmaRules.h"
 
+#include "tests/unit/RuleTestUtil.h"
+
 #include <doctest/doctest.h>
 
 #include <optional>
@@ -10,21 +12,10 @@
 
 using namespace kcc;
 
+using kcc::test::ruleOf;
+using kcc::test::valueOf;
+
 namespace {
-std::string ruleOf(llvm::Error err) { return consumeRuleName(std::move(err)); }
-
-template <typename T> std::string ruleOf(llvm::Expected<T> value) {
-  return value ? std::string() : consumeRuleName(value.takeError());
-}
-
-// Unwraps `value`; on error records a failed check and returns nothing.
-// (Unlike REQUIRE this also builds with exceptions off and no doctest flag.)
-template <typename T> std::optional<T> valueOf(llvm::Expected<T> value) {
-  if (value)
-    return std::move(*value);
-  FAIL_CHECK(llvm::toString(value.takeError()));
-  return std::nullopt;
-}
 
 std::vector<std::string> rulesOf(const WgmmaDescriptorFields &fields) {
   std::vector<std::string> names;

@@ -48,6 +48,9 @@ Error readCase(const json::Object &obj, TmaTensorMapParams &p) {
       return i.takeError();
     *s.field = *i;
   }
+  // cuTensorMapEncodeTiled takes the rank as cuuint32_t: what a C caller
+  // passes for a larger value is its low 32 bits.
+  p.rank = static_cast<int64_t>(static_cast<uint32_t>(p.rank));
   struct Array {
     const char *name;
     std::vector<int64_t> *field;
@@ -64,11 +67,15 @@ Error readCase(const json::Object &obj, TmaTensorMapParams &p) {
       return createStringError(inconvertibleErrorCode(),
                                Twine("field '") + a.name +
                                    "' must be an array of integers");
+    // boxDim and elementStrides are cuuint32_t arrays (low 32 bits, as
+    // above); the others are cuuint64_t.
+    bool u32 = a.field == &p.boxDim || a.field == &p.elementStrides;
     for (const json::Value &elem : *arr) {
       Expected<int64_t> i = readInt(elem, a.name);
       if (!i)
         return i.takeError();
-      a.field->push_back(*i);
+      a.field->push_back(u32 ? static_cast<int64_t>(static_cast<uint32_t>(*i))
+                             : *i);
     }
   }
   return Error::success();
