@@ -1,4 +1,5 @@
-//===- TargetModel.cpp - TOML target descriptions ---------------------------===//
+//===- TargetModel.cpp - TOML target descriptions
+//---------------------------===//
 #include "targets/TargetModel.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -23,11 +24,11 @@ llvm::Error errorAt(llvm::StringRef bufferName, const toml::source_region &src,
   // The root table has no position; point at the top of the file.
   unsigned line = src.begin.line ? src.begin.line : 1;
   unsigned column = src.begin.line ? src.begin.column : 1;
-  return llvm::createStringError(
-      llvm::inconvertibleErrorCode(),
-      llvm::formatv("{0}:{1}:{2}: error: {3}", bufferName, line, column,
-                    msg.str())
-          .str());
+  return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                 llvm::formatv("{0}:{1}:{2}: error: {3}",
+                                               bufferName, line, column,
+                                               msg.str())
+                                     .str());
 }
 
 /// Reads one TOML table against a fixed set of keys. Unknown keys are errors:
@@ -72,8 +73,7 @@ public:
     out = *value;
     return llvm::Error::success();
   }
-  llvm::Error string(const char *key, std::string &out,
-                     bool required = false) {
+  llvm::Error string(const char *key, std::string &out, bool required = false) {
     const toml::node *node = get(key);
     if (!node)
       return missing(key, required);
@@ -135,8 +135,7 @@ public:
     if (const toml::table *t = node->as_table())
       return t;
     return errorAt(bufferName, node->source(),
-                   "'" + name(key) + "' must be a table ([" + name(key) +
-                       "])");
+                   "'" + name(key) + "' must be a table ([" + name(key) + "])");
   }
   const toml::node *node(const char *key) { return get(key); }
   std::string name(llvm::StringRef key) const {
@@ -148,10 +147,10 @@ public:
     for (const auto &[key, node] : table) {
       llvm::StringRef k(key.data(), key.length());
       if (!known.contains(k))
-        return errorAt(bufferName, key.source(),
-                       "unknown key '" + name(k) + "' in target model" +
-                           (path.empty() ? std::string()
-                                         : " (section [" + path + "])"));
+        return errorAt(
+            bufferName, key.source(),
+            "unknown key '" + name(k) + "' in target model" +
+                (path.empty() ? std::string() : " (section [" + path + "])"));
     }
     return llvm::Error::success();
   }
@@ -187,17 +186,15 @@ llvm::Error section(TableReader &parent, const char *key,
     return table.takeError();
   if (!*table)
     return llvm::Error::success();
-  TableReader reader(**table, bufferName, parent.name(key),
-                     parent.isOverlay());
+  TableReader reader(**table, bufferName, parent.name(key), parent.isOverlay());
   if (llvm::Error e = fn(reader))
     return e;
   return reader.finish();
 }
 
-llvm::Error readPhases(TableReader &reader, const char *key,
-                       llvm::StringRef bufferName,
-                       std::map<unsigned, std::vector<std::vector<unsigned>>>
-                           &phases) {
+llvm::Error
+readPhases(TableReader &reader, const char *key, llvm::StringRef bufferName,
+           std::map<unsigned, std::vector<std::vector<unsigned>>> &phases) {
   llvm::Expected<const toml::table *> table = reader.subTable(key);
   if (!table)
     return table.takeError();
@@ -206,12 +203,12 @@ llvm::Error readPhases(TableReader &reader, const char *key,
   for (const auto &[widthKey, node] : **table) {
     unsigned width = 0;
     llvm::StringRef w(widthKey.data(), widthKey.length());
-    if (w.getAsInteger(10, width) || !llvm::is_contained({1u, 2u, 4u, 8u, 16u},
-                                                         width))
+    if (w.getAsInteger(10, width) ||
+        !llvm::is_contained({1u, 2u, 4u, 8u, 16u}, width))
       return errorAt(bufferName, widthKey.source(),
                      reader.name(key) +
                          " keys are access widths in bytes "
-                     "(\"1\", \"2\", \"4\", \"8\" or \"16\"), got \"" +
+                         "(\"1\", \"2\", \"4\", \"8\" or \"16\"), got \"" +
                          w.str() + "\"");
     std::vector<std::vector<unsigned>> groups;
     const toml::array *outer = node.as_array();
@@ -292,26 +289,21 @@ llvm::Error readModel(const toml::table &table, llvm::StringRef bufferName,
   if (!smemNode && !overlay)
     return errorAt(bufferName, table.source(),
                    "missing required section [shared_memory]");
-  if (llvm::Error e = section(top, "shared_memory", bufferName,
-                              [&](TableReader &r) -> llvm::Error {
-                                SharedMemoryModel &s = model.sharedMemory;
-                                if (auto e = r.uint("bytes_per_block",
-                                                    s.bytesPerBlock, true))
-                                  return e;
-                                if (auto e = r.uint("bytes_per_sm",
-                                                    s.bytesPerSM, true))
-                                  return e;
-                                if (auto e = r.uint("banks", s.banks, true))
-                                  return e;
-                                if (auto e = r.uint("bank_bytes", s.bankBytes,
-                                                    true))
-                                  return e;
-                                if (auto e = readPhases(r, "phases",
-                                                        bufferName, s.phases))
-                                  return e;
-                                return readPhases(r, "store_phases",
-                                                  bufferName, s.storePhases);
-                              }))
+  if (llvm::Error e = section(
+          top, "shared_memory", bufferName, [&](TableReader &r) -> llvm::Error {
+            SharedMemoryModel &s = model.sharedMemory;
+            if (auto e = r.uint("bytes_per_block", s.bytesPerBlock, true))
+              return e;
+            if (auto e = r.uint("bytes_per_sm", s.bytesPerSM, true))
+              return e;
+            if (auto e = r.uint("banks", s.banks, true))
+              return e;
+            if (auto e = r.uint("bank_bytes", s.bankBytes, true))
+              return e;
+            if (auto e = readPhases(r, "phases", bufferName, s.phases))
+              return e;
+            return readPhases(r, "store_phases", bufferName, s.storePhases);
+          }))
     return e;
   if (llvm::Error e = section(top, "tma", bufferName, [&](TableReader &r) {
         TmaModel &t = model.tma;
@@ -333,53 +325,54 @@ llvm::Error readModel(const toml::table &table, llvm::StringRef bufferName,
         return r.string("verified_by", t.verifiedBy);
       }))
     return e;
-  if (llvm::Error e = section(top, "mma", bufferName, [&](TableReader &r)
-                                  -> llvm::Error {
-        if (auto e = r.string("instruction", model.mma.instruction, true))
-          return e;
-        const toml::node *shapes = r.node("shapes");
-        if (!shapes)
-          return llvm::Error::success();
-        model.mma.shapes.clear(); // a variant's list replaces the base's
-        const toml::array *arr = shapes->as_array();
-        if (!arr)
-          return errorAt(bufferName, shapes->source(),
-                         "'mma.shapes' must be an array of tables "
-                         "{ a = \"f16\", m = 64, n_min = 8, n_max = 256, "
-                         "n_step = 8, k = 16 }");
-        for (const toml::node &elem : *arr) {
-          const toml::table *t = elem.as_table();
-          if (!t)
-            return errorAt(bufferName, elem.source(),
-                           "each entry of 'mma.shapes' must be a table");
-          TableReader sr(*t, bufferName, "mma.shapes", /*overlay=*/false);
-          MmaShape shape;
-          if (auto e = sr.string("a", shape.a, true))
-            return e;
-          if (auto e = sr.uint("m", shape.m, true))
-            return e;
-          if (auto e = sr.uint("k", shape.k, true))
-            return e;
-          unsigned n = 0;
-          if (auto e = sr.uint("n", n))
-            return e;
-          shape.nMin = shape.nMax = n;
-          if (auto e = sr.uint("n_min", shape.nMin))
-            return e;
-          if (auto e = sr.uint("n_max", shape.nMax))
-            return e;
-          if (auto e = sr.uint("n_step", shape.nStep))
-            return e;
-          if (auto e = sr.finish())
-            return e;
-          if (shape.nMin == 0 || shape.nMax < shape.nMin || shape.nStep == 0)
-            return errorAt(bufferName, elem.source(),
-                           "an mma shape needs n (or n_min <= n_max with "
-                           "n_step > 0)");
-          model.mma.shapes.push_back(shape);
-        }
-        return llvm::Error::success();
-      }))
+  if (llvm::Error e =
+          section(top, "mma", bufferName, [&](TableReader &r) -> llvm::Error {
+            if (auto e = r.string("instruction", model.mma.instruction, true))
+              return e;
+            const toml::node *shapes = r.node("shapes");
+            if (!shapes)
+              return llvm::Error::success();
+            model.mma.shapes.clear(); // a variant's list replaces the base's
+            const toml::array *arr = shapes->as_array();
+            if (!arr)
+              return errorAt(bufferName, shapes->source(),
+                             "'mma.shapes' must be an array of tables "
+                             "{ a = \"f16\", m = 64, n_min = 8, n_max = 256, "
+                             "n_step = 8, k = 16 }");
+            for (const toml::node &elem : *arr) {
+              const toml::table *t = elem.as_table();
+              if (!t)
+                return errorAt(bufferName, elem.source(),
+                               "each entry of 'mma.shapes' must be a table");
+              TableReader sr(*t, bufferName, "mma.shapes", /*overlay=*/false);
+              MmaShape shape;
+              if (auto e = sr.string("a", shape.a, true))
+                return e;
+              if (auto e = sr.uint("m", shape.m, true))
+                return e;
+              if (auto e = sr.uint("k", shape.k, true))
+                return e;
+              unsigned n = 0;
+              if (auto e = sr.uint("n", n))
+                return e;
+              shape.nMin = shape.nMax = n;
+              if (auto e = sr.uint("n_min", shape.nMin))
+                return e;
+              if (auto e = sr.uint("n_max", shape.nMax))
+                return e;
+              if (auto e = sr.uint("n_step", shape.nStep))
+                return e;
+              if (auto e = sr.finish())
+                return e;
+              if (shape.nMin == 0 || shape.nMax < shape.nMin ||
+                  shape.nStep == 0)
+                return errorAt(bufferName, elem.source(),
+                               "an mma shape needs n (or n_min <= n_max with "
+                               "n_step > 0)");
+              model.mma.shapes.push_back(shape);
+            }
+            return llvm::Error::success();
+          }))
     return e;
   if (llvm::Error e = section(top, "tmem", bufferName, [&](TableReader &r) {
         if (auto e = r.uint("columns", model.tmem.columns, true))
@@ -433,9 +426,9 @@ bool TargetModel::hasAsyncCopy(llvm::StringRef mechanism) const {
   return llvm::is_contained(asyncCopy, mechanism.str());
 }
 
-llvm::Expected<TargetModel>
-RegistryAccess::parse(llvm::StringRef text, llvm::StringRef bufferName,
-                      const TargetRegistry *bases) {
+llvm::Expected<TargetModel> RegistryAccess::parse(llvm::StringRef text,
+                                                  llvm::StringRef bufferName,
+                                                  const TargetRegistry *bases) {
   toml::parse_result parsed =
       toml::parse(std::string_view(text.data(), text.size()),
                   std::string_view(bufferName.data(), bufferName.size()));

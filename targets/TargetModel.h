@@ -1,4 +1,5 @@
-//===- TargetModel.h - pluggable descriptions of GPU targets ------*- C++ -*-===//
+//===- TargetModel.h - pluggable descriptions of GPU targets ------*- C++
+//-*-===//
 //
 // A target model is the data the passes consult instead of hard-coding a chip:
 // warp size, memory geometry, vector widths, TMA limits, MMA shapes, TMEM.

@@ -1,4 +1,5 @@
-//===- TmaRules.cpp - TMA tensor-map legality -------------------------------===//
+//===- TmaRules.cpp - TMA tensor-map legality
+//-------------------------------===//
 //
 // Each rule below cites cuda.h (CUDA 13.0, the comment above
 // cuTensorMapEncodeTiled) or, where the driver disagrees with that text, the
@@ -41,18 +42,14 @@ constexpr int64_t kNumOobFill = 2;
 constexpr int64_t kOobFillNan = 1;
 
 const llvm::StringRef kRuleNames[] = {
-    "tma-unsupported",       "dtype-enum",
-    "dtype-arch",            "rank-range",
-    "rank-interleave",       "interleave-enum",
-    "swizzle-enum",          "swizzle-arch",
-    "l2-promotion-enum",     "oob-fill-enum",
-    "oob-fill-float",        "address-alignment",
-    "global-dim-range",      "global-dim-packed",
-    "global-stride-alignment", "global-stride-range",
-    "box-dim-range",         "box-inner-bytes",
-    "box-inner-packed",      "box-bytes",
-    "element-stride-range",  "swizzle-span",
-    "packed-interleave",     "packed-swizzle",
+    "tma-unsupported",     "dtype-enum",        "dtype-arch",
+    "rank-range",          "rank-interleave",   "interleave-enum",
+    "swizzle-enum",        "swizzle-arch",      "l2-promotion-enum",
+    "oob-fill-enum",       "oob-fill-float",    "address-alignment",
+    "global-dim-range",    "global-dim-packed", "global-stride-alignment",
+    "global-stride-range", "box-dim-range",     "box-inner-bytes",
+    "box-inner-packed",    "box-bytes",         "element-stride-range",
+    "swizzle-span",        "packed-interleave", "packed-swizzle",
 };
 
 bool isPacked16B(int64_t dtype) {
@@ -135,8 +132,8 @@ TmaVerdict kcc::checkTmaTensorMap(const TargetModel &target,
 
   // Rank. Without a valid rank the arrays cannot be read.
   if (p.rank < 1 || p.rank > static_cast<int64_t>(tma.maxRank)) {
-    fail("rank-range", llvm::formatv("rank {0} is outside 1..{1}", p.rank,
-                                     tma.maxRank));
+    fail("rank-range",
+         llvm::formatv("rank {0} is outside 1..{1}", p.rank, tma.maxRank));
     return verdict;
   }
   bool interleaved = p.interleave != kInterleaveNone;
@@ -253,8 +250,8 @@ TmaVerdict kcc::checkTmaTensorMap(const TargetModel &target,
       uint64_t bits = tmaElementBits(p.dtype);
       uint64_t elems = 1;
       for (int64_t i = 0; i < p.rank; ++i)
-        elems *= static_cast<uint64_t>(at(p.boxDim, i) /
-                                       at(p.elementStrides, i));
+        elems *=
+            static_cast<uint64_t>(at(p.boxDim, i) / at(p.elementStrides, i));
       uint64_t bytes = (elems * bits + 7) / 8;
       if (bytes > tma.maxBoxBytes)
         fail("box-bytes",

@@ -1,4 +1,5 @@
-//===- TmaRules.h - TMA tensor-map legality ------------------------*- C++ -*-===//
+//===- TmaRules.h - TMA tensor-map legality ------------------------*- C++
+//-*-===//
 //
 // Whether cuTensorMapEncodeTiled accepts a set of parameters on a target, and
 // if not, which rules refuse it. The rules are those of the comment above

@@ -113,14 +113,15 @@ std::vector<SharedAccess> kcc::nvidia::describeSharedAccesses(Operation *op) {
       unsigned bytes = storageBytes(elem);
       int64_t axis = red.getAxis();
       ArrayRef<int64_t> sshape = srcT.getShape();
-      perRegister(out, op, "axis reduction store", true, bytes, sl, sl.regs,
-                  [&](unsigned t, unsigned r) { return flatOf(sl, t, r, true); });
+      perRegister(
+          out, op, "axis reduction store", true, bytes, sl, sl.regs,
+          [&](unsigned t, unsigned r) { return flatOf(sl, t, r, true); });
       // Loads walk the axis (k = 0, 1, ...); every k shifts all lanes by the
       // same stride, so k = 0 has the conflicts of every step.
       perRegister(out, op, "axis reduction load", false, bytes, dl, dl.regs,
                   [&](unsigned t, unsigned r) -> std::optional<int64_t> {
-                    SmallVector<int64_t> multi = indexToMulti(
-                        *flatOf(dl, t, r, false), dstT.getShape());
+                    SmallVector<int64_t> multi =
+                        indexToMulti(*flatOf(dl, t, r, false), dstT.getShape());
                     multi.insert(multi.begin() + axis, 0);
                     return multiToIndex(multi, sshape);
                   });

@@ -78,9 +78,9 @@ TEST_CASE("malformed models: located errors naming the key") {
                 "1\n") ==
         "x.toml:4:1: error: unknown key 'tma.max_boxbytes' in target model "
         "(section [tma])");
-  CHECK(errorOf("name = \"x\"\ninherits = \"sm_99\"\n").find(
-            "x.toml:2:12: error: 'inherits' names unknown target model "
-            "'sm_99'; known models: ") == 0);
+  CHECK(errorOf("name = \"x\"\ninherits = \"sm_99\"\n")
+            .find("x.toml:2:12: error: 'inherits' names unknown target model "
+                  "'sm_99'; known models: ") == 0);
   CHECK(errorOf("name = \"x\"\ninherits = \"sm_90a\"\nwarp_size = 48\n") ==
         "x.toml:3:13: error: warp_size must be 32 or 64");
   CHECK(errorOf("name = \"x\"\ninherits = \"sm_90a\"\nwarp_size = \"32\"\n") ==

@@ -1,4 +1,5 @@
-//===- Legality.cpp - `kcc legality`: query the target models ---------------===//
+//===- Legality.cpp - `kcc legality`: query the target models
+//---------------===//
 #include "tools/kcc/Legality.h"
 #include "targets/TmaRules.h"
 

@@ -1,4 +1,5 @@
-//===- Legality.h - `kcc legality`: query the target models -------*- C++ -*-===//
+//===- Legality.h - `kcc legality`: query the target models -------*- C++
+//-*-===//
 #ifndef KCC_TOOLS_KCC_LEGALITY_H
 #define KCC_TOOLS_KCC_LEGALITY_H
 

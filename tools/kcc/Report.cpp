@@ -1,4 +1,5 @@
-//===- Report.cpp - `kcc --report`: what the compiler chose, and why --------===//
+//===- Report.cpp - `kcc --report`: what the compiler chose, and why
+//--------===//
 #include "tools/kcc/Report.h"
 
 #include "backends/nvidia/SharedAccesses.h"
@@ -47,10 +48,11 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
       order.push_back(symbol);
     TargetEntry entry;
     entry.target = target.name;
-    entry.bankModel = llvm::formatv("{0} banks x {1} B, {2} lanes",
-                                    banks.banks, banks.bankBytes, banks.lanes)
+    entry.bankModel = llvm::formatv("{0} banks x {1} B, {2} lanes", banks.banks,
+                                    banks.bankBytes, banks.lanes)
                           .str();
-    if (auto warps = func->getAttrOfType<IntegerAttr>(KccDialect::kNumWarpsAttr))
+    if (auto warps =
+            func->getAttrOfType<IntegerAttr>(KccDialect::kNumWarpsAttr))
       entry.threads = warps.getInt() * target.warpSize;
 
     func.walk([&](Operation *op) {
@@ -61,11 +63,12 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
         m.kind = isLoad ? "load" : "store";
         Value ptr = op->getOperand(0);
         auto tile = dyn_cast<RankedTensorType>(ptr.getType());
-        Type pointee = cast<PtrType>(getElementTypeOrSelf(ptr.getType()))
-                           .getPointeeType();
+        Type pointee =
+            cast<PtrType>(getElementTypeOrSelf(ptr.getType())).getPointeeType();
         m.elem = typeString(pointee);
         m.elements = tile ? tile.getNumElements() : 1;
-        if (auto w = op->getAttrOfType<IntegerAttr>(KccDialect::kAccessWidthAttr))
+        if (auto w =
+                op->getAttrOfType<IntegerAttr>(KccDialect::kAccessWidthAttr))
           m.accessElems = w.getInt();
         m.accessBytes = m.accessElems * getElementBytes(pointee);
         m.path = m.accessElems > 1 ? "vector" : "scalar";
@@ -131,7 +134,8 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
           if (!r) {
             // The lowering's patterns are aligned by construction; say so
             // instead of hiding it if that ever breaks.
-            s.what += " (not analyzable: " + llvm::toString(r.takeError()) + ")";
+            s.what +=
+                " (not analyzable: " + llvm::toString(r.takeError()) + ")";
             continue;
           }
           ++s.instructions;
@@ -193,14 +197,13 @@ void Report::printText(llvm::raw_ostream &os) const {
         continue;
       os << "  shared memory (" << e.bankModel << "):\n";
       for (const SharedAccess &s : e.shared)
-        os << llvm::formatv("    {0}: {1}: {2}, {3} B per lane, {4} "
-                            "warp instruction(s): {5} wavefronts (ideal {6}), "
-                            "{7}\n",
-                            s.loc, s.op, s.what, s.bytes, s.instructions,
-                            s.wavefronts, s.ideal,
-                            s.degree == 1
-                                ? std::string("conflict-free")
-                                : std::to_string(s.degree) + "-way conflict");
+        os << llvm::formatv(
+            "    {0}: {1}: {2}, {3} B per lane, {4} "
+            "warp instruction(s): {5} wavefronts (ideal {6}), "
+            "{7}\n",
+            s.loc, s.op, s.what, s.bytes, s.instructions, s.wavefronts, s.ideal,
+            s.degree == 1 ? std::string("conflict-free")
+                          : std::to_string(s.degree) + "-way conflict");
     }
 }
 
@@ -248,8 +251,8 @@ llvm::json::Value Report::toJSON() const {
       }
       ts.push_back(std::move(t));
     }
-    ks.push_back(llvm::json::Object{{"kernel", symbol},
-                                    {"targets", std::move(ts)}});
+    ks.push_back(
+        llvm::json::Object{{"kernel", symbol}, {"targets", std::move(ts)}});
   }
   return llvm::json::Object{{"file", file}, {"kernels", std::move(ks)}};
 }

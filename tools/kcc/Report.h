@@ -1,4 +1,5 @@
-//===- Report.h - `kcc --report`: what the compiler chose, and why --*- C++ -*-===//
+//===- Report.h - `kcc --report`: what the compiler chose, and why --*- C++
+//-*-===//
 //
 // Per kernel and target: each global memory operation's path (vector width,
 // and every faster path not taken with the rule that refused it), the
@@ -56,8 +57,7 @@ private:
   struct SharedAccess {
     std::string loc, op, what;
     bool store = false;
-    unsigned bytes = 0, instructions = 0, wavefronts = 0, ideal = 0,
-             degree = 1;
+    unsigned bytes = 0, instructions = 0, wavefronts = 0, ideal = 0, degree = 1;
   };
   struct TargetEntry {
     std::string target, bankModel;

@@ -1,4 +1,5 @@
-//===- kcc.cpp - the kcc command line ---------------------------------------===//
+//===- kcc.cpp - the kcc command line
+//---------------------------------------===//
 //
 //   kcc file.kc -o OUTDIR --target=sm_80,sm_90a,sm_100a -O3 -D BLOCK=1024
 //   kcc legality tma --target=sm_90a < cases.jsonl
@@ -26,9 +27,10 @@ static cl::list<std::string>
                     "tensor-map cases on stdin, one verdict per line)"),
            cl::cat(kccCategory));
 static cl::opt<std::string>
-    outputDir("o", cl::desc("Output directory (default: .); '-' prints "
-                            "textual output (--emit=tile-ir|layout-ir|llvm|ptx) "
-                            "to stdout"),
+    outputDir("o",
+              cl::desc("Output directory (default: .); '-' prints "
+                       "textual output (--emit=tile-ir|layout-ir|llvm|ptx) "
+                       "to stdout"),
               cl::value_desc("dir"), cl::init("."), cl::cat(kccCategory));
 static cl::list<std::string>
     targetList("target",
@@ -36,13 +38,12 @@ static cl::list<std::string>
                         "targets: sm_80,sm_90a,sm_100a)"),
                cl::value_desc("t1,t2"), cl::CommaSeparated,
                cl::cat(kccCategory));
-static cl::list<std::string>
-    offloadArch("offload-arch",
-                cl::desc("Same as --target (clang's spelling); may repeat"),
-                cl::value_desc("arch"), cl::CommaSeparated,
-                cl::cat(kccCategory));
+static cl::list<std::string> offloadArch(
+    "offload-arch", cl::desc("Same as --target (clang's spelling); may repeat"),
+    cl::value_desc("arch"), cl::CommaSeparated, cl::cat(kccCategory));
 static cl::opt<char> optLevel("O", cl::desc("Optimization level (default 3)"),
-                              cl::value_desc("0-3"), cl::Prefix, cl::init('3'), cl::cat(kccCategory));
+                              cl::value_desc("0-3"), cl::Prefix, cl::init('3'),
+                              cl::cat(kccCategory));
 static cl::opt<std::string> emit(
     "emit",
     cl::desc("What to produce: tile-ir, layout-ir, llvm, ptx, cubin, fatbin "
@@ -122,9 +123,8 @@ int main(int argc, char **argv) {
     os << "kcc version " << KCC_VERSION << " (LLVM/MLIR " << LLVM_VERSION_STRING
        << ")\n";
   });
-  if (!cl::ParseCommandLineOptions(argc, argv,
-                                   "kcc: ahead-of-time GPU kernel compiler\n",
-                                   &errs()))
+  if (!cl::ParseCommandLineOptions(
+          argc, argv, "kcc: ahead-of-time GPU kernel compiler\n", &errs()))
     return 1;
 
   TargetRegistry registry = TargetRegistry::builtin();
@@ -158,9 +158,12 @@ int main(int argc, char **argv) {
   options.optLevel = optLevel - '0';
 
   static const std::pair<StringRef, driver::EmitKind> emitKinds[] = {
-      {"tile-ir", driver::EmitKind::TileIR}, {"layout-ir", driver::EmitKind::LayoutIR},
-      {"llvm", driver::EmitKind::LLVM},      {"ptx", driver::EmitKind::PTX},
-      {"cubin", driver::EmitKind::Cubin},    {"fatbin", driver::EmitKind::Fatbin}};
+      {"tile-ir", driver::EmitKind::TileIR},
+      {"layout-ir", driver::EmitKind::LayoutIR},
+      {"llvm", driver::EmitKind::LLVM},
+      {"ptx", driver::EmitKind::PTX},
+      {"cubin", driver::EmitKind::Cubin},
+      {"fatbin", driver::EmitKind::Fatbin}};
   bool emitFound = false;
   for (const auto &[name, kind] : emitKinds)
     if (emit == name) {
@@ -168,8 +171,9 @@ int main(int argc, char **argv) {
       emitFound = true;
     }
   if (!emitFound)
-    return fail("unknown --emit kind '" + emit +
-                "'; valid kinds are tile-ir, layout-ir, llvm, ptx, cubin, fatbin");
+    return fail(
+        "unknown --emit kind '" + emit +
+        "'; valid kinds are tile-ir, layout-ir, llvm, ptx, cubin, fatbin");
 
   if (report.getNumOccurrences()) {
     if (report.empty() || report == "text")
@@ -192,7 +196,8 @@ int main(int argc, char **argv) {
     const TargetModel *target = lookupTarget(registry, name);
     if (!target)
       return 1;
-    if (target->vendor == Vendor::AMD && options.emit != driver::EmitKind::TileIR &&
+    if (target->vendor == Vendor::AMD &&
+        options.emit != driver::EmitKind::TileIR &&
         options.emit != driver::EmitKind::LayoutIR)
       return fail("code generation for AMD target '" + name +
                   "' is not implemented yet; --emit=layout-ir shows the "
