@@ -259,9 +259,7 @@ llvm::Error readModel(const toml::table &table, llvm::StringRef bufferName,
     return errorAt(bufferName, top.node("vendor")->source(),
                    "vendor must be \"nvidia\" or \"amd\", got \"" + vendor +
                        "\"");
-  std::string ignoredInherits;
-  if (llvm::Error e = top.string("inherits", ignoredInherits))
-    return e;
+  top.node("inherits"); // checked and applied by the caller
   if (llvm::Error e = top.string("description", model.description))
     return e;
   if (llvm::Error e = top.string("arch_suffix", model.archSuffix))
@@ -461,7 +459,6 @@ llvm::Expected<TargetModel> RegistryAccess::parse(llvm::StringRef text,
   }
   if (llvm::Error e = readModel(table, bufferName, overlay, model))
     return std::move(e);
-  model.sourceFile = bufferName.str();
   return model;
 }
 

@@ -85,7 +85,6 @@ struct TargetModel {
   Vendor vendor = Vendor::NVIDIA;
   std::string description;
   std::string inherits;   // the model this one started from, if any
-  std::string sourceFile; // where the model was read from
   unsigned sm = 0;        // NVIDIA compute capability x10
   std::string archSuffix; // "a" for arch-specific feature sets
   unsigned ptxIsa = 0;    // PTX ISA version x10

@@ -17,11 +17,8 @@ using namespace kcc;
 namespace {
 // CUtensorMapDataType values.
 enum : int64_t {
-  kUInt8 = 0,
   kFloat16 = 6,
   kFloat32 = 7,
-  kFloat64 = 8,
-  kBFloat16 = 9,
   kFloat32Ftz = 10,
   kTFloat32 = 11,
   kTFloat32Ftz = 12,

@@ -44,7 +44,8 @@ void perRegister(std::vector<SharedAccess> &out, Operation *op,
   for (unsigned r = 0; r < regs; ++r) {
     SharedAccess a;
     a.op = op;
-    a.what = what + " #" + std::to_string(r);
+    a.what = what;
+    a.reg = r;
     a.isStore = isStore;
     a.bytes = bytes;
     a.warps.assign(warps, {});

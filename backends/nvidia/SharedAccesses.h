@@ -23,7 +23,8 @@ namespace kcc::nvidia {
 /// One shared-memory instruction as every warp of the CTA executes it.
 struct SharedAccess {
   mlir::Operation *op = nullptr;
-  std::string what; // e.g. "cross-warp partials (store)"
+  std::string what; // e.g. "cross-warp partial store"
+  unsigned reg = 0; // which register of the tile (one instruction each)
   bool isStore = false;
   unsigned bytes = 0; // per lane
   /// warps[w][lane]: the byte offset lane `lane` of warp `w` touches, or

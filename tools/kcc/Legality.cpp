@@ -52,13 +52,16 @@ Error readCase(const json::Object &obj, TmaTensorMapParams &p) {
   // cuTensorMapEncodeTiled takes the rank as cuuint32_t: what a C caller
   // passes for a larger value is its low 32 bits.
   p.rank = static_cast<int64_t>(static_cast<uint32_t>(p.rank));
+  // boxDim and elementStrides are cuuint32_t arrays (low 32 bits, as
+  // above); the others are cuuint64_t.
   struct Array {
     const char *name;
     std::vector<int64_t> *field;
-  } arrays[] = {{"global_dim", &p.globalDim},
-                {"global_strides", &p.globalStrides},
-                {"box_dim", &p.boxDim},
-                {"element_strides", &p.elementStrides}};
+    bool u32;
+  } arrays[] = {{"global_dim", &p.globalDim, false},
+                {"global_strides", &p.globalStrides, false},
+                {"box_dim", &p.boxDim, true},
+                {"element_strides", &p.elementStrides, true}};
   for (const Array &a : arrays) {
     const json::Value *v = obj.get(a.name);
     if (!v)
@@ -68,15 +71,12 @@ Error readCase(const json::Object &obj, TmaTensorMapParams &p) {
       return createStringError(inconvertibleErrorCode(),
                                Twine("field '") + a.name +
                                    "' must be an array of integers");
-    // boxDim and elementStrides are cuuint32_t arrays (low 32 bits, as
-    // above); the others are cuuint64_t.
-    bool u32 = a.field == &p.boxDim || a.field == &p.elementStrides;
     for (const json::Value &elem : *arr) {
       Expected<int64_t> i = readInt(elem, a.name);
       if (!i)
         return i.takeError();
-      a.field->push_back(u32 ? static_cast<int64_t>(static_cast<uint32_t>(*i))
-                             : *i);
+      a.field->push_back(a.u32 ? static_cast<int64_t>(static_cast<uint32_t>(*i))
+                               : *i);
     }
   }
   return Error::success();

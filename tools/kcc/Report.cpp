@@ -115,7 +115,7 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
       std::map<std::string, SharedAccess> byKind;
       std::vector<std::string> kinds;
       for (const nvidia::SharedAccess &a : nvidia::describeSharedAccesses(op)) {
-        std::string kind = a.what.substr(0, a.what.find(" #"));
+        const std::string &kind = a.what;
         if (!byKind.count(kind)) {
           kinds.push_back(kind);
           SharedAccess s;

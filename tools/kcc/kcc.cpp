@@ -75,6 +75,13 @@ static int fail(const Twine &msg) {
   return 1;
 }
 
+/// --target and --offload-arch together, in order.
+static std::vector<std::string> requestedTargets() {
+  std::vector<std::string> requested(targetList.begin(), targetList.end());
+  requested.insert(requested.end(), offloadArch.begin(), offloadArch.end());
+  return requested;
+}
+
 /// Finds a target or prints why not (with a suggestion).
 static const TargetModel *lookupTarget(const TargetRegistry &registry,
                                        StringRef name) {
@@ -93,8 +100,7 @@ static int runLegality(const TargetRegistry &registry) {
   if (inputs.size() != 2 || inputs[1] != "tma")
     return fail("usage: kcc legality tma --target=TARGET < cases.jsonl "
                 "(the only legality query so far is 'tma')");
-  std::vector<std::string> requested(targetList.begin(), targetList.end());
-  requested.insert(requested.end(), offloadArch.begin(), offloadArch.end());
+  std::vector<std::string> requested = requestedTargets();
   if (requested.size() != 1)
     return fail("kcc legality tma needs exactly one --target");
   const TargetModel *target = lookupTarget(registry, requested.front());
@@ -188,8 +194,7 @@ int main(int argc, char **argv) {
                   "-o for the compiled files");
   }
 
-  std::vector<std::string> requested(targetList.begin(), targetList.end());
-  requested.insert(requested.end(), offloadArch.begin(), offloadArch.end());
+  std::vector<std::string> requested = requestedTargets();
   if (requested.empty())
     requested = {"sm_80", "sm_90a", "sm_100a"};
   for (const std::string &name : requested) {
