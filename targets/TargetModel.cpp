@@ -54,7 +54,7 @@ public:
     const toml::node *node = get(key);
     if (!node)
       return missing(key, required);
-    auto value = node->value<int64_t>();
+    auto value = node->value_exact<int64_t>();
     if (!value || *value < 0 || static_cast<uint64_t>(*value) > max)
       return errorAt(bufferName, node->source(),
                      "'" + name(key) + "' must be an integer from 0 to " +
@@ -66,7 +66,7 @@ public:
     const toml::node *node = get(key);
     if (!node)
       return llvm::Error::success();
-    auto value = node->value<bool>();
+    auto value = node->value_exact<bool>();
     if (!value)
       return errorAt(bufferName, node->source(),
                      "'" + name(key) + "' must be true or false");
@@ -92,7 +92,7 @@ public:
     std::vector<unsigned> result;
     if (arr)
       for (const toml::node &elem : *arr) {
-        auto value = elem.value<int64_t>();
+        auto value = elem.value_exact<int64_t>();
         if (!value || *value < 0 || *value > INT32_MAX) {
           arr = nullptr;
           break;
@@ -222,7 +222,7 @@ readPhases(TableReader &reader, const char *key, llvm::StringRef bufferName,
         }
         std::vector<unsigned> lanes;
         for (const toml::node &lane : *inner) {
-          auto v = lane.value<int64_t>();
+          auto v = lane.value_exact<int64_t>();
           if (!v || *v < 0 || *v >= 64) {
             ok = false;
             break;

@@ -102,6 +102,33 @@ TEST_CASE("malformed models: located errors naming the key") {
         "\"intel\"");
   CHECK(errorOf("name = \"x\"\nvendor = \"nvidia\"\nwarp_size = 32\n") ==
         "x.toml:1:1: error: missing required key 'max_threads_per_block'");
+  CHECK(errorOf("name = \"x\"\ninherits = 90\n") ==
+        "x.toml:2:12: error: 'inherits' must be the name of a target model");
+  CHECK(errorOf("name = \"x\"\ninherits = \"sm_90a\"\nmax_vector_bytes = "
+                "12\n") ==
+        "x.toml:3:20: error: max_vector_bytes must be 4, 8 or 16");
+  CHECK(errorOf("name = \"x\"\ninherits = \"sm_90a\"\nvendor = \"amd\"\n") ==
+        "x.toml:1:1: error: an AMD target needs 'processor' (e.g. "
+        "\"gfx942\")");
+  CHECK(errorOf("name = \"x\"\ninherits = \"gfx942\"\nvendor = "
+                "\"nvidia\"\n") ==
+        "x.toml:1:1: error: an NVIDIA target needs 'sm' and 'ptx_isa'");
+  CHECK(errorOf("name = \"x\"\ninherits = \"sm_90a\"\n[mma]\nshapes = 3\n")
+            .find("x.toml:4:10: error: 'mma.shapes' must be an array of "
+                  "tables") == 0);
+  CHECK(errorOf("name = \"x\"\ninherits = \"sm_90a\"\n[mma]\nshapes = [ { a "
+                "= \"f16\", m = 64, k = 16 } ]\n") ==
+        "x.toml:4:12: error: an mma shape needs n (or n_min <= n_max with "
+        "n_step > 0)");
+  CHECK(errorOf("name = \"x\"\ninherits = \"sm_90a\"\n[tma]\nswizzle_modes = "
+                "[1, -2]\n") ==
+        "x.toml:4:17: error: 'tma.swizzle_modes' must be an array of "
+        "non-negative integers");
+  CHECK(errorOf("name = \"x\"\ninherits = \"sm_90a\"\nasync_copy = [1]\n") ==
+        "x.toml:3:14: error: 'async_copy' must be an array of strings");
+  CHECK(errorOf("name = \"x\"\ninherits = \"sm_90a\"\n[tma]\npacked_types = "
+                "1\n") ==
+        "x.toml:4:16: error: 'tma.packed_types' must be true or false");
   // TOML syntax errors keep toml++'s location.
   CHECK(errorOf("name = \"x\n").find("x.toml:1:") == 0);
   CHECK(errorOf("[mma]\nshapes = 3\n", nullptr).find("x.toml:") == 0);
