@@ -1,4 +1,5 @@
-//===- Driver.cpp - the kcc compilation driver ------------------------------===//
+//===- Driver.cpp - the kcc compilation driver
+//------------------------------===//
 //
 // .kc -> tile IR (frontend) -> layout IR (kcc-assign-layouts, per target)
 // -> LLVM dialect (backends/nvidia) -> LLVM IR -> PTX -> cubin -> fatbin.
@@ -24,11 +25,11 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
-#include "mlir/Transforms/Passes.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
+#include "mlir/Transforms/Passes.h"
 
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/FileSystem.h"
@@ -58,9 +59,10 @@ bool reportIfError(llvm::Error err, const llvm::Twine &context) {
   return true;
 }
 
-/// Writes `data` to OUTDIR/name, or to stdout when the output is "-".
+/// Writes `data` to OUTDIR/name, or to stdout when the output is "-"; adds
+/// the path of every file written to `written` (for --depfile).
 bool writeOutput(const Options &options, StringRef name, StringRef data,
-                 bool binary) {
+                 bool binary, std::vector<std::string> &written) {
   if (options.outputDir == "-") {
     if (binary) {
       reportError("refusing to write binary " + name +
@@ -74,14 +76,66 @@ bool writeOutput(const Options &options, StringRef name, StringRef data,
   llvm::SmallString<256> path(options.outputDir);
   llvm::sys::path::append(path, name);
   std::error_code ec;
-  llvm::ToolOutputFile out(path, ec,
-                           binary ? llvm::sys::fs::OF_None
-                                  : llvm::sys::fs::OF_Text);
+  llvm::ToolOutputFile out(
+      path, ec, binary ? llvm::sys::fs::OF_None : llvm::sys::fs::OF_Text);
   if (ec) {
     reportError("cannot write " + path + ": " + ec.message());
     return false;
   }
   out.os() << data;
+  out.keep();
+  written.push_back(path.str().str());
+  return true;
+}
+
+/// Escapes a path for a Makefile rule (what Ninja and CMake's depfile
+/// readers understand): spaces, '#' and '$' are special there.
+std::string escapeForMake(StringRef path) {
+  std::string out;
+  for (char c : path) {
+    if (c == ' ' || c == '#')
+      out += '\\';
+    else if (c == '$')
+      out += '$';
+    out += c;
+  }
+  return out;
+}
+
+/// --depfile: one Makefile rule naming every file written as depending on
+/// every file read (the inputs and --target-model files), so a build system
+/// reruns kcc exactly when one of them changes.
+bool writeDepfile(const Options &options,
+                  const std::vector<std::string> &written) {
+  if (written.empty()) {
+    reportError("--depfile needs output files; this run wrote none (-o -)");
+    return false;
+  }
+  std::string rule;
+  auto absolute = [](StringRef path) {
+    llvm::SmallString<256> abs(path);
+    llvm::sys::fs::make_absolute(abs);
+    return escapeForMake(abs);
+  };
+  for (const std::string &out : written)
+    rule += (rule.empty() ? "" : " ") + absolute(out);
+  rule += ":";
+  auto addDependency = [&](StringRef path) {
+    rule += " \\\n  " + absolute(path);
+  };
+  for (const std::string &input : options.inputs)
+    addDependency(input);
+  for (const std::string &dep : options.dependencies)
+    addDependency(dep);
+  rule += "\n";
+  std::error_code ec;
+  llvm::ToolOutputFile out(options.depfile, ec, llvm::sys::fs::OF_Text);
+  if (ec) {
+    reportError("cannot write depfile " + options.depfile + ": " +
+                ec.message());
+    return false;
+  }
+  out.os() << rule;
   out.keep();
   return true;
 }
@@ -98,8 +152,8 @@ std::string printOp(mlir::Operation *op) {
 class FileCompiler {
 public:
   FileCompiler(const Options &options, mlir::MLIRContext &ctx,
-               mlir::TimingScope &timing)
-      : options(options), ctx(ctx), timing(timing) {}
+               mlir::TimingScope &timing, std::vector<std::string> &written)
+      : options(options), ctx(ctx), timing(timing), written(written) {}
 
   bool run(StringRef inputPath) {
     llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
@@ -132,8 +186,7 @@ public:
       }
     }
     if (options.emit == EmitKind::TileIR)
-      return writeOutput(options, stem + ".tile.mlir", printOp(*tileIR),
-                         false);
+      return write(stem + ".tile.mlir", printOp(*tileIR), false);
     info.stem = stem;
     info.sourcePath = inputPath.str();
     for (const TargetModel *target : options.targets)
@@ -190,14 +243,18 @@ public:
     }
     std::vector<std::string> files = {stem + ".fatbin", stem + ".kcc.h",
                                       stem + ".kcc.cpp"};
-    return writeOutput(options, files[0], *fatbin, true) &&
-           writeOutput(options, files[1], stubs.header, false) &&
-           writeOutput(options, files[2], stubs.source, false) &&
-           writeOutput(options, stem + ".manifest.json",
-                       host::emitManifest(info, KCC_VERSION, files), false);
+    return write(files[0], *fatbin, true) &&
+           write(files[1], stubs.header, false) &&
+           write(files[2], stubs.source, false) &&
+           write(stem + ".manifest.json",
+                 host::emitManifest(info, KCC_VERSION, files), false);
   }
 
 private:
+  bool write(StringRef name, StringRef data, bool binary) {
+    return writeOutput(options, name, data, binary, written);
+  }
+
   bool compileForTarget(mlir::ModuleOp tileIR, const TargetModel &target,
                         std::vector<nvidia::FatbinImage> &images,
                         mlir::TimingScope &scope) {
@@ -211,17 +268,8 @@ private:
       mlir::PassManager pm(&ctx);
       mlir::TimingScope passScope = scope.nest("layout passes");
       pm.enableTiming(passScope);
-      pm.addPass(mlir::createCanonicalizerPass());
-      pm.addPass(mlir::createCSEPass());
-      KccAssignLayoutsOptions layoutOptions;
-      layoutOptions.warpSize = target.warpSize;
-      layoutOptions.maxVectorBytes = target.maxVectorBytes;
-      layoutOptions.numWarps = options.numWarps;
-      // Half the register file per tile leaves room for the rest.
-      layoutOptions.maxElemsPerThread =
-          llvm::PowerOf2Ceil(target.registersPerThread / 2);
-      layoutOptions.remarks = options.report != ReportKind::None;
-      pm.addPass(createKccAssignLayouts(layoutOptions));
+      buildLayoutPipeline(pm, target, options.numWarps,
+                          options.report != ReportKind::None);
       // The pass's access-width remarks feed the report, not the terminal.
       std::vector<Report::Remark> remarks;
       mlir::ScopedDiagnosticHandler remarkHandler(
@@ -237,11 +285,12 @@ private:
         report.addTarget(*module, target, std::move(remarks));
     }
     if (options.emit == EmitKind::LayoutIR)
-      return writeOutput(options, prefix + ".layout.mlir", printOp(*module),
-                         false);
+      return write(prefix + ".layout.mlir", printOp(*module), false);
     for (auto func : module->getOps<mlir::func::FuncOp>()) {
-      host::Specialization *spec = host::findSpecialization(info, func.getSymName());
-      auto warps = func->getAttrOfType<mlir::IntegerAttr>(KccDialect::kNumWarpsAttr);
+      host::Specialization *spec =
+          host::findSpecialization(info, func.getSymName());
+      auto warps =
+          func->getAttrOfType<mlir::IntegerAttr>(KccDialect::kNumWarpsAttr);
       if (!spec || !warps)
         continue;
       host::TargetBuild build;
@@ -286,7 +335,7 @@ private:
       std::string text;
       llvm::raw_string_ostream os(text);
       llvmModule->print(os, nullptr);
-      return writeOutput(options, prefix + ".ll", text, false);
+      return write(prefix + ".ll", text, false);
     }
     std::string ptx;
     {
@@ -297,7 +346,7 @@ private:
       ptx = std::move(*emitted);
     }
     if (options.emit == EmitKind::PTX)
-      return writeOutput(options, prefix + ".ptx", ptx, false);
+      return write(prefix + ".ptx", ptx, false);
 
     mlir::TimingScope t = scope.nest("ptxas");
     llvm::Expected<nvidia::Cubin> cubin =
@@ -321,7 +370,7 @@ private:
         build.spillLoadBytes = res.spillLoadBytes;
       }
     if (options.emit == EmitKind::Cubin)
-      return writeOutput(options, prefix + ".cubin", cubin->data, true);
+      return write(prefix + ".cubin", cubin->data, true);
     images.push_back({&target, /*isPTX=*/false, std::move(cubin->data)});
     images.push_back({&target, /*isPTX=*/true, std::move(ptx)});
     return true;
@@ -330,6 +379,7 @@ private:
   const Options &options;
   mlir::MLIRContext &ctx;
   mlir::TimingScope &timing;
+  std::vector<std::string> &written;
   llvm::SourceMgr sourceMgr;
   std::string stem;
   host::ModuleInfo info;
@@ -340,9 +390,10 @@ private:
 
 int driver::compile(const Options &options) {
   mlir::DialectRegistry registry;
-  registry.insert<KccDialect, mlir::arith::ArithDialect, mlir::math::MathDialect,
-                  mlir::scf::SCFDialect, mlir::func::FuncDialect,
-                  mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect>();
+  registry
+      .insert<KccDialect, mlir::arith::ArithDialect, mlir::math::MathDialect,
+              mlir::scf::SCFDialect, mlir::func::FuncDialect,
+              mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect>();
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
   mlir::registerNVVMDialectTranslation(registry);
@@ -372,9 +423,13 @@ int driver::compile(const Options &options) {
     }
   }
   bool ok = true;
+  std::vector<std::string> written;
   for (const std::string &input : options.inputs) {
-    FileCompiler compiler(options, ctx, root);
+    FileCompiler compiler(options, ctx, root, written);
     ok &= compiler.run(input);
   }
+  // A failed compile leaves no depfile: the build system reruns it anyway.
+  if (ok && !options.depfile.empty())
+    ok = writeDepfile(options, written);
   return ok ? 0 : 1;
 }

@@ -1,4 +1,5 @@
-//===- Driver.h - the kcc compilation driver ----------------------*- C++ -*-===//
+//===- Driver.h - the kcc compilation driver ----------------------*- C++
+//-*-===//
 #ifndef KCC_TOOLS_KCC_DRIVER_H
 #define KCC_TOOLS_KCC_DRIVER_H
 
@@ -16,14 +17,16 @@ enum class ReportKind { None, Text, JSON };
 
 struct Options {
   std::vector<std::string> inputs;
-  std::string outputDir = ".";         // "-" = stdout for textual outputs
+  std::string outputDir = "."; // "-" = stdout for textual outputs
   std::vector<const TargetModel *> targets;
   unsigned optLevel = 3;
   EmitKind emit = EmitKind::Fatbin;
   std::vector<std::pair<std::string, std::string>> defines;
   bool timePasses = false;
-  unsigned numWarps = 0;                // 0: the compiler chooses per kernel
-  ReportKind report = ReportKind::None; // --report: printed to stdout
+  unsigned numWarps = 0;                 // 0: the compiler chooses per kernel
+  ReportKind report = ReportKind::None;  // --report: printed to stdout
+  std::string depfile;                   // --depfile: Makefile rule to write
+  std::vector<std::string> dependencies; // files read besides the inputs
 };
 
 /// Compiles every input; prints diagnostics to stderr. Returns the process

@@ -66,6 +66,12 @@ static cl::list<std::string> targetModels(
     cl::desc("Add or override a target from a TOML description (may repeat; "
              "`inherits = \"sm_90a\"` starts from a built-in model)"),
     cl::value_desc("file.toml"), cl::cat(kccCategory));
+static cl::opt<std::string> depfile(
+    "depfile",
+    cl::desc("Also write a Makefile-style dependency file: every output "
+             "depends on every input and --target-model file (for CMake's "
+             "DEPFILE, Ninja and Make)"),
+    cl::value_desc("file.d"), cl::cat(kccCategory));
 static cl::list<std::string>
     defines("D", cl::desc("Set a constant parameter in every specialization"),
             cl::value_desc("NAME=VALUE"), cl::Prefix, cl::cat(kccCategory));
@@ -155,6 +161,15 @@ int main(int argc, char **argv) {
     return fail("invalid --num-warps=" + std::to_string(numWarps) +
                 "; use a power of two from 1 to 32");
   options.numWarps = numWarps;
+  if (depfile.getNumOccurrences()) {
+    if (options.outputDir == "-")
+      return fail("--depfile needs output files; give an output directory "
+                  "with -o");
+    if (depfile.empty())
+      return fail("--depfile needs a file name (--depfile=FILE.d)");
+    options.depfile = depfile;
+    options.dependencies.assign(targetModels.begin(), targetModels.end());
+  }
   // kcc prints its own report; LLVM would print a second one at exit.
   TimePassesIsEnabled = false;
 
