@@ -10,6 +10,13 @@
 #        builds the runtime + stubs + tests, runs every GPU test, runs them
 #        again under compute-sanitizer memcheck, and runs the memory-bound
 #        benchmark against PyTorch; logs and the report go to OUTDIR.
+# The CMake consumer (examples/cmake-consumer), the same way:
+#   here:   scripts/gpu-roundtrip.sh prepare-consumer   (install kcc to a
+#           prefix, build the example against it, keep the program and its
+#           generated stubs in .gpu-gen/consumer/)
+#   there:  scripts/gpu-roundtrip.sh remote-consumer [OUTDIR]   (runs it, and
+#           under compute-sanitizer; rebuilds it from the generated stubs
+#           with the local C++ compiler if the binary cannot start there)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step=${1:-}
@@ -22,6 +29,40 @@ prepare)
   # For the "no image for this GPU" test: a fatbin that holds Blackwell only.
   "$kcc" tests/gpu/Inputs/blackwell_only.kc -o .gpu-gen --target=sm_100a
   ls -l .gpu-gen
+  ;;
+prepare-consumer)
+  [ -d build ] || { echo "no build/: run scripts/bootstrap.sh first" >&2; exit 1; }
+  work=${KCC_CONSUMER_WORK:-/tmp/kcc-consumer}
+  rm -rf "$work" .gpu-gen/consumer && mkdir -p "$work" .gpu-gen/consumer
+  cmake --install build --prefix "$work/prefix" > "$work/install.log"
+  cmake -S examples/cmake-consumer -B "$work/build" -G Ninja \
+    -DCMAKE_PREFIX_PATH="$work/prefix" -DKCC_ARCHITECTURES="${KCC_TARGETS:-sm_90a}" \
+    -DCUDAToolkit_ROOT="${CUDA_PATH:-/usr/local/cuda}" > "$work/configure.log"
+  cmake --build "$work/build"
+  cp "$work/build/consumer" .gpu-gen/consumer/
+  cp -r "$work/build/consumer_kernels.kcc" .gpu-gen/consumer/generated
+  ls -l .gpu-gen/consumer .gpu-gen/consumer/generated
+  ;;
+remote-consumer)
+  out=${2:-gpu-results}
+  mkdir -p "$out"
+  dir=.gpu-gen/consumer
+  [ -x "$dir/consumer" ] || { echo "no $dir/consumer: run prepare-consumer and copy .gpu-gen here" >&2; exit 1; }
+  exe=$dir/consumer
+  if ! ldd "$exe" >"$out/consumer-ldd.txt" 2>&1 || grep -q "not found" "$out/consumer-ldd.txt"; then
+    echo "the prebuilt consumer cannot start here; rebuilding it from the generated stubs"
+    cuda=${CUDA_PATH:-/usr/local/cuda}
+    c++ -std=c++17 -O2 examples/cmake-consumer/main.cpp "$dir"/generated/*.kcc.cpp \
+      runtime/src/*.cpp -I "$dir/generated" -I runtime/include -I "$cuda/include" \
+      -L "$cuda/lib64" -lcudart -ldl -lpthread -o "$out/consumer"
+    exe=$out/consumer
+  fi
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/device.txt"
+  status=0
+  "$exe" 2>&1 | tee "$out/consumer.log" || status=1
+  compute-sanitizer --tool memcheck --error-exitcode 3 "$exe" > "$out/consumer-memcheck.log" 2>&1 || status=1
+  tail -n 2 "$out/consumer-memcheck.log"
+  exit $status
   ;;
 remote)
   out=${2:-gpu-results}
@@ -42,7 +83,7 @@ remote)
   exit $status
   ;;
 *)
-  echo "usage: $0 prepare | remote [OUTDIR]" >&2
+  echo "usage: $0 prepare | remote [OUTDIR] | prepare-consumer | remote-consumer [OUTDIR]" >&2
   exit 2
   ;;
 esac
