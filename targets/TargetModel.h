@@ -106,8 +106,13 @@ struct TargetModel {
       return processor;
     return "sm_" + std::to_string(sm) + archSuffix;
   }
-  /// The LLVM feature string, e.g. "+ptx80".
-  std::string llvmFeatures() const { return "+ptx" + std::to_string(ptxIsa); }
+  /// The LLVM feature string, e.g. "+ptx80" (none for AMD: gfx9 is wave64
+  /// only and xnack/sramecc stay "any", so one code object fits both modes).
+  std::string llvmFeatures() const {
+    if (vendor == Vendor::AMD)
+      return "";
+    return "+ptx" + std::to_string(ptxIsa);
+  }
   /// The fatbinary `sm=` value, e.g. "90a".
   std::string fatbinArch() const { return std::to_string(sm) + archSuffix; }
   bool hasAsyncCopy(llvm::StringRef mechanism) const;

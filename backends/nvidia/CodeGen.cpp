@@ -1,5 +1,7 @@
-//===- CodeGen.cpp - LLVM IR to PTX, cubin and fatbin -----------------------===//
+//===- CodeGen.cpp - LLVM IR to PTX, cubin and fatbin
+//-----------------------===//
 #include "backends/nvidia/CodeGen.h"
+#include "backends/common/CodeGenUtils.h"
 
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/LegacyPassManager.h"
@@ -25,9 +27,11 @@ using namespace kcc::nvidia;
 
 static constexpr const char *kTriple = "nvptx64-nvidia-cuda";
 
-static Error makeError(const Twine &msg) {
-  return createStringError(inconvertibleErrorCode(), msg.str());
-}
+using codegen::makeError;
+using codegen::readFile;
+using codegen::runTool;
+using codegen::TempFile;
+using codegen::writeFile;
 
 std::string nvidia::getCudaPath() {
   if (const char *env = std::getenv("CUDA_PATH"); env && *env)
@@ -57,22 +61,8 @@ nvidia::createTargetMachine(const TargetModel &target, unsigned optLevel) {
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
   });
-  Triple triple(kTriple);
-  std::string error;
-  const Target *llvmTarget = llvm::TargetRegistry::lookupTarget(triple, error);
-  if (!llvmTarget)
-    return makeError("LLVM has no NVPTX backend: " + error);
-  CodeGenOptLevel level = optLevel == 0   ? CodeGenOptLevel::None
-                          : optLevel == 1 ? CodeGenOptLevel::Less
-                          : optLevel == 2 ? CodeGenOptLevel::Default
-                                          : CodeGenOptLevel::Aggressive;
-  std::unique_ptr<TargetMachine> tm(llvmTarget->createTargetMachine(
-      triple, target.llvmCpu(), target.llvmFeatures(), TargetOptions(),
-      std::nullopt, std::nullopt, level));
-  if (!tm)
-    return makeError("cannot create an NVPTX target machine for " +
-                     target.llvmCpu());
-  return tm;
+  return codegen::createTargetMachine(kTriple, target.llvmCpu(),
+                                      target.llvmFeatures(), optLevel);
 }
 
 /// Links the functions of libdevice that the module calls (__nv_*).
@@ -112,92 +102,13 @@ Error nvidia::optimizeModule(Module &module, TargetMachine &tm,
   if (Error e = linkLibdevice(module))
     return e;
 
-  LoopAnalysisManager lam;
-  FunctionAnalysisManager fam;
-  CGSCCAnalysisManager cgam;
-  ModuleAnalysisManager mam;
-  PassBuilder pb(&tm);
-  pb.registerModuleAnalyses(mam);
-  pb.registerCGSCCAnalyses(cgam);
-  pb.registerFunctionAnalyses(fam);
-  pb.registerLoopAnalyses(lam);
-  pb.crossRegisterProxies(lam, fam, cgam, mam);
-  OptimizationLevel level = optLevel == 0   ? OptimizationLevel::O0
-                            : optLevel == 1 ? OptimizationLevel::O1
-                            : optLevel == 2 ? OptimizationLevel::O2
-                                            : OptimizationLevel::O3;
-  ModulePassManager mpm = optLevel == 0
-                              ? pb.buildO0DefaultPipeline(level)
-                              : pb.buildPerModuleDefaultPipeline(level);
-  mpm.run(module, mam);
+  codegen::optimize(module, tm, optLevel);
   return Error::success();
 }
 
 Expected<std::string> nvidia::emitPTX(Module &module, TargetMachine &tm) {
-  std::string ptx;
-  {
-    raw_string_ostream os(ptx);
-    buffer_ostream bos(os);
-    legacy::PassManager pm;
-    if (tm.addPassesToEmitFile(pm, bos, nullptr, CodeGenFileType::AssemblyFile))
-      return makeError("the NVPTX backend cannot emit assembly");
-    pm.run(module);
-  }
-  return ptx;
+  return codegen::emit(module, tm, CodeGenFileType::AssemblyFile);
 }
-
-namespace {
-/// A temporary file removed when it goes out of scope.
-struct TempFile {
-  SmallString<128> path;
-  FileRemover remover;
-  static Expected<std::unique_ptr<TempFile>> create(StringRef prefix,
-                                                    StringRef suffix) {
-    auto f = std::make_unique<TempFile>();
-    if (std::error_code ec =
-            sys::fs::createTemporaryFile(prefix, suffix, f->path))
-      return makeError("cannot create a temporary file: " + ec.message());
-    f->remover.setFile(f->path);
-    return f;
-  }
-};
-
-Error writeFile(StringRef path, StringRef data) {
-  std::error_code ec;
-  raw_fd_ostream os(path, ec);
-  if (ec)
-    return makeError("cannot write " + path + ": " + ec.message());
-  os << data;
-  return Error::success();
-}
-
-Expected<std::string> readFile(StringRef path) {
-  ErrorOr<std::unique_ptr<MemoryBuffer>> buffer = MemoryBuffer::getFile(path);
-  if (!buffer)
-    return makeError("cannot read " + path);
-  return (*buffer)->getBuffer().str();
-}
-
-/// Runs a tool; on failure the error carries its output.
-Error runTool(StringRef tool, ArrayRef<StringRef> args, std::string &log) {
-  Expected<std::unique_ptr<TempFile>> logFile = TempFile::create("kcc", "log");
-  if (!logFile)
-    return logFile.takeError();
-  std::optional<StringRef> redirects[] = {std::nullopt, (*logFile)->path,
-                                          (*logFile)->path};
-  std::string errMsg;
-  int rc = sys::ExecuteAndWait(tool, args, std::nullopt, redirects, 0, 0,
-                               &errMsg);
-  Expected<std::string> out = readFile((*logFile)->path);
-  log = out ? *out : std::string();
-  if (!out)
-    consumeError(out.takeError());
-  if (rc != 0)
-    return makeError(sys::path::filename(tool) + " failed" +
-                     (errMsg.empty() ? "" : " (" + errMsg + ")") + ":\n" + log);
-  return Error::success();
-}
-} // namespace
 
 bool nvidia::parsePtxasResources(StringRef log, StringRef symbol,
                                  PtxasResources &out) {
@@ -218,7 +129,8 @@ bool nvidia::parsePtxasResources(StringRef log, StringRef symbol,
     StringRef head = text.substr(0, pos).rtrim();
     size_t begin = head.find_last_not_of("0123456789");
     unsigned value = 0;
-    head.substr(begin == StringRef::npos ? 0 : begin + 1).getAsInteger(10, value);
+    head.substr(begin == StringRef::npos ? 0 : begin + 1)
+        .getAsInteger(10, value);
     return value;
   };
   out.stackBytes = numberBefore(rest, " bytes stack frame");

@@ -1,4 +1,5 @@
-//===- ConvertKccToLLVM.cpp - kcc layout IR -> LLVM + NVVM dialects ---------===//
+//===- ConvertKccToLLVM.cpp - kcc layout IR -> LLVM + NVVM dialects
+//---------===//
 //
 // The `kcc-convert-to-llvm` pass. See LoweringUtils.h for the thread
 // semantics of the blocked layout, ReduceToLLVM.cpp for reductions and
@@ -43,7 +44,8 @@ TileLayout TileLayout::get(RankedTensorType type) {
   return l;
 }
 
-KccTypeConverter::KccTypeConverter(MLIRContext *ctx) {
+KccTypeConverter::KccTypeConverter(MLIRContext *ctx, const TargetOps &ops)
+    : ops(ops) {
   addConversion([](Type t) { return t; });
   addConversion([ctx](PtrType t) -> Type {
     return LLVM::LLVMPointerType::get(ctx, t.getAddressSpace());
@@ -72,9 +74,6 @@ Value kcc::nvidia::intConst(OpBuilder &b, Location loc, Type t, int64_t v) {
 Value kcc::nvidia::i32Const(OpBuilder &b, Location loc, int64_t v) {
   return intConst(b, loc, b.getI32Type(), v);
 }
-Value kcc::nvidia::getTid(OpBuilder &b, Location loc) {
-  return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
-}
 Value kcc::nvidia::threadBase(OpBuilder &b, Location loc, const TileLayout &l,
                               Value tid) {
   Value t = tid;
@@ -98,8 +97,7 @@ Value kcc::nvidia::ownerPred(OpBuilder &b, Location loc, const TileLayout &l,
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid,
                                i32Const(b, loc, l.nchunks));
 }
-Value kcc::nvidia::extractElem(OpBuilder &b, Location loc, Value v,
-                               int64_t i) {
+Value kcc::nvidia::extractElem(OpBuilder &b, Location loc, Value v, int64_t i) {
   return LLVM::ExtractElementOp::create(b, loc, v, i32Const(b, loc, i));
 }
 Value kcc::nvidia::buildVector(OpBuilder &b, Location loc,
@@ -124,9 +122,6 @@ SmallVector<Value> kcc::nvidia::unpack(OpBuilder &b, Location loc, Value v) {
   for (int64_t i = 0; i < vt.getNumElements(); ++i)
     out.push_back(extractElem(b, loc, v, i));
   return out;
-}
-void kcc::nvidia::barrier(OpBuilder &b, Location loc) {
-  NVVM::Barrier0Op::create(b, loc);
 }
 std::string kcc::nvidia::smemName(StringRef kernel) {
   return ("__kcc_smem_" + kernel).str();
@@ -157,8 +152,7 @@ Value kcc::nvidia::toStorage(OpBuilder &b, Location loc, Value v) {
     return arith::ExtUIOp::create(b, loc, b.getI8Type(), v);
   return v;
 }
-Value kcc::nvidia::fromStorage(OpBuilder &b, Location loc, Value v,
-                               Type elem) {
+Value kcc::nvidia::fromStorage(OpBuilder &b, Location loc, Value v, Type elem) {
   if (elem.isInteger(1))
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v,
                                  intConst(b, loc, v.getType(), 0));
@@ -184,8 +178,8 @@ Value kcc::nvidia::linearize(OpBuilder &b, Location loc, ArrayRef<Value> multi,
       Value term = multi[d];
       if (stride != 1)
         term = arith::MulIOp::create(b, loc, term, i32Const(b, loc, stride));
-      flat = flat ? arith::AddIOp::create(b, loc, flat, term).getResult()
-                  : term;
+      flat =
+          flat ? arith::AddIOp::create(b, loc, flat, term).getResult() : term;
     }
     stride *= shape[d];
   }
@@ -212,16 +206,17 @@ SmallVector<Value> kcc::nvidia::delinearize(OpBuilder &b, Location loc,
 /// (owners only), then reads back the element `mapFlat(dstFlat)` for every
 /// register of the destination layout. Barriers before the write (earlier
 /// readers of the buffer are done) and after it (the data is visible).
-static Value relayoutThroughSmem(OpBuilder &b, Location loc, Operation *op,
-                                 Value src, const TileLayout &sl,
-                                 const TileLayout &dl, Type elem,
+static Value relayoutThroughSmem(const TargetOps &ops, OpBuilder &b,
+                                 Location loc, Operation *op, Value src,
+                                 const TileLayout &sl, const TileLayout &dl,
+                                 Type elem,
                                  function_ref<Value(Value)> mapFlat) {
   Type st = storageType(elem);
   unsigned bytes = storageBytes(elem);
   Value base = smemBase(b, loc, op);
   auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), 3);
-  Value tid = getTid(b, loc);
-  barrier(b, loc);
+  Value tid = ops.threadId(b, loc);
+  ops.barrier(b, loc);
   SmallVector<Value> regs = unpack(b, loc, src);
   Value sBase = threadBase(b, loc, sl, tid);
   emitIf(b, loc, ownerPred(b, loc, sl, tid), [&](OpBuilder &ib) {
@@ -231,7 +226,7 @@ static Value relayoutThroughSmem(OpBuilder &b, Location loc, Operation *op,
       LLVM::StoreOp::create(ib, loc, toStorage(ib, loc, regs[r]), addr, bytes);
     }
   });
-  barrier(b, loc);
+  ops.barrier(b, loc);
   Value dBase = threadBase(b, loc, dl, tid);
   SmallVector<Value> out;
   for (unsigned r = 0; r < dl.regs; ++r) {
@@ -305,25 +300,24 @@ struct FuncLowering : OpConversionPattern<func::FuncOp> {
       if (n == op.getSymNameAttrName() || n == op.getFunctionTypeAttrName() ||
           n == op.getArgAttrsAttrName() || n == op.getResAttrsAttrName() ||
           n == "sym_visibility" || n == KccDialect::kKernelAttr)
-        continue; // kcc.kernel only verifies on func.func; nvvm.kernel replaces it
+        continue; // kcc.kernel only verifies on func.func; markKernel replaces
+                  // it
       attrs.push_back(a);
     }
     auto fn = LLVM::LLVMFuncOp::create(rewriter, op.getLoc(), op.getName(),
-                                       llvmFt, LLVM::Linkage::External,
-                                       false, LLVM::CConv::C, nullptr, attrs);
+                                       llvmFt, LLVM::Linkage::External, false,
+                                       LLVM::CConv::C, nullptr, attrs);
     if (op->hasAttr(KccDialect::kKernelAttr)) {
-      fn->setAttr("nvvm.kernel", rewriter.getUnitAttr());
-      int32_t warps = 4;
+      const TargetOps &ops = targetOpsOf(*this);
+      unsigned warps = 4;
       if (auto w = op->getAttrOfType<IntegerAttr>(KccDialect::kNumWarpsAttr))
         warps = w.getInt();
-      fn->setAttr("nvvm.maxntid",
-                  rewriter.getDenseI32ArrayAttr({warps * 32, 1, 1}));
+      ops.markKernel(fn, warps * ops.warpSize());
     }
     // Argument facts: kcc.align -> llvm.align on pointers.
     for (unsigned i = 0; i < ft.getNumInputs(); ++i) {
       if (auto al = op.getArgAttrOfType<IntegerAttr>(i, KccDialect::kAlignAttr))
-        fn.setArgAttr(i, "llvm.align",
-                      rewriter.getI64IntegerAttr(al.getInt()));
+        fn.setArgAttr(i, "llvm.align", rewriter.getI64IntegerAttr(al.getInt()));
     }
     rewriter.inlineRegionBefore(op.getBody(), fn.getBody(), fn.end());
     if (failed(rewriter.convertRegionTypes(&fn.getBody(), tc, &sig)))
@@ -349,24 +343,10 @@ struct GridIdLowering : OpConversionPattern<OpT> {
   LogicalResult
   matchAndRewrite(OpT op, typename OpT::Adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Location loc = op.getLoc();
-    Type i32 = rewriter.getI32Type();
-    Value v;
-    switch (op.getAxis()) {
-    case 0:
-      v = Ctaid ? (Value)NVVM::BlockIdXOp::create(rewriter, loc, i32)
-                : (Value)NVVM::GridDimXOp::create(rewriter, loc, i32);
-      break;
-    case 1:
-      v = Ctaid ? (Value)NVVM::BlockIdYOp::create(rewriter, loc, i32)
-                : (Value)NVVM::GridDimYOp::create(rewriter, loc, i32);
-      break;
-    default:
-      v = Ctaid ? (Value)NVVM::BlockIdZOp::create(rewriter, loc, i32)
-                : (Value)NVVM::GridDimZOp::create(rewriter, loc, i32);
-      break;
-    }
-    rewriter.replaceOp(op, v);
+    const TargetOps &ops = targetOpsOf(*this);
+    unsigned axis = op.getAxis();
+    rewriter.replaceOp(op, Ctaid ? ops.blockId(rewriter, op.getLoc(), axis)
+                                 : ops.numBlocks(rewriter, op.getLoc(), axis));
     return success();
   }
 };
@@ -378,16 +358,16 @@ struct ArangeLowering : OpConversionPattern<ArangeOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     TileLayout l = layoutOf(op.getType());
-    Value base = threadBase(rewriter, loc, l, getTid(rewriter, loc));
+    Value base = threadBase(rewriter, loc, l,
+                            targetOpsOf(*this).threadId(rewriter, loc));
     SmallVector<int32_t> offs;
     for (unsigned r = 0; r < l.regs; ++r)
       offs.push_back(int32_t(l.regOffset(r) + op.getStart()));
     auto vt = VectorType::get({(int64_t)l.regs}, rewriter.getI32Type());
     Value cst = arith::ConstantOp::create(
         rewriter, loc, vt, DenseElementsAttr::get(vt, ArrayRef<int32_t>(offs)));
-    Value res = arith::AddIOp::create(rewriter, loc,
-                                      splatVector(rewriter, loc, base, l.regs),
-                                      cst);
+    Value res = arith::AddIOp::create(
+        rewriter, loc, splatVector(rewriter, loc, base, l.regs), cst);
     rewriter.replaceOp(op, res);
     return success();
   }
@@ -402,8 +382,8 @@ struct SplatLowering : OpConversionPattern<SplatOp> {
     Value s = adaptor.getSrc();
     if (isa<LLVM::LLVMPointerType>(s.getType()))
       s = LLVM::PtrToIntOp::create(rewriter, loc, rewriter.getI64Type(), s);
-    rewriter.replaceOp(op,
-                       splatVector(rewriter, loc, s, layoutOf(op.getType()).regs));
+    rewriter.replaceOp(
+        op, splatVector(rewriter, loc, s, layoutOf(op.getType()).regs));
     return success();
   }
 };
@@ -420,9 +400,10 @@ struct ExpandDimsLowering : OpConversionPattern<ExpandDimsOp> {
     }
     // Different encodings for the same element count: same flat order,
     // different distribution -> through shared memory.
-    Value v = relayoutThroughSmem(
-        rewriter, op.getLoc(), op, adaptor.getSrc(), layoutOf(src),
-        layoutOf(op.getType()), src.getElementType(), [](Value f) { return f; });
+    Value v = relayoutThroughSmem(targetOpsOf(*this), rewriter, op.getLoc(), op,
+                                  adaptor.getSrc(), layoutOf(src),
+                                  layoutOf(op.getType()), src.getElementType(),
+                                  [](Value f) { return f; });
     rewriter.replaceOp(op, v);
     return success();
   }
@@ -450,8 +431,8 @@ struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
     }
     ArrayRef<int64_t> sshape = srcT.getShape(), dshape = dstT.getShape();
     Value v = relayoutThroughSmem(
-        rewriter, loc, op, adaptor.getSrc(), sl, dl, srcT.getElementType(),
-        [&](Value dflat) {
+        targetOpsOf(*this), rewriter, loc, op, adaptor.getSrc(), sl, dl,
+        srcT.getElementType(), [&](Value dflat) {
           SmallVector<Value> multi = delinearize(rewriter, loc, dflat, dshape);
           return linearize(rewriter, loc, multi, sshape);
         });
@@ -471,8 +452,8 @@ struct AddPtrLowering : OpConversionPattern<AddPtrOp> {
   matchAndRewrite(AddPtrOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    Type pointee =
-        cast<PtrType>(getElementTypeOrSelf(op.getPtr().getType())).getPointeeType();
+    Type pointee = cast<PtrType>(getElementTypeOrSelf(op.getPtr().getType()))
+                       .getPointeeType();
     if (!isa<RankedTensorType>(op.getType())) {
       Value r = LLVM::GEPOp::create(rewriter, loc, adaptor.getPtr().getType(),
                                     storageType(pointee), adaptor.getPtr(),
@@ -491,13 +472,14 @@ struct AddPtrLowering : OpConversionPattern<AddPtrOp> {
           rewriter, loc, i64v, DenseElementsAttr::get(i64v, APInt(64, bytes)));
       off = arith::MulIOp::create(rewriter, loc, off, c);
     }
-    rewriter.replaceOp(op,
-                       arith::AddIOp::create(rewriter, loc, adaptor.getPtr(), off));
+    rewriter.replaceOp(
+        op, arith::AddIOp::create(rewriter, loc, adaptor.getPtr(), off));
     return success();
   }
 };
 
-static unsigned accessWidth(Operation *op, const TileLayout &l, unsigned bytes) {
+static unsigned accessWidth(Operation *op, const TileLayout &l,
+                            unsigned bytes) {
   unsigned k = 1;
   if (auto a = op->getAttrOfType<IntegerAttr>(KccDialect::kAccessWidthAttr))
     k = a.getInt();
@@ -590,7 +572,9 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
       others = unpack(rewriter, loc, adaptor.getOther());
     Value z = zero();
     SmallVector<Value> result;
-    auto fallbackOf = [&](unsigned i) { return others.empty() ? z : others[i]; };
+    auto fallbackOf = [&](unsigned i) {
+      return others.empty() ? z : others[i];
+    };
     // Loads registers [g, g+k) in pieces of vector width, guarded by `cond`.
     auto loadChunk = [&](unsigned g, Value cond) {
       SmallVector<Value> vals;
@@ -604,8 +588,8 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
       }
       return vals;
     };
-    bool uniform = masks.empty() || k == 1 ||
-                   op->hasAttr(KccDialect::kMaskUniformAttr);
+    bool uniform =
+        masks.empty() || k == 1 || op->hasAttr(KccDialect::kMaskUniformAttr);
     for (unsigned g = 0; g < l.regs; g += k) {
       if (uniform) {
         auto vals = loadChunk(g, masks.empty() ? Value() : masks[g]);
@@ -615,9 +599,9 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
       // The mask may change inside the chunk (a ragged tail): one vector
       // access when all k lanes are on, else per-element masked accesses.
       Value all = allOf(rewriter, loc, ArrayRef<Value>(masks).slice(g, k));
-      auto ifOp = scf::IfOp::create(rewriter, loc,
-                                    SmallVector<Type>(k, elem), all,
-                                    /*withElseRegion=*/true);
+      auto ifOp =
+          scf::IfOp::create(rewriter, loc, SmallVector<Type>(k, elem), all,
+                            /*withElseRegion=*/true);
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(ifOp.thenBlock());
       scf::YieldOp::create(rewriter, loc, loadChunk(g, Value()));
@@ -645,7 +629,7 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
     unsigned bytes = storageBytes(elem);
     auto ptrT = cast<PtrType>(getElementTypeOrSelf(op.getPtr().getType()));
     unsigned as = ptrT.getAddressSpace();
-    Value tid = getTid(rewriter, loc);
+    Value tid = targetOpsOf(*this).threadId(rewriter, loc);
     auto andCond = [&](Value a, Value b) -> Value {
       if (!a)
         return b;
@@ -656,8 +640,9 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
 
     if (!isa<RankedTensorType>(op.getValue().getType())) {
       // Uniform scalar: thread 0 stores.
-      Value first = arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
-                                          tid, i32Const(rewriter, loc, 0));
+      Value first =
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, tid,
+                                i32Const(rewriter, loc, 0));
       Value cond = andCond(first, adaptor.getMask());
       Value v = adaptor.getValue();
       Value p = adaptor.getPtr();
@@ -685,8 +670,8 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
       Value v = n == 1 ? sv[0] : buildVector(b, loc, sv);
       LLVM::StoreOp::create(b, loc, v, addr, n * bytes);
     };
-    bool uniform = masks.empty() || k == 1 ||
-                   op->hasAttr(KccDialect::kMaskUniformAttr);
+    bool uniform =
+        masks.empty() || k == 1 || op->hasAttr(KccDialect::kMaskUniformAttr);
     for (unsigned g = 0; g < l.regs; g += k) {
       if (uniform) {
         Value cond = andCond(owner, masks.empty() ? Value() : masks[g]);
@@ -764,12 +749,13 @@ struct ElementwiseLowering : ConversionPattern {
 
 struct ConvertKccToLLVMPass
     : kcc::nvidia::impl::ConvertKccToLLVMBase<ConvertKccToLLVMPass> {
+  using ConvertKccToLLVMBase::ConvertKccToLLVMBase;
   void runOnOperation() override;
 };
 
 /// Rejects what this version does not lower, with a clear message, and
 /// creates each kernel's shared-memory buffer.
-static LogicalResult prepare(ModuleOp module) {
+static LogicalResult prepare(ModuleOp module, const TargetOps &ops) {
   bool ok = true;
   OpBuilder b(module.getContext());
   for (auto fn : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
@@ -793,12 +779,16 @@ static LogicalResult prepare(ModuleOp module) {
         auto enc = dyn_cast_or_null<BlockedLayoutAttr>(tt.getEncoding());
         if (!enc) {
           op->emitError("kcc: tile type ")
-              << t << " has no #kcc.blocked layout (run layout assignment "
-                      "before kcc-convert-to-llvm)";
+              << t
+              << " has no #kcc.blocked layout (run layout assignment "
+                 "before kcc-convert-to-llvm)";
           ok = false;
-        } else if (enc.getWarp() != 32) {
+        } else if (enc.getWarp() != ops.warpSize()) {
           op->emitError("kcc: layout warp = ")
-              << enc.getWarp() << " is not valid on NVIDIA (32 lanes)";
+              << enc.getWarp() << " does not match the target's "
+              << ops.warpSize() << "-lane "
+              << (ops.warpSize() == 64 ? "waves" : "warps")
+              << " (assign layouts for this target)";
           ok = false;
         }
       };
@@ -810,9 +800,10 @@ static LogicalResult prepare(ModuleOp module) {
     });
     if (smem > 48 * 1024) {
       fn.emitError("kcc: kernel needs ")
-          << smem << " bytes of shared memory for layout conversions and "
-                     "reductions; more than 48 KiB (static) is not supported in "
-                     "kcc 0.1";
+          << smem
+          << " bytes of shared memory for layout conversions and "
+             "reductions; more than 48 KiB (static) is not supported in "
+             "kcc 0.1";
       ok = false;
     }
     if (smem > 0) {
@@ -829,27 +820,37 @@ static LogicalResult prepare(ModuleOp module) {
 void ConvertKccToLLVMPass::runOnOperation() {
   ModuleOp module = getOperation();
   MLIRContext *ctx = &getContext();
-  if (failed(prepare(module)))
+  std::unique_ptr<TargetOps> ops;
+  if (vendor == "nvidia") {
+    ops = createNVVMTargetOps();
+  } else if (vendor == "amd") {
+    ops = createROCDLTargetOps();
+  } else {
+    module.emitError("kcc-convert-to-llvm: unknown vendor '")
+        << vendor << "'; valid vendors are nvidia and amd";
+    return signalPassFailure();
+  }
+  if (failed(prepare(module, *ops)))
     return signalPassFailure();
 
-  KccTypeConverter tc(ctx);
+  KccTypeConverter tc(ctx, *ops);
   ConversionTarget target(*ctx);
-  target.addLegalDialect<LLVM::LLVMDialect, NVVM::NVVMDialect>();
+  target.addLegalDialect<LLVM::LLVMDialect>();
+  ops->addLegalDialects(target);
   target.addLegalOp<ModuleOp, UnrealizedConversionCastOp>();
   target.addIllegalDialect<KccDialect, func::FuncDialect>();
   target.addDynamicallyLegalDialect<arith::ArithDialect, math::MathDialect>(
       [&](Operation *op) { return tc.isLegal(op); });
 
   RewritePatternSet patterns(ctx);
-  patterns.add<FuncLowering, ReturnLowering,
-               GridIdLowering<ProgramIdOp, true>,
+  patterns.add<FuncLowering, ReturnLowering, GridIdLowering<ProgramIdOp, true>,
                GridIdLowering<NumProgramsOp, false>, ArangeLowering,
                SplatLowering, ExpandDimsLowering, BroadcastLowering,
                AddPtrLowering, LoadLowering, StoreLowering, ConstantLowering>(
       tc, ctx);
   patterns.add<ElementwiseLowering>(tc, ctx);
   populateReducePatterns(tc, patterns);
-  populateMathPatterns(tc, patterns, target);
+  ops->addMathPatterns(tc, patterns, target);
   scf::populateSCFStructuralTypeConversionsAndLegality(tc, patterns, target);
 
   if (failed(applyPartialConversion(module, target, std::move(patterns))))

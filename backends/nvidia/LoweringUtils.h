@@ -1,4 +1,5 @@
-//===- LoweringUtils.h - helpers shared by the NVIDIA lowering ----*- C++ -*-===//
+//===- LoweringUtils.h - helpers shared by the NVIDIA lowering ----*- C++
+//-*-===//
 //
 // Thread semantics of `#kcc.blocked<vec, threads, warp>` (see ir/KccTypes.td):
 // with ve = effective vec and nchunks = N / ve, register r of thread t holds
@@ -21,10 +22,10 @@ namespace kcc::nvidia {
 /// Per-thread view of one tile type.
 struct TileLayout {
   int64_t numElems = 0;
-  unsigned vec = 1;     // effective vec
+  unsigned vec = 1; // effective vec
   unsigned threads = 0;
   unsigned warp = 32;
-  unsigned regs = 0;    // registers per thread
+  unsigned regs = 0; // registers per thread
   int64_t nchunks = 0;
   bool replicated() const { return nchunks < threads; }
   static TileLayout get(mlir::RankedTensorType type);
@@ -36,18 +37,66 @@ struct TileLayout {
   }
 };
 
+/// What differs between vendors in the lowering: special registers, the
+/// block barrier, cross-lane exchange within a warp/wave and the kernel's
+/// attributes. Everything else (layouts, memory, arithmetic) is shared.
+class TargetOps {
+public:
+  virtual ~TargetOps() = default;
+  /// Lanes per warp (32) or wave (64); layouts must agree.
+  virtual unsigned warpSize() const = 0;
+  virtual mlir::Value threadId(mlir::OpBuilder &b,
+                               mlir::Location loc) const = 0;
+  virtual mlir::Value blockId(mlir::OpBuilder &b, mlir::Location loc,
+                              unsigned axis) const = 0;
+  virtual mlir::Value numBlocks(mlir::OpBuilder &b, mlir::Location loc,
+                                unsigned axis) const = 0;
+  /// Block-wide barrier that also orders shared-memory accesses.
+  virtual void barrier(mlir::OpBuilder &b, mlir::Location loc) const = 0;
+  /// The 32-bit value `v` of lane (this lane ^ offset), offset < warpSize().
+  virtual mlir::Value shuffleXor32(mlir::OpBuilder &b, mlir::Location loc,
+                                   mlir::Value v, unsigned offset) const = 0;
+  /// Unroll factor for the serial loops of 2-D reductions (0: leave it to
+  /// LLVM, which unrolls them fully).
+  virtual unsigned serialLoopUnroll() const { return 0; }
+  /// Marks `fn` as a kernel entry launched with `threads` threads per block.
+  virtual void markKernel(mlir::LLVM::LLVMFuncOp fn,
+                          unsigned threads) const = 0;
+  /// Adds the vendor's math lowerings (none: upstream math-to-llvm).
+  virtual void addMathPatterns(class KccTypeConverter &tc,
+                               mlir::RewritePatternSet &patterns,
+                               mlir::ConversionTarget &target) const = 0;
+  /// The vendor's LLVM dialect extension, legal in the conversion.
+  virtual void addLegalDialects(mlir::ConversionTarget &target) const = 0;
+};
+
+/// NVVM: %tid.x, bar.sync 0, shfl.sync.bfly, nvvm.kernel + maxntid.
+std::unique_ptr<TargetOps> createNVVMTargetOps();
+/// ROCDL (wave64): workitem.id.x, s_barrier with workgroup fences,
+/// ds_swizzle / ds_bpermute, amdgpu_kernel with flat work-group size.
+std::unique_ptr<TargetOps> createROCDLTargetOps();
+
 /// The tile type converter: tensors -> vector<regs x T> (pointers -> i64),
-/// !kcc.ptr -> !llvm.ptr<as>.
+/// !kcc.ptr -> !llvm.ptr<as>. Carries the target's ops for the patterns.
 class KccTypeConverter : public mlir::TypeConverter {
 public:
-  explicit KccTypeConverter(mlir::MLIRContext *ctx);
+  KccTypeConverter(mlir::MLIRContext *ctx, const TargetOps &ops);
+  const TargetOps &targetOps() const { return ops; }
+
+private:
+  const TargetOps &ops;
 };
+
+/// The target ops of a pattern built with a KccTypeConverter.
+inline const TargetOps &targetOpsOf(const mlir::ConversionPattern &p) {
+  return static_cast<const KccTypeConverter *>(p.getTypeConverter())
+      ->targetOps();
+}
 
 // --- small builders -------------------------------------------------------
 mlir::Value i32Const(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
 mlir::Value intConst(mlir::OpBuilder &b, mlir::Location loc, mlir::Type t,
                      int64_t v);
-mlir::Value getTid(mlir::OpBuilder &b, mlir::Location loc);
 /// tid-dependent part of the flat index (i32).
 mlir::Value threadBase(mlir::OpBuilder &b, mlir::Location loc,
                        const TileLayout &l, mlir::Value tid);
@@ -66,7 +115,6 @@ mlir::Value splatVector(mlir::OpBuilder &b, mlir::Location loc,
 /// Unpack a converted tile (vector) into its registers.
 llvm::SmallVector<mlir::Value> unpack(mlir::OpBuilder &b, mlir::Location loc,
                                       mlir::Value v);
-void barrier(mlir::OpBuilder &b, mlir::Location loc);
 /// Base pointer (addrspace 3) of the kernel's shared-memory buffer.
 mlir::Value smemBase(mlir::OpBuilder &b, mlir::Location loc,
                      mlir::Operation *user);
@@ -87,8 +135,7 @@ mlir::Value linearize(mlir::OpBuilder &b, mlir::Location loc,
                       llvm::ArrayRef<int64_t> shape);
 /// Multi-index (i32) of a flat index in a row-major power-of-two shape.
 llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b,
-                                           mlir::Location loc,
-                                           mlir::Value flat,
+                                           mlir::Location loc, mlir::Value flat,
                                            llvm::ArrayRef<int64_t> shape);
 
 /// Shared-memory bytes needed by one op (0 if none).

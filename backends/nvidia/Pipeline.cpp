@@ -1,16 +1,42 @@
-//===- Pipeline.cpp - NVIDIA lowering pipeline --------------------------------===//
+//===- Pipeline.cpp - NVIDIA lowering pipeline
+//--------------------------------===//
 #include "backends/nvidia/Pipeline.h"
 #include "backends/nvidia/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 
-void kcc::nvidia::buildLowerToLLVMPipeline(OpPassManager &pm) {
-  pm.addPass(createConvertKccToLLVM());
+namespace {
+/// scf-to-cf tags a loop's back edge with the discardable attribute
+/// `llvm.loop_annotation`, and cf-to-llvm copies it onto llvm.br as such,
+/// where translation ignores it: move it into llvm.br's own
+/// `loop_annotation`, which becomes !llvm.loop metadata.
+struct AdoptLoopAnnotations
+    : PassWrapper<AdoptLoopAnnotations, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(AdoptLoopAnnotations)
+  StringRef getArgument() const override {
+    return "kcc-adopt-loop-annotations";
+  }
+  void runOnOperation() override {
+    getOperation().walk([](LLVM::BrOp br) {
+      if (auto a = br->getDiscardableAttr("llvm.loop_annotation")) {
+        br.setLoopAnnotationAttr(cast<LLVM::LoopAnnotationAttr>(a));
+        br->removeDiscardableAttr("llvm.loop_annotation");
+      }
+    });
+  }
+};
+} // namespace
+
+void kcc::nvidia::buildLowerToLLVMPipeline(OpPassManager &pm, Vendor vendor) {
+  ConvertKccToLLVMOptions options;
+  options.vendor = vendor == Vendor::AMD ? "amd" : "nvidia";
+  pm.addPass(createConvertKccToLLVM(options));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createSCFToControlFlowPass());
@@ -25,6 +51,7 @@ void kcc::nvidia::buildLowerToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(std::make_unique<AdoptLoopAnnotations>());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
 }

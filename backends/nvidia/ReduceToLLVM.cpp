@@ -91,15 +91,12 @@ static Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value x,
   return x;
 }
 
-/// shfl.sync.bfly of an i32/f32/i64/f64 value.
-static Value shflBfly(OpBuilder &b, Location loc, Value v, int offset) {
+/// Butterfly exchange (lane ^ offset) of an i32/f32/i64/f64 value.
+static Value shflBfly(const TargetOps &ops, OpBuilder &b, Location loc, Value v,
+                      int offset) {
   Type i32 = b.getI32Type();
-  Value mask = i32Const(b, loc, -1);
-  Value off = i32Const(b, loc, offset);
-  Value clamp = i32Const(b, loc, 0x1f);
   auto shfl = [&](Value x) -> Value {
-    return NVVM::ShflOp::create(b, loc, x.getType(), mask, x, off, clamp,
-                                NVVM::ShflKind::bfly, UnitAttr());
+    return ops.shuffleXor32(b, loc, x, offset);
   };
   Type t = v.getType();
   if (t.getIntOrFloatBitWidth() == 32)
@@ -126,7 +123,8 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
     Type acc = accType(elem);
     ReduceKind kind = op.getKind();
     TileLayout sl = TileLayout::get(srcT);
-    Value tid = getTid(b, loc);
+    const TargetOps &ops = targetOpsOf(*this);
+    Value tid = ops.threadId(b, loc);
     Type st = storageType(elem);
     unsigned sbytes = storageBytes(elem);
     auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), 3);
@@ -140,23 +138,23 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
         a = arith::SelectOp::create(b, loc, own, a,
                                     identity(b, loc, kind, acc));
       for (int off = sl.warp / 2; off >= 1; off /= 2)
-        a = combine(b, loc, kind, a, shflBfly(b, loc, a, off));
+        a = combine(b, loc, kind, a, shflBfly(ops, b, loc, a, off));
       unsigned warps = sl.threads / sl.warp;
       if (warps > 1) {
         Value base = smemBase(b, loc, op);
         unsigned abytes = acc.getIntOrFloatBitWidth() / 8;
-        Value lane = arith::AndIOp::create(b, loc, tid,
-                                           i32Const(b, loc, sl.warp - 1));
+        Value lane =
+            arith::AndIOp::create(b, loc, tid, i32Const(b, loc, sl.warp - 1));
         Value warp = arith::ShRUIOp::create(
             b, loc, tid, i32Const(b, loc, llvm::Log2_32(sl.warp)));
-        Value isLane0 = arith::CmpIOp::create(
-            b, loc, arith::CmpIPredicate::eq, lane, i32Const(b, loc, 0));
-        barrier(b, loc);
+        Value isLane0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                              lane, i32Const(b, loc, 0));
+        ops.barrier(b, loc);
         emitIf(b, loc, isLane0, [&](OpBuilder &ib) {
           Value addr = LLVM::GEPOp::create(ib, loc, ptr3, acc, base, warp);
           LLVM::StoreOp::create(ib, loc, a, addr, abytes);
         });
-        barrier(b, loc);
+        ops.barrier(b, loc);
         Value r;
         for (unsigned w = 0; w < warps; ++w) {
           Value addr = LLVM::GEPOp::create(b, loc, ptr3, acc, base,
@@ -176,7 +174,7 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
     int64_t axis = op.getAxis();
     ArrayRef<int64_t> sshape = srcT.getShape();
     Value base = smemBase(b, loc, op);
-    barrier(b, loc);
+    ops.barrier(b, loc);
     SmallVector<Value> regs = unpack(b, loc, adaptor.getSrc());
     Value sBase = threadBase(b, loc, sl, tid);
     emitIf(b, loc, ownerPred(b, loc, sl, tid), [&](OpBuilder &ib) {
@@ -187,7 +185,7 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
                               sbytes);
       }
     });
-    barrier(b, loc);
+    ops.barrier(b, loc);
     Value dBase = threadBase(b, loc, dl, tid);
     int64_t stride = 1;
     for (int64_t d = sshape.size() - 1; d > axis; --d)
@@ -195,13 +193,12 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
     SmallVector<Value> out;
     for (unsigned r = 0; r < dl.regs; ++r) {
       Value dflat = flatIndex(b, loc, dl, dBase, r);
-      SmallVector<Value> multi =
-          delinearize(b, loc, dflat, dstT.getShape());
+      SmallVector<Value> multi = delinearize(b, loc, dflat, dstT.getShape());
       multi.insert(multi.begin() + axis, i32Const(b, loc, 0));
       Value start = linearize(b, loc, multi, sshape);
       auto loadAt = [&](OpBuilder &lb, Value k) -> Value {
-        Value off = arith::MulIOp::create(lb, loc, k,
-                                          i32Const(lb, loc, stride));
+        Value off =
+            arith::MulIOp::create(lb, loc, k, i32Const(lb, loc, stride));
         Value idx = arith::AddIOp::create(lb, loc, start, off);
         Value addr = LLVM::GEPOp::create(lb, loc, ptr3, st, base, idx);
         Value v = LLVM::LoadOp::create(lb, loc, st, addr, sbytes);
@@ -217,6 +214,15 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
               Value v = loadAt(lb, k);
               scf::YieldOp::create(lb, l, combine(lb, l, kind, iters[0], v));
             });
+        if (unsigned unroll = ops.serialLoopUnroll()) {
+          MLIRContext *ctx = b.getContext();
+          auto unrollAttr = LLVM::LoopUnrollAttr::get(
+              ctx, {}, b.getI32IntegerAttr(unroll), {}, {}, {}, {}, {});
+          loop->setAttr("llvm.loop_annotation",
+                        LLVM::LoopAnnotationAttr::get(
+                            ctx, {}, {}, {}, unrollAttr, {}, {}, {}, {}, {}, {},
+                            {}, {}, {}, {}, {}));
+        }
         a = loop.getResult(0);
       }
       out.push_back(fromAcc(b, loc, a, elem));

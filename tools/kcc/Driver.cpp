@@ -8,6 +8,7 @@
 #include "tools/kcc/Driver.h"
 #include "tools/kcc/Report.h"
 
+#include "backends/amd/CodeGen.h"
 #include "backends/host/KernelInfo.h"
 #include "backends/host/KernelInfoFromIR.h"
 #include "backends/host/Manifest.h"
@@ -21,6 +22,7 @@
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Pass/PassManager.h"
@@ -28,6 +30,7 @@
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/Passes.h"
 
@@ -196,9 +199,10 @@ public:
 
     report.file = inputPath.str();
     std::vector<nvidia::FatbinImage> images;
+    std::vector<amd::BundleImage> amdImages;
     for (const TargetModel *target : options.targets) {
       mlir::TimingScope scope = timing.nest(target->name);
-      if (!compileForTarget(*tileIR, *target, images, scope))
+      if (!compileForTarget(*tileIR, *target, images, amdImages, scope))
         return false;
     }
     if (options.report != ReportKind::None) {
@@ -212,18 +216,34 @@ public:
     if (options.emit != EmitKind::Fatbin)
       return true;
 
+    std::vector<std::string> files;
+    if (!images.empty() && !packNVIDIA(*tileIR, images, files))
+      return false;
+    if (!amdImages.empty() && !packAMD(*tileIR, amdImages, files))
+      return false;
+    mlir::TimingScope scope = timing.nest("manifest");
+    return write(stem + ".manifest.json",
+                 host::emitManifest(info, KCC_VERSION, files), false);
+  }
+
+private:
+  /// <stem>.fatbin (cubins + PTX of the newest target) and the CUDA stubs.
+  bool packNVIDIA(mlir::ModuleOp tileIR,
+                  std::vector<nvidia::FatbinImage> &images,
+                  std::vector<std::string> &files) {
     // The newest architecture also ships as PTX so newer GPUs can JIT it.
-    const TargetModel *newest = options.targets.front();
-    for (const TargetModel *t : options.targets)
-      if (t->sm > newest->sm)
-        newest = t;
+    const TargetModel *newest = images.front().target;
+    for (const nvidia::FatbinImage &image : images)
+      if (image.target->sm > newest->sm)
+        newest = image.target;
     std::vector<nvidia::FatbinImage> packed;
-    for (nvidia::FatbinImage &image : images)
+    std::string contents;
+    for (nvidia::FatbinImage &image : images) {
+      if (!image.isPTX)
+        contents += (contents.empty() ? "" : ", ") + image.target->name;
       if (!image.isPTX || image.target == newest)
         packed.push_back(std::move(image));
-    std::string contents;
-    for (const TargetModel *t : options.targets)
-      contents += (contents.empty() ? "" : ", ") + t->name;
+    }
     info.fatbinContents = contents + " (+PTX " + newest->name + ")";
     llvm::Expected<std::string> fatbin = [&] {
       mlir::TimingScope scope = timing.nest("fatbinary");
@@ -232,31 +252,43 @@ public:
     if (!fatbin)
       return !reportIfError(fatbin.takeError(), "packing " + stem + ".fatbin");
 
-    // Host side: typed launch stubs with the fatbin embedded, and a manifest.
-    mlir::TimingScope scope = timing.nest("host stubs and manifest");
+    // Host side: typed launch stubs with the fatbin embedded.
+    mlir::TimingScope scope = timing.nest("host stubs");
     host::StubFiles stubs;
     std::string error, kernel, name;
     if (!host::emitCudaStubs(info, *fatbin, stubs, error, kernel, name)) {
-      mlir::emitError(host::stubErrorLoc(*tileIR, kernel, name))
+      mlir::emitError(host::stubErrorLoc(tileIR, kernel, name))
           << "cannot generate host stubs: " << error;
       return false;
     }
-    std::vector<std::string> files = {stem + ".fatbin", stem + ".kcc.h",
-                                      stem + ".kcc.cpp"};
-    return write(files[0], *fatbin, true) &&
-           write(files[1], stubs.header, false) &&
-           write(files[2], stubs.source, false) &&
-           write(stem + ".manifest.json",
-                 host::emitManifest(info, KCC_VERSION, files), false);
+    std::vector<std::string> mine = {stem + ".fatbin", stem + ".kcc.h",
+                                     stem + ".kcc.cpp"};
+    files.insert(files.end(), mine.begin(), mine.end());
+    return write(mine[0], *fatbin, true) &&
+           write(mine[1], stubs.header, false) &&
+           write(mine[2], stubs.source, false);
   }
 
-private:
+  /// <stem>.hipfb: the HSACOs of every gfx target in one offload bundle.
+  bool packAMD(mlir::ModuleOp tileIR, std::vector<amd::BundleImage> &images,
+               std::vector<std::string> &files) {
+    llvm::Expected<std::string> bundle = [&] {
+      mlir::TimingScope scope = timing.nest("clang-offload-bundler");
+      return amd::bundle(images);
+    }();
+    if (!bundle)
+      return !reportIfError(bundle.takeError(), "bundling " + stem + ".hipfb");
+    files.push_back(stem + ".hipfb");
+    return write(stem + ".hipfb", *bundle, true);
+  }
+
   bool write(StringRef name, StringRef data, bool binary) {
     return writeOutput(options, name, data, binary, written);
   }
 
   bool compileForTarget(mlir::ModuleOp tileIR, const TargetModel &target,
                         std::vector<nvidia::FatbinImage> &images,
+                        std::vector<amd::BundleImage> &amdImages,
                         mlir::TimingScope &scope) {
     mlir::OwningOpRef<mlir::ModuleOp> module(tileIR.clone());
     (*module)->setAttr(KccDialect::kTargetAttr,
@@ -305,7 +337,7 @@ private:
       mlir::PassManager pm(&ctx);
       mlir::TimingScope passScope = scope.nest("lowering passes");
       pm.enableTiming(passScope);
-      nvidia::buildLowerToLLVMPipeline(pm);
+      nvidia::buildLowerToLLVMPipeline(pm, target.vendor);
       if (failed(pm.run(*module)))
         return false;
     }
@@ -321,14 +353,17 @@ private:
         return false;
       }
     }
-    auto tm = nvidia::createTargetMachine(target, options.optLevel);
+    bool isAMD = target.vendor == Vendor::AMD;
+    auto tm = isAMD ? amd::createTargetMachine(target, options.optLevel)
+                    : nvidia::createTargetMachine(target, options.optLevel);
     if (!tm)
       return !reportIfError(tm.takeError(), target.name);
     {
       mlir::TimingScope t = scope.nest("LLVM optimization");
-      if (reportIfError(
-              nvidia::optimizeModule(*llvmModule, **tm, options.optLevel),
-              prefix))
+      llvm::Error e =
+          isAMD ? amd::optimizeModule(*llvmModule, **tm, options.optLevel)
+                : nvidia::optimizeModule(*llvmModule, **tm, options.optLevel);
+      if (reportIfError(std::move(e), prefix))
         return false;
     }
     if (options.emit == EmitKind::LLVM) {
@@ -337,6 +372,8 @@ private:
       llvmModule->print(os, nullptr);
       return write(prefix + ".ll", text, false);
     }
+    if (isAMD)
+      return finishAMD(*llvmModule, **tm, target, prefix, amdImages, scope);
     std::string ptx;
     {
       mlir::TimingScope t = scope.nest("PTX emission");
@@ -345,7 +382,7 @@ private:
         return !reportIfError(emitted.takeError(), prefix);
       ptx = std::move(*emitted);
     }
-    if (options.emit == EmitKind::PTX)
+    if (options.emit == EmitKind::Asm)
       return write(prefix + ".ptx", ptx, false);
 
     mlir::TimingScope t = scope.nest("ptxas");
@@ -369,10 +406,52 @@ private:
         build.spillStoreBytes = res.spillStoreBytes;
         build.spillLoadBytes = res.spillLoadBytes;
       }
-    if (options.emit == EmitKind::Cubin)
+    if (options.emit == EmitKind::Object)
       return write(prefix + ".cubin", cubin->data, true);
     images.push_back({&target, /*isPTX=*/false, std::move(cubin->data)});
     images.push_back({&target, /*isPTX=*/true, std::move(ptx)});
+    return true;
+  }
+
+  /// AMDGPU assembly, or the HSACO (resources into the manifest) for the
+  /// offload bundle.
+  bool finishAMD(llvm::Module &llvmModule, llvm::TargetMachine &tm,
+                 const TargetModel &target, const std::string &prefix,
+                 std::vector<amd::BundleImage> &amdImages,
+                 mlir::TimingScope &scope) {
+    if (options.emit == EmitKind::Asm) {
+      mlir::TimingScope t = scope.nest("AMDGPU assembly");
+      llvm::Expected<std::string> text = amd::emitAssembly(llvmModule, tm);
+      if (!text)
+        return !reportIfError(text.takeError(), prefix);
+      return write(prefix + ".s", *text, false);
+    }
+    mlir::TimingScope t = scope.nest("AMDGPU object + ld.lld");
+    llvm::Expected<std::string> hsaco = amd::emitHsaco(llvmModule, tm);
+    if (!hsaco)
+      return !reportIfError(hsaco.takeError(), prefix);
+    auto resources = amd::readKernelResources(*hsaco);
+    if (!resources)
+      return !reportIfError(resources.takeError(),
+                            "reading the metadata of " + prefix + ".hsaco");
+    for (host::KernelInfo &k : info.kernels)
+      for (host::Specialization &spec : k.specializations) {
+        auto it = resources->find(spec.symbol);
+        if (spec.builds.empty() || spec.builds.back().target != target.name ||
+            it == resources->end())
+          continue;
+        host::TargetBuild &build = spec.builds.back();
+        build.registers = it->second.vgprs + it->second.agprs;
+        build.sharedBytes = it->second.ldsBytes;
+        build.stackBytes = it->second.scratchBytes;
+        // VGPR spills go to scratch, one dword per lane each (SGPR spills
+        // go to VGPR lanes, not memory).
+        build.spillStoreBytes = build.spillLoadBytes =
+            it->second.vgprSpills * 4;
+      }
+    if (options.emit == EmitKind::Object)
+      return write(prefix + ".hsaco", *hsaco, true);
+    amdImages.push_back({&target, std::move(*hsaco)});
     return true;
   }
 
@@ -390,13 +469,14 @@ private:
 
 int driver::compile(const Options &options) {
   mlir::DialectRegistry registry;
-  registry
-      .insert<KccDialect, mlir::arith::ArithDialect, mlir::math::MathDialect,
-              mlir::scf::SCFDialect, mlir::func::FuncDialect,
-              mlir::LLVM::LLVMDialect, mlir::NVVM::NVVMDialect>();
+  registry.insert<KccDialect, mlir::arith::ArithDialect,
+                  mlir::math::MathDialect, mlir::scf::SCFDialect,
+                  mlir::func::FuncDialect, mlir::LLVM::LLVMDialect,
+                  mlir::NVVM::NVVMDialect, mlir::ROCDL::ROCDLDialect>();
   mlir::registerBuiltinDialectTranslation(registry);
   mlir::registerLLVMDialectTranslation(registry);
   mlir::registerNVVMDialectTranslation(registry);
+  mlir::registerROCDLDialectTranslation(registry);
   mlir::MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
   // kcc compiles small modules; threads cost more than they give here.

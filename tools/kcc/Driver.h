@@ -12,7 +12,9 @@
 
 namespace kcc::driver {
 
-enum class EmitKind { TileIR, LayoutIR, LLVM, PTX, Cubin, Fatbin };
+/// Asm: PTX (NVIDIA) or AMDGPU assembly; Object: cubin or HSACO; Fatbin:
+/// everything (fatbin and/or HIP offload bundle, stubs, manifest).
+enum class EmitKind { TileIR, LayoutIR, LLVM, Asm, Object, Fatbin };
 enum class ReportKind { None, Text, JSON };
 
 struct Options {

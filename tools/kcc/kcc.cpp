@@ -34,8 +34,8 @@ static cl::opt<std::string>
               cl::value_desc("dir"), cl::init("."), cl::cat(kccCategory));
 static cl::list<std::string>
     targetList("target",
-               cl::desc("Comma-separated GPU targets (default: all NVIDIA "
-                        "targets: sm_80,sm_90a,sm_100a)"),
+               cl::desc("Comma-separated GPU targets: sm_80, sm_90a, sm_100a, "
+                        "gfx90a, gfx942 (default: the NVIDIA ones)"),
                cl::value_desc("t1,t2"), cl::CommaSeparated,
                cl::cat(kccCategory));
 static cl::list<std::string> offloadArch(
@@ -46,8 +46,9 @@ static cl::opt<char> optLevel("O", cl::desc("Optimization level (default 3)"),
                               cl::cat(kccCategory));
 static cl::opt<std::string> emit(
     "emit",
-    cl::desc("What to produce: tile-ir, layout-ir, llvm, ptx, cubin, fatbin "
-             "(default)"),
+    cl::desc("What to produce: tile-ir, layout-ir, llvm, asm (PTX / AMDGPU "
+             "assembly), obj (cubin / HSACO), fatbin (default: fatbin and/or "
+             "HIP offload bundle, stubs, manifest)"),
     cl::value_desc("kind"), cl::init("fatbin"), cl::cat(kccCategory));
 static cl::opt<unsigned> numWarps(
     "num-warps",
@@ -178,12 +179,16 @@ int main(int argc, char **argv) {
                 "'; valid levels are -O0, -O1, -O2, -O3");
   options.optLevel = optLevel - '0';
 
+  // asm/obj name the per-target artifact of either vendor; ptx/cubin are
+  // the NVIDIA spellings, refused below for AMD targets.
   static const std::pair<StringRef, driver::EmitKind> emitKinds[] = {
       {"tile-ir", driver::EmitKind::TileIR},
       {"layout-ir", driver::EmitKind::LayoutIR},
       {"llvm", driver::EmitKind::LLVM},
-      {"ptx", driver::EmitKind::PTX},
-      {"cubin", driver::EmitKind::Cubin},
+      {"asm", driver::EmitKind::Asm},
+      {"ptx", driver::EmitKind::Asm},
+      {"obj", driver::EmitKind::Object},
+      {"cubin", driver::EmitKind::Object},
       {"fatbin", driver::EmitKind::Fatbin}};
   bool emitFound = false;
   for (const auto &[name, kind] : emitKinds)
@@ -192,9 +197,9 @@ int main(int argc, char **argv) {
       emitFound = true;
     }
   if (!emitFound)
-    return fail(
-        "unknown --emit kind '" + emit +
-        "'; valid kinds are tile-ir, layout-ir, llvm, ptx, cubin, fatbin");
+    return fail("unknown --emit kind '" + emit +
+                "'; valid kinds are tile-ir, layout-ir, llvm, asm (ptx), obj "
+                "(cubin), fatbin");
 
   if (report.getNumOccurrences()) {
     if (report.empty() || report == "text")
@@ -216,12 +221,11 @@ int main(int argc, char **argv) {
     const TargetModel *target = lookupTarget(registry, name);
     if (!target)
       return 1;
-    if (target->vendor == Vendor::AMD &&
-        options.emit != driver::EmitKind::TileIR &&
-        options.emit != driver::EmitKind::LayoutIR)
-      return fail("code generation for AMD target '" + name +
-                  "' is not implemented yet; --emit=layout-ir shows the "
-                  "layout decisions its target model leads to");
+    if (target->vendor == Vendor::AMD && (emit == "ptx" || emit == "cubin"))
+      return fail("--emit=" + emit + " is for NVIDIA targets; for '" + name +
+                  "' use --emit=" + (emit == "ptx" ? "asm" : "obj") +
+                  " (AMDGPU assembly / HSACO; for NVIDIA targets they mean "
+                  "PTX / cubin)");
     if (!llvm::is_contained(options.targets, target))
       options.targets.push_back(target);
   }
