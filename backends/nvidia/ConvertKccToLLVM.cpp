@@ -767,6 +767,17 @@ static LogicalResult prepare(ModuleOp module, const TargetOps &ops) {
         ok = false;
         return;
       }
+      if (isa<math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op>(op) &&
+          !ops.hasF64Transcendentals() &&
+          getElementTypeOrSelf(op->getResult(0).getType()).isF64()) {
+        op->emitError("kcc: ")
+            << op->getName().stripDialect()
+            << " on f64 is not supported on AMD targets yet (it needs the "
+               "ROCm device libraries, which kcc does not link); compute it "
+               "in f32 with cast(x, f32)";
+        ok = false;
+        return;
+      }
       if (isa<func::CallOp, func::CallIndirectOp>(op)) {
         op->emitError("kcc: calls are not lowered in kcc 0.1 (inline first)");
         ok = false;

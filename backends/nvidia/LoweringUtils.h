@@ -56,6 +56,9 @@ public:
   /// The 32-bit value `v` of lane (this lane ^ offset), offset < warpSize().
   virtual mlir::Value shuffleXor32(mlir::OpBuilder &b, mlir::Location loc,
                                    mlir::Value v, unsigned offset) const = 0;
+  /// Whether f64 exp/exp2/log/log2 can be lowered (NVIDIA: libdevice; AMD
+  /// would need the ROCm device libraries, which kcc does not link).
+  virtual bool hasF64Transcendentals() const { return true; }
   /// Unroll factor for the serial loops of 2-D reductions (0: leave it to
   /// LLVM, which unrolls them fully).
   virtual unsigned serialLoopUnroll() const { return 0; }

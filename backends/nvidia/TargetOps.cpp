@@ -154,6 +154,7 @@ public:
   /// with LLVM 22 for gfx942). Eight steps per iteration keep it in
   /// registers.
   unsigned serialLoopUnroll() const override { return 8; }
+  bool hasF64Transcendentals() const override { return false; }
   void markKernel(LLVM::LLVMFuncOp fn, unsigned threads) const override {
     Builder b(fn.getContext());
     fn->setAttr("rocdl.kernel", b.getUnitAttr());
