@@ -3,15 +3,15 @@
 // NVVM for NVIDIA (32-lane warps) and ROCDL for AMD (64-lane waves). The
 // kcc-convert-to-llvm pass picks one with its `vendor` option.
 //
-// AMD cross-lane exchange (the butterfly of warp reductions), by offset:
+// AMD cross-lane exchange (the butterfly of wave reductions), by offset:
 //   offset < 32: ds_swizzle in bit-mask mode (and 0x1f, xor = offset). It
 //     goes through the LDS crossbar without touching LDS memory and needs no
 //     address register.
 //   offset = 32: ds_bpermute with byte address (lane ^ 32) * 4; ds_swizzle
 //     only permutes within 32-lane halves.
-// DPP would be cheaper for offsets 1 and 2 (a VALU modifier, no LDS-unit
-// round trip), but DPP row operations do not express xor 4..16 on gfx9, so a
-// single mechanism keeps the lowering uniform; see docs/amd.md.
+// DPP would be cheaper for xor 1 and 2 (a VALU operand modifier, no LDS-unit
+// round trip), but gfx9 DPP row controls cannot express xor 4, 8 or 16, so
+// it would only shorten the two last steps; docs/amd.md has the reasoning.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/nvidia/LoweringUtils.h"
