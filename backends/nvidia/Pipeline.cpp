@@ -33,10 +33,12 @@ struct AdoptLoopAnnotations
 };
 } // namespace
 
-void kcc::nvidia::buildLowerToLLVMPipeline(OpPassManager &pm, Vendor vendor) {
-  ConvertKccToLLVMOptions options;
-  options.vendor = vendor == Vendor::AMD ? "amd" : "nvidia";
-  pm.addPass(createConvertKccToLLVM(options));
+/// The pipeline for a vendor given by name (an unknown name is diagnosed by
+/// kcc-convert-to-llvm).
+static void buildPipeline(OpPassManager &pm, StringRef vendor) {
+  kcc::nvidia::ConvertKccToLLVMOptions options;
+  options.vendor = vendor.str();
+  pm.addPass(kcc::nvidia::createConvertKccToLLVM(options));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   pm.addPass(createSCFToControlFlowPass());
@@ -56,14 +58,25 @@ void kcc::nvidia::buildLowerToLLVMPipeline(OpPassManager &pm, Vendor vendor) {
   pm.addPass(createCSEPass());
 }
 
+void kcc::nvidia::buildLowerToLLVMPipeline(OpPassManager &pm, Vendor vendor) {
+  buildPipeline(pm, vendor == Vendor::AMD ? "amd" : "nvidia");
+}
+
 void kcc::nvidia::registerLowerToLLVMPipeline() {
   static bool registered = false;
   if (registered)
     return;
   registered = true;
-  PassPipelineRegistration<>(
+  struct PipelineOptions : PassPipelineOptions<PipelineOptions> {
+    Option<std::string> vendor{*this, "vendor",
+                               llvm::cl::desc("nvidia (default) or amd"),
+                               llvm::cl::init("nvidia")};
+  };
+  PassPipelineRegistration<PipelineOptions>(
       "kcc-lower-to-llvm",
-      "Lower layout-assigned kcc kernels to LLVM + NVVM dialects "
+      "Lower layout-assigned kcc kernels to LLVM + NVVM (or ROCDL) dialects "
       "(kcc-convert-to-llvm + upstream conversions)",
-      [](OpPassManager &pm) { buildLowerToLLVMPipeline(pm); });
+      [](OpPassManager &pm, const PipelineOptions &options) {
+        buildPipeline(pm, options.vendor);
+      });
 }

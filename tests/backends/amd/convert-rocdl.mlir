@@ -2,6 +2,13 @@
 // butterflies, the workgroup barrier, kernel attributes; the grid size comes
 // from the HSA dispatch packet (no device library).
 // RUN: kcc-opt %s -kcc-convert-to-llvm=vendor=amd | FileCheck %s
+// RUN: kcc-opt %s "-kcc-lower-to-llvm=vendor=amd" | mlir-translate --mlir-to-llvmir | llc -mtriple=amdgcn-amd-amdhsa -mcpu=gfx942 | FileCheck %s --check-prefix=ISA
+// ISA-LABEL: row_sum:
+// The grid size y of the dispatch packet (offset 16) for num_programs(1).
+// ISA: s_load_dword {{s[0-9]+}}, {{s\[[0-9]+:[0-9]+\]}}, 0x10
+// ISA: ds_bpermute_b32
+// ISA: ds_swizzle_b32 {{v[0-9]+}}, {{v[0-9]+}} offset:swizzle(SWAP,16)
+// ISA: s_barrier
 
 #b = #kcc.blocked<vec = 1, threads = 128, warp = 64>
 module {
