@@ -11,9 +11,12 @@
 #
 # Each source becomes one build step (`kcc a.kc -o dir --target=...`) with a
 # depfile, so touching a.kc, or a target model it was compiled with, reruns
-# kcc for a.kc only. The library holds a.kcc.cpp (stubs + embedded fatbin),
-# links kcc::runtime and exports the directory holding a.kcc.h: link it and
-# `#include "a.kcc.h"`.
+# kcc for a.kc only. For NVIDIA targets the library holds a.kcc.cpp (stubs +
+# embedded fatbin), links kcc::runtime and exports the directory holding
+# a.kcc.h: link it and `#include "a.kcc.h"`. For AMD targets (names starting
+# with "gfx") the HIP stubs a.hip.kcc.cpp (+ offload bundle) link
+# kcc::runtime_hip; they define the same names as the CUDA stubs, so with
+# both vendors the HIP ones go into a second library, <name>_hip.
 #
 # The default target list is the cache variable KCC_ARCHITECTURES (like
 # CMAKE_CUDA_ARCHITECTURES; initialised from the environment variable
@@ -99,8 +102,24 @@ function(kcc_add_kernel_library name)
   endforeach()
   list(APPEND flags ${ARG_OPTIONS})
 
+  set(has_nvidia OFF)
+  set(has_amd OFF)
+  foreach(t ${targets})
+    if(t MATCHES "^gfx")
+      set(has_amd ON)
+    else()
+      set(has_nvidia ON)
+    endif()
+  endforeach()
+  if(has_amd AND NOT TARGET kcc::runtime_hip)
+    message(FATAL_ERROR "${where}: AMD targets need kcc::runtime_hip, which "
+      "this kcc was built without (HIP headers and libamdhip64 were not found; "
+      "Debian: libamdhip64-dev)")
+  endif()
+
   set(stems)
-  set(stubs)
+  set(cuda_stubs)
+  set(hip_stubs)
   foreach(src ${ARG_SOURCES})
     get_filename_component(src "${src}" ABSOLUTE)
     get_filename_component(stem "${src}" NAME_WLE)
@@ -111,8 +130,18 @@ function(kcc_add_kernel_library name)
     list(APPEND stems ${stem})
     # In the order kcc writes them: Ninja wants the depfile's first target
     # to be the rule's first output.
-    set(outputs ${dir}/${stem}.fatbin ${dir}/${stem}.kcc.h
-                ${dir}/${stem}.kcc.cpp ${dir}/${stem}.manifest.json)
+    set(outputs)
+    if(has_nvidia)
+      list(APPEND outputs ${dir}/${stem}.fatbin ${dir}/${stem}.kcc.h
+                          ${dir}/${stem}.kcc.cpp)
+      list(APPEND cuda_stubs ${dir}/${stem}.kcc.cpp ${dir}/${stem}.kcc.h)
+    endif()
+    if(has_amd)
+      list(APPEND outputs ${dir}/${stem}.hipfb ${dir}/${stem}.hip.kcc.h
+                          ${dir}/${stem}.hip.kcc.cpp)
+      list(APPEND hip_stubs ${dir}/${stem}.hip.kcc.cpp ${dir}/${stem}.hip.kcc.h)
+    endif()
+    list(APPEND outputs ${dir}/${stem}.manifest.json)
     add_custom_command(
       OUTPUT ${outputs}
       COMMAND kcc::kcc ${src} -o ${dir} ${flags} --depfile=${dir}/${stem}.d
@@ -120,14 +149,28 @@ function(kcc_add_kernel_library name)
       DEPFILE ${dir}/${stem}.d
       COMMENT "kcc ${stem}.kc (${target_flag})"
       VERBATIM COMMAND_EXPAND_LISTS)
-    list(APPEND stubs ${dir}/${stem}.kcc.cpp ${dir}/${stem}.kcc.h)
   endforeach()
 
-  add_library(${name} ${type} ${stubs})
-  target_include_directories(${name} PUBLIC $<BUILD_INTERFACE:${dir}>)
-  target_link_libraries(${name} PUBLIC kcc::runtime)
-  set_target_properties(${name} PROPERTIES
-    POSITION_INDEPENDENT_CODE ON
-    KCC_ARCHITECTURES "${targets}"
-    KCC_OUTPUT_DIRECTORY "${dir}")
+  set(libraries)
+  if(has_nvidia)
+    add_library(${name} ${type} ${cuda_stubs})
+    target_link_libraries(${name} PUBLIC kcc::runtime)
+    list(APPEND libraries ${name})
+  endif()
+  if(has_amd)
+    set(hip_name ${name})
+    if(has_nvidia)
+      set(hip_name ${name}_hip)
+    endif()
+    add_library(${hip_name} ${type} ${hip_stubs})
+    target_link_libraries(${hip_name} PUBLIC kcc::runtime_hip)
+    list(APPEND libraries ${hip_name})
+  endif()
+  foreach(lib ${libraries})
+    target_include_directories(${lib} PUBLIC $<BUILD_INTERFACE:${dir}>)
+    set_target_properties(${lib} PROPERTIES
+      POSITION_INDEPENDENT_CODE ON
+      KCC_ARCHITECTURES "${targets}"
+      KCC_OUTPUT_DIRECTORY "${dir}")
+  endforeach()
 endfunction()

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # README's first command: install dependencies (Debian 12, root), configure,
 # build kcc and compile every bundled kernel for every NVIDIA target.
+# libamdhip64-dev (HIP's headers and libamdhip64) lets the runtime build its
+# HIP backend, kcc_runtime_hip, and CI compile and link HIP host programs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -8,12 +10,12 @@ SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 if ! dpkg -s llvm-22-dev libmlir-22-dev mlir-22-tools clang-22 lld-22 llvm-22-tools \
       libisl-dev libtomlplusplus-dev doctest-dev ninja-build cmake make dpkg-dev \
-      >/dev/null 2>&1; then
+      libamdhip64-dev >/dev/null 2>&1; then
   $SUDO apt-get update
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends \
     llvm-22-dev libmlir-22-dev mlir-22-tools clang-22 lld-22 llvm-22-tools \
     libisl-dev libtomlplusplus-dev doctest-dev ninja-build cmake python3 \
-    make dpkg-dev
+    make dpkg-dev libamdhip64-dev
 fi
 if [ ! -x "${CUDA_PATH:-/usr/local/cuda}/bin/ptxas" ]; then
   echo "bootstrap: no CUDA toolkit at ${CUDA_PATH:-/usr/local/cuda} (ptxas, fatbinary);" \

@@ -26,3 +26,9 @@ tools = ["kcc", "kcc-opt", "FileCheck", "not", "split-file", "count", "llvm-objd
 llvm_config.add_tool_substitutions(tools, [config.kcc_tools_dir, config.llvm_tools_dir])
 if os.path.exists(os.path.join(config.cuda_path, "bin", "ptxas")):
     config.available_features.add("ptxas")
+# HIP host side: kcc_runtime_hip (built where libamdhip64-dev is installed),
+# and the fake libamdhip64.so.5 the HIP tests run against.
+if config.kcc_runtime_hip.upper() in ("ON", "1", "TRUE", "YES") and config.fake_hip_dir:
+    config.available_features.add("hip")
+    config.substitutions.append(("%kcc_runtime_hip_lib", os.path.join(config.kcc_obj_root, "runtime", "libkcc_runtime_hip.a")))
+    config.substitutions.append(("%fake_hip_dir", config.fake_hip_dir))

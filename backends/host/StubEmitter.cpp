@@ -1,4 +1,4 @@
-//===- StubEmitter.cpp - host launch stubs for compiled kernels ------------===//
+//===- StubEmitter.cpp - host launch stubs for compiled kernels -----------===//
 //
 // Layout of the generated files (module stem `vector_add`):
 //
@@ -10,6 +10,11 @@
 //                       FatbinDesc, per specialization the threads table, the
 //                       KernelDesc and a grid function; then the definitions.
 //
+// The HIP flavour (vector_add.hip.kcc.h/.cpp) is the same text with another
+// runtime header and launch function, `ihipStream_t *` streams, the offload
+// bundle embedded instead of the fatbin and threads tables of the AMD builds
+// (Vendor below): the same names, signatures, checks and C entry points.
+//
 // Every name the generated code introduces inside function bodies is either
 // reserved for users (`stream`, `spec`, `grid`, `args`, `kcc_*`) or qualified
 // (`::vector_add::f`, `kcc_impl::x`, `kcc::rt::f`), so user parameter names
@@ -19,6 +24,7 @@
 
 #include "backends/host/StubEmitter.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -35,6 +41,31 @@ constexpr const char *kGenerator = "kcc";
 #endif
 
 constexpr size_t kLineWidth = 80;
+
+/// What differs between the CUDA and the HIP flavour of the stubs.
+struct Vendor {
+  const char *fileSuffix;    // <stem><fileSuffix>.h / .cpp
+  const char *guardSuffix;   // KCC_<NS><guardSuffix>
+  const char *runtimeHeader; // #include <...>
+  const char *library;       // what to link, for the header comment
+  const char *stream;        // the stream type (a struct declared by the
+                             // runtime header)
+  const char *launch;        // the runtime's launch function
+  const char *imageKind;     // "fatbin", in comments
+  bool amd;                  // uses the AMD (gfx*) builds, else the others
+};
+
+constexpr Vendor kCuda = {".kcc",        "_KCC_H",      "kcc/runtime.h",
+                          "kcc_runtime", "CUstream_st", "kcc::rt::launch",
+                          "fatbin",      false};
+constexpr Vendor kHip = {".hip.kcc",          "_HIP_KCC_H",
+                         "kcc/runtime_hip.h", "kcc_runtime_hip",
+                         "ihipStream_t",      "kcc::rt::hip::launch",
+                         "offload bundle",    true};
+
+bool isAmdTarget(const std::string &target) {
+  return target.rfind("gfx", 0) == 0;
+}
 
 //===----------------------------------------------------------------------===//
 // Names
@@ -67,11 +98,12 @@ const std::set<std::string> &keywords() {
 /// define (types, macros; `linux`/`unix` are macros in GNU modes).
 const std::set<std::string> &reservedNames() {
   static const std::set<std::string> set = {
-      "stream", "spec", "grid", "args", "kcc", "std",
-      "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t",
-      "uint32_t", "uint64_t", "size_t", "ptrdiff_t", "CUstream_st",
-      "NULL", "EOF", "errno", "stdin", "stdout", "stderr", "offsetof",
-      "assert", "linux", "unix", "i386"};
+      "stream",    "spec",        "grid",         "args",     "kcc",
+      "std",       "int8_t",      "int16_t",      "int32_t",  "int64_t",
+      "uint8_t",   "uint16_t",    "uint32_t",     "uint64_t", "size_t",
+      "ptrdiff_t", "CUstream_st", "ihipStream_t", "NULL",     "EOF",
+      "errno",     "stdin",       "stdout",       "stderr",   "offsetof",
+      "assert",    "linux",       "unix",         "i386"};
   return set;
 }
 
@@ -366,6 +398,7 @@ std::string gridExpr(const std::string &e) { return e.empty() ? "1" : e; }
 struct SpecPlan {
   const Specialization *spec;
   std::vector<std::string> gridParams; // integer params the grid uses, in order
+  std::vector<const TargetBuild *> builds; // the vendor's, in target order
 };
 
 struct Dispatcher {
@@ -442,9 +475,9 @@ Dispatcher planDispatcher(const KernelInfo &k) {
   return d;
 }
 
-bool plan(const ModuleInfo &m, std::vector<KernelPlan> &plans,
-          std::string &error, std::string &culpritKernel,
-          std::string &culpritName) {
+bool plan(const ModuleInfo &m, const Vendor &vendor,
+          std::vector<KernelPlan> &plans, std::string &error,
+          std::string &culpritKernel, std::string &culpritName) {
   // Every name introduced into the module's namespace, and who made it.
   std::map<std::string, std::string> symbols;
   auto claim = [&](const std::string &name, const std::string &what) {
@@ -465,7 +498,8 @@ bool plan(const ModuleInfo &m, std::vector<KernelPlan> &plans,
     culpritName = name;
     error = what + " '" + commentText(name) + "'" +
             (kernel.empty() ? "" : " of kernel '" + commentText(kernel) + "'") +
-            " " + problem + "; rename it (the launch stubs use it as a C++ name)";
+            " " + problem +
+            "; rename it (the launch stubs use it as a C++ name)";
     return false;
   };
 
@@ -488,8 +522,16 @@ bool plan(const ModuleInfo &m, std::vector<KernelPlan> &plans,
       }
       if (!claim(s.symbol, "kernel function of " + k.name))
         return false;
-      if (s.builds.empty()) {
-        error = "kernel function '" + s.symbol + "' has no target builds";
+      std::vector<const TargetBuild *> builds;
+      for (const TargetBuild &b : s.builds)
+        if (isAmdTarget(b.target) == vendor.amd)
+          builds.push_back(&b);
+      if (builds.empty()) {
+        error = "kernel function '" + s.symbol + "' has no " +
+                (s.builds.empty() ? ""
+                 : vendor.amd     ? "AMD (gfx) "
+                                  : "NVIDIA ") +
+                "target builds";
         return false;
       }
       std::set<std::string> names;
@@ -502,8 +544,8 @@ bool plan(const ModuleInfo &m, std::vector<KernelPlan> &plans,
           return false;
         }
         if (!names.insert(c.name).second) {
-          error = "kernel '" + k.name + "' has two constants named '" +
-                  c.name + "'";
+          error = "kernel '" + k.name + "' has two constants named '" + c.name +
+                  "'";
           return false;
         }
       }
@@ -524,6 +566,7 @@ bool plan(const ModuleInfo &m, std::vector<KernelPlan> &plans,
       }
       SpecPlan sp;
       sp.spec = &s;
+      sp.builds = std::move(builds);
       std::set<std::string> used;
       for (const std::string &e : s.grid)
         if (!scanGrid(e, s, used, error))
@@ -557,10 +600,12 @@ bool plan(const ModuleInfo &m, std::vector<KernelPlan> &plans,
 // Emission
 //===----------------------------------------------------------------------===//
 
-std::string docComment(const KernelInfo &k, const Specialization &s) {
+std::string docComment(const KernelInfo &k, const SpecPlan &sp) {
+  const Specialization &s = *sp.spec;
   std::string out = wrapComment(
       "///", "Kernel " + k.name +
-                 (s.constants.empty() ? "" : " with " + constantsText(s)) + ".");
+                 (s.constants.empty() ? "" : " with " + constantsText(s)) +
+                 ".");
   std::string facts;
   for (const ParamInfo &p : s.params) {
     if (p.isPointer && p.align)
@@ -570,19 +615,18 @@ std::string docComment(const KernelInfo &k, const Specialization &s) {
       facts += (facts.empty() ? "" : ", ") + p.name + ": multiple_of(" +
                std::to_string(p.divisibility) + ")";
   }
-  out += wrapComment("///",
-                     "Facts: " + (facts.empty() ? std::string("none") : facts) +
-                         ".",
-                     2);
-  out += wrapComment("///",
-                     "Grid: (" + gridExpr(s.grid[0]) + ", " +
-                         gridExpr(s.grid[1]) + ", " + gridExpr(s.grid[2]) +
-                         ").",
-                     2);
+  out += wrapComment(
+      "///", "Facts: " + (facts.empty() ? std::string("none") : facts) + ".",
+      2);
+  out +=
+      wrapComment("///",
+                  "Grid: (" + gridExpr(s.grid[0]) + ", " + gridExpr(s.grid[1]) +
+                      ", " + gridExpr(s.grid[2]) + ").",
+                  2);
   std::string builds;
-  for (const TargetBuild &b : s.builds)
-    builds += (builds.empty() ? "" : ", ") + std::to_string(b.threads) + " (" +
-              b.target + ")";
+  for (const TargetBuild *b : sp.builds)
+    builds += (builds.empty() ? "" : ", ") + std::to_string(b->threads) + " (" +
+              b->target + ")";
   out += wrapComment("///", "Threads per block: " + builds + ".", 2);
   return out;
 }
@@ -598,31 +642,39 @@ std::vector<std::string> dispatcherParams(const KernelPlan &kp) {
   const Specialization &first = kp.kernel->specializations.front();
   std::vector<std::string> out = {"const " + kp.kernel->name + "_spec &spec"};
   for (size_t i = 0; i < first.params.size(); ++i)
-    out.push_back(kp.dispatcher.pointerIsVoid[i] ? "void *" + first.params[i].name
-                                                 : cxxParam(first.params[i]));
+    out.push_back(kp.dispatcher.pointerIsVoid[i]
+                      ? "void *" + first.params[i].name
+                      : cxxParam(first.params[i]));
   return out;
 }
 
-std::string emitHeader(const ModuleInfo &m, const std::vector<KernelPlan> &plans,
-                       const std::string &ns, const std::string &source) {
+std::string emitHeader(const std::vector<KernelPlan> &plans,
+                       const std::string &ns, const std::string &source,
+                       const Vendor &vendor, const std::string &contents) {
   std::string guard = "KCC_";
   for (char c : ns)
     guard += (c >= 'a' && c <= 'z') ? char(c - 'a' + 'A') : c;
-  guard += "_KCC_H";
+  guard += vendor.guardSuffix;
+  std::string stream = vendor.stream;
 
   std::string h;
   h += "// Generated by " + std::string(kGenerator) + " from " +
        commentText(source) + "; do not edit.\n";
   h += "//\n";
-  h += wrapComment("//", "Launch stubs for the kernels of " + source +
-                             " (fatbin: " + m.fatbinContents + ").");
+  h += wrapComment("//", "Launch stubs for the kernels of " + source + " (" +
+                             vendor.imageKind + ": " + contents + ").");
   h += wrapComment("//", "C++: namespace " + ns +
                              ", functions returning kcc::Status. C: "
                              "kcc_<function>, returning a kcc_status_code "
-                             "(message: kcc_last_error_message()). Link with "
-                             "kcc_runtime.");
+                             "(message: kcc_last_error_message()). Link with " +
+                             vendor.library + ".");
+  if (vendor.amd)
+    h += wrapComment("//", "HIP: streams are ihipStream_t *, i.e. "
+                           "hipStream_t. Use these stubs or the CUDA ones of "
+                           "the same module in a program, not both (same "
+                           "names).");
   h += "#ifndef " + guard + "\n#define " + guard + "\n\n";
-  h += "#include <kcc/runtime.h>\n\n";
+  h += std::string("#include <") + vendor.runtimeHeader + ">\n\n";
   h += "#ifndef __cplusplus\n#include <stdbool.h>\n#endif\n\n";
 
   h += "#ifdef __cplusplus\n";
@@ -632,24 +684,28 @@ std::string emitHeader(const ModuleInfo &m, const std::vector<KernelPlan> &plans
     for (const SpecPlan &sp : kp.specs) {
       const Specialization &s = *sp.spec;
       std::vector<std::string> params = typedParams(s);
-      params.push_back("CUstream_st *stream = nullptr");
-      h += "\n" + docComment(k, s);
+      params.push_back(stream + " *stream = nullptr");
+      h += "\n" + docComment(k, sp);
       h += wrapCall("", "kcc::Status " + s.symbol + "(", params, ");");
     }
     const Specialization &first = k.specializations.front();
     if (first.constants.empty())
       continue;
     if (!kp.dispatcher.possible) {
-      h += "\n" + wrapComment("//", "No " + k.name + "(spec, ...) dispatcher: " +
-                                         kp.dispatcher.whyNot + ".");
+      h +=
+          "\n" + wrapComment("//", "No " + k.name + "(spec, ...) dispatcher: " +
+                                       kp.dispatcher.whyNot + ".");
       continue;
     }
-    h += "\n/// Constant parameters of " + k.name + ", to select a "
+    h += "\n/// Constant parameters of " + k.name +
+         ", to select a "
          "specialization at run time.\n";
     h += "struct " + k.name + "_spec {\n";
     for (const ConstantValue &c : first.constants)
       h += std::string("  ") +
-           (c.isDType ? "kcc::DType" : isBoolConstant(c) ? "bool" : "int64_t") +
+           (c.isDType           ? "kcc::DType"
+            : isBoolConstant(c) ? "bool"
+                                : "int64_t") +
            " " + c.name + ";\n";
     h += "};\n\n";
     h += "/// Launches the specialization of " + k.name +
@@ -659,14 +715,15 @@ std::string emitHeader(const ModuleInfo &m, const std::vector<KernelPlan> &plans
       h += "\n///   " + s.symbol + ": " + constantsText(s);
     h += "\n";
     std::vector<std::string> params = dispatcherParams(kp);
-    params.push_back("CUstream_st *stream = nullptr");
+    params.push_back(stream + " *stream = nullptr");
     h += wrapCall("", "kcc::Status " + k.name + "(", params, ");");
   }
   h += "\n} // namespace " + ns + "\n";
   h += "#endif // __cplusplus\n\n";
 
   h += "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
-  h += "/// C entry points: the functions above with f16/bf16 as uint16_t bit\n";
+  h +=
+      "/// C entry points: the functions above with f16/bf16 as uint16_t bit\n";
   h += "/// patterns; they return the status code and keep the message for\n";
   h += "/// kcc_last_error_message().\n";
   for (const KernelPlan &kp : plans)
@@ -674,7 +731,7 @@ std::string emitHeader(const ModuleInfo &m, const std::vector<KernelPlan> &plans
       std::vector<std::string> params;
       for (const ParamInfo &p : sp.spec->params)
         params.push_back(cParam(p));
-      params.push_back("struct CUstream_st *stream");
+      params.push_back("struct " + stream + " *stream");
       h += wrapCall("", "kcc_status_code kcc_" + sp.spec->symbol + "(", params,
                     ");");
     }
@@ -717,43 +774,46 @@ void emitFatbin(std::string &out, const std::string &fatbin) {
   out += "\";\n";
 }
 
-std::string emitSource(const ModuleInfo &m, const std::vector<KernelPlan> &plans,
+std::string emitSource(const ModuleInfo &m,
+                       const std::vector<KernelPlan> &plans,
                        const std::string &fatbin, const std::string &ns,
-                       const std::string &source) {
+                       const std::string &source, const Vendor &vendor,
+                       const std::string &contents) {
+  std::string stream = vendor.stream;
   std::string c;
   c += "// Generated by " + std::string(kGenerator) + " from " +
        commentText(source) + "; do not edit.\n";
-  c += "#include \"" + m.stem + ".kcc.h\"\n\n";
+  c += "#include \"" + m.stem + vendor.fileSuffix + ".h\"\n\n";
   if (plans.empty())
     return c + "// " + commentText(source) + " has no kernels.\n";
 
   c += "namespace " + ns + " {\n";
   c += "namespace kcc_impl {\n\n";
-  c += "// " + commentText(m.fatbinContents) + "\n";
+  c += "// " + commentText(contents) + "\n";
   emitFatbin(c, fatbin);
   c += "\n";
-  c += wrapCall("", "static const kcc::rt::FatbinDesc kFatbinDesc = {",
-                {cString(source), "kFatbin", "sizeof(kFatbin) - 1",
-                 cString(m.fatbinContents)},
-                "};");
+  c += wrapCall(
+      "", "static const kcc::rt::FatbinDesc kFatbinDesc = {",
+      {cString(source), "kFatbin", "sizeof(kFatbin) - 1", cString(contents)},
+      "};");
   for (const KernelPlan &kp : plans)
     for (const SpecPlan &sp : kp.specs) {
       const Specialization &s = *sp.spec;
       c += "\n// " + s.symbol + "\n";
       std::vector<std::string> threads;
-      for (const TargetBuild &b : s.builds)
-        threads.push_back("{" + std::to_string(b.sm) + ", " +
-                          std::to_string(b.threads) + "}");
+      for (const TargetBuild *b : sp.builds)
+        threads.push_back("{" + std::to_string(b->sm) + ", " +
+                          std::to_string(b->threads) +
+                          (vendor.amd ? ", " + cString(b->target) : "") + "}");
       c += wrapCall("",
                     "static const kcc::rt::ThreadsForArch threads_" + s.symbol +
                         "[] = {",
                     threads, "};");
-      c += wrapCall("",
-                    "static const kcc::rt::KernelDesc kernel_" + s.symbol +
-                        " = {",
-                    {"&kFatbinDesc", cString(s.symbol), "threads_" + s.symbol,
-                     std::to_string(s.builds.size())},
-                    "};");
+      c += wrapCall(
+          "", "static const kcc::rt::KernelDesc kernel_" + s.symbol + " = {",
+          {"&kFatbinDesc", cString(s.symbol), "threads_" + s.symbol,
+           std::to_string(sp.builds.size())},
+          "};");
       std::vector<std::string> gparams;
       for (const std::string &p : sp.gridParams)
         gparams.push_back("int64_t " + p);
@@ -772,24 +832,24 @@ std::string emitSource(const ModuleInfo &m, const std::vector<KernelPlan> &plans
       const Specialization &s = *sp.spec;
       std::string desc = "kcc_impl::kernel_" + s.symbol;
       std::vector<std::string> params = typedParams(s);
-      params.push_back("CUstream_st *stream");
+      params.push_back(stream + " *stream");
       c += "\n";
       c += wrapCall("", "kcc::Status " + s.symbol + "(", params, ") {");
       bool declared = false;
       auto check = [&](const std::string &call,
                        const std::vector<std::string> &args) {
-        c += wrapCall("  ",
-                      (declared ? "kcc_status = " : "kcc::Status kcc_status = ") +
-                          call + "(",
-                      args, ");");
+        c += wrapCall(
+            "  ",
+            (declared ? "kcc_status = " : "kcc::Status kcc_status = ") + call +
+                "(",
+            args, ");");
         c += "  if (!kcc_status)\n    return kcc_status;\n";
         declared = true;
       };
       for (const ParamInfo &p : s.params) {
         if (p.isPointer)
-          check("kcc::rt::checkAlignment",
-                {desc, cString(p.name), p.name,
-                 std::to_string(effectiveAlign(p))});
+          check("kcc::rt::checkAlignment", {desc, cString(p.name), p.name,
+                                            std::to_string(effectiveAlign(p))});
         else if (isIntegerKind(p.elem) && p.divisibility > 0)
           check("kcc::rt::checkDivisibility",
                 {desc, cString(p.name), p.name, int64Literal(p.divisibility)});
@@ -806,7 +866,7 @@ std::string emitSource(const ModuleInfo &m, const std::vector<KernelPlan> &plans
           addrs.push_back("&" + p.name);
         c += wrapCall("  ", "void *args[] = {", addrs, "};");
       }
-      c += wrapCall("  ", "return kcc::rt::launch(",
+      c += wrapCall("  ", std::string("return ") + vendor.launch + "(",
                     {desc, "grid", "args", "stream"}, ");");
       c += "}\n";
     }
@@ -815,7 +875,7 @@ std::string emitSource(const ModuleInfo &m, const std::vector<KernelPlan> &plans
       continue;
     const Specialization &first = k.specializations.front();
     std::vector<std::string> params = dispatcherParams(kp);
-    params.push_back("CUstream_st *stream");
+    params.push_back(stream + " *stream");
     c += "\n";
     c += wrapCall("", "kcc::Status " + k.name + "(", params, ") {");
     std::string compiled;
@@ -837,17 +897,19 @@ std::string emitSource(const ModuleInfo &m, const std::vector<KernelPlan> &plans
       for (size_t i = 0; i < s.params.size(); ++i) {
         const ParamInfo &p = s.params[i];
         if (kp.dispatcher.pointerIsVoid[i])
-          args.push_back("static_cast<" + std::string(cxxType(p.elem)) + " *>(" +
-                         p.name + ")");
+          args.push_back("static_cast<" + std::string(cxxType(p.elem)) +
+                         " *>(" + p.name + ")");
         else
           args.push_back(p.name);
       }
       args.push_back("stream");
       c += wrapCall("  ", "if (", {cond}, ")");
-      c += wrapCall("    ", "return ::" + ns + "::" + s.symbol + "(", args, ");");
+      c += wrapCall("    ", "return ::" + ns + "::" + s.symbol + "(", args,
+                    ");");
       compiled += (compiled.empty() ? "(" : ", (") + constantsText(s) + ")";
     }
-    // The message: "<kernel> has no specialization T = f64, BLOCK = 1; compiled: ..."
+    // The message: "<kernel> has no specialization T = f64, BLOCK = 1;
+    // compiled: ..."
     std::vector<std::string> pieces;
     for (size_t i = 0; i < first.constants.size(); ++i) {
       const ConstantValue &cv = first.constants[i];
@@ -884,14 +946,14 @@ std::string emitSource(const ModuleInfo &m, const std::vector<KernelPlan> &plans
         else
           args.push_back(p.name);
       }
-      params.push_back("CUstream_st *stream");
+      params.push_back(stream + " *stream");
       args.push_back("stream");
       c += "\n";
       c += wrapCall("", "extern \"C\" kcc_status_code kcc_" + s.symbol + "(",
                     params, ") {");
-      c += wrapCall("  ",
-                    "return kcc::rt::setLastError(::" + ns + "::" + s.symbol + "(",
-                    args, "));");
+      c += wrapCall(
+          "  ", "return kcc::rt::setLastError(::" + ns + "::" + s.symbol + "(",
+          args, "));");
       c += "}\n";
     }
   return c;
@@ -914,15 +976,38 @@ std::string stubNamespace(const std::string &stem) {
   return out;
 }
 
-bool emitCudaStubs(const ModuleInfo &module, const std::string &fatbin,
-                   StubFiles &out, std::string &error) {
-  std::string kernel, name;
-  return emitCudaStubs(module, fatbin, out, error, kernel, name);
+/// What the embedded image holds, for comments and FatbinDesc::archs: the
+/// module's fatbin contents (CUDA), or the AMD targets built, in the order of
+/// the module's targets (HIP: "gfx90a, gfx942").
+static std::string imageContents(const ModuleInfo &m,
+                                 const std::vector<KernelPlan> &plans,
+                                 const Vendor &vendor) {
+  if (!vendor.amd)
+    return m.fatbinContents;
+  std::vector<std::string> built;
+  for (const KernelPlan &kp : plans)
+    for (const SpecPlan &sp : kp.specs)
+      for (const TargetBuild *b : sp.builds)
+        if (std::find(built.begin(), built.end(), b->target) == built.end())
+          built.push_back(b->target);
+  std::vector<std::string> ordered;
+  for (const std::string &t : m.targets)
+    if (std::find(built.begin(), built.end(), t) != built.end() &&
+        std::find(ordered.begin(), ordered.end(), t) == ordered.end())
+      ordered.push_back(t);
+  for (const std::string &t : built)
+    if (std::find(ordered.begin(), ordered.end(), t) == ordered.end())
+      ordered.push_back(t);
+  std::string out;
+  for (const std::string &t : ordered)
+    out += (out.empty() ? "" : ", ") + t;
+  return out;
 }
 
-bool emitCudaStubs(const ModuleInfo &module, const std::string &fatbin,
-                   StubFiles &out, std::string &error, std::string &kernel,
-                   std::string &name) {
+static bool emitStubs(const Vendor &vendor, const ModuleInfo &module,
+                      const std::string &image, StubFiles &out,
+                      std::string &error, std::string &kernel,
+                      std::string &name) {
   out = StubFiles();
   error.clear();
   kernel.clear();
@@ -940,15 +1025,42 @@ bool emitCudaStubs(const ModuleInfo &module, const std::string &fatbin,
     return false;
   }
   std::vector<KernelPlan> plans;
-  if (!plan(module, plans, error, kernel, name))
+  if (!plan(module, vendor, plans, error, kernel, name))
     return false;
   std::string ns = stubNamespace(module.stem);
   std::string source = stripDir(module.sourcePath);
   if (source.empty())
     source = module.stem + ".kc";
-  out.header = emitHeader(module, plans, ns, source);
-  out.source = emitSource(module, plans, fatbin, ns, source);
+  std::string contents = imageContents(module, plans, vendor);
+  out.headerName = module.stem + vendor.fileSuffix + ".h";
+  out.sourceName = module.stem + vendor.fileSuffix + ".cpp";
+  out.header = emitHeader(plans, ns, source, vendor, contents);
+  out.source = emitSource(module, plans, image, ns, source, vendor, contents);
   return true;
+}
+
+bool emitCudaStubs(const ModuleInfo &module, const std::string &fatbin,
+                   StubFiles &out, std::string &error) {
+  std::string kernel, name;
+  return emitStubs(kCuda, module, fatbin, out, error, kernel, name);
+}
+
+bool emitCudaStubs(const ModuleInfo &module, const std::string &fatbin,
+                   StubFiles &out, std::string &error, std::string &kernel,
+                   std::string &name) {
+  return emitStubs(kCuda, module, fatbin, out, error, kernel, name);
+}
+
+bool emitHipStubs(const ModuleInfo &module, const std::string &bundle,
+                  StubFiles &out, std::string &error) {
+  std::string kernel, name;
+  return emitStubs(kHip, module, bundle, out, error, kernel, name);
+}
+
+bool emitHipStubs(const ModuleInfo &module, const std::string &bundle,
+                  StubFiles &out, std::string &error, std::string &kernel,
+                  std::string &name) {
+  return emitStubs(kHip, module, bundle, out, error, kernel, name);
 }
 
 } // namespace kcc::host

@@ -4,6 +4,8 @@
 set(gen ${BIN}/gen)
 file(REMOVE_RECURSE ${gen})
 file(GLOB stubs ${GEN}/*.kcc.h ${GEN}/*.kcc.cpp)
+# The CUDA stubs only: the HIP ones (*.hip.kcc.*) define the same names.
+list(FILTER stubs EXCLUDE REGEX "\\.hip\\.kcc\\.")
 file(COPY ${stubs} DESTINATION ${gen})
 execute_process(
   COMMAND ${KCC} ${SRC}/Inputs/blackwell_only.kc -o ${gen} --target=sm_100a

@@ -278,8 +278,22 @@ private:
     }();
     if (!bundle)
       return !reportIfError(bundle.takeError(), "bundling " + stem + ".hipfb");
-    files.push_back(stem + ".hipfb");
-    return write(stem + ".hipfb", *bundle, true);
+
+    // Host side: the same typed launch functions, through the HIP runtime.
+    mlir::TimingScope scope = timing.nest("HIP host stubs");
+    host::StubFiles stubs;
+    std::string error, kernel, name;
+    if (!host::emitHipStubs(info, *bundle, stubs, error, kernel, name)) {
+      mlir::emitError(host::stubErrorLoc(tileIR, kernel, name))
+          << "cannot generate HIP host stubs: " << error;
+      return false;
+    }
+    std::vector<std::string> mine = {stem + ".hipfb", stem + ".hip.kcc.h",
+                                     stem + ".hip.kcc.cpp"};
+    files.insert(files.end(), mine.begin(), mine.end());
+    return write(mine[0], *bundle, true) &&
+           write(mine[1], stubs.header, false) &&
+           write(mine[2], stubs.source, false);
   }
 
   bool write(StringRef name, StringRef data, bool binary) {

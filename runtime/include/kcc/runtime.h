@@ -1,4 +1,4 @@
-//===- kcc/runtime.h - host runtime behind kcc's launch stubs -----*- C++ -*-===//
+//===- kcc/runtime.h - host runtime behind kcc's launch stubs ---*- C++ -*-===//
 //
 // What generated stubs (<stem>.kcc.h/.cpp) call. Depends on nothing but the C++
 // standard library: the CUDA driver (libcuda.so.1) is opened at run time, so a
@@ -6,7 +6,9 @@
 // error value (KCC_ERROR_NO_DRIVER) instead of a loader failure.
 //
 // Streams are `CUstream_st *`, which is both CUDA's `CUstream` and the runtime
-// API's `cudaStream_t`; nullptr is the default stream.
+// API's `cudaStream_t`; nullptr is the default stream. The HIP backend
+// (kcc/runtime_hip.h, library kcc_runtime_hip) shares everything here but
+// launch().
 //
 //===----------------------------------------------------------------------===//
 #ifndef KCC_RUNTIME_H
@@ -23,12 +25,12 @@ extern "C" {
 
 typedef enum kcc_status_code {
   KCC_SUCCESS = 0,
-  KCC_ERROR_NO_DRIVER = 1,        // libcuda.so.1 missing or cuInit failed
+  KCC_ERROR_NO_DRIVER = 1,        // libcuda.so.1 missing, cuInit/hipInit failed
   KCC_ERROR_NO_IMAGE = 2,         // the fatbin has no image for this device
   KCC_ERROR_MISALIGNED = 3,       // a pointer breaks an align() fact
   KCC_ERROR_NOT_DIVISIBLE = 4,    // an integer breaks a multiple_of() fact
   KCC_ERROR_INVALID_ARGUMENT = 5, // no such specialization, grid too large...
-  KCC_ERROR_DRIVER = 6            // a CUDA driver call failed (name in message)
+  KCC_ERROR_DRIVER = 6            // a CUDA/HIP call failed (name in message)
 } kcc_status_code;
 
 /// The message of the last failed kcc call on this thread ("" after success).
@@ -65,25 +67,28 @@ const char *dtypeName(DType type);
 
 namespace rt {
 
-/// One embedded fatbin (one per compiled .kc file).
+/// One embedded fatbin (one per compiled .kc file); for HIP (runtime_hip.h)
+/// a clang offload bundle of AMD code objects.
 struct FatbinDesc {
-  const char *source;  // "vector_add.kc"
-  const void *image;   // fatbin bytes, 8-byte aligned
+  const char *source; // "vector_add.kc"
+  const void *image;  // fatbin bytes, 8-byte aligned
   size_t size;
-  const char *archs;   // what is inside, e.g. "sm_80, sm_90a, sm_100a (+PTX sm_100a)"
+  // What is inside, e.g. "sm_80, sm_90a, sm_100a (+PTX sm_100a)".
+  const char *archs;
 };
 
-/// Threads per block of a kernel on one compute capability.
+/// Threads per block of a kernel on one target.
 struct ThreadsForArch {
-  unsigned sm;      // e.g. 90 for sm_90a
+  unsigned sm; // e.g. 90 for sm_90a; 0 for AMD targets
   unsigned threads;
+  const char *target = nullptr; // AMD targets (HIP stubs): "gfx90a"
 };
 
 /// One compiled kernel (specialization).
 struct KernelDesc {
   const FatbinDesc *fatbin;
-  const char *symbol;              // entry name in the fatbin
-  const ThreadsForArch *threads;   // per target; the first entry is the default
+  const char *symbol;            // entry name in the fatbin
+  const ThreadsForArch *threads; // per target; the first entry is the default
   unsigned numThreads;
 };
 

@@ -1,0 +1,46 @@
+//===- kcc/runtime_hip.h - HIP backend of kcc's host runtime ----*- C++ -*-===//
+//
+// What generated HIP stubs (<stem>.hip.kcc.h/.cpp) call, in addition to
+// kcc/runtime.h (Status, the fact checks, the last-error message and the
+// descriptors are shared with the CUDA backend). Library: kcc_runtime_hip,
+// which links libamdhip64 (HIP's runtime, ROCm or Debian's libamdhip64-dev);
+// no HIP header is needed to include this one.
+//
+// Streams are `ihipStream_t *`, which is HIP's `hipStream_t`; nullptr is the
+// default stream.
+//
+// For HIP, a KernelDesc's image is a clang offload bundle holding one code
+// object per AMD target; its ThreadsForArch entries carry the kcc target
+// ("gfx90a") in `target` (their `sm` is 0).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KCC_RUNTIME_HIP_H
+#define KCC_RUNTIME_HIP_H
+
+#include <kcc/runtime.h>
+
+struct ihipStream_t;
+
+#ifdef __cplusplus
+namespace kcc {
+namespace rt {
+namespace hip {
+
+/// Launches `kernel` on the calling thread's current HIP device
+/// (hipGetDevice). The first launch on a device picks the code object of the
+/// bundle that fits the device's gcnArchName and loads it
+/// (hipModuleLoadData), once per device; the block is (threads, 1, 1) with
+/// the `threads` entry whose target is the device's processor, else the
+/// first. A grid with a zero dimension launches nothing and succeeds. `args`
+/// are pointers to the kernel's parameters in order, as for
+/// hipModuleLaunchKernel. Errors are those of kcc::rt::launch, with HIP's
+/// error names.
+Status launch(const KernelDesc &kernel, const int64_t grid[3], void **args,
+              ihipStream_t *stream);
+
+} // namespace hip
+} // namespace rt
+} // namespace kcc
+#endif // __cplusplus
+
+#endif // KCC_RUNTIME_HIP_H

@@ -1,0 +1,239 @@
+//===- Common.cpp - checks, messages and caches shared by all backends ----===//
+//
+// Errors are values (kcc::Status): nothing here throws or aborts. Every message
+// names the kernel, says what went wrong and what to do about it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Common.h"
+
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+
+using namespace kcc;
+using namespace kcc::rt;
+using namespace kcc::rt::detail;
+
+namespace {
+
+thread_local std::string lastErrorMessage;
+
+std::string hex(uintptr_t value) {
+  char buffer[2 + 2 * sizeof(uintptr_t) + 1];
+  std::snprintf(buffer, sizeof buffer, "0x%" PRIxPTR, value);
+  return buffer;
+}
+
+constexpr char kAxisName[3] = {'x', 'y', 'z'};
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Helpers for the backends
+//===----------------------------------------------------------------------===//
+
+Status detail::makeStatus(kcc_status_code code, std::string message) {
+  Status status;
+  status.code = code;
+  status.message = std::move(message);
+  return status;
+}
+
+const char *detail::symbolOf(const KernelDesc &kernel) {
+  return kernel.symbol && *kernel.symbol ? kernel.symbol : "<unnamed kernel>";
+}
+
+std::string detail::launchPrefix(const KernelDesc &kernel) {
+  return std::string("kcc: cannot launch ") + symbolOf(kernel) + ": ";
+}
+
+const char *detail::sourceOf(const FatbinDesc &image) {
+  return image.source && *image.source ? image.source : "<unknown source>";
+}
+
+Status detail::validateGrid(const KernelDesc &kernel, const int64_t grid[3],
+                            const GridLimits &limits, bool *empty) {
+  *empty = false;
+  if (!grid)
+    return makeStatus(KCC_ERROR_INVALID_ARGUMENT,
+                      launchPrefix(kernel) + "the grid is a null pointer");
+  for (int axis = 0; axis < 3; ++axis) {
+    if (grid[axis] < 0)
+      return makeStatus(KCC_ERROR_INVALID_ARGUMENT,
+                        launchPrefix(kernel) + "grid dimension " +
+                            kAxisName[axis] + " = " +
+                            std::to_string(grid[axis]) +
+                            " is negative; pass a grid of sizes >= 0");
+    if (grid[axis] > limits.max[axis])
+      return makeStatus(
+          KCC_ERROR_INVALID_ARGUMENT,
+          launchPrefix(kernel) + "grid dimension " + kAxisName[axis] + " = " +
+              std::to_string(grid[axis]) + " exceeds " + limits.api +
+              "'s limit of " + std::to_string(limits.max[axis]) +
+              "; split the work over several launches or more work per "
+              "program");
+  }
+  for (int axis = 0; axis < 3; ++axis)
+    if (grid[axis] == 0)
+      *empty = true;
+  return Status();
+}
+
+Status detail::validateDescriptor(const KernelDesc &kernel) {
+  if (!kernel.fatbin || !kernel.fatbin->image || !kernel.threads ||
+      kernel.numThreads == 0 || !kernel.symbol || !*kernel.symbol)
+    return makeStatus(KCC_ERROR_INVALID_ARGUMENT,
+                      launchPrefix(kernel) +
+                          "its kernel descriptor is incomplete (no fatbin, "
+                          "symbol or block size); regenerate the launch stub "
+                          "with kcc");
+  return Status();
+}
+
+Status detail::driverFailure(const KernelDesc &kernel, const char *call,
+                             const std::string &described) {
+  return makeStatus(KCC_ERROR_DRIVER,
+                    launchPrefix(kernel) + call + " failed: " + described);
+}
+
+std::string detail::damagedHint(const KernelDesc &kernel, const char *kind) {
+  return std::string("; the ") + kind + " from " + sourceOf(*kernel.fatbin) +
+         " is damaged: rebuild it";
+}
+
+std::string detail::outOfSyncHint(const KernelDesc &kernel, const char *kind) {
+  return std::string("; the ") + kind + " from " + sourceOf(*kernel.fatbin) +
+         " has no kernel named " + symbolOf(kernel) +
+         ": the launch stub and the " + kind + " are out of sync, rebuild both";
+}
+
+//===----------------------------------------------------------------------===//
+// FunctionCache
+//===----------------------------------------------------------------------===//
+
+namespace {
+const char *str(const std::string &s) { return s.c_str(); }
+const char *str(const char *s) { return s; }
+} // namespace
+
+template <typename A, typename B>
+bool FunctionCache::KeyLess::operator()(const A &a, const B &b) const {
+  if (a.scope != b.scope)
+    return a.scope < b.scope;
+  if (a.image != b.image)
+    return std::less<const void *>()(a.image, b.image);
+  return std::strcmp(str(a.symbol), str(b.symbol)) < 0;
+}
+
+bool FunctionCache::find(uintptr_t scope, const KernelDesc &kernel,
+                         LoadedFunction *out) {
+  std::shared_lock<std::shared_mutex> read(functionMutex);
+  auto it =
+      functions.find(KeyView{scope, kernel.fatbin->image, symbolOf(kernel)});
+  if (it == functions.end())
+    return false;
+  *out = it->second;
+  return true;
+}
+
+Status FunctionCache::load(uintptr_t scope, const KernelDesc &kernel,
+                           const ModuleLoader &loadModule,
+                           const FunctionGetter &getFunction,
+                           LoadedFunction *out) {
+  std::lock_guard<std::mutex> lock(moduleMutex);
+  // Another thread may have finished while this one waited for the lock.
+  if (find(scope, kernel, out))
+    return Status();
+
+  void *module = nullptr;
+  auto key = std::make_pair(scope, kernel.fatbin->image);
+  auto found = modules.find(key);
+  if (found != modules.end()) {
+    module = found->second;
+  } else {
+    Status status = loadModule(&module);
+    if (!status.ok())
+      return status;
+    modules.emplace(key, module);
+  }
+
+  LoadedFunction function;
+  Status status = getFunction(module, &function);
+  if (!status.ok())
+    return status;
+  {
+    std::unique_lock<std::shared_mutex> write(functionMutex);
+    functions.emplace(Key{scope, kernel.fatbin->image, symbolOf(kernel)},
+                      function);
+  }
+  *out = function;
+  return Status();
+}
+
+//===----------------------------------------------------------------------===//
+// Public API (kcc/runtime.h) that does not depend on a vendor
+//===----------------------------------------------------------------------===//
+
+extern "C" const char *kcc_last_error_message(void) {
+  return lastErrorMessage.c_str();
+}
+
+const char *kcc::dtypeName(DType type) {
+  switch (type) {
+  case DType::i1:
+    return "i1";
+  case DType::i8:
+    return "i8";
+  case DType::i16:
+    return "i16";
+  case DType::i32:
+    return "i32";
+  case DType::i64:
+    return "i64";
+  case DType::f16:
+    return "f16";
+  case DType::bf16:
+    return "bf16";
+  case DType::f32:
+    return "f32";
+  case DType::f64:
+    return "f64";
+  }
+  return "<invalid dtype>";
+}
+
+kcc_status_code kcc::rt::setLastError(const Status &status) {
+  if (status.ok())
+    lastErrorMessage.clear();
+  else
+    lastErrorMessage = status.message;
+  return status.code;
+}
+
+Status kcc::rt::checkAlignment(const KernelDesc &kernel, const char *param,
+                               const void *ptr, unsigned align) {
+  if (align <= 1)
+    return Status();
+  uintptr_t address = reinterpret_cast<uintptr_t>(ptr);
+  if (address % align == 0)
+    return Status();
+  return makeStatus(KCC_ERROR_MISALIGNED,
+                    std::string("kcc: ") + symbolOf(kernel) + ": pointer '" +
+                        (param ? param : "?") + "' (" + hex(address) +
+                        ") is not " + std::to_string(align) +
+                        "-byte aligned; the kernel was compiled with align(" +
+                        std::to_string(align) + ")");
+}
+
+Status kcc::rt::checkDivisibility(const KernelDesc &kernel, const char *param,
+                                  int64_t value, int64_t divisor) {
+  if (divisor <= 1 || value % divisor == 0)
+    return Status();
+  return makeStatus(KCC_ERROR_NOT_DIVISIBLE,
+                    std::string("kcc: ") + symbolOf(kernel) + ": '" +
+                        (param ? param : "?") + "' = " + std::to_string(value) +
+                        " is not a multiple of " + std::to_string(divisor) +
+                        "; the kernel was compiled with multiple_of(" +
+                        std::to_string(divisor) + ")");
+}

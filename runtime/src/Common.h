@@ -1,0 +1,114 @@
+//===- Common.h - what the CUDA and HIP launch paths share ------*- C++ -*-===//
+//
+// Internal to the runtime: status and message helpers, grid and descriptor
+// validation, and the per-(device scope, image, symbol) function cache. The
+// vendor backends (CudaRuntime.cpp, HipRuntime.cpp) add the driver calls.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KCC_RUNTIME_COMMON_H
+#define KCC_RUNTIME_COMMON_H
+
+#include "kcc/runtime.h"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <shared_mutex>
+#include <string>
+#include <utility>
+
+namespace kcc {
+namespace rt {
+namespace detail {
+
+Status makeStatus(kcc_status_code code, std::string message);
+
+/// The kernel's symbol, or "<unnamed kernel>".
+const char *symbolOf(const KernelDesc &kernel);
+/// "kcc: cannot launch <symbol>: "
+std::string launchPrefix(const KernelDesc &kernel);
+/// The image's source file, or "<unknown source>".
+const char *sourceOf(const FatbinDesc &image);
+
+/// Grid limits of one vendor API, per axis, and its name for messages.
+struct GridLimits {
+  const char *api; // "CUDA", "HIP"
+  int64_t max[3];
+};
+
+/// Fails with KCC_ERROR_INVALID_ARGUMENT for a null grid, a negative
+/// dimension or one over `limits`; sets `*empty` when a dimension is zero
+/// (nothing to launch).
+Status validateGrid(const KernelDesc &kernel, const int64_t grid[3],
+                    const GridLimits &limits, bool *empty);
+
+/// Fails with KCC_ERROR_INVALID_ARGUMENT when the descriptor lacks its image,
+/// symbol or block sizes.
+Status validateDescriptor(const KernelDesc &kernel);
+
+/// KCC_ERROR_DRIVER: "kcc: cannot launch k: <call> failed: <described>".
+Status driverFailure(const KernelDesc &kernel, const char *call,
+                     const std::string &described);
+
+/// "; the <kind> from <source> is damaged: rebuild it"
+std::string damagedHint(const KernelDesc &kernel, const char *kind);
+/// "; the <kind> from <source> has no kernel named <symbol>: the launch stub
+/// and the <kind> are out of sync, rebuild both"
+std::string outOfSyncHint(const KernelDesc &kernel, const char *kind);
+
+/// A loaded kernel: the vendor's function handle and the block size chosen
+/// for the device it was loaded on.
+struct LoadedFunction {
+  void *handle = nullptr;
+  unsigned blockX = 0;
+};
+
+/// Modules per (scope, image) and functions per (scope, image, symbol), where
+/// a scope is what a module is loaded into: a CUDA context, a HIP device.
+/// Never evicted. Each backend has its own instance.
+class FunctionCache {
+public:
+  /// The warm path: a shared lock and a lookup without allocation.
+  bool find(uintptr_t scope, const KernelDesc &kernel, LoadedFunction *out);
+
+  /// The cold path, under the module mutex (so each module loads once per
+  /// scope even when threads race on the first launch): looks again, then
+  /// calls `loadModule` unless the (scope, image) module is cached, then
+  /// `getFunction`, and caches its result. A failure is returned and nothing
+  /// is cached for it.
+  using ModuleLoader = std::function<Status(void **module)>;
+  using FunctionGetter =
+      std::function<Status(void *module, LoadedFunction *function)>;
+  Status load(uintptr_t scope, const KernelDesc &kernel,
+              const ModuleLoader &loadModule, const FunctionGetter &getFunction,
+              LoadedFunction *out);
+
+private:
+  struct Key {
+    uintptr_t scope;
+    const void *image;
+    std::string symbol;
+  };
+  struct KeyView {
+    uintptr_t scope;
+    const void *image;
+    const char *symbol;
+  };
+  struct KeyLess {
+    using is_transparent = void;
+    template <typename A, typename B>
+    bool operator()(const A &a, const B &b) const;
+  };
+
+  std::mutex moduleMutex;
+  std::map<std::pair<uintptr_t, const void *>, void *> modules;
+  std::shared_mutex functionMutex;
+  std::map<Key, LoadedFunction, KeyLess> functions;
+};
+
+} // namespace detail
+} // namespace rt
+} // namespace kcc
+
+#endif // KCC_RUNTIME_COMMON_H

@@ -1,0 +1,270 @@
+//===- HipRuntime.cpp - launching through HIP's module API ----------------===//
+//
+// The HIP backend (kcc/runtime_hip.h): the calling thread's current device,
+// the code object of the embedded offload bundle that fits the device's
+// gcnArchName (OffloadBundle.h), modules and functions cached per device
+// (Common.h), hipModuleLaunchKernel. Messages and status codes are those of
+// the CUDA backend, with HIP's error names. Links libamdhip64 directly (HIP
+// has no stable "driver" library to dlopen the way libcuda.so.1 is).
+//
+//===----------------------------------------------------------------------===//
+
+#include "kcc/runtime_hip.h"
+
+#include "Common.h"
+#include "OffloadBundle.h"
+
+#include <hip/hip_runtime_api.h>
+
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <type_traits>
+#include <vector>
+
+using namespace kcc;
+using namespace kcc::rt;
+using namespace kcc::rt::detail;
+
+static_assert(std::is_same<hipStream_t, ihipStream_t *>::value,
+              "kcc/runtime_hip.h declares streams as ihipStream_t *");
+
+namespace {
+
+// hipModuleLaunchKernel's own checks: x <= INT32_MAX, y and z <= 65536, and
+// x * block x <= UINT32_MAX (checked once the block size is known).
+constexpr GridLimits kHipLimits = {"HIP", {2147483647, 65536, 65536}};
+constexpr uint64_t kMaxWorkItems = 4294967295u;
+
+constexpr const char *kImageKind = "offload bundle";
+
+/// "hipErrorIllegalAddress (an illegal memory access was encountered)", or
+/// "HIP error 1234" for a code HIP does not know.
+std::string describe(hipError_t error) {
+  const char *name = hipGetErrorName(error);
+  if (!name || !*name ||
+      (error != hipErrorUnknown && std::strcmp(name, "hipErrorUnknown") == 0))
+    return "HIP error " + std::to_string(static_cast<int>(error));
+  std::string result = name;
+  const char *text = hipGetErrorString(error);
+  if (text && *text && std::strcmp(text, name) != 0)
+    result += std::string(" (") + text + ")";
+  return result;
+}
+
+Status driverError(const KernelDesc &kernel, const char *call,
+                   hipError_t result) {
+  Status status = driverFailure(kernel, call, describe(result));
+  if (result == hipErrorInvalidContext || result == hipErrorContextIsDestroyed)
+    status.message += "; the current HIP device is not usable (reset or "
+                      "destroyed): select a valid device with hipSetDevice";
+  else if (result == hipErrorLaunchOutOfResources)
+    status.message += "; the kernel needs more registers or shared memory than "
+                      "this GPU has for its block size: compile it for this "
+                      "GPU's target";
+  else if (result >= hipErrorIllegalAddress && result < 800)
+    status.message += "; kernels run asynchronously, so an earlier launch may "
+                      "have caused it, and the device is now unusable (run "
+                      "with AMD_SERIALIZE_KERNEL=3 to find the faulting "
+                      "kernel)";
+  return status;
+}
+
+/// hipInit(0), once per process. Fails with KCC_ERROR_NO_DRIVER.
+Status initialize(const KernelDesc &kernel) {
+  static hipError_t result = hipSuccess;
+  static std::once_flag once;
+  std::call_once(once, [] { result = hipInit(0); });
+  if (result == hipSuccess)
+    return Status();
+  std::string message =
+      launchPrefix(kernel) + "hipInit failed: " + describe(result);
+  // Debian's HIP 5.2 answers hipErrorInvalidDevice on machines without one.
+  if (result == hipErrorNoDevice || result == hipErrorInvalidDevice)
+    message += "; no AMD GPU is visible to this process (check rocminfo and "
+               "HIP_VISIBLE_DEVICES)";
+  else if (result == hipErrorInsufficientDriver)
+    message += "; the amdgpu kernel driver is missing or too old for this HIP "
+               "runtime";
+  else
+    message += "; check the ROCm installation (rocminfo)";
+  return makeStatus(KCC_ERROR_NO_DRIVER, std::move(message));
+}
+
+/// The calling thread's current device.
+Status currentDevice(const KernelDesc &kernel, int *device) {
+  hipError_t result = hipGetDevice(device);
+  if (result == hipErrorNoDevice)
+    return makeStatus(KCC_ERROR_NO_DRIVER,
+                      launchPrefix(kernel) +
+                          "hipGetDevice failed: " + describe(result) +
+                          "; no AMD GPU is visible to this process (check "
+                          "rocminfo and HIP_VISIBLE_DEVICES)");
+  if (result != hipSuccess)
+    return driverError(kernel, "hipGetDevice", result);
+  return Status();
+}
+
+/// The device's gcnArchName, e.g. "gfx90a:sramecc+:xnack-".
+Status deviceArch(const KernelDesc &kernel, int device, std::string *arch) {
+  hipDeviceProp_t props;
+  std::memset(&props, 0, sizeof props);
+  hipError_t result = hipGetDeviceProperties(&props, device);
+  if (result != hipSuccess)
+    return driverError(kernel, "hipGetDeviceProperties", result);
+  arch->assign(props.gcnArchName,
+               strnlen(props.gcnArchName, sizeof props.gcnArchName));
+  return Status();
+}
+
+Status noImage(const KernelDesc &kernel, const std::string &arch,
+               const std::vector<offload::Entry> &entries,
+               const std::string &loadError) {
+  std::string holds = offload::describeHipEntries(entries);
+  std::string processor = offload::processorOf(arch);
+  std::string message = launchPrefix(kernel) + "the " + kImageKind + " from " +
+                        sourceOf(*kernel.fatbin) +
+                        " has no image for this GPU (" +
+                        (arch.empty() ? "unknown" : arch) + ")";
+  if (!loadError.empty())
+    message += " that HIP can load";
+  message += "; it holds " + (holds.empty() ? "no AMD code objects" : holds) +
+             "; recompile with --target=" +
+             (processor.empty() ? "<this GPU's architecture>" : processor);
+  bool sameProcessor = false;
+  for (const offload::Entry &entry : entries) {
+    std::string target = offload::hipTargetId(entry.id);
+    if (!target.empty() && offload::processorOf(target) == processor)
+      sameProcessor = true;
+  }
+  if (sameProcessor && loadError.empty())
+    message += " (its " + processor +
+               " code objects require xnack/sramecc settings this GPU does "
+               "not have)";
+  if (!loadError.empty())
+    message += " (hipModuleLoadData: " + loadError + ")";
+  return makeStatus(KCC_ERROR_NO_IMAGE, std::move(message));
+}
+
+/// A code object not 8-byte aligned in the bundle (the bundler packs entries
+/// back to back unless given -bundle-align) is copied to aligned memory that
+/// lives as long as the module: forever, like the cache.
+const void *alignedCodeObject(const offload::Entry &entry) {
+  if (reinterpret_cast<uintptr_t>(entry.data) % 8 == 0)
+    return entry.data;
+  static std::mutex mutex;
+  static auto *copies = new std::vector<std::unique_ptr<uint64_t[]>>;
+  std::unique_ptr<uint64_t[]> copy(new uint64_t[(entry.size + 7) / 8 + 1]);
+  std::memcpy(copy.get(), entry.data, entry.size);
+  std::lock_guard<std::mutex> lock(mutex);
+  copies->push_back(std::move(copy));
+  return copies->back().get();
+}
+
+FunctionCache &cache() {
+  static FunctionCache *instance = new FunctionCache; // leaked: usable at exit
+  return *instance;
+}
+
+/// Loads (once per device) the code object that fits the device, and the
+/// kernel's function, and picks the block size for the device's processor.
+Status loadFunction(const KernelDesc &kernel, int device, LoadedFunction *out) {
+  std::string arch;
+  Status status = deviceArch(kernel, device, &arch);
+  if (!status.ok())
+    return status;
+  auto loadModule = [&](void **module) {
+    std::vector<offload::Entry> entries;
+    std::string why;
+    if (!offload::parseBundle(kernel.fatbin->image, kernel.fatbin->size,
+                              entries, why))
+      return makeStatus(KCC_ERROR_DRIVER,
+                        launchPrefix(kernel) + "the " + kImageKind + " from " +
+                            sourceOf(*kernel.fatbin) + " is damaged (" + why +
+                            "): rebuild it");
+    int chosen = offload::selectCodeObject(entries, arch);
+    if (chosen < 0)
+      return noImage(kernel, arch, entries, "");
+    hipModule_t loaded = nullptr;
+    hipError_t result = hipModuleLoadData(
+        &loaded, alignedCodeObject(entries[static_cast<size_t>(chosen)]));
+    if (result == hipErrorNoBinaryForGpu)
+      return noImage(kernel, arch, entries, describe(result));
+    if (result != hipSuccess) {
+      Status failure = driverError(kernel, "hipModuleLoadData", result);
+      if (result == hipErrorInvalidImage || result == hipErrorInvalidKernelFile)
+        failure.message += damagedHint(kernel, kImageKind);
+      return failure;
+    }
+    *module = loaded;
+    return Status();
+  };
+  auto getFunction = [&](void *module, LoadedFunction *function) {
+    hipFunction_t handle = nullptr;
+    hipError_t result = hipModuleGetFunction(
+        &handle, static_cast<hipModule_t>(module), symbolOf(kernel));
+    if (result != hipSuccess) {
+      Status failure = driverError(kernel, "hipModuleGetFunction", result);
+      if (result == hipErrorNotFound)
+        failure.message += outOfSyncHint(kernel, kImageKind);
+      return failure;
+    }
+    function->handle = handle;
+    function->blockX = kernel.threads[0].threads;
+    std::string processor = offload::processorOf(arch);
+    for (unsigned i = 0; i < kernel.numThreads; ++i)
+      if (kernel.threads[i].target &&
+          offload::processorOf(kernel.threads[i].target) == processor) {
+        function->blockX = kernel.threads[i].threads;
+        break;
+      }
+    return Status();
+  };
+  return cache().load(static_cast<uintptr_t>(device), kernel, loadModule,
+                      getFunction, out);
+}
+
+} // namespace
+
+Status kcc::rt::hip::launch(const KernelDesc &kernel, const int64_t grid[3],
+                            void **args, ihipStream_t *stream) {
+  bool empty = false;
+  Status status = validateGrid(kernel, grid, kHipLimits, &empty);
+  if (!status.ok() || empty)
+    return status;
+  status = validateDescriptor(kernel);
+  if (!status.ok())
+    return status;
+  status = initialize(kernel);
+  if (!status.ok())
+    return status;
+
+  int device = 0;
+  status = currentDevice(kernel, &device);
+  if (!status.ok())
+    return status;
+  LoadedFunction function;
+  if (!cache().find(static_cast<uintptr_t>(device), kernel, &function)) {
+    status = loadFunction(kernel, device, &function);
+    if (!status.ok())
+      return status;
+  }
+  if (static_cast<uint64_t>(grid[0]) * function.blockX > kMaxWorkItems)
+    return makeStatus(
+        KCC_ERROR_INVALID_ARGUMENT,
+        launchPrefix(kernel) + "grid dimension x = " + std::to_string(grid[0]) +
+            " with " + std::to_string(function.blockX) +
+            " threads per block exceeds HIP's limit of " +
+            std::to_string(kMaxWorkItems) +
+            " threads per dimension; split the work over several launches or "
+            "more work per program");
+
+  hipError_t result = hipModuleLaunchKernel(
+      static_cast<hipFunction_t>(function.handle),
+      static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
+      static_cast<unsigned>(grid[2]), function.blockX, 1, 1,
+      /*sharedMemBytes=*/0, stream, args, /*extra=*/nullptr);
+  if (result != hipSuccess)
+    return driverError(kernel, "hipModuleLaunchKernel", result);
+  return Status();
+}
