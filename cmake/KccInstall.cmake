@@ -42,6 +42,7 @@ set(CPACK_DEBIAN_PACKAGE_SECTION devel)
 # libMLIR/libLLVM 22 and the C++ runtime, found by dpkg-shlibdeps.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "cmake (>= 3.20)")
-# ptxas and fatbinary come from a CUDA toolkit (/usr/local/cuda or CUDA_PATH).
-set(CPACK_DEBIAN_PACKAGE_SUGGESTS "nvidia-cuda-toolkit")
+# ptxas and fatbinary come from a CUDA toolkit (/usr/local/cuda or CUDA_PATH);
+# programs using the HIP stubs link libamdhip64.
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "nvidia-cuda-toolkit, libamdhip64-dev")
 include(CPack)
