@@ -253,20 +253,8 @@ private:
       return !reportIfError(fatbin.takeError(), "packing " + stem + ".fatbin");
 
     // Host side: typed launch stubs with the fatbin embedded.
-    mlir::TimingScope scope = timing.nest("host stubs");
-    host::StubFiles stubs;
-    std::string error, kernel, name;
-    if (!host::emitCudaStubs(info, *fatbin, stubs, error, kernel, name)) {
-      mlir::emitError(host::stubErrorLoc(tileIR, kernel, name))
-          << "cannot generate host stubs: " << error;
-      return false;
-    }
-    std::vector<std::string> mine = {stem + ".fatbin", stem + ".kcc.h",
-                                     stem + ".kcc.cpp"};
-    files.insert(files.end(), mine.begin(), mine.end());
-    return write(mine[0], *fatbin, true) &&
-           write(mine[1], stubs.header, false) &&
-           write(mine[2], stubs.source, false);
+    return writeImageAndStubs(tileIR, stem + ".fatbin", *fatbin,
+                              host::emitCudaStubs, "host stubs", files);
   }
 
   /// <stem>.hipfb: the HSACOs of every gfx target in one offload bundle.
@@ -280,20 +268,30 @@ private:
       return !reportIfError(bundle.takeError(), "bundling " + stem + ".hipfb");
 
     // Host side: the same typed launch functions, through the HIP runtime.
-    mlir::TimingScope scope = timing.nest("HIP host stubs");
+    return writeImageAndStubs(tileIR, stem + ".hipfb", *bundle,
+                              host::emitHipStubs, "HIP host stubs", files);
+  }
+
+  using StubEmitter = bool (*)(const host::ModuleInfo &, const std::string &,
+                               host::StubFiles &, std::string &, std::string &,
+                               std::string &);
+  /// Writes a device image and the launch stubs `emitStubs` makes for it.
+  bool writeImageAndStubs(mlir::ModuleOp tileIR, const std::string &imageName,
+                          const std::string &image, StubEmitter emitStubs,
+                          StringRef what, std::vector<std::string> &files) {
+    mlir::TimingScope scope = timing.nest(what);
     host::StubFiles stubs;
     std::string error, kernel, name;
-    if (!host::emitHipStubs(info, *bundle, stubs, error, kernel, name)) {
+    if (!emitStubs(info, image, stubs, error, kernel, name)) {
       mlir::emitError(host::stubErrorLoc(tileIR, kernel, name))
-          << "cannot generate HIP host stubs: " << error;
+          << "cannot generate " << what << ": " << error;
       return false;
     }
-    std::vector<std::string> mine = {stem + ".hipfb", stem + ".hip.kcc.h",
-                                     stem + ".hip.kcc.cpp"};
-    files.insert(files.end(), mine.begin(), mine.end());
-    return write(mine[0], *bundle, true) &&
-           write(mine[1], stubs.header, false) &&
-           write(mine[2], stubs.source, false);
+    std::string names[] = {imageName, stubs.headerName, stubs.sourceName};
+    files.insert(files.end(), std::begin(names), std::end(names));
+    return write(names[0], image, true) &&
+           write(names[1], stubs.header, false) &&
+           write(names[2], stubs.source, false);
   }
 
   bool write(StringRef name, StringRef data, bool binary) {
