@@ -1,7 +1,9 @@
 //===- Lexer.cpp - tokens of the kcc kernel language ----------------------===//
 #include "frontend/Lexer.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/ConvertUTF.h"
 #include <cctype>
 
 using namespace kcc::frontend;
@@ -131,8 +133,10 @@ Token Lexer::lexNumber(const char *start) {
       if (cur < end && (isalnum((unsigned char)*cur) || *cur == '_')) {
         while (cur < end && (isalnum((unsigned char)*cur) || *cur == '_'))
           ++cur;
-        report(llvm::SMLoc::getFromPointer(start), "invalid float literal '" +
-                   llvm::StringRef(start, cur - start) + "'");
+        report(llvm::SMLoc::getFromPointer(start),
+               "invalid float literal '" + llvm::StringRef(start, cur - start) +
+                   "'; literals take no suffix (write 1.5, or cast(1.5, f16) "
+                   "for another type)");
         return make(Tok::Error, start);
       }
       return make(Tok::FloatLit, start);
@@ -143,7 +147,8 @@ Token Lexer::lexNumber(const char *start) {
       ++cur;
     report(llvm::SMLoc::getFromPointer(start),
            "invalid integer literal '" + llvm::StringRef(start, cur - start) +
-               "'");
+               "'; literals take no suffix and names cannot start with a "
+               "digit");
     return make(Tok::Error, start);
   }
   return make(Tok::IntLit, start);
@@ -217,8 +222,46 @@ Token Lexer::next() {
   default:
     break;
   }
+  // Outside comments the language is ASCII. Name what was found without
+  // echoing bytes a terminal cannot show, once for a run of non-ASCII bytes.
+  unsigned char u = static_cast<unsigned char>(c);
+  if (u >= 0x80) {
+    while (cur < end && static_cast<unsigned char>(*cur) >= 0x80)
+      ++cur;
+    const auto *first = reinterpret_cast<const llvm::UTF8 *>(start);
+    const auto *last = reinterpret_cast<const llvm::UTF8 *>(cur);
+    llvm::UTF32 codePoint = 0;
+    if (llvm::convertUTF8Sequence(&first, last, &codePoint,
+                                  llvm::strictConversion) == llvm::conversionOK)
+      report(llvm::SMLoc::getFromPointer(start),
+             "unexpected character U+" +
+                 llvm::utohexstr(codePoint, /*LowerCase=*/false,
+                                 /*Width=*/codePoint < 0x10000 ? 4 : 0) +
+                 " '" +
+                 llvm::StringRef(start, reinterpret_cast<const char *>(first) -
+                                            start) +
+                 "'; outside comments kcc source is ASCII");
+    else
+      report(llvm::SMLoc::getFromPointer(start),
+             "invalid UTF-8 byte 0x" + llvm::utohexstr(u, false, 2) +
+                 "; kcc source is ASCII (comments may hold UTF-8)");
+    return make(Tok::Error, start);
+  }
+  if (!isprint(u)) {
+    report(llvm::SMLoc::getFromPointer(start),
+           "unexpected control character 0x" + llvm::utohexstr(u, false, 2) +
+               "; remove it");
+    return make(Tok::Error, start);
+  }
+  if (c == '"' || c == '\'') {
+    report(llvm::SMLoc::getFromPointer(start),
+           llvm::Twine("unexpected quote ") + llvm::StringRef(start, 1) +
+               "; kcc has no string or character literals");
+    return make(Tok::Error, start);
+  }
   report(llvm::SMLoc::getFromPointer(start),
          llvm::Twine("unexpected character '") + llvm::StringRef(start, 1) +
-             "'");
+             "'; it is not part of the kcc language" +
+             (c == '#' ? " (comments start with //)" : ""));
   return make(Tok::Error, start);
 }

@@ -44,7 +44,11 @@ class Lexer {
 public:
   using ReportFn = std::function<void(llvm::SMLoc, const llvm::Twine &)>;
   Lexer(llvm::StringRef buffer, ReportFn report)
-      : buf(buffer), cur(buffer.begin()), report(std::move(report)) {}
+      : buf(buffer), cur(buffer.begin()), report(std::move(report)) {
+    // Editors may start a UTF-8 file with a byte order mark.
+    if (buf.starts_with("\xEF\xBB\xBF"))
+      cur += 3;
+  }
   Token next();
 
 private:

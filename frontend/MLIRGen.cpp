@@ -189,7 +189,9 @@ private:
       }
       if (!floatFitsType(tv.f, t)) {
         error(tv.loc, "float literal is out of range for " + typeToString(t) +
-                          " (it would become inf)");
+                          " (it would become inf); write inf, or use a wider "
+                          "type such as " +
+                          (t.isF32() ? "f64" : "f32"));
         return {};
       }
       return constant(t, tv.f, 0, true, loc(tv.loc));
@@ -771,6 +773,12 @@ TV Gen::genUnary(const Expr &e) {
   mlir::Location l = loc(e.loc);
   if (e.unOp == UnOp::Neg) {
     if (a.kind == TV::IntLit) {
+      if (a.i == INT64_MIN) {
+        error(e.loc, "constant expression -(" + std::to_string(a.i) +
+                         ") overflows 64-bit integers; constant arithmetic "
+                         "is exact, so keep its results in [-2^63, 2^63)");
+        return TV::poison();
+      }
       a.i = -a.i;
       a.loc = e.loc;
       return a;
@@ -838,18 +846,40 @@ TV Gen::genBinary(BinOp op, TV a, TV c, SMLoc sl) {
         error(sl, "division by zero in constant expression");
         return TV::poison();
       }
-      bool cmp = false, cmpRes = false;
+      bool cmp = false, cmpRes = false, overflow = false;
       switch (op) {
-      case BinOp::Add: r.i = x + y; break;
-      case BinOp::Sub: r.i = x - y; break;
-      case BinOp::Mul: r.i = x * y; break;
-      case BinOp::Div: r.i = x / y; break;
-      case BinOp::Rem: r.i = x % y; break;
+      case BinOp::Add:
+        overflow = llvm::AddOverflow(x, y, r.i);
+        break;
+      case BinOp::Sub:
+        overflow = llvm::SubOverflow(x, y, r.i);
+        break;
+      case BinOp::Mul:
+        overflow = llvm::MulOverflow(x, y, r.i);
+        break;
+      // INT64_MIN / -1 does not fit (and traps on x86); its remainder is 0.
+      case BinOp::Div:
+        overflow = x == INT64_MIN && y == -1;
+        r.i = overflow ? 0 : x / y;
+        break;
+      case BinOp::Rem:
+        r.i = y == -1 ? 0 : x % y;
+        break;
       case BinOp::And: r.i = x & y; break;
       case BinOp::Or: r.i = x | y; break;
       case BinOp::Xor: r.i = x ^ y; break;
-      case BinOp::Shl: r.i = (y >= 0 && y < 64) ? int64_t(uint64_t(x) << y) : 0; break;
-      case BinOp::Shr: r.i = (y >= 0 && y < 64) ? x >> y : (x < 0 ? -1 : 0); break;
+      // Shifting by the width or more has no value (arith.shli gives
+      // poison): an error, like C's undefined behavior made visible.
+      case BinOp::Shl:
+      case BinOp::Shr:
+        if (y < 0 || y > 63) {
+          error(sl, "shift amount " + std::to_string(y) +
+                        " is out of range for a 64-bit constant; shift by 0 "
+                        "to 63");
+          return TV::poison();
+        }
+        r.i = op == BinOp::Shl ? int64_t(uint64_t(x) << y) : x >> y;
+        break;
       case BinOp::Eq: cmp = true; cmpRes = x == y; break;
       case BinOp::Ne: cmp = true; cmpRes = x != y; break;
       case BinOp::Lt: cmp = true; cmpRes = x < y; break;
@@ -857,6 +887,13 @@ TV Gen::genBinary(BinOp op, TV a, TV c, SMLoc sl) {
       case BinOp::Gt: cmp = true; cmpRes = x > y; break;
       case BinOp::Ge: cmp = true; cmpRes = x >= y; break;
       default: break;
+      }
+      if (overflow) {
+        error(sl, "constant expression " + std::to_string(x) + " " +
+                      binOpSpelling(op) + " " + std::to_string(y) +
+                      " overflows 64-bit integers; constant arithmetic is "
+                      "exact, so keep its results in [-2^63, 2^63)");
+        return TV::poison();
       }
       if (cmp)
         return TV::value(arith::ConstantOp::create(b, l, b.getBoolAttr(cmpRes)));
@@ -1166,12 +1203,12 @@ TV Gen::genCall(const Expr &e) {
     auto end = genConstInt(*pos[1], "the end of arange");
     if (!start || !end)
       return TV::poison();
-    int64_t n = *end - *start;
-    if (*start < 0 || *end > INT32_MAX) {
+    if (*start < 0 || *end < 0 || *start > INT32_MAX || *end > INT32_MAX) {
       error(e.loc, "arange bounds must lie in [0, 2^31), got arange(" +
                        std::to_string(*start) + ", " + std::to_string(*end) + ")");
       return TV::poison();
     }
+    int64_t n = *end - *start; // both in [0, 2^31): cannot overflow
     if (n <= 0 || !llvm::isPowerOf2_64(uint64_t(n)) || n > (1 << 20)) {
       error(e.loc, "arange(" + std::to_string(*start) + ", " +
                        std::to_string(*end) + ") has " + std::to_string(n) +
@@ -1208,6 +1245,13 @@ TV Gen::genCall(const Expr &e) {
       if (d.i <= 0 || !llvm::isPowerOf2_64(uint64_t(d.i))) {
         error(pos[0]->loc, "tile dimension " + std::to_string(d.i) +
                                " is not a power of two");
+        return TV::poison();
+      }
+      // As for arange; it also keeps element counts far from overflow.
+      if (d.i > (1 << 20)) {
+        error(pos[0]->loc, "tile dimension " + std::to_string(d.i) +
+                               " is larger than 2^20; use smaller tiles and "
+                               "loop over the data");
         return TV::poison();
       }
       shape.push_back(d.i);
@@ -1367,7 +1411,8 @@ TV Gen::genCall(const Expr &e) {
       return TV::poison();
     Type from = elementType(x.getType());
     if (isPtrTy(from)) {
-      error(pos[0]->loc, "cannot cast pointers");
+      error(pos[0]->loc, "cannot cast pointers; a pointer only takes integer "
+                         "offsets (p + offs)");
       return TV::poison();
     }
     if (from == to)
@@ -1527,7 +1572,16 @@ TV Gen::genCall(const Expr &e) {
           error(e.loc, "division by zero in cdiv");
           return TV::poison();
         }
-        r.i = (x + y - 1) / y;
+        // (x + y - 1) / y without overflowing where the result fits.
+        int64_t sum = 0;
+        if (y == INT64_MIN || llvm::AddOverflow(x, y - 1, sum) ||
+            (sum == INT64_MIN && y == -1)) {
+          error(e.loc, "cdiv(" + std::to_string(x) + ", " + std::to_string(y) +
+                           ") overflows 64-bit integers; keep constant "
+                           "results in [-2^63, 2^63)");
+          return TV::poison();
+        }
+        r.i = sum / y;
       } else {
         r.i = name == "min" ? std::min(x, y) : std::max(x, y);
       }
@@ -1654,8 +1708,25 @@ TV Gen::genCall(const Expr &e) {
 
 void kcc::frontend::emitKernels(const std::vector<CheckedKernel> &kernels,
                                 mlir::ModuleOp module, Diagnostics &diags) {
+  // Specialized names (k_1024_f32) can equal another kernel's name; two
+  // functions of one name would make the module invalid.
+  std::map<std::string, const Kernel *> names;
   for (const CheckedKernel &ck : kernels)
     for (size_t i = 0; i < ck.specs.size(); ++i) {
+      std::string name = ck.funcName(i);
+      auto [it, inserted] = names.insert({name, ck.kernel});
+      if (!inserted) {
+        const Kernel &other = *it->second;
+        diags.error(ck.kernel->loc,
+                    "kernel '" + ck.kernel->name +
+                        "' compiles to a function "
+                        "named '" +
+                        name + "', which kernel '" + other.name +
+                        "' already uses (a specialized kernel is named "
+                        "<kernel>_<values>); rename one of the kernels");
+        diags.note(other.loc, "kernel '" + other.name + "' is defined here");
+        continue;
+      }
       Gen g(ck, i, module, diags);
       g.run();
     }

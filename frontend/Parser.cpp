@@ -1,6 +1,7 @@
 //===- Parser.cpp - recursive-descent parser for kcc kernels --------------===//
 #include "frontend/Parser.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
 #include <cmath>
 #include <cstdlib>
@@ -32,6 +33,24 @@ const char *kcc::frontend::binOpSpelling(BinOp op) {
   case BinOp::Rem: return "%";
   }
   return "?";
+}
+
+/// The value of integer literal `text`, negated if `negative`; false if it
+/// does not fit int64_t (-2^63 does). Never overflows: the literal that
+/// fuzzing found, -9223372036854775808, used to be negated as INT64_MIN.
+static bool signedLiteral(StringRef text, bool negative, int64_t &out) {
+  uint64_t v = 0;
+  if (text.getAsInteger(0, v) || v > uint64_t(INT64_MAX) + (negative ? 1 : 0))
+    return false;
+  out = !negative ? int64_t(v) : v == 0 ? 0 : -int64_t(v - 1) - 1;
+  return true;
+}
+
+static std::string literalRangeError(StringRef text, bool negative) {
+  return negative ? "integer literal -" + text.str() +
+                        " is too small (the minimum is -2^63)"
+                  : "integer literal " + text.str() +
+                        " is too large (the maximum is 2^63-1)";
 }
 
 namespace {
@@ -144,8 +163,13 @@ private:
     explicit NestingScope(Parser &p) : p(p) {}
     ~NestingScope() { --p.nesting; }
   };
-  bool enterNesting(const char *what);
+  /// `what` nested too deeply: `hint` says how to write it instead.
+  bool enterNesting(const char *what, const char *hint);
+  /// Reports `msg` (once) and skips the rest of the file.
+  void giveUpTooDeep(const Twine &msg);
   unsigned nesting = 0;
+  static constexpr unsigned kMaxElseIfChain = 128;
+  unsigned elseIfDepth = 0;
   bool nestingReported = false;
 
   Diagnostics &diags;
@@ -184,13 +208,11 @@ bool Parser::parseConstValue(ConstValue &value) {
     advance();
   }
   if (tok.is(Tok::IntLit)) {
-    uint64_t v = 0;
-    if (tok.text.getAsInteger(0, v) || v > uint64_t(INT64_MAX)) {
-      errorHere("integer literal " + tok.text + " is too large");
+    if (!signedLiteral(tok.text, negative, value.intValue)) {
+      errorHere(literalRangeError(tok.text, negative));
       value.valid = false;
     }
     value.kind = ConstValue::Int;
-    value.intValue = negative ? -int64_t(v) : int64_t(v);
     advance();
     return true;
   }
@@ -212,6 +234,10 @@ bool Parser::parseConstValue(ConstValue &value) {
 }
 
 std::unique_ptr<TypeRef> Parser::parseType() {
+  // ptr<ptr<...>> recurses (Sema refuses pointers to pointers later).
+  NestingScope scope(*this);
+  if (!enterNesting("type", "pointers to pointers are not supported"))
+    return nullptr;
   if (!tok.is(Tok::Ident)) {
     errorHere("expected a type (e.g. i32, f32, ptr<f16>), found " +
               describe(tok));
@@ -310,14 +336,14 @@ std::unique_ptr<Kernel> Parser::parseKernel() {
         errorHere("expected an integer literal in fact, found " + describe(tok));
         return nullptr;
       }
-      uint64_t v = 0;
-      if (tok.text.getAsInteger(0, v) || v > uint64_t(INT64_MAX))
-        v = uint64_t(INT64_MAX);
-      f.value = negative ? -int64_t(v) : int64_t(v);
+      bool tooLarge = !signedLiteral(tok.text, negative, f.value);
+      if (tooLarge)
+        errorHere(literalRangeError(tok.text, negative));
       advance();
       if (!expect(Tok::RParen, "to close the fact"))
         return nullptr;
-      p.facts.push_back(f);
+      if (!tooLarge) // reported; checking it would only add noise
+        p.facts.push_back(f);
     }
     kernel->params.push_back(std::move(p));
     if (!consumeIf(Tok::Comma))
@@ -396,7 +422,7 @@ std::unique_ptr<Kernel> Parser::parseKernel() {
 
 bool Parser::parseBlock(std::vector<StmtPtr> &out) {
   NestingScope scope(*this);
-  if (!enterNesting("block"))
+  if (!enterNesting("block", "split it into smaller blocks"))
     return false;
   SMLoc open = tok.loc();
   if (!expect(Tok::LBrace, "to start a block"))
@@ -518,7 +544,10 @@ StmtPtr Parser::parseLet() {
 StmtPtr Parser::parseIf() {
   auto s = std::make_unique<Stmt>(StmtKind::If, tok.loc());
   advance(); // 'if'
-  s->cond = parseExpr();
+  if (tok.is(Tok::LBrace))
+    errorHere("expected a condition after 'if' (write if x < n { ... })");
+  else
+    s->cond = parseExpr();
   if (!s->cond) {
     // skip to the block and parse it anyway
     while (!tok.is(Tok::LBrace) && !tok.is(Tok::Eof) && !tok.is(Tok::RBrace))
@@ -533,6 +562,20 @@ StmtPtr Parser::parseIf() {
   if (consumeIf(Tok::KwElse)) {
     s->hasElse = true;
     if (tok.is(Tok::KwIf)) {
+      // Each `else if` nests the next if in this one's else branch (and an
+      // scf.if in the IR): a long chain recurses like nested blocks. It
+      // counts as nesting, and has a lower limit of its own so that the
+      // error names the chain rather than what happens to be innermost.
+      NestingScope scope(*this);
+      llvm::scope_exit leaveChain([&] { --elseIfDepth; });
+      if (++elseIfDepth > kMaxElseIfChain) {
+        giveUpTooDeep("else-if chain too long (more than " +
+                      Twine(kMaxElseIfChain) +
+                      " branches); split it into several if statements");
+        return nullptr;
+      }
+      if (!enterNesting("else-if chain", "split it into several if statements"))
+        return nullptr;
       if (auto nested = parseIf())
         s->elseBody.push_back(std::move(nested));
     } else if (tok.is(Tok::LBrace)) {
@@ -632,11 +675,19 @@ ExprPtr Parser::parseBinary(int minPrec) {
   auto lhs = parseUnary();
   if (!lhs)
     return nullptr;
+  // Each operator of a left-associative chain (a + b + c ...) puts the chain
+  // so far one level deeper into the tree, which later stages walk
+  // recursively: count it like a nesting level.
+  unsigned chain = 0;
+  llvm::scope_exit leaveChain([&] { nesting -= chain; });
   while (true) {
     BinOp op;
     int prec = precedence(tok.kind, op);
     if (prec < 0 || prec <= minPrec - 1 || prec < minPrec)
       return lhs;
+    ++chain;
+    if (!enterNesting("expression", "split it with let statements"))
+      return nullptr;
     auto e = std::make_unique<Expr>(ExprKind::Binary, tok.loc());
     e->binOp = op;
     advance();
@@ -651,28 +702,28 @@ ExprPtr Parser::parseBinary(int minPrec) {
 
 /// Recursive descent uses the C++ stack: refuse absurd nesting with an error
 /// instead of overflowing it.
-bool Parser::enterNesting(const char *what) {
+bool Parser::enterNesting(const char *what, const char *hint) {
   if (++nesting <= kMaxNesting)
     return true;
+  giveUpTooDeep(Twine(what) + " nested too deeply (more than " +
+                Twine(kMaxNesting) + " levels); " + hint);
+  return false;
+}
+
+void Parser::giveUpTooDeep(const Twine &msg) {
   if (!nestingReported)
-    diags.error(tok.loc(), std::string(what) + " nested too deeply (more than " +
-                               std::to_string(kMaxNesting) +
-                               " levels); split it" +
-                               (std::string(what) == "block"
-                                    ? " into smaller blocks"
-                                    : " with let statements"));
+    diags.error(tok.loc(), msg);
   nestingReported = true;
   // Give up on the rest of the file: recovering inside hundreds of open
   // constructs would only repeat this error (and used to loop).
   diags.silence();
   while (!tok.is(Tok::Eof))
     advance();
-  return false;
 }
 
 ExprPtr Parser::parseUnary() {
   NestingScope scope(*this);
-  if (!enterNesting("expression"))
+  if (!enterNesting("expression", "split it with let statements"))
     return nullptr;
   if (tok.is(Tok::Minus) || tok.is(Tok::Not) || tok.is(Tok::Tilde)) {
     auto e = std::make_unique<Expr>(ExprKind::Unary, tok.loc());
@@ -761,6 +812,12 @@ ExprPtr Parser::parsePrimary() {
   case Tok::FloatLit: {
     auto e = std::make_unique<Expr>(ExprKind::FloatLit, loc);
     e->floatValue = std::strtod(tok.text.str().c_str(), nullptr);
+    // Past the range of f64 strtod gives inf: that is no number the user
+    // wrote (they can write inf).
+    if (std::isinf(e->floatValue))
+      errorHere("float literal " + tok.text +
+                " is out of range even for f64 (the largest is about "
+                "1.8e308); write inf for infinity");
     advance();
     return e;
   }

@@ -134,7 +134,8 @@ std::string kcc::frontend::closestName(StringRef name,
 std::string ConstVal::str() const {
   switch (kind) {
   case Int:
-    return intValue < 0 ? "m" + std::to_string(-intValue)
+    // 0 - x in uint64_t: the magnitude, also of INT64_MIN (a -D value).
+    return intValue < 0 ? "m" + std::to_string(0 - uint64_t(intValue))
                         : std::to_string(intValue);
   case Bool:
     return boolValue ? "true" : "false";
@@ -180,8 +181,14 @@ static std::optional<ConstVal> convertConst(const ConstValue &v,
     if (v.kind != ConstValue::Int)
       return bad(v.kind == ConstValue::Bool ? (v.boolValue ? "'true'" : "'false'")
                                             : "'" + v.typeName + "'");
-    if (!intFitsWidth(v.intValue, kind == "i32" ? 32 : 64))
-      return bad(std::to_string(v.intValue));
+    if (!intFitsWidth(v.intValue, kind == "i32" ? 32 : 64)) {
+      diags.error(v.loc, "value " + std::to_string(v.intValue) +
+                             " is out of range for constant parameter '" +
+                             cp.name +
+                             "' of type i32 (-2147483648 to "
+                             "2147483647)");
+      return std::nullopt;
+    }
     out.kind = ConstVal::Int;
     out.intValue = v.intValue;
     return out;
@@ -343,12 +350,15 @@ static bool checkSignature(const Kernel &k, mlir::MLIRContext &ctx,
     bool isPtr = p.type->isPtr;
     bool isInt = false;
     bool known = true;
+    unsigned intWidth = 0;
     if (!isPtr) {
       mlir::Type t = parseElementType(p.type->name, ctx);
       if (t)
         isInt = t.isInteger() && !t.isInteger(1);
       else
         known = false; // dtype parameter: could be anything
+      if (isInt)
+        intWidth = t.getIntOrFloatBitWidth();
     }
     std::optional<int64_t> align, multiple;
     for (const Fact &f : p.facts) {
@@ -371,7 +381,9 @@ static bool checkSignature(const Kernel &k, mlir::MLIRContext &ctx,
         if (align && *align != f.value) {
           diags.error(f.loc, "contradictory facts: '" + p.name +
                                  "' is already align(" +
-                                 std::to_string(*align) + ")");
+                                 std::to_string(*align) +
+                                 "); give one "
+                                 "align(N), the largest that holds");
           ok = false;
           continue;
         }
@@ -391,10 +403,25 @@ static bool checkSignature(const Kernel &k, mlir::MLIRContext &ctx,
           ok = false;
           continue;
         }
+        // Only 0 is a multiple of a number larger than the type can hold:
+        // the fact contradicts the type.
+        if (intWidth && intWidth < 64 &&
+            f.value > (int64_t(1) << (intWidth - 1))) {
+          diags.error(f.loc,
+                      "multiple_of(" + std::to_string(f.value) +
+                          ") cannot hold for '" + p.name + "' of type " +
+                          p.type->name + " (whose largest value is " +
+                          std::to_string((int64_t(1) << (intWidth - 1)) - 1) +
+                          "); use a smaller N or a wider type");
+          ok = false;
+          continue;
+        }
         if (multiple && *multiple != f.value) {
           diags.error(f.loc, "contradictory facts: '" + p.name +
                                  "' is already multiple_of(" +
-                                 std::to_string(*multiple) + ")");
+                                 std::to_string(*multiple) +
+                                 "); give one "
+                                 "multiple_of(N), the largest that holds");
           ok = false;
           continue;
         }
@@ -451,20 +478,28 @@ kcc::frontend::checkModule(const Module &module, const Options &options,
     // Base values: defaults, then defines.
     size_t n = k.constParams.size();
     std::vector<std::optional<ConstVal>> base(n);
-    std::vector<bool> fromDefine(n, false), defineFailed(n, false);
+    // valueFailed: a default or -D value was given and reported as invalid;
+    // "has no value" would only repeat that.
+    std::vector<bool> fromDefine(n, false), valueFailed(n, false);
     for (size_t i = 0; i < n; ++i)
-      if (k.constParams[i].hasDefault)
+      if (k.constParams[i].hasDefault) {
         base[i] = convertConst(k.constParams[i].defaultValue, k.constParams[i],
                                ctx, diags);
+        if (!base[i]) {
+          ok = false;
+          valueFailed[i] = true;
+        }
+      }
     for (const Define &d : options.defines)
       for (size_t i = 0; i < n; ++i)
         if (k.constParams[i].name == d.name) {
           if (auto v = parseDefine(d, k.constParams[i], ctx, diags)) {
             base[i] = v;
             fromDefine[i] = true;
+            valueFailed[i] = false;
           } else {
             ok = false;
-            defineFailed[i] = true;
+            valueFailed[i] = true;
           }
         }
 
@@ -474,8 +509,8 @@ kcc::frontend::checkModule(const Module &module, const Options &options,
                        SMLoc clauseLoc) {
       Specialization spec;
       for (size_t i = 0; i < n; ++i) {
-        if (!vals[i] && defineFailed[i]) {
-          ok = false; // the bad -D was reported already
+        if (!vals[i] && valueFailed[i]) {
+          ok = false; // the bad value was reported already
           return;
         }
         if (!vals[i]) {
@@ -560,7 +595,28 @@ struct GridEmitter {
   mlir::MLIRContext &ctx;
   Diagnostics &diags;
 
+  /// min, max and cdiv repeat their operands in C, so nesting them doubles
+  /// the text each time: refuse what no launch needs instead of spending
+  /// minutes and gigabytes on it.
+  static constexpr size_t kMaxGridChars = 4096;
+  bool tooLargeReported = false;
+
   std::optional<std::string> emit(const Expr &e) {
+    std::optional<std::string> c = emitUnchecked(e);
+    if (c && c->size() > kMaxGridChars) {
+      if (!tooLargeReported)
+        diags.error(e.loc, "grid expression is too large (more than " +
+                               Twine(kMaxGridChars) +
+                               " characters of C); nest fewer min, max and "
+                               "cdiv calls, or compute the grid size in a "
+                               "host parameter");
+      tooLargeReported = true;
+      return std::nullopt;
+    }
+    return c;
+  }
+
+  std::optional<std::string> emitUnchecked(const Expr &e) {
     switch (e.kind) {
     case ExprKind::IntLit:
       if (e.intTooLarge) {

@@ -9,6 +9,9 @@
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
 
+#include <algorithm>
+#include <climits>
+
 using namespace mlir;
 using namespace kcc;
 
@@ -109,7 +112,10 @@ unsigned BlockedLayoutAttr::getElemsPerThread(int64_t numElements) const {
   unsigned vec = getEffectiveVec(numElements);
   int64_t chunks = numElements / vec;
   int64_t chunksPerThread = (chunks + getThreads() - 1) / getThreads();
-  return static_cast<unsigned>(chunksPerThread * vec);
+  // Saturate: a huge tile must not wrap around to a small count that passes
+  // a register budget check.
+  return static_cast<unsigned>(
+      std::min<int64_t>(chunksPerThread * vec, UINT_MAX));
 }
 
 //===----------------------------------------------------------------------===//

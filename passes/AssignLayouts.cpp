@@ -211,9 +211,19 @@ LogicalResult AssignLayouts::runOnKernel(func::FuncOp func) {
     int64_t want = largest / (int64_t(warpSize) * vecOf(largest) * 2);
     warps = floorPow2(std::clamp<int64_t>(want, 1, 16));
   }
-  if (!llvm::isPowerOf2_32(warps) || warps * warpSize > 1024)
+  if (!llvm::isPowerOf2_32(warps))
     return func.emitError("kcc-assign-layouts: cannot use ")
-           << warps << " warps of " << warpSize << " lanes";
+           << warps << " warps; the number of warps must be a power of two";
+  if (uint64_t(warps) * warpSize > maxThreadsPerBlock)
+    return func.emitError()
+           << warps << " warps of " << unsigned(warpSize) << " lanes are "
+           << uint64_t(warps) * warpSize << " threads per block, more than the "
+           << unsigned(maxThreadsPerBlock)
+           << " this target allows; use --num-warps="
+           << std::max<uint64_t>(1,
+                                 llvm::bit_floor(unsigned(maxThreadsPerBlock) /
+                                                 unsigned(warpSize)))
+           << " or fewer";
   func->setAttr(kcc::KccDialect::kNumWarpsAttr,
                 IntegerAttr::get(IntegerType::get(ctx, 32), warps));
   unsigned threads = warps * warpSize;
@@ -255,8 +265,11 @@ LogicalResult AssignLayouts::runOnKernel(func::FuncOp func) {
       auto layout = tensor ? kcc::getBlockedLayout(tensor) : nullptr;
       if (!layout)
         continue;
-      unsigned perThread = layout.getElemsPerThread(tensor.getNumElements());
-      if (perThread <= unsigned(maxElemsPerThread))
+      // In 64 bits: the count of a huge tile does not fit `unsigned`.
+      int64_t n = tensor.getNumElements();
+      int64_t vec = layout.getEffectiveVec(n);
+      int64_t perThread = (n / vec + threads - 1) / threads * vec;
+      if (perThread <= int64_t(maxElemsPerThread))
         continue;
       op->emitError() << "a tile of " << tensor.getNumElements()
                       << " elements needs " << perThread

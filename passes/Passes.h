@@ -5,13 +5,31 @@
 #include "ir/Dialect.h"
 #include "mlir/Pass/Pass.h"
 
+namespace mlir {
+class OpPassManager;
+} // namespace mlir
+
 namespace kcc {
+struct TargetModel;
+
 #define GEN_PASS_DECL
 #include "passes/Passes.h.inc"
 
 /// registerKccPasses(): every pass of this folder (for kcc-opt).
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
+
+/// Refuses operations the target cannot compile (CheckTargetSupport.cpp).
+std::unique_ptr<mlir::Pass> createCheckTargetSupport(const TargetModel &target);
+
+/// Tile IR -> layout IR for `target`, as kcc compiles a kernel
+/// (LayoutPipeline.cpp): rejects operations the target cannot run (e.g. dot
+/// on element types without a matrix-multiply shape) at their source
+/// location, canonicalizes, CSEs and runs kcc-assign-layouts with the target
+/// model's numbers. `numWarps` 0 lets the pass choose; `remarks` asks for the
+/// access-width remarks of --report. `target` must outlive the pass manager.
+void buildLayoutPipeline(mlir::OpPassManager &pm, const TargetModel &target,
+                         unsigned numWarps, bool remarks);
 } // namespace kcc
 
 #endif // KCC_PASSES_PASSES_H

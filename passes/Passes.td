@@ -26,6 +26,8 @@ def KccAssignLayouts : Pass<"kcc-assign-layouts", "mlir::ModuleOp"> {
            "Lanes per warp of the target (32 or 64)">,
     Option<"maxVectorBytes", "max-vector-bytes", "unsigned", /*default=*/"16",
            "Widest vector memory access of the target, in bytes">,
+    Option<"maxThreadsPerBlock", "max-threads-per-block", "unsigned",
+           /*default=*/"1024", "Most threads a CTA / workgroup may have">,
     Option<"maxElemsPerThread", "max-elems-per-thread", "unsigned",
            /*default=*/"128",
            "Most elements of one tile a thread may hold in registers">,

@@ -8,7 +8,17 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 
+// toml++ 3.3 (Debian 12's) states what its callers checked with
+// TOML_ASSERT_ASSUME: an assert, or with NDEBUG __builtin_assume. Several do
+// not hold for malformed documents that its own code goes on to report as
+// errors (`[@]`, `a = [}]`, `t = 1979-05-27Tx`), so they abort with
+// assertions on and are undefined behavior without. Make them no-ops; the
+// checks that follow report the error (the fuzzer runs this under ASan).
+#pragma push_macro("NDEBUG")
+#undef NDEBUG
+#define TOML_ASSERT(expr) static_assert(true)
 #include <toml++/toml.h>
+#pragma pop_macro("NDEBUG")
 
 using namespace kcc;
 
@@ -241,6 +251,108 @@ readPhases(TableReader &reader, const char *key, llvm::StringRef bufferName,
   return llvm::Error::success();
 }
 
+/// toml++ 3.3 also reaches __builtin_unreachable when it asks whether some
+/// non-ASCII code points are whitespace (marzer/tomlplusplus#190, fixed
+/// upstream by #305): in malformed values and keys, and after a backslash
+/// in multi-line strings. Target models are therefore ASCII except in
+/// comments, which toml++ skips without such tests; this scan refuses other
+/// non-ASCII first, with a located error. It follows strings only to tell a
+/// comment's '#' from one inside a string, and errs towards "not a comment":
+/// a quote opens a string only where a key or value can start (toml++ reads
+/// `197;-2='x` as one malformed value), and a string never allows non-ASCII.
+llvm::Error checkTomlText(llvm::StringRef text, llvm::StringRef bufferName) {
+  enum class State {
+    Normal,
+    Comment,
+    Basic,
+    Literal,
+    MultiBasic,
+    MultiLiteral
+  };
+  State state = State::Normal;
+  unsigned line = 1;
+  size_t lineStart = 0;
+  // The last non-blank character outside strings ('\n' at a line start),
+  // and whether the line has had its '=' (a '.' joins keys only before it).
+  char previous = '\n';
+  bool seenEquals = false;
+  auto fail = [&](size_t pos, const char *msg) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   llvm::formatv("{0}:{1}:{2}: error: {3}",
+                                                 bufferName, line,
+                                                 pos - lineStart + 1, msg)
+                                       .str());
+  };
+  size_t i = text.starts_with("\xEF\xBB\xBF") ? 3 : 0; // a UTF-8 BOM
+  for (; i < text.size(); ++i) {
+    unsigned char c = text[i];
+    if (c == '\n') {
+      ++line;
+      lineStart = i + 1;
+      previous = '\n';
+      seenEquals = false;
+      if (state == State::Comment || state == State::Basic ||
+          state == State::Literal)
+        state = State::Normal; // toml++ reports an unterminated string
+      continue;
+    }
+    auto closeString = [&](llvm::StringRef quote) {
+      if (!text.substr(i).starts_with(quote))
+        return;
+      i += quote.size() - 1;
+      // A multi-line string may end in one or two more quotes.
+      for (int extra = 0; quote.size() == 3 && extra < 2 &&
+                          i + 1 < text.size() && text[i + 1] == quote[0];
+           ++extra)
+        ++i;
+      state = State::Normal;
+      previous = quote[0];
+    };
+    if (c >= 0x80 && state != State::Comment)
+      return fail(i, "non-ASCII character outside a comment; target models "
+                     "are ASCII except in comments (in a string, write "
+                     "\\uXXXX)");
+    switch (state) {
+    case State::Normal:
+      if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f)
+        return fail(i, "control character outside a string; remove it");
+      if (c == '#') {
+        state = State::Comment;
+      } else if ((c == '"' || c == '\'') &&
+                 (llvm::is_contained(llvm::StringRef("=[{,\n"), previous) ||
+                  (previous == '.' && !seenEquals))) {
+        bool multi = text.substr(i).starts_with(c == '"' ? "\"\"\"" : "\'\'\'");
+        state = c == '"' ? (multi ? State::MultiBasic : State::Basic)
+                         : (multi ? State::MultiLiteral : State::Literal);
+        if (multi)
+          i += 2;
+      } else if (c != ' ' && c != '\t') {
+        previous = c;
+        seenEquals |= c == '=';
+      }
+      break;
+    case State::Comment:
+      break;
+    case State::Basic:
+    case State::MultiBasic:
+      // Skip an escaped character (\"), unless the loop must see it.
+      if (c == '\\' && i + 1 < text.size() && text[i + 1] != '\n' &&
+          static_cast<unsigned char>(text[i + 1]) < 0x80)
+        ++i;
+      else
+        closeString(state == State::Basic ? "\"" : "\"\"\"");
+      break;
+    case State::Literal:
+      closeString("\'");
+      break;
+    case State::MultiLiteral:
+      closeString("\'\'\'");
+      break;
+    }
+  }
+  return llvm::Error::success();
+}
+
 /// Reads `table` into `model`. With `overlay`, `model` already holds the
 /// inherited model and the table only changes what it names.
 llvm::Error readModel(const toml::table &table, llvm::StringRef bufferName,
@@ -390,7 +502,7 @@ llvm::Error readModel(const toml::table &table, llvm::StringRef bufferName,
     return errorAt(bufferName, table.source(),
                    "an AMD target needs 'processor' (e.g. \"gfx942\")");
   auto where = [&](const char *key) {
-    const toml::node *node = top.node(key);
+    const toml::node *node = table.at_path(key).node();
     return node ? node->source() : table.source();
   };
   if (model.warpSize != 32 && model.warpSize != 64)
@@ -399,6 +511,24 @@ llvm::Error readModel(const toml::table &table, llvm::StringRef bufferName,
   if (!llvm::is_contained({4u, 8u, 16u}, model.maxVectorBytes))
     return errorAt(bufferName, where("max_vector_bytes"),
                    "max_vector_bytes must be 4, 8 or 16");
+  // Numbers the compiler divides by or sizes tiles with: an unusable value
+  // is refused here, at its key, rather than in every kernel compiled.
+  if (model.maxThreadsPerBlock < model.warpSize ||
+      model.maxThreadsPerBlock % model.warpSize != 0)
+    return errorAt(bufferName, where("max_threads_per_block"),
+                   "max_threads_per_block must be a positive multiple of "
+                   "warp_size (" +
+                       llvm::Twine(model.warpSize) + ")");
+  if (model.registersPerThread < 2)
+    return errorAt(bufferName, where("registers_per_thread"),
+                   "registers_per_thread must be at least 2 (one tile may "
+                   "use half of them)");
+  if (model.sharedMemory.banks == 0)
+    return errorAt(bufferName, where("shared_memory.banks"),
+                   "shared_memory.banks must be at least 1");
+  if (!llvm::is_contained({1u, 2u, 4u, 8u, 16u}, model.sharedMemory.bankBytes))
+    return errorAt(bufferName, where("shared_memory.bank_bytes"),
+                   "shared_memory.bank_bytes must be 1, 2, 4, 8 or 16");
   return llvm::Error::success();
 }
 } // namespace
@@ -427,6 +557,8 @@ bool TargetModel::hasAsyncCopy(llvm::StringRef mechanism) const {
 llvm::Expected<TargetModel> RegistryAccess::parse(llvm::StringRef text,
                                                   llvm::StringRef bufferName,
                                                   const TargetRegistry *bases) {
+  if (llvm::Error e = checkTomlText(text, bufferName))
+    return std::move(e);
   toml::parse_result parsed =
       toml::parse(std::string_view(text.data(), text.size()),
                   std::string_view(bufferName.data(), bufferName.size()));

@@ -312,17 +312,8 @@ private:
       mlir::PassManager pm(&ctx);
       mlir::TimingScope passScope = scope.nest("layout passes");
       pm.enableTiming(passScope);
-      pm.addPass(mlir::createCanonicalizerPass());
-      pm.addPass(mlir::createCSEPass());
-      KccAssignLayoutsOptions layoutOptions;
-      layoutOptions.warpSize = target.warpSize;
-      layoutOptions.maxVectorBytes = target.maxVectorBytes;
-      layoutOptions.numWarps = options.numWarps;
-      // Half the register file per tile leaves room for the rest.
-      layoutOptions.maxElemsPerThread =
-          llvm::PowerOf2Ceil(target.registersPerThread / 2);
-      layoutOptions.remarks = options.report != ReportKind::None;
-      pm.addPass(createKccAssignLayouts(layoutOptions));
+      buildLayoutPipeline(pm, target, options.numWarps,
+                          options.report != ReportKind::None);
       // The pass's access-width remarks feed the report, not the terminal.
       std::vector<Report::Remark> remarks;
       mlir::ScopedDiagnosticHandler remarkHandler(

@@ -1,0 +1,153 @@
+//===- PipelineFuzzer.cpp - libFuzzer target: .kc -> LLVM IR -------------===//
+//
+// The whole in-process compile of one input for one target, as kcc's driver
+// runs it up to `--emit=llvm` (without LLVM's own optimization pipeline):
+// frontend -> tile IR (printed and parsed back, as kcc-opt would read it)
+// -> layout pipeline for the target -> NVIDIA lowering to the LLVM dialect
+// (NVVM, or ROCDL for AMD targets) -> LLVM IR, which must pass LLVM's
+// verifier. Inputs choose the target and warps with header comments
+// (FuzzerUtil.h).
+//
+// Errors the passes may legitimately report for a kernel the frontend
+// accepted are listed in isExpectedPipelineError(); any other error reaching
+// the user (a verifier or legalization failure, an unlocated message) is a
+// bug, like a crash.
+//
+//===----------------------------------------------------------------------===//
+
+#include "fuzz/FuzzerUtil.h"
+
+#include "backends/nvidia/Pipeline.h"
+#include "passes/Passes.h"
+#include "targets/TargetModel.h"
+
+#include "mlir/IR/Verifier.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <cstddef>
+#include <cstdint>
+
+using namespace kcc;
+
+namespace {
+
+/// Errors of the layout and lowering passes that describe a limit of kcc 0.1
+/// or of the target, at the user's source line.
+bool isExpectedPipelineError(llvm::StringRef msg) {
+  return (msg.starts_with("a tile of ") &&
+          msg.contains("registers per thread")) ||
+         msg.starts_with("kcc.dot is parsed but its lowering") ||
+         (msg.starts_with("kcc: kernel needs ") &&
+          msg.contains("bytes of shared memory")) ||
+         msg.contains("has no matrix-multiply") ||
+         msg.contains("is not supported on AMD targets yet");
+}
+
+std::string print(mlir::Operation *op) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  op->print(os);
+  return text;
+}
+
+} // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static fuzz::ContextPool contexts;
+  llvm::StringRef text(reinterpret_cast<const char *>(data), size);
+  fuzz::InputOptions inputOptions = fuzz::parseInputOptions(text);
+  if (!inputOptions.valid)
+    return -1;
+  const TargetModel *target = TargetRegistry::builtin().lookup(
+      inputOptions.target.empty() ? "sm_90a" : inputOptions.target);
+  if (!target)
+    return -1; // kcc refuses unknown targets before compiling
+
+  mlir::MLIRContext &ctx = contexts.get();
+  llvm::SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBufferCopy(text, "fuzz.kc"), llvm::SMLoc());
+  fuzz::silenceSourceMgr(sourceMgr);
+
+  mlir::OwningOpRef<mlir::ModuleOp> tileIR;
+  {
+    // The frontend turns verifier diagnostics into its own internal error.
+    mlir::ScopedDiagnosticHandler quiet(
+        &ctx, [](mlir::Diagnostic &) { return mlir::success(); });
+    frontend::Options options;
+    options.defines = inputOptions.defines;
+    unsigned numErrors = 0;
+    tileIR = frontend::buildTileIR(sourceMgr, ctx, options, numErrors);
+    // Keep only kernels the frontend accepts in the corpus, so that
+    // mutations start from them and reach the passes (the frontend's error
+    // paths are kcc-frontend-fuzzer's job).
+    if (!tileIR)
+      return -1;
+  }
+
+  // From here on every error is checked: the kernel was accepted.
+  std::string stage = "tile IR round trip";
+  mlir::ScopedDiagnosticHandler check(&ctx, [&](mlir::Diagnostic &diag) {
+    if (diag.getSeverity() != mlir::DiagnosticSeverity::Error)
+      return mlir::success();
+    std::string msg = diag.str();
+    if (!fuzz::hasFileLocation(diag.getLocation()))
+      fuzz::bug(stage + ": error without a source location: " + msg);
+    if (stage == "tile IR round trip" || !isExpectedPipelineError(msg))
+      fuzz::bug(stage + ": unexpected error: " + msg);
+    return mlir::success();
+  });
+
+  // `--emit=tile-ir` output must read back (kcc-opt, lit tests).
+  {
+    std::string printed = print(*tileIR);
+    mlir::ParserConfig config(&ctx);
+    mlir::OwningOpRef<mlir::ModuleOp> reparsed =
+        mlir::parseSourceString<mlir::ModuleOp>(printed, config, "tile.mlir");
+    if (!reparsed)
+      fuzz::bug("the printed tile IR does not parse back:\n" + printed);
+  }
+
+  mlir::ModuleOp module = *tileIR;
+  module->setAttr(KccDialect::kTargetAttr,
+                  mlir::StringAttr::get(&ctx, target->name));
+  {
+    stage = "layout pipeline";
+    mlir::PassManager pm(&ctx);
+    buildLayoutPipeline(pm, *target, inputOptions.numWarps, /*remarks=*/true);
+    if (mlir::failed(pm.run(module)))
+      return 0;
+  }
+  {
+    stage = "layout IR round trip";
+    std::string printed = print(module);
+    mlir::ParserConfig config(&ctx);
+    if (!mlir::parseSourceString<mlir::ModuleOp>(printed, config,
+                                                 "layout.mlir"))
+      fuzz::bug("the printed layout IR does not parse back:\n" + printed);
+  }
+  {
+    stage = "lowering to the LLVM dialect";
+    mlir::PassManager pm(&ctx);
+    nvidia::buildLowerToLLVMPipeline(pm, target->vendor);
+    if (mlir::failed(pm.run(module)))
+      return 0;
+  }
+  stage = "translation to LLVM IR";
+  llvm::LLVMContext llvmCtx;
+  std::unique_ptr<llvm::Module> llvmModule =
+      mlir::translateModuleToLLVMIR(module, llvmCtx, "fuzz");
+  if (!llvmModule)
+    fuzz::bug("translating the LLVM dialect to LLVM IR failed");
+  std::string problems;
+  llvm::raw_string_ostream os(problems);
+  if (llvm::verifyModule(*llvmModule, &os))
+    fuzz::bug("the LLVM IR does not verify: " + problems);
+  return 0;
+}

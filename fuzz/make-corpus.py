@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Builds the seed corpora of kcc's fuzz targets from the repository.
+
+  fuzz/make-corpus.py OUTDIR
+
+writes OUTDIR/frontend, OUTDIR/pipeline and OUTDIR/target-model:
+  frontend      kernels/*.kc, every .kc file under tests/ and every
+                `#--- NAME.kc` section of a lit test (split-file inputs)
+  pipeline      the same kernels, each also with header comments that select
+                the other targets and a warp count (see FuzzerUtil.h)
+  target-model  targets/**/*.toml, tests/**/*.toml and `#--- NAME.toml`
+                sections
+Files are named by content hash, so re-running adds nothing twice.
+"""
+import hashlib
+import pathlib
+import re
+import sys
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+SECTION = re.compile(r"^#--- (\S+)\s*$")
+# Fuzzed inputs are kept short (-max_len); so are seeds.
+MAX_SEED_BYTES = 16384
+
+
+def split_file_sections(path):
+    """(name, text) of every `#--- name` section of a lit test."""
+    name, lines = None, []
+    for line in path.read_text(errors="replace").splitlines(keepends=True):
+        m = SECTION.match(line)
+        if m:
+            if name:
+                yield name, "".join(lines)
+            name, lines = m.group(1), []
+        elif name:
+            lines.append(line)
+    if name:
+        yield name, "".join(lines)
+
+
+def sources(suffix):
+    """Every input with `suffix` in the repository, as bytes."""
+    globs = {".kc": ["kernels/*.kc", "tests/**/*.kc"],
+             ".toml": ["targets/**/*.toml", "tests/**/*.toml"]}[suffix]
+    for pattern in globs:
+        for path in sorted(ROOT.glob(pattern)):
+            yield path.read_bytes()
+    for test in sorted(ROOT.glob("tests/**/*.test")):
+        for name, text in split_file_sections(test):
+            if name.endswith(suffix):
+                yield text.encode()
+
+
+RUN_LINE = re.compile(rb"RUN:.*")
+DEFINE = re.compile(rb"-D\s*(\S+=\S+)")
+
+
+def with_defines(kc):
+    """A test's -D options (its first RUN line's) as header comments."""
+    run = RUN_LINE.search(kc)
+    defines = DEFINE.findall(run.group(0)) if run else []
+    return b"".join(b"//-D " + d + b"\n" for d in defines) + kc
+
+
+def write(outdir, data):
+    if len(data) > MAX_SEED_BYTES:
+        return False
+    outdir.mkdir(parents=True, exist_ok=True)
+    path = outdir / hashlib.sha1(data).hexdigest()
+    if path.exists():
+        return False
+    path.write_bytes(data)
+    return True
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    out = pathlib.Path(sys.argv[1])
+    counts = {"frontend": 0, "pipeline": 0, "target-model": 0}
+    for kc in sources(".kc"):
+        kc = with_defines(kc)
+        counts["frontend"] += write(out / "frontend", kc)
+        for header in (b"", b"//--target=sm_80\n", b"//--target=sm_100a\n",
+                       b"//--target=gfx942\n", b"//--num-warps=1\n"):
+            counts["pipeline"] += write(out / "pipeline", header + kc)
+    for toml in sources(".toml"):
+        counts["target-model"] += write(out / "target-model", toml)
+    for name, n in counts.items():
+        print(f"make-corpus: {n} new seeds in {out / name}")
+
+
+if __name__ == "__main__":
+    main()
