@@ -1,0 +1,81 @@
+//===- DType.cpp - element types of kcc buffers ---------------------------===//
+#include "interp/DType.h"
+
+namespace kcc::interp {
+
+const char *dtypeName(DType type) {
+  switch (type) {
+  case DType::i1:
+    return "i1";
+  case DType::i8:
+    return "i8";
+  case DType::i16:
+    return "i16";
+  case DType::i32:
+    return "i32";
+  case DType::i64:
+    return "i64";
+  case DType::f16:
+    return "f16";
+  case DType::bf16:
+    return "bf16";
+  case DType::f32:
+    return "f32";
+  case DType::f64:
+    return "f64";
+  }
+  return "?";
+}
+
+std::optional<DType> parseDType(std::string_view name) {
+  static const DType all[] = {DType::i1,   DType::i8,  DType::i16,
+                              DType::i32,  DType::i64, DType::f16,
+                              DType::bf16, DType::f32, DType::f64};
+  if (name == "bool")
+    return DType::i1;
+  for (DType t : all)
+    if (name == dtypeName(t))
+      return t;
+  return std::nullopt;
+}
+
+size_t dtypeSize(DType type) {
+  switch (type) {
+  case DType::i1:
+  case DType::i8:
+    return 1;
+  case DType::i16:
+  case DType::f16:
+  case DType::bf16:
+    return 2;
+  case DType::i32:
+  case DType::f32:
+    return 4;
+  case DType::i64:
+  case DType::f64:
+    return 8;
+  }
+  return 1;
+}
+
+bool isFloat(DType type) {
+  return type == DType::f16 || type == DType::bf16 || type == DType::f32 ||
+         type == DType::f64;
+}
+
+unsigned intWidth(DType type) {
+  switch (type) {
+  case DType::i1:
+    return 1;
+  case DType::i8:
+    return 8;
+  case DType::i16:
+    return 16;
+  case DType::i32:
+    return 32;
+  default:
+    return 64;
+  }
+}
+
+} // namespace kcc::interp

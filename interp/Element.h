@@ -1,0 +1,46 @@
+//===- Element.h - element values: rounding and memory encoding --*- C++
+//-*-===//
+//
+// The interpreter keeps every float element as a double that is exactly
+// representable in its element type (f16, bf16, f32 or f64) and every integer
+// as an int64_t sign-extended from its width (i1: 0 or -1). These helpers
+// round results to a type, wrap integers, and encode/decode elements in
+// buffer memory (little-endian, the GPU's layout; i1 is a byte, 0 or 1, read
+// back as "byte != 0" like the NVIDIA lowering). Plain C++17.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KCC_INTERP_ELEMENT_H
+#define KCC_INTERP_ELEMENT_H
+
+#include "interp/DType.h"
+
+#include <cstdint>
+
+namespace kcc::interp {
+
+/// Rounds `x` to the nearest value of float type `type` (round to nearest,
+/// ties to even; overflow gives infinity, NaN stays NaN, subnormals kept).
+/// Rounding straight from double avoids the double rounding of a detour
+/// through f32.
+double roundToFloat(double x, DType type);
+/// Sign-extends the low `width` bits of `v`.
+int64_t wrapInt(int64_t v, unsigned width);
+/// The value of the low `width` bits of `v` read as unsigned.
+uint64_t asUnsigned(int64_t v, unsigned width);
+
+/// IEEE binary16 / bfloat16 bit patterns of a value exactly representable in
+/// the type (round first). NaN becomes the canonical quiet NaN.
+uint16_t toHalfBits(double x);
+double fromHalfBits(uint16_t bits);
+uint16_t toBF16Bits(double x);
+double fromBF16Bits(uint16_t bits);
+
+/// Element `index` of type `type` in little-endian memory at `base`.
+double loadFloatElement(const uint8_t *base, DType type, int64_t index);
+int64_t loadIntElement(const uint8_t *base, DType type, int64_t index);
+void storeFloatElement(uint8_t *base, DType type, int64_t index, double v);
+void storeIntElement(uint8_t *base, DType type, int64_t index, int64_t v);
+
+} // namespace kcc::interp
+
+#endif

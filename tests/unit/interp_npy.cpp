@@ -1,0 +1,134 @@
+// Unit tests for interp/Npy (NumPy .npy files) and interp/Element (f16/bf16
+// rounding and bit patterns).
+#include "interp/Element.h"
+#include "interp/Npy.h"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstring>
+
+using namespace kcc::interp;
+
+TEST_CASE("npy: header as numpy writes it, round trip") {
+  NpyArray a;
+  a.dtype = DType::f32;
+  a.shape = {2, 3};
+  a.data.resize(24);
+  for (int i = 0; i < 6; ++i)
+    storeFloatElement(a.data.data(), DType::f32, i, i * 0.5);
+  std::string bytes = encodeNpy(a);
+  CHECK(bytes.substr(0, 6) == "\x93NUMPY");
+  CHECK(bytes[6] == 1);
+  CHECK((bytes.size() - 24) % 64 == 0); // header padded to 64 bytes
+  CHECK(bytes.find(
+            "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }") !=
+        std::string::npos);
+  NpyArray b;
+  std::string error;
+  REQUIRE(decodeNpy(bytes, false, b, error));
+  CHECK(b.dtype == DType::f32);
+  CHECK(b.shape == std::vector<int64_t>{2, 3});
+  CHECK(b.data == a.data);
+
+  a.shape = {6};
+  CHECK(encodeNpy(a).find("'shape': (6,)") != std::string::npos);
+}
+
+TEST_CASE("npy: every dtype") {
+  const std::pair<DType, const char *> types[] = {
+      {DType::i1, "|b1"},  {DType::i8, "|i1"},  {DType::i16, "<i2"},
+      {DType::i32, "<i4"}, {DType::i64, "<i8"}, {DType::f16, "<f2"},
+      {DType::f32, "<f4"}, {DType::f64, "<f8"}, {DType::bf16, "<u2"}};
+  for (auto [t, descr] : types) {
+    NpyArray a;
+    a.dtype = t;
+    a.shape = {3};
+    a.data.assign(3 * dtypeSize(t), 1);
+    std::string bytes = encodeNpy(a);
+    CHECK(bytes.find(descr) != std::string::npos);
+    NpyArray b;
+    std::string error;
+    REQUIRE(decodeNpy(bytes, t == DType::bf16, b, error));
+    CHECK(b.dtype == t);
+  }
+}
+
+TEST_CASE("npy: errors") {
+  NpyArray a, b;
+  std::string error;
+  CHECK_FALSE(decodeNpy("not numpy", false, b, error));
+  CHECK(error.find("bad magic") != std::string::npos);
+  a.dtype = DType::bf16;
+  a.shape = {1};
+  a.data.assign(2, 0);
+  // <u2 without the .bf16.npy name is refused, not guessed.
+  CHECK_FALSE(decodeNpy(encodeNpy(a), false, b, error));
+  CHECK(error.find("bf16") != std::string::npos);
+  a.dtype = DType::f32;
+  a.data.assign(4, 0);
+  std::string bytes = encodeNpy(a);
+  bytes.pop_back(); // truncated data
+  CHECK_FALSE(decodeNpy(bytes, false, b, error));
+  CHECK(error.find("need 4") != std::string::npos);
+  std::string be = encodeNpy(a);
+  be.replace(be.find("<f4"), 3, ">f4");
+  CHECK_FALSE(decodeNpy(be, false, b, error));
+  CHECK(error.find("little-endian") != std::string::npos);
+  std::string fortran = encodeNpy(a);
+  fortran.replace(fortran.find("False"), 5, "True ");
+  CHECK_FALSE(decodeNpy(fortran, false, b, error));
+  CHECK(writeNpyFile("/nonexistent-dir/x.npy", a, error) == false);
+  a.dtype = DType::bf16;
+  a.data.assign(2, 0);
+  CHECK_FALSE(writeNpyFile("/tmp/x.npy", a, error)); // bf16 needs .bf16.npy
+}
+
+TEST_CASE("f16: round to nearest even, overflow, subnormals") {
+  CHECK(roundToFloat(2049.0, DType::f16) == 2048.0); // tie -> even
+  CHECK(roundToFloat(2051.0, DType::f16) == 2052.0); // tie -> even
+  CHECK(roundToFloat(2049.5, DType::f16) == 2050.0); // above the tie
+  CHECK(roundToFloat(65519.0, DType::f16) == 65504.0);
+  CHECK(std::isinf(roundToFloat(65520.0, DType::f16)));
+  CHECK(roundToFloat(std::ldexp(1.0, -25), DType::f16) == 0.0); // tie -> 0
+  CHECK(roundToFloat(std::ldexp(3.0, -26), DType::f16) == std::ldexp(1.0, -24));
+  CHECK(std::signbit(roundToFloat(-1e-30, DType::f16)));
+  CHECK(std::isnan(roundToFloat(NAN, DType::f16)));
+  CHECK(toHalfBits(1.0) == 0x3c00);
+  CHECK(toHalfBits(-2.0) == 0xc000);
+  CHECK(toHalfBits(65504.0) == 0x7bff);
+  CHECK(toHalfBits(std::ldexp(1.0, -24)) == 0x0001);
+  CHECK(toHalfBits(INFINITY) == 0x7c00);
+  CHECK((toHalfBits(NAN) & 0x7c00) == 0x7c00);
+  // Every finite f16 bit pattern survives decode -> encode.
+  for (unsigned bits = 0; bits < 0x10000; ++bits) {
+    if ((bits & 0x7c00) == 0x7c00)
+      continue;
+    double v = fromHalfBits(static_cast<uint16_t>(bits));
+    REQUIRE(roundToFloat(v, DType::f16) == v);
+    REQUIRE(toHalfBits(v) == bits);
+  }
+}
+
+TEST_CASE("bf16: round to nearest even from f32 and double") {
+  CHECK(roundToFloat(1.0 + std::ldexp(1.0, -8), DType::bf16) == 1.0); // tie
+  CHECK(roundToFloat(1.0 + 3 * std::ldexp(1.0, -8), DType::bf16) ==
+        1.0 + std::ldexp(1.0, -6)); // tie -> even (up)
+  CHECK(toBF16Bits(1.0) == 0x3f80);
+  CHECK(fromBF16Bits(0x4049) == 3.140625);
+  CHECK(std::isinf(roundToFloat(3.5e38, DType::bf16)));
+  // No double rounding: just above a tie in double, below in f32's view.
+  double x = 1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40);
+  CHECK(roundToFloat(x, DType::bf16) == 1.0 + std::ldexp(1.0, -7));
+}
+
+TEST_CASE("integers wrap in their width") {
+  CHECK(wrapInt(200, 8) == -56);
+  CHECK(wrapInt(-1, 1) == -1);
+  CHECK(wrapInt(2, 1) == 0);
+  CHECK(asUnsigned(-1, 8) == 255);
+  uint8_t mem[8] = {};
+  storeIntElement(mem, DType::i1, 0, -1);
+  CHECK(mem[0] == 1); // i1 in memory is a byte 0/1
+  CHECK(loadIntElement(mem, DType::i1, 0) == -1);
+}

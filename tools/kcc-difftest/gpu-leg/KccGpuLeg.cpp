@@ -1,0 +1,199 @@
+//===- KccGpuLeg.cpp - the GPU leg of kcc-difftest ------------------------===//
+//
+//   kcc-gpu-leg DIR     (DIR as written by kcc-difftest --emit-cases)
+//
+// For every DIR/*/runlist.txt (or DIR/runlist.txt): loads the fatbin named
+// there, and per case allocates the buffers, copies the inputs (.npy),
+// launches the symbol through kcc's runtime (kcc::rt::launch, the launch
+// path of the generated stubs), and writes each output buffer as
+// gpu.<name>.npy in the case directory; a failure goes to gpu.error, a case
+// that cannot run here to gpu.skip. Built on the GPU machine with CMake
+// (CMakeLists.txt here); needs only the CUDA driver API, kcc's runtime and
+// the plain C++ parts of kcc-difftest (run list, .npy).
+//
+//===----------------------------------------------------------------------===//
+#include "interp/Npy.h"
+#include "tools/kcc-difftest/RunList.h"
+
+#include "kcc/runtime.h"
+
+#include <cuda.h>
+
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+namespace fs = std::filesystem;
+using namespace kcc::difftest;
+using namespace kcc::interp;
+
+namespace {
+std::string cuError(CUresult r) {
+  const char *name = nullptr;
+  cuGetErrorName(r, &name);
+  return name ? name : "CUDA error " + std::to_string(int(r));
+}
+
+void writeText(const fs::path &path, const std::string &text) {
+  std::ofstream(path) << text << "\n";
+}
+
+/// Runs one case; returns "" or the reason it failed.
+std::string runCase(const RunCase &c, const fs::path &caseDir,
+                    const kcc::rt::FatbinDesc &fatbin) {
+  std::vector<CUdeviceptr> ptrs(c.buffers.size(), 0);
+  std::vector<NpyArray> arrays(c.buffers.size());
+  struct Free {
+    std::vector<CUdeviceptr> &p;
+    ~Free() {
+      for (CUdeviceptr d : p)
+        if (d)
+          cuMemFree(d);
+    }
+  } freeAll{ptrs};
+  std::string error;
+  for (size_t i = 0; i < c.buffers.size(); ++i) {
+    if (!readNpyFile((caseDir / c.buffers[i].file).string(), arrays[i], error))
+      return error;
+    size_t bytes = std::max<size_t>(arrays[i].data.size(), 1);
+    if (CUresult r = cuMemAlloc(&ptrs[i], bytes))
+      return "cuMemAlloc: " + cuError(r);
+    if (CUresult r =
+            cuMemcpyHtoD(ptrs[i], arrays[i].data.data(), arrays[i].data.size()))
+      return "cuMemcpyHtoD: " + cuError(r);
+  }
+  // One 8-byte slot per argument: pointers, or the scalar's bits (the
+  // little-endian low bytes are the value of a narrower type).
+  std::vector<uint64_t> slots(c.args.size());
+  std::vector<void *> args(c.args.size());
+  for (size_t i = 0; i < c.args.size(); ++i) {
+    const RunArg &a = c.args[i];
+    if (a.isPointer) {
+      size_t b = 0;
+      while (b < c.buffers.size() && c.buffers[b].name != a.buffer)
+        ++b;
+      if (b == c.buffers.size())
+        return "run list: no buffer '" + a.buffer + "'";
+      slots[i] = ptrs[b];
+    } else {
+      slots[i] = a.bits;
+    }
+    args[i] = &slots[i];
+  }
+  std::vector<kcc::rt::ThreadsForArch> threads;
+  for (auto [sm, n] : c.threads)
+    threads.push_back({sm, n});
+  kcc::rt::KernelDesc desc{&fatbin, c.symbol.c_str(), threads.data(),
+                           unsigned(threads.size())};
+  kcc::Status s = kcc::rt::launch(desc, c.grid, args.data(), nullptr);
+  if (!s)
+    return s.message;
+  if (CUresult r = cuCtxSynchronize())
+    return "cuCtxSynchronize: " + cuError(r);
+  for (const RunOutput &o : c.outputs) {
+    size_t b = 0;
+    while (b < c.buffers.size() && c.buffers[b].name != o.buffer)
+      ++b;
+    if (b == c.buffers.size())
+      return "run list: no buffer '" + o.buffer + "'";
+    NpyArray out = arrays[b];
+    if (CUresult r = cuMemcpyDtoH(out.data.data(), ptrs[b], out.data.size()))
+      return "cuMemcpyDtoH: " + cuError(r);
+    if (!writeNpyFile(
+            (caseDir / outputFileName("gpu", o.buffer, out.dtype)).string(),
+            out, error))
+      return error;
+  }
+  return "";
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc != 2) {
+    std::fprintf(stderr,
+                 "usage: %s DIR (written by kcc-difftest "
+                 "--emit-cases)\n",
+                 argv[0]);
+    return 2;
+  }
+  fs::path dir = argv[1];
+  std::vector<fs::path> lists;
+  if (fs::exists(dir / "runlist.txt"))
+    lists.push_back(dir / "runlist.txt");
+  std::error_code ec;
+  for (const fs::directory_entry &e : fs::directory_iterator(dir, ec))
+    if (fs::exists(e.path() / "runlist.txt"))
+      lists.push_back(e.path() / "runlist.txt");
+  if (lists.empty()) {
+    std::fprintf(stderr, "kcc-gpu-leg: no runlist.txt under %s\n", argv[1]);
+    return 2;
+  }
+  if (CUresult r = cuInit(0)) {
+    std::fprintf(stderr, "kcc-gpu-leg: cuInit: %s\n", cuError(r).c_str());
+    return 1;
+  }
+  CUdevice dev;
+  CUcontext ctx;
+  if (cuDeviceGet(&dev, 0) || cuDevicePrimaryCtxRetain(&ctx, dev) ||
+      cuCtxSetCurrent(ctx)) {
+    std::fprintf(stderr, "kcc-gpu-leg: cannot make a context on device 0\n");
+    return 1;
+  }
+  int failures = 0, runs = 0;
+  for (const fs::path &listPath : lists) {
+    std::ifstream in(listPath);
+    std::string text((std::istreambuf_iterator<char>(in)),
+                     std::istreambuf_iterator<char>());
+    RunList list;
+    std::string error;
+    if (!parseRunList(text, list, error)) {
+      std::fprintf(stderr, "%s: %s\n", listPath.c_str(), error.c_str());
+      return 1;
+    }
+    fs::path base = listPath.parent_path();
+    // The image must stay alive and 8-byte aligned while modules use it.
+    std::vector<uint64_t> image;
+    std::string source = list.fatbin;
+    if (!list.fatbin.empty()) {
+      std::ifstream f(base / list.fatbin, std::ios::binary);
+      std::string bytes((std::istreambuf_iterator<char>(f)),
+                        std::istreambuf_iterator<char>());
+      image.resize((bytes.size() + 7) / 8);
+      std::memcpy(image.data(), bytes.data(), bytes.size());
+    }
+    kcc::rt::FatbinDesc fatbin{source.c_str(), image.data(), image.size() * 8,
+                               "see the manifest"};
+    for (const RunCase &c : list.cases) {
+      fs::path caseDir = base / c.id;
+      fs::remove(caseDir / "gpu.error");
+      fs::remove(caseDir / "gpu.skip");
+      if (!c.interpPassed) {
+        writeText(caseDir / "gpu.skip", "no reference");
+        continue;
+      }
+      if (image.empty() || c.threads.empty()) {
+        writeText(caseDir / "gpu.skip", "not in a fatbin (--fatbin)");
+        continue;
+      }
+      ++runs;
+      std::string err = runCase(c, caseDir, fatbin);
+      std::printf("%-60s %s\n", c.id.c_str(), err.empty() ? "ran" : "FAILED");
+      if (!err.empty()) {
+        ++failures;
+        writeText(caseDir / "gpu.error", err);
+        std::fprintf(stderr, "  %s\n", err.c_str());
+        // A fault poisons the context; later cases would all fail.
+        if (cuCtxSynchronize() != CUDA_SUCCESS) {
+          std::fprintf(stderr, "kcc-gpu-leg: the context is lost; stopping\n");
+          return 1;
+        }
+      }
+    }
+  }
+  std::printf("%d cases run on the GPU, %d failed to run\n", runs, failures);
+  return failures ? 1 : 0;
+}

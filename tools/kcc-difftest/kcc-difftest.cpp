@@ -1,0 +1,671 @@
+//===- kcc-difftest.cpp - differential testing of kcc kernels -------------===//
+//
+//   kcc-difftest FILE.kc CASES.toml [-D N=V] [--print-outputs]
+//                [--emit-cases DIR [--fatbin FILE.fatbin]]
+//   kcc-difftest --compare DIR
+//
+// Runs every (kernel, specialization, case) of a case file through the tile
+// IR interpreter (the `interp` leg) and prints a table. With --emit-cases it
+// also writes the inputs, the interpreter's outputs and a run list for the
+// GPU leg (gpu-leg/KccGpuLeg.cpp); --compare then checks the GPU's outputs
+// against the interpreter's. docs/difftest.md has the whole procedure.
+//
+//===----------------------------------------------------------------------===//
+#include "tools/kcc-difftest/CaseFile.h"
+#include "tools/kcc-difftest/Compare.h"
+#include "tools/kcc-difftest/Inputs.h"
+#include "tools/kcc-difftest/RunList.h"
+#include "tools/kcc-difftest/Table.h"
+
+#include "frontend/Frontend.h"
+#include "interp/Element.h"
+#include "interp/GridExpr.h"
+#include "interp/Interpreter.h"
+#include "ir/Dialect.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <chrono>
+#include <cstring>
+
+using namespace llvm;
+using namespace kcc;
+using namespace kcc::difftest;
+using interp::DType;
+
+static cl::OptionCategory category("kcc-difftest options");
+static cl::list<std::string>
+    positional(cl::Positional, cl::desc("<input .kc file> <case file .toml>"),
+               cl::cat(category));
+static cl::list<std::string>
+    defines("D", cl::desc("Set a constant parameter (as kcc -D)"),
+            cl::value_desc("NAME=VALUE"), cl::Prefix, cl::cat(category));
+static cl::opt<bool>
+    printOutputs("print-outputs",
+                 cl::desc("Print every output buffer the interpreter computed"),
+                 cl::cat(category));
+static cl::opt<std::string> emitCases(
+    "emit-cases",
+    cl::desc("Write inputs, interpreter outputs and a run list for the GPU "
+             "leg to DIR/<stem>/"),
+    cl::value_desc("DIR"), cl::cat(category));
+static cl::opt<std::string> fatbinPath(
+    "fatbin",
+    cl::desc("With --emit-cases: the fatbin kcc compiled from the same .kc "
+             "(its <stem>.manifest.json must be next to it)"),
+    cl::value_desc("FILE"), cl::cat(category));
+static cl::opt<std::string>
+    compareDir("compare",
+               cl::desc("Compare the legs' outputs in DIR (written by "
+                        "--emit-cases and the GPU leg)"),
+               cl::value_desc("DIR"), cl::cat(category));
+
+namespace {
+
+int fail(const Twine &msg) {
+  WithColor::error(errs(), "kcc-difftest") << msg << "\n";
+  return 1;
+}
+
+std::string typeString(mlir::Type t) {
+  std::string s;
+  raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+std::optional<DType> dtypeOfType(mlir::Type t) {
+  return interp::parseDType(typeString(t));
+}
+
+/// The kernels of the compiled file: base name -> specializations.
+using KernelMap = StringMap<std::vector<mlir::func::FuncOp>>;
+
+/// Threads per block of each symbol per NVIDIA target, from kcc's manifest.
+using ThreadsMap = StringMap<std::vector<std::pair<unsigned, unsigned>>>;
+
+bool readManifest(StringRef path, ThreadsMap &threads, std::string &error) {
+  auto buf = MemoryBuffer::getFile(path);
+  if (!buf) {
+    error = "cannot read " + path.str() + ": " + buf.getError().message();
+    return false;
+  }
+  Expected<json::Value> v = json::parse((*buf)->getBuffer());
+  if (!v) {
+    error = path.str() + ": " + toString(v.takeError());
+    return false;
+  }
+  const json::Object *root = v->getAsObject();
+  const json::Array *kernels = root ? root->getArray("kernels") : nullptr;
+  if (!kernels) {
+    error = path.str() + ": no \"kernels\" array (not a kcc manifest?)";
+    return false;
+  }
+  for (const json::Value &k : *kernels) {
+    const json::Object *ko = k.getAsObject();
+    const json::Array *specs = ko ? ko->getArray("specializations") : nullptr;
+    for (const json::Value &s : specs ? *specs : json::Array()) {
+      const json::Object *so = s.getAsObject();
+      std::optional<StringRef> symbol =
+          so ? so->getString("symbol") : std::nullopt;
+      const json::Array *targets = so ? so->getArray("targets") : nullptr;
+      if (!symbol || !targets)
+        continue;
+      auto &list = threads[*symbol];
+      for (const json::Value &t : *targets) {
+        const json::Object *to = t.getAsObject();
+        std::optional<StringRef> name =
+            to ? to->getString("target") : std::nullopt;
+        std::optional<int64_t> n =
+            to ? to->getInteger("threads_per_block") : std::nullopt;
+        unsigned sm = 0;
+        if (!name || !n || !name->starts_with("sm_") ||
+            name->drop_front(3).take_while(isDigit).getAsInteger(10, sm))
+          continue; // AMD targets: not this leg's business
+        list.emplace_back(sm, unsigned(*n));
+      }
+    }
+  }
+  return true;
+}
+
+/// Everything one run of one case needs, checked against the signature.
+struct PreparedCase {
+  std::vector<interp::Buffer> buffers;
+  std::vector<interp::KernelArg> args;
+  std::vector<RunArg> runArgs;
+  std::vector<RunOutput> outputs;
+  interp::Grid grid = {1, 1, 1};
+};
+
+class DiffTest {
+public:
+  DiffTest(SourceMgr &sourceMgr, const CaseFile &cases)
+      : sourceMgr(sourceMgr), cases(cases) {}
+
+  int run(mlir::ModuleOp module, StringRef stem) {
+    KernelMap kernels;
+    std::vector<std::string> order;
+    for (auto f : module.getOps<mlir::func::FuncOp>()) {
+      auto base = f->getAttrOfType<mlir::StringAttr>("kcc.base_name");
+      if (!base)
+        continue;
+      if (!kernels.count(base.getValue()))
+        order.push_back(base.str());
+      kernels[base.getValue()].push_back(f);
+    }
+    // Resolve every kernel and specialization first: a typo in the case
+    // file is an error before anything runs.
+    std::vector<std::vector<mlir::func::FuncOp>> selected;
+    for (const KernelSpec &k : cases.kernels) {
+      auto it = kernels.find(k.name);
+      if (it == kernels.end())
+        return caseError(k.loc, "no kernel named '" + k.name + "' in " +
+                                    sourceName() +
+                                    " (kernels: " + join(order, ", ") + ")");
+      if (k.specializations.empty()) {
+        selected.push_back(it->second);
+        continue;
+      }
+      selected.emplace_back();
+      for (size_t i = 0; i < k.specializations.size(); ++i) {
+        const std::string &name = k.specializations[i];
+        Loc loc = k.specializationLocs[i];
+        auto f = find_if(it->second, [&](mlir::func::FuncOp f) {
+          return f.getSymName() == name;
+        });
+        if (f == it->second.end()) {
+          std::vector<std::string> names;
+          for (auto g : it->second)
+            names.push_back(g.getSymName().str());
+          return caseError(loc, "kernel '" + k.name +
+                                    "' has no specialization '" + name +
+                                    "' (it has: " + join(names, ", ") + ")");
+        }
+        selected.back().push_back(*f);
+      }
+    }
+
+    if (!emitCases.empty() && !prepareEmit(stem))
+      return 1;
+    bool anyFail = false;
+    for (auto [k, funcs] : zip(cases.kernels, selected))
+      for (mlir::func::FuncOp f : funcs)
+        for (const CaseSpec &c : k.cases) {
+          PreparedCase p;
+          if (!prepare(f, c, p))
+            return 1;
+          anyFail |= !runCase(k, f, c, p);
+        }
+    if (!emitCases.empty() && !finishEmit())
+      return 1;
+    table.print(outs());
+    return anyFail ? 1 : 0;
+  }
+
+private:
+  SourceMgr &sourceMgr;
+  const CaseFile &cases;
+  Table table{{"interp", "interp ms"}};
+  // --emit-cases
+  std::string emitDir;
+  RunList runList;
+  ThreadsMap threads;
+  bool haveManifest = false;
+
+  std::string sourceName() const {
+    return sourceMgr.getMemoryBuffer(sourceMgr.getMainFileID())
+        ->getBufferIdentifier()
+        .str();
+  }
+
+  int caseError(Loc loc, const Twine &msg) {
+    errs() << cases.error(loc, msg) << "\n";
+    return 1;
+  }
+  bool caseErrorB(Loc loc, const Twine &msg) {
+    caseError(loc, msg);
+    return false;
+  }
+
+  bool prepare(mlir::func::FuncOp f, const CaseSpec &c, PreparedCase &p) {
+    std::string where =
+        " (case '" + c.name + "', " + f.getSymName().str() + ")";
+    auto names = f->getAttrOfType<mlir::ArrayAttr>("kcc.arg_names");
+    ArrayRef<mlir::Type> inputs = f.getFunctionType().getInputs();
+    auto paramName = [&](size_t i) {
+      return names && i < names.size() ? cast<mlir::StringAttr>(names[i]).str()
+                                       : "#" + std::to_string(i);
+    };
+    auto paramIndex = [&](StringRef name) -> std::optional<size_t> {
+      for (size_t i = 0; i < inputs.size(); ++i)
+        if (paramName(i) == name)
+          return i;
+      return std::nullopt;
+    };
+    // Scalars: every one given, each naming a scalar parameter.
+    for (const ScalarSpec &s : c.scalars) {
+      std::optional<size_t> i = paramIndex(s.name);
+      if (!i)
+        return caseErrorB(s.loc, "'" + s.name + "' is not a parameter of " +
+                                     f.getSymName());
+      if (isa<PtrType>(inputs[*i]))
+        return caseErrorB(s.loc, "'" + s.name +
+                                     "' is a pointer parameter; give it a "
+                                     "buffer under 'buffers'");
+    }
+    std::vector<const BufferSpec *> bufferOf(inputs.size(), nullptr);
+    for (const BufferSpec &b : c.buffers) {
+      std::optional<size_t> i = paramIndex(b.name);
+      if (!i || !isa<PtrType>(inputs[*i]))
+        return caseErrorB(b.loc, "buffer '" + b.name +
+                                     "' is not a pointer parameter of " +
+                                     f.getSymName());
+      bufferOf[*i] = &b;
+    }
+    auto lookup = [&](std::string_view name) -> std::optional<int64_t> {
+      for (const ScalarSpec &s : c.scalars)
+        if (s.name == name && s.kind != ScalarSpec::Float)
+          return s.intValue;
+      return std::nullopt;
+    };
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      mlir::Type t = inputs[i];
+      interp::KernelArg arg;
+      RunArg runArg;
+      if (auto ptr = dyn_cast<PtrType>(t)) {
+        const BufferSpec *b = bufferOf[i];
+        if (!b)
+          return caseErrorB(c.loc, "no buffer for pointer parameter '" +
+                                       paramName(i) + "'" + where);
+        std::optional<DType> pointee = dtypeOfType(ptr.getPointeeType());
+        if (!pointee)
+          return caseErrorB(c.loc, "unsupported pointee type of '" +
+                                       paramName(i) + "'");
+        if (b->dtype && *b->dtype != *pointee)
+          return caseErrorB(b->dtypeLoc, "buffer '" + b->name + "' is " +
+                                             interp::dtypeName(*b->dtype) +
+                                             " but parameter '" + paramName(i) +
+                                             "' is " + typeString(t) + where);
+        interp::Buffer buf;
+        buf.name = b->name;
+        buf.array.dtype = *pointee;
+        for (const SizeSpec &s : b->shape) {
+          int64_t n;
+          std::string err;
+          if (!interp::evaluateCExpr(s.expr, lookup, n, err))
+            return caseErrorB(s.loc, "size '" + s.expr + "': " + err + where);
+          if (n <= 0 || n > (int64_t(1) << 32))
+            return caseErrorB(s.loc, "size '" + s.expr + "' is " + Twine(n) +
+                                         "; sizes must be in "
+                                         "[1, 2^32]" +
+                                         where);
+          buf.array.shape.push_back(n);
+        }
+        if (b->init.kind == InitSpec::List &&
+            int64_t(b->init.values.size()) != buf.array.numElements())
+          return caseErrorB(
+              b->loc, "buffer '" + b->name + "' has " +
+                          Twine(buf.array.numElements()) + " elements but " +
+                          Twine(b->init.values.size()) + " values" + where);
+        buf.array.data.assign(
+            buf.array.numElements() * interp::dtypeSize(*pointee), 0);
+        fillBuffer(b->init, buf.array);
+        arg.isPointer = true;
+        arg.buffer = p.buffers.size();
+        runArg.isPointer = true;
+        runArg.buffer = b->name;
+        if (b->output) {
+          Tolerance tol = defaultTolerance(*pointee, c.reduction);
+          p.outputs.push_back(
+              {b->name, c.rtol.value_or(tol.rtol), c.atol.value_or(tol.atol)});
+        }
+        p.buffers.push_back(std::move(buf));
+      } else {
+        std::optional<DType> d = dtypeOfType(t);
+        auto s = find_if(c.scalars, [&](const ScalarSpec &s) {
+          return s.name == paramName(i);
+        });
+        if (s == c.scalars.end())
+          return caseErrorB(c.loc, "no value for scalar parameter '" +
+                                       paramName(i) + "' (" + typeString(t) +
+                                       ") under 'scalars'" + where);
+        if (!d)
+          return caseErrorB(s->loc,
+                            "unsupported parameter type " + typeString(t));
+        runArg.dtype = *d;
+        if (interp::isFloat(*d)) {
+          if (s->kind == ScalarSpec::Bool)
+            return caseErrorB(s->loc, "'" + s->name + "' is " + typeString(t) +
+                                          ", not a boolean");
+          arg.floatValue = interp::roundToFloat(s->floatValue, *d);
+          uint8_t bytes[8] = {};
+          interp::storeFloatElement(bytes, *d, 0, arg.floatValue);
+          std::memcpy(&runArg.bits, bytes, 8);
+        } else {
+          if (s->kind == ScalarSpec::Float)
+            return caseErrorB(s->loc, "'" + s->name + "' is " + typeString(t) +
+                                          ", not a float");
+          unsigned w = interp::intWidth(*d);
+          if (interp::wrapInt(s->intValue, w) != s->intValue &&
+              !(w == 1 && s->intValue == 1))
+            return caseErrorB(s->loc, "value " + Twine(s->intValue) + " of '" +
+                                          s->name + "' does not fit in " +
+                                          typeString(t));
+          arg.intValue = interp::wrapInt(s->intValue, w);
+          runArg.bits = interp::asUnsigned(arg.intValue, w);
+        }
+      }
+      p.args.push_back(arg);
+      p.runArgs.push_back(runArg);
+    }
+    if (p.outputs.empty())
+      return caseErrorB(c.loc, "case '" + c.name +
+                                   "' has no output buffer (output = true)");
+    std::string err;
+    if (!interp::evaluateGrid(f, p.args, p.grid, err))
+      return caseErrorB(c.loc, err + where);
+    return true;
+  }
+
+  /// Prints an interpreter error at its source location, clang style.
+  void printRunError(const interp::RunError &e, mlir::func::FuncOp f,
+                     const CaseSpec &c) {
+    std::optional<mlir::FileLineColLoc> flc = interp::findFileLineCol(e.loc);
+    SMLoc loc;
+    if (flc)
+      loc = sourceMgr.FindLocForLineAndColumn(sourceMgr.getMainFileID(),
+                                              flc->getLine(), flc->getColumn());
+    if (loc.isValid())
+      sourceMgr.PrintMessage(errs(), loc, SourceMgr::DK_Error, e.message);
+    else
+      errs() << sourceName() << ": error: " << e.message << "\n";
+    errs() << cases.path << ":" << c.loc.line << ":" << c.loc.column
+           << ": note: in case '" << c.name << "' of " << f.getSymName()
+           << "\n";
+  }
+
+  bool runCase(const KernelSpec &k, mlir::func::FuncOp f, const CaseSpec &c,
+               PreparedCase &p) {
+    std::vector<interp::Buffer> inputs;
+    if (!emitCases.empty())
+      inputs = p.buffers;
+    auto start = std::chrono::steady_clock::now();
+    interp::RunStats stats;
+    std::optional<interp::RunError> err =
+        interp::runKernel(f, p.args, p.buffers, p.grid, &stats);
+    double ms = std::chrono::duration<double, std::milli>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+    std::string status = "PASS";
+    std::string message;
+    if (err) {
+      printRunError(*err, f, c);
+      status = "FAIL";
+      message = err->message;
+    }
+    table.addRow({k.name, f.getSymName().str(), c.name},
+                 {status, formatv("{0:f1}", ms).str()},
+                 err ? "interp: " + message : "");
+    if (printOutputs && !err)
+      for (const RunOutput &o : p.outputs)
+        for (const interp::Buffer &b : p.buffers)
+          if (b.name == o.buffer) {
+            outs() << f.getSymName() << " " << c.name << " " << b.name << " =";
+            for (int64_t i = 0; i < b.array.numElements(); ++i)
+              outs() << " " << formatElement(b.array, i);
+            outs() << "\n";
+          }
+    if (!emitCases.empty())
+      return emitCase(k, f, c, p, inputs, err ? message : "") && !err;
+    return !err;
+  }
+
+  bool prepareEmit(StringRef stem) {
+    SmallString<256> dir(emitCases);
+    sys::path::append(dir, stem);
+    emitDir = dir.str().str();
+    if (std::error_code ec = sys::fs::create_directories(emitDir)) {
+      fail("cannot create " + emitDir + ": " + ec.message());
+      return false;
+    }
+    if (fatbinPath.empty())
+      return true;
+    SmallString<256> manifest(fatbinPath);
+    sys::path::replace_extension(manifest, "manifest.json");
+    std::string err;
+    if (!readManifest(manifest, threads, err)) {
+      fail(err);
+      return false;
+    }
+    haveManifest = true;
+    SmallString<256> copy(emitDir);
+    sys::path::append(copy, sys::path::filename(fatbinPath));
+    if (std::error_code ec = sys::fs::copy_file(fatbinPath, copy)) {
+      fail("cannot copy " + fatbinPath + ": " + ec.message());
+      return false;
+    }
+    runList.fatbin = sys::path::filename(fatbinPath).str();
+    return true;
+  }
+
+  bool emitCase(const KernelSpec &k, mlir::func::FuncOp f, const CaseSpec &c,
+                const PreparedCase &p,
+                const std::vector<interp::Buffer> &inputs,
+                const std::string &interpError) {
+    RunCase rc;
+    rc.id = k.name + "/" + f.getSymName().str() + "/" + c.name;
+    rc.symbol = f.getSymName().str();
+    if (haveManifest) {
+      auto it = threads.find(rc.symbol);
+      if (it != threads.end())
+        rc.threads = it->second;
+    }
+    for (int d = 0; d < 3; ++d)
+      rc.grid[d] = p.grid[d];
+    rc.args = p.runArgs;
+    rc.outputs = p.outputs;
+    rc.interpPassed = interpError.empty();
+    rc.interpMessage = interpError;
+    SmallString<256> caseDir(emitDir);
+    sys::path::append(caseDir, rc.id);
+    if (std::error_code ec = sys::fs::create_directories(caseDir)) {
+      fail("cannot create " + caseDir + ": " + ec.message());
+      return false;
+    }
+    auto write = [&](const std::string &name, const interp::NpyArray &a) {
+      SmallString<256> path(caseDir);
+      sys::path::append(path, name);
+      std::string err;
+      if (!interp::writeNpyFile(path.str().str(), a, err))
+        return fail(err), false;
+      return true;
+    };
+    for (const interp::Buffer &b : inputs) {
+      rc.buffers.push_back(
+          {b.name, b.array.dtype, inputFileName(b.name, b.array.dtype)});
+      if (!write(rc.buffers.back().file, b.array))
+        return false;
+    }
+    if (interpError.empty())
+      for (const interp::Buffer &b : p.buffers)
+        for (const RunOutput &o : p.outputs)
+          if (o.buffer == b.name &&
+              !write(outputFileName("interp", b.name, b.array.dtype), b.array))
+            return false;
+    runList.cases.push_back(std::move(rc));
+    return true;
+  }
+
+  bool finishEmit() {
+    SmallString<256> path(emitDir);
+    sys::path::append(path, "runlist.txt");
+    std::error_code ec;
+    raw_fd_ostream os(path, ec, sys::fs::OF_Text);
+    if (ec) {
+      fail("cannot write " + path + ": " + ec.message());
+      return false;
+    }
+    os << writeRunList(runList);
+    return true;
+  }
+};
+
+/// --compare DIR: the table of legs from the files in DIR.
+int compare(StringRef dir) {
+  std::vector<std::string> lists;
+  SmallString<256> top(dir);
+  sys::path::append(top, "runlist.txt");
+  if (sys::fs::exists(top))
+    lists.push_back(top.str().str());
+  std::error_code ec;
+  for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    SmallString<256> p(it->path());
+    sys::path::append(p, "runlist.txt");
+    if (sys::fs::exists(p))
+      lists.push_back(p.str().str());
+  }
+  if (lists.empty())
+    return fail("no runlist.txt in " + dir +
+                " or its subdirectories (write "
+                "them with --emit-cases)");
+  llvm::sort(lists);
+  Table table({"interp", "gpu"});
+  bool anyFail = false;
+  for (const std::string &listPath : lists) {
+    auto buf = MemoryBuffer::getFile(listPath);
+    if (!buf)
+      return fail("cannot read " + listPath + ": " + buf.getError().message());
+    RunList list;
+    std::string err;
+    if (!parseRunList((*buf)->getBuffer(), list, err))
+      return fail(listPath + ": " + err);
+    StringRef base = sys::path::parent_path(listPath);
+    for (const RunCase &c : list.cases) {
+      SmallVector<StringRef, 3> parts;
+      StringRef(c.id).split(parts, '/');
+      std::vector<std::string> key(parts.begin(), parts.end());
+      key.resize(3);
+      SmallString<256> caseDir(base);
+      sys::path::append(caseDir, c.id);
+      auto file = [&](StringRef name) {
+        SmallString<256> p(caseDir);
+        sys::path::append(p, name);
+        return p.str().str();
+      };
+      std::string interpCell = c.interpPassed ? "PASS" : "FAIL";
+      std::string detail = c.interpPassed ? "" : "interp: " + c.interpMessage;
+      std::string gpuCell;
+      if (!c.interpPassed) {
+        gpuCell = "SKIP(no reference)";
+      } else if (auto e = MemoryBuffer::getFile(file("gpu.error"))) {
+        gpuCell = "FAIL";
+        detail = "gpu: " + (*e)->getBuffer().trim().str();
+      } else if (auto s = MemoryBuffer::getFile(file("gpu.skip"))) {
+        gpuCell = "SKIP(" + (*s)->getBuffer().trim().str() + ")";
+      } else {
+        gpuCell = "PASS";
+        std::vector<std::string> notes;
+        for (const RunOutput &o : c.outputs) {
+          auto rb = find_if(c.buffers, [&](const RunBuffer &b) {
+            return b.name == o.buffer;
+          });
+          DType t = rb == c.buffers.end() ? DType::f32 : rb->dtype;
+          interp::NpyArray ref, got;
+          std::string gotPath = file(outputFileName("gpu", o.buffer, t));
+          if (!sys::fs::exists(gotPath)) {
+            gpuCell = "SKIP(no GPU results)";
+            notes.clear();
+            break;
+          }
+          if (!interp::readNpyFile(file(outputFileName("interp", o.buffer, t)),
+                                   ref, err) ||
+              !interp::readNpyFile(gotPath, got, err)) {
+            gpuCell = "FAIL";
+            notes = {err};
+            break;
+          }
+          Comparison cmp = compareArrays(o.buffer, ref, got, {o.rtol, o.atol});
+          if (!cmp.ok) {
+            gpuCell = "FAIL";
+            notes.push_back(cmp.summary);
+          }
+        }
+        if (!notes.empty())
+          detail = "gpu: " + join(notes, "; ");
+      }
+      anyFail |= interpCell == "FAIL" || gpuCell == "FAIL";
+      table.addRow(key, {interpCell, gpuCell}, detail);
+    }
+  }
+  table.print(outs());
+  return anyFail ? 1 : 0;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "kcc-difftest: run kcc kernels in the tile IR interpreter and compare "
+      "with the GPU\n");
+  if (!compareDir.empty()) {
+    if (!positional.empty())
+      return fail("--compare takes no input files");
+    return compare(compareDir);
+  }
+  if (positional.size() != 2)
+    return fail("expected two inputs: FILE.kc CASES.toml (or --compare DIR)");
+  if (!fatbinPath.empty() && emitCases.empty())
+    return fail("--fatbin needs --emit-cases");
+
+  auto caseText = MemoryBuffer::getFile(positional[1], /*IsText=*/true);
+  if (!caseText)
+    return fail("cannot read '" + positional[1] +
+                "': " + caseText.getError().message());
+  CaseFile cases;
+  std::string err;
+  if (!parseCaseFile(positional[1], (*caseText)->getBuffer(), cases, err)) {
+    errs() << err << "\n";
+    return 1;
+  }
+
+  auto source = MemoryBuffer::getFile(positional[0], /*IsText=*/true);
+  if (!source)
+    return fail("cannot read '" + positional[0] +
+                "': " + source.getError().message());
+  SourceMgr sourceMgr;
+  sourceMgr.AddNewSourceBuffer(std::move(*source), SMLoc());
+  mlir::MLIRContext ctx;
+  mlir::SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
+  frontend::Options options;
+  for (const std::string &d : defines) {
+    auto [name, value] = StringRef(d).split('=');
+    if (name.empty() || value.empty())
+      return fail("-D expects NAME=VALUE, got '" + d + "'");
+    options.defines.push_back({name.str(), value.str()});
+  }
+  unsigned numErrors = 0;
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      frontend::buildTileIR(sourceMgr, ctx, options, numErrors);
+  if (!module || numErrors) {
+    if (numErrors)
+      errs() << numErrors << (numErrors == 1 ? " error" : " errors")
+             << " generated.\n";
+    return 1;
+  }
+  DiffTest test(sourceMgr, cases);
+  return test.run(*module, sys::path::stem(positional[0]));
+}
