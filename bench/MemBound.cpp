@@ -7,9 +7,11 @@
 #include "Half.h"
 
 #include "axpy.kcc.h"
+#include "copy2d.kcc.h"
 #include "layernorm.kcc.h"
 #include "row_reduce.kcc.h"
 #include "softmax.kcc.h"
+#include "transpose.kcc.h"
 #include "vector_add.kcc.h"
 
 #include <cuda_runtime.h>
@@ -97,6 +99,33 @@ int main() {
            return axpy::axpy_f16_2048((kcc::f16 *)a, (kcc::f16 *)b, 0.5f, n, nullptr);
          }));
     cudaFree(a), cudaFree(b), cudaFree(c);
+  }
+  // 2-D copy and transpose of square matrices (dense rows): the peers are
+  // torch's copy_ and x.t().contiguous().
+  for (int m : {8192, 8191}) {
+    size_t elems = size_t(m) * m;
+    void *in = deviceAlloc(elems * 4), *out = deviceAlloc(elems * 4);
+    // Rows padded to 16 bytes (the tensor contract) when m is odd.
+    int s32 = (m + 3) / 4 * 4, s16 = (m + 7) / 8 * 8;
+    std::string shape = std::to_string(m) + "x" + std::to_string(m);
+    emit("copy2d f32", shape, 2.0 * elems * 4, timeIt([&] {
+           return copy2d::copy2d_f32_32_128((float *)out, m, m, s32, (float *)in,
+                                            m, m, s32, nullptr);
+         }));
+    emit("copy2d f16", shape, 2.0 * elems * 2, timeIt([&] {
+           return copy2d::copy2d_f16_32_256((kcc::f16 *)out, m, m, s16,
+                                            (kcc::f16 *)in, m, m, s16, nullptr);
+         }));
+    emit("transpose f32", shape, 2.0 * elems * 4, timeIt([&] {
+           return transpose::transpose_f32_64_64((float *)out, m, m, s32,
+                                                 (float *)in, m, m, s32, nullptr);
+         }));
+    emit("transpose f16", shape, 2.0 * elems * 2, timeIt([&] {
+           return transpose::transpose_f16_64_64((kcc::f16 *)out, m, m, s16,
+                                                 (kcc::f16 *)in, m, m, s16,
+                                                 nullptr);
+         }));
+    cudaFree(in), cudaFree(out);
   }
   struct RowShape { int rows, cols; };
   for (RowShape s : {RowShape{16384, 1024}, RowShape{16384, 4096}, RowShape{4096, 16384}}) {

@@ -47,6 +47,11 @@ def torch_case(case, shape):
         return time_ms(lambda: a.add_(b, alpha=0.5))
     rows, cols = map(int, shape.split("x"))
     x = torch.zeros(rows, cols, dtype=dtype, device=dev)
+    if name == "copy2d":
+        out = torch.empty_like(x)
+        return time_ms(lambda: out.copy_(x))
+    if name == "transpose":
+        return time_ms(lambda: x.t().contiguous())
     if name == "softmax":
         out = torch.empty_like(x)
         return time_ms(lambda: torch.softmax(x, dim=-1, out=out))

@@ -57,12 +57,17 @@ struct Expr {
 // Types as written
 //===----------------------------------------------------------------------===//
 
-/// `f32`, `T` (a dtype constant) or `ptr<...>`.
+/// `f32`, `T` (a dtype constant), `ptr<...>` or `tensor<T, R>`.
 struct TypeRef {
   llvm::SMLoc loc;
   std::string name;               // element type or dtype parameter name
   bool isPtr = false;
-  std::unique_ptr<TypeRef> pointee; // for ptr<...>
+  /// tensor<T, R>: a strided rank-R tensor of T in global memory (a base
+  /// pointer, R sizes and R-1 strides), accessed by block coordinates.
+  bool isTensor = false;
+  int64_t rank = 0;
+  llvm::SMLoc rankLoc;
+  std::unique_ptr<TypeRef> pointee; // for ptr<...> and tensor<...>
 };
 
 //===----------------------------------------------------------------------===//

@@ -28,7 +28,11 @@ namespace {
 /// adopts the type of the other operand when used), a type (dtype), a list
 /// (shape argument) or poison (an error was already reported).
 struct TV {
-  enum Kind { Poison, Val, IntLit, FloatLit, TypeVal, List, Void } kind = Poison;
+  /// Tensor: a tensor parameter; `v` is its base pointer and `list` its
+  /// sizes then strides (i32 values), `rank` its rank.
+  enum Kind { Poison, Val, IntLit, FloatLit, TypeVal, List, Void, Tensor };
+  Kind kind = Poison;
+  int64_t rank = 0;
   Value v;
   int64_t i = 0;
   double f = 0;
@@ -57,6 +61,7 @@ struct Binding {
 
 const char *kBuiltinNames[] = {
     "program_id", "num_programs", "arange", "zeros", "full", "load", "store",
+    "load_tile", "store_tile", "dim", "trans",
     "where", "cast", "exp", "exp2", "log", "sqrt", "rsqrt", "abs", "min", "max",
     "sum", "fma", "dot", "cdiv"};
 
@@ -207,6 +212,10 @@ private:
     case TV::Void:
       error(tv.loc, "store(...) has no value");
       return {};
+    case TV::Tensor:
+      error(tv.loc, "a tensor is not a value; use load_tile(x, [shape], "
+                    "[coords]), store_tile(x, [coords], tile) or dim(x, axis)");
+      return {};
     }
     return {};
   }
@@ -276,6 +285,11 @@ private:
   TV genBinary(BinOp op, TV a, TV bv, SMLoc l);
   TV genUnary(const Expr &e);
   TV genCall(const Expr &e);
+  /// load_tile, store_tile and dim on tensor parameters.
+  TV genTileBuiltin(const Expr &e, const std::vector<const Expr *> &pos);
+  /// A compile-time tile shape (a list of powers of two, rank 1 or 2).
+  std::optional<llvm::SmallVector<int64_t>> tileShape(const TV &arg, SMLoc at,
+                                                      StringRef what);
   TV genIndex(const Expr &e);
   std::optional<int64_t> genConstInt(const Expr &e, StringRef what);
 
@@ -317,14 +331,26 @@ void Gen::run() {
   unsigned errorsBefore = diags.numErrors();
   llvm::SmallVector<Type> argTypes;
   bool ok = true;
+  // Argument index of each parameter (a tensor adds its sizes and strides
+  // after its base pointer), and every argument's name.
+  std::vector<unsigned> firstArg;
+  std::vector<std::string> names;
   for (const Param &p : k.params) {
     Type t = p.type ? resolveType(*p.type, k, spec, ctx, diags) : Type();
     if (!t) {
       ok = false;
       t = b.getI32Type();
     }
+    firstArg.push_back(argTypes.size());
     argTypes.push_back(t);
+    names.push_back(p.name);
+    if (p.type && p.type->isTensor)
+      for (std::string &part : tensorPartNames(p.name, p.type->rank)) {
+        argTypes.push_back(b.getI32Type());
+        names.push_back(std::move(part));
+      }
   }
+  llvm::SmallVector<StringRef> argNames(names.begin(), names.end());
   std::array<std::string, 3> grid;
   if (!gridToC(k, spec, ctx, diags, grid))
     ok = false;
@@ -358,12 +384,31 @@ void Gen::run() {
                 b.getStrArrayAttr(constNames));
   func->setAttr(kcc::KccDialect::kGridAttr,
                 b.getStrArrayAttr({grid[0], grid[1], grid[2]}));
-  llvm::SmallVector<StringRef> argNames;
-  for (const Param &p : k.params)
-    argNames.push_back(p.name);
   func->setAttr(kcc::KccDialect::kArgNamesAttr, b.getStrArrayAttr(argNames));
-  for (size_t i = 0; i < k.params.size(); ++i)
-    for (const Fact &f : k.params[i].facts) {
+  for (size_t pi = 0; pi < k.params.size(); ++pi) {
+    unsigned i = firstArg[pi];
+    const Param &p = k.params[pi];
+    if (p.type && p.type->isTensor && ok) {
+      // The tensor contract (checked by the stub at launch; TMA requires it):
+      // the base is 16-byte aligned and every stride is a multiple of 16
+      // bytes, which also lets the fallback path use vector accesses.
+      Type elem = mlir::cast<kcc::PtrType>(argTypes[i]).getPointeeType();
+      int64_t elemBytes = std::max<int64_t>(1, elem.getIntOrFloatBitWidth() / 8);
+      int64_t align = 16;
+      for (const Fact &f : p.facts)
+        if (f.kind == Fact::Align)
+          align = std::max(align, f.value);
+      func.setArgAttr(i, kcc::KccDialect::kAlignAttr,
+                      b.getI64IntegerAttr(align));
+      func.setArgAttr(i, kcc::KccDialect::kTensorRankAttr,
+                      b.getI32IntegerAttr(p.type->rank));
+      for (int64_t d = 0; d + 1 < p.type->rank; ++d)
+        func.setArgAttr(i + p.type->rank + 1 + d,
+                        kcc::KccDialect::kDivisibilityAttr,
+                        b.getI64IntegerAttr(16 / elemBytes));
+      continue;
+    }
+    for (const Fact &f : p.facts) {
       if (f.kind == Fact::Align && isPtrTy(argTypes[i]))
         func.setArgAttr(i, kcc::KccDialect::kAlignAttr,
                         b.getI64IntegerAttr(f.value));
@@ -373,15 +418,19 @@ void Gen::run() {
                         b.getI64IntegerAttr(f.value));
       else if (f.kind == Fact::MultipleOf && !isIntTy(argTypes[i]) && ok) {
         error(f.loc, "multiple_of applies to integer parameters, but '" +
-                         k.params[i].name + "' has type " +
+                         p.name + "' has type " +
                          typeToString(argTypes[i]) + " here");
       }
     }
+  }
 
   mlir::Block *entry = func.addEntryBlock();
   // Arguments point at their declarations, for errors about a parameter.
-  for (size_t i = 0; i < k.params.size(); ++i)
-    entry->getArgument(i).setLoc(loc(k.params[i].loc));
+  for (size_t pi = 0; pi < k.params.size(); ++pi) {
+    size_t end = pi + 1 < k.params.size() ? firstArg[pi + 1] : argTypes.size();
+    for (size_t i = firstArg[pi]; i < end; ++i)
+      entry->getArgument(i).setLoc(loc(k.params[pi].loc));
+  }
   b.setInsertionPointToStart(entry);
   scopes.clear();
   scopes.emplace_back();
@@ -403,9 +452,17 @@ void Gen::run() {
     }
     scopes.back()[cp.name] = Binding{tv, false, cp.loc};
   }
-  for (size_t i = 0; i < k.params.size(); ++i)
-    scopes.back()[k.params[i].name] =
-        Binding{TV::value(entry->getArgument(i)), false, k.params[i].loc};
+  for (size_t pi = 0; pi < k.params.size(); ++pi) {
+    const Param &p = k.params[pi];
+    TV tv = TV::value(entry->getArgument(firstArg[pi]));
+    if (p.type && p.type->isTensor) {
+      tv.kind = TV::Tensor;
+      tv.rank = p.type->rank;
+      for (int64_t j = 0; j < 2 * p.type->rank - 1; ++j)
+        tv.list.push_back(TV::value(entry->getArgument(firstArg[pi] + 1 + j)));
+    }
+    scopes.back()[p.name] = Binding{tv, false, p.loc};
+  }
   if (ok)
     genBlock(k.body, /*newScope=*/true);
   b.setInsertionPointToEnd(entry);
@@ -967,10 +1024,12 @@ TV Gen::genBinary(BinOp op, TV a, TV c, SMLoc sl) {
   }
 
   // Typed operands; literals adopt the other side's element type.
-  if (a.kind == TV::TypeVal || c.kind == TV::TypeVal || a.kind == TV::Void ||
-      c.kind == TV::Void || a.kind == TV::List || c.kind == TV::List) {
-    const TV &bad = (a.kind == TV::TypeVal || a.kind == TV::List ||
-                     a.kind == TV::Void) ? a : c;
+  auto notValue = [](const TV &t) {
+    return t.kind == TV::TypeVal || t.kind == TV::Void ||
+           t.kind == TV::List || t.kind == TV::Tensor;
+  };
+  if (notValue(a) || notValue(c)) {
+    const TV &bad = notValue(a) ? a : c;
     materialize(bad); // reports
     return TV::poison();
   }
@@ -1134,6 +1193,178 @@ std::optional<int64_t> Gen::genConstInt(const Expr &e, StringRef what) {
 // Builtin calls
 //===----------------------------------------------------------------------===//
 
+std::optional<llvm::SmallVector<int64_t>>
+Gen::tileShape(const TV &arg, SMLoc at, StringRef what) {
+  llvm::SmallVector<int64_t> shape;
+  std::vector<TV> dims = arg.kind == TV::List ? arg.list : std::vector<TV>{arg};
+  for (const TV &d : dims) {
+    if (d.kind != TV::IntLit) {
+      error(at, "the shape of " + what +
+                    " must be a list of compile-time integer constants, e.g. "
+                    "[BLOCK, 64]");
+      return std::nullopt;
+    }
+    if (d.i <= 0 || !llvm::isPowerOf2_64(uint64_t(d.i))) {
+      error(at, "tile dimension " + std::to_string(d.i) +
+                    " is not a power of two");
+      return std::nullopt;
+    }
+    // As for arange; it also keeps element counts far from overflow.
+    if (d.i > (1 << 20)) {
+      error(at, "tile dimension " + std::to_string(d.i) +
+                    " is larger than 2^20; use smaller tiles and loop over "
+                    "the data");
+      return std::nullopt;
+    }
+    shape.push_back(d.i);
+  }
+  if (shape.empty() || shape.size() > 2) {
+    error(at, "tiles must have rank 1 or 2, got rank " +
+                  std::to_string(shape.size()));
+    return std::nullopt;
+  }
+  return shape;
+}
+
+TV Gen::genTileBuiltin(const Expr &e, const std::vector<const Expr *> &pos) {
+  const std::string &name = e.name;
+  mlir::Location l = loc(e.loc);
+  bool isLoad = name == "load_tile";
+  const char *forms = name == "dim" ? "dim(tensor, axis)"
+                      : isLoad ? "load_tile(tensor, [rows, cols], [i, j]), "
+                                 "load_tile(tensor, [rows, cols], [i, j], other)"
+                               : "store_tile(tensor, [i, j], tile)";
+  size_t minArgs = name == "dim" ? 2 : 3;
+  size_t maxArgs = isLoad ? 4 : minArgs;
+  if (pos.size() < minArgs || pos.size() > maxArgs) {
+    error(e.loc, "wrong number of arguments to '" + name + "' (got " +
+                     std::to_string(pos.size()) + "); accepted forms: " + forms);
+    return TV::poison();
+  }
+  TV t = gen(*pos[0]);
+  if (!t.ok())
+    return TV::poison();
+  if (t.kind != TV::Tensor) {
+    error(pos[0]->loc, "the first argument of " + name +
+                           " must be a tensor parameter (declared as x: "
+                           "tensor<T, 2>)");
+    return TV::poison();
+  }
+  auto dims = [&] {
+    llvm::SmallVector<Value> v;
+    for (int64_t d = 0; d < t.rank; ++d)
+      v.push_back(t.list[d].v);
+    return v;
+  };
+  auto strides = [&] {
+    llvm::SmallVector<Value> v;
+    for (int64_t d = 0; d + 1 < t.rank; ++d)
+      v.push_back(t.list[t.rank + d].v);
+    return v;
+  };
+  Type elem = mlir::cast<kcc::PtrType>(t.v.getType()).getPointeeType();
+
+  if (name == "dim") {
+    auto axis = genConstInt(*pos[1], "the axis of dim");
+    if (!axis)
+      return TV::poison();
+    if (*axis < 0 || *axis >= t.rank) {
+      error(pos[1]->loc, "axis " + std::to_string(*axis) +
+                             " is out of range for a tensor of rank " +
+                             std::to_string(t.rank));
+      return TV::poison();
+    }
+    return t.list[*axis];
+  }
+
+  // Block coordinates: one i32 per dimension.
+  const Expr &coordExpr = *pos[isLoad ? 2 : 1];
+  TV coordsTV = gen(coordExpr);
+  if (!coordsTV.ok())
+    return TV::poison();
+  std::vector<TV> coordTVs = coordsTV.kind == TV::List
+                                 ? coordsTV.list
+                                 : std::vector<TV>{coordsTV};
+  if (int64_t(coordTVs.size()) != t.rank) {
+    error(coordExpr.loc, "a tensor of rank " + std::to_string(t.rank) +
+                             " takes " + std::to_string(t.rank) +
+                             " block coordinates, got " +
+                             std::to_string(coordTVs.size()));
+    return TV::poison();
+  }
+  llvm::SmallVector<Value> coords;
+  for (const TV &c : coordTVs) {
+    Value v = materialize(c, b.getI32Type());
+    if (!v)
+      return TV::poison();
+    if (v.getType() != b.getI32Type()) {
+      error(c.loc, "block coordinates are i32 scalars, got " +
+                       typeToString(v.getType()));
+      return TV::poison();
+    }
+    coords.push_back(v);
+  }
+
+  if (isLoad) {
+    TV shapeTV = gen(*pos[1]);
+    if (!shapeTV.ok())
+      return TV::poison();
+    auto shape = tileShape(shapeTV, pos[1]->loc, "load_tile");
+    if (!shape)
+      return TV::poison();
+    if (int64_t(shape->size()) != t.rank) {
+      error(pos[1]->loc, "the tile of a rank-" + std::to_string(t.rank) +
+                             " tensor has rank " + std::to_string(t.rank) +
+                             ", got shape " + shapeToString(*shape));
+      return TV::poison();
+    }
+    Value other;
+    if (pos.size() == 4) {
+      TV o = gen(*pos[3]);
+      if (!o.ok())
+        return TV::poison();
+      other = materialize(o, elem);
+      if (!other)
+        return TV::poison();
+      if (other.getType() != elem) {
+        error(pos[3]->loc, "'other' must be a scalar " + typeToString(elem) +
+                               ", got " + typeToString(other.getType()));
+        return TV::poison();
+      }
+    }
+    return TV::value(kcc::LoadTileOp::create(
+        b, l, mlir::RankedTensorType::get(*shape, elem), t.v, dims(),
+        strides(), coords, other));
+  }
+
+  TV valTV = gen(*pos[2]);
+  if (!valTV.ok())
+    return TV::poison();
+  Value val = materialize(valTV, elem);
+  if (!val)
+    return TV::poison();
+  auto tile = mlir::dyn_cast<mlir::RankedTensorType>(val.getType());
+  if (!tile || tile.getRank() != t.rank) {
+    error(pos[2]->loc, "store_tile stores a tile of rank " +
+                           std::to_string(t.rank) + " (its shape is the box "
+                           "written), got " + typeToString(val.getType()));
+    return TV::poison();
+  }
+  if (tile.getElementType() != elem) {
+    error(pos[2]->loc, "the stored tile has element type " +
+                           typeToString(tile.getElementType()) +
+                           " but the tensor holds " + typeToString(elem) +
+                           "; convert it with cast(x, " + typeToString(elem) +
+                           ")");
+    return TV::poison();
+  }
+  kcc::StoreTileOp::create(b, l, val, t.v, dims(), strides(), coords);
+  TV none;
+  none.kind = TV::Void;
+  none.loc = e.loc;
+  return none;
+}
+
 TV Gen::genCall(const Expr &e) {
   const std::string &name = e.name;
   mlir::Location l = loc(e.loc);
@@ -1176,6 +1407,9 @@ TV Gen::genCall(const Expr &e) {
     }
     return true;
   };
+
+  if (name == "load_tile" || name == "store_tile" || name == "dim")
+    return genTileBuiltin(e, pos);
 
   if (name == "program_id" || name == "num_programs") {
     if (pos.size() != 1)
@@ -1233,34 +1467,11 @@ TV Gen::genCall(const Expr &e) {
     std::vector<TV> args;
     if (!genVals(pos.size(), args))
       return TV::poison();
-    llvm::SmallVector<int64_t> shape;
-    std::vector<TV> dims =
-        args[0].kind == TV::List ? args[0].list : std::vector<TV>{args[0]};
-    for (const TV &d : dims) {
-      if (d.kind != TV::IntLit) {
-        error(pos[0]->loc, "the shape of " + name + " must be a list of "
-                           "compile-time integer constants, e.g. [BLOCK, 64]");
-        return TV::poison();
-      }
-      if (d.i <= 0 || !llvm::isPowerOf2_64(uint64_t(d.i))) {
-        error(pos[0]->loc, "tile dimension " + std::to_string(d.i) +
-                               " is not a power of two");
-        return TV::poison();
-      }
-      // As for arange; it also keeps element counts far from overflow.
-      if (d.i > (1 << 20)) {
-        error(pos[0]->loc, "tile dimension " + std::to_string(d.i) +
-                               " is larger than 2^20; use smaller tiles and "
-                               "loop over the data");
-        return TV::poison();
-      }
-      shape.push_back(d.i);
-    }
-    if (shape.empty() || shape.size() > 2) {
-      error(pos[0]->loc, "tiles must have rank 1 or 2, got rank " +
-                             std::to_string(shape.size()));
+    std::optional<llvm::SmallVector<int64_t>> shapeOr =
+        tileShape(args[0], pos[0]->loc, name);
+    if (!shapeOr)
       return TV::poison();
-    }
+    llvm::SmallVector<int64_t> shape = *shapeOr;
     const TV &dt = args.back();
     if (dt.kind != TV::TypeVal) {
       error(pos.back()->loc, "the last argument of " + name +
@@ -1386,6 +1597,28 @@ TV Gen::genCall(const Expr &e) {
     x = broadcastTo(x, *shape, l);
     y = broadcastTo(y, *shape, l);
     return TV::value(arith::SelectOp::create(b, l, c, x, y));
+  }
+
+  if (name == "trans") {
+    if (pos.size() != 1)
+      return arity("trans(tile)");
+    std::vector<TV> args;
+    if (!genVals(1, args))
+      return TV::poison();
+    Value x = materialize(args[0]);
+    if (!x)
+      return TV::poison();
+    auto t = mlir::dyn_cast<mlir::RankedTensorType>(x.getType());
+    if (!t || t.getRank() != 2) {
+      error(pos[0]->loc, "trans takes a 2-D tile, got " +
+                             typeToString(x.getType()));
+      return TV::poison();
+    }
+    return TV::value(kcc::TransOp::create(
+        b, l,
+        mlir::RankedTensorType::get({t.getDimSize(1), t.getDimSize(0)},
+                                    t.getElementType()),
+        x));
   }
 
   if (name == "cast") {

@@ -256,6 +256,31 @@ std::unique_ptr<TypeRef> Parser::parseType() {
       return nullptr;
     if (!expect(Tok::Greater, "to close 'ptr<'"))
       return nullptr;
+  } else if (type->name == "tensor") {
+    type->isTensor = true;
+    if (!expect(Tok::Less, "after 'tensor' (write tensor<f32, 2>)"))
+      return nullptr;
+    type->pointee = parseType();
+    if (!type->pointee)
+      return nullptr;
+    if (!expect(Tok::Comma, "after the element type of 'tensor<' (write "
+                            "tensor<f32, 2>)"))
+      return nullptr;
+    type->rankLoc = tok.loc();
+    if (!tok.is(Tok::IntLit)) {
+      errorHere("expected the rank of the tensor (1 or 2), found " +
+                describe(tok));
+      return nullptr;
+    }
+    int64_t rank = 0;
+    if (!signedLiteral(tok.text, /*negative=*/false, rank)) {
+      errorHere(literalRangeError(tok.text, false));
+      return nullptr;
+    }
+    type->rank = rank;
+    advance();
+    if (!expect(Tok::Greater, "to close 'tensor<'"))
+      return nullptr;
   }
   return type;
 }

@@ -272,20 +272,40 @@ static std::optional<ConstVal> parseDefine(const Define &d,
 // Kernel checks
 //===----------------------------------------------------------------------===//
 
+std::vector<std::string>
+kcc::frontend::tensorPartNames(llvm::StringRef name, int64_t rank) {
+  std::vector<std::string> out;
+  for (int64_t d = 0; d < rank; ++d)
+    out.push_back((name + "_dim" + Twine(d)).str());
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    out.push_back((name + "_stride" + Twine(d)).str());
+  return out;
+}
+
 mlir::Type kcc::frontend::resolveType(const TypeRef &ref, const Kernel &kernel,
                                       const Specialization &spec,
                                       mlir::MLIRContext &ctx,
                                       Diagnostics &diags) {
-  if (ref.isPtr) {
+  if (ref.isPtr || ref.isTensor) {
     if (!ref.pointee)
       return {};
-    if (ref.pointee->isPtr) {
-      diags.error(ref.pointee->loc, "pointers to pointers are not supported");
+    if (ref.pointee->isPtr || ref.pointee->isTensor) {
+      diags.error(ref.pointee->loc,
+                  ref.isPtr ? "pointers to pointers are not supported"
+                            : "a tensor holds elements (e.g. tensor<f32, 2>), "
+                              "not pointers or tensors");
+      return {};
+    }
+    if (ref.isTensor && (ref.rank < 1 || ref.rank > 2)) {
+      diags.error(ref.rankLoc, "tensor rank must be 1 or 2, got " +
+                                   std::to_string(ref.rank));
       return {};
     }
     mlir::Type pointee = resolveType(*ref.pointee, kernel, spec, ctx, diags);
     if (!pointee)
       return {};
+    // A tensor parameter's own value is its base pointer; MLIRGen adds its
+    // sizes and strides as further arguments (tensorPartNames()).
     return kcc::PtrType::get(pointee);
   }
   if (mlir::Type t = parseElementType(ref.name, ctx))
@@ -304,8 +324,9 @@ mlir::Type kcc::frontend::resolveType(const TypeRef &ref, const Kernel &kernel,
       return spec.values[i].type;
     return {};
   }
-  std::vector<std::string> names = {"i1", "bool", "i8", "i16", "i32", "i64",
-                                    "f16", "bf16", "f32", "f64", "ptr"};
+  std::vector<std::string> names = {"i1",  "bool", "i8",  "i16",
+                                    "i32", "i64",  "f16", "bf16",
+                                    "f32", "f64",  "ptr", "tensor"};
   for (const ConstParam &cp : kernel.constParams)
     if (cp.kindName == "dtype")
       names.push_back(cp.name);
@@ -346,8 +367,13 @@ static bool checkSignature(const Kernel &k, mlir::MLIRContext &ctx,
     declare(p.name, p.loc);
     if (!p.type)
       continue;
+    // A tensor's sizes and strides are arguments too; their names must not
+    // collide with another parameter's.
+    if (p.type->isTensor)
+      for (const std::string &part : tensorPartNames(p.name, p.type->rank))
+        declare(part, p.loc);
     // Element kind of the declared type (dtype parameters resolve later).
-    bool isPtr = p.type->isPtr;
+    bool isPtr = p.type->isPtr || p.type->isTensor;
     bool isInt = false;
     bool known = true;
     unsigned intWidth = 0;
@@ -393,7 +419,10 @@ static bool checkSignature(const Kernel &k, mlir::MLIRContext &ctx,
           diags.error(f.loc, "multiple_of(" + std::to_string(f.value) +
                                  ") applies to integer parameters, but '" +
                                  p.name + "' is not an integer" +
-                                 (isPtr ? "; use align(N) for pointers" : ""));
+                                 (isPtr ? "; use align(N) for pointers and "
+                                          "tensors (a tensor's strides are "
+                                          "always multiples of 16 bytes)"
+                                        : ""));
           ok = false;
           continue;
         }
@@ -616,6 +645,40 @@ struct GridEmitter {
     return c;
   }
 
+  /// dim(x, k) of a tensor parameter: its size argument x_dimK.
+  std::optional<std::string> emitDim(const Expr &e) {
+    if (e.args.size() != 2 || !e.args[0].keyword.empty() ||
+        !e.args[1].keyword.empty() ||
+        e.args[0].value->kind != ExprKind::Ident ||
+        e.args[1].value->kind != ExprKind::IntLit) {
+      diags.error(e.loc, "dim in grid takes a tensor parameter and a literal "
+                         "axis: dim(x, 0)");
+      return std::nullopt;
+    }
+    const std::string &name = e.args[0].value->name;
+    for (const Param &p : k.params) {
+      if (p.name != name)
+        continue;
+      if (!p.type || !p.type->isTensor) {
+        diags.error(e.args[0].value->loc,
+                    "dim takes a tensor parameter, but '" + name +
+                        "' is not a tensor");
+        return std::nullopt;
+      }
+      int64_t axis = int64_t(e.args[1].value->intValue);
+      if (e.args[1].value->intTooLarge || axis >= p.type->rank) {
+        diags.error(e.args[1].value->loc,
+                    "axis " + std::to_string(axis) + " is out of range for '" +
+                        name + "' of rank " + std::to_string(p.type->rank));
+        return std::nullopt;
+      }
+      return tensorPartNames(name, p.type->rank)[axis];
+    }
+    diags.error(e.args[0].value->loc,
+                "use of undeclared name '" + name + "' in grid");
+    return std::nullopt;
+  }
+
   std::optional<std::string> emitUnchecked(const Expr &e) {
     switch (e.kind) {
     case ExprKind::IntLit:
@@ -684,11 +747,13 @@ struct GridEmitter {
       return "(" + *a + " " + binOpSpelling(op) + " " + *b + ")";
     }
     case ExprKind::Call: {
+      if (e.name == "dim")
+        return emitDim(e);
       if (e.name != "cdiv" && e.name != "min" && e.name != "max") {
         diags.error(e.loc, "function '" + e.name +
                                "' cannot be used in grid; grid expressions "
                                "are computed on the host from scalar integer "
-                               "parameters (allowed: cdiv, min, max)");
+                               "parameters (allowed: cdiv, min, max, dim)");
         return std::nullopt;
       }
       if (e.args.size() != 2 || !e.args[0].keyword.empty() ||

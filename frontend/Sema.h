@@ -77,6 +77,12 @@ std::vector<CheckedKernel> checkModule(const Module &module,
                                        mlir::MLIRContext &ctx,
                                        Diagnostics &diags);
 
+/// The arguments a tensor parameter `name` of rank `rank` adds after its base
+/// pointer: its sizes `name_dim0..` (i32, outermost first), then the strides
+/// of all but the innermost dimension `name_stride0..` (i32, in elements;
+/// the innermost stride is 1).
+std::vector<std::string> tensorPartNames(llvm::StringRef name, int64_t rank);
+
 /// Resolves a written type in a specialization (dtype constants substituted).
 /// Reports and returns null on error.
 mlir::Type resolveType(const TypeRef &ref, const Kernel &kernel,

@@ -169,7 +169,8 @@ private:
         .Case([&](ArangeOp o) { return arange(o); })
         .Case([&](SplatOp o) { return splat(o); })
         .Case([&](BroadcastOp o) { return broadcast(o); })
-        .Case([&](ExpandDimsOp o) {
+        .Case([&](TransOp o) { return trans(o); })
+        .Case<ExpandDimsOp, ReshapeOp>([&](auto o) {
           Val r = get(o.getSrc()); // same elements in the same order
           set(o.getResult(), std::move(r));
           return true;
@@ -177,6 +178,8 @@ private:
         .Case([&](AddPtrOp o) { return addPtr(o); })
         .Case([&](LoadOp o) { return load(o); })
         .Case([&](StoreOp o) { return store(o); })
+        .Case([&](LoadTileOp o) { return loadTile(o); })
+        .Case([&](StoreTileOp o) { return storeTile(o); })
         .Case([&](ReduceOp o) { return reduce(o); })
         .Case([&](DotOp o) { return dot(o); })
         // scf
@@ -349,6 +352,20 @@ private:
       r.bufs[to] = s.bufs[from];
   }
 
+  bool trans(TransOp o) {
+    const Val &s = get(o.getSrc());
+    Val r;
+    if (!make(o, o.getType(), r))
+      return false;
+    int64_t rows = o.getSrc().getType().getDimSize(0);
+    int64_t cols = o.getSrc().getType().getDimSize(1);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j)
+        copyElem(s, i * cols + j, r, j * rows + i);
+    set(o.getResult(), std::move(r));
+    return true;
+  }
+
   bool broadcast(BroadcastOp o) {
     const Val &s = get(o.getSrc());
     Val r;
@@ -435,6 +452,89 @@ private:
       if (mask && mask->ints[i] == 0)
         continue;
       if (!checkAccess(o, p, i, "store"))
+        return false;
+      Buffer &b = buffers[p.bufs[i]];
+      uint8_t *base = b.array.data.data();
+      if (f)
+        storeFloatElement(base, b.array.dtype, p.ints[i], v.floats[i]);
+      else
+        storeIntElement(base, b.array.dtype, p.ints[i], v.ints[i]);
+    }
+    return true;
+  }
+
+  /// Pointers to the elements of the tile `shape` at block `coords` of a
+  /// strided tensor, in row-major tile order, and which of them lie inside
+  /// the tensor (unsigned index < size; a negative size is empty). Written
+  /// directly from load_tile's definition, independently of the compiler's
+  /// expansion (passes/ExpandTileAccesses.cpp).
+  bool tileAddresses(Operation *o, Value base, ValueRange dims,
+                     ValueRange strides, ValueRange coords,
+                     ArrayRef<int64_t> shape, Val &ptrs,
+                     std::vector<bool> &inside) {
+    const Val &b = get(base);
+    if (!make(o, RankedTensorType::get(shape, base.getType()), ptrs))
+      return false;
+    int64_t rows = shape.size() == 2 ? shape[0] : 1, cols = shape.back();
+    auto scalar = [&](Value v) { return get(v).ints[0]; };
+    int64_t rowSize = shape.size() == 2 ? scalar(dims[0]) : 1;
+    int64_t colSize = scalar(dims.back());
+    int64_t stride = shape.size() == 2 ? scalar(strides[0]) : 0;
+    int64_t row0 = shape.size() == 2 ? scalar(coords[0]) * rows : 0;
+    int64_t col0 = scalar(coords.back()) * cols;
+    inside.assign(rows * cols, false);
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) {
+        int64_t r = row0 + i, c = col0 + j, k = i * cols + j;
+        inside[k] = r >= 0 && r < rowSize && c >= 0 && c < colSize;
+        ptrs.bufs[k] = b.bufs[0];
+        ptrs.ints[k] = b.ints[0] + (inside[k] ? r * stride + c : 0);
+      }
+    return true;
+  }
+
+  bool loadTile(LoadTileOp o) {
+    auto type = cast<RankedTensorType>(o.getType());
+    Val p, r;
+    std::vector<bool> inside;
+    if (!tileAddresses(o, o.getBase(), o.getDims(), o.getStrides(),
+                       o.getCoords(), type.getShape(), p, inside) ||
+        !make(o, type, r))
+      return false;
+    const Val *other = o.getOther() ? &get(o.getOther()) : nullptr;
+    bool f = isFloat(r.elem.dtype);
+    for (int64_t i = 0; i < r.size; ++i) {
+      if (!inside[i]) {
+        if (other)
+          copyElem(*other, 0, r, i);
+        continue;
+      }
+      if (!checkAccess(o, p, i, "load_tile"))
+        return false;
+      const Buffer &b = buffers[p.bufs[i]];
+      const uint8_t *base = b.array.data.data();
+      if (f)
+        r.floats[i] = loadFloatElement(base, b.array.dtype, p.ints[i]);
+      else
+        r.ints[i] = loadIntElement(base, b.array.dtype, p.ints[i]);
+    }
+    set(o.getResult(), std::move(r));
+    return true;
+  }
+
+  bool storeTile(StoreTileOp o) {
+    auto type = cast<RankedTensorType>(o.getValue().getType());
+    Val p;
+    std::vector<bool> inside;
+    if (!tileAddresses(o, o.getBase(), o.getDims(), o.getStrides(),
+                       o.getCoords(), type.getShape(), p, inside))
+      return false;
+    const Val &v = get(o.getValue());
+    bool f = isFloat(v.elem.dtype);
+    for (int64_t i = 0; i < p.size; ++i) {
+      if (!inside[i])
+        continue;
+      if (!checkAccess(o, p, i, "store_tile"))
         return false;
       Buffer &b = buffers[p.bufs[i]];
       uint8_t *base = b.array.data.data();

@@ -149,6 +149,14 @@ LogicalResult KccDialect::verifyRegionArgAttribute(Operation *op,
       return op->emitError() << kDivisibilityAttr << " must be positive";
     return success();
   }
+  if (attr.getName() == kTensorRankAttr) {
+    auto rank = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!isa<PtrType>(argType) || !rank || rank.getInt() < 1 ||
+        rank.getInt() > 2)
+      return op->emitError() << kTensorRankAttr
+                             << " (1 or 2) applies to pointer arguments";
+    return success();
+  }
   return op->emitError() << "unknown kcc argument attribute " << attr.getName();
 }
 
@@ -186,6 +194,8 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                                  << " must be a power of two";
   if (name == kMaskUniformAttr)
     return success(isa<UnitAttr>(attr.getValue()));
+  if (name == kTileAccessAttr)
+    return success(isa<StringAttr>(attr.getValue()));
   if (name == kBaseNameAttr || name == kTargetAttr)
     return success(isa<StringAttr>(attr.getValue()));
   return op->emitError() << "unknown kcc attribute " << name;
@@ -237,6 +247,25 @@ LogicalResult ExpandDimsOp::verify() {
   return success();
 }
 
+LogicalResult ReshapeOp::verify() {
+  auto src = getSrc().getType(), dst = getType();
+  if (src.getElementType() != dst.getElementType() ||
+      src.getNumElements() != dst.getNumElements())
+    return emitOpError("keeps the element type and count: ")
+           << src << " -> " << dst;
+  return success();
+}
+
+LogicalResult TransOp::verify() {
+  auto src = getSrc().getType(), dst = getType();
+  if (src.getRank() != 2 || dst.getRank() != 2 ||
+      src.getDimSize(0) != dst.getDimSize(1) ||
+      src.getDimSize(1) != dst.getDimSize(0) ||
+      src.getElementType() != dst.getElementType())
+    return emitOpError("transposes a 2-D tile: ") << src << " -> " << dst;
+  return success();
+}
+
 LogicalResult AddPtrOp::verify() {
   auto ptrTensor = dyn_cast<RankedTensorType>(getPtr().getType());
   auto offTensor = dyn_cast<RankedTensorType>(getOffset().getType());
@@ -282,4 +311,120 @@ LogicalResult DotOp::verify() {
     return emitOpError("shapes do not form a matrix product: ")
            << a << " * " << b << " + " << c;
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Block-coordinate tile accesses
+//===----------------------------------------------------------------------===//
+
+/// Shared checks of load_tile/store_tile: ranks, element type, strides.
+static LogicalResult verifyTileAccess(Operation *op, PtrType base,
+                                      RankedTensorType tile, size_t dims,
+                                      size_t strides, size_t coords) {
+  int64_t rank = tile.getRank();
+  if (rank < 1 || rank > 2)
+    return op->emitOpError("tiles of rank 1 or 2 only, got rank ") << rank;
+  if (int64_t(dims) != rank || int64_t(coords) != rank ||
+      int64_t(strides) != rank - 1)
+    return op->emitOpError("a rank-")
+           << rank << " tile needs " << rank << " sizes, " << rank - 1
+           << " stride(s) and " << rank << " coordinates";
+  if (tile.getElementType() != base.getPointeeType())
+    return op->emitOpError("tile element type ")
+           << tile.getElementType() << " differs from the tensor's "
+           << base.getPointeeType();
+  return success();
+}
+
+LogicalResult LoadTileOp::verify() {
+  auto tile = cast<RankedTensorType>(getType());
+  if (getOther() && getOther().getType() != tile.getElementType())
+    return emitOpError("'other' must be a ") << tile.getElementType();
+  return verifyTileAccess(*this, getBase().getType(), tile, getDims().size(),
+                          getStrides().size(), getCoords().size());
+}
+
+LogicalResult StoreTileOp::verify() {
+  return verifyTileAccess(*this, getBase().getType(),
+                          cast<RankedTensorType>(getValue().getType()),
+                          getDims().size(), getStrides().size(),
+                          getCoords().size());
+}
+
+//===----------------------------------------------------------------------===//
+// Async (layout+effects) types and ops
+//===----------------------------------------------------------------------===//
+
+static int64_t elementBytes(Type elem) {
+  return std::max<int64_t>(1, elem.getIntOrFloatBitWidth() / 8);
+}
+
+LogicalResult SmemType::verify(function_ref<InFlightDiagnostic()> emitError,
+                               ArrayRef<int64_t> shape, Type elementType,
+                               unsigned stages, unsigned swizzle) {
+  if (shape.empty() || shape.size() > 2 ||
+      llvm::any_of(shape, [](int64_t d) { return d <= 0; }))
+    return emitError() << "a shared-memory tile has 1 or 2 positive dimensions";
+  if (!elementType.isIntOrFloat())
+    return emitError() << "a shared-memory tile holds integers or floats";
+  if (stages == 0)
+    return emitError() << "a shared-memory buffer has at least one stage";
+  if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
+    return emitError() << "swizzle must be 0, 32, 64 or 128 bytes, got "
+                       << swizzle;
+  return success();
+}
+
+int64_t SmemType::getStageBytes() const {
+  int64_t n = elementBytes(getElementType());
+  for (int64_t d : getShape())
+    n *= d;
+  return n;
+}
+
+int64_t TensorMapType::getBoxBytes() const {
+  int64_t n = elementBytes(getElementType());
+  for (int64_t d : getBox())
+    n *= d;
+  return n;
+}
+
+/// A tile, stage or box `shape` of `elem` matches the buffer's tile.
+static LogicalResult checkStageShape(Operation *op, SmemType smem,
+                                     ArrayRef<int64_t> shape, Type elem,
+                                     StringRef what) {
+  if (smem.getShape() != shape || smem.getElementType() != elem)
+    return op->emitOpError() << what << " does not match the stage shape of "
+                             << smem;
+  return success();
+}
+
+LogicalResult TmaLoadOp::verify() {
+  TensorMapType map = getMap().getType();
+  if (getCoords().size() != map.getBox().size())
+    return emitOpError("needs one coordinate per box dimension (")
+           << map.getBox().size() << ")";
+  return checkStageShape(*this, getDst().getType(), map.getBox(),
+                         map.getElementType(), "the box");
+}
+
+LogicalResult TmaStoreOp::verify() {
+  TensorMapType map = getMap().getType();
+  if (getCoords().size() != map.getBox().size())
+    return emitOpError("needs one coordinate per box dimension (")
+           << map.getBox().size() << ")";
+  return checkStageShape(*this, getSrc().getType(), map.getBox(),
+                         map.getElementType(), "the box");
+}
+
+LogicalResult SmemLoadOp::verify() {
+  auto tile = cast<RankedTensorType>(getType());
+  return checkStageShape(*this, getSrc().getType(), tile.getShape(),
+                         tile.getElementType(), "the result tile");
+}
+
+LogicalResult SmemStoreOp::verify() {
+  auto tile = cast<RankedTensorType>(getValue().getType());
+  return checkStageShape(*this, getDst().getType(), tile.getShape(),
+                         tile.getElementType(), "the stored tile");
 }

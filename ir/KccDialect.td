@@ -47,6 +47,12 @@ def Kcc_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kConstantNamesAttr = "kcc.constant_names";
     static constexpr ::llvm::StringLiteral kAccessWidthAttr = "kcc.access_width";
     static constexpr ::llvm::StringLiteral kMaskUniformAttr = "kcc.mask_uniform";
+    // On the base pointer argument of a tensor parameter: its rank; the
+    // sizes and strides follow it as i32 arguments.
+    static constexpr ::llvm::StringLiteral kTensorRankAttr = "kcc.tensor_rank";
+    // On a load/store expanded from load_tile/store_tile: why it is not a
+    // TMA copy (for --report).
+    static constexpr ::llvm::StringLiteral kTileAccessAttr = "kcc.tile_access";
   }];
 }
 

@@ -55,6 +55,30 @@ def Kcc_ExpandDimsOp : Kcc_Op<"expand_dims", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Kcc_ReshapeOp : Kcc_Op<"reshape", [Pure]> {
+  let summary = "the same elements in row-major order under another shape";
+  let description = [{
+    Free in the blocked layout, which distributes a tile by its row-major
+    element order: a tile and its reshape share an encoding.
+  }];
+  let arguments = (ins Kcc_Tile:$src);
+  let results = (outs Kcc_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Kcc_TransOp : Kcc_Op<"trans", [Pure]> {
+  let summary = "transpose a 2-D tile";
+  let description = [{
+    `result[j][i] = src[i][j]`. In registers this is a relayout: the lowering
+    moves the tile through shared memory.
+  }];
+  let arguments = (ins Kcc_Tile:$src);
+  let results = (outs Kcc_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 def Kcc_AddPtrOp : Kcc_Op<"addptr", [Pure, AllTypesMatch<["ptr", "result"]>]> {
   let summary = "advance pointers by element offsets";
   let description = [{
@@ -125,5 +149,47 @@ def Kcc_DotOp : Kcc_Op<"dot", [Pure, AllTypesMatch<["c", "result"]>]> {
   }];
   let hasVerifier = 1;
 }
+
+def Kcc_LoadTileOp : Kcc_Op<"load_tile", [AttrSizedOperandSegments,
+    MemoryEffects<[MemRead]>]> {
+  let summary = "load the tile at block coordinates of a strided tensor";
+  let description = [{
+    The tensor has base `base`, sizes `dims` (outermost first) and, for rank
+    2, the row stride `strides` in elements (the innermost stride is 1). The
+    result is the tile of shape S at block coordinates `coords`: element
+    (i, j) is tensor element (coords[0] * S[0] + i, coords[1] * S[1] + j).
+    Elements outside the tensor read `other` (0 if absent). Lowered to TMA
+    where the target model allows it (passes/MaterializeAsyncCopies.cpp),
+    otherwise to masked vector loads (passes/ExpandTileAccesses.cpp).
+  }];
+  let arguments = (ins Kcc_Ptr:$base, Variadic<I32>:$dims,
+                       Variadic<I32>:$strides, Variadic<I32>:$coords,
+                       Optional<Kcc_Scalar>:$other);
+  let results = (outs Kcc_Tile:$result);
+  let assemblyFormat = [{
+    $base `[` $dims `]` `strides` `[` $strides `]` `at` `[` $coords `]`
+    (`other` $other^ `:` type($other))? attr-dict `:` type($base) `->`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kcc_StoreTileOp : Kcc_Op<"store_tile", [AttrSizedOperandSegments,
+    MemoryEffects<[MemWrite]>]> {
+  let summary = "store a tile at block coordinates of a strided tensor";
+  let description = [{
+    The inverse of load_tile: elements that fall outside the tensor are not
+    written (the store is clipped at the tensor's edge).
+  }];
+  let arguments = (ins Kcc_Tile:$value, Kcc_Ptr:$base, Variadic<I32>:$dims,
+                       Variadic<I32>:$strides, Variadic<I32>:$coords);
+  let assemblyFormat = [{
+    $value `,` $base `[` $dims `]` `strides` `[` $strides `]` `at` `[` $coords
+    `]` attr-dict `:` type($value) `,` type($base)
+  }];
+  let hasVerifier = 1;
+}
+
+include "ir/KccAsyncOps.td"
 
 #endif // KCC_OPS_TD

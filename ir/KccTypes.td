@@ -38,6 +38,69 @@ def Kcc_IntLike : AnyTypeOf<[Kcc_Int, RankedTensorOf<[Kcc_Int]>]>;
 def Kcc_BoolLike : AnyTypeOf<[I1, RankedTensorOf<[I1]>]>;
 def Kcc_ValueLike : AnyTypeOf<[Kcc_Float, Kcc_Int, RankedTensorOf<[Kcc_Float, Kcc_Int]>]>;
 
+
+// Async (layout+effects) types. See KccAsyncOps.td for the protocol they
+// take part in.
+
+def Kcc_SmemType : TypeDef<Kcc_Dialect, "Smem"> {
+  let mnemonic = "smem";
+  let summary = "a shared-memory buffer of `stages` tiles";
+  let description = [{
+    `stages` tiles of `shape` x `elementType` in shared memory, each a
+    resource with a state (empty, in flight, full, in use, released) that the
+    async verifier tracks. `swizzle` is the TMA/wgmma swizzle span of the
+    layout in bytes (0: none, 32, 64 or 128); a swizzled buffer is aligned to
+    1024 bytes, any other to 128.
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
+                        "::mlir::Type":$elementType, "unsigned":$stages,
+                        "unsigned":$swizzle);
+  let assemblyFormat = [{
+    `<` `[` $shape `]` `,` $elementType `,` `stages` `=` $stages `,`
+        `swizzle` `=` $swizzle `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Bytes of one stage (one tile).
+    int64_t getStageBytes() const;
+  }];
+}
+
+def Kcc_MBarrierType : TypeDef<Kcc_Dialect, "MBarrier"> {
+  let mnemonic = "mbarrier";
+  let summary = "`count` mbarriers in shared memory (one per pipeline stage)";
+  let parameters = (ins "unsigned":$count);
+  let assemblyFormat = "`<` $count `>`";
+}
+
+def Kcc_TensorMapType : TypeDef<Kcc_Dialect, "TensorMap"> {
+  let mnemonic = "tensormap";
+  let summary = "a TMA tensor map (CUtensorMap) passed as a grid constant";
+  let description = [{
+    The static parts of a tensor map encoded by the launch stub: the box the
+    kernel moves per copy (outermost dimension first, like tile shapes), the element type and the shared-memory swizzle.
+    The global address, sizes and strides are run-time values the stub
+    checks before encoding.
+  }];
+  let parameters = (ins ArrayRefParameter<"int64_t">:$box,
+                        "::mlir::Type":$elementType, "unsigned":$swizzle);
+  let assemblyFormat = [{
+    `<` `[` $box `]` `,` $elementType `,` `swizzle` `=` $swizzle `>`
+  }];
+  let extraClassDeclaration = [{
+    /// Bytes one box copy moves (the full box, also where it crosses the
+    /// tensor's edge: TMA fills or drops the outside but counts it).
+    int64_t getBoxBytes() const;
+  }];
+}
+
+def Kcc_Smem : Type<CPred<"::mlir::isa<::kcc::SmemType>($_self)">,
+                    "kcc shared-memory buffer", "::kcc::SmemType">;
+def Kcc_MBarrier : Type<CPred<"::mlir::isa<::kcc::MBarrierType>($_self)">,
+                        "kcc mbarrier array", "::kcc::MBarrierType">;
+def Kcc_TensorMap : Type<CPred<"::mlir::isa<::kcc::TensorMapType>($_self)">,
+                         "kcc TMA tensor map", "::kcc::TensorMapType">;
+
 //===----------------------------------------------------------------------===//
 // Attributes
 //===----------------------------------------------------------------------===//

@@ -13,6 +13,7 @@
 
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -20,6 +21,13 @@ using namespace mlir;
 void kcc::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
                               unsigned numWarps, bool remarks) {
   pm.addPass(createCheckTargetSupport(target));
+  KccExpandTileAccessesOptions expand;
+  expand.tmaReason =
+      llvm::is_contained(target.asyncCopy, "tma")
+          ? "kcc 0.1 lowers load_tile/store_tile to masked vector accesses; "
+            "TMA copies for them are not implemented yet"
+          : "target '" + target.name + "' has no TMA";
+  pm.addPass(createKccExpandTileAccesses(expand));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   KccAssignLayoutsOptions options;

@@ -36,6 +36,39 @@ def KccAssignLayouts : Pass<"kcc-assign-layouts", "mlir::ModuleOp"> {
   ];
 }
 
+def KccExpandTileAccesses : Pass<"kcc-expand-tile-accesses", "mlir::ModuleOp"> {
+  let summary = "Rewrite load_tile/store_tile into masked pointer accesses";
+  let description = [{
+    Tile IR -> tile IR. Each block-coordinate access of a strided tensor
+    becomes addptr + a masked load (out-of-tensor elements read `other`, or
+    0) or a masked store (clipped at the tensor's edge).
+  }];
+  let options = [
+    Option<"tmaReason", "tma-reason", "std::string",
+           /*default=*/"\"the pass was run directly\"",
+           "Why the access is not a TMA copy (kept in kcc.tile_access)">,
+  ];
+}
+
+def KccVerifyAsyncProtocol : Pass<"kcc-verify-async-protocol", "mlir::ModuleOp"> {
+  let summary = "Prove the async protocol (mbarriers, tx bytes, stages, "
+                "bulk groups, proxy fences) of every kernel before code emission";
+  let description = [{
+    Typestate verification of the layout+effects IR (ir/KccAsyncOps.td):
+    mbarrier life cycle, phases, parities and transaction bytes; stage
+    states (in flight, full, in use, released); proxy fences between
+    smem_store and tma_store; bulk async-groups; and what is still pending
+    when the kernel ends. Each function with async ops is executed in
+    program order with exact integer arithmetic; integer arguments that
+    steer loops, branches, indices or parities are tried over
+    representative values and a failure names the value ("with n = 1").
+    Each violation is an error at the offending op's source location, with
+    notes at the ops it conflicts with and a sentence saying what to change.
+    What the verifier cannot evaluate is a "cannot prove" error, never a
+    silent accept. See VerifyAsyncProtocol.cpp for the rules and limits.
+  }];
+}
+
 def KccTestPrintAxisInfo : Pass<"kcc-test-print-axis-info", "mlir::ModuleOp"> {
   let summary = "Test pass: emit AxisInfo facts as remarks";
   let description = [{

@@ -246,10 +246,15 @@ int64_t kcc::nvidia::smemBytesFor(Operation *op) {
       return 0;
     return src.getNumElements() * storageBytes(src.getElementType());
   }
-  if (auto ed = dyn_cast<ExpandDimsOp>(op)) {
-    if (ed.getSrc().getType().getEncoding() == ed.getType().getEncoding())
+  if (auto tr = dyn_cast<TransOp>(op)) {
+    auto src = tr.getSrc().getType();
+    return src.getNumElements() * storageBytes(src.getElementType());
+  }
+  if (isa<ExpandDimsOp, ReshapeOp>(op)) {
+    auto src = cast<RankedTensorType>(op->getOperand(0).getType());
+    if (src.getEncoding() ==
+        cast<RankedTensorType>(op->getResult(0).getType()).getEncoding())
       return 0;
-    auto src = ed.getSrc().getType();
     return src.getNumElements() * storageBytes(src.getElementType());
   }
   if (auto red = dyn_cast<ReduceOp>(op)) {
@@ -388,10 +393,13 @@ struct SplatLowering : OpConversionPattern<SplatOp> {
   }
 };
 
-struct ExpandDimsLowering : OpConversionPattern<ExpandDimsOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// expand_dims and reshape keep the row-major element order.
+template <typename OpT>
+struct SameOrderLowering : OpConversionPattern<OpT> {
+  using OpConversionPattern<OpT>::OpConversionPattern;
+  using OpAdaptor = typename OpT::Adaptor;
   LogicalResult
-  matchAndRewrite(ExpandDimsOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpT op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto src = op.getSrc().getType();
     if (src.getEncoding() == op.getType().getEncoding()) {
@@ -404,6 +412,28 @@ struct ExpandDimsLowering : OpConversionPattern<ExpandDimsOp> {
                                   adaptor.getSrc(), layoutOf(src),
                                   layoutOf(op.getType()), src.getElementType(),
                                   [](Value f) { return f; });
+    rewriter.replaceOp(op, v);
+    return success();
+  }
+};
+
+/// Transpose: a relayout whose destination element (i, j) comes from source
+/// element (j, i).
+struct TransLowering : OpConversionPattern<TransOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TransOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto srcT = op.getSrc().getType();
+    auto dstT = op.getType();
+    ArrayRef<int64_t> sshape = srcT.getShape(), dshape = dstT.getShape();
+    Value v = relayoutThroughSmem(
+        targetOpsOf(*this), rewriter, loc, op, adaptor.getSrc(),
+        layoutOf(srcT), layoutOf(dstT), srcT.getElementType(), [&](Value f) {
+          SmallVector<Value> ij = delinearize(rewriter, loc, f, dshape);
+          return linearize(rewriter, loc, {ij[1], ij[0]}, sshape);
+        });
     rewriter.replaceOp(op, v);
     return success();
   }
@@ -856,7 +886,8 @@ void ConvertKccToLLVMPass::runOnOperation() {
   RewritePatternSet patterns(ctx);
   patterns.add<FuncLowering, ReturnLowering, GridIdLowering<ProgramIdOp, true>,
                GridIdLowering<NumProgramsOp, false>, ArangeLowering,
-               SplatLowering, ExpandDimsLowering, BroadcastLowering,
+               SplatLowering, SameOrderLowering<ExpandDimsOp>,
+               SameOrderLowering<ReshapeOp>, TransLowering, BroadcastLowering,
                AddPtrLowering, LoadLowering, StoreLowering, ConstantLowering>(
       tc, ctx);
   patterns.add<ElementwiseLowering>(tc, ctx);

@@ -85,9 +85,18 @@ std::vector<SharedAccess> kcc::nvidia::describeSharedAccesses(Operation *op) {
     relayout(out, op, bc.getSrc().getType(), bc.getType(), [&](int64_t f) {
       return multiToIndex(indexToMulti(f, dshape), sshape);
     });
-  } else if (auto ed = dyn_cast<ExpandDimsOp>(op)) {
-    relayout(out, op, ed.getSrc().getType(), ed.getType(),
-             [](int64_t f) { return f; });
+  } else if (isa<ExpandDimsOp, ReshapeOp>(op)) {
+    auto src = cast<RankedTensorType>(op->getOperand(0).getType());
+    auto dst = cast<RankedTensorType>(op->getResult(0).getType());
+    if (src.getEncoding() != dst.getEncoding())
+      relayout(out, op, src, dst, [](int64_t f) { return f; });
+  } else if (auto tr = dyn_cast<TransOp>(op)) {
+    ArrayRef<int64_t> sshape = tr.getSrc().getType().getShape();
+    ArrayRef<int64_t> dshape = tr.getType().getShape();
+    relayout(out, op, tr.getSrc().getType(), tr.getType(), [&](int64_t f) {
+      SmallVector<int64_t> ij = indexToMulti(f, dshape);
+      return multiToIndex({ij[1], ij[0]}, sshape);
+    });
   } else if (auto red = dyn_cast<ReduceOp>(op)) {
     auto srcT = red.getSrc().getType();
     TileLayout sl = TileLayout::get(srcT);

@@ -8,9 +8,11 @@
 
 #include "axpy.kcc.h"
 #include "blackwell_only.kcc.h"
+#include "copy2d.kcc.h"
 #include "layernorm.kcc.h"
 #include "row_reduce.kcc.h"
 #include "softmax.kcc.h"
+#include "transpose.kcc.h"
 #include "vector_add.kcc.h"
 
 #include <cuda_runtime.h>
@@ -94,6 +96,47 @@ static bool launched(const kcc::Status &s, const std::string &name) {
   if (!s.ok())
     check(false, name, "launch failed: " + s.message);
   return s.ok();
+}
+
+//===--- copy2d / transpose (tensor parameters, load_tile/store_tile) ---===//
+
+/// dst = src (copy) or src^T (transpose) for M x N src with padded row
+/// strides; the padding of dst (a sentinel) must stay untouched, so a store
+/// past the tensor's edge fails the test.
+template <typename T, typename F>
+static void testTile2D(const char *sym, bool transpose, F launch) {
+  struct Shape {
+    int m, n;
+  };
+  std::vector<Shape> shapes = {{1, 1}, {77, 301}, {64, 128}, {130, 77}, {3, 1000}};
+  if (!quick)
+    shapes.push_back({4099, 2051});
+  int padElems = 16 / int(sizeof(T)); // strides stay multiples of 16 bytes
+  for (Shape sh : shapes) {
+    int dm = transpose ? sh.n : sh.m, dn = transpose ? sh.m : sh.n;
+    int sStride = (sh.n + padElems) / padElems * padElems;
+    int dStride = (dn + padElems) / padElems * padElems;
+    auto src = randomVec<T>(size_t(sh.m) * sStride);
+    std::vector<T> sentinel(size_t(dm) * dStride, Elem<T>::put(-7.0f));
+    DeviceBuf<T> ds(src), dd(sentinel);
+    std::string name = std::string(sym) + " " + std::to_string(sh.m) + "x" +
+                       std::to_string(sh.n);
+    if (!launched(launch(dd.ptr, dm, dn, dStride, ds.ptr, sh.m, sh.n, sStride),
+                  name))
+      continue;
+    CUDA_OK(cudaDeviceSynchronize());
+    std::vector<T> out = dd.download();
+    size_t bad = 0;
+    for (int i = 0; i < dm; ++i)
+      for (int j = 0; j < dStride; ++j) {
+        float want = j >= dn ? -7.0f
+                     : transpose ? Elem<T>::get(src[size_t(j) * sStride + i])
+                                 : Elem<T>::get(src[size_t(i) * sStride + j]);
+        if (Elem<T>::get(out[size_t(i) * dStride + j]) != want)
+          ++bad;
+      }
+    check(bad == 0, name, bad ? std::to_string(bad) + " elements wrong" : "exact");
+  }
 }
 
 //===--- vector_add / axpy ----------------------------------------------===//
@@ -321,6 +364,10 @@ int main(int argc, char **argv) {
   testVectorAdd<float>("vector_add_f32_1024", wrap(vector_add::vector_add_f32_1024));
   testVectorAdd<kcc::f16>("vector_add_f16_2048", wrap(vector_add::vector_add_f16_2048));
   testVectorAdd<kcc::bf16>("vector_add_bf16_2048", wrap(vector_add::vector_add_bf16_2048));
+  testTile2D<float>("copy2d_f32_32_128", false, wrap(copy2d::copy2d_f32_32_128));
+  testTile2D<kcc::f16>("copy2d_f16_32_256", false, wrap(copy2d::copy2d_f16_32_256));
+  testTile2D<float>("transpose_f32_64_64", true, wrap(transpose::transpose_f32_64_64));
+  testTile2D<kcc::f16>("transpose_f16_64_64", true, wrap(transpose::transpose_f16_64_64));
   testAxpy<float>("axpy_f32_1024", wrap(axpy::axpy_f32_1024));
   testAxpy<kcc::f16>("axpy_f16_2048", wrap(axpy::axpy_f16_2048));
   // Every specialization, through the dispatcher: rows that fit in BLOCK (read

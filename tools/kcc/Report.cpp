@@ -90,12 +90,15 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
           TmaVerdict v = checkTmaTensorMap(target, TmaTensorMapParams());
           m.notTaken.push_back({"tma", v.failures.front().rule.str(),
                                 v.failures.front().message});
+        } else if (auto why = op->getAttrOfType<StringAttr>(
+                       KccDialect::kTileAccessAttr)) {
+          m.notTaken.push_back({"tma", "tma-not-lowered", why.str()});
         } else {
           m.notTaken.push_back(
               {"tma", "no-tensor-descriptor",
                "a tile of pointers has no tensor (base, shape, strides) to "
-               "encode a tensor map from; block-coordinate loads/stores are "
-               "not in the language yet"});
+               "encode a tensor map from; declare a tensor<T, R> parameter "
+               "and use load_tile/store_tile"});
         }
         if (isLoad && target.hasAsyncCopy("cp.async"))
           m.notTaken.push_back(

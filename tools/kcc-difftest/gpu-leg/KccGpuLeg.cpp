@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -144,6 +145,12 @@ int main(int argc, char **argv) {
     return 1;
   }
   int failures = 0, runs = 0;
+  struct Loaded {
+    std::vector<uint64_t> image; // 8-byte aligned fatbin bytes
+    std::string source;
+    kcc::rt::FatbinDesc desc{};
+  };
+  std::vector<std::unique_ptr<Loaded>> fatbins;
   for (const fs::path &listPath : lists) {
     std::ifstream in(listPath);
     std::string text((std::istreambuf_iterator<char>(in)),
@@ -155,9 +162,12 @@ int main(int argc, char **argv) {
       return 1;
     }
     fs::path base = listPath.parent_path();
-    // The image must stay alive and 8-byte aligned while modules use it.
-    std::vector<uint64_t> image;
-    std::string source = list.fatbin;
+    // The runtime caches modules per FatbinDesc address (as the stubs' static
+    // descriptors have one each): every fatbin's image and descriptor live
+    // until the end, so no two fatbins ever share an address.
+    Loaded &loaded = *fatbins.emplace_back(std::make_unique<Loaded>());
+    std::vector<uint64_t> &image = loaded.image;
+    loaded.source = list.fatbin;
     if (!list.fatbin.empty()) {
       std::ifstream f(base / list.fatbin, std::ios::binary);
       std::string bytes((std::istreambuf_iterator<char>(f)),
@@ -165,8 +175,9 @@ int main(int argc, char **argv) {
       image.resize((bytes.size() + 7) / 8);
       std::memcpy(image.data(), bytes.data(), bytes.size());
     }
-    kcc::rt::FatbinDesc fatbin{source.c_str(), image.data(), image.size() * 8,
-                               "see the manifest"};
+    loaded.desc = {loaded.source.c_str(), image.data(), image.size() * 8,
+                   "see the manifest"};
+    const kcc::rt::FatbinDesc &fatbin = loaded.desc;
     for (const RunCase &c : list.cases) {
       fs::path caseDir = base / c.id;
       fs::remove(caseDir / "gpu.error");

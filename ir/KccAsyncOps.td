@@ -1,0 +1,174 @@
+//===- KccAsyncOps.td - layout+effects IR: async copies ----*- tablegen -*-===//
+//
+// The explicit asynchronous protocol of a kernel after async materialization
+// (passes/MaterializeAsync*.cpp): shared-memory stages, mbarriers with their
+// phases and transaction bytes, TMA bulk tensor copies, bulk async-groups and
+// proxy fences. Every op is executed by the whole CTA in program order, as
+// the tile IR is; the lowering picks the thread that issues a one-thread
+// operation (TMA, expect_tx, init). The typestate verifier
+// (passes/VerifyAsyncProtocol.cpp) proves the protocol before code emission:
+//
+//   mbarrier:  uninitialized -init-> initialized(phase 0)
+//              a phase completes when its arrivals reach the init count and
+//              its transaction bytes (raised by expect_tx, lowered by the TMA
+//              copies that signal it) reach zero; a wait names the parity of
+//              the phase it waits for; inval ends its life.
+//   stage:     empty -tma_load-> in flight -wait-> full -smem_load-> in use
+//              -cta_barrier-> empty (released: every thread has read it)
+//              empty -smem_store-> written -fence_proxy_async-> visible to
+//              the async proxy -tma_store + commit-> being read
+//              -bulk_wait_group-> empty
+//
+//===----------------------------------------------------------------------===//
+#ifndef KCC_ASYNC_OPS_TD
+#define KCC_ASYNC_OPS_TD
+
+include "ir/KccDialect.td"
+include "ir/KccTypes.td"
+include "mlir/IR/OpBase.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+def Kcc_SmemAllocOp : Kcc_Op<"smem_alloc"> {
+  let summary = "allocate a multi-stage shared-memory buffer";
+  let results = (outs Kcc_Smem:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Kcc_MBarrierAllocOp : Kcc_Op<"mbarrier_alloc"> {
+  let summary = "allocate mbarriers in shared memory (uninitialized)";
+  let results = (outs Kcc_MBarrier:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+}
+
+def Kcc_MBarrierInitOp : Kcc_Op<"mbarrier_init"> {
+  let summary = "initialize one mbarrier: `count` arrivals complete a phase";
+  let arguments = (ins Kcc_MBarrier:$bars, I32:$index,
+                       ConfinedAttr<I32Attr, [IntMinValue<1>]>:$count);
+  let assemblyFormat = [{
+    $bars `[` $index `]` `,` `count` $count attr-dict `:` type($bars)
+  }];
+}
+
+def Kcc_FenceMBarrierInitOp : Kcc_Op<"fence_mbarrier_init"> {
+  let summary = "make barrier initialization visible before other threads use it";
+  let description = [{
+    `fence.mbarrier_init.release.cluster` followed by a CTA barrier: the
+    initializing thread's writes are visible to every thread (and to the
+    async proxy) before any of them arrives, waits or issues a copy.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+def Kcc_MBarrierArriveExpectTxOp : Kcc_Op<"mbarrier_arrive_expect_tx"> {
+  let summary = "arrive once and expect `bytes` more transaction bytes";
+  let arguments = (ins Kcc_MBarrier:$bars, I32:$index,
+                       ConfinedAttr<I64Attr, [IntMinValue<0>]>:$bytes);
+  let assemblyFormat = [{
+    $bars `[` $index `]` `,` `bytes` $bytes attr-dict `:` type($bars)
+  }];
+}
+
+def Kcc_MBarrierArriveOp : Kcc_Op<"mbarrier_arrive"> {
+  let summary = "arrive once on an mbarrier (no transaction bytes)";
+  let arguments = (ins Kcc_MBarrier:$bars, I32:$index);
+  let assemblyFormat = "$bars `[` $index `]` attr-dict `:` type($bars)";
+}
+
+def Kcc_MBarrierWaitOp : Kcc_Op<"mbarrier_wait"> {
+  let summary = "wait until the phase of the given parity completes";
+  let description = [{
+    Every thread waits until the barrier's phase with parity `parity` (0 or
+    1, an i32) has completed (`mbarrier.try_wait.parity` in a loop).
+  }];
+  let arguments = (ins Kcc_MBarrier:$bars, I32:$index, I32:$parity);
+  let assemblyFormat = [{
+    $bars `[` $index `]` `,` `parity` $parity attr-dict `:` type($bars)
+  }];
+}
+
+def Kcc_MBarrierInvalOp : Kcc_Op<"mbarrier_inval"> {
+  let summary = "end an mbarrier's life (its storage may be reused)";
+  let arguments = (ins Kcc_MBarrier:$bars, I32:$index);
+  let assemblyFormat = "$bars `[` $index `]` attr-dict `:` type($bars)";
+}
+
+def Kcc_TmaLoadOp : Kcc_Op<"tma_load"> {
+  let summary = "bulk tensor copy global -> shared stage, completing tx bytes";
+  let description = [{
+    Copies the box of `map` at element coordinates `coords` (outermost
+    first, like tile shapes; the lowering reverses them for TMA) into stage `stage` of `dst`; the copy lowers
+    the transaction count of barrier `bars[index]` by the box's bytes when it
+    lands. Elements outside the tensor are filled with zeros and still count.
+  }];
+  let arguments = (ins Kcc_TensorMap:$map, Variadic<I32>:$coords,
+                       Kcc_Smem:$dst, I32:$stage, Kcc_MBarrier:$bars,
+                       I32:$index);
+  let assemblyFormat = [{
+    $map `[` $coords `]` `->` $dst `[` $stage `]` `,` $bars `[` $index `]`
+    attr-dict `:` type($map) `,` type($dst) `,` type($bars)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kcc_TmaStoreOp : Kcc_Op<"tma_store"> {
+  let summary = "bulk tensor copy shared stage -> global (clipped at the edge)";
+  let description = [{
+    Joins the current bulk async-group; its source must not be written until
+    a `bulk_wait_group` (read) covering the group. Elements outside the
+    tensor are not written.
+  }];
+  let arguments = (ins Kcc_Smem:$src, I32:$stage, Kcc_TensorMap:$map,
+                       Variadic<I32>:$coords);
+  let assemblyFormat = [{
+    $src `[` $stage `]` `->` $map `[` $coords `]` attr-dict `:` type($src)
+    `,` type($map)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kcc_BulkCommitGroupOp : Kcc_Op<"bulk_commit_group"> {
+  let summary = "close the current bulk async-group";
+  let assemblyFormat = "attr-dict";
+}
+
+def Kcc_BulkWaitGroupOp : Kcc_Op<"bulk_wait_group"> {
+  let summary = "wait until at most `pending` bulk async-groups are in flight";
+  let description = [{
+    With `read`, waits only until the groups' sources have been read (their
+    shared memory may be reused), not until their writes are visible.
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>]>:$pending,
+                       UnitAttr:$read);
+  let assemblyFormat = "$pending (`read` $read^)? attr-dict";
+}
+
+def Kcc_FenceProxyAsyncOp : Kcc_Op<"fence_proxy_async"> {
+  let summary = "order generic-proxy shared-memory writes before async-proxy reads";
+  let assemblyFormat = "attr-dict";
+}
+
+def Kcc_CtaBarrierOp : Kcc_Op<"cta_barrier"> {
+  let summary = "every thread of the CTA reaches this point (bar.sync 0)";
+  let assemblyFormat = "attr-dict";
+}
+
+def Kcc_SmemLoadOp : Kcc_Op<"smem_load"> {
+  let summary = "read a stage into registers (generic proxy, every thread)";
+  let arguments = (ins Kcc_Smem:$src, I32:$stage);
+  let results = (outs Kcc_Tile:$result);
+  let assemblyFormat = [{
+    $src `[` $stage `]` attr-dict `:` type($src) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kcc_SmemStoreOp : Kcc_Op<"smem_store"> {
+  let summary = "write a tile from registers into a stage (generic proxy)";
+  let arguments = (ins Kcc_Tile:$value, Kcc_Smem:$dst, I32:$stage);
+  let assemblyFormat = [{
+    $value `,` $dst `[` $stage `]` attr-dict `:` type($value) `,` type($dst)
+  }];
+  let hasVerifier = 1;
+}
+
+#endif // KCC_ASYNC_OPS_TD

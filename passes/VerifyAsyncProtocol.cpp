@@ -1,0 +1,1571 @@
+//===- VerifyAsyncProtocol.cpp - typestate verifier for async IR ----------===//
+//
+// kcc-verify-async-protocol proves, before code emission, that the explicit
+// async protocol of every function using the ops of ir/KccAsyncOps.td is
+// well formed (the state machines are in the header of that file).
+//
+// Method: concrete abstract interpretation. The whole CTA executes the ops in
+// program order, so the verifier executes the function once per choice of its
+// run-time integers: integer scalars (arith on i1/i32/i64/index) are evaluated
+// exactly, scf.for runs every iteration, scf.if takes the branch its condition
+// selects, and every mbarrier / shared-memory stage / bulk async-group carries
+// a typestate that each op checks and advances.
+//  * Integer kernel arguments that reach a loop bound, an scf.if condition or
+//    a barrier/stage index or parity ("control arguments") are unknown at
+//    compile time: the function is executed for representative values (0 ..
+//    2*S+2 and a large value, S = the deepest buffer; multiples of
+//    kcc.divisibility and of constant divisors applied to them). The first
+//    failing choice is named in the diagnostic ("with n = 1"), unless every
+//    choice fails. More than 4096 combinations: each argument is varied alone
+//    with the others at the large value.
+//  * Other integers (program ids, loaded values, other arguments) are linear
+//    symbolic forms, enough to compare TMA coordinates such as pid*32 and
+//    pid*32 + 32. A stage index, barrier index, parity, loop bound or branch
+//    condition that is not a known constant is an error ("cannot prove"),
+//    never a silent accept; so is a region op other than scf.for/scf.if that
+//    contains async ops.
+//  * Execution is capped at kMaxSteps executed operations per choice (a
+//    "cannot prove" error at the loop that exceeds it).
+//
+// Rules checked (messages say what to add or change):
+//  * mbarrier: use before init, use after inval, init twice, use before
+//    fence_mbarrier_init, index out of range; a wait needs an armed phase
+//    (else hang), the parity of the pending phase (else it returns at once),
+//    all `count` arrivals and tx bytes expected == bytes of the copies that
+//    signal the barrier in that phase; an arrival beyond `count`; inval with
+//    copies in flight.
+//  * stages: reads (smem_load, tma_store) need a completed (waited) load or
+//    a cta_barrier after generic writes; writes (tma_load, smem_store) need
+//    the stage released: no copy in flight, loaded data read, a cta_barrier
+//    after the last smem_load and no un-waited tma_store reading it.
+//  * proxies: smem_store -> fence_proxy_async -> cta_barrier -> tma_store.
+//  * bulk async-groups: overlapping tma_stores to one map in one group, a
+//    tma_load of a box an un-completed tma_store writes, and a kernel ending
+//    with uncommitted or un-waited tma_stores or with loads in flight (the
+//    "trip count smaller than the pipeline depth" bug).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <deque>
+#include <functional>
+#include <numeric>
+#include <optional>
+#include <string>
+
+namespace kcc {
+#define GEN_PASS_DEF_KCCVERIFYASYNCPROTOCOL
+#include "passes/Passes.h.inc"
+} // namespace kcc
+
+using namespace mlir;
+
+namespace {
+
+constexpr int64_t kMaxSteps = 1 << 20;
+constexpr size_t kMaxCombinations = 4096;
+constexpr unsigned kMaxResources = 1024;
+
+//===----------------------------------------------------------------------===//
+// Scalars: a constant, or a linear form c + sum(a_i * s_i) over opaque
+// symbols (enough to decide whether two TMA coordinates differ by a constant).
+//===----------------------------------------------------------------------===//
+
+struct Scalar {
+  int64_t c = 0;
+  llvm::SmallVector<std::pair<unsigned, int64_t>, 1> terms; // sorted by id
+  bool isConst() const { return terms.empty(); }
+};
+
+/// Two's-complement arithmetic without signed-overflow UB.
+int64_t addWrap(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) +
+                              static_cast<uint64_t>(b));
+}
+int64_t mulWrap(int64_t a, int64_t b) {
+  return static_cast<int64_t>(static_cast<uint64_t>(a) *
+                              static_cast<uint64_t>(b));
+}
+
+Scalar constant(int64_t v) {
+  Scalar s;
+  s.c = v;
+  return s;
+}
+
+/// a + k * b, as a linear form (constants are wrapped by the caller).
+Scalar linear(const Scalar &a, const Scalar &b, int64_t k) {
+  Scalar r;
+  r.c = addWrap(a.c, mulWrap(k, b.c));
+  size_t i = 0, j = 0;
+  while (i < a.terms.size() || j < b.terms.size()) {
+    if (j == b.terms.size() ||
+        (i < a.terms.size() && a.terms[i].first < b.terms[j].first)) {
+      r.terms.push_back(a.terms[i++]);
+    } else if (i == a.terms.size() || b.terms[j].first < a.terms[i].first) {
+      r.terms.push_back({b.terms[j].first, mulWrap(k, b.terms[j].second)});
+      ++j;
+    } else {
+      int64_t coef = addWrap(a.terms[i].second, mulWrap(k, b.terms[j].second));
+      if (coef != 0)
+        r.terms.push_back({a.terms[i].first, coef});
+      ++i, ++j;
+    }
+  }
+  return r;
+}
+
+Scalar scaled(const Scalar &a, int64_t k) {
+  if (k == 0)
+    return constant(0);
+  Scalar r;
+  r.c = mulWrap(a.c, k);
+  for (auto [id, coef] : a.terms)
+    if (int64_t c = mulWrap(coef, k))
+      r.terms.push_back({id, c});
+  return r;
+}
+
+/// Bit width of a scalar integer type (index: 64), 0 for anything else.
+unsigned scalarWidth(Type t) {
+  if (auto it = dyn_cast<IntegerType>(t))
+    return it.getWidth();
+  if (isa<IndexType>(t))
+    return 64;
+  return 0;
+}
+
+/// Canonical signed representation of `v` in `width` bits (i1: 0 or 1).
+int64_t wrap(int64_t v, unsigned width) {
+  if (width == 1)
+    return v & 1;
+  if (width == 0 || width >= 64)
+    return v;
+  return llvm::SignExtend64(static_cast<uint64_t>(v), width);
+}
+
+uint64_t asUnsigned(int64_t v, unsigned width) {
+  if (width == 0 || width >= 64)
+    return static_cast<uint64_t>(v);
+  return static_cast<uint64_t>(v) & llvm::maskTrailingOnes<uint64_t>(width);
+}
+
+//===----------------------------------------------------------------------===//
+// Diagnostics are collected, not emitted, so that the function can be run for
+// several argument choices and only the first failure be reported.
+//===----------------------------------------------------------------------===//
+
+struct Diag {
+  Location loc;
+  std::string problem;
+  std::string advice;
+  llvm::SmallVector<std::pair<Location, std::string>> notes;
+};
+
+//===----------------------------------------------------------------------===//
+// Typestate
+//===----------------------------------------------------------------------===//
+
+struct Phase {
+  int64_t arrivals = 0, expected = 0, brought = 0;
+  llvm::SmallVector<Operation *, 2> arms;  // arrive / arrive_expect_tx
+  llvm::SmallVector<Operation *, 2> loads; // tma_loads signaling it
+  bool armed() const { return arrivals > 0 || expected > 0; }
+  bool touched() const { return armed() || !loads.empty(); }
+};
+
+struct Barrier {
+  enum Life { Uninit, Live, Dead } life = Uninit;
+  Operation *allocOp = nullptr, *initOp = nullptr, *invalOp = nullptr;
+  bool fenced = false;
+  int64_t count = 0;
+  int64_t phase = 0;     // number of the current (incomplete) phase
+  int64_t observed = -1; // highest phase a wait has seen complete
+  Phase cur;
+};
+
+struct Stage {
+  enum Data { None, Async, Generic } data = None;
+  Operation *writer = nullptr; // the tma_load or smem_store of the data
+  // Async data: the barrier and phase its copy signals.
+  Value bars;
+  int64_t barIndex = 0, phase = 0;
+  bool landed = false;
+  // Generic data: fence_proxy_async after it, cta_barrier after it, and a
+  // cta_barrier after that fence.
+  bool fenced = false, synced = false, fencedSynced = false;
+  int64_t issuedAt = 0;           // step count when the copy was issued
+  bool consumed = false;          // read by smem_load or tma_store
+  Operation *reader = nullptr;    // last smem_load not yet released
+  Operation *tmaReader = nullptr; // tma_store whose group is not waited
+};
+
+struct BulkCopy {
+  Operation *op;
+  Value map;
+  llvm::SmallVector<Scalar, 2> coords;
+  Value src; // tma_store source buffer
+  int64_t stage = 0;
+};
+
+bool isAsyncOp(Operation *op) {
+  return isa<kcc::SmemAllocOp, kcc::MBarrierAllocOp, kcc::MBarrierInitOp,
+             kcc::FenceMBarrierInitOp, kcc::MBarrierArriveExpectTxOp,
+             kcc::MBarrierArriveOp, kcc::MBarrierWaitOp, kcc::MBarrierInvalOp,
+             kcc::TmaLoadOp, kcc::TmaStoreOp, kcc::BulkCommitGroupOp,
+             kcc::BulkWaitGroupOp, kcc::FenceProxyAsyncOp, kcc::CtaBarrierOp,
+             kcc::SmemLoadOp, kcc::SmemStoreOp>(op);
+}
+
+bool containsAsyncOp(Operation *root) {
+  bool found = false;
+  root->walk([&](Operation *op) {
+    if (op != root && isAsyncOp(op)) {
+      found = true;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return found;
+}
+
+//===----------------------------------------------------------------------===//
+// The interpreter: one execution of a function for one argument choice.
+//===----------------------------------------------------------------------===//
+
+class Interp {
+public:
+  Interp(func::FuncOp func, const llvm::DenseMap<Value, int64_t> &args)
+      : func(func) {
+    for (BlockArgument a : func.getArguments()) {
+      auto it = args.find(a);
+      if (it != args.end())
+        env[a] = constant(it->second);
+      else if (scalarWidth(a.getType()))
+        env[a] = fresh();
+    }
+  }
+
+  /// Runs the function; false with `diag` set on the first violation.
+  bool run() {
+    Region &body = func.getBody();
+    if (!body.hasOneBlock()) {
+      fail(func.getLoc(),
+           "cannot prove the async protocol of a function "
+           "with unstructured control flow",
+           "use scf.for / scf.if");
+      return false;
+    }
+    return execBlock(body.front(), nullptr) && checkExit();
+  }
+
+  std::optional<Diag> diag;
+
+private:
+  func::FuncOp func;
+  llvm::DenseMap<Value, Scalar> env;
+  unsigned nextSym = 0;
+  int64_t steps = 0;
+  Operation *returnOp = nullptr;
+  // Loops being executed, innermost last: (loop, induction variable value).
+  llvm::SmallVector<std::pair<scf::ForOp, int64_t>, 2> loops;
+  // The last loop that finished at nesting depth 0, with its trip count and
+  // the step count when it started.
+  Operation *lastTopLoop = nullptr;
+  int64_t lastTopTrip = 0, lastTopStart = 0;
+
+  llvm::MapVector<Value, llvm::SmallVector<Barrier, 2>> barriers;
+  llvm::MapVector<Value, llvm::SmallVector<Stage, 2>> stages;
+  std::vector<BulkCopy> openGroup;
+  std::deque<std::vector<BulkCopy>> committed; // oldest first
+  std::vector<BulkCopy> unfinished; // sources released, writes not complete
+
+  Scalar fresh() {
+    Scalar s;
+    s.terms.push_back({nextSym++, 1});
+    return s;
+  }
+
+  Scalar get(Value v) {
+    auto it = env.find(v);
+    if (it != env.end())
+      return it->second;
+    // Integers produced by ops the verifier does not model are opaque.
+    Scalar s = fresh();
+    env[v] = s;
+    return s;
+  }
+
+  std::string context() const {
+    if (loops.empty())
+      return "";
+    std::string s;
+    llvm::raw_string_ostream os(s);
+    os << " (loop iteration with induction variable ";
+    llvm::interleave(loops, os, [&](const auto &l) { os << l.second; }, ", ");
+    os << ")";
+    return s;
+  }
+
+  Diag &fail(Location loc, const llvm::Twine &problem,
+             const llvm::Twine &advice) {
+    diag = Diag{loc, problem.str() + context(), advice.str(), {}};
+    return *diag;
+  }
+
+  bool cannotProve(Operation *op, const llvm::Twine &what) {
+    fail(op->getLoc(),
+         "cannot prove the async protocol: " + what +
+             " is not computable from constants, loop induction variables "
+             "and the kernel's integer arguments",
+         "compute it with arith ops from those (e.g. k % stages, (k / "
+         "stages) & 1)");
+    return false;
+  }
+
+  /// The constant value of `v`, or an error at `op` naming `what`.
+  std::optional<int64_t> known(Operation *op, Value v,
+                               const llvm::Twine &what) {
+    Scalar s = get(v);
+    if (!s.isConst()) {
+      cannotProve(op, what);
+      return std::nullopt;
+    }
+    return s.c;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Control flow
+  //===--------------------------------------------------------------------===//
+
+  /// Executes `block` except its terminator; stores the terminator's operand
+  /// values in `yielded` if given.
+  bool execBlock(Block &block, llvm::SmallVectorImpl<Scalar> *yielded) {
+    for (Operation &op : block) {
+      if (++steps > kMaxSteps) {
+        Operation *at = loops.empty() ? &op : loops.front().first;
+        fail(at->getLoc(),
+             "cannot prove the async protocol: the verifier executes at most " +
+                 llvm::Twine(kMaxSteps) +
+                 " operations per kernel and this one needs more",
+             "use a smaller constant trip count or split the loop");
+        return false;
+      }
+      if (op.hasTrait<OpTrait::IsTerminator>()) {
+        if (isa<func::ReturnOp>(op))
+          returnOp = &op;
+        if (yielded)
+          for (Value v : op.getOperands())
+            yielded->push_back(scalarWidth(v.getType()) ? get(v) : Scalar());
+        continue;
+      }
+      if (!exec(&op))
+        return false;
+    }
+    return true;
+  }
+
+  bool exec(Operation *op) {
+    if (auto forOp = dyn_cast<scf::ForOp>(op))
+      return execFor(forOp);
+    if (auto ifOp = dyn_cast<scf::IfOp>(op))
+      return execIf(ifOp);
+    if (isAsyncOp(op))
+      return execAsync(op);
+    if (op->getNumRegions() > 0 && containsAsyncOp(op)) {
+      fail(op->getLoc(),
+           "cannot prove the async protocol inside '" +
+               op->getName().getStringRef() + "'",
+           "the verifier follows scf.for and scf.if only");
+      return false;
+    }
+    evalScalar(op);
+    return true;
+  }
+
+  bool execFor(scf::ForOp forOp) {
+    std::optional<int64_t> lb =
+        known(forOp, forOp.getLowerBound(), "the lower bound of this loop");
+    if (!lb)
+      return false;
+    std::optional<int64_t> ub =
+        known(forOp, forOp.getUpperBound(), "the upper bound of this loop");
+    if (!ub)
+      return false;
+    std::optional<int64_t> step =
+        known(forOp, forOp.getStep(), "the step of this loop");
+    if (!step)
+      return false;
+    unsigned width = scalarWidth(forOp.getInductionVar().getType());
+    if (*step <= 0) {
+      fail(forOp.getLoc(),
+           "cannot prove the async protocol: the loop step " +
+               llvm::Twine(*step) + " is not positive",
+           "use a positive step");
+      return false;
+    }
+    bool isUnsigned = forOp.getUnsignedCmp();
+    auto less = [&](int64_t a, int64_t b) {
+      return isUnsigned ? asUnsigned(a, width) < asUnsigned(b, width) : a < b;
+    };
+    llvm::SmallVector<Scalar> iter;
+    for (Value v : forOp.getInitArgs())
+      iter.push_back(scalarWidth(v.getType()) ? get(v) : Scalar());
+    int64_t trip = 0, start = steps;
+    for (int64_t iv = *lb; less(iv, *ub); ++trip) {
+      env[forOp.getInductionVar()] = constant(iv);
+      for (auto [arg, val] : llvm::zip(forOp.getRegionIterArgs(), iter))
+        if (scalarWidth(arg.getType()))
+          env[arg] = val;
+      loops.push_back({forOp, iv});
+      llvm::SmallVector<Scalar> next;
+      bool ok = execBlock(*forOp.getBody(), &next);
+      loops.pop_back();
+      if (!ok)
+        return false;
+      iter = std::move(next);
+      int64_t nextIv = wrap(addWrap(iv, *step), width);
+      if (nextIv <= iv && !isUnsigned)
+        break; // signed overflow ends the loop
+      if (isUnsigned && asUnsigned(nextIv, width) <= asUnsigned(iv, width))
+        break;
+      iv = nextIv;
+    }
+    for (auto [res, val] : llvm::zip(forOp.getResults(), iter))
+      if (scalarWidth(res.getType()))
+        env[res] = val;
+    if (loops.empty()) {
+      lastTopLoop = forOp;
+      lastTopTrip = trip;
+      lastTopStart = start;
+    }
+    return true;
+  }
+
+  bool execIf(scf::IfOp ifOp) {
+    std::optional<int64_t> cond =
+        known(ifOp, ifOp.getCondition(), "the condition of this scf.if");
+    if (!cond)
+      return false;
+    Region &region = *cond ? ifOp.getThenRegion() : ifOp.getElseRegion();
+    if (region.empty())
+      return true;
+    llvm::SmallVector<Scalar> yielded;
+    if (!execBlock(region.front(), &yielded))
+      return false;
+    for (auto [res, val] : llvm::zip(ifOp.getResults(), yielded))
+      if (scalarWidth(res.getType()))
+        env[res] = val;
+    return true;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Integer arithmetic
+  //===--------------------------------------------------------------------===//
+
+  void evalScalar(Operation *op) {
+    if (op->getNumResults() != 1)
+      return; // results stay unevaluated: opaque on use
+    Value res = op->getResult(0);
+    unsigned w = scalarWidth(res.getType());
+    if (!w)
+      return;
+    if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+      if (auto ia = dyn_cast<IntegerAttr>(c.getValue()))
+        env[res] = constant(wrap(ia.getValue().getSExtValue(), w));
+      return;
+    }
+    auto operand = [&](unsigned i) { return get(op->getOperand(i)); };
+    auto setConst = [&](int64_t v) { env[res] = constant(wrap(v, w)); };
+    if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
+            arith::ExtUIOp, arith::TruncIOp>(op)) {
+      Scalar a = operand(0);
+      unsigned wa = scalarWidth(op->getOperand(0).getType());
+      if (!a.isConst())
+        env[res] = a; // linear forms ignore wrap-around
+      else if (isa<arith::ExtUIOp, arith::IndexCastUIOp>(op))
+        setConst(static_cast<int64_t>(asUnsigned(a.c, wa)));
+      else if (wa == 1)
+        setConst(a.c ? -1 : 0);
+      else
+        setConst(a.c);
+      return;
+    }
+    if (auto sel = dyn_cast<arith::SelectOp>(op)) {
+      Scalar c = get(sel.getCondition());
+      if (c.isConst()) {
+        env[res] = c.c ? get(sel.getTrueValue()) : get(sel.getFalseValue());
+        return;
+      }
+      Scalar t = get(sel.getTrueValue()), f = get(sel.getFalseValue());
+      Scalar d = linear(t, f, -1);
+      env[res] = d.isConst() && d.c == 0 ? t : fresh();
+      return;
+    }
+    if (op->getNumOperands() != 2) {
+      env[res] = fresh();
+      return;
+    }
+    Scalar a = operand(0), b = operand(1);
+    unsigned wa = scalarWidth(op->getOperand(0).getType());
+    // Linear forms: add, sub, mul by a constant.
+    if (isa<arith::AddIOp>(op)) {
+      Scalar r = linear(a, b, 1);
+      r.c = r.isConst() ? wrap(r.c, w) : r.c;
+      env[res] = r;
+      return;
+    }
+    if (isa<arith::SubIOp>(op)) {
+      Scalar r = linear(a, b, -1);
+      r.c = r.isConst() ? wrap(r.c, w) : r.c;
+      env[res] = r;
+      return;
+    }
+    if (isa<arith::MulIOp>(op)) {
+      if (a.isConst() || b.isConst()) {
+        Scalar r = a.isConst() ? scaled(b, a.c) : scaled(a, b.c);
+        r.c = r.isConst() ? wrap(r.c, w) : r.c;
+        env[res] = r;
+      } else {
+        env[res] = fresh();
+      }
+      return;
+    }
+    if (auto cmp = dyn_cast<arith::CmpIOp>(op)) {
+      Scalar d = linear(a, b, -1);
+      bool both = a.isConst() && b.isConst();
+      if (!both && !d.isConst()) {
+        env[res] = fresh();
+        return;
+      }
+      // Symbolic operands with a constant difference compare by it (signed).
+      int64_t x = both ? a.c : d.c, y = both ? b.c : 0;
+      uint64_t ux = asUnsigned(x, wa), uy = asUnsigned(y, wa);
+      bool v = false;
+      switch (cmp.getPredicate()) {
+      case arith::CmpIPredicate::eq:
+        v = x == y;
+        break;
+      case arith::CmpIPredicate::ne:
+        v = x != y;
+        break;
+      case arith::CmpIPredicate::slt:
+        v = x < y;
+        break;
+      case arith::CmpIPredicate::sle:
+        v = x <= y;
+        break;
+      case arith::CmpIPredicate::sgt:
+        v = x > y;
+        break;
+      case arith::CmpIPredicate::sge:
+        v = x >= y;
+        break;
+      case arith::CmpIPredicate::ult:
+        v = ux < uy;
+        break;
+      case arith::CmpIPredicate::ule:
+        v = ux <= uy;
+        break;
+      case arith::CmpIPredicate::ugt:
+        v = ux > uy;
+        break;
+      case arith::CmpIPredicate::uge:
+        v = ux >= uy;
+        break;
+      }
+      if (!both && (cmp.getPredicate() != arith::CmpIPredicate::eq &&
+                    cmp.getPredicate() != arith::CmpIPredicate::ne &&
+                    cmp.getPredicate() != arith::CmpIPredicate::slt &&
+                    cmp.getPredicate() != arith::CmpIPredicate::sle &&
+                    cmp.getPredicate() != arith::CmpIPredicate::sgt &&
+                    cmp.getPredicate() != arith::CmpIPredicate::sge)) {
+        env[res] = fresh(); // unsigned order of symbolic values is unknown
+        return;
+      }
+      setConst(v);
+      return;
+    }
+    if (!a.isConst() || !b.isConst()) {
+      env[res] = fresh();
+      return;
+    }
+    int64_t x = a.c, y = b.c;
+    uint64_t ux = asUnsigned(x, wa), uy = asUnsigned(y, wa);
+    bool divLike =
+        isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
+            arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(op);
+    if (divLike && y == 0) {
+      env[res] = fresh(); // undefined: any later use cannot be proven
+      return;
+    }
+    if (divLike && y == -1 && x == INT64_MIN) {
+      env[res] = fresh();
+      return;
+    }
+    if (isa<arith::DivSIOp>(op))
+      return setConst(x / y);
+    if (isa<arith::DivUIOp>(op))
+      return setConst(static_cast<int64_t>(ux / uy));
+    if (isa<arith::RemSIOp>(op))
+      return setConst(x % y);
+    if (isa<arith::RemUIOp>(op))
+      return setConst(static_cast<int64_t>(ux % uy));
+    if (isa<arith::CeilDivSIOp>(op))
+      return setConst(x / y + ((x % y != 0) && ((x < 0) == (y < 0))));
+    if (isa<arith::CeilDivUIOp>(op))
+      return setConst(static_cast<int64_t>(ux / uy + (ux % uy != 0)));
+    if (isa<arith::FloorDivSIOp>(op))
+      return setConst(x / y - ((x % y != 0) && ((x < 0) != (y < 0))));
+    if (isa<arith::AndIOp>(op))
+      return setConst(x & y);
+    if (isa<arith::OrIOp>(op))
+      return setConst(x | y);
+    if (isa<arith::XOrIOp>(op))
+      return setConst(x ^ y);
+    if (isa<arith::MaxSIOp>(op))
+      return setConst(std::max(x, y));
+    if (isa<arith::MinSIOp>(op))
+      return setConst(std::min(x, y));
+    if (isa<arith::MaxUIOp>(op))
+      return setConst(static_cast<int64_t>(std::max(ux, uy)));
+    if (isa<arith::MinUIOp>(op))
+      return setConst(static_cast<int64_t>(std::min(ux, uy)));
+    if (isa<arith::ShLIOp, arith::ShRSIOp, arith::ShRUIOp>(op)) {
+      if (uy >= wa) {
+        env[res] = fresh(); // poison
+        return;
+      }
+      if (isa<arith::ShLIOp>(op))
+        return setConst(static_cast<int64_t>(ux << uy));
+      if (isa<arith::ShRSIOp>(op))
+        return setConst(x >> uy);
+      return setConst(static_cast<int64_t>(ux >> uy));
+    }
+    env[res] = fresh();
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Barriers
+  //===--------------------------------------------------------------------===//
+
+  /// The barrier `bars[index]` of `op`, or null after reporting an error.
+  Barrier *barrierAt(Operation *op, Value bars, Value index) {
+    auto it = barriers.find(bars);
+    if (it == barriers.end()) {
+      fail(op->getLoc(),
+           "cannot prove the async protocol: this mbarrier array does not "
+           "come from a kcc.mbarrier_alloc executed before",
+           "use the result of kcc.mbarrier_alloc directly");
+      return nullptr;
+    }
+    std::optional<int64_t> i = known(op, index, "the barrier index");
+    if (!i)
+      return nullptr;
+    if (*i < 0 || *i >= static_cast<int64_t>(it->second.size())) {
+      fail(op->getLoc(),
+           "barrier index " + llvm::Twine(*i) + " is out of range for " +
+               llvm::Twine(it->second.size()) + " barriers",
+           "use an index in [0, " + llvm::Twine(it->second.size()) + ")");
+      return nullptr;
+    }
+    return &it->second[*i];
+  }
+
+  int64_t indexOf(Value bars, const Barrier *b) {
+    return b - barriers.find(bars)->second.data();
+  }
+
+  /// Checks that `b` is initialized, alive and (if `needFence`) fenced.
+  bool usable(Operation *op, Value bars, Barrier *b, bool needFence) {
+    std::string name = "barrier #" + std::to_string(indexOf(bars, b));
+    if (b->life == Barrier::Uninit) {
+      fail(op->getLoc(), "uses " + name + " before kcc.mbarrier_init",
+           "initialize it with kcc.mbarrier_init followed by "
+           "kcc.fence_mbarrier_init before any other use")
+          .notes.push_back({b->allocOp->getLoc(),
+                            "the barriers are allocated here, uninitialized"});
+      return false;
+    }
+    if (b->life == Barrier::Dead) {
+      fail(op->getLoc(),
+           "uses " + name + " after kcc.mbarrier_inval ended its life",
+           "move the kcc.mbarrier_inval after the last use, or initialize "
+           "the barrier again")
+          .notes.push_back({b->invalOp->getLoc(), "invalidated here"});
+      return false;
+    }
+    if (needFence && !b->fenced) {
+      fail(op->getLoc(),
+           "uses " + name +
+               " before kcc.fence_mbarrier_init made its initialization "
+               "visible",
+           "add kcc.fence_mbarrier_init after the last kcc.mbarrier_init")
+          .notes.push_back({b->initOp->getLoc(), "initialized here"});
+      return false;
+    }
+    return true;
+  }
+
+  /// The phase of `b` completes: every copy signaling it has landed.
+  void completePhase(Barrier &b) {
+    b.phase++;
+    b.cur = Phase();
+  }
+
+  bool arrive(Operation *op, Value bars, Value index, int64_t bytes) {
+    Barrier *b = barrierAt(op, bars, index);
+    if (!b || !usable(op, bars, b, /*needFence=*/true))
+      return false;
+    if (b->cur.arrivals >= b->count) {
+      if (b->cur.expected != b->cur.brought) {
+        fail(op->getLoc(),
+             "arrives on barrier #" + llvm::Twine(indexOf(bars, b)) +
+                 " whose phase " + llvm::Twine(b->phase) + " already has all " +
+                 llvm::Twine(b->count) +
+                 " arrivals and still waits for transaction bytes (expect_tx " +
+                 llvm::Twine(b->cur.expected) + " bytes, the copies bring " +
+                 llvm::Twine(b->cur.brought) + ")",
+             "wait for the phase before arriving again, or raise the "
+             "kcc.mbarrier_init count")
+            .notes.push_back(
+                {b->initOp->getLoc(),
+                 "count " + std::to_string(b->count) + " set here"});
+        return false;
+      }
+      // The hardware completes the phase by itself; this arrival opens the
+      // next one.
+      completePhase(*b);
+    }
+    b->cur.arrivals++;
+    b->cur.expected = addWrap(b->cur.expected, bytes);
+    b->cur.arms.push_back(op);
+    return true;
+  }
+
+  void addTxNotes(Diag &d, const Barrier &b) {
+    for (Operation *arm : b.cur.arms)
+      if (auto e = dyn_cast<kcc::MBarrierArriveExpectTxOp>(arm))
+        d.notes.push_back(
+            {arm->getLoc(),
+             "expects " + std::to_string(e.getBytes()) + " bytes here"});
+    for (Operation *l : b.cur.loads)
+      d.notes.push_back(
+          {l->getLoc(),
+           "this copy brings " +
+               std::to_string(
+                   cast<kcc::TmaLoadOp>(l).getMap().getType().getBoxBytes()) +
+               " bytes"});
+  }
+
+  bool wait(kcc::MBarrierWaitOp op) {
+    Value bars = op.getBars();
+    Barrier *b = barrierAt(op, bars, op.getIndex());
+    if (!b || !usable(op, bars, b, /*needFence=*/true))
+      return false;
+    std::optional<int64_t> parity = known(op, op.getParity(), "the parity");
+    if (!parity)
+      return false;
+    std::string name = "barrier #" + std::to_string(indexOf(bars, b));
+    if (*parity != 0 && *parity != 1) {
+      fail(op.getLoc(),
+           "waits for parity " + llvm::Twine(*parity) + " of " + name,
+           "a parity is 0 or 1: the phase number modulo 2");
+      return false;
+    }
+    int64_t curParity = b->phase & 1;
+    if (*parity != curParity) {
+      // try_wait.parity on the other parity names the previous phase, which
+      // is complete (or, in phase 0, counts as complete): it returns at once.
+      if (b->cur.touched()) {
+        Diag &d = fail(
+            op.getLoc(),
+            "wrong phase parity: waits for parity " + llvm::Twine(*parity) +
+                " but the pending phase " + llvm::Twine(b->phase) + " of " +
+                name + " has parity " + llvm::Twine(curParity) + "; parity " +
+                llvm::Twine(*parity) +
+                " names the previous phase, so the wait returns immediately "
+                "without waiting for this phase's arrivals and copies",
+            "wait with parity " + llvm::Twine(curParity) +
+                " (the phase number modulo 2; in a pipeline, (k / stages) "
+                "& 1)");
+        Operation *armedAt =
+            !b->cur.arms.empty() ? b->cur.arms.front() : b->cur.loads.front();
+        d.notes.push_back(
+            {armedAt->getLoc(), "the pending phase is armed here"});
+        return false;
+      }
+      if (b->phase == 0) {
+        fail(op.getLoc(),
+             "wrong phase parity: waits for parity 1 of " + name +
+                 ", which has not completed any phase: the wait returns "
+                 "immediately without waiting for anything",
+             "the first phase of a barrier has parity 0");
+        return false;
+      }
+      // Waiting again for the phase that just completed: returns at once.
+      b->observed = std::max(b->observed, b->phase - 1);
+      return true;
+    }
+    if (!b->cur.armed()) {
+      Diag &d =
+          fail(op.getLoc(),
+               "wait on a barrier with no pending arrival or expect: " + name +
+                   " is in phase " + llvm::Twine(b->phase) +
+                   " and nothing has arrived on it, so the wait never "
+                   "returns (a hang)",
+               "issue kcc.mbarrier_arrive_expect_tx (and the copies) "
+               "for this phase before waiting, or remove the wait");
+      for (Operation *l : b->cur.loads)
+        d.notes.push_back({l->getLoc(), "this copy signals " + name +
+                                            " but nothing expects its bytes"});
+      return false;
+    }
+    if (b->cur.expected != b->cur.brought) {
+      bool hang = b->cur.expected > b->cur.brought;
+      Diag &d = fail(
+          op.getLoc(),
+          "expect_tx " + llvm::Twine(b->cur.expected) +
+              " bytes but the copies signaling this barrier bring " +
+              llvm::Twine(b->cur.brought) + " (" + name + ", phase " +
+              llvm::Twine(b->phase) + "): " +
+              (hang ? "the phase never completes (a hang)"
+                    : "the phase may complete before every copy has landed "
+                      "(reads of data not yet written)"),
+          "make the kcc.mbarrier_arrive_expect_tx bytes equal the sum of the "
+          "box bytes of the kcc.tma_load ops that signal " +
+              name + " in this phase");
+      addTxNotes(d, *b);
+      return false;
+    }
+    if (b->cur.arrivals < b->count) {
+      fail(op.getLoc(),
+           "the phase this wait waits for never completes (a hang): " + name +
+               " has " + llvm::Twine(b->cur.arrivals) + " of " +
+               llvm::Twine(b->count) + " arrivals in phase " +
+               llvm::Twine(b->phase),
+           "arrive as many times per phase as the kcc.mbarrier_init count, or "
+           "lower the count")
+          .notes.push_back({b->initOp->getLoc(),
+                            "count " + std::to_string(b->count) + " set here"});
+      return false;
+    }
+    b->observed = b->phase;
+    completePhase(*b);
+    return true;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Stages
+  //===--------------------------------------------------------------------===//
+
+  Stage *stageAt(Operation *op, Value buf, Value index) {
+    auto it = stages.find(buf);
+    if (it == stages.end()) {
+      fail(op->getLoc(),
+           "cannot prove the async protocol: this shared-memory buffer does "
+           "not come from a kcc.smem_alloc executed before",
+           "use the result of kcc.smem_alloc directly");
+      return nullptr;
+    }
+    std::optional<int64_t> i = known(op, index, "the stage index");
+    if (!i)
+      return nullptr;
+    if (*i < 0 || *i >= static_cast<int64_t>(it->second.size())) {
+      fail(op->getLoc(),
+           "stage index " + llvm::Twine(*i) + " is out of range for " +
+               llvm::Twine(it->second.size()) + " stages",
+           "use an index in [0, " + llvm::Twine(it->second.size()) + ")");
+      return nullptr;
+    }
+    return &it->second[*i];
+  }
+
+  int64_t stageIndex(Value buf, const Stage *s) {
+    return s - stages.find(buf)->second.data();
+  }
+
+  /// A copy into `s` has landed once a wait observed its phase (or a later
+  /// one: phases complete in order).
+  bool landed(Stage &s) {
+    if (s.data != Stage::Async || s.landed)
+      return true;
+    auto it = barriers.find(s.bars);
+    if (it != barriers.end() && s.barIndex < (int64_t)it->second.size() &&
+        it->second[s.barIndex].observed >= s.phase)
+      s.landed = true;
+    return s.landed;
+  }
+
+  /// Checks that stage `s` may be overwritten by `op` (a tma_load or
+  /// smem_store).
+  bool writable(Operation *op, Value buf, Stage &s) {
+    std::string name = "stage " + std::to_string(stageIndex(buf, &s));
+    if (s.tmaReader) {
+      bool inOpen = llvm::any_of(
+          openGroup, [&](const BulkCopy &c) { return c.op == s.tmaReader; });
+      fail(op->getLoc(),
+           "writing " + name +
+               " while a kcc.tma_store is still reading it (its bulk "
+               "async-group has not been waited)",
+           inOpen ? "add kcc.bulk_commit_group and kcc.bulk_wait_group 0 read "
+                    "between the tma_store and this write"
+                  : "add kcc.bulk_wait_group N read (N = the groups allowed "
+                    "to stay in flight) before this write")
+          .notes.push_back({s.tmaReader->getLoc(), "the tma_store reading the "
+                                                   "stage"});
+      return false;
+    }
+    if (s.data == Stage::Async && !landed(s)) {
+      fail(op->getLoc(),
+           "overwriting a stage before its consumers released it: " + name +
+               " still has a kcc.tma_load in flight (no wait has completed "
+               "barrier #" +
+               llvm::Twine(s.barIndex) + " phase " + llvm::Twine(s.phase) + ")",
+           "wait for the earlier copy, read the stage and release it with "
+           "kcc.cta_barrier before writing it again")
+          .notes.push_back(
+              {s.writer->getLoc(), "the earlier copy into the stage"});
+      return false;
+    }
+    if (s.reader) {
+      fail(op->getLoc(),
+           "overwriting a stage before its consumers released it: no "
+           "kcc.cta_barrier after the last kcc.smem_load of " +
+               name,
+           "add kcc.cta_barrier after the last read of the stage")
+          .notes.push_back({s.reader->getLoc(), "the last read of the stage"});
+      return false;
+    }
+    if (s.data == Stage::Async && !s.consumed) {
+      fail(op->getLoc(),
+           "overwriting a stage before its consumers released it: the data "
+           "loaded into " +
+               name + " was never read",
+           "read the stage (kcc.smem_load or kcc.tma_store) before writing it "
+           "again, or check the stage index")
+          .notes.push_back({s.writer->getLoc(), "the unread copy"});
+      return false;
+    }
+    return true;
+  }
+
+  /// Checks that `op` may read stage `s` (smem_load or tma_store).
+  bool readable(Operation *op, Value buf, Stage &s) {
+    std::string name = "stage " + std::to_string(stageIndex(buf, &s));
+    if (s.data == Stage::None) {
+      fail(op->getLoc(),
+           "reads " + name +
+               ", which holds no data (nothing was loaded or "
+               "stored into it)",
+           "load or store the stage first, or check the stage index");
+      return false;
+    }
+    if (s.data == Stage::Async && !landed(s)) {
+      fail(op->getLoc(),
+           "reading a stage before its barrier phase completed: " + name +
+               " is filled by a kcc.tma_load that signals barrier #" +
+               llvm::Twine(s.barIndex) + " in phase " + llvm::Twine(s.phase) +
+               ", and no kcc.mbarrier_wait has observed that phase",
+           "add kcc.mbarrier_wait on barrier #" + llvm::Twine(s.barIndex) +
+               ", parity " + llvm::Twine(s.phase & 1) + " before the read")
+          .notes.push_back({s.writer->getLoc(), "the copy into the stage"});
+      return false;
+    }
+    return true;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Bulk copies
+  //===--------------------------------------------------------------------===//
+
+  /// Whether the boxes of `a` and `b` (same map) overlap; nullopt if unknown.
+  std::optional<bool> overlap(const BulkCopy &a, const BulkCopy &b) {
+    auto box = cast<kcc::TensorMapType>(a.map.getType()).getBox();
+    bool unknown = false;
+    for (size_t d = 0;
+         d < box.size() && d < a.coords.size() && d < b.coords.size(); ++d) {
+      Scalar diff = linear(a.coords[d], b.coords[d], -1);
+      if (!diff.isConst())
+        unknown = true;
+      else if (diff.c >= box[d] || diff.c <= -box[d])
+        return false; // disjoint along this dimension
+    }
+    if (unknown)
+      return std::nullopt;
+    return true;
+  }
+
+  bool checkOverlap(const BulkCopy &copy, const BulkCopy &other,
+                    const llvm::Twine &problem, const llvm::Twine &advice,
+                    const char *noteText) {
+    if (copy.map != other.map)
+      return true;
+    std::optional<bool> o = overlap(copy, other);
+    if (o && !*o)
+      return true;
+    if (!o)
+      fail(copy.op->getLoc(),
+           "cannot prove the async protocol: the boxes of this copy and an "
+           "un-completed kcc.tma_store to the same tensor map may overlap "
+           "(their coordinates do not differ by a constant)",
+           advice)
+          .notes.push_back({other.op->getLoc(), noteText});
+    else
+      fail(copy.op->getLoc(), problem, advice)
+          .notes.push_back({other.op->getLoc(), noteText});
+    return false;
+  }
+
+  BulkCopy bulkCopy(Operation *op, Value map, ValueRange coords) {
+    BulkCopy c{op, map, {}, Value(), 0};
+    for (Value v : coords)
+      c.coords.push_back(get(v));
+    return c;
+  }
+
+  bool tmaLoad(kcc::TmaLoadOp op) {
+    Stage *s = stageAt(op, op.getDst(), op.getStage());
+    if (!s)
+      return false;
+    Barrier *b = barrierAt(op, op.getBars(), op.getIndex());
+    if (!b || !usable(op, op.getBars(), b, /*needFence=*/true))
+      return false;
+    if (!writable(op, op.getDst(), *s))
+      return false;
+    BulkCopy copy = bulkCopy(op, op.getMap(), op.getCoords());
+    for (const BulkCopy &st : openGroup)
+      if (!checkOverlap(copy, st,
+                        "relying on order inside one bulk async-group: this "
+                        "kcc.tma_load reads a box that a kcc.tma_store of the "
+                        "current, uncommitted group writes",
+                        "commit the group and wait for it with "
+                        "kcc.bulk_wait_group 0 (without read) before the load",
+                        "the tma_store writing the box"))
+        return false;
+    for (const auto &group : committed)
+      for (const BulkCopy &st : group)
+        if (!checkOverlap(copy, st,
+                          "this kcc.tma_load reads a box that a kcc.tma_store "
+                          "writes whose bulk async-group has not completed",
+                          "add kcc.bulk_wait_group 0 (without read) before "
+                          "the load",
+                          "the tma_store writing the box"))
+          return false;
+    for (const BulkCopy &st : unfinished)
+      if (!checkOverlap(copy, st,
+                        "this kcc.tma_load reads a box that a kcc.tma_store "
+                        "writes, and `bulk_wait_group ... read` only waited "
+                        "for the store's source reads, not its writes",
+                        "wait with kcc.bulk_wait_group 0 without read before "
+                        "the load",
+                        "the tma_store writing the box"))
+        return false;
+    *s = Stage();
+    s->data = Stage::Async;
+    s->writer = op;
+    s->bars = op.getBars();
+    s->barIndex = indexOf(op.getBars(), b);
+    s->phase = b->phase;
+    s->issuedAt = steps;
+    b->cur.brought =
+        addWrap(b->cur.brought, op.getMap().getType().getBoxBytes());
+    b->cur.loads.push_back(op);
+    return true;
+  }
+
+  bool tmaStore(kcc::TmaStoreOp op) {
+    Stage *s = stageAt(op, op.getSrc(), op.getStage());
+    if (!s || !readable(op, op.getSrc(), *s))
+      return false;
+    std::string name = "stage " + std::to_string(stageIndex(op.getSrc(), s));
+    if (s->data == Stage::Generic && !s->fenced) {
+      fail(op.getLoc(),
+           "kcc.tma_store reads " + name +
+               " through the async proxy, but the kcc.smem_store that wrote "
+               "it (generic proxy) is not followed by kcc.fence_proxy_async",
+           "add kcc.fence_proxy_async and then kcc.cta_barrier between the "
+           "kcc.smem_store and the kcc.tma_store")
+          .notes.push_back({s->writer->getLoc(), "the generic-proxy write"});
+      return false;
+    }
+    if (s->data == Stage::Generic && !s->fencedSynced) {
+      fail(op.getLoc(),
+           "kcc.tma_store reads " + name +
+               " but no kcc.cta_barrier follows the kcc.fence_proxy_async "
+               "after its kcc.smem_store: other threads' writes may not be "
+               "fenced yet",
+           "add kcc.cta_barrier after kcc.fence_proxy_async")
+          .notes.push_back({s->writer->getLoc(), "the generic-proxy write"});
+      return false;
+    }
+    BulkCopy copy = bulkCopy(op, op.getMap(), op.getCoords());
+    copy.src = op.getSrc();
+    copy.stage = stageIndex(op.getSrc(), s);
+    for (const BulkCopy &st : openGroup)
+      if (!checkOverlap(copy, st,
+                        "relying on order inside one bulk async-group: this "
+                        "kcc.tma_store and an earlier one of the same group "
+                        "write overlapping boxes of the same tensor map",
+                        "commit the earlier store's group and wait for it "
+                        "(kcc.bulk_commit_group; kcc.bulk_wait_group 0) "
+                        "before this store",
+                        "the earlier tma_store"))
+        return false;
+    s->consumed = true;
+    s->tmaReader = op;
+    openGroup.push_back(std::move(copy));
+    return true;
+  }
+
+  void releaseGroup(std::vector<BulkCopy> &group, bool readOnly) {
+    for (BulkCopy &c : group) {
+      auto it = stages.find(c.src);
+      if (it != stages.end() && c.stage < (int64_t)it->second.size() &&
+          it->second[c.stage].tmaReader == c.op)
+        it->second[c.stage].tmaReader = nullptr;
+      if (readOnly)
+        unfinished.push_back(c);
+    }
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Dispatch of async ops
+  //===--------------------------------------------------------------------===//
+
+  bool execAsync(Operation *op) {
+    if (isa<kcc::MBarrierAllocOp, kcc::SmemAllocOp>(op)) {
+      unsigned n = 0;
+      if (auto a = dyn_cast<kcc::MBarrierAllocOp>(op))
+        n = a.getType().getCount();
+      else
+        n = cast<kcc::SmemAllocOp>(op).getType().getStages();
+      if (n > kMaxResources) {
+        fail(op->getLoc(),
+             "cannot prove the async protocol: the verifier tracks at most " +
+                 llvm::Twine(kMaxResources) +
+                 " barriers or stages per "
+                 "allocation, this one has " +
+                 llvm::Twine(n),
+             "allocate fewer barriers or stages");
+        return false;
+      }
+    }
+    if (auto alloc = dyn_cast<kcc::MBarrierAllocOp>(op)) {
+      auto &v = barriers[alloc.getResult()];
+      v.assign(alloc.getType().getCount(), Barrier());
+      for (Barrier &b : v)
+        b.allocOp = op;
+      return true;
+    }
+    if (auto alloc = dyn_cast<kcc::SmemAllocOp>(op)) {
+      stages[alloc.getResult()].assign(alloc.getType().getStages(), Stage());
+      return true;
+    }
+    if (auto init = dyn_cast<kcc::MBarrierInitOp>(op)) {
+      Barrier *b = barrierAt(op, init.getBars(), init.getIndex());
+      if (!b)
+        return false;
+      if (b->life == Barrier::Live) {
+        fail(op->getLoc(),
+             "initializes barrier #" + llvm::Twine(indexOf(init.getBars(), b)) +
+                 " twice without kcc.mbarrier_inval",
+             "re-initializing a live barrier is undefined behavior: drop this "
+             "init, or end the barrier's life with kcc.mbarrier_inval first")
+            .notes.push_back({b->initOp->getLoc(), "first initialized here"});
+        return false;
+      }
+      Operation *allocOp = b->allocOp;
+      *b = Barrier();
+      b->allocOp = allocOp;
+      b->life = Barrier::Live;
+      b->initOp = op;
+      b->count = init.getCount();
+      return true;
+    }
+    if (isa<kcc::FenceMBarrierInitOp>(op)) {
+      for (auto &entry : barriers)
+        for (Barrier &b : entry.second)
+          if (b.life == Barrier::Live)
+            b.fenced = true;
+      return true;
+    }
+    if (auto e = dyn_cast<kcc::MBarrierArriveExpectTxOp>(op))
+      return arrive(op, e.getBars(), e.getIndex(),
+                    static_cast<int64_t>(e.getBytes()));
+    if (auto a = dyn_cast<kcc::MBarrierArriveOp>(op))
+      return arrive(op, a.getBars(), a.getIndex(), 0);
+    if (auto w = dyn_cast<kcc::MBarrierWaitOp>(op))
+      return wait(w);
+    if (auto inval = dyn_cast<kcc::MBarrierInvalOp>(op)) {
+      Barrier *b = barrierAt(op, inval.getBars(), inval.getIndex());
+      if (!b || !usable(op, inval.getBars(), b, /*needFence=*/false))
+        return false;
+      int64_t idx = indexOf(inval.getBars(), b);
+      for (auto &entry : stages)
+        for (Stage &s : entry.second)
+          if (s.data == Stage::Async && s.bars == inval.getBars() &&
+              s.barIndex == idx && !landed(s)) {
+            fail(op->getLoc(),
+                 "invalidates barrier #" + llvm::Twine(idx) +
+                     " while a kcc.tma_load signaling it is still in flight",
+                 "wait for the copy before kcc.mbarrier_inval")
+                .notes.push_back({s.writer->getLoc(), "the copy in flight"});
+            return false;
+          }
+      b->life = Barrier::Dead;
+      b->invalOp = op;
+      return true;
+    }
+    if (auto load = dyn_cast<kcc::TmaLoadOp>(op))
+      return tmaLoad(load);
+    if (auto store = dyn_cast<kcc::TmaStoreOp>(op))
+      return tmaStore(store);
+    if (isa<kcc::BulkCommitGroupOp>(op)) {
+      committed.push_back(std::move(openGroup));
+      openGroup.clear();
+      return true;
+    }
+    if (auto w = dyn_cast<kcc::BulkWaitGroupOp>(op)) {
+      while (committed.size() > w.getPending()) {
+        releaseGroup(committed.front(), w.getRead());
+        committed.pop_front();
+      }
+      // Groups waited earlier with `read` are older than every group still
+      // counted, so a wait without `read` completes their writes too.
+      if (!w.getRead())
+        unfinished.clear();
+      return true;
+    }
+    if (isa<kcc::FenceProxyAsyncOp>(op)) {
+      for (auto &entry : stages)
+        for (Stage &s : entry.second)
+          if (s.data == Stage::Generic)
+            s.fenced = true;
+      return true;
+    }
+    if (isa<kcc::CtaBarrierOp>(op)) {
+      for (auto &entry : stages)
+        for (Stage &s : entry.second) {
+          s.reader = nullptr;
+          if (s.data == Stage::Generic) {
+            s.synced = true;
+            s.fencedSynced = s.fencedSynced || s.fenced;
+          }
+        }
+      return true;
+    }
+    if (auto load = dyn_cast<kcc::SmemLoadOp>(op)) {
+      Stage *s = stageAt(op, load.getSrc(), load.getStage());
+      if (!s || !readable(op, load.getSrc(), *s))
+        return false;
+      if (s->data == Stage::Generic && !s->synced) {
+        fail(op->getLoc(),
+             "reads stage " + llvm::Twine(stageIndex(load.getSrc(), s)) +
+                 " written by other threads' kcc.smem_store without a "
+                 "kcc.cta_barrier in between",
+             "add kcc.cta_barrier between the store and the load")
+            .notes.push_back({s->writer->getLoc(), "the write"});
+        return false;
+      }
+      s->consumed = true;
+      s->reader = op;
+      return true;
+    }
+    if (auto store = dyn_cast<kcc::SmemStoreOp>(op)) {
+      Stage *s = stageAt(op, store.getDst(), store.getStage());
+      if (!s || !writable(op, store.getDst(), *s))
+        return false;
+      *s = Stage();
+      s->data = Stage::Generic;
+      s->writer = op;
+      return true;
+    }
+    return true;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Kernel exit
+  //===--------------------------------------------------------------------===//
+
+  bool checkExit() {
+    Location end = returnOp ? returnOp->getLoc() : func.getLoc();
+    if (!openGroup.empty()) {
+      fail(openGroup.front().op->getLoc(),
+           "the kernel ends with this kcc.tma_store in an uncommitted bulk "
+           "async-group: its shared-memory source may be released at exit "
+           "while it is still being read",
+           "add kcc.bulk_commit_group and kcc.bulk_wait_group 0 read before "
+           "the end")
+          .notes.push_back({end, "the kernel ends here"});
+      return false;
+    }
+    for (const auto &group : committed)
+      if (!group.empty()) {
+        fail(group.front().op->getLoc(),
+             "the kernel ends before the bulk async-group of this "
+             "kcc.tma_store is waited: its shared-memory source may be "
+             "released at exit while it is still being read",
+             "add kcc.bulk_wait_group 0 read before the end")
+            .notes.push_back({end, "the kernel ends here"});
+        return false;
+      }
+    for (auto &entry : stages)
+      for (Stage &s : entry.second) {
+        if (s.data != Stage::Async || landed(s))
+          continue;
+        auto smem = cast<kcc::SmemType>(entry.first.getType());
+        std::string problem =
+            "the kernel ends while this kcc.tma_load into stage " +
+            std::to_string(stageIndex(entry.first, &s)) +
+            " is still in flight: no wait completes barrier #" +
+            std::to_string(s.barIndex) + " phase " + std::to_string(s.phase);
+        std::string advice = "wait for every copy that is issued";
+        // A copy issued before the last loop, outside it: a prologue load
+        // that the loop did not run long enough to consume.
+        bool prologue = lastTopLoop && s.issuedAt < lastTopStart &&
+                        !lastTopLoop->isAncestor(s.writer) &&
+                        smem.getStages() > 1;
+        if (prologue) {
+          problem += "; the loop runs " + std::to_string(lastTopTrip) +
+                     " iteration(s), fewer than the pipeline depth " +
+                     std::to_string(smem.getStages());
+          advice = "guard each prologue load (and its expect_tx) with scf.if "
+                   "on the trip count, so a short loop does not leave stages "
+                   "in flight";
+        }
+        Diag &d = fail(s.writer->getLoc(), problem, advice);
+        if (prologue)
+          d.notes.push_back({lastTopLoop->getLoc(), "the pipelined loop"});
+        d.notes.push_back({end, "the kernel ends here"});
+        return false;
+      }
+    return true;
+  }
+};
+
+//===----------------------------------------------------------------------===//
+// Argument choices
+//===----------------------------------------------------------------------===//
+
+/// Integer function arguments that reach a control use: loop bounds, scf.if
+/// conditions, and the barrier index / stage index / parity of async ops.
+llvm::SetVector<BlockArgument>
+controlArguments(func::FuncOp func, llvm::SmallVector<int64_t> &divisors) {
+  llvm::SmallVector<Value> work;
+  func.walk([&](Operation *op) {
+    if (auto f = dyn_cast<scf::ForOp>(op))
+      work.append({f.getLowerBound(), f.getUpperBound(), f.getStep()});
+    else if (auto i = dyn_cast<scf::IfOp>(op))
+      work.push_back(i.getCondition());
+    else if (auto w = dyn_cast<kcc::MBarrierWaitOp>(op))
+      work.append({w.getIndex(), w.getParity()});
+    else if (auto l = dyn_cast<kcc::TmaLoadOp>(op))
+      work.append({l.getStage(), l.getIndex()});
+    else if (auto s = dyn_cast<kcc::TmaStoreOp>(op))
+      work.push_back(s.getStage());
+    else if (auto s = dyn_cast<kcc::SmemLoadOp>(op))
+      work.push_back(s.getStage());
+    else if (auto s = dyn_cast<kcc::SmemStoreOp>(op))
+      work.push_back(s.getStage());
+    else if (isa<kcc::MBarrierInitOp, kcc::MBarrierArriveOp,
+                 kcc::MBarrierArriveExpectTxOp, kcc::MBarrierInvalOp>(op))
+      work.push_back(op->getOperand(1));
+  });
+  llvm::DenseSet<Value> seen;
+  llvm::SetVector<BlockArgument> args;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!v || !seen.insert(v).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      Operation *owner = arg.getOwner()->getParentOp();
+      if (owner == func.getOperation()) {
+        if (scalarWidth(arg.getType()))
+          args.insert(arg);
+      } else if (auto f = dyn_cast<scf::ForOp>(owner)) {
+        if (arg == f.getInductionVar()) {
+          work.append({f.getLowerBound(), f.getStep()});
+        } else {
+          unsigned i = arg.getArgNumber() - 1;
+          work.push_back(f.getInitArgs()[i]);
+          work.push_back(f.getBody()->getTerminator()->getOperand(i));
+        }
+      }
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (auto f = dyn_cast<scf::ForOp>(def)) {
+      unsigned i = cast<OpResult>(v).getResultNumber();
+      work.push_back(f.getInitArgs()[i]);
+      work.push_back(f.getBody()->getTerminator()->getOperand(i));
+      continue;
+    }
+    if (auto i = dyn_cast<scf::IfOp>(def)) {
+      unsigned n = cast<OpResult>(v).getResultNumber();
+      work.push_back(i.getCondition());
+      for (Region *r : {&i.getThenRegion(), &i.getElseRegion()})
+        if (!r->empty())
+          work.push_back(r->front().getTerminator()->getOperand(n));
+      continue;
+    }
+    if (isa<arith::DivSIOp, arith::DivUIOp, arith::CeilDivSIOp,
+            arith::CeilDivUIOp, arith::FloorDivSIOp>(def))
+      if (auto c = def->getOperand(1).getDefiningOp<arith::ConstantOp>())
+        if (auto ia = dyn_cast<IntegerAttr>(c.getValue()))
+          if (ia.getInt() > 1 && !llvm::is_contained(divisors, ia.getInt()))
+            divisors.push_back(ia.getInt());
+    for (Value operand : def->getOperands())
+      work.push_back(operand);
+  }
+  return args;
+}
+
+std::string argName(func::FuncOp func, BlockArgument arg) {
+  auto names = func->getAttrOfType<ArrayAttr>(kcc::KccDialect::kArgNamesAttr);
+  if (names && names.size() == func.getNumArguments())
+    if (auto s = dyn_cast<StringAttr>(names[arg.getArgNumber()]))
+      return s.getValue().str();
+  return "argument #" + std::to_string(arg.getArgNumber());
+}
+
+/// Representative values of one control argument.
+llvm::SmallVector<int64_t> representatives(func::FuncOp func, BlockArgument arg,
+                                           int64_t depth,
+                                           ArrayRef<int64_t> divisors,
+                                           int64_t large) {
+  int64_t unit = 1;
+  if (auto d = func.getArgAttrOfType<IntegerAttr>(
+          arg.getArgNumber(), kcc::KccDialect::kDivisibilityAttr))
+    unit = std::max<int64_t>(1, d.getInt());
+  llvm::SmallVector<int64_t> values;
+  auto add = [&](int64_t v) {
+    v = wrap(v, scalarWidth(arg.getType()));
+    if (!llvm::is_contained(values, v))
+      values.push_back(v);
+  };
+  for (int64_t t = 0; t <= 2 * depth + 2; ++t)
+    add(mulWrap(t, unit));
+  add(mulWrap(large, unit));
+  // Sizes divided into tiles: cover trip counts 0 .. 2*depth+2 of the tiles
+  // too (exact multiples and one more element).
+  for (int64_t d : divisors)
+    if (d % unit == 0)
+      for (int64_t t = 0; t <= 2 * depth + 2; ++t) {
+        add(mulWrap(t, d));
+        add(addWrap(mulWrap(t, d), unit));
+      }
+  return values;
+}
+
+struct VerifyAsyncProtocol
+    : kcc::impl::KccVerifyAsyncProtocolBase<VerifyAsyncProtocol> {
+  void runOnOperation() override {
+    bool ok = true;
+    getOperation().walk([&](func::FuncOp func) {
+      if (!func.isExternal() && containsAsyncOp(func))
+        ok &= verify(func);
+    });
+    if (!ok)
+      signalPassFailure();
+  }
+
+  bool verify(func::FuncOp func) {
+    int64_t depth = 1;
+    func.walk([&](kcc::SmemAllocOp a) {
+      depth = std::max<int64_t>(depth, a.getType().getStages());
+    });
+    depth = std::min<int64_t>(depth, 16); // bounds the number of choices
+    llvm::SmallVector<int64_t> divisors;
+    llvm::SetVector<BlockArgument> args = controlArguments(func, divisors);
+    if (divisors.size() > 3)
+      divisors.resize(3);
+    int64_t large = 8 * std::lcm<int64_t>(depth, 2) + 3;
+    llvm::SmallVector<llvm::SmallVector<int64_t>> values;
+    llvm::SmallVector<int64_t> largeValues;
+    for (BlockArgument a : args) {
+      values.push_back(representatives(func, a, depth, divisors, large));
+      largeValues.push_back(values.back()[std::min<size_t>(
+          2 * depth + 3, values.back().size() - 1)]);
+    }
+
+    // The choices: the full cross product when small enough, else every
+    // argument varied alone with the others at the large value.
+    std::vector<llvm::SmallVector<int64_t>> choices;
+    size_t product = 1;
+    for (auto &v : values)
+      product = std::min<size_t>(product * v.size(), kMaxCombinations + 1);
+    if (product <= kMaxCombinations) {
+      llvm::SmallVector<int64_t> cur(values.size());
+      std::function<void(size_t)> rec = [&](size_t i) {
+        if (i == values.size()) {
+          choices.push_back(cur);
+          return;
+        }
+        for (int64_t v : values[i]) {
+          cur[i] = v;
+          rec(i + 1);
+        }
+      };
+      rec(0);
+    } else {
+      for (size_t i = 0; i < values.size(); ++i)
+        for (int64_t v : values[i]) {
+          llvm::SmallVector<int64_t> cur(values.size());
+          for (size_t j = 0; j < values.size(); ++j)
+            cur[j] = j == i ? v : largeValues[j];
+          choices.push_back(cur);
+        }
+    }
+
+    std::optional<Diag> first;
+    llvm::SmallVector<int64_t> firstChoice;
+    size_t failures = 0;
+    for (const auto &choice : choices) {
+      llvm::DenseMap<Value, int64_t> bound;
+      for (auto [a, v] : llvm::zip(args, choice))
+        bound[a] = v;
+      Interp interp(func, bound);
+      if (interp.run())
+        continue;
+      ++failures;
+      if (!first) {
+        first = interp.diag;
+        firstChoice = choice;
+      }
+    }
+    if (!first)
+      return true;
+
+    std::string with;
+    if (failures < choices.size()) {
+      llvm::raw_string_ostream os(with);
+      os << " (with ";
+      for (size_t i = 0; i < args.size(); ++i)
+        os << (i ? ", " : "") << argName(func, args[i]) << " = "
+           << firstChoice[i];
+      os << ")";
+    }
+    InFlightDiagnostic d = emitError(first->loc)
+                           << first->problem << with << "; " << first->advice;
+    for (auto &[loc, text] : first->notes)
+      d.attachNote(loc) << text;
+    return false;
+  }
+};
+
+} // namespace
