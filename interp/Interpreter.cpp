@@ -415,22 +415,18 @@ private:
                     .str());
   }
 
-  bool load(LoadOp o) {
-    const Val &p = get(o.getPtr());
-    const Val *mask = o.getMask() ? &get(o.getMask()) : nullptr;
-    const Val *other = o.getOther() ? &get(o.getOther()) : nullptr;
-    Val r;
-    if (!make(o, o.getType(), r))
-      return false;
+  /// Reads the element behind pointer i of `p` into r[i] where `on(i)`;
+  /// calls `off(i)` for the others. Out-of-bounds reads are located errors.
+  bool gather(Operation *o, const Val &p, llvm::function_ref<bool(int64_t)> on,
+              llvm::function_ref<void(int64_t)> off, Val &r,
+              const char *what) {
     bool f = isFloat(r.elem.dtype);
     for (int64_t i = 0; i < r.size; ++i) {
-      if (mask && mask->ints[i] == 0) {
-        // Masked-off lanes: `other`, else zero (what the lowering uses).
-        if (other)
-          copyElem(*other, i, r, i);
+      if (!on(i)) {
+        off(i);
         continue;
       }
-      if (!checkAccess(o, p, i, "load"))
+      if (!checkAccess(o, p, i, what))
         return false;
       const Buffer &b = buffers[p.bufs[i]];
       const uint8_t *base = b.array.data.data();
@@ -439,19 +435,17 @@ private:
       else
         r.ints[i] = loadIntElement(base, b.array.dtype, p.ints[i]);
     }
-    set(o.getResult(), std::move(r));
     return true;
   }
 
-  bool store(StoreOp o) {
-    const Val &p = get(o.getPtr());
-    const Val &v = get(o.getValue());
-    const Val *mask = o.getMask() ? &get(o.getMask()) : nullptr;
+  /// Writes v[i] behind pointer i of `p` where `on(i)`.
+  bool scatter(Operation *o, const Val &p, llvm::function_ref<bool(int64_t)> on,
+               const Val &v, const char *what) {
     bool f = isFloat(v.elem.dtype);
     for (int64_t i = 0; i < p.size; ++i) {
-      if (mask && mask->ints[i] == 0)
+      if (!on(i))
         continue;
-      if (!checkAccess(o, p, i, "store"))
+      if (!checkAccess(o, p, i, what))
         return false;
       Buffer &b = buffers[p.bufs[i]];
       uint8_t *base = b.array.data.data();
@@ -461,6 +455,34 @@ private:
         storeIntElement(base, b.array.dtype, p.ints[i], v.ints[i]);
     }
     return true;
+  }
+
+  bool load(LoadOp o) {
+    const Val &p = get(o.getPtr());
+    const Val *mask = o.getMask() ? &get(o.getMask()) : nullptr;
+    const Val *other = o.getOther() ? &get(o.getOther()) : nullptr;
+    Val r;
+    if (!make(o, o.getType(), r))
+      return false;
+    // Masked-off lanes: `other`, else zero (what the lowering uses).
+    if (!gather(
+            o, p, [&](int64_t i) { return !mask || mask->ints[i] != 0; },
+            [&](int64_t i) {
+              if (other)
+                copyElem(*other, i, r, i);
+            },
+            r, "load"))
+      return false;
+    set(o.getResult(), std::move(r));
+    return true;
+  }
+
+  bool store(StoreOp o) {
+    const Val *mask = o.getMask() ? &get(o.getMask()) : nullptr;
+    return scatter(
+        o, get(o.getPtr()),
+        [&](int64_t i) { return !mask || mask->ints[i] != 0; },
+        get(o.getValue()), "store");
   }
 
   /// Pointers to the elements of the tile `shape` at block `coords` of a
@@ -502,22 +524,14 @@ private:
         !make(o, type, r))
       return false;
     const Val *other = o.getOther() ? &get(o.getOther()) : nullptr;
-    bool f = isFloat(r.elem.dtype);
-    for (int64_t i = 0; i < r.size; ++i) {
-      if (!inside[i]) {
-        if (other)
-          copyElem(*other, 0, r, i);
-        continue;
-      }
-      if (!checkAccess(o, p, i, "load_tile"))
-        return false;
-      const Buffer &b = buffers[p.bufs[i]];
-      const uint8_t *base = b.array.data.data();
-      if (f)
-        r.floats[i] = loadFloatElement(base, b.array.dtype, p.ints[i]);
-      else
-        r.ints[i] = loadIntElement(base, b.array.dtype, p.ints[i]);
-    }
+    if (!gather(
+            o, p, [&](int64_t i) { return bool(inside[i]); },
+            [&](int64_t i) {
+              if (other)
+                copyElem(*other, 0, r, i);
+            },
+            r, "load_tile"))
+      return false;
     set(o.getResult(), std::move(r));
     return true;
   }
@@ -529,21 +543,9 @@ private:
     if (!tileAddresses(o, o.getBase(), o.getDims(), o.getStrides(),
                        o.getCoords(), type.getShape(), p, inside))
       return false;
-    const Val &v = get(o.getValue());
-    bool f = isFloat(v.elem.dtype);
-    for (int64_t i = 0; i < p.size; ++i) {
-      if (!inside[i])
-        continue;
-      if (!checkAccess(o, p, i, "store_tile"))
-        return false;
-      Buffer &b = buffers[p.bufs[i]];
-      uint8_t *base = b.array.data.data();
-      if (f)
-        storeFloatElement(base, b.array.dtype, p.ints[i], v.floats[i]);
-      else
-        storeIntElement(base, b.array.dtype, p.ints[i], v.ints[i]);
-    }
-    return true;
+    return scatter(
+        o, p, [&](int64_t i) { return bool(inside[i]); }, get(o.getValue()),
+        "store_tile");
   }
 
   bool reduce(ReduceOp o) {
