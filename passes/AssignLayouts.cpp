@@ -48,6 +48,21 @@ namespace kcc {
 
 namespace {
 
+/// Where to report a problem with `op`: its own location, or, for ops that
+/// canonicalization created or merged without one (constants hoisted to the
+/// function entry), the first user that has one, else the kernel's.
+Location sourceLocOf(Operation *op) {
+  auto located = [](Location loc) { return !isa<UnknownLoc>(loc); };
+  if (located(op->getLoc()))
+    return op->getLoc();
+  for (Operation *user : op->getUsers())
+    if (located(user->getLoc()))
+      return user->getLoc();
+  if (auto func = op->getParentOfType<func::FuncOp>())
+    return func.getLoc();
+  return op->getLoc();
+}
+
 /// What bounds the vector width of one tile load/store. Every limit is a
 /// power of two, counted in elements.
 struct AccessLimits {
@@ -271,7 +286,8 @@ LogicalResult AssignLayouts::runOnKernel(func::FuncOp func) {
       int64_t perThread = (n / vec + threads - 1) / threads * vec;
       if (perThread <= int64_t(maxElemsPerThread))
         continue;
-      op->emitError() << "a tile of " << tensor.getNumElements()
+      mlir::emitError(sourceLocOf(op))
+                      << "a tile of " << tensor.getNumElements()
                       << " elements needs " << perThread
                       << " registers per thread with " << threads
                       << " threads, more than the " << unsigned(maxElemsPerThread)
