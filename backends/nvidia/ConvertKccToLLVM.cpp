@@ -528,6 +528,20 @@ static Value allOf(OpBuilder &b, Location loc, ArrayRef<Value> bits) {
   return all;
 }
 
+/// The address (i64) of register `i` of the access chunk that starts at
+/// register `g`: the access width makes a chunk's elements consecutive, so it
+/// is ptrs[g] plus the element offset. Deriving it from ptrs[g] leaves the
+/// other registers' address arithmetic dead, which matters for ragged chunks
+/// (their per-element fallback would otherwise keep every address live).
+static Value chunkAddress(OpBuilder &b, Location loc, ArrayRef<Value> ptrs,
+                          unsigned g, unsigned i, unsigned bytes) {
+  if (i == g)
+    return ptrs[g];
+  return arith::AddIOp::create(
+      b, loc, ptrs[g],
+      arith::ConstantOp::create(b, loc, b.getI64IntegerAttr((i - g) * bytes)));
+}
+
 static Value toGlobalPtr(OpBuilder &b, Location loc, Value i64, unsigned as) {
   return LLVM::IntToPtrOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), as), i64);
@@ -612,7 +626,8 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
         SmallVector<Value> fb;
         for (unsigned i = p; i < p + piece; ++i)
           fb.push_back(fallbackOf(i));
-        Value addr = toGlobalPtr(rewriter, loc, ptrs[p], as);
+        Value addr = toGlobalPtr(
+            rewriter, loc, chunkAddress(rewriter, loc, ptrs, g, p, bytes), as);
         auto piecesVals = emitLoad(addr, piece, cond, fb);
         vals.append(piecesVals.begin(), piecesVals.end());
       }
@@ -638,8 +653,11 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
       rewriter.setInsertionPointToStart(ifOp.elseBlock());
       SmallVector<Value> vals;
       for (unsigned i = g; i < g + k; ++i)
-        vals.push_back(emitLoad(toGlobalPtr(rewriter, loc, ptrs[i], as), 1,
-                                masks[i], {fallbackOf(i)})[0]);
+        vals.push_back(
+            emitLoad(toGlobalPtr(rewriter, loc,
+                                 chunkAddress(rewriter, loc, ptrs, g, i, bytes),
+                                 as),
+                     1, masks[i], {fallbackOf(i)})[0]);
       scf::YieldOp::create(rewriter, loc, vals);
       rewriter.setInsertionPointAfter(ifOp);
       result.append(ifOp.getResults().begin(), ifOp.getResults().end());
@@ -691,9 +709,10 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
     if (adaptor.getMask())
       masks = unpack(rewriter, loc, adaptor.getMask());
     Value owner = ownerPred(rewriter, loc, l, tid);
-    // Stores registers [p, p+n) as one access at ptrs[p].
-    auto storePiece = [&](OpBuilder &b, unsigned p, unsigned n) {
-      Value addr = toGlobalPtr(b, loc, ptrs[p], as);
+    // Stores registers [p, p+n) of the chunk starting at g as one access.
+    auto storePiece = [&](OpBuilder &b, unsigned g, unsigned p, unsigned n) {
+      Value addr = toGlobalPtr(b, loc, chunkAddress(b, loc, ptrs, g, p, bytes),
+                               as);
       SmallVector<Value> sv;
       for (unsigned i = p; i < p + n; ++i)
         sv.push_back(toStorage(b, loc, vals[i]));
@@ -707,7 +726,7 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
         Value cond = andCond(owner, masks.empty() ? Value() : masks[g]);
         for (unsigned p = g; p < g + k; p += piece)
           emitIf(rewriter, loc, cond,
-                 [&](OpBuilder &b) { storePiece(b, p, piece); });
+                 [&](OpBuilder &b) { storePiece(b, g, p, piece); });
         continue;
       }
       // Ragged chunk: vector stores when all k lanes are on, else per element.
@@ -718,11 +737,11 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
       rewriter.setInsertionPointToStart(ifOp.thenBlock());
       for (unsigned p = g; p < g + k; p += piece)
         emitIf(rewriter, loc, owner,
-               [&](OpBuilder &b) { storePiece(b, p, piece); });
+               [&](OpBuilder &b) { storePiece(b, g, p, piece); });
       rewriter.setInsertionPointToStart(ifOp.elseBlock());
       for (unsigned i = g; i < g + k; ++i)
         emitIf(rewriter, loc, andCond(owner, masks[i]),
-               [&](OpBuilder &b) { storePiece(b, i, 1); });
+               [&](OpBuilder &b) { storePiece(b, g, i, 1); });
       rewriter.setInsertionPointAfter(ifOp);
     }
     rewriter.eraseOp(op);
