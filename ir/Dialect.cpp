@@ -149,6 +149,17 @@ LogicalResult KccDialect::verifyRegionArgAttribute(Operation *op,
       return op->emitError() << kDivisibilityAttr << " must be positive";
     return success();
   }
+  if (attr.getName() == kTensorMapOfAttr) {
+    auto index = dyn_cast<IntegerAttr>(attr.getValue());
+    Region &region = op->getRegion(regionIndex);
+    if (!isa<TensorMapType>(argType) || !index || index.getInt() < 0 ||
+        index.getInt() >= int64_t(region.getNumArguments()) ||
+        !isa<PtrType>(region.getArgument(index.getInt()).getType()))
+      return op->emitError()
+             << kTensorMapOfAttr
+             << " applies to tensormap arguments and names a pointer argument";
+    return success();
+  }
   if (attr.getName() == kTensorRankAttr) {
     auto rank = dyn_cast<IntegerAttr>(attr.getValue());
     if (!isa<PtrType>(argType) || !rank || rank.getInt() < 1 ||
@@ -196,6 +207,14 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
     return success(isa<UnitAttr>(attr.getValue()));
   if (name == kTileAccessAttr)
     return success(isa<StringAttr>(attr.getValue()));
+  if (name == kSmemPaddingAttr) {
+    auto pad = dyn_cast<DenseI32ArrayAttr>(attr.getValue());
+    if (!pad || pad.size() != 2 || pad[0] <= 0 || pad[1] < 0)
+      return op->emitError() << kSmemPaddingAttr
+                             << " must be array<i32: every, pad> with every > 0 "
+                                "and pad >= 0";
+    return success();
+  }
   if (name == kBaseNameAttr || name == kTargetAttr)
     return success(isa<StringAttr>(attr.getValue()));
   return op->emitError() << "unknown kcc attribute " << name;

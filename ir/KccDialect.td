@@ -50,6 +50,14 @@ def Kcc_Dialect : Dialect {
     // On the base pointer argument of a tensor parameter: its rank; the
     // sizes and strides follow it as i32 arguments.
     static constexpr ::llvm::StringLiteral kTensorRankAttr = "kcc.tensor_rank";
+    // On a !kcc.tensormap argument: the index of the base-pointer argument of
+    // the tensor parameter it maps (the launch stub encodes it from that
+    // tensor's base, sizes and strides).
+    static constexpr ::llvm::StringLiteral kTensorMapOfAttr = "kcc.tensor_map_of";
+    // On an op that moves a tile through shared memory: [every, pad], insert
+    // `pad` elements after every `every` elements of the buffer (chosen with
+    // the target's bank model: backends/nvidia/ChooseSharedLayouts.cpp).
+    static constexpr ::llvm::StringLiteral kSmemPaddingAttr = "kcc.smem_padding";
     // On a load/store expanded from load_tile/store_tile: why it is not a
     // TMA copy (for --report).
     static constexpr ::llvm::StringLiteral kTileAccessAttr = "kcc.tile_access";

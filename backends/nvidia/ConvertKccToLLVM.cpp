@@ -202,6 +202,27 @@ SmallVector<Value> kcc::nvidia::delinearize(OpBuilder &b, Location loc,
   return multi;
 }
 
+SmemPadding kcc::nvidia::smemPaddingOf(Operation *op) {
+  SmemPadding p;
+  if (auto a = op->getAttrOfType<DenseI32ArrayAttr>(KccDialect::kSmemPaddingAttr)) {
+    p.every = a[0];
+    p.pad = a[1];
+  }
+  return p;
+}
+
+Value kcc::nvidia::padIndex(OpBuilder &b, Location loc, Value flat,
+                            const SmemPadding &padding) {
+  if (padding.none())
+    return flat;
+  Type t = flat.getType();
+  Value rows = arith::DivUIOp::create(b, loc, flat,
+                                      intConst(b, loc, t, padding.every));
+  Value extra =
+      arith::MulIOp::create(b, loc, rows, intConst(b, loc, t, padding.pad));
+  return arith::AddIOp::create(b, loc, flat, extra);
+}
+
 /// Writes a tile (converted vector `src` with layout `sl`) to shared memory
 /// (owners only), then reads back the element `mapFlat(dstFlat)` for every
 /// register of the destination layout. Barriers before the write (earlier
@@ -216,12 +237,13 @@ static Value relayoutThroughSmem(const TargetOps &ops, OpBuilder &b,
   Value base = smemBase(b, loc, op);
   auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), 3);
   Value tid = ops.threadId(b, loc);
+  SmemPadding padding = smemPaddingOf(op);
   ops.barrier(b, loc);
   SmallVector<Value> regs = unpack(b, loc, src);
   Value sBase = threadBase(b, loc, sl, tid);
   emitIf(b, loc, ownerPred(b, loc, sl, tid), [&](OpBuilder &ib) {
     for (unsigned r = 0; r < sl.regs; ++r) {
-      Value flat = flatIndex(ib, loc, sl, sBase, r);
+      Value flat = padIndex(ib, loc, flatIndex(ib, loc, sl, sBase, r), padding);
       Value addr = LLVM::GEPOp::create(ib, loc, ptr3, st, base, flat);
       LLVM::StoreOp::create(ib, loc, toStorage(ib, loc, regs[r]), addr, bytes);
     }
@@ -230,7 +252,8 @@ static Value relayoutThroughSmem(const TargetOps &ops, OpBuilder &b,
   Value dBase = threadBase(b, loc, dl, tid);
   SmallVector<Value> out;
   for (unsigned r = 0; r < dl.regs; ++r) {
-    Value sflat = mapFlat(flatIndex(b, loc, dl, dBase, r));
+    Value sflat = padIndex(b, loc, mapFlat(flatIndex(b, loc, dl, dBase, r)),
+                           padding);
     Value addr = LLVM::GEPOp::create(b, loc, ptr3, st, base, sflat);
     Value v = LLVM::LoadOp::create(b, loc, st, addr, bytes);
     out.push_back(fromStorage(b, loc, v, elem));
@@ -238,7 +261,8 @@ static Value relayoutThroughSmem(const TargetOps &ops, OpBuilder &b,
   return buildVector(b, loc, out);
 }
 
-int64_t kcc::nvidia::smemBytesFor(Operation *op) {
+/// Shared-memory bytes of one op, before the padding of relayouts.
+static int64_t unpaddedSmemBytes(Operation *op) {
   if (auto bc = dyn_cast<BroadcastOp>(op)) {
     auto src = bc.getSrc().getType();
     if (src.getNumElements() == 1 ||
@@ -264,6 +288,16 @@ int64_t kcc::nvidia::smemBytesFor(Operation *op) {
     return src.getNumElements() * storageBytes(src.getElementType());
   }
   return 0;
+}
+
+int64_t kcc::nvidia::smemBytesFor(Operation *op) {
+  int64_t bytes = unpaddedSmemBytes(op);
+  SmemPadding padding = smemPaddingOf(op);
+  if (bytes == 0 || padding.none())
+    return bytes;
+  auto src = cast<RankedTensorType>(op->getOperand(0).getType());
+  unsigned elem = storageBytes(src.getElementType());
+  return padding.elements(bytes / elem) * elem;
 }
 
 //===----------------------------------------------------------------------===//

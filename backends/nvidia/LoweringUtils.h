@@ -12,6 +12,7 @@
 #ifndef KCC_BACKENDS_NVIDIA_LOWERINGUTILS_H
 #define KCC_BACKENDS_NVIDIA_LOWERINGUTILS_H
 
+#include "backends/nvidia/SharedAccesses.h"
 #include "ir/Dialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -140,6 +141,12 @@ mlir::Value linearize(mlir::OpBuilder &b, mlir::Location loc,
 llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b,
                                            mlir::Location loc, mlir::Value flat,
                                            llvm::ArrayRef<int64_t> shape);
+
+/// The padding an op's kcc.smem_padding asks for (none without it).
+SmemPadding smemPaddingOf(mlir::Operation *op);
+/// index() on an i32 flat index in the lowering.
+mlir::Value padIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value flat,
+                     const SmemPadding &padding);
 
 /// Shared-memory bytes needed by one op (0 if none).
 int64_t smemBytesFor(mlir::Operation *op);

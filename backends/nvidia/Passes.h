@@ -9,12 +9,20 @@
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Pass/Pass.h"
 
+namespace kcc {
+struct BankGeometry;
+} // namespace kcc
+
 namespace kcc::nvidia {
 #define GEN_PASS_DECL
 #include "backends/nvidia/Passes.h.inc"
 
 #define GEN_PASS_REGISTRATION
 #include "backends/nvidia/Passes.h.inc"
+
+/// kcc-choose-shared-layouts with a target model's bank geometry.
+std::unique_ptr<mlir::Pass>
+createChooseSharedLayouts(const BankGeometry &geometry);
 
 /// registerKccNVIDIAPasses(): every pass of this folder plus the
 /// `kcc-lower-to-llvm` pipeline (for kcc-opt).

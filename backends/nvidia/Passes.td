@@ -31,4 +31,22 @@ def ConvertKccToLLVM : Pass<"kcc-convert-to-llvm", "mlir::ModuleOp"> {
                            "::mlir::arith::ArithDialect"];
 }
 
+def ChooseSharedLayouts : Pass<"kcc-choose-shared-layouts", "mlir::ModuleOp"> {
+  let summary = "Pad the shared-memory buffers of relayouts with the target's "
+                "bank model";
+  let description = [{
+    Layout IR -> layout IR. For each op that moves a tile through shared
+    memory (broadcast, expand_dims, reshape between layouts, trans), tries
+    paddings of 4, 8 and 16 bytes after every source row or every bank sweep,
+    counts the shared-memory wavefronts of the lowering's accesses under the
+    bank model, and records the cheapest in `kcc.smem_padding` (nothing when
+    no padding helps). kcc uses the target model's geometry; from kcc-opt,
+    `vendor` picks the built-in NVIDIA or AMD (gfx942 LDS) geometry.
+  }];
+  let options = [
+    Option<"vendor", "vendor", "std::string", /*default=*/"\"nvidia\"",
+           "Bank geometry when none is given: nvidia or amd">
+  ];
+}
+
 #endif // KCC_NVIDIA_PASSES_TD

@@ -63,37 +63,48 @@ void perRegister(std::vector<SharedAccess> &out, Operation *op,
 /// destination layout at mapFlat(destination flat index).
 template <typename MapFn>
 void relayout(std::vector<SharedAccess> &out, Operation *op,
-              RankedTensorType src, RankedTensorType dst, MapFn mapFlat) {
+              RankedTensorType src, RankedTensorType dst,
+              const SmemPadding &padding, MapFn mapFlat) {
   TileLayout sl = TileLayout::get(src), dl = TileLayout::get(dst);
   unsigned bytes = storageBytes(src.getElementType());
   perRegister(out, op, "relayout store", true, bytes, sl, sl.regs,
-              [&](unsigned t, unsigned r) { return flatOf(sl, t, r, true); });
+              [&](unsigned t, unsigned r) -> std::optional<int64_t> {
+                std::optional<int64_t> f = flatOf(sl, t, r, true);
+                if (!f)
+                  return std::nullopt;
+                return padding.index(*f);
+              });
   perRegister(out, op, "relayout load", false, bytes, dl, dl.regs,
               [&](unsigned t, unsigned r) -> std::optional<int64_t> {
-                return mapFlat(*flatOf(dl, t, r, false));
+                return padding.index(mapFlat(*flatOf(dl, t, r, false)));
               });
 }
 } // namespace
 
-std::vector<SharedAccess> kcc::nvidia::describeSharedAccesses(Operation *op) {
+std::vector<SharedAccess>
+kcc::nvidia::describeSharedAccesses(Operation *op,
+                                    std::optional<SmemPadding> override) {
   std::vector<SharedAccess> out;
   if (smemBytesFor(op) == 0)
     return out;
+  SmemPadding padding = override ? *override : smemPaddingOf(op);
   if (auto bc = dyn_cast<BroadcastOp>(op)) {
     ArrayRef<int64_t> sshape = bc.getSrc().getType().getShape();
     ArrayRef<int64_t> dshape = bc.getType().getShape();
-    relayout(out, op, bc.getSrc().getType(), bc.getType(), [&](int64_t f) {
+    relayout(out, op, bc.getSrc().getType(), bc.getType(), padding,
+             [&](int64_t f) {
       return multiToIndex(indexToMulti(f, dshape), sshape);
     });
   } else if (isa<ExpandDimsOp, ReshapeOp>(op)) {
     auto src = cast<RankedTensorType>(op->getOperand(0).getType());
     auto dst = cast<RankedTensorType>(op->getResult(0).getType());
     if (src.getEncoding() != dst.getEncoding())
-      relayout(out, op, src, dst, [](int64_t f) { return f; });
+      relayout(out, op, src, dst, padding, [](int64_t f) { return f; });
   } else if (auto tr = dyn_cast<TransOp>(op)) {
     ArrayRef<int64_t> sshape = tr.getSrc().getType().getShape();
     ArrayRef<int64_t> dshape = tr.getType().getShape();
-    relayout(out, op, tr.getSrc().getType(), tr.getType(), [&](int64_t f) {
+    relayout(out, op, tr.getSrc().getType(), tr.getType(), padding,
+             [&](int64_t f) {
       SmallVector<int64_t> ij = indexToMulti(f, dshape);
       return multiToIndex({ij[1], ij[0]}, sshape);
     });

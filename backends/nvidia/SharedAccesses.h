@@ -32,9 +32,22 @@ struct SharedAccess {
   std::vector<std::vector<std::optional<uint64_t>>> warps;
 };
 
+/// Padding of a shared-memory buffer: `pad` elements after every `every`
+/// elements (kcc.smem_padding), which shifts later rows across the banks.
+struct SmemPadding {
+  int64_t every = 1, pad = 0;
+  bool none() const { return pad == 0; }
+  /// Buffer position of flat element g.
+  int64_t index(int64_t g) const { return g + g / every * pad; }
+  /// Buffer elements for n flat elements.
+  int64_t elements(int64_t n) const { return n == 0 ? 0 : index(n - 1) + 1; }
+};
 /// The shared-memory instructions the lowering emits for `op` (none when it
-/// needs no shared memory). `op` must be in layout IR.
-std::vector<SharedAccess> describeSharedAccesses(mlir::Operation *op);
+/// needs no shared memory). `op` must be in layout IR. `padding` replaces
+/// the op's kcc.smem_padding (to evaluate a candidate layout).
+std::vector<SharedAccess>
+describeSharedAccesses(mlir::Operation *op,
+                       std::optional<SmemPadding> padding = std::nullopt);
 
 } // namespace kcc::nvidia
 

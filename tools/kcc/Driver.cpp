@@ -19,6 +19,7 @@
 #include "frontend/Frontend.h"
 #include "ir/Dialect.h"
 #include "passes/Passes.h"
+#include "targets/BankConflicts.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -314,6 +315,9 @@ private:
       pm.enableTiming(passScope);
       buildLayoutPipeline(pm, target, options.numWarps,
                           options.report != ReportKind::None);
+      // Shared buffers laid out with the target's bank model (before the
+      // report, which shows the conflicts of what will be emitted).
+      pm.addPass(nvidia::createChooseSharedLayouts(bankGeometry(target)));
       // The pass's access-width remarks feed the report, not the terminal.
       std::vector<Report::Remark> remarks;
       mlir::ScopedDiagnosticHandler remarkHandler(
