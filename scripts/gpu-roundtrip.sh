@@ -74,11 +74,22 @@ remote)
   cmake --build "$build" -j > "$out/build.log" 2>&1 || { cat "$out/build.log"; exit 1; }
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/device.txt"
   status=0
-  "$build/kcc-gpu-tests" 2>&1 | tee "$out/gpu-tests.log" || status=1
-  compute-sanitizer --tool memcheck --error-exitcode 3 "$build/kcc-gpu-tests" --quick \
-    > "$out/memcheck.log" 2>&1 || status=1
+  # A watchdog around every GPU run: a kernel that hangs (a barrier nobody
+  # arrives at) fails the run with a message instead of stalling it.
+  watch() { # seconds name command...
+    local secs=$1 name=$2; shift 2
+    timeout --kill-after=10 "$secs" "$@"
+    local rc=$?
+    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+      echo "FAIL $name: no result after ${secs}s (hang?); killed by the watchdog" >&2
+    fi
+    return $rc
+  }
+  watch 300 kcc-gpu-tests "$build/kcc-gpu-tests" 2>&1 | tee "$out/gpu-tests.log" || status=1
+  watch 600 memcheck compute-sanitizer --tool memcheck --error-exitcode 3 \
+    "$build/kcc-gpu-tests" --quick > "$out/memcheck.log" 2>&1 || status=1
   tail -n 3 "$out/memcheck.log"
-  python3 bench/run_membound.py --kcc-bench "$build/kcc-membound-bench" \
+  watch 600 membound python3 bench/run_membound.py --kcc-bench "$build/kcc-membound-bench" \
     --out "$out/membound.md" || status=1
   exit $status
   ;;
