@@ -14,6 +14,8 @@ config.substitutions.append(("%kernels", os.path.join(config.kcc_src_root, "kern
 config.substitutions.append(("%cuda", config.cuda_path))
 config.substitutions.append(("%kcc_runtime_include", os.path.join(config.kcc_src_root, "runtime", "include")))
 config.substitutions.append(("%kcc_runtime_lib", os.path.join(config.kcc_obj_root, "runtime", "libkcc_runtime.a")))
+# The stand-in libcuda.so.1 of the runtime's tests (runtime/tests/FakeCuda.cpp).
+config.substitutions.append(("%kcc_fake_cuda", os.path.join(config.kcc_obj_root, "runtime", "libkcc_runtime_fake_cuda.so")))
 config.environment["CUDA_PATH"] = config.cuda_path
 
 # kcc's tools first, then LLVM's unversioned tools, then the usual PATH

@@ -26,9 +26,20 @@ unsigned scalarKindBytes(ScalarKind kind);
 struct ParamInfo {
   std::string name;          // source name; stubs use it as the C++ name
   bool isPointer = false;
-  ScalarKind elem = ScalarKind::I32; // pointee for pointers, else the type
+  ScalarKind elem = ScalarKind::I32; // pointee for pointers, else the type;
+                                     // the element type for tensor maps
   unsigned align = 0;        // align(N) fact in bytes, 0 if none
   int64_t divisibility = 0;  // multiple_of(N) fact, 0 if none
+  // The base pointer of a tensor parameter (kcc.tensor_rank): its rank. The
+  // next `tensorRank` params are its sizes, then `tensorRank - 1` strides.
+  unsigned tensorRank = 0;
+  // A TMA tensor map (!kcc.tensormap, after the user parameters): not part of
+  // the stubs' signatures; the stub encodes it at launch from the tensor
+  // whose base pointer is param `tensorBase` (kcc.tensor_map_of).
+  bool isTensorMap = false;
+  unsigned tensorBase = 0;
+  std::vector<int64_t> box; // box shape, outermost first
+  unsigned swizzle = 0;     // swizzle span in bytes: 0, 32, 64 or 128
 };
 
 struct ConstantValue {

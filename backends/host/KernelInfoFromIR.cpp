@@ -78,6 +78,22 @@ bool host::collectKernelInfo(mlir::ModuleOp tileIR, ModuleInfo &info) {
       if (auto ptr = mlir::dyn_cast<PtrType>(type)) {
         p.isPointer = true;
         type = ptr.getPointeeType();
+        if (auto r = func.getArgAttrOfType<mlir::IntegerAttr>(
+                i, KccDialect::kTensorRankAttr))
+          p.tensorRank = r.getInt();
+      } else if (auto map = mlir::dyn_cast<TensorMapType>(type)) {
+        auto of = func.getArgAttrOfType<mlir::IntegerAttr>(
+            i, KccDialect::kTensorMapOfAttr);
+        if (!of) {
+          func.emitError("internal error: tensor map argument '")
+              << p.name << "' lacks " << KccDialect::kTensorMapOfAttr;
+          return false;
+        }
+        p.isTensorMap = true;
+        p.tensorBase = of.getInt();
+        p.box.assign(map.getBox().begin(), map.getBox().end());
+        p.swizzle = map.getSwizzle();
+        type = map.getElementType();
       }
       std::optional<ScalarKind> kind = scalarKindOf(type);
       if (!kind) {

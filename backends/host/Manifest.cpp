@@ -8,10 +8,25 @@
 using namespace kcc::host;
 namespace json = llvm::json;
 
-static json::Object paramJson(const ParamInfo &p) {
+static json::Object paramJson(const Specialization &s, const ParamInfo &p) {
   json::Object o{{"name", p.name},
-                 {"kind", p.isPointer ? "pointer" : "scalar"},
+                 {"kind", p.isTensorMap ? "tensormap"
+                          : p.isPointer ? "pointer"
+                                        : "scalar"},
                  {"type", scalarKindName(p.elem)}};
+  if (p.tensorRank)
+    o["tensor_rank"] = p.tensorRank;
+  if (p.isTensorMap) {
+    // Encoded by the launch stub (not a user argument): for tools that launch
+    // kernels themselves.
+    o["tensor"] = p.tensorBase < s.params.size() ? s.params[p.tensorBase].name
+                                                 : std::string("?");
+    json::Array box;
+    for (int64_t b : p.box)
+      box.push_back(b);
+    o["box"] = std::move(box);
+    o["swizzle"] = p.swizzle;
+  }
   if (p.align)
     o["align"] = p.align;
   if (p.divisibility)
@@ -45,7 +60,7 @@ std::string kcc::host::emitManifest(const ModuleInfo &module,
       }
       json::Array params, builds, grid;
       for (const ParamInfo &p : s.params)
-        params.push_back(paramJson(p));
+        params.push_back(paramJson(s, p));
       for (const TargetBuild &b : s.builds)
         builds.push_back(buildJson(b));
       for (const std::string &g : s.grid)

@@ -437,11 +437,14 @@ Dispatcher planDispatcher(const KernelInfo &k) {
     }
     for (size_t i = 0; i < s.params.size(); ++i) {
       const ParamInfo &a = s.params[i], &b = first.params[i];
-      if (a.name != b.name || a.isPointer != b.isPointer) {
+      if (a.name != b.name || a.isPointer != b.isPointer ||
+          a.isTensorMap != b.isTensorMap) {
         d.whyNot = "its specializations have different parameters";
         return d;
       }
-      if (!a.isPointer && a.elem != b.elem) {
+      // Tensor maps are not arguments of the dispatcher: each typed function
+      // encodes its own.
+      if (!a.isPointer && !a.isTensorMap && a.elem != b.elem) {
         d.whyNot = std::string("parameter '") + a.name + "' has type " +
                    scalarKindName(b.elem) + " in " + first.symbol + " but " +
                    scalarKindName(a.elem) + " in " + s.symbol +
@@ -473,6 +476,68 @@ Dispatcher planDispatcher(const KernelInfo &k) {
   }
   d.possible = true;
   return d;
+}
+
+/// Checks that tensor map `p` of `s` describes a tensor parameter of `s` the
+/// stub can encode it from, and that `vendor` has tensor maps at all.
+bool checkTensorMap(const Specialization &s, const ParamInfo &p,
+                    const Vendor &vendor, std::string &error) {
+  std::string what = "internal error: tensor map parameter '" +
+                     commentText(p.name) + "' of " + s.symbol;
+  if (vendor.amd) {
+    // The frontend adds tensor maps only for NVIDIA's TMA; a HIP stub
+    // cannot encode one, and dropping it would shift the kernel's arguments.
+    error = what + ": AMD targets have no TMA tensor maps, so the HIP launch "
+                   "stubs cannot pass it";
+    return false;
+  }
+  if (p.tensorBase >= s.params.size()) {
+    error = what + " maps parameter #" + std::to_string(p.tensorBase) +
+            ", which does not exist";
+    return false;
+  }
+  const ParamInfo &base = s.params[p.tensorBase];
+  unsigned rank = base.tensorRank;
+  if (!base.isPointer || base.isTensorMap || rank == 0 ||
+      p.tensorBase + 2 * rank > s.params.size()) {
+    error = what + " maps '" + commentText(base.name) +
+            "', which is not the base pointer of a tensor parameter";
+    return false;
+  }
+  for (unsigned i = 1; i < 2 * rank; ++i) {
+    const ParamInfo &q = s.params[p.tensorBase + i];
+    if (q.isPointer || q.isTensorMap || !isIntegerKind(q.elem)) {
+      error = what + ": size or stride '" + commentText(q.name) +
+              "' of tensor '" + commentText(base.name) +
+              "' is not an integer parameter";
+      return false;
+    }
+  }
+  if (p.elem != base.elem) {
+    error = what + " has element type " + scalarKindName(p.elem) +
+            " but tensor '" + commentText(base.name) + "' has " +
+            scalarKindName(base.elem);
+    return false;
+  }
+  if (p.box.size() != rank) {
+    error = what + " has a box of rank " + std::to_string(p.box.size()) +
+            " but tensor '" + commentText(base.name) + "' has rank " +
+            std::to_string(rank);
+    return false;
+  }
+  for (int64_t b : p.box)
+    if (b < 1 || b > 256) {
+      error = what + " has box side " + std::to_string(b) +
+              ", outside TMA's 1..256";
+      return false;
+    }
+  if (p.swizzle != 0 && p.swizzle != 32 && p.swizzle != 64 &&
+      p.swizzle != 128) {
+    error = what + " has swizzle " + std::to_string(p.swizzle) +
+            ", not 0, 32, 64 or 128 bytes";
+    return false;
+  }
+  return true;
 }
 
 bool plan(const ModuleInfo &m, const Vendor &vendor,
@@ -551,6 +616,19 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
       }
       names.clear();
       for (const ParamInfo &p : s.params) {
+        if (p.isTensorMap) {
+          if (!checkTensorMap(s, p, vendor, error)) {
+            culpritKernel = k.name;
+            culpritName = p.name;
+            return false;
+          }
+          if (!names.insert(p.name).second) {
+            error = "kernel '" + k.name + "' has two parameters named '" +
+                    p.name + "'";
+            return false;
+          }
+          continue; // not a C++ name: the stubs encode it, users never see it
+        }
         if (!checkName(p.name, "parameter", k.name))
           return false;
         if (!validKind(p.elem)) {
@@ -628,23 +706,43 @@ std::string docComment(const KernelInfo &k, const SpecPlan &sp) {
     builds += (builds.empty() ? "" : ", ") + std::to_string(b->threads) + " (" +
               b->target + ")";
   out += wrapComment("///", "Threads per block: " + builds + ".", 2);
+  std::string maps;
+  for (const ParamInfo &p : s.params) {
+    if (!p.isTensorMap)
+      continue;
+    std::string box;
+    for (int64_t b : p.box)
+      box += (box.empty() ? "" : ", ") + std::to_string(b);
+    maps += (maps.empty() ? "" : ", ") + s.params[p.tensorBase].name +
+            " (box [" + box + "], swizzle " + std::to_string(p.swizzle) + ")";
+  }
+  if (!maps.empty())
+    out += wrapComment("///",
+                       "TMA tensor maps, encoded at launch on sm_90 and "
+                       "newer: " +
+                           maps + ".",
+                       2);
   return out;
 }
 
 std::vector<std::string> typedParams(const Specialization &s) {
   std::vector<std::string> out;
   for (const ParamInfo &p : s.params)
-    out.push_back(cxxParam(p));
+    if (!p.isTensorMap)
+      out.push_back(cxxParam(p));
   return out;
 }
 
 std::vector<std::string> dispatcherParams(const KernelPlan &kp) {
   const Specialization &first = kp.kernel->specializations.front();
   std::vector<std::string> out = {"const " + kp.kernel->name + "_spec &spec"};
-  for (size_t i = 0; i < first.params.size(); ++i)
+  for (size_t i = 0; i < first.params.size(); ++i) {
+    if (first.params[i].isTensorMap)
+      continue;
     out.push_back(kp.dispatcher.pointerIsVoid[i]
                       ? "void *" + first.params[i].name
                       : cxxParam(first.params[i]));
+  }
   return out;
 }
 
@@ -730,7 +828,8 @@ std::string emitHeader(const std::vector<KernelPlan> &plans,
     for (const SpecPlan &sp : kp.specs) {
       std::vector<std::string> params;
       for (const ParamInfo &p : sp.spec->params)
-        params.push_back(cParam(p));
+        if (!p.isTensorMap)
+          params.push_back(cParam(p));
       params.push_back("struct " + stream + " *stream");
       h += wrapCall("", "kcc_status_code kcc_" + sp.spec->symbol + "(", params,
                     ");");
@@ -858,12 +957,55 @@ std::string emitSource(const ModuleInfo &m,
       std::vector<std::string> gargs = sp.gridParams;
       gargs.push_back("grid");
       c += wrapCall("  ", "kcc_impl::grid_" + s.symbol + "(", gargs, ");");
+      // TMA tensor maps: encoded here (after the grid, so an empty tensor
+      // can be told apart from an empty launch), passed by address.
+      std::vector<std::string> mapVars(s.params.size());
+      for (size_t i = 0, n = 0; i < s.params.size(); ++i) {
+        const ParamInfo &p = s.params[i];
+        if (!p.isTensorMap)
+          continue;
+        const ParamInfo &base = s.params[p.tensorBase];
+        unsigned rank = base.tensorRank;
+        mapVars[i] = "kcc_map" + std::to_string(n++);
+        c += "  kcc::rt::TensorMap " + mapVars[i] + "; // " +
+             commentText(p.name) + "\n";
+        c += "  {\n";
+        std::vector<std::string> dims, strides, box;
+        for (unsigned d = 0; d < rank; ++d)
+          dims.push_back(s.params[p.tensorBase + 1 + d].name);
+        for (unsigned d = 0; d + 1 < rank; ++d)
+          strides.push_back(s.params[p.tensorBase + 1 + rank + d].name);
+        for (int64_t b : p.box)
+          box.push_back(std::to_string(b));
+        c += wrapCall("    ", "const int64_t kcc_dims[] = {", dims, "};");
+        if (strides.empty())
+          c += "    const int64_t *kcc_strides = nullptr;\n";
+        else
+          c += wrapCall("    ", "const int64_t kcc_strides[] = {", strides,
+                        "};");
+        c += wrapCall("    ", "const int32_t kcc_box[] = {", box, "};");
+        c += wrapCall(
+            "    ",
+            (declared ? "kcc_status = " : "kcc::Status kcc_status = ") +
+                std::string("kcc::rt::encodeTensorMap("),
+            {desc, cString(base.name), "&" + mapVars[i], dtypeEnum(p.elem),
+             base.name, std::to_string(rank), "kcc_dims", "kcc_strides",
+             "kcc_box", std::to_string(p.swizzle)},
+            ");");
+        c += "  }\n";
+        c += "  if (!kcc_status)\n    return kcc_status;\n";
+        c += "  if (!kcc_status.message.empty()) // an empty tensor\n";
+        c += wrapCall("    ", "return kcc::rt::emptyTensorLaunch(",
+                      {desc, "grid", "kcc_status"}, ");");
+        declared = true;
+      }
       if (s.params.empty()) {
         c += "  void **args = nullptr;\n";
       } else {
         std::vector<std::string> addrs;
-        for (const ParamInfo &p : s.params)
-          addrs.push_back("&" + p.name);
+        for (size_t i = 0; i < s.params.size(); ++i)
+          addrs.push_back(
+              "&" + (s.params[i].isTensorMap ? mapVars[i] : s.params[i].name));
         c += wrapCall("  ", "void *args[] = {", addrs, "};");
       }
       c += wrapCall("  ", std::string("return ") + vendor.launch + "(",
@@ -896,6 +1038,8 @@ std::string emitSource(const ModuleInfo &m,
       std::vector<std::string> args;
       for (size_t i = 0; i < s.params.size(); ++i) {
         const ParamInfo &p = s.params[i];
+        if (p.isTensorMap)
+          continue;
         if (kp.dispatcher.pointerIsVoid[i])
           args.push_back("static_cast<" + std::string(cxxType(p.elem)) +
                          " *>(" + p.name + ")");
@@ -936,6 +1080,8 @@ std::string emitSource(const ModuleInfo &m,
       const Specialization &s = *sp.spec;
       std::vector<std::string> params, args;
       for (const ParamInfo &p : s.params) {
+        if (p.isTensorMap)
+          continue;
         params.push_back(cParam(p));
         bool half = p.elem == ScalarKind::F16 || p.elem == ScalarKind::BF16;
         if (half && p.isPointer)

@@ -79,6 +79,10 @@ void load(Loaded &out) {
       !resolve(handle, "cuModuleGetFunction", d.cuModuleGetFunction, why) ||
       !resolve(handle, "cuLaunchKernel", d.cuLaunchKernel, why))
     return;
+  // Optional: older drivers (before CUDA 12) still launch kernels without
+  // tensor maps; encodeTensorMap reports its absence.
+  d.cuTensorMapEncodeTiled = reinterpret_cast<TensorMapEncodeTiledFn>(
+      dlsym(handle, "cuTensorMapEncodeTiled"));
   CUresult result = d.cuInit(0);
   if (result != CUDA_SUCCESS) {
     out.whyNot = "cuInit failed: " + d.describe(result);

@@ -10,6 +10,7 @@
 #ifndef KCC_RUNTIME_CUDADRIVER_H
 #define KCC_RUNTIME_CUDADRIVER_H
 
+#include <cstdint>
 #include <string>
 
 struct CUctx_st;
@@ -57,6 +58,45 @@ enum : CUdevice_attribute {
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
 };
 
+// CUtensorMap enums (cuda.h, CUtensorMap*_enum): what encodeTensorMap passes
+// to cuTensorMapEncodeTiled.
+using CUtensorMapDataType = int;
+using CUtensorMapInterleave = int;
+using CUtensorMapSwizzle = int;
+using CUtensorMapL2promotion = int;
+using CUtensorMapFloatOOBfill = int;
+enum : CUtensorMapDataType {
+  CU_TENSOR_MAP_DATA_TYPE_UINT8 = 0,
+  CU_TENSOR_MAP_DATA_TYPE_UINT16 = 1,
+  CU_TENSOR_MAP_DATA_TYPE_UINT32 = 2,
+  CU_TENSOR_MAP_DATA_TYPE_INT32 = 3,
+  CU_TENSOR_MAP_DATA_TYPE_UINT64 = 4,
+  CU_TENSOR_MAP_DATA_TYPE_INT64 = 5,
+  CU_TENSOR_MAP_DATA_TYPE_FLOAT16 = 6,
+  CU_TENSOR_MAP_DATA_TYPE_FLOAT32 = 7,
+  CU_TENSOR_MAP_DATA_TYPE_FLOAT64 = 8,
+  CU_TENSOR_MAP_DATA_TYPE_BFLOAT16 = 9,
+};
+enum : CUtensorMapInterleave { CU_TENSOR_MAP_INTERLEAVE_NONE = 0 };
+enum : CUtensorMapSwizzle {
+  CU_TENSOR_MAP_SWIZZLE_NONE = 0,
+  CU_TENSOR_MAP_SWIZZLE_32B = 1,
+  CU_TENSOR_MAP_SWIZZLE_64B = 2,
+  CU_TENSOR_MAP_SWIZZLE_128B = 3,
+};
+enum : CUtensorMapL2promotion { CU_TENSOR_MAP_L2_PROMOTION_L2_128B = 2 };
+enum : CUtensorMapFloatOOBfill { CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE = 0 };
+
+/// cuTensorMapEncodeTiled's signature; the map is CUtensorMap (128 bytes,
+/// 64-byte aligned); cuuint64_t and cuuint32_t are uint64_t and uint32_t.
+using TensorMapEncodeTiledFn = CUresult (*)(
+    void *tensorMap, CUtensorMapDataType dataType, unsigned rank,
+    void *globalAddress, const uint64_t *globalDim,
+    const uint64_t *globalStrides, const uint32_t *boxDim,
+    const uint32_t *elementStrides, CUtensorMapInterleave interleave,
+    CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion,
+    CUtensorMapFloatOOBfill oobFill);
+
 /// The driver entry points, resolved once per process.
 struct Driver {
   CUresult (*cuInit)(unsigned flags);
@@ -76,6 +116,9 @@ struct Driver {
                              unsigned gridZ, unsigned blockX, unsigned blockY,
                              unsigned blockZ, unsigned sharedMemBytes,
                              CUstream stream, void **params, void **extra);
+  /// Optional (CUDA 12.0 and newer drivers): null if the driver lacks it, in
+  /// which case only kernels without TMA tensor maps can be launched.
+  TensorMapEncodeTiledFn cuTensorMapEncodeTiled;
 
   /// "CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered)",
   /// or "CUDA error 1234" for a code the driver does not know.

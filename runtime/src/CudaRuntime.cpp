@@ -10,6 +10,9 @@
 #include "Common.h"
 #include "CudaDriver.h"
 
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
 #include <mutex>
 
 using namespace kcc;
@@ -217,4 +220,263 @@ Status kcc::rt::launch(const KernelDesc &kernel, const int64_t grid[3],
   if (result != CUDA_SUCCESS)
     return driverError(*driver, kernel, "cuLaunchKernel", result);
   return Status();
+}
+
+//===----------------------------------------------------------------------===//
+// TMA tensor maps
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// The TMA data type of `elem` and its size. TMA only copies bytes, so the
+/// signed 8- and 16-bit types use the unsigned enums of their width (cuda.h
+/// has no INT8/INT16), and i1 (stored as one byte) uses UINT8.
+void tmaDataType(DType elem, CUtensorMapDataType *type, unsigned *bytes) {
+  switch (elem) {
+  case DType::i1:
+  case DType::i8:
+    *type = CU_TENSOR_MAP_DATA_TYPE_UINT8, *bytes = 1;
+    return;
+  case DType::i16:
+    *type = CU_TENSOR_MAP_DATA_TYPE_UINT16, *bytes = 2;
+    return;
+  case DType::i32:
+    *type = CU_TENSOR_MAP_DATA_TYPE_INT32, *bytes = 4;
+    return;
+  case DType::i64:
+    *type = CU_TENSOR_MAP_DATA_TYPE_INT64, *bytes = 8;
+    return;
+  case DType::f16:
+    *type = CU_TENSOR_MAP_DATA_TYPE_FLOAT16, *bytes = 2;
+    return;
+  case DType::bf16:
+    *type = CU_TENSOR_MAP_DATA_TYPE_BFLOAT16, *bytes = 2;
+    return;
+  case DType::f32:
+    *type = CU_TENSOR_MAP_DATA_TYPE_FLOAT32, *bytes = 4;
+    return;
+  case DType::f64:
+    *type = CU_TENSOR_MAP_DATA_TYPE_FLOAT64, *bytes = 8;
+    return;
+  }
+  *type = -1, *bytes = 0;
+}
+
+const char *tmaDataTypeName(CUtensorMapDataType type) {
+  switch (type) {
+  case CU_TENSOR_MAP_DATA_TYPE_UINT8:
+    return "UINT8";
+  case CU_TENSOR_MAP_DATA_TYPE_UINT16:
+    return "UINT16";
+  case CU_TENSOR_MAP_DATA_TYPE_INT32:
+    return "INT32";
+  case CU_TENSOR_MAP_DATA_TYPE_INT64:
+    return "INT64";
+  case CU_TENSOR_MAP_DATA_TYPE_FLOAT16:
+    return "FLOAT16";
+  case CU_TENSOR_MAP_DATA_TYPE_BFLOAT16:
+    return "BFLOAT16";
+  case CU_TENSOR_MAP_DATA_TYPE_FLOAT32:
+    return "FLOAT32";
+  case CU_TENSOR_MAP_DATA_TYPE_FLOAT64:
+    return "FLOAT64";
+  }
+  return "?";
+}
+
+std::string hexAddress(const void *p) {
+  char buffer[2 + 2 * sizeof(uintptr_t) + 1];
+  std::snprintf(buffer, sizeof buffer, "0x%" PRIxPTR,
+                reinterpret_cast<uintptr_t>(p));
+  return buffer;
+}
+
+template <typename T> std::string listText(const T *values, unsigned n) {
+  std::string out = "[";
+  for (unsigned i = 0; i < n; ++i)
+    out += (i ? ", " : "") + std::to_string(values[i]);
+  return out + "]";
+}
+
+constexpr int64_t kMaxTmaDim = int64_t(1) << 32;    // globalDim <= 2^32
+constexpr int64_t kMaxTmaStride = int64_t(1) << 40; // globalStrides < 2^40
+constexpr unsigned kMaxTmaRank = 5;
+constexpr int32_t kMaxTmaBox = 256;
+
+} // namespace
+
+Status kcc::rt::encodeTensorMap(const KernelDesc &kernel,
+                                const char *tensorName, TensorMap *out,
+                                DType elem, const void *base, unsigned rank,
+                                const int64_t *dims, const int64_t *strides,
+                                const int32_t *box, unsigned swizzleBytes) {
+  const char *name = tensorName && *tensorName ? tensorName : "?";
+  std::string prefix =
+      std::string("kcc: ") + symbolOf(kernel) + ": tensor '" + name + "'";
+  auto invalid = [&](const std::string &what) {
+    return makeStatus(KCC_ERROR_INVALID_ARGUMENT, prefix + ": " + what);
+  };
+  if (!out)
+    return invalid("the tensor map to encode into is a null pointer");
+  std::memset(out, 0, sizeof *out);
+
+  const std::string *whyNot = nullptr;
+  const Driver *driver = loadDriver(&whyNot);
+  if (!driver)
+    return makeStatus(KCC_ERROR_NO_DRIVER, launchPrefix(kernel) + *whyNot);
+  CUcontext ctx = nullptr;
+  Status status = currentContext(*driver, kernel, &ctx);
+  if (!status.ok())
+    return status;
+  unsigned sm = 0;
+  status = computeCapability(*driver, kernel, &sm);
+  if (!status.ok())
+    return status;
+  // Before Hopper the kernel's image does not declare tensor map parameters
+  // (no TMA): the zeroed map is passed and ignored.
+  if (sm < 90)
+    return Status();
+
+  // The rules of cuTensorMapEncodeTiled (cuda.h), so that a bad tensor is
+  // reported in kcc's terms rather than as CUDA_ERROR_INVALID_VALUE.
+  if (rank < 1 || rank > kMaxTmaRank)
+    return invalid("rank " + std::to_string(rank) +
+                   " is outside 1..5, the ranks TMA supports");
+  if (!dims || !box || (rank > 1 && !strides))
+    return invalid("its sizes, strides or box are a null pointer; regenerate "
+                   "the launch stub with kcc");
+  CUtensorMapDataType dataType = 0;
+  unsigned elemBytes = 0;
+  tmaDataType(elem, &dataType, &elemBytes);
+  if (!elemBytes)
+    return invalid("invalid element type");
+  CUtensorMapSwizzle swizzle = CU_TENSOR_MAP_SWIZZLE_NONE;
+  switch (swizzleBytes) {
+  case 0:
+    break;
+  case 32:
+    swizzle = CU_TENSOR_MAP_SWIZZLE_32B;
+    break;
+  case 64:
+    swizzle = CU_TENSOR_MAP_SWIZZLE_64B;
+    break;
+  case 128:
+    swizzle = CU_TENSOR_MAP_SWIZZLE_128B;
+    break;
+  default:
+    return invalid("swizzle span " + std::to_string(swizzleBytes) +
+                   " bytes is not 0, 32, 64 or 128");
+  }
+  // The box is the kernel's tile: a wrong one is a compiler bug, but the
+  // driver's verdict would not say which rule it broke.
+  for (unsigned i = 0; i < rank; ++i)
+    if (box[i] < 1 || box[i] > kMaxTmaBox)
+      return invalid("box dimension " + std::to_string(i) + " = " +
+                     std::to_string(box[i]) +
+                     " is outside 1..256, TMA's limit on a box side");
+  int64_t innerBytes = int64_t(box[rank - 1]) * elemBytes;
+  if (innerBytes % 16 != 0)
+    return invalid("the box's inner dimension is " +
+                   std::to_string(innerBytes) +
+                   " bytes, not a multiple of 16 as TMA requires");
+  if (swizzleBytes && innerBytes > swizzleBytes)
+    return invalid("the box's inner dimension is " +
+                   std::to_string(innerBytes) + " bytes, more than the " +
+                   std::to_string(swizzleBytes) + "-byte swizzle span");
+  // A negative size is an empty tensor (docs/language.md), as on GPUs
+  // without TMA.
+  bool empty = false;
+  for (unsigned i = 0; i < rank; ++i) {
+    if (dims[i] > kMaxTmaDim)
+      return invalid("size " + std::to_string(i) + " = " +
+                     std::to_string(dims[i]) +
+                     " is more than 2^32, the sizes a tensor map can hold");
+    empty = empty || dims[i] <= 0;
+  }
+  if (empty)
+    return makeStatus(KCC_SUCCESS,
+                      prefix + " is empty (sizes " + listText(dims, rank) +
+                          "): no tensor map encoded, as a tensor map cannot "
+                          "describe an empty tensor");
+  if (reinterpret_cast<uintptr_t>(base) % 16 != 0)
+    return makeStatus(KCC_ERROR_MISALIGNED,
+                      prefix + ": base address " + hexAddress(base) +
+                          " is not 16-byte aligned, as TMA requires");
+  for (unsigned i = 0; i + 1 < rank; ++i) {
+    if (strides[i] < 0 || strides[i] >= kMaxTmaStride / elemBytes)
+      return invalid("stride " + std::to_string(i) + " = " +
+                     std::to_string(strides[i]) +
+                     " elements is outside 0..2^40 bytes, the strides a "
+                     "tensor map can hold");
+    if (strides[i] * elemBytes % 16 != 0)
+      return makeStatus(KCC_ERROR_MISALIGNED,
+                        prefix + ": stride " + std::to_string(i) + " = " +
+                            std::to_string(strides[i]) + " elements (" +
+                            std::to_string(strides[i] * elemBytes) +
+                            " bytes) is not a multiple of 16 bytes, as TMA "
+                            "requires");
+  }
+
+  if (!driver->cuTensorMapEncodeTiled)
+    return makeStatus(KCC_ERROR_DRIVER,
+                      launchPrefix(kernel) + "the CUDA driver (" +
+                          driverLibraryName() +
+                          ") has no cuTensorMapEncodeTiled, which kernels "
+                          "using TMA need: install an NVIDIA driver for CUDA "
+                          "12.0 or newer");
+
+  // TMA lists dimensions innermost first; kcc outermost first.
+  uint64_t globalDim[kMaxTmaRank], globalStrides[kMaxTmaRank];
+  uint32_t boxDim[kMaxTmaRank], elementStrides[kMaxTmaRank];
+  for (unsigned i = 0; i < rank; ++i) {
+    globalDim[i] = static_cast<uint64_t>(dims[rank - 1 - i]);
+    boxDim[i] = static_cast<uint32_t>(box[rank - 1 - i]);
+    elementStrides[i] = 1;
+  }
+  for (unsigned i = 0; i + 1 < rank; ++i)
+    globalStrides[i] = static_cast<uint64_t>(strides[rank - 2 - i]) * elemBytes;
+  // L2 promotion 128B: tile rows are whole 16-byte multiples, usually 128
+  // bytes or more, so filling L2 in 128-byte lines fetches nothing unused in
+  // the common case while halving the requests of 64B. Out-of-bounds
+  // elements (ragged edge tiles) read as zeros (FILL_NONE), as masked loads do.
+  CUresult result = driver->cuTensorMapEncodeTiled(
+      out->words, dataType, rank, const_cast<void *>(base), globalDim,
+      globalStrides, boxDim, elementStrides, CU_TENSOR_MAP_INTERLEAVE_NONE,
+      swizzle, CU_TENSOR_MAP_L2_PROMOTION_L2_128B,
+      CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (result != CUDA_SUCCESS) {
+    std::memset(out, 0, sizeof *out);
+    return driverFailure(
+        kernel, "cuTensorMapEncodeTiled",
+        driver->describe(result) + " for tensor '" + name + "' (data type " +
+            tmaDataTypeName(dataType) + ", rank " + std::to_string(rank) +
+            ", address " + hexAddress(base) + ", innermost first: sizes " +
+            listText(globalDim, rank) + ", byte strides " +
+            listText(globalStrides, rank - 1) + ", box " +
+            listText(boxDim, rank) + ", element strides " +
+            listText(elementStrides, rank) + ", interleave none, swizzle " +
+            (swizzleBytes ? std::to_string(swizzleBytes) + "B" : "none") +
+            ", L2 promotion 128B, OOB fill none)");
+  }
+  return Status();
+}
+
+Status kcc::rt::emptyTensorLaunch(const KernelDesc &kernel,
+                                  const int64_t grid[3], const Status &empty) {
+  bool emptyGrid = false;
+  Status status = validateGrid(kernel, grid, kCudaLimits, &emptyGrid);
+  if (!status.ok() || emptyGrid)
+    return status;
+  // empty.message is "kcc: <symbol>: tensor ..."; keep what follows.
+  std::string what = empty.message;
+  std::string own = std::string("kcc: ") + symbolOf(kernel) + ": ";
+  if (what.compare(0, own.size(), own) == 0)
+    what.erase(0, own.size());
+  return makeStatus(KCC_ERROR_INVALID_ARGUMENT,
+                    launchPrefix(kernel) + what + ", but the grid (" +
+                        std::to_string(grid[0]) + ", " +
+                        std::to_string(grid[1]) + ", " +
+                        std::to_string(grid[2]) +
+                        ") is not: its TMA copies would have no tensor map; "
+                        "skip the launch for an empty tensor");
 }

@@ -2,6 +2,7 @@
 // its own constants (so the runtime builds without the toolkit); they must
 // match the real ones.
 #include "CudaDriver.h"
+#include "kcc/runtime.h"
 
 #include <cuda.h>
 
@@ -30,6 +31,32 @@ KCC_SAME(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES);
 KCC_SAME(CUDA_ERROR_CONTEXT_IS_DESTROYED);
 KCC_SAME(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
 KCC_SAME(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+KCC_SAME(CU_TENSOR_MAP_DATA_TYPE_UINT8);
+KCC_SAME(CU_TENSOR_MAP_DATA_TYPE_UINT16);
+KCC_SAME(CU_TENSOR_MAP_DATA_TYPE_UINT32);
+KCC_SAME(CU_TENSOR_MAP_DATA_TYPE_INT32);
+KCC_SAME(CU_TENSOR_MAP_DATA_TYPE_UINT64);
+KCC_SAME(CU_TENSOR_MAP_DATA_TYPE_INT64);
+KCC_SAME(CU_TENSOR_MAP_DATA_TYPE_FLOAT16);
+KCC_SAME(CU_TENSOR_MAP_DATA_TYPE_FLOAT32);
+KCC_SAME(CU_TENSOR_MAP_DATA_TYPE_FLOAT64);
+KCC_SAME(CU_TENSOR_MAP_DATA_TYPE_BFLOAT16);
+KCC_SAME(CU_TENSOR_MAP_INTERLEAVE_NONE);
+KCC_SAME(CU_TENSOR_MAP_SWIZZLE_NONE);
+KCC_SAME(CU_TENSOR_MAP_SWIZZLE_32B);
+KCC_SAME(CU_TENSOR_MAP_SWIZZLE_64B);
+KCC_SAME(CU_TENSOR_MAP_SWIZZLE_128B);
+KCC_SAME(CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
+KCC_SAME(CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+static_assert(sizeof(CUtensorMap) == sizeof(kcc::rt::TensorMap) &&
+                  alignof(CUtensorMap) == alignof(kcc::rt::TensorMap),
+              "kcc::rt::TensorMap is not laid out as CUtensorMap");
+static_assert(sizeof(CUtensorMapDataType) == sizeof(k::CUtensorMapDataType) &&
+                  sizeof(CUtensorMapSwizzle) == sizeof(k::CUtensorMapSwizzle),
+              "CUtensorMap enum size");
+static_assert(sizeof(cuuint64_t) == sizeof(uint64_t) &&
+                  sizeof(cuuint32_t) == sizeof(uint32_t),
+              "cuuint64_t/cuuint32_t size");
 static_assert(sizeof(CUresult) == sizeof(k::CUresult), "CUresult size");
 static_assert(sizeof(CUdevice) == sizeof(k::CUdevice), "CUdevice size");
 static_assert(sizeof(CUdevice_attribute) == sizeof(k::CUdevice_attribute),
@@ -52,6 +79,7 @@ KCC_UNVERSIONED(cuDeviceGetAttribute)
 KCC_UNVERSIONED(cuModuleLoadData)
 KCC_UNVERSIONED(cuModuleGetFunction)
 KCC_UNVERSIONED(cuLaunchKernel)
+KCC_UNVERSIONED(cuTensorMapEncodeTiled)
 
 namespace kcc_runtime_test {
 // How cuda.h spells each entry point after its #defines (checked at run time
@@ -64,5 +92,5 @@ const char *const kCudaHeaderSpellings[] = {
     kSpelled_cuDeviceGet,     kSpelled_cuDevicePrimaryCtxRetain,
     kSpelled_cuDeviceGetAttribute, kSpelled_cuModuleLoadData,
     kSpelled_cuModuleGetFunction, kSpelled_cuLaunchKernel,
-    nullptr};
+    kSpelled_cuTensorMapEncodeTiled, nullptr};
 } // namespace kcc_runtime_test

@@ -48,6 +48,22 @@ struct State {
   unsigned shared = 0;
   void *stream = nullptr;
   std::string function;
+  // What the last launch was given: the first `captureParams` kernelParams
+  // pointers, and the 128 bytes behind kernelParams[captureMap] (if >= 0).
+  unsigned captureParams = 0;
+  int captureMap = -1;
+  void *params[16] = {};
+  unsigned char mapBytes[128] = {};
+  // cuTensorMapEncodeTiled: calls, injected error, the last call's arguments.
+  int encodes = 0;
+  CUresult encodeError = 0;
+  int dataType = -1;
+  unsigned rank = 0;
+  void *address = nullptr;
+  uint64_t globalDim[5] = {}, globalStrides[5] = {};
+  uint32_t boxDim[5] = {}, elementStrides[5] = {};
+  int interleave = -1, swizzle = -1, l2Promotion = -1, oobFill = -1;
+  void *map = nullptr;
   // Everything handed out, kept reachable (no leaks under LeakSanitizer).
   std::vector<std::unique_ptr<Context>> contexts;
   std::vector<std::unique_ptr<Function>> functions;
@@ -69,6 +85,7 @@ EXPORT CUresult cuInit(unsigned) { return state().initError; }
 EXPORT CUresult cuGetErrorName(CUresult error, const char **str) {
   switch (error) {
   case 0: *str = "CUDA_SUCCESS"; return 0;
+  case 1: *str = "CUDA_ERROR_INVALID_VALUE"; return 0;
   case 100: *str = "CUDA_ERROR_NO_DEVICE"; return 0;
   case 201: *str = "CUDA_ERROR_INVALID_CONTEXT"; return 0;
   case 209: *str = "CUDA_ERROR_NO_BINARY_FOR_GPU"; return 0;
@@ -191,11 +208,15 @@ EXPORT CUresult cuModuleGetFunction(Function **function, Module *module,
 EXPORT CUresult cuLaunchKernel(Function *f, unsigned gx, unsigned gy,
                                unsigned gz, unsigned bx, unsigned by,
                                unsigned bz, unsigned shared, void *stream,
-                               void **, void **) {
+                               void **params, void **) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   if (s.launchError)
     return s.launchError;
+  for (unsigned i = 0; i < s.captureParams; ++i)
+    s.params[i] = params[i];
+  if (s.captureMap >= 0)
+    std::memcpy(s.mapBytes, params[s.captureMap], sizeof s.mapBytes);
   ++s.launches;
   s.grid[0] = gx, s.grid[1] = gy, s.grid[2] = gz;
   s.block[0] = bx, s.block[1] = by, s.block[2] = bz;
@@ -204,6 +225,44 @@ EXPORT CUresult cuLaunchKernel(Function *f, unsigned gx, unsigned gy,
   s.function = f->name;
   return 0;
 }
+
+#ifndef KCC_FAKE_CUDA_NO_TMA
+// Records its arguments and writes a recognizable map: the word
+// 0x4b43434d41500001 ("KCCMAP" 1), the address, the sizes; so a test can tell
+// which map a launch got.
+EXPORT CUresult cuTensorMapEncodeTiled(
+    void *map, int dataType, unsigned rank, void *address,
+    const uint64_t *globalDim, const uint64_t *globalStrides,
+    const uint32_t *boxDim, const uint32_t *elementStrides, int interleave,
+    int swizzle, int l2Promotion, int oobFill) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  ++s.encodes;
+  s.dataType = dataType;
+  s.rank = rank;
+  s.address = address;
+  for (unsigned i = 0; i < rank && i < 5; ++i) {
+    s.globalDim[i] = globalDim[i];
+    s.boxDim[i] = boxDim[i];
+    s.elementStrides[i] = elementStrides[i];
+    if (i + 1 < rank)
+      s.globalStrides[i] = globalStrides[i];
+  }
+  s.interleave = interleave;
+  s.swizzle = swizzle;
+  s.l2Promotion = l2Promotion;
+  s.oobFill = oobFill;
+  s.map = map;
+  if (s.encodeError)
+    return s.encodeError;
+  uint64_t words[16] = {0x4b43434d41500001ull,
+                        reinterpret_cast<uintptr_t>(address)};
+  for (unsigned i = 0; i < rank && i < 5; ++i)
+    words[2 + i] = globalDim[i];
+  std::memcpy(map, words, sizeof words);
+  return 0;
+}
+#endif
 
 // --- Controls for the tests -------------------------------------------------
 
@@ -249,4 +308,50 @@ EXPORT void fake_last_launch(FakeLaunch *out) {
   out->shared = s.shared;
   out->stream = s.stream;
   std::snprintf(out->function, sizeof out->function, "%s", s.function.c_str());
+}
+
+struct FakeEncode {
+  int calls;
+  int dataType;
+  unsigned rank;
+  void *address;
+  uint64_t globalDim[5], globalStrides[5];
+  uint32_t boxDim[5], elementStrides[5];
+  int interleave, swizzle, l2Promotion, oobFill;
+  void *map;
+};
+
+EXPORT void fake_set_encode_error(CUresult error) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().encodeError = error;
+}
+EXPORT void fake_last_encode(FakeEncode *out) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  out->calls = s.encodes;
+  out->dataType = s.dataType;
+  out->rank = s.rank;
+  out->address = s.address;
+  std::memcpy(out->globalDim, s.globalDim, sizeof s.globalDim);
+  std::memcpy(out->globalStrides, s.globalStrides, sizeof s.globalStrides);
+  std::memcpy(out->boxDim, s.boxDim, sizeof s.boxDim);
+  std::memcpy(out->elementStrides, s.elementStrides, sizeof s.elementStrides);
+  out->interleave = s.interleave;
+  out->swizzle = s.swizzle;
+  out->l2Promotion = s.l2Promotion;
+  out->oobFill = s.oobFill;
+  out->map = s.map;
+}
+// Launches from now on record `count` kernelParams pointers (at most 16) and
+// the 128 bytes behind kernelParams[map] (map < 0: none).
+EXPORT void fake_capture_params(unsigned count, int map) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().captureParams = count < 16 ? count : 16;
+  state().captureMap = map;
+}
+EXPORT void fake_captured_params(void **params, unsigned char *mapBytes) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  std::memcpy(params, s.params, sizeof s.params);
+  std::memcpy(mapBytes, s.mapBytes, sizeof s.mapBytes);
 }

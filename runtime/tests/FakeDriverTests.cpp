@@ -10,6 +10,7 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 #include <thread>
 #include <vector>
@@ -27,6 +28,17 @@ struct FakeLaunch {
   char function[128];
 };
 
+struct FakeEncode {
+  int calls;
+  int dataType;
+  unsigned rank;
+  void *address;
+  uint64_t globalDim[5], globalStrides[5];
+  uint32_t boxDim[5], elementStrides[5];
+  int interleave, swizzle, l2Promotion, oobFill;
+  void *map;
+};
+
 struct Fake {
   void (*setCc)(int, int);
   void (*setLaunchError)(int);
@@ -37,6 +49,10 @@ struct Fake {
   void (*lastLaunch)(FakeLaunch *);
   int (*ctxSetCurrent)(void *);
   int (*ctxGetCurrent)(void **);
+  void (*setEncodeError)(int);
+  void (*lastEncode)(FakeEncode *);
+  void (*captureParams)(unsigned, int);
+  void (*capturedParams)(void **, unsigned char *);
 } fake;
 
 
@@ -214,11 +230,367 @@ TEST_CASE("concurrent first launches load each module once per context") {
   CHECK(fake.retains() == 1);
 }
 
+//===----------------------------------------------------------------------===//
+// TMA tensor maps (encodeTensorMap)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+constexpr uint64_t kFakeMapMagic = 0x4b43434d41500001ull; // FakeCuda.cpp
+
+/// Makes a new context on a device of compute capability `cc` current for
+/// the scope (devices 5.. are used by no other test).
+struct ScopedContext {
+  void *saved = nullptr;
+  ScopedContext(int device, int cc) {
+    fake.ctxGetCurrent(&saved);
+    fake.setCc(device, cc);
+    fake.ctxSetCurrent(fake.newContext(device));
+  }
+  ~ScopedContext() { fake.ctxSetCurrent(saved); }
+};
+
+FakeEncode lastEncode() {
+  FakeEncode e{};
+  fake.lastEncode(&e);
+  return e;
+}
+
+bool allZero(const TensorMap &map) {
+  for (uint64_t w : map.words)
+    if (w)
+      return false;
+  return true;
+}
+
+const KernelDesc kTma = {&kFatbin, "copy_tma", kThreads, 2};
+// A 16-byte aligned address that is never dereferenced.
+const void *const kBase = reinterpret_cast<const void *>(uintptr_t(0x7f0000));
+
+} // namespace
+
+TEST_CASE("tensor maps: 2-D f32 and f16 are encoded innermost first") {
+  ScopedContext scope(5, 90);
+  TensorMap map;
+  const int64_t dims[] = {100, 300}, strides[] = {320};
+  const int32_t box[] = {32, 128};
+  int calls = lastEncode().calls;
+  Status status = encodeTensorMap(kTma, "src", &map, DType::f32, kBase, 2, dims,
+                                  strides, box, 0);
+  REQUIRE_MESSAGE(status.ok(), status.message);
+  CHECK(status.message.empty());
+  FakeEncode e = lastEncode();
+  CHECK(e.calls == calls + 1);
+  CHECK(e.map == &map);
+  CHECK(reinterpret_cast<uintptr_t>(e.map) % 64 == 0);
+  CHECK(e.dataType == 7); // CU_TENSOR_MAP_DATA_TYPE_FLOAT32
+  CHECK(e.rank == 2);
+  CHECK(e.address == kBase);
+  CHECK(e.globalDim[0] == 300);
+  CHECK(e.globalDim[1] == 100);
+  CHECK(e.globalStrides[0] == 320 * 4);
+  CHECK(e.boxDim[0] == 128);
+  CHECK(e.boxDim[1] == 32);
+  CHECK(e.elementStrides[0] == 1);
+  CHECK(e.elementStrides[1] == 1);
+  CHECK(e.interleave == 0);  // NONE
+  CHECK(e.swizzle == 0);     // NONE
+  CHECK(e.l2Promotion == 2); // L2_128B
+  CHECK(e.oobFill == 0);     // NONE: zeros
+  CHECK(map.words[0] == kFakeMapMagic);
+  CHECK(map.words[2] == 300);
+  const int64_t largest[] = {1, int64_t(1) << 32}; // TMA's limit itself
+  status = encodeTensorMap(kTma, "src", &map, DType::f32, kBase, 2, largest,
+                           strides, box, 0);
+  CHECK_MESSAGE(status.ok(), status.message);
+  CHECK(lastEncode().globalDim[0] == uint64_t(1) << 32);
+
+  // f16 with a 128-byte swizzle: the inner box row is 64 * 2 = 128 bytes.
+  const int64_t hDims[] = {64, 1000}, hStrides[] = {1024};
+  const int32_t hBox[] = {64, 64};
+  status = encodeTensorMap(kTma, "a", &map, DType::f16, kBase, 2, hDims,
+                           hStrides, hBox, 128);
+  REQUIRE_MESSAGE(status.ok(), status.message);
+  e = lastEncode();
+  CHECK(e.dataType == 6); // FLOAT16
+  CHECK(e.rank == 2);
+  CHECK(e.globalDim[0] == 1000);
+  CHECK(e.globalDim[1] == 64);
+  CHECK(e.globalStrides[0] == 2048);
+  CHECK(e.boxDim[0] == 64);
+  CHECK(e.boxDim[1] == 64);
+  CHECK(e.swizzle == 3); // SWIZZLE_128B
+
+  // Rank 3, bf16, 64-byte swizzle: both strides reversed and in bytes.
+  const int64_t dims3[] = {4, 10, 24}, strides3[] = {320, 32};
+  const int32_t box3[] = {2, 8, 32};
+  status = encodeTensorMap(kTma, "t", &map, DType::bf16, kBase, 3, dims3,
+                           strides3, box3, 64);
+  REQUIRE_MESSAGE(status.ok(), status.message);
+  e = lastEncode();
+  CHECK(e.dataType == 9); // BFLOAT16
+  CHECK(e.globalDim[0] == 24);
+  CHECK(e.globalDim[1] == 10);
+  CHECK(e.globalDim[2] == 4);
+  CHECK(e.globalStrides[0] == 64);
+  CHECK(e.globalStrides[1] == 640);
+  CHECK(e.boxDim[0] == 32);
+  CHECK(e.boxDim[2] == 2);
+  CHECK(e.swizzle == 2); // SWIZZLE_64B
+
+  // Every element type, rank 1 (no strides); sm_100 encodes too.
+  ScopedContext blackwell(6, 100);
+  struct {
+    DType type;
+    int expected;
+    int32_t box;
+  } types[] = {{DType::i1, 0, 16},  {DType::i8, 0, 16}, {DType::i16, 1, 8},
+               {DType::i32, 3, 4},  {DType::i64, 5, 2}, {DType::f16, 6, 8},
+               {DType::bf16, 9, 8}, {DType::f32, 7, 4}, {DType::f64, 8, 2}};
+  for (const auto &t : types) {
+    const int64_t n[] = {1000};
+    status = encodeTensorMap(kTma, "v", &map, t.type, kBase, 1, n, nullptr,
+                             &t.box, 0);
+    INFO(dtypeName(t.type));
+    REQUIRE_MESSAGE(status.ok(), status.message);
+    e = lastEncode();
+    CHECK(e.dataType == t.expected);
+    CHECK(e.rank == 1);
+    CHECK(e.globalDim[0] == 1000);
+    CHECK(e.boxDim[0] == uint32_t(t.box));
+  }
+}
+
+TEST_CASE("tensor maps: before sm_90 the map is zeros and nothing is checked") {
+  ScopedContext scope(7, 80);
+  TensorMap map;
+  std::memset(&map, 0xff, sizeof map);
+  int calls = lastEncode().calls;
+  const int64_t dims[] = {100, 300}, strides[] = {3}; // TMA would refuse both
+  const int32_t box[] = {32, 3};
+  Status status = encodeTensorMap(kTma, "src", &map, DType::f32,
+                                  static_cast<const char *>(kBase) + 4, 2, dims,
+                                  strides, box, 0);
+  CHECK(status.ok());
+  CHECK(status.message.empty());
+  CHECK(allZero(map));
+  CHECK(lastEncode().calls == calls);
+}
+
+TEST_CASE("tensor maps: parameters TMA refuses are rejected by rule") {
+  ScopedContext scope(5, 90);
+  TensorMap map;
+  int calls = lastEncode().calls;
+  const int64_t dims[] = {100, 300}, strides[] = {320};
+  const int32_t box[] = {32, 128};
+  auto encode = [&](const void *base, const int64_t *d, const int64_t *s,
+                    const int32_t *b, unsigned swizzle, DType type = DType::f32,
+                    unsigned rank = 2) {
+    std::memset(&map, 0xff, sizeof map);
+    Status status =
+        encodeTensorMap(kTma, "src", &map, type, base, rank, d, s, b, swizzle);
+    CHECK(allZero(map));
+    return status;
+  };
+  const std::string prefix = "kcc: copy_tma: tensor 'src': ";
+
+  Status status =
+      encode(static_cast<const char *>(kBase) + 8, dims, strides, box, 0);
+  CHECK(status.code == KCC_ERROR_MISALIGNED);
+  CHECK(status.message == prefix + "base address 0x7f0008 is not 16-byte "
+                                   "aligned, as TMA requires");
+
+  const int64_t oddStride[] = {322};
+  status = encode(kBase, dims, oddStride, box, 0);
+  CHECK(status.code == KCC_ERROR_MISALIGNED);
+  CHECK(status.message == prefix + "stride 0 = 322 elements (1288 bytes) is "
+                                   "not a multiple of 16 bytes, as TMA "
+                                   "requires");
+
+  const int64_t huge[] = {100, (int64_t(1) << 32) + 1};
+  status = encode(kBase, huge, strides, box, 0);
+  CHECK(status.code == KCC_ERROR_INVALID_ARGUMENT);
+  CHECK(status.message == prefix + "size 1 = 4294967297 is more than 2^32, "
+                                   "the sizes a tensor map can hold");
+
+  const int64_t farStride[] = {int64_t(1) << 38}; // 2^40 bytes of f32
+  status = encode(kBase, dims, farStride, box, 0);
+  CHECK(status.code == KCC_ERROR_INVALID_ARGUMENT);
+  CHECK(status.message == prefix + "stride 0 = 274877906944 elements is "
+                                   "outside 0..2^40 bytes, the strides a "
+                                   "tensor map can hold");
+  const int64_t negStride[] = {-320};
+  status = encode(kBase, dims, negStride, box, 0);
+  CHECK(status.code == KCC_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(status.message, "stride 0 = -320 elements is outside"));
+
+  const int32_t bigBox[] = {257, 128};
+  status = encode(kBase, dims, strides, bigBox, 0);
+  CHECK(status.code == KCC_ERROR_INVALID_ARGUMENT);
+  CHECK(status.message == prefix + "box dimension 0 = 257 is outside 1..256, "
+                                   "TMA's limit on a box side");
+  const int32_t zeroBox[] = {32, 0};
+  status = encode(kBase, dims, strides, zeroBox, 0);
+  CHECK(status.code == KCC_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(status.message, "box dimension 1 = 0 is outside 1..256"));
+
+  const int32_t oddInner[] = {32, 6}; // 24 bytes
+  status = encode(kBase, dims, strides, oddInner, 0);
+  CHECK(status.code == KCC_ERROR_INVALID_ARGUMENT);
+  CHECK(status.message == prefix + "the box's inner dimension is 24 bytes, "
+                                   "not a multiple of 16 as TMA requires");
+
+  status = encode(kBase, dims, strides, box, 128); // 512-byte rows
+  CHECK(status.code == KCC_ERROR_INVALID_ARGUMENT);
+  CHECK(status.message == prefix + "the box's inner dimension is 512 bytes, "
+                                   "more than the 128-byte swizzle span");
+  status = encode(kBase, dims, strides, box, 48);
+  CHECK(status.code == KCC_ERROR_INVALID_ARGUMENT);
+  CHECK(status.message ==
+        prefix + "swizzle span 48 bytes is not 0, 32, 64 or 128");
+
+  status = encode(kBase, dims, strides, box, 0, DType::f32, 6);
+  CHECK(status.code == KCC_ERROR_INVALID_ARGUMENT);
+  CHECK(status.message ==
+        prefix + "rank 6 is outside 1..5, the ranks TMA supports");
+  status = encode(kBase, dims, nullptr, box, 0);
+  CHECK(status.code == KCC_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(status.message, "null pointer"));
+  status = encodeTensorMap(kTma, "src", nullptr, DType::f32, kBase, 2, dims,
+                           strides, box, 0);
+  CHECK(status.code == KCC_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(status.message, "tensor map to encode into is a null"));
+
+  CHECK(lastEncode().calls == calls); // no refused one reached the driver
+}
+
+TEST_CASE("tensor maps: an empty tensor encodes nothing") {
+  ScopedContext scope(5, 90);
+  TensorMap map;
+  std::memset(&map, 0xff, sizeof map);
+  int calls = lastEncode().calls;
+  const int64_t dims[] = {0, 300}, strides[] = {320};
+  const int32_t box[] = {32, 128};
+  // Misaligned too: nothing is copied from an empty tensor, so it is fine.
+  Status empty = encodeTensorMap(kTma, "src", &map, DType::f32,
+                                 static_cast<const char *>(kBase) + 4, 2, dims,
+                                 strides, box, 0);
+  CHECK(empty.ok());
+  CHECK(empty.message == "kcc: copy_tma: tensor 'src' is empty (sizes [0, "
+                         "300]): no tensor map encoded, as a tensor map "
+                         "cannot describe an empty tensor");
+  CHECK(allZero(map));
+  CHECK(lastEncode().calls == calls);
+
+  // A negative size is an empty tensor too (the tensor contract).
+  const int64_t negative[] = {100, -1};
+  Status alsoEmpty = encodeTensorMap(kTma, "src", &map, DType::f32, kBase, 2,
+                                     negative, strides, box, 0);
+  CHECK(alsoEmpty.ok());
+  CHECK(contains(alsoEmpty.message, "tensor 'src' is empty (sizes [100, -1])"));
+  CHECK(lastEncode().calls == calls);
+
+  const int64_t emptyGrid[3] = {0, 1, 1};
+  CHECK(emptyTensorLaunch(kTma, emptyGrid, empty).ok());
+  const int64_t grid[3] = {3, 1, 1};
+  Status status = emptyTensorLaunch(kTma, grid, empty);
+  CHECK(status.code == KCC_ERROR_INVALID_ARGUMENT);
+  CHECK(status.message ==
+        "kcc: cannot launch copy_tma: tensor 'src' is empty (sizes [0, 300]): "
+        "no tensor map encoded, as a tensor map cannot describe an empty "
+        "tensor, but the grid (3, 1, 1) is not: its TMA copies would have no "
+        "tensor map; skip the launch for an empty tensor");
+  const int64_t badGrid[3] = {-1, 1, 1};
+  status = emptyTensorLaunch(kTma, badGrid, empty);
+  CHECK(status.code == KCC_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(status.message, "is negative"));
+}
+
+TEST_CASE("tensor maps: a driver failure names the call and the parameters") {
+  ScopedContext scope(5, 90);
+  TensorMap map;
+  const int64_t dims[] = {100, 300}, strides[] = {320};
+  const int32_t box[] = {32, 128};
+  fake.setEncodeError(1);
+  Status status = encodeTensorMap(kTma, "src", &map, DType::f32, kBase, 2, dims,
+                                  strides, box, 0);
+  fake.setEncodeError(0);
+  CHECK(status.code == KCC_ERROR_DRIVER);
+  CHECK(status.message ==
+        "kcc: cannot launch copy_tma: cuTensorMapEncodeTiled failed: "
+        "CUDA_ERROR_INVALID_VALUE (fake description) for tensor 'src' (data "
+        "type FLOAT32, rank 2, address 0x7f0000, innermost first: sizes [300, "
+        "100], byte strides [1280], box [128, 32], element strides [1, 1], "
+        "interleave none, swizzle none, L2 promotion 128B, OOB fill none)");
+  CHECK(allZero(map));
+}
+
+TEST_CASE("tensor maps: a launch passes the map by address at its position") {
+  ScopedContext scope(5, 90);
+  TensorMap map;
+  const int64_t dims[] = {100, 300}, strides[] = {320};
+  const int32_t box[] = {32, 128};
+  REQUIRE(encodeTensorMap(kTma, "src", &map, DType::f32, kBase, 2, dims,
+                          strides, box, 0)
+              .ok());
+  static const char image[] = "FAKEFATBIN archs=90 kernels=copy_tma";
+  static const FatbinDesc fatbin = {"tma.kc", image, sizeof image, "sm_90a"};
+  static const KernelDesc kernel = {&fatbin, "copy_tma", kThreads, 2};
+  const void *src = kBase;
+  int32_t n = 7;
+  void *args[] = {&src, &n, &map};
+  fake.captureParams(3, 2);
+  const int64_t grid[3] = {1, 1, 1};
+  Status status = launch(kernel, grid, args, nullptr);
+  REQUIRE_MESSAGE(status.ok(), status.message);
+  void *params[16];
+  unsigned char bytes[128];
+  fake.capturedParams(params, bytes);
+  fake.captureParams(0, -1);
+  CHECK(params[0] == &src);
+  CHECK(params[2] == &map);
+  CHECK(std::memcmp(bytes, &map, sizeof map) == 0);
+  CHECK(map.words[0] == kFakeMapMagic);
+}
+
+// Run on its own (CTest runtime-fake-driver-no-tma) against the fake driver
+// built without cuTensorMapEncodeTiled.
+TEST_CASE("tensor maps: a driver without cuTensorMapEncodeTiled" *
+          doctest::skip()) {
+  ScopedContext scope(5, 90);
+  TensorMap map;
+  const int64_t dims[] = {100, 300}, strides[] = {320};
+  const int32_t box[] = {32, 128};
+  Status status = encodeTensorMap(kTma, "src", &map, DType::f32, kBase, 2, dims,
+                                  strides, box, 0);
+  CHECK(status.code == KCC_ERROR_DRIVER);
+  CHECK(contains(status.message,
+                 "kcc: cannot launch copy_tma: the CUDA driver ("));
+  CHECK(contains(status.message,
+                 ") has no cuTensorMapEncodeTiled, which kernels using TMA "
+                 "need: install an NVIDIA driver for CUDA 12.0 or newer"));
+  CHECK(allZero(map));
+  // Kernels without tensor maps still launch.
+  const int64_t grid[3] = {1, 1, 1};
+  fake.setCc(0, 86);
+  ScopedContext ampere(8, 86);
+  CHECK(launch(kVectorAdd, grid, nullptr, nullptr).ok());
+  // And before sm_90 the map is not needed.
+  CHECK(encodeTensorMap(kTma, "src", &map, DType::f32, kBase, 2, dims, strides,
+                        box, 0)
+            .ok());
+}
+
 int main(int argc, char **argv) {
-  setenv("KCC_CUDA_DRIVER", KCC_FAKE_CUDA_PATH, 1);
-  void *lib = dlopen(KCC_FAKE_CUDA_PATH, RTLD_NOW | RTLD_LOCAL);
+  // FAKE_CUDA_NO_TMA=1: the fake driver built without cuTensorMapEncodeTiled
+  // (the driver is opened once per process, so that is a run of its own).
+  const char *noTma = std::getenv("FAKE_CUDA_NO_TMA");
+  const char *path =
+      noTma && *noTma ? KCC_FAKE_CUDA_NO_TMA_PATH : KCC_FAKE_CUDA_PATH;
+  setenv("KCC_CUDA_DRIVER", path, 1);
+  void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
-    std::fprintf(stderr, "cannot open %s: %s\n", KCC_FAKE_CUDA_PATH, dlerror());
+    std::fprintf(stderr, "cannot open %s: %s\n", path, dlerror());
     return 1;
   }
   fake.setCc = reinterpret_cast<void (*)(int, int)>(dlsym(lib, "fake_set_cc"));
@@ -236,10 +608,20 @@ int main(int argc, char **argv) {
       reinterpret_cast<int (*)(void *)>(dlsym(lib, "cuCtxSetCurrent"));
   fake.ctxGetCurrent =
       reinterpret_cast<int (*)(void **)>(dlsym(lib, "cuCtxGetCurrent"));
-  if (!fake.setCc || !fake.setLaunchError || !fake.newContext ||
-      !fake.retains || !fake.moduleLoads || !fake.launches ||
-      !fake.lastLaunch || !fake.ctxSetCurrent || !fake.ctxGetCurrent) {
-    std::fprintf(stderr, "%s lacks a fake_* control\n", KCC_FAKE_CUDA_PATH);
+  fake.setEncodeError =
+      reinterpret_cast<void (*)(int)>(dlsym(lib, "fake_set_encode_error"));
+  fake.lastEncode =
+      reinterpret_cast<void (*)(FakeEncode *)>(dlsym(lib, "fake_last_encode"));
+  fake.captureParams = reinterpret_cast<void (*)(unsigned, int)>(
+      dlsym(lib, "fake_capture_params"));
+  fake.capturedParams = reinterpret_cast<void (*)(void **, unsigned char *)>(
+      dlsym(lib, "fake_captured_params"));
+  if (!fake.setEncodeError || !fake.lastEncode || !fake.captureParams ||
+      !fake.capturedParams || !fake.setCc || !fake.setLaunchError ||
+      !fake.newContext || !fake.retains || !fake.moduleLoads ||
+      !fake.launches || !fake.lastLaunch || !fake.ctxSetCurrent ||
+      !fake.ctxGetCurrent) {
+    std::fprintf(stderr, "%s lacks a fake_* control\n", path);
     return 1;
   }
   doctest::Context context;

@@ -1031,3 +1031,106 @@ TEST_CASE("host stubs (HIP): generated files compile (C++ and C) and run") {
                       "C alpha 0x4000\n"
                       "C: 0 []\n"));
 }
+
+//===----------------------------------------------------------------------===//
+// TMA tensor maps (ParamInfo::isTensorMap): encoded by the stub, never in a
+// signature. The generated text and a run against the fake driver are in
+// tests/driver/stubs-tensormap.test; here, the emitter's refusals.
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// tma(src: tensor<f32, 2>, n: i32) + the map of src.
+ModuleInfo tensorMapModule() {
+  ModuleInfo m;
+  m.stem = "tma";
+  m.sourcePath = "tma.kc";
+  m.targets = {"sm_90a"};
+  m.fatbinContents = "sm_90a";
+  KernelInfo k;
+  k.name = "tma";
+  Specialization s;
+  s.symbol = "tma";
+  ParamInfo base = ptr("src", ScalarKind::F32, 16);
+  base.tensorRank = 2;
+  ParamInfo map;
+  map.name = "src__map0";
+  map.isTensorMap = true;
+  map.elem = ScalarKind::F32;
+  map.tensorBase = 0;
+  map.box = {32, 64};
+  map.swizzle = 0;
+  s.params = {base,
+              scalar("src_dim0", ScalarKind::I32),
+              scalar("src_dim1", ScalarKind::I32),
+              scalar("src_stride0", ScalarKind::I32),
+              scalar("n", ScalarKind::I32),
+              map};
+  s.grid = {"n", "1", "1"};
+  s.builds = builds(128);
+  k.specializations = {s};
+  m.kernels.push_back(k);
+  return m;
+}
+
+ParamInfo &theMap(ModuleInfo &m) {
+  return m.kernels[0].specializations[0].params.back();
+}
+
+} // namespace
+
+TEST_CASE("host stubs: tensor maps") {
+  StubFiles f;
+  std::string error, kernel, name;
+  REQUIRE(emitCudaStubs(tensorMapModule(), "x", f, error));
+  CHECK(contains(f.header, "kcc::Status tma(float *src, int32_t src_dim0, "
+                           "int32_t src_dim1,\n"));
+  CHECK(!contains(f.header, "map0"));
+  CHECK(contains(f.source, "kcc::rt::TensorMap kcc_map0; // src__map0\n"));
+  CHECK(contains(f.source, "&n, &kcc_map0};"));
+
+  ModuleInfo m = tensorMapModule();
+  m.kernels[0].specializations[0].builds = amdBuilds(256);
+  REQUIRE_FALSE(emitHipStubs(m, "x", f, error, kernel, name));
+  CHECK(contains(error, "AMD targets have no TMA tensor maps"));
+  CHECK(kernel == "tma");
+  CHECK(name == "src__map0");
+
+  const char *prefix =
+      "internal error: tensor map parameter 'src__map0' of tma";
+  m = tensorMapModule();
+  theMap(m).tensorBase = 9;
+  REQUIRE_FALSE(emitCudaStubs(m, "x", f, error, kernel, name));
+  CHECK(error ==
+        std::string(prefix) + " maps parameter #9, which does not exist");
+  CHECK(name == "src__map0");
+  m = tensorMapModule();
+  theMap(m).tensorBase = 4;
+  CHECK(emitError(m) == std::string(prefix) +
+                            " maps 'n', which is not the base pointer of a "
+                            "tensor parameter");
+  m = tensorMapModule();
+  m.kernels[0].specializations[0].params[0].tensorRank = 0;
+  CHECK(contains(emitError(m), "maps 'src', which is not the base pointer"));
+  m = tensorMapModule();
+  m.kernels[0].specializations[0].params[2].isPointer = true;
+  CHECK(emitError(m) == std::string(prefix) +
+                            ": size or stride 'src_dim1' of tensor 'src' is "
+                            "not an integer parameter");
+  m = tensorMapModule();
+  theMap(m).elem = ScalarKind::F16;
+  CHECK(emitError(m) ==
+        std::string(prefix) + " has element type f16 but tensor 'src' has f32");
+  m = tensorMapModule();
+  theMap(m).box = {64};
+  CHECK(emitError(m) == std::string(prefix) +
+                            " has a box of rank 1 but tensor 'src' has rank 2");
+  m = tensorMapModule();
+  theMap(m).box = {32, 512};
+  CHECK(emitError(m) ==
+        std::string(prefix) + " has box side 512, outside TMA's 1..256");
+  m = tensorMapModule();
+  theMap(m).swizzle = 16;
+  CHECK(emitError(m) ==
+        std::string(prefix) + " has swizzle 16, not 0, 32, 64 or 128 bytes");
+}

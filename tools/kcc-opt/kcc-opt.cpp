@@ -1,12 +1,13 @@
 //===- kcc-opt.cpp - run kcc passes on .mlir files --------------------------===//
+#include "TestHostStubs.h"
 #include "backends/nvidia/Passes.h"
 #include "ir/Dialect.h"
-#include "passes/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/InitAllPasses.h"
 #include "mlir/Tools/mlir-opt/MlirOptMain.h"
+#include "passes/Passes.h"
 
 int main(int argc, char **argv) {
   mlir::DialectRegistry registry;
@@ -18,6 +19,7 @@ int main(int argc, char **argv) {
   mlir::registerAllPasses();
   kcc::registerKccPasses();
   kcc::nvidia::registerKccNVIDIAPasses();
+  kcc::registerTestHostStubsPass();
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "kcc optimizer driver\n", registry));
 }

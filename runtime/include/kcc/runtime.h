@@ -108,6 +108,56 @@ Status checkDivisibility(const KernelDesc &kernel, const char *param,
 Status launch(const KernelDesc &kernel, const int64_t grid[3], void **args,
               CUstream_st *stream);
 
+/// A CUDA tensor map (CUtensorMap): the TMA descriptor a kernel built for
+/// sm_90a/sm_100a receives by value (a `__grid_constant__` parameter) for each
+/// tensor it copies with TMA. Opaque; 128 bytes. The driver requires 64-byte
+/// alignment; CUDA 13's cuda.h declares CUtensorMap alignas(128), and so does
+/// this, so either can stand for the other.
+struct alignas(128) TensorMap {
+  uint64_t words[16];
+};
+static_assert(sizeof(TensorMap) == 128, "CUtensorMap is 128 bytes");
+
+/// Encodes the tensor map of tensor parameter `tensorName` of `kernel` into
+/// `*out`, for the device of the current CUDA context (device 0's primary
+/// context, retained as launch() does, if none is current).
+///
+/// `elem` is the element type, `base` the tensor's address, `dims` its `rank`
+/// sizes and `strides` its `rank - 1` row strides in elements (both outermost
+/// first, as in kcc's tensor parameters; the innermost stride is 1), `box` the
+/// `rank` box sizes the kernel copies (outermost first), `swizzleBytes` the
+/// shared-memory swizzle span (0, 32, 64 or 128).
+///
+/// - On a GPU of compute capability < 9.0 `*out` is zeroed and the call
+///   succeeds: the kernel's image for it does not use TMA.
+/// - Otherwise the parameters are checked against cuTensorMapEncodeTiled's
+///   rules: KCC_ERROR_MISALIGNED for a base that is not 16-byte aligned or a
+///   stride that is not a multiple of 16 bytes; KCC_ERROR_INVALID_ARGUMENT for
+///   a rank outside 1..5, a size over 2^32, a stride that is negative
+///   or reaches 2^40 bytes, a box dimension outside 1..256, an inner
+///   box row that is not a multiple of 16 bytes or is wider than the swizzle
+///   span, a swizzle other than 0/32/64/128, a null pointer.
+/// - A tensor with a size <= 0 (empty, as in kcc's tensor contract) cannot
+///   be described by a tensor map: `*out` is
+///   zeroed and the call succeeds with a non-empty message saying so
+///   (`ok() && !message.empty()`); pass it to emptyTensorLaunch.
+/// - Then cuTensorMapEncodeTiled is called; a driver without it, or its
+///   failure, is KCC_ERROR_DRIVER with the driver's error and the parameters.
+///   No driver at all is KCC_ERROR_NO_DRIVER.
+Status encodeTensorMap(const KernelDesc &kernel, const char *tensorName,
+                       TensorMap *out, DType elem, const void *base,
+                       unsigned rank, const int64_t *dims,
+                       const int64_t *strides, const int32_t *box,
+                       unsigned swizzleBytes);
+
+/// What a stub returns when encodeTensorMap reported an empty tensor
+/// (`empty`): success without launching if the grid has a zero dimension (as
+/// launch() would), the grid's own error if it is invalid, otherwise
+/// KCC_ERROR_INVALID_ARGUMENT (the kernel would copy through a tensor map that
+/// does not exist).
+Status emptyTensorLaunch(const KernelDesc &kernel, const int64_t grid[3],
+                         const Status &empty);
+
 /// Records `status` as this thread's last error (for the C entry points) and
 /// returns its code.
 kcc_status_code setLastError(const Status &status);
