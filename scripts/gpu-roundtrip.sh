@@ -28,6 +28,16 @@ prepare)
   "$kcc" kernels/*.kc -o .gpu-gen --target="${KCC_TARGETS:-sm_80,sm_90a,sm_100a}"
   # For the "no image for this GPU" test: a fatbin that holds Blackwell only.
   "$kcc" tests/gpu/Inputs/blackwell_only.kc -o .gpu-gen --target=sm_100a
+  # The difftest cases of every bundled kernel (inputs + interpreter outputs)
+  # for the GPU leg (docs/difftest.md).
+  difftest=${KCC_DIFFTEST:-build/bin/kcc-difftest}
+  if [ -x "$difftest" ]; then
+    for cases in tests/difftest/*.toml; do
+      k=$(basename "$cases" .toml)
+      "$difftest" "kernels/$k.kc" "$cases" --emit-cases .gpu-gen/difftest \
+        --fatbin ".gpu-gen/$k.fatbin" > /dev/null
+    done
+  fi
   ls -l .gpu-gen
   ;;
 prepare-consumer)
@@ -91,6 +101,17 @@ remote)
   tail -n 3 "$out/memcheck.log"
   watch 600 membound python3 bench/run_membound.py --kcc-bench "$build/kcc-membound-bench" \
     --out "$out/membound.md" || status=1
+  # The difftest's GPU leg: bring $out/difftest.tgz back and run
+  # `kcc-difftest --compare` on it (docs/difftest.md).
+  if [ -d .gpu-gen/difftest ]; then
+    cmake -S tools/kcc-difftest/gpu-leg -B "$build-gpu-leg" -DCMAKE_BUILD_TYPE=Release \
+      > "$out/gpu-leg-configure.log"
+    cmake --build "$build-gpu-leg" -j > "$out/gpu-leg-build.log" 2>&1 || status=1
+    watch 300 kcc-gpu-leg "$build-gpu-leg/kcc-gpu-leg" .gpu-gen/difftest \
+      > "$out/gpu-leg.log" 2>&1 || status=1
+    tail -n 1 "$out/gpu-leg.log"
+    tar czf "$out/difftest.tgz" .gpu-gen/difftest
+  fi
   exit $status
   ;;
 *)
