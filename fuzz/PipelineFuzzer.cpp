@@ -120,7 +120,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   {
     stage = "layout pipeline";
     mlir::PassManager pm(&ctx);
-    buildLayoutPipeline(pm, *target, inputOptions.numWarps, /*remarks=*/true);
+    nvidia::buildTargetLayoutPipeline(pm, *target, inputOptions.numWarps,
+                                      /*remarks=*/true);
     if (mlir::failed(pm.run(module)))
       return 0;
   }

@@ -11,6 +11,7 @@
 
 #include "fuzz/FuzzerUtil.h"
 
+#include "backends/nvidia/Pipeline.h"
 #include "passes/Passes.h"
 #include "targets/BankConflicts.h"
 #include "targets/TargetModel.h"
@@ -120,7 +121,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return mlir::success();
   });
   mlir::PassManager pm(ctx.get());
-  buildLayoutPipeline(pm, model, /*numWarps=*/0, /*remarks=*/false);
+  nvidia::buildTargetLayoutPipeline(pm, model, /*numWarps=*/0,
+                                    /*remarks=*/false);
   (void)pm.run(*module);
   return 0;
 }

@@ -3,30 +3,6 @@
 
 namespace kcc::interp {
 
-const char *dtypeName(DType type) {
-  switch (type) {
-  case DType::i1:
-    return "i1";
-  case DType::i8:
-    return "i8";
-  case DType::i16:
-    return "i16";
-  case DType::i32:
-    return "i32";
-  case DType::i64:
-    return "i64";
-  case DType::f16:
-    return "f16";
-  case DType::bf16:
-    return "bf16";
-  case DType::f32:
-    return "f32";
-  case DType::f64:
-    return "f64";
-  }
-  return "?";
-}
-
 std::optional<DType> parseDType(std::string_view name) {
   static const DType all[] = {DType::i1,   DType::i8,  DType::i16,
                               DType::i32,  DType::i64, DType::f16,

@@ -1,13 +1,16 @@
 //===- DType.h - element types of kcc buffers --------------------*- C++
 //-*-===//
 //
-// The element types a kcc buffer or scalar can have, with their names and
-// sizes. Plain C++17 (no LLVM): the GPU leg of kcc-difftest, which builds on
-// the GPU machine without LLVM, uses it too.
+// The element types a kcc buffer or scalar can have: the runtime's kcc::DType
+// (kcc/runtime.h, with its names from kcc::dtypeName), plus parsing and sizes.
+// Plain C++17 (no LLVM): the GPU leg of kcc-difftest, which builds on the GPU
+// machine without LLVM, uses it too.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KCC_INTERP_DTYPE_H
 #define KCC_INTERP_DTYPE_H
+
+#include "kcc/runtime.h"
 
 #include <cstddef>
 #include <optional>
@@ -15,10 +18,9 @@
 
 namespace kcc::interp {
 
-enum class DType { i1, i8, i16, i32, i64, f16, bf16, f32, f64 };
-
+using ::kcc::DType;
 /// "f32", "bf16", "i1", ... (the language's spelling).
-const char *dtypeName(DType type);
+using ::kcc::dtypeName;
 /// Parses the language's spelling; "bool" is i1.
 std::optional<DType> parseDType(std::string_view name);
 /// Bytes per element in memory (i1 is one byte, 0 or 1, like the GPU's).

@@ -3,11 +3,22 @@
 #include "backends/nvidia/Pipeline.h"
 #include "backends/nvidia/Passes.h"
 
+#include "passes/Passes.h"
+#include "targets/BankConflicts.h"
+
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
 
 using namespace mlir;
 
@@ -56,6 +67,23 @@ static void buildPipeline(OpPassManager &pm, StringRef vendor) {
   pm.addPass(std::make_unique<AdoptLoopAnnotations>());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+}
+
+void kcc::nvidia::registerCompilerDialects(DialectRegistry &registry) {
+  registry.insert<KccDialect, arith::ArithDialect, math::MathDialect,
+                  scf::SCFDialect, func::FuncDialect, LLVM::LLVMDialect,
+                  NVVM::NVVMDialect, ROCDL::ROCDLDialect>();
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
+  registerROCDLDialectTranslation(registry);
+}
+
+void kcc::nvidia::buildTargetLayoutPipeline(OpPassManager &pm,
+                                            const TargetModel &target,
+                                            unsigned numWarps, bool remarks) {
+  buildLayoutPipeline(pm, target, numWarps, remarks);
+  pm.addPass(createChooseSharedLayouts(bankGeometry(target)));
 }
 
 void kcc::nvidia::buildLowerToLLVMPipeline(OpPassManager &pm, Vendor vendor) {

@@ -7,7 +7,24 @@
 
 #include "mlir/Pass/PassManager.h"
 
+namespace mlir {
+class DialectRegistry;
+} // namespace mlir
+
 namespace kcc::nvidia {
+/// Every dialect and LLVM IR translation kcc's compile pipeline uses (tile
+/// and layout IR, the LLVM dialect with NVVM and ROCDL), for the driver and
+/// the fuzzers.
+void registerCompilerDialects(mlir::DialectRegistry &registry);
+
+/// Tile IR -> layout IR for `target` as kcc compiles a kernel: the passes of
+/// buildLayoutPipeline (passes/), then shared-memory buffers laid out with the
+/// target's bank model (kcc-choose-shared-layouts). `target` must outlive the
+/// pass manager.
+void buildTargetLayoutPipeline(mlir::OpPassManager &pm,
+                               const TargetModel &target, unsigned numWarps,
+                               bool remarks);
+
 /// kcc-convert-to-llvm followed by the upstream clean-up conversions: the
 /// result is a builtin module of LLVM + NVVM (or, for AMD, ROCDL) dialect ops
 /// only, translatable with mlir::translateModuleToLLVMIR. Runs on a

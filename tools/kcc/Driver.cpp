@@ -19,7 +19,6 @@
 #include "frontend/Frontend.h"
 #include "ir/Dialect.h"
 #include "passes/Passes.h"
-#include "targets/BankConflicts.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -313,11 +312,10 @@ private:
       mlir::PassManager pm(&ctx);
       mlir::TimingScope passScope = scope.nest("layout passes");
       pm.enableTiming(passScope);
-      buildLayoutPipeline(pm, target, options.numWarps,
-                          options.report != ReportKind::None);
-      // Shared buffers laid out with the target's bank model (before the
-      // report, which shows the conflicts of what will be emitted).
-      pm.addPass(nvidia::createChooseSharedLayouts(bankGeometry(target)));
+      // Shared buffers are laid out with the bank model here too, so the
+      // report shows the conflicts of what will be emitted.
+      nvidia::buildTargetLayoutPipeline(pm, target, options.numWarps,
+                                        options.report != ReportKind::None);
       // The pass's access-width remarks feed the report, not the terminal.
       std::vector<Report::Remark> remarks;
       mlir::ScopedDiagnosticHandler remarkHandler(
@@ -485,14 +483,7 @@ private:
 
 int driver::compile(const Options &options) {
   mlir::DialectRegistry registry;
-  registry.insert<KccDialect, mlir::arith::ArithDialect,
-                  mlir::math::MathDialect, mlir::scf::SCFDialect,
-                  mlir::func::FuncDialect, mlir::LLVM::LLVMDialect,
-                  mlir::NVVM::NVVMDialect, mlir::ROCDL::ROCDLDialect>();
-  mlir::registerBuiltinDialectTranslation(registry);
-  mlir::registerLLVMDialectTranslation(registry);
-  mlir::registerNVVMDialectTranslation(registry);
-  mlir::registerROCDLDialectTranslation(registry);
+  nvidia::registerCompilerDialects(registry);
   mlir::MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
   // kcc compiles small modules; threads cost more than they give here.
