@@ -1,0 +1,97 @@
+// RUN: kcc-opt %s -split-input-file -verify-diagnostics
+
+func.func @load_counts(%p: !kcc.ptr<f32>, %d: i32) {
+  // expected-error@+1 {{a rank-2 tile needs 2 sizes, 1 stride(s) and 2 coordinates}}
+  %t = kcc.load_tile %p[%d] strides[] at[%d, %d] : !kcc.ptr<f32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @load_elem(%p: !kcc.ptr<f32>, %d: i32) {
+  // expected-error@+1 {{tile element type 'f16' differs from the tensor's 'f32'}}
+  %t = kcc.load_tile %p[%d] strides[] at[%d] : !kcc.ptr<f32> -> tensor<4xf16>
+  return
+}
+
+// -----
+
+func.func @load_other(%p: !kcc.ptr<f32>, %d: i32) {
+  // expected-error@+1 {{'other' must be a 'f32'}}
+  %t = kcc.load_tile %p[%d] strides[] at[%d] other %d : i32 : !kcc.ptr<f32> -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @trans_shape(%t: tensor<4x8xf32>) {
+  // expected-error@+1 {{transposes a 2-D tile}}
+  %r = kcc.trans %t : tensor<4x8xf32> -> tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @reshape_count(%t: tensor<4x8xf32>) {
+  // expected-error@+1 {{keeps the element type and count}}
+  %r = kcc.reshape %t : tensor<4x8xf32> -> tensor<16xf32>
+  return
+}
+
+// -----
+
+func.func @smem_swizzle() {
+  // expected-error@+1 {{swizzle must be 0, 32, 64 or 128 bytes, got 16}}
+  %b = kcc.smem_alloc : !kcc.smem<[32, 64], f32, stages = 1, swizzle = 16>
+  return
+}
+
+// -----
+
+func.func @tma_box(%m: !kcc.tensormap<[32, 64], f32, swizzle = 0>, %i: i32) {
+  %b = kcc.smem_alloc : !kcc.smem<[64, 32], f32, stages = 1, swizzle = 0>
+  %bars = kcc.mbarrier_alloc : !kcc.mbarrier<1>
+  // expected-error@+1 {{the box does not match the stage shape}}
+  kcc.tma_load %m[%i, %i] -> %b[%i], %bars[%i] : !kcc.tensormap<[32, 64], f32, swizzle = 0>, !kcc.smem<[64, 32], f32, stages = 1, swizzle = 0>, !kcc.mbarrier<1>
+  return
+}
+
+// -----
+
+func.func @tma_coords(%m: !kcc.tensormap<[32, 64], f32, swizzle = 0>, %i: i32) {
+  %b = kcc.smem_alloc : !kcc.smem<[32, 64], f32, stages = 1, swizzle = 0>
+  // expected-error@+1 {{needs one coordinate per box dimension (2)}}
+  kcc.tma_store %b[%i] -> %m[%i] : !kcc.smem<[32, 64], f32, stages = 1, swizzle = 0>, !kcc.tensormap<[32, 64], f32, swizzle = 0>
+  return
+}
+
+// -----
+
+func.func @smem_load_shape(%i: i32) {
+  %b = kcc.smem_alloc : !kcc.smem<[32, 64], f32, stages = 1, swizzle = 0>
+  // expected-error@+1 {{the result tile does not match the stage shape}}
+  %t = kcc.smem_load %b[%i] : !kcc.smem<[32, 64], f32, stages = 1, swizzle = 0> -> tensor<64x32xf32>
+  return
+}
+
+// -----
+
+func.func @padding(%t: tensor<4x8xf32>) {
+  // expected-error@+1 {{kcc.smem_padding must be array<i32: every, pad> with every > 0 and pad >= 0}}
+  %r = kcc.trans %t {kcc.smem_padding = array<i32: 0, 1>} : tensor<4x8xf32> -> tensor<8x4xf32>
+  return
+}
+
+// -----
+
+// expected-error@+1 {{kcc.tensor_map_of applies to tensormap arguments and names a pointer argument}}
+func.func @map_of(%p: !kcc.ptr<f32>, %m: !kcc.tensormap<[32, 64], f32, swizzle = 0> {kcc.tensor_map_of = 1 : i32}) {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{kcc.tensor_rank (1 or 2) applies to pointer arguments}}
+func.func @rank(%p: !kcc.ptr<f32> {kcc.tensor_rank = 3 : i32}) {
+  return
+}
