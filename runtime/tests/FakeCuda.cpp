@@ -3,6 +3,8 @@
 //   "FAKEFATBIN archs=80,90 kernels=vector_add,softmax"
 // A module loads when the context's device compute capability is in `archs`.
 // The fake_* functions let the tests steer it and read what it saw.
+#include "FakeCudaControl.h"
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -266,14 +268,6 @@ EXPORT CUresult cuTensorMapEncodeTiled(
 
 // --- Controls for the tests -------------------------------------------------
 
-struct FakeLaunch {
-  unsigned grid[3];
-  unsigned block[3];
-  unsigned shared;
-  void *stream;
-  char function[128];
-};
-
 EXPORT void fake_set_cc(int device, int cc) {
   std::lock_guard<std::mutex> lock(state().mutex);
   state().cc[device] = cc;
@@ -309,17 +303,6 @@ EXPORT void fake_last_launch(FakeLaunch *out) {
   out->stream = s.stream;
   std::snprintf(out->function, sizeof out->function, "%s", s.function.c_str());
 }
-
-struct FakeEncode {
-  int calls;
-  int dataType;
-  unsigned rank;
-  void *address;
-  uint64_t globalDim[5], globalStrides[5];
-  uint32_t boxDim[5], elementStrides[5];
-  int interleave, swizzle, l2Promotion, oobFill;
-  void *map;
-};
 
 EXPORT void fake_set_encode_error(CUresult error) {
   std::lock_guard<std::mutex> lock(state().mutex);

@@ -2,6 +2,8 @@
 // KCC_CUDA_DRIVER: context selection, module/function caching, block sizes,
 // the no-image and driver-error messages, and concurrent first launches.
 #define DOCTEST_CONFIG_IMPLEMENT
+#include "FakeCudaControl.h"
+
 #include <doctest/doctest.h>
 
 #include "kcc/runtime.h"
@@ -19,25 +21,6 @@ using namespace kcc;
 using namespace kcc::rt;
 
 namespace {
-
-struct FakeLaunch {
-  unsigned grid[3];
-  unsigned block[3];
-  unsigned shared;
-  void *stream;
-  char function[128];
-};
-
-struct FakeEncode {
-  int calls;
-  int dataType;
-  unsigned rank;
-  void *address;
-  uint64_t globalDim[5], globalStrides[5];
-  uint32_t boxDim[5], elementStrides[5];
-  int interleave, swizzle, l2Promotion, oobFill;
-  void *map;
-};
 
 struct Fake {
   void (*setCc)(int, int);

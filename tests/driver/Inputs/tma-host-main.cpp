@@ -2,6 +2,8 @@
 // stubs-tensormap.test), run against the fake driver (FakeCuda.cpp, opened
 // through KCC_CUDA_DRIVER): prints what cuTensorMapEncodeTiled and
 // cuLaunchKernel saw.
+#include "../../../runtime/tests/FakeCudaControl.h"
+
 #include "tma_copy.kcc.h"
 
 #include <dlfcn.h>
@@ -12,17 +14,6 @@
 #include <cstring>
 
 namespace {
-
-struct FakeEncode {
-  int calls;
-  int dataType;
-  unsigned rank;
-  void *address;
-  uint64_t globalDim[5], globalStrides[5];
-  uint32_t boxDim[5], elementStrides[5];
-  int interleave, swizzle, l2Promotion, oobFill;
-  void *map;
-};
 
 void (*setCc)(int, int);
 void (*lastEncode)(FakeEncode *);

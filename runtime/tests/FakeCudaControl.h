@@ -1,0 +1,35 @@
+//===- FakeCudaControl.h - what the fake libcuda records, for tests -*- C++ -*-===//
+//
+// The records the fake driver (FakeCuda.cpp) fills through its fake_* control
+// functions; the tests load it with dlopen and look those functions up with
+// dlsym, so only these layouts are shared.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KCC_RUNTIME_TESTS_FAKECUDACONTROL_H
+#define KCC_RUNTIME_TESTS_FAKECUDACONTROL_H
+
+#include <cstdint>
+
+/// The last cuLaunchKernel (fake_last_launch).
+struct FakeLaunch {
+  unsigned grid[3];
+  unsigned block[3];
+  unsigned shared;
+  void *stream;
+  char function[128];
+};
+
+/// The last cuTensorMapEncodeTiled and how many there were
+/// (fake_last_encode).
+struct FakeEncode {
+  int calls;
+  int dataType;
+  unsigned rank;
+  void *address;
+  uint64_t globalDim[5], globalStrides[5];
+  uint32_t boxDim[5], elementStrides[5];
+  int interleave, swizzle, l2Promotion, oobFill;
+  void *map;
+};
+
+#endif // KCC_RUNTIME_TESTS_FAKECUDACONTROL_H
