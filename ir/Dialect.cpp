@@ -203,10 +203,12 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                ? success()
                : op->emitError() << kAccessWidthAttr
                                  << " must be a power of two";
-  if (name == kMaskUniformAttr)
+  if (name == kMaskUniformAttr || name == kDataDependentAttr)
     return success(isa<UnitAttr>(attr.getValue()));
-  if (name == kTileAccessAttr)
+  if (name == kTileAccessAttr || name == kTmaRefusedAttr)
     return success(isa<StringAttr>(attr.getValue()));
+  if (name == kSmemOffsetAttr)
+    return success(isa<IntegerAttr>(attr.getValue()));
   if (name == kSmemPaddingAttr) {
     auto pad = dyn_cast<DenseI32ArrayAttr>(attr.getValue());
     if (!pad || pad.size() != 2 || pad[0] <= 0 || pad[1] < 0)

@@ -61,6 +61,16 @@ def Kcc_Dialect : Dialect {
     // On a load/store expanded from load_tile/store_tile: why it is not a
     // TMA copy (for --report).
     static constexpr ::llvm::StringLiteral kTileAccessAttr = "kcc.tile_access";
+    // On a load_tile/store_tile left to kcc-expand-tile-accesses: why it is
+    // not a TMA copy (passes/AddTensorMaps.cpp, MaterializeTmaCopies.cpp).
+    static constexpr ::llvm::StringLiteral kTmaRefusedAttr = "kcc.tma_refused";
+    // On smem_alloc / mbarrier_alloc during the lowering: the byte offset in
+    // the kernel's shared memory (backends/nvidia/AsyncToNVVM.cpp).
+    static constexpr ::llvm::StringLiteral kSmemOffsetAttr = "kcc.smem_offset";
+    // On an scf.if whose condition depends on run-time data (program ids,
+    // sizes): both branches are feasible, and the async verifier checks
+    // each (passes/VerifyAsyncProtocol.cpp).
+    static constexpr ::llvm::StringLiteral kDataDependentAttr = "kcc.data_dependent";
   }];
 }
 

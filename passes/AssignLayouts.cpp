@@ -177,6 +177,11 @@ LogicalResult AssignLayouts::runOnKernel(func::FuncOp func) {
     AccessLimits limits;
   };
   SmallVector<Access> accesses;
+  struct StageAccess {
+    Operation *op;
+    int64_t elements, width;
+  };
+  SmallVector<StageAccess> stageAccesses;
   func.walk([&](Operation *op) {
     for (Region &region : op->getRegions())
       for (Block &block : region)
@@ -199,6 +204,18 @@ LogicalResult AssignLayouts::runOnKernel(func::FuncOp func) {
     if (ptr && isa<RankedTensorType>(ptr.getType()))
       accesses.push_back(
           {op, ptr, mask, computeLimits(analysis, ptr, mask, maxVectorBytes)});
+    // A shared stage holds its tile densely in row-major order at a 128-byte
+    // aligned address: contiguous and aligned for any vector width.
+    if (isa<kcc::SmemLoadOp, kcc::SmemStoreOp>(op)) {
+      auto tile = cast<RankedTensorType>(isa<kcc::SmemLoadOp>(op)
+                                             ? op->getResult(0).getType()
+                                             : op->getOperand(0).getType());
+      int64_t bytes = kcc::getElementBytes(tile.getElementType());
+      int64_t k = std::min<int64_t>(
+          {16, floorPow2(std::max<int64_t>(1, maxVectorBytes / bytes)),
+           largestPow2Divisor(tile.getNumElements())});
+      stageAccesses.push_back({op, tile.getNumElements(), k});
+    }
   });
 
   // V per class: the widest proven access of the class.
@@ -207,6 +224,10 @@ LogicalResult AssignLayouts::runOnKernel(func::FuncOp func) {
     int64_t n = cast<RankedTensorType>(access.ptr.getType()).getNumElements();
     unsigned &vec = leaderVec[classes.getLeaderValue(n)];
     vec = std::max<unsigned>({vec, 1u, static_cast<unsigned>(access.limits.width())});
+  }
+  for (const StageAccess &access : stageAccesses) {
+    unsigned &vec = leaderVec[classes.getLeaderValue(access.elements)];
+    vec = std::max<unsigned>({vec, 1u, unsigned(access.width)});
   }
   auto vecOf = [&](int64_t n) -> unsigned {
     auto it = leaderVec.find(classes.getLeaderValue(n));
@@ -301,6 +322,10 @@ LogicalResult AssignLayouts::runOnKernel(func::FuncOp func) {
   if (fits.wasInterrupted())
     return failure();
 
+  for (const StageAccess &access : stageAccesses)
+    access.op->setAttr(kcc::KccDialect::kAccessWidthAttr,
+                       IntegerAttr::get(IntegerType::get(ctx, 32),
+                                        access.width));
   // Access widths (and their explanations).
   for (const Access &access : accesses) {
     int64_t k = access.limits.width();

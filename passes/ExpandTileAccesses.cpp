@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/TensorMaps.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
@@ -130,7 +131,7 @@ struct ExpandTileAccesses
       other = kcc::SplatOp::create(b, op.getLoc(), flatT, other);
       auto load =
           kcc::LoadOp::create(b, op.getLoc(), flatT, a.ptrs, a.mask, other);
-      mark(load);
+      mark(load, op);
       Value flat = load;
       op.replaceAllUsesWith(reshapeTo(b, op.getLoc(), flat, type));
       op.erase();
@@ -145,16 +146,19 @@ struct ExpandTileAccesses
                                          type.getElementType());
       mark(kcc::StoreOp::create(b, op.getLoc(), a.ptrs,
                                 reshapeTo(b, op.getLoc(), op.getValue(), flatT),
-                                a.mask));
+                                a.mask),
+           op);
       op.erase();
     });
   }
 
-  /// Records on the generated access why it is not a TMA copy (the pass
-  /// option, set by the pipeline from the target model), for --report.
-  void mark(Operation *op) {
-    op->setAttr(kcc::KccDialect::kTileAccessAttr,
-                StringAttr::get(op->getContext(), tmaReason));
+  /// Records on the generated access why it is not a TMA copy, for
+  /// --report: the TMA passes' reason on the tile access, else the pass
+  /// option (set by the pipeline from the target model).
+  void mark(Operation *access, Operation *tileAccess) {
+    auto why = tileAccess->getAttrOfType<StringAttr>(kcc::KccDialect::kTmaRefusedAttr);
+    access->setAttr(kcc::KccDialect::kTileAccessAttr,
+                    why ? why : StringAttr::get(access->getContext(), tmaReason));
   }
 };
 

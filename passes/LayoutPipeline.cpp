@@ -21,11 +21,15 @@ using namespace mlir;
 void kcc::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
                               unsigned numWarps, bool remarks) {
   pm.addPass(createCheckTargetSupport(target));
+  // TMA copies first (accesses with a tensor map), proven before anything
+  // else touches them; the rest are expanded to vector accesses.
+  pm.addPass(createMaterializeTmaCopies(target));
+  if (target.hasAsyncCopy("tma"))
+    pm.addPass(createKccVerifyAsyncProtocol());
   KccExpandTileAccessesOptions expand;
   expand.tmaReason =
       llvm::is_contained(target.asyncCopy, "tma")
-          ? "kcc 0.1 lowers load_tile/store_tile to masked vector accesses; "
-            "TMA copies for them are not implemented yet"
+          ? "the kernel has no tensor map for this access"
           : "target '" + target.name + "' has no TMA";
   pm.addPass(createKccExpandTileAccesses(expand));
   pm.addPass(createCanonicalizerPass());

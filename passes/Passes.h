@@ -22,6 +22,19 @@ struct TargetModel;
 /// Refuses operations the target cannot compile (CheckTargetSupport.cpp).
 std::unique_ptr<mlir::Pass> createCheckTargetSupport(const TargetModel &target);
 
+/// Appends the !kcc.tensormap arguments of every kernel: one per (tensor,
+/// box) that load_tile/store_tile can copy with TMA on each of `targets`
+/// (AddTensorMaps.cpp). Run once on the tile IR shared by a fatbin's targets.
+std::unique_ptr<mlir::Pass>
+createAddTensorMaps(std::vector<const TargetModel *> targets);
+/// Rewrites tile accesses that have a tensor map into TMA copies for
+/// `target` (MaterializeTmaCopies.cpp).
+std::unique_ptr<mlir::Pass>
+createMaterializeTmaCopies(const TargetModel &target);
+/// Registers both for kcc-opt (with built-in target models by name).
+void registerTensorMapPasses();
+void registerMaterializeTmaCopiesPass();
+
 /// Tile IR -> layout IR for `target`, as kcc compiles a kernel
 /// (LayoutPipeline.cpp): rejects operations the target cannot run (e.g. dot
 /// on element types without a matrix-multiply shape) at their source

@@ -78,6 +78,8 @@ namespace {
 
 constexpr int64_t kMaxSteps = 1 << 20;
 constexpr size_t kMaxCombinations = 4096;
+/// Data-dependent branches explored per function (2^N runs per choice).
+constexpr size_t kMaxDataBranches = 6;
 constexpr unsigned kMaxResources = 1024;
 
 //===----------------------------------------------------------------------===//
@@ -249,8 +251,9 @@ bool containsAsyncOp(Operation *root) {
 
 class Interp {
 public:
-  Interp(func::FuncOp func, const llvm::DenseMap<Value, int64_t> &args)
-      : func(func) {
+  Interp(func::FuncOp func, const llvm::DenseMap<Value, int64_t> &args,
+         const llvm::DenseMap<Operation *, bool> *branches = nullptr)
+      : func(func), branches(branches) {
     for (BlockArgument a : func.getArguments()) {
       auto it = args.find(a);
       if (it != args.end())
@@ -277,6 +280,7 @@ public:
 
 private:
   func::FuncOp func;
+  const llvm::DenseMap<Operation *, bool> *branches;
   llvm::DenseMap<Value, Scalar> env;
   unsigned nextSym = 0;
   int64_t steps = 0;
@@ -457,8 +461,14 @@ private:
   }
 
   bool execIf(scf::IfOp ifOp) {
+    // A data-dependent branch: the caller chose a side (every side is
+    // verified, in separate runs).
+    auto chosen = branches ? branches->find(ifOp)
+                           : llvm::DenseMap<Operation *, bool>::const_iterator();
     std::optional<int64_t> cond =
-        known(ifOp, ifOp.getCondition(), "the condition of this scf.if");
+        branches && chosen != branches->end()
+            ? std::optional<int64_t>(chosen->second)
+            : known(ifOp, ifOp.getCondition(), "the condition of this scf.if");
     if (!cond)
       return false;
     Region &region = *cond ? ifOp.getThenRegion() : ifOp.getElseRegion();
@@ -1532,6 +1542,20 @@ struct VerifyAsyncProtocol
         }
     }
 
+    // Data-dependent branches (kcc.data_dependent): every combination of
+    // sides, for every argument choice.
+    llvm::SmallVector<Operation *> dataIfs;
+    func.walk([&](scf::IfOp i) {
+      if (i->hasAttr(kcc::KccDialect::kDataDependentAttr))
+        dataIfs.push_back(i);
+    });
+    if (dataIfs.size() > kMaxDataBranches) {
+      emitError(dataIfs[kMaxDataBranches]->getLoc())
+          << "cannot prove the async protocol: the verifier explores at most "
+          << kMaxDataBranches
+          << " data-dependent branches per kernel; split the kernel";
+      return false;
+    }
     std::optional<Diag> first;
     llvm::SmallVector<int64_t> firstChoice;
     size_t failures = 0;
@@ -1539,14 +1563,22 @@ struct VerifyAsyncProtocol
       llvm::DenseMap<Value, int64_t> bound;
       for (auto [a, v] : llvm::zip(args, choice))
         bound[a] = v;
-      Interp interp(func, bound);
-      if (interp.run())
-        continue;
-      ++failures;
-      if (!first) {
-        first = interp.diag;
-        firstChoice = choice;
+      bool failed = false;
+      for (unsigned sides = 0; sides < (1u << dataIfs.size()) && !failed;
+           ++sides) {
+        llvm::DenseMap<Operation *, bool> branches;
+        for (auto [i, op] : llvm::enumerate(dataIfs))
+          branches[op] = (sides >> i) & 1;
+        Interp interp(func, bound, &branches);
+        if (interp.run())
+          continue;
+        failed = true;
+        if (!first) {
+          first = interp.diag;
+          firstChoice = choice;
+        }
       }
+      failures += failed;
     }
     if (!first)
       return true;

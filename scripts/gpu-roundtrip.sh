@@ -8,7 +8,8 @@
 #   3. there (CMake, a C++ compiler, the CUDA toolkit; no LLVM needed):
 #        scripts/gpu-roundtrip.sh remote [OUTDIR]
 #        builds the runtime + stubs + tests, runs every GPU test, runs them
-#        again under compute-sanitizer memcheck, and runs the memory-bound
+#        again under compute-sanitizer memcheck, racecheck and synccheck
+#        (--quick), and runs the memory-bound
 #        benchmark against PyTorch; logs and the report go to OUTDIR.
 # The CMake consumer (examples/cmake-consumer), the same way:
 #   here:   scripts/gpu-roundtrip.sh prepare-consumer   (install kcc to a
@@ -36,6 +37,9 @@ prepare)
       k=$(basename "$cases" .toml)
       "$difftest" "kernels/$k.kc" "$cases" --emit-cases .gpu-gen/difftest \
         --fatbin ".gpu-gen/$k.fatbin" > /dev/null
+      # The tensor maps the stubs would encode (TMA targets).
+      python3 scripts/manifest-tensormaps.py ".gpu-gen/$k.manifest.json" \
+        > ".gpu-gen/difftest/$k/tensormaps.txt"
     done
   fi
   ls -l .gpu-gen
@@ -99,6 +103,14 @@ remote)
   watch 600 memcheck compute-sanitizer --tool memcheck --error-exitcode 3 \
     "$build/kcc-gpu-tests" --quick > "$out/memcheck.log" 2>&1 || status=1
   tail -n 3 "$out/memcheck.log"
+  # TMA copies, mbarriers and shared-memory relayouts: races and barrier
+  # misuse.
+  watch 600 racecheck compute-sanitizer --tool racecheck --error-exitcode 3 \
+    "$build/kcc-gpu-tests" --quick > "$out/racecheck.log" 2>&1 || status=1
+  tail -n 2 "$out/racecheck.log"
+  watch 600 synccheck compute-sanitizer --tool synccheck --error-exitcode 3 \
+    "$build/kcc-gpu-tests" --quick > "$out/synccheck.log" 2>&1 || status=1
+  tail -n 2 "$out/synccheck.log"
   watch 600 membound python3 bench/run_membound.py --kcc-bench "$build/kcc-membound-bench" \
     --out "$out/membound.md" || status=1
   # The difftest's GPU leg: bring $out/difftest.tgz back and run

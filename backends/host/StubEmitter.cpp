@@ -484,11 +484,14 @@ bool checkTensorMap(const Specialization &s, const ParamInfo &p,
                     const Vendor &vendor, std::string &error) {
   std::string what = "internal error: tensor map parameter '" +
                      commentText(p.name) + "' of " + s.symbol;
-  if (vendor.amd) {
-    // The frontend adds tensor maps only for NVIDIA's TMA; a HIP stub
-    // cannot encode one, and dropping it would shift the kernel's arguments.
-    error = what + ": AMD targets have no TMA tensor maps, so the HIP launch "
-                   "stubs cannot pass it";
+  // Maps follow every user parameter: HIP stubs leave them out (AMD images
+  // are compiled without them) and CUDA images without TMA ignore them.
+  auto own = std::find_if(s.params.begin(), s.params.end(),
+                          [&](const ParamInfo &q) { return &q == &p; });
+  if (std::any_of(own, s.params.end(),
+                  [](const ParamInfo &q) { return !q.isTensorMap; })) {
+    error = what + " is followed by a user parameter; tensor maps must come "
+                   "after every user parameter";
     return false;
   }
   if (p.tensorBase >= s.params.size()) {
@@ -678,7 +681,7 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
 // Emission
 //===----------------------------------------------------------------------===//
 
-std::string docComment(const KernelInfo &k, const SpecPlan &sp) {
+std::string docComment(const KernelInfo &k, const SpecPlan &sp, bool amd) {
   const Specialization &s = *sp.spec;
   std::string out = wrapComment(
       "///", "Kernel " + k.name +
@@ -716,7 +719,7 @@ std::string docComment(const KernelInfo &k, const SpecPlan &sp) {
     maps += (maps.empty() ? "" : ", ") + s.params[p.tensorBase].name +
             " (box [" + box + "], swizzle " + std::to_string(p.swizzle) + ")";
   }
-  if (!maps.empty())
+  if (!maps.empty() && !amd)
     out += wrapComment("///",
                        "TMA tensor maps, encoded at launch on sm_90 and "
                        "newer: " +
@@ -783,7 +786,7 @@ std::string emitHeader(const std::vector<KernelPlan> &plans,
       const Specialization &s = *sp.spec;
       std::vector<std::string> params = typedParams(s);
       params.push_back(stream + " *stream = nullptr");
-      h += "\n" + docComment(k, sp);
+      h += "\n" + docComment(k, sp, vendor.amd);
       h += wrapCall("", "kcc::Status " + s.symbol + "(", params, ");");
     }
     const Specialization &first = k.specializations.front();
@@ -962,7 +965,7 @@ std::string emitSource(const ModuleInfo &m,
       std::vector<std::string> mapVars(s.params.size());
       for (size_t i = 0, n = 0; i < s.params.size(); ++i) {
         const ParamInfo &p = s.params[i];
-        if (!p.isTensorMap)
+        if (!p.isTensorMap || vendor.amd)
           continue;
         const ParamInfo &base = s.params[p.tensorBase];
         unsigned rank = base.tensorRank;
@@ -999,15 +1002,16 @@ std::string emitSource(const ModuleInfo &m,
                       {desc, "grid", "kcc_status"}, ");");
         declared = true;
       }
-      if (s.params.empty()) {
+      std::vector<std::string> addrs;
+      for (size_t i = 0; i < s.params.size(); ++i)
+        if (!s.params[i].isTensorMap)
+          addrs.push_back("&" + s.params[i].name);
+        else if (!vendor.amd)
+          addrs.push_back("&" + mapVars[i]);
+      if (addrs.empty())
         c += "  void **args = nullptr;\n";
-      } else {
-        std::vector<std::string> addrs;
-        for (size_t i = 0; i < s.params.size(); ++i)
-          addrs.push_back(
-              "&" + (s.params[i].isTensorMap ? mapVars[i] : s.params[i].name));
+      else
         c += wrapCall("  ", "void *args[] = {", addrs, "};");
-      }
       c += wrapCall("  ", std::string("return ") + vendor.launch + "(",
                     {desc, "grid", "args", "stream"}, ");");
       c += "}\n";

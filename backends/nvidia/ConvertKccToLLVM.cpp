@@ -50,6 +50,16 @@ KccTypeConverter::KccTypeConverter(MLIRContext *ctx, const TargetOps &ops)
   addConversion([ctx](PtrType t) -> Type {
     return LLVM::LLVMPointerType::get(ctx, t.getAddressSpace());
   });
+  // Stages and mbarriers are shared-memory addresses; a tensor map is the
+  // generic address of its grid-constant parameter.
+  addConversion([ctx](SmemType) -> Type {
+    return LLVM::LLVMPointerType::get(ctx, 3);
+  });
+  addConversion([ctx](MBarrierType) -> Type {
+    return LLVM::LLVMPointerType::get(ctx, 3);
+  });
+  addConversion(
+      [ctx](TensorMapType) -> Type { return LLVM::LLVMPointerType::get(ctx); });
   addConversion([ctx](RankedTensorType t) -> std::optional<Type> {
     auto enc = dyn_cast_or_null<BlockedLayoutAttr>(t.getEncoding());
     if (!enc)
@@ -357,6 +367,15 @@ struct FuncLowering : OpConversionPattern<func::FuncOp> {
     for (unsigned i = 0; i < ft.getNumInputs(); ++i) {
       if (auto al = op.getArgAttrOfType<IntegerAttr>(i, KccDialect::kAlignAttr))
         fn.setArgAttr(i, "llvm.align", rewriter.getI64IntegerAttr(al.getInt()));
+      // A CUtensorMap: 128 bytes by value, 64-byte aligned, read in place.
+      if (isa<TensorMapType>(ft.getInput(i))) {
+        fn.setArgAttr(i, LLVM::LLVMDialect::getByValAttrName(),
+                      TypeAttr::get(LLVM::LLVMArrayType::get(
+                          rewriter.getI8Type(), 128)));
+        fn.setArgAttr(i, "llvm.align", rewriter.getI64IntegerAttr(64));
+        fn.setArgAttr(i, NVVM::NVVMDialect::getGridConstantAttrName(),
+                      rewriter.getUnitAttr());
+      }
     }
     rewriter.inlineRegionBefore(op.getBody(), fn.getBody(), fn.end());
     if (failed(rewriter.convertRegionTypes(&fn.getBody(), tc, &sig)))
@@ -892,12 +911,28 @@ static LogicalResult prepare(ModuleOp module, const TargetOps &ops) {
         check(t);
       smem = std::max(smem, smemBytesFor(op));
     });
+    bool async = hasAsyncOps(fn);
+    if (async && ops.warpSize() != 32) {
+      fn.emitError("kcc: TMA copies and mbarriers are NVIDIA (sm_90+) "
+                   "operations; this kernel was materialized for another "
+                   "target");
+      ok = false;
+    }
+    for (Type t : fn.getArgumentTypes())
+      if (isa<TensorMapType>(t) && ops.warpSize() != 32) {
+        fn.emitError("kcc: tensor map arguments exist on NVIDIA targets only");
+        ok = false;
+      }
+    int64_t scratch = smem, alignment = 16;
+    if (async)
+      smem = prepareAsyncBuffers(fn, smem, alignment);
     if (smem > 48 * 1024) {
-      fn.emitError("kcc: kernel needs ")
-          << smem
-          << " bytes of shared memory for layout conversions and "
-             "reductions; more than 48 KiB (static) is not supported in "
-             "kcc 0.1";
+      auto diag = fn.emitError("kcc: kernel needs ")
+                  << smem << " bytes of shared memory (" << scratch
+                  << " for layout conversions and reductions";
+      if (async)
+        diag << ", " << smem - scratch << " for TMA stages and mbarriers";
+      diag << "); more than 48 KiB (static) is not supported in kcc 0.1";
       ok = false;
     }
     if (smem > 0) {
@@ -905,7 +940,8 @@ static LogicalResult prepare(ModuleOp module, const TargetOps &ops) {
       auto arr = LLVM::LLVMArrayType::get(b.getI8Type(), smem);
       LLVM::GlobalOp::create(b, fn.getLoc(), arr, /*isConstant=*/false,
                              LLVM::Linkage::Internal, smemName(fn.getName()),
-                             Attribute(), /*alignment=*/16, /*addrSpace=*/3);
+                             Attribute(), /*alignment=*/alignment,
+                             /*addrSpace=*/3);
     }
   }
   return success(ok);
@@ -945,6 +981,7 @@ void ConvertKccToLLVMPass::runOnOperation() {
       tc, ctx);
   patterns.add<ElementwiseLowering>(tc, ctx);
   populateReducePatterns(tc, patterns);
+  populateAsyncPatterns(tc, patterns);
   ops->addMathPatterns(tc, patterns, target);
   scf::populateSCFStructuralTypeConversionsAndLegality(tc, patterns, target);
 

@@ -14,6 +14,7 @@
 
 #include "backends/nvidia/SharedAccesses.h"
 #include "ir/Dialect.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -151,9 +152,19 @@ mlir::Value padIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value flat,
 /// Shared-memory bytes needed by one op (0 if none).
 int64_t smemBytesFor(mlir::Operation *op);
 
+/// Whether `op` contains async IR (stages, mbarriers, TMA copies).
+bool hasAsyncOps(mlir::Operation *op);
+/// Places the stages and mbarriers of `fn` after its `scratch` bytes of
+/// shared memory (AsyncToNVVM.cpp); returns the total and raises
+/// `alignment` to what they need.
+int64_t prepareAsyncBuffers(mlir::func::FuncOp fn, int64_t scratch,
+                            int64_t &alignment);
+
 // Pattern sets living in other files.
 void populateReducePatterns(KccTypeConverter &tc,
                             mlir::RewritePatternSet &patterns);
+void populateAsyncPatterns(KccTypeConverter &tc,
+                           mlir::RewritePatternSet &patterns);
 void populateMathPatterns(KccTypeConverter &tc,
                           mlir::RewritePatternSet &patterns,
                           mlir::ConversionTarget &target);

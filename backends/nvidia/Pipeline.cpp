@@ -52,6 +52,10 @@ static void buildPipeline(OpPassManager &pm, StringRef vendor) {
   pm.addPass(kcc::nvidia::createConvertKccToLLVM(options));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // NVVM ops without an intrinsic (mbarrier.try_wait.parity's wait loop)
+  // become inline PTX.
+  if (vendor == "nvidia")
+    pm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertMathToLLVMPass());
   // arith-to-llvm first, so maximumf/minimumf become llvm.intr.maximum/minimum

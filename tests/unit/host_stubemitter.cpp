@@ -1091,10 +1091,12 @@ TEST_CASE("host stubs: tensor maps") {
 
   ModuleInfo m = tensorMapModule();
   m.kernels[0].specializations[0].builds = amdBuilds(256);
-  REQUIRE_FALSE(emitHipStubs(m, "x", f, error, kernel, name));
-  CHECK(contains(error, "AMD targets have no TMA tensor maps"));
-  CHECK(kernel == "tma");
-  CHECK(name == "src__map0");
+  // AMD images have no tensor maps: the HIP stub passes the user arguments
+  // only and encodes nothing.
+  REQUIRE(emitHipStubs(m, "x", f, error, kernel, name));
+  CHECK(contains(f.source, "&n};"));
+  CHECK(!contains(f.source, "encodeTensorMap"));
+  CHECK(!contains(f.source, "kcc_map0"));
 
   const char *prefix =
       "internal error: tensor map parameter 'src__map0' of tma";

@@ -18,6 +18,8 @@ int main(int argc, char **argv) {
   // Upstream passes (canonicalize, cse, conversions) for pipelines in tests.
   mlir::registerAllPasses();
   kcc::registerKccPasses();
+  kcc::registerTensorMapPasses();
+  kcc::registerMaterializeTmaCopiesPass();
   kcc::nvidia::registerKccNVIDIAPasses();
   kcc::registerTestHostStubsPass();
   return mlir::asMainReturnCode(

@@ -190,11 +190,28 @@ public:
     }
     if (options.emit == EmitKind::TileIR)
       return write(stem + ".tile.mlir", printOp(*tileIR), false);
+    // NVIDIA kernels receive their TMA tensor maps as trailing arguments,
+    // the same for every NVIDIA target of the fatbin (one stub serves them
+    // all); AMD targets compile the tile IR without them.
+    mlir::OwningOpRef<mlir::ModuleOp> nvTileIR;
+    std::vector<const TargetModel *> tmaTargets;
+    for (const TargetModel *target : options.targets)
+      if (target->vendor == Vendor::NVIDIA && target->hasAsyncCopy("tma"))
+        tmaTargets.push_back(target);
+    if (!tmaTargets.empty()) {
+      mlir::TimingScope scope = timing.nest("tensor maps");
+      nvTileIR = tileIR->clone();
+      mlir::PassManager pm(&ctx);
+      pm.addPass(createAddTensorMaps(tmaTargets));
+      if (failed(pm.run(*nvTileIR)))
+        return false;
+    }
+    mlir::ModuleOp nvIR = nvTileIR ? *nvTileIR : *tileIR;
     info.stem = stem;
     info.sourcePath = inputPath.str();
     for (const TargetModel *target : options.targets)
       info.targets.push_back(target->name);
-    if (!host::collectKernelInfo(*tileIR, info))
+    if (!host::collectKernelInfo(nvIR, info))
       return false;
 
     report.file = inputPath.str();
@@ -202,7 +219,8 @@ public:
     std::vector<amd::BundleImage> amdImages;
     for (const TargetModel *target : options.targets) {
       mlir::TimingScope scope = timing.nest(target->name);
-      if (!compileForTarget(*tileIR, *target, images, amdImages, scope))
+      if (!compileForTarget(target->vendor == Vendor::NVIDIA ? nvIR : *tileIR,
+                            *target, images, amdImages, scope))
         return false;
     }
     if (options.report != ReportKind::None) {
@@ -217,7 +235,7 @@ public:
       return true;
 
     std::vector<std::string> files;
-    if (!images.empty() && !packNVIDIA(*tileIR, images, files))
+    if (!images.empty() && !packNVIDIA(nvIR, images, files))
       return false;
     if (!amdImages.empty() && !packAMD(*tileIR, amdImages, files))
       return false;

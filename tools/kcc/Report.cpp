@@ -56,6 +56,25 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
       entry.threads = warps.getInt() * target.warpSize;
 
     func.walk([&](Operation *op) {
+      // A TMA copy: one box per instruction, issued by one thread.
+      if (isa<TmaLoadOp, TmaStoreOp>(op)) {
+        auto map = cast<TensorMapType>(
+            isa<TmaLoadOp>(op) ? cast<TmaLoadOp>(op).getMap().getType()
+                               : cast<TmaStoreOp>(op).getMap().getType());
+        MemoryOp m;
+        m.loc = locString(op->getLoc());
+        m.kind = isa<TmaLoadOp>(op) ? "load" : "store";
+        m.elem = typeString(map.getElementType());
+        m.elements = map.getBoxBytes() / getElementBytes(map.getElementType());
+        m.path = "tma";
+        m.accessElems = m.elements;
+        m.accessBytes = map.getBoxBytes();
+        if (auto why =
+                op->getAttrOfType<StringAttr>(KccDialect::kTileAccessAttr))
+          m.explanation = why.str();
+        entry.memoryOps.push_back(std::move(m));
+        return;
+      }
       bool isLoad = isa<LoadOp>(op), isStore = isa<StoreOp>(op);
       if (isLoad || isStore) {
         MemoryOp m;

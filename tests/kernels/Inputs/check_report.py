@@ -3,7 +3,7 @@
 import json
 import sys
 
-entries = no_path = no_rule = no_regs = conflicts = 0
+entries = no_path = no_rule = no_regs = conflicts = tma = 0
 for path in sys.argv[1:]:
     report = json.load(open(path))
     for kernel in report["kernels"]:
@@ -12,13 +12,15 @@ for path in sys.argv[1:]:
             if not t["target"].startswith("gfx") and "registers" not in t:
                 no_regs += 1
             for m in t["memory_ops"]:
-                no_path += m["path"] not in ("vector", "scalar")
+                no_path += m["path"] not in ("vector", "scalar", "tma")
+                tma += m["path"] == "tma"
                 no_rule += sum(1 for n in m["not_taken"] if not n["rule"])
             conflicts += sum(1 for s in t["shared_memory_accesses"]
                              if s["conflict_degree"] > 1)
 print("files:", len(sys.argv) - 1)
 print("kernel-target entries:", entries)
 print("memory ops without a path:", no_path)
+print("TMA copies:", tma)
 print("fast paths not taken without a rule:", no_rule)
 print("NVIDIA entries without registers:", no_regs)
 print("shared-memory accesses with bank conflicts:", conflicts)

@@ -24,6 +24,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
+#include <sstream>
 #include <memory>
 #include <string>
 #include <vector>
@@ -33,6 +35,47 @@ using namespace kcc::difftest;
 using namespace kcc::interp;
 
 namespace {
+/// A TMA tensor map the kernel takes after its user arguments (from
+/// tensormaps.txt, written by scripts/manifest-tensormaps.py from the
+/// manifest): encoded from the tensor argument at `base` as the stubs do.
+struct MapSpec {
+  unsigned base = 0;
+  kcc::DType elem = kcc::DType::f32;
+  unsigned swizzle = 0;
+  std::vector<int32_t> box;
+};
+using MapTable = std::map<std::string, std::vector<MapSpec>>;
+
+bool parseDType(const std::string &name, kcc::DType &out) {
+  for (kcc::DType t : {kcc::DType::i1, kcc::DType::i8, kcc::DType::i16,
+                       kcc::DType::i32, kcc::DType::i64, kcc::DType::f16,
+                       kcc::DType::bf16, kcc::DType::f32, kcc::DType::f64})
+    if (name == kcc::dtypeName(t)) {
+      out = t;
+      return true;
+    }
+  return false;
+}
+
+bool readMaps(const fs::path &path, MapTable &maps, std::string &error) {
+  std::ifstream in(path);
+  std::string line;
+  for (unsigned n = 1; std::getline(in, line); ++n) {
+    std::istringstream ss(line);
+    std::string key, symbol, dtype;
+    MapSpec m;
+    ss >> key >> symbol >> m.base >> dtype >> m.swizzle;
+    for (int32_t b; ss >> b;)
+      m.box.push_back(b);
+    if (key != "map" || !parseDType(dtype, m.elem) || m.box.empty()) {
+      error = path.string() + ":" + std::to_string(n) + ": bad map line";
+      return false;
+    }
+    maps[symbol].push_back(std::move(m));
+  }
+  return true;
+}
+
 std::string cuError(CUresult r) {
   const char *name = nullptr;
   cuGetErrorName(r, &name);
@@ -45,7 +88,8 @@ void writeText(const fs::path &path, const std::string &text) {
 
 /// Runs one case; returns "" or the reason it failed.
 std::string runCase(const RunCase &c, const fs::path &caseDir,
-                    const kcc::rt::FatbinDesc &fatbin) {
+                    const kcc::rt::FatbinDesc &fatbin,
+                    const std::vector<MapSpec> &maps) {
   std::vector<CUdeviceptr> ptrs(c.buffers.size(), 0);
   std::vector<NpyArray> arrays(c.buffers.size());
   struct Free {
@@ -90,6 +134,32 @@ std::string runCase(const RunCase &c, const fs::path &caseDir,
     threads.push_back({sm, n});
   kcc::rt::KernelDesc desc{&fatbin, c.symbol.c_str(), threads.data(),
                            unsigned(threads.size())};
+  // Tensor maps after the user arguments, as the generated stubs pass them.
+  std::vector<kcc::rt::TensorMap> encoded(maps.size());
+  for (size_t m = 0; m < maps.size(); ++m) {
+    const MapSpec &spec = maps[m];
+    unsigned rank = spec.box.size();
+    if (spec.base + 2 * rank > c.args.size())
+      return "tensormaps.txt: tensor argument out of range";
+    int64_t dims[8] = {}, strides[8] = {};
+    for (unsigned d = 0; d < rank; ++d)
+      dims[d] = int32_t(slots[spec.base + 1 + d]);
+    for (unsigned d = 0; d + 1 < rank; ++d)
+      strides[d] = int32_t(slots[spec.base + 1 + rank + d]);
+    kcc::Status s = kcc::rt::encodeTensorMap(
+        desc, "tensor", &encoded[m], spec.elem,
+        reinterpret_cast<const void *>(slots[spec.base]), rank, dims,
+        rank > 1 ? strides : nullptr, spec.box.data(), spec.swizzle);
+    if (!s)
+      return s.message;
+    if (!s.message.empty()) { // an empty tensor
+      kcc::Status e = kcc::rt::emptyTensorLaunch(desc, c.grid, s);
+      if (!e)
+        return e.message;
+      return "";
+    }
+    args.push_back(&encoded[m]);
+  }
   kcc::Status s = kcc::rt::launch(desc, c.grid, args.data(), nullptr);
   if (!s)
     return s.message;
@@ -178,6 +248,12 @@ int main(int argc, char **argv) {
     loaded.desc = {loaded.source.c_str(), image.data(), image.size() * 8,
                    "see the manifest"};
     const kcc::rt::FatbinDesc &fatbin = loaded.desc;
+    MapTable maps;
+    if (fs::exists(base / "tensormaps.txt") &&
+        !readMaps(base / "tensormaps.txt", maps, error)) {
+      std::fprintf(stderr, "%s\n", error.c_str());
+      return 1;
+    }
     for (const RunCase &c : list.cases) {
       fs::path caseDir = base / c.id;
       fs::remove(caseDir / "gpu.error");
@@ -191,7 +267,7 @@ int main(int argc, char **argv) {
         continue;
       }
       ++runs;
-      std::string err = runCase(c, caseDir, fatbin);
+      std::string err = runCase(c, caseDir, fatbin, maps[c.symbol]);
       std::printf("%-60s %s\n", c.id.c_str(), err.empty() ? "ran" : "FAILED");
       if (!err.empty()) {
         ++failures;

@@ -1,0 +1,406 @@
+//===- AsyncToNVVM.cpp - async IR -> NVVM (TMA, mbarriers, bulk groups) ---===//
+//
+// Lowers the layout+effects IR of ir/KccAsyncOps.td. Every async op is
+// executed by the whole CTA in program order; here one thread (thread 0)
+// issues what the hardware wants issued once (barrier init, expect_tx,
+// arrivals, TMA copies, bulk groups), and every thread executes waits, proxy
+// fences, barriers and its own registers' part of smem_load/smem_store.
+//
+// Shared memory (prepareAsyncBuffers, called before conversion): the
+// kernel's scratch buffer for relayouts and reductions comes first; each
+// smem_alloc / mbarrier_alloc then gets its own region after it (128-byte
+// aligned stages, 1024 with a swizzle; 8 bytes per mbarrier), recorded as
+// kcc.smem_offset, because stages and barriers live across the relayouts that
+// reuse the scratch. A stage holds its tile densely in row-major order, which
+// is how TMA writes a box without swizzle.
+//
+// Tensor maps are 128-byte kernel parameters passed by value and marked
+// `nvvm.grid_constant`, so TMA reads them in parameter space (their generic
+// address) without a copy to local memory.
+//
+//===----------------------------------------------------------------------===//
+#include "backends/nvidia/LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+using namespace kcc;
+using namespace kcc::nvidia;
+
+namespace {
+
+constexpr StringLiteral kSmemOffsetAttr = KccDialect::kSmemOffsetAttr;
+
+/// The suspend-time hint of mbarrier.try_wait (ns), as CUTLASS uses.
+constexpr int64_t kTryWaitTicks = 0x989680;
+
+Value smemAt(OpBuilder &b, Location loc, Operation *user, int64_t offset) {
+  Value base = smemBase(b, loc, user);
+  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                             ArrayRef<LLVM::GEPArg>{int32_t(offset)});
+}
+
+/// Address of element `index` (i32) of `base` with `elemBytes`-byte elements.
+Value elementAddr(OpBuilder &b, Location loc, Value base, Value index,
+                  unsigned elemBytes) {
+  Value bytes =
+      arith::MulIOp::create(b, loc, index, i32Const(b, loc, elemBytes));
+  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                             ValueRange{bytes});
+}
+
+/// i1 "this is thread 0", the thread that issues one-thread operations.
+Value isLeader(OpBuilder &b, Location loc, const TargetOps &ops) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                               ops.threadId(b, loc), i32Const(b, loc, 0));
+}
+
+template <typename Op>
+struct AllocLowering : OpConversionPattern<Op> {
+  using OpConversionPattern<Op>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(Op op, typename Op::Adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto offset = op->template getAttrOfType<IntegerAttr>(kSmemOffsetAttr);
+    if (!offset)
+      return op.emitError("internal error: no shared-memory offset assigned");
+    rewriter.replaceOp(op,
+                       smemAt(rewriter, op.getLoc(), op, offset.getInt()));
+    return success();
+  }
+};
+
+/// mbarrier `index` of an mbarrier array (8 bytes each).
+Value barrierAt(OpBuilder &b, Location loc, Value bars, Value index) {
+  return elementAddr(b, loc, bars, index, 8);
+}
+
+/// Stage `stage` of a buffer of `type`.
+Value stageAt(OpBuilder &b, Location loc, Value buffer, Value stage,
+              SmemType type) {
+  return elementAddr(b, loc, buffer, stage, type.getStageBytes());
+}
+
+struct MBarrierInitLowering : OpConversionPattern<MBarrierInitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MBarrierInitOp op, OpAdaptor a,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    emitIf(rewriter, loc, isLeader(rewriter, loc, targetOpsOf(*this)),
+           [&](OpBuilder &b) {
+             NVVM::MBarrierInitOp::create(
+                 b, loc, barrierAt(b, loc, a.getBars(), a.getIndex()),
+                 i32Const(b, loc, op.getCount()), Value());
+           });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct FenceMBarrierInitLowering : OpConversionPattern<FenceMBarrierInitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(FenceMBarrierInitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    const TargetOps &ops = targetOpsOf(*this);
+    emitIf(rewriter, loc, isLeader(rewriter, loc, ops), [&](OpBuilder &b) {
+      NVVM::FenceMbarrierInitOp::create(b, loc);
+    });
+    ops.barrier(rewriter, loc);
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct ArriveExpectTxLowering : OpConversionPattern<MBarrierArriveExpectTxOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MBarrierArriveExpectTxOp op, OpAdaptor a,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    if (op.getBytes() > INT32_MAX)
+      return op.emitError("kcc: expect_tx of ")
+             << op.getBytes() << " bytes does not fit a 32-bit tx count";
+    emitIf(rewriter, loc, isLeader(rewriter, loc, targetOpsOf(*this)),
+           [&](OpBuilder &b) {
+             NVVM::MBarrierArriveExpectTxOp::create(
+                 b, loc, Type(), barrierAt(b, loc, a.getBars(), a.getIndex()),
+                 i32Const(b, loc, op.getBytes()), NVVM::MemScopeKind::CTA,
+                 /*relaxed=*/false, Value());
+           });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct ArriveLowering : OpConversionPattern<MBarrierArriveOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MBarrierArriveOp op, OpAdaptor a,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    // expect_tx of 0 is a plain arrive (and has the same intrinsic form).
+    emitIf(rewriter, loc, isLeader(rewriter, loc, targetOpsOf(*this)),
+           [&](OpBuilder &b) {
+             NVVM::MBarrierArriveExpectTxOp::create(
+                 b, loc, Type(), barrierAt(b, loc, a.getBars(), a.getIndex()),
+                 i32Const(b, loc, 0), NVVM::MemScopeKind::CTA,
+                 /*relaxed=*/false, Value());
+           });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct WaitLowering : OpConversionPattern<MBarrierWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MBarrierWaitOp op, OpAdaptor a,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    NVVM::MBarrierTryWaitParityOp::create(
+        rewriter, loc, barrierAt(rewriter, loc, a.getBars(), a.getIndex()),
+        a.getParity(), i32Const(rewriter, loc, kTryWaitTicks));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct InvalLowering : OpConversionPattern<MBarrierInvalOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(MBarrierInvalOp op, OpAdaptor a,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    emitIf(rewriter, loc, isLeader(rewriter, loc, targetOpsOf(*this)),
+           [&](OpBuilder &b) {
+             NVVM::MBarrierInvalOp::create(
+                 b, loc, barrierAt(b, loc, a.getBars(), a.getIndex()));
+           });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// TMA coordinates are innermost first; kcc's are outermost first.
+SmallVector<Value> tmaCoords(ValueRange coords) {
+  return SmallVector<Value>(llvm::reverse(coords));
+}
+
+struct TmaLoadLowering : OpConversionPattern<TmaLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TmaLoadOp op, OpAdaptor a,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    emitIf(rewriter, loc, isLeader(rewriter, loc, targetOpsOf(*this)),
+           [&](OpBuilder &b) {
+             // A CTA's own shared::cta address is valid in shared::cluster.
+             Value dst = LLVM::AddrSpaceCastOp::create(
+                 b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7),
+                 stageAt(b, loc, a.getDst(), a.getStage(),
+                         op.getDst().getType()));
+             NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+                 b, loc, dst,
+                 a.getMap(), tmaCoords(a.getCoords()),
+                 barrierAt(b, loc, a.getBars(), a.getIndex()),
+                 /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
+                 /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
+                 /*isCTAOnly=*/false, /*group=*/nullptr, /*predicate=*/Value());
+           });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct TmaStoreLowering : OpConversionPattern<TmaStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TmaStoreOp op, OpAdaptor a,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    emitIf(rewriter, loc, isLeader(rewriter, loc, targetOpsOf(*this)),
+           [&](OpBuilder &b) {
+             NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+                 b, loc, a.getMap(),
+                 stageAt(b, loc, a.getSrc(), a.getStage(),
+                         op.getSrc().getType()),
+                 tmaCoords(a.getCoords()), /*l2CacheHint=*/Value(),
+                 NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
+           });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct CommitGroupLowering : OpConversionPattern<BulkCommitGroupOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BulkCommitGroupOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    emitIf(rewriter, loc, isLeader(rewriter, loc, targetOpsOf(*this)),
+           [&](OpBuilder &b) { NVVM::CpAsyncBulkCommitGroupOp::create(b, loc); });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Only the issuing thread has bulk groups to wait for. Whoever reuses the
+/// source afterwards is ordered behind it by the cta_barrier the protocol
+/// puts before the reuse.
+struct WaitGroupLowering : OpConversionPattern<BulkWaitGroupOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(BulkWaitGroupOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    emitIf(rewriter, loc, isLeader(rewriter, loc, targetOpsOf(*this)),
+           [&](OpBuilder &b) {
+             NVVM::CpAsyncBulkWaitGroupOp::create(
+                 b, loc, b.getI32IntegerAttr(op.getPending()),
+                 op.getRead() ? b.getUnitAttr() : UnitAttr());
+           });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct FenceProxyAsyncLowering : OpConversionPattern<FenceProxyAsyncOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(FenceProxyAsyncOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::FenceProxyOp::create(
+        rewriter, op.getLoc(), NVVM::ProxyKind::async_shared,
+        NVVM::SharedSpaceAttr::get(rewriter.getContext(),
+                                   NVVM::SharedSpace::shared_cta));
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct CtaBarrierLowering : OpConversionPattern<CtaBarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CtaBarrierOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    targetOpsOf(*this).barrier(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Each thread moves its own registers: chunk by chunk (`vec` consecutive
+/// elements, at most 16 bytes, aligned in the dense stage).
+struct SmemLoadLowering : OpConversionPattern<SmemLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SmemLoadOp op, OpAdaptor a,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    TileLayout l = TileLayout::get(type);
+    Type elem = type.getElementType();
+    Type st = storageType(elem);
+    unsigned bytes = storageBytes(elem);
+    Value stage =
+        stageAt(rewriter, loc, a.getSrc(), a.getStage(), op.getSrc().getType());
+    Value base =
+        threadBase(rewriter, loc, l, targetOpsOf(*this).threadId(rewriter, loc));
+    SmallVector<Value> regs;
+    for (unsigned r = 0; r < l.regs; r += l.vec) {
+      Value addr = elementAddr(rewriter, loc, stage,
+                               flatIndex(rewriter, loc, l, base, r), bytes);
+      auto vt = VectorType::get({int64_t(l.vec)}, st);
+      Value v = LLVM::LoadOp::create(rewriter, loc, vt, addr, l.vec * bytes);
+      for (Value e : unpack(rewriter, loc, v))
+        regs.push_back(fromStorage(rewriter, loc, e, elem));
+    }
+    rewriter.replaceOp(op, buildVector(rewriter, loc, regs));
+    return success();
+  }
+};
+
+struct SmemStoreLowering : OpConversionPattern<SmemStoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(SmemStoreOp op, OpAdaptor a,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getValue().getType());
+    TileLayout l = TileLayout::get(type);
+    unsigned bytes = storageBytes(type.getElementType());
+    Value stage =
+        stageAt(rewriter, loc, a.getDst(), a.getStage(), op.getDst().getType());
+    Value tid = targetOpsOf(*this).threadId(rewriter, loc);
+    Value base = threadBase(rewriter, loc, l, tid);
+    SmallVector<Value> regs = unpack(rewriter, loc, a.getValue());
+    emitIf(rewriter, loc, ownerPred(rewriter, loc, l, tid), [&](OpBuilder &b) {
+      for (unsigned r = 0; r < l.regs; r += l.vec) {
+        Value addr =
+            elementAddr(b, loc, stage, flatIndex(b, loc, l, base, r), bytes);
+        SmallVector<Value> chunk;
+        for (unsigned i = r; i < r + l.vec; ++i)
+          chunk.push_back(toStorage(b, loc, regs[i]));
+        LLVM::StoreOp::create(b, loc, buildVector(b, loc, chunk), addr,
+                              l.vec * bytes);
+      }
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+} // namespace
+
+bool kcc::nvidia::hasAsyncOps(Operation *op) {
+  return op
+      ->walk([](Operation *o) {
+        return isa<SmemAllocOp, MBarrierAllocOp, TmaLoadOp, TmaStoreOp>(o)
+                   ? WalkResult::interrupt()
+                   : WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+int64_t kcc::nvidia::prepareAsyncBuffers(func::FuncOp fn, int64_t scratch,
+                                         int64_t &alignment) {
+  int64_t end = scratch;
+  fn.walk([&](Operation *op) {
+    int64_t align = 0, size = 0;
+    if (auto alloc = dyn_cast<SmemAllocOp>(op)) {
+      SmemType t = alloc.getType();
+      align = t.getSwizzle() ? 1024 : 128;
+      size = t.getStageBytes() * t.getStages();
+    } else if (auto bars = dyn_cast<MBarrierAllocOp>(op)) {
+      align = 8;
+      size = 8 * int64_t(bars.getType().getCount());
+    } else {
+      return;
+    }
+    int64_t offset = llvm::alignTo(end, align);
+    op->setAttr(kSmemOffsetAttr,
+                IntegerAttr::get(IntegerType::get(op->getContext(), 32),
+                                 offset));
+    alignment = std::max(alignment, align);
+    end = offset + size;
+  });
+  return end;
+}
+
+void kcc::nvidia::populateAsyncPatterns(KccTypeConverter &tc,
+                                        RewritePatternSet &patterns) {
+  patterns.add<AllocLowering<SmemAllocOp>, AllocLowering<MBarrierAllocOp>,
+               MBarrierInitLowering, FenceMBarrierInitLowering,
+               ArriveExpectTxLowering, ArriveLowering, WaitLowering,
+               InvalLowering, TmaLoadLowering, TmaStoreLowering,
+               CommitGroupLowering, WaitGroupLowering, FenceProxyAsyncLowering,
+               CtaBarrierLowering, SmemLoadLowering, SmemStoreLowering>(
+      tc, patterns.getContext());
+}

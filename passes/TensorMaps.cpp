@@ -1,0 +1,111 @@
+//===- TensorMaps.cpp - which tile accesses can be TMA copies -------------===//
+#include "passes/TensorMaps.h"
+
+#include "ir/Dialect.h"
+#include "targets/TargetModel.h"
+#include "targets/TmaRules.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+
+std::optional<int64_t> kcc::tmaDataType(Type elem) {
+  // CUtensorMapDataType values (cuda.h).
+  if (elem.isInteger(1) || elem.isInteger(8))
+    return 0; // UINT8: the bytes are copied as they are
+  if (elem.isInteger(16))
+    return 1; // UINT16
+  if (elem.isInteger(32))
+    return 3; // INT32
+  if (elem.isInteger(64))
+    return 4; // INT64
+  if (elem.isF16())
+    return 6;
+  if (elem.isF32())
+    return 7;
+  if (elem.isF64())
+    return 8;
+  if (elem.isBF16())
+    return 9;
+  return std::nullopt;
+}
+
+std::string kcc::tmaStaticRefusal(const TargetModel &target,
+                                  ArrayRef<int64_t> box, Type elem,
+                                  unsigned swizzle) {
+  std::optional<int64_t> dtype = tmaDataType(elem);
+  if (!dtype)
+    return "TMA has no data type for this element type";
+  // A tensor exactly the size of the box, with rows padded to 16 bytes: every
+  // rule that depends on run-time values passes, so what fails is the box,
+  // the element type or the swizzle.
+  TmaTensorMapParams p;
+  p.dtype = *dtype;
+  p.rank = box.size();
+  p.swizzle = swizzle == 0 ? 0 : swizzle == 32 ? 1 : swizzle == 64 ? 2 : 3;
+  int64_t bytes = (tmaElementBits(*dtype) + 7) / 8;
+  int64_t stride = 0;
+  for (unsigned i = 0; i < box.size(); ++i) {
+    int64_t d = box[box.size() - 1 - i]; // cuda.h: innermost first
+    p.globalDim.push_back(d);
+    p.boxDim.push_back(d);
+    p.elementStrides.push_back(1);
+    stride = i == 0 ? llvm::alignTo(d * bytes, 16) : stride * d;
+    if (i + 1 < box.size())
+      p.globalStrides.push_back(stride);
+  }
+  TmaVerdict verdict = checkTmaTensorMap(target, p);
+  if (verdict.legal())
+    return "";
+  const TmaRuleFailure &f = verdict.failures.front();
+  return "the TMA rule '" + f.rule.str() + "' refuses the box: " + f.message;
+}
+
+llvm::ArrayRef<int64_t> kcc::tileShapeOf(Operation *op) {
+  if (auto load = dyn_cast<LoadTileOp>(op))
+    return load.getType().getShape();
+  return cast<RankedTensorType>(cast<StoreTileOp>(op).getValue().getType())
+      .getShape();
+}
+
+std::optional<unsigned> kcc::tensorParamOf(Operation *op, std::string &why) {
+  Value base;
+  ValueRange dims, strides;
+  if (auto load = dyn_cast<LoadTileOp>(op)) {
+    base = load.getBase();
+    dims = load.getDims();
+    strides = load.getStrides();
+  } else {
+    auto store = cast<StoreTileOp>(op);
+    base = store.getBase();
+    dims = store.getDims();
+    strides = store.getStrides();
+  }
+  auto arg = dyn_cast<BlockArgument>(base);
+  auto func = op->getParentOfType<func::FuncOp>();
+  auto rank = arg && func && arg.getOwner() == &func.getBody().front()
+                  ? func.getArgAttrOfType<IntegerAttr>(
+                        arg.getArgNumber(), KccDialect::kTensorRankAttr)
+                  : nullptr;
+  if (!rank || rank.getInt() != int64_t(dims.size())) {
+    why = "the tile's base is not the base pointer of a tensor parameter";
+    return std::nullopt;
+  }
+  unsigned i = arg.getArgNumber();
+  auto isArg = [&](Value v, unsigned n) {
+    auto a = dyn_cast<BlockArgument>(v);
+    return a && a.getOwner() == arg.getOwner() && a.getArgNumber() == n;
+  };
+  for (auto [d, v] : llvm::enumerate(dims))
+    if (!isArg(v, i + 1 + d)) {
+      why = "the tile's sizes are not the tensor parameter's own";
+      return std::nullopt;
+    }
+  for (auto [d, v] : llvm::enumerate(strides))
+    if (!isArg(v, i + 1 + dims.size() + d)) {
+      why = "the tile's strides are not the tensor parameter's own";
+      return std::nullopt;
+    }
+  return i;
+}

@@ -1,0 +1,42 @@
+//===- TensorMaps.h - which tile accesses can be TMA copies -------*- C++ -*-===//
+//
+// Shared by kcc-add-tensor-maps (which tensor maps a kernel receives) and
+// kcc-materialize-tma-copies (which accesses use them): the tensor parameter
+// behind a load_tile/store_tile, and the compile-time half of the TMA rules
+// (element type, box, swizzle) judged by the target model's predicate. The
+// run-time half (address, sizes, strides) is checked by the launch stub.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KCC_PASSES_TENSORMAPS_H
+#define KCC_PASSES_TENSORMAPS_H
+
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/ArrayRef.h"
+
+#include <optional>
+#include <string>
+
+namespace kcc {
+struct TargetModel;
+
+/// The CUtensorMapDataType that moves `elem` (i1 and i8 as bytes), if any.
+std::optional<int64_t> tmaDataType(mlir::Type elem);
+
+/// Why a box of `elem` with `swizzle` bytes cannot be a TMA copy on `target`,
+/// judged on what is known at compile time; empty if it can.
+std::string tmaStaticRefusal(const TargetModel &target,
+                             llvm::ArrayRef<int64_t> box, mlir::Type elem,
+                             unsigned swizzle);
+
+/// The index of the base-pointer argument of the tensor parameter that the
+/// tile access `op` (load_tile/store_tile) moves, or why there is none the
+/// stub could encode a map from (the access's base, sizes and strides must be
+/// the parameter's own arguments).
+std::optional<unsigned> tensorParamOf(mlir::Operation *op, std::string &why);
+
+/// The tile shape of a load_tile/store_tile.
+llvm::ArrayRef<int64_t> tileShapeOf(mlir::Operation *op);
+
+} // namespace kcc
+
+#endif // KCC_PASSES_TENSORMAPS_H

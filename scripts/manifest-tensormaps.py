@@ -1,0 +1,24 @@
+#!/usr/bin/env python3
+"""Lists the TMA tensor maps of a kcc manifest for the difftest GPU leg.
+
+The difftest run list carries a kernel's user arguments only; kernels compiled
+for TMA targets also take one tensor map per (tensor, box) after them, which
+the generated stubs encode at launch. kcc-gpu-leg reads this file (next to the
+run list) and encodes the same maps through kcc's runtime:
+
+    map SYMBOL TENSOR_ARG_INDEX DTYPE SWIZZLE BOX...   (box outermost first)
+
+usage: manifest-tensormaps.py MANIFEST.json > tensormaps.txt
+"""
+import json
+import sys
+
+manifest = json.load(open(sys.argv[1]))
+for kernel in manifest["kernels"]:
+    for spec in kernel["specializations"]:
+        names = [p["name"] for p in spec["params"]]
+        for p in spec["params"]:
+            if p["kind"] == "tensormap":
+                box = " ".join(str(b) for b in p["box"])
+                print(f"map {spec['symbol']} {names.index(p['tensor'])} "
+                      f"{p['type']} {p['swizzle']} {box}")
