@@ -81,9 +81,12 @@ struct AddTensorMaps : PassWrapper<AddTensorMaps, OperationPass<ModuleOp>> {
       Type elem = getElementTypeOrSelf(
           isa<kcc::LoadTileOp>(op) ? op->getResult(0).getType()
                                    : op->getOperand(0).getType());
-      if (base && targets.empty())
+      if (base)
+        why = kcc::tmaAccessRefusal(op);
+      if (base && why.empty() && targets.empty())
         why = "no target with TMA was requested";
-      for (const kcc::TargetModel *t : base ? targets : decltype(targets)()) {
+      for (const kcc::TargetModel *t :
+           why.empty() ? targets : decltype(targets)()) {
         std::string refusal = kcc::tmaStaticRefusal(*t, shape, elem, 0);
         if (!refusal.empty()) {
           why = "on " + t->name + ", " + refusal;

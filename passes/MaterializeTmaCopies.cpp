@@ -36,7 +36,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -46,18 +45,6 @@ namespace {
 
 Value constI32(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(v)));
-}
-
-/// Whether `v` is a constant +0 (what TMA fills out-of-tensor elements with).
-bool isPositiveZero(Value v) {
-  Attribute a;
-  if (auto c = v.getDefiningOp<arith::ConstantOp>())
-    a = c.getValue();
-  if (auto i = dyn_cast_or_null<IntegerAttr>(a))
-    return i.getValue().isZero();
-  if (auto f = dyn_cast_or_null<FloatAttr>(a))
-    return f.getValue().isPosZero();
-  return false;
 }
 
 /// The op of `block` that contains `op` (or null).
@@ -140,14 +127,10 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
       return;
     if (!target->hasAsyncCopy("tma"))
       return refuse(op, "target '" + target->name + "' has no TMA");
-    if (op->getParentOfType<LoopLikeOpInterface>())
-      return refuse(op, "the access is inside a loop; TMA copies in loops "
-                        "need the software pipeliner, which kcc does not "
-                        "have yet");
+    std::string never = kcc::tmaAccessRefusal(op);
+    if (!never.empty())
+      return refuse(op, never);
     auto load = dyn_cast<kcc::LoadTileOp>(op);
-    if (load && load.getOther() && !isPositiveZero(load.getOther()))
-      return refuse(op, "load_tile's `other` is not zero, and TMA fills "
-                        "out-of-tensor elements with zeros");
     std::string why;
     std::optional<unsigned> base = kcc::tensorParamOf(op, why);
     Type elem = getElementTypeOrSelf(load ? op->getResult(0).getType()

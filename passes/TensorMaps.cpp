@@ -5,7 +5,9 @@
 #include "targets/TargetModel.h"
 #include "targets/TmaRules.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
@@ -108,4 +110,27 @@ std::optional<unsigned> kcc::tensorParamOf(Operation *op, std::string &why) {
       return std::nullopt;
     }
   return i;
+}
+
+/// Whether `v` is a constant +0 (what TMA fills out-of-tensor elements with).
+static bool isPositiveZero(Value v) {
+  Attribute a;
+  if (auto c = v.getDefiningOp<arith::ConstantOp>())
+    a = c.getValue();
+  if (auto i = dyn_cast_or_null<IntegerAttr>(a))
+    return i.getValue().isZero();
+  if (auto f = dyn_cast_or_null<FloatAttr>(a))
+    return f.getValue().isPosZero();
+  return false;
+}
+
+std::string kcc::tmaAccessRefusal(Operation *op) {
+  if (op->getParentOfType<LoopLikeOpInterface>())
+    return "the access is inside a loop; TMA copies in loops need the "
+           "software pipeliner, which kcc does not have yet";
+  auto load = dyn_cast<LoadTileOp>(op);
+  if (load && load.getOther() && !isPositiveZero(load.getOther()))
+    return "load_tile's `other` is not zero, and TMA fills out-of-tensor "
+           "elements with zeros";
+  return "";
 }

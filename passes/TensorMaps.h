@@ -34,6 +34,10 @@ std::string tmaStaticRefusal(const TargetModel &target,
 /// the parameter's own arguments).
 std::optional<unsigned> tensorParamOf(mlir::Operation *op, std::string &why);
 
+/// Why the tile access `op` cannot be a TMA copy whatever the target (in a
+/// loop, or a load whose `other` is not zero); empty if it can.
+std::string tmaAccessRefusal(mlir::Operation *op);
+
 /// The tile shape of a load_tile/store_tile.
 llvm::ArrayRef<int64_t> tileShapeOf(mlir::Operation *op);
 
