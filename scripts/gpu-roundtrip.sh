@@ -35,7 +35,7 @@ prepare)
   if [ -x "$difftest" ]; then
     for cases in tests/difftest/*.toml; do
       k=$(basename "$cases" .toml)
-      "$difftest" "kernels/$k.kc" "$cases" --emit-cases .gpu-gen/difftest \
+      "$difftest" "kernels/$k.kc" "$cases" --legs=interp --emit-cases .gpu-gen/difftest \
         --fatbin ".gpu-gen/$k.fatbin" > /dev/null
       # The tensor maps the stubs would encode (TMA targets).
       python3 scripts/manifest-tensormaps.py ".gpu-gen/$k.manifest.json" \

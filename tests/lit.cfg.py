@@ -23,7 +23,7 @@ config.environment["CUDA_PATH"] = config.cuda_path
 config.environment["PATH"] = os.pathsep.join(
     [config.kcc_tools_dir, config.llvm_tools_dir, os.environ.get("PATH", "/usr/bin:/bin")])
 llvm_config.use_default_substitutions()
-tools = ["kcc", "kcc-opt", "kcc-difftest", "FileCheck", "not", "split-file", "count", "llvm-objdump",
+tools = ["kcc", "kcc-opt", "kcc-difftest", "kcc-sim", "FileCheck", "not", "split-file", "count", "llvm-objdump",
          "mlir-translate", "llc"]
 llvm_config.add_tool_substitutions(tools, [config.kcc_tools_dir, config.llvm_tools_dir])
 if os.path.exists(os.path.join(config.cuda_path, "bin", "ptxas")):

@@ -34,21 +34,43 @@ void Table::print(llvm::raw_ostream &os) const {
     os << text << "\n";
   };
   line(header);
+  size_t legs = columns.size() - std::min<size_t>(extra, columns.size());
+  auto isSkip = [](llvm::StringRef s) { return s.starts_with("SKIP"); };
+  std::vector<unsigned> legPass(legs), legFail(legs), legSkip(legs);
   unsigned pass = 0, fail = 0, skip = 0;
   for (const Row &r : rows) {
-    std::vector<std::string> cells = r.key;
-    cells.resize(3);
-    cells.insert(cells.end(), r.cells.begin(), r.cells.end());
-    line(cells);
-    for (const std::string &c : r.cells) {
-      llvm::StringRef s(c);
-      pass += s == "PASS";
-      fail += s == "FAIL";
-      skip += s.starts_with("SKIP");
+    line([&] {
+      std::vector<std::string> cells = r.key;
+      cells.resize(3);
+      cells.insert(cells.end(), r.cells.begin(), r.cells.end());
+      return cells;
+    }());
+    bool anyPass = false, anyFail = false;
+    for (size_t i = 0; i < r.cells.size() && i < legs; ++i) {
+      llvm::StringRef s(r.cells[i]);
+      legPass[i] += s == "PASS";
+      legFail[i] += s == "FAIL";
+      legSkip[i] += isSkip(s);
+      anyPass |= s == "PASS";
+      anyFail |= s == "FAIL";
+      if (summary == Summary::Cells) {
+        pass += s == "PASS";
+        fail += s == "FAIL";
+        skip += isSkip(s);
+      }
+    }
+    if (summary == Summary::CasesAndLegs) {
+      fail += anyFail;
+      pass += !anyFail && anyPass;
+      skip += !anyFail && !anyPass;
     }
   }
   os << rows.size() << " cases: " << pass << " PASS, " << fail << " FAIL, "
      << skip << " SKIP\n";
+  if (summary == Summary::CasesAndLegs && legs > 1)
+    for (size_t i = 0; i < legs; ++i)
+      os << "  " << columns[i] << ": " << legPass[i] << " PASS, " << legFail[i]
+         << " FAIL, " << legSkip[i] << " SKIP\n";
   for (const Row &r : rows)
     if (!r.detail.empty())
       os << "FAIL " << r.key[0] << "/" << r.key[1] << "/" << r.key[2] << ": "

@@ -18,8 +18,16 @@ namespace kcc::difftest {
 
 class Table {
 public:
-  explicit Table(std::vector<std::string> columns)
-      : columns(std::move(columns)) {}
+  /// How the summary line counts: every leg cell (--compare's table), or
+  /// one verdict per case (FAIL if a leg fails, PASS if one passes, else
+  /// SKIP) followed by one line of counts per leg.
+  enum class Summary { Cells, CasesAndLegs };
+
+  /// `columns`: the legs' columns, then `extra` columns (timings) that the
+  /// summary does not count.
+  explicit Table(std::vector<std::string> columns, unsigned extra = 0,
+                 Summary summary = Summary::Cells)
+      : columns(std::move(columns)), extra(extra), summary(summary) {}
 
   /// `key` is kernel, specialization, case; `cells` one per column;
   /// `detail` (may be empty) is printed under the table.
@@ -33,6 +41,8 @@ private:
     std::string detail;
   };
   std::vector<std::string> columns;
+  unsigned extra = 0;
+  Summary summary = Summary::Cells;
   std::vector<Row> rows;
 };
 

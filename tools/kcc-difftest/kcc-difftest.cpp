@@ -1,11 +1,15 @@
 //===- kcc-difftest.cpp - differential testing of kcc kernels -------------===//
 //
 //   kcc-difftest FILE.kc CASES.toml [-D N=V] [--print-outputs]
+//                [--legs=interp,sim-sm_90a,sim-gfx942] [--bank-conflicts]
+//                [--sim-module=TARGET=FILE.mlir]
 //                [--emit-cases DIR [--fatbin FILE.fatbin]]
 //   kcc-difftest --compare DIR
 //
 // Runs every (kernel, specialization, case) of a case file through the tile
-// IR interpreter (the `interp` leg) and prints a table. With --emit-cases it
+// IR interpreter (the `interp` leg, the reference) and the SIMT simulator
+// on kcc's lowering for each simulated target (the `sim-<target>` legs,
+// SimLegs.h), and prints a table of legs. With --emit-cases it
 // also writes the inputs, the interpreter's outputs and a run list for the
 // GPU leg (gpu-leg/KccGpuLeg.cpp); --compare then checks the GPU's outputs
 // against the interpreter's. docs/difftest.md has the whole procedure.
@@ -15,8 +19,10 @@
 #include "tools/kcc-difftest/Compare.h"
 #include "tools/kcc-difftest/Inputs.h"
 #include "tools/kcc-difftest/RunList.h"
+#include "tools/kcc-difftest/SimLegs.h"
 #include "tools/kcc-difftest/Table.h"
 
+#include "backends/nvidia/Pipeline.h"
 #include "frontend/Frontend.h"
 #include "interp/Element.h"
 #include "interp/GridExpr.h"
@@ -63,6 +69,28 @@ static cl::opt<std::string> fatbinPath(
     cl::desc("With --emit-cases: the fatbin kcc compiled from the same .kc "
              "(its <stem>.manifest.json must be next to it)"),
     cl::value_desc("FILE"), cl::cat(category));
+static cl::opt<std::string> legsOpt(
+    "legs",
+    cl::desc("Comma-separated CPU legs: interp (the reference, always run), "
+             "sim-sm_90a, sim-gfx942, sim-<target> (default: all CPU legs)"),
+    cl::init("interp,sim-sm_90a,sim-gfx942"), cl::cat(category));
+static cl::list<std::string> simModules(
+    "sim-module",
+    cl::desc(
+        "Run the sim leg of TARGET on this LLVM-dialect module instead "
+        "of kcc's lowering (tests of the simulator with broken lowerings)"),
+    cl::value_desc("TARGET=FILE.mlir"), cl::cat(category));
+static cl::opt<bool> bankConflicts(
+    "bank-conflicts",
+    cl::desc("Print the shared-memory bank conflicts of each sim leg, per op"),
+    cl::cat(category));
+static cl::opt<uint64_t> simMaxThreads(
+    "sim-max-threads",
+    cl::desc("Skip (with a reason) sim cases with more CTAs x threads"),
+    cl::init(1ull << 22), cl::cat(category));
+static cl::opt<uint64_t> simSeed("sim-seed",
+                                 cl::desc("Schedule seed of the sim legs"),
+                                 cl::init(1), cl::cat(category));
 static cl::opt<std::string>
     compareDir("compare",
                cl::desc("Compare the legs' outputs in DIR (written by "
@@ -195,6 +223,8 @@ public:
       }
     }
 
+    if (!prepareLegs(module))
+      return 1;
     if (!emitCases.empty() && !prepareEmit(stem))
       return 1;
     bool anyFail = false;
@@ -209,13 +239,70 @@ public:
     if (!emitCases.empty() && !finishEmit())
       return 1;
     table.print(outs());
+    if (bankConflicts)
+      printLegBankConflicts(simLegs, outs());
     return anyFail ? 1 : 0;
   }
 
 private:
   SourceMgr &sourceMgr;
   const CaseFile &cases;
-  Table table{{"interp", "interp ms"}};
+  std::vector<SimLeg> simLegs;
+  Table table{{}};
+
+  /// The sim legs of --legs, each with its module; the table's columns.
+  bool prepareLegs(mlir::ModuleOp module) {
+    SmallVector<StringRef, 4> names;
+    StringRef(legsOpt).split(names, ',', -1, /*KeepEmpty=*/false);
+    std::map<std::string, std::string> overrides;
+    for (const std::string &m : simModules) {
+      auto [target, path] = StringRef(m).split('=');
+      if (target.empty() || path.empty()) {
+        fail("--sim-module expects TARGET=FILE.mlir, got '" + m + "'");
+        return false;
+      }
+      overrides["sim-" + target.str()] = path.str();
+    }
+    std::vector<std::string> columns = {"interp"};
+    for (StringRef n : names) {
+      n = n.trim();
+      if (n == "interp")
+        continue;
+      if (n == "gpu") {
+        fail("the gpu leg runs on a GPU machine: see --emit-cases and "
+             "--compare");
+        return false;
+      }
+      if (!n.starts_with("sim-")) {
+        fail("unknown leg '" + n + "' (CPU legs: " + join(cpuLegNames(), ", ") +
+             ")");
+        return false;
+      }
+      SimLeg leg;
+      leg.name = n.str();
+      std::string err;
+      auto it = overrides.find(leg.name);
+      if (!prepareSimLeg(leg, module, it == overrides.end() ? "" : it->second,
+                         err)) {
+        fail(err);
+        return false;
+      }
+      if (it != overrides.end())
+        overrides.erase(it);
+      columns.push_back(leg.name);
+      simLegs.push_back(std::move(leg));
+    }
+    if (!overrides.empty()) {
+      fail("--sim-module for " + overrides.begin()->first +
+           ", which is not among --legs");
+      return false;
+    }
+    columns.push_back("interp ms");
+    for (const SimLeg &leg : simLegs)
+      columns.push_back(leg.name + " ms");
+    table = Table(columns, 1 + simLegs.size(), Table::Summary::CasesAndLegs);
+    return true;
+  }
   // --emit-cases
   std::string emitDir;
   RunList runList;
@@ -396,9 +483,7 @@ private:
 
   bool runCase(const KernelSpec &k, mlir::func::FuncOp f, const CaseSpec &c,
                PreparedCase &p) {
-    std::vector<interp::Buffer> inputs;
-    if (!emitCases.empty())
-      inputs = p.buffers;
+    std::vector<interp::Buffer> inputs = p.buffers;
     auto start = std::chrono::steady_clock::now();
     interp::RunStats stats;
     std::optional<interp::RunError> err =
@@ -413,9 +498,32 @@ private:
       status = "FAIL";
       message = err->message;
     }
-    table.addRow({k.name, f.getSymName().str(), c.name},
-                 {status, formatv("{0:f1}", ms).str()},
-                 err ? "interp: " + message : "");
+    std::vector<std::string> cells = {status},
+                             times = {formatv("{0:f1}", ms).str()};
+    std::vector<std::string> details;
+    if (err)
+      details.push_back("interp: " + message);
+    bool simFail = false;
+    for (SimLeg &leg : simLegs) {
+      SimCell cell = runSimCase(leg, f.getSymName(), inputs, p.args, p.runArgs,
+                                p.outputs, err ? nullptr : &p.buffers, p.grid,
+                                {simMaxThreads, simSeed}, sourceMgr);
+      if (cell.cell == "FAIL") {
+        simFail = true;
+        errs() << cases.path << ":" << c.loc.line << ":" << c.loc.column
+               << ": note: in case '" << c.name << "' of " << f.getSymName()
+               << " (" << leg.name << ")\n";
+      }
+      cells.push_back(cell.cell);
+      times.push_back(cell.cell.rfind("SKIP", 0) == 0
+                          ? "-"
+                          : formatv("{0:f1}", cell.ms).str());
+      if (!cell.detail.empty())
+        details.push_back(cell.detail);
+    }
+    cells.insert(cells.end(), times.begin(), times.end());
+    table.addRow({k.name, f.getSymName().str(), c.name}, cells,
+                 join(details, "; "));
     if (printOutputs && !err)
       for (const RunOutput &o : p.outputs)
         for (const interp::Buffer &b : p.buffers)
@@ -426,8 +534,9 @@ private:
             outs() << "\n";
           }
     if (!emitCases.empty())
-      return emitCase(k, f, c, p, inputs, err ? message : "") && !err;
-    return !err;
+      return emitCase(k, f, c, p, inputs, err ? message : "") && !err &&
+             !simFail;
+    return !err && !simFail;
   }
 
   bool prepareEmit(StringRef stem) {
@@ -619,8 +728,8 @@ int main(int argc, char **argv) {
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
-      "kcc-difftest: run kcc kernels in the tile IR interpreter and compare "
-      "with the GPU\n");
+      "kcc-difftest: run kcc kernels in the tile IR interpreter and the SIMT "
+      "simulator, and compare with the GPU\n");
   if (!compareDir.empty()) {
     if (!positional.empty())
       return fail("--compare takes no input files");
@@ -649,6 +758,11 @@ int main(int argc, char **argv) {
   SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(*source), SMLoc());
   mlir::MLIRContext ctx;
+  // The sim legs lower the kernels to (or parse) LLVM + NVVM/ROCDL.
+  mlir::DialectRegistry registry;
+  nvidia::registerCompilerDialects(registry);
+  ctx.appendDialectRegistry(registry);
+  ctx.loadAllAvailableDialects();
   mlir::SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
   frontend::Options options;
   for (const std::string &d : defines) {

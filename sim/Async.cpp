@@ -1,0 +1,382 @@
+//===- Async.cpp - mbarriers, TMA copies and bulk async-groups ------------===//
+//
+// PTX semantics (ISA 8.x, "mbarrier" and "cp.async.bulk.tensor"):
+//  - mbarrier.init(count): phase 0, `count` pending arrivals, tx-count 0;
+//  - arrive: one (or `count`) fewer pending arrivals; expect_tx(n) raises the
+//    tx-count by n; a TMA load's complete_tx lowers it by the box's bytes;
+//    the phase completes when no arrival and no transaction byte is pending,
+//    and the next phase starts with the init count;
+//  - try_wait.parity(p) succeeds once the phase with parity p completed,
+//    i.e. when the current phase's parity is no longer p.
+// TMA copies are queued when issued and complete later, at a random
+// scheduling point (Simulator.cpp), or when nothing else can run, in a
+// random order: a kernel must not depend on the order. A TMA load reads the
+// global box (out-of-bounds elements are zero, as the hardware fills them)
+// and writes it to shared memory in box order with the map's swizzle; a TMA
+// store reads the shared box when it completes and writes the in-bounds
+// elements. Synchronisation for the race checker: arrivals release the
+// thread's clock into the phase, a completed copy its own; a successful wait
+// acquires the phase's; bulk wait_group acquires the waited copies'.
+//
+//===----------------------------------------------------------------------===//
+#include "sim/Machine.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace kcc::sim;
+using namespace kcc::sim::detail;
+
+namespace {
+/// The byte offset inside a box after the tensor map's swizzle: the 16-byte
+/// chunk index within each `swizzle`-byte row is XORed with the row number
+/// modulo swizzle / 16 (CUTLASS's Swizzle<log2(swizzle/16), 4, 3>).
+uint64_t swizzleOffset(uint64_t offset, unsigned swizzle) {
+  if (swizzle < 32)
+    return offset;
+  uint64_t mask = swizzle / 16 - 1;
+  return offset ^ (((offset >> 7) & mask) << 4);
+}
+} // namespace
+
+std::string Machine::describeMBarrier(uint64_t addr) const {
+  auto it = mbarriers.find(addr);
+  std::string where = describeShared(addr);
+  if (it == mbarriers.end())
+    return "the mbarrier at " + where + " (not initialized)";
+  const MBarrier &m = it->second;
+  return llvm::formatv("the mbarrier at {0}: phase {1} (parity {2}) has {3} "
+                       "of {4} arrivals pending and {5} transaction bytes "
+                       "outstanding (expect_tx {6}, completed by copies {7})",
+                       where, m.phase, m.phase & 1, m.pending, m.expected, m.tx,
+                       m.txExpected, m.txCompleted)
+      .str();
+}
+
+bool Machine::mbarrierPhaseDone(uint64_t addr, uint32_t parity) const {
+  auto it = mbarriers.find(addr);
+  return it != mbarriers.end() && (it->second.phase & 1) != (parity & 1);
+}
+
+MBarrier *Machine::findMBarrier(Thread &t, uint32_t op, uint64_t addr) {
+  auto it = mbarriers.find(addr);
+  if (it == mbarriers.end() || !it->second.valid) {
+    setFault(op, llvm::formatv("{0} uses {1}, which no mbarrier.init "
+                               "initialized{2}",
+                               threadName(t), describeShared(addr),
+                               it == mbarriers.end() ? "" : " (invalidated)"));
+    return nullptr;
+  }
+  return &it->second;
+}
+
+void Machine::wakeMBarrierWaiters(uint64_t addr) {
+  const MBarrier &m = mbarriers[addr];
+  for (Thread &t : threads)
+    if (t.state == TS::MBarWait && t.waitAddr == addr &&
+        (m.phase & 1) != (t.waitParity & 1)) {
+      joinInto(t.acquired, m.completed);
+      ++t.pc;
+      makeReady(t);
+    }
+}
+
+/// Completes the phase if nothing is pending; wakes its waiters.
+static void maybeCompletePhase(Machine &mc, uint64_t addr) {
+  MBarrier &m = mc.mbarriers[addr];
+  if (m.pending != 0 || m.tx != 0)
+    return;
+  ++m.phase;
+  m.completed = std::move(m.releasing);
+  m.releasing.clear();
+  m.pending = m.expected;
+  m.txExpected = m.txCompleted = 0;
+  mc.wakeMBarrierWaiters(addr);
+}
+
+bool Machine::anyPendingCopy() const {
+  for (const AsyncCopy &c : copies)
+    if (!c.done)
+      return true;
+  return false;
+}
+
+bool Machine::completeRandomCopy(bool &any) {
+  std::vector<uint32_t> pending;
+  for (uint32_t i = 0; i < copies.size(); ++i)
+    if (!copies[i].done)
+      pending.push_back(i);
+  any = !pending.empty();
+  if (!any)
+    return true;
+  return completeCopy(pending[rng() % pending.size()]);
+}
+
+bool Machine::completeCopy(uint32_t index) {
+  AsyncCopy &c = copies[index];
+  if (c.done)
+    return true;
+  c.done = true;
+  ++result.stats.asyncCopies;
+  const TensorMap &map = maps[c.map];
+  GlobalBuffer &buf = buffers[map.buffer];
+  uint64_t elements = 1;
+  for (unsigned d = 0; d < map.rank; ++d)
+    elements *= map.box[d];
+  uint64_t boxBytes = elements * map.elementBytes;
+  // Check the whole box against shared memory first.
+  uint64_t span = swizzleOffset(boxBytes - 1, map.swizzleBytes) + 1;
+  span = std::max(span, boxBytes);
+  if (c.shared + span > prog.sharedBytes) {
+    setFault(c.op, llvm::formatv("TMA {0} box of {1} bytes at shared offset "
+                                 "{2} is beyond the kernel's {3} bytes of "
+                                 "shared memory",
+                                 c.load ? "load" : "store", boxBytes, c.shared,
+                                 prog.sharedBytes));
+    return false;
+  }
+  for (uint64_t e = 0; e < elements; ++e) {
+    // Box element e -> global coordinates (dimension 0 fastest).
+    uint64_t rest = e;
+    bool inBounds = true;
+    uint64_t globalOffset = map.baseOffset;
+    for (unsigned d = 0; d < map.rank; ++d) {
+      int64_t coord = c.coords[d] + int64_t(rest % map.box[d]);
+      rest /= map.box[d];
+      if (coord < 0 || uint64_t(coord) >= map.dims[d])
+        inBounds = false;
+      else
+        globalOffset +=
+            uint64_t(coord) * (d == 0 ? map.elementBytes : map.strideBytes[d]);
+    }
+    uint64_t sharedOffset =
+        c.shared + swizzleOffset(e * map.elementBytes, map.swizzleBytes);
+    if (inBounds && globalOffset + map.elementBytes > buf.bytes.size()) {
+      setFault(c.op, llvm::formatv("TMA {0}: the tensor map reaches byte {1} "
+                                   "of buffer '{2}', which has {3} bytes",
+                                   c.load ? "load" : "store", globalOffset,
+                                   buf.name, buf.bytes.size()));
+      return false;
+    }
+    if (!sharedAccess(nullptr, c.op, sharedOffset, map.elementBytes, c.load,
+                      c.syncId))
+      return false;
+    uint8_t *s = shared.data() + sharedOffset;
+    if (c.load) {
+      if (inBounds)
+        std::memcpy(s, buf.bytes.data() + globalOffset, map.elementBytes);
+      else
+        std::memset(s, 0, map.elementBytes);
+    } else if (inBounds) {
+      std::memcpy(buf.bytes.data() + globalOffset, s, map.elementBytes);
+    }
+  }
+  if (c.load) {
+    MBarrier &m = mbarriers[c.mbar];
+    m.tx -= int64_t(boxBytes);
+    m.txCompleted += int64_t(boxBytes);
+    joinInto(m.releasing, Clock{{c.syncId, 1}});
+    maybeCompletePhase(*this, c.mbar);
+  }
+  return true;
+}
+
+Machine::Step Machine::asyncOp(Thread &t, const Inst &in) {
+  uint64_t *R = t.regs;
+  // mbarrier addresses: shared, or generic in the shared window.
+  auto sharedAddr = [&](uint64_t a, unsigned space) -> std::optional<uint64_t> {
+    if (space == 0) {
+      if (a < kSharedWindow || a >= kSharedWindow + (1ull << 40)) {
+        setFault(in.op, llvm::formatv("{0} passes address {1:x}, which is "
+                                      "not in shared memory",
+                                      threadName(t), a));
+        return std::nullopt;
+      }
+      a -= kSharedWindow;
+    }
+    if (a + 8 > prog.sharedBytes || a % 8) {
+      setFault(in.op,
+               llvm::formatv("{0} uses an mbarrier at shared offset "
+                             "{1}, which is {2}",
+                             threadName(t), a,
+                             a % 8 ? "not 8-byte aligned"
+                                   : "beyond the kernel's shared memory"));
+      return std::nullopt;
+    }
+    return a;
+  };
+  auto arrive = [&](uint64_t addr, uint32_t count) -> bool {
+    MBarrier *m = findMBarrier(t, in.op, addr);
+    if (!m)
+      return false;
+    if (count > m->pending) {
+      setFault(in.op, llvm::formatv("{0} arrives on {1}: more arrivals than "
+                                    "the init count allows",
+                                    threadName(t), describeMBarrier(addr)));
+      return false;
+    }
+    // Release: what this thread did so far happens before the phase's end.
+    joinInto(m->releasing, t.acquired);
+    joinInto(m->releasing, Clock{{t.tid, t.clock}});
+    ++t.clock;
+    m->pending -= count;
+    maybeCompletePhase(*this, addr);
+    return true;
+  };
+  auto mapOf = [&](uint64_t ptr) -> std::optional<unsigned> {
+    uint64_t i = (ptr - kTensorMapWindow) / kTensorMapStride;
+    if (ptr < kTensorMapWindow || ptr >= kDispatchPacket ||
+        (ptr - kTensorMapWindow) % kTensorMapStride || i >= maps.size()) {
+      setFault(in.op, llvm::formatv("{0} passes {1:x} as a tensor map: not a "
+                                    "tensor-map argument of the kernel",
+                                    threadName(t), ptr));
+      return std::nullopt;
+    }
+    return unsigned(i);
+  };
+  auto coords = [&](AsyncCopy &c, const TensorMap &map) -> bool {
+    uint32_t n = prog.aux[in.aux];
+    if (n != map.rank) {
+      setFault(in.op, llvm::formatv("TMA op with {0} coordinates on a "
+                                    "rank-{1} tensor map",
+                                    n, map.rank));
+      return false;
+    }
+    for (uint32_t d = 0; d < n; ++d)
+      c.coords[d] = int32_t(uint32_t(R[prog.aux[in.aux + 1 + d]]));
+    return true;
+  };
+
+  switch (in.opc) {
+  case Opc::MBarInit: {
+    std::optional<uint64_t> a = sharedAddr(R[in.a], in.srcAddrSpace);
+    if (!a)
+      return Step::Fault;
+    uint32_t count = uint32_t(R[in.b]);
+    if (count == 0 || count >= (1u << 20)) {
+      setFault(in.op, llvm::formatv("mbarrier.init with count {0}: the count "
+                                    "must be in [1, 2^20 - 1]",
+                                    count));
+      return Step::Fault;
+    }
+    MBarrier m;
+    m.expected = m.pending = count;
+    m.initOp = in.op;
+    mbarriers[*a] = m;
+    return Step::Continue;
+  }
+  case Opc::MBarInval: {
+    std::optional<uint64_t> a = sharedAddr(R[in.a], in.srcAddrSpace);
+    if (!a || !findMBarrier(t, in.op, *a))
+      return Step::Fault;
+    mbarriers[*a].valid = false;
+    return Step::Continue;
+  }
+  case Opc::MBarArrive: {
+    std::optional<uint64_t> a = sharedAddr(R[in.a], in.srcAddrSpace);
+    if (!a)
+      return Step::Fault;
+    uint32_t phase = mbarriers.count(*a) ? mbarriers[*a].phase : 0;
+    if (!arrive(*a, in.b == kNone ? 1 : uint32_t(R[in.b])))
+      return Step::Fault;
+    if (prog.ops[in.op]->getNumResults())
+      R[in.res] = phase; // the state token: the phase arrived on
+    return Step::Continue;
+  }
+  case Opc::MBarArriveExpectTx:
+  case Opc::MBarExpectTx:
+  case Opc::MBarCompleteTx: {
+    std::optional<uint64_t> a = sharedAddr(R[in.a], in.srcAddrSpace);
+    if (!a)
+      return Step::Fault;
+    MBarrier *m = findMBarrier(t, in.op, *a);
+    if (!m)
+      return Step::Fault;
+    int64_t bytes = int64_t(uint32_t(R[in.b]));
+    if (in.opc == Opc::MBarCompleteTx) {
+      m->tx -= bytes;
+      m->txCompleted += bytes;
+      maybeCompletePhase(*this, *a);
+      return Step::Continue;
+    }
+    m->tx += bytes;
+    m->txExpected += bytes;
+    if (in.opc == Opc::MBarExpectTx)
+      return Step::Continue;
+    return arrive(*a, 1) ? Step::Continue : Step::Fault;
+  }
+  case Opc::MBarTryWaitParity: {
+    std::optional<uint64_t> a = sharedAddr(R[in.a], in.srcAddrSpace);
+    if (!a || !findMBarrier(t, in.op, *a))
+      return Step::Fault;
+    uint32_t parity = uint32_t(R[in.b]) & 1;
+    if (mbarrierPhaseDone(*a, parity)) {
+      joinInto(t.acquired, mbarriers[*a].completed);
+      return Step::Continue;
+    }
+    t.state = TS::MBarWait;
+    t.waitAddr = *a;
+    t.waitParity = parity;
+    return Step::Block;
+  }
+  case Opc::TmaLoad:
+  case Opc::TmaStore: {
+    AsyncCopy c;
+    c.load = in.opc == Opc::TmaLoad;
+    c.op = in.op;
+    c.issuer = t.tid;
+    c.syncId = numThreads + copies.size();
+    std::optional<unsigned> map = mapOf(R[in.b]);
+    if (!map)
+      return Step::Fault;
+    c.map = *map;
+    // The box in shared memory (shared::cta or, for a one-CTA cluster,
+    // shared::cluster: the same bytes).
+    c.shared = R[in.a];
+    const TensorMap &tm = maps[c.map];
+    if (!coords(c, tm))
+      return Step::Fault;
+    if (c.load) {
+      std::optional<uint64_t> mb = sharedAddr(R[in.c], 3);
+      if (!mb || !findMBarrier(t, in.op, *mb))
+        return Step::Fault;
+      c.mbar = *mb;
+    }
+    // Boxes must be 128-byte aligned in shared memory (16 without swizzle).
+    uint64_t align = tm.swizzleBytes ? 1024 : 128;
+    if (c.shared % align) {
+      setFault(in.op,
+               llvm::formatv("TMA {0} with a box at shared offset {1}: "
+                             "it must be {2}-byte aligned",
+                             c.load ? "load" : "store", c.shared, align));
+      return Step::Fault;
+    }
+    copies.push_back(c);
+    if (!c.load)
+      t.openGroup.push_back(copies.size() - 1);
+    return Step::Continue;
+  }
+  case Opc::BulkCommit:
+    t.groups.push_back(std::move(t.openGroup));
+    t.openGroup.clear();
+    return Step::Continue;
+  case Opc::BulkWait: {
+    // The thread waits until at most `a` groups are pending: completing
+    // them here is one of the schedules the hardware may produce.
+    while (t.groups.size() > in.a) {
+      std::vector<uint32_t> group = std::move(t.groups.front());
+      t.groups.pop_front();
+      for (size_t i = group.size(); i > 1; --i)
+        std::swap(group[i - 1], group[rng() % i]);
+      for (uint32_t c : group) {
+        if (!completeCopy(c))
+          return Step::Fault;
+        joinInto(t.acquired, Clock{{copies[c].syncId, 1}});
+      }
+    }
+    return Step::Continue;
+  }
+  default:
+    setFault(in.op, "internal error: opcode without an implementation");
+    return Step::Fault;
+  }
+}

@@ -1,0 +1,610 @@
+//===- Execute.cpp - one thread's straight-line execution -----------------===//
+//
+// The interpreter loop: a switch over decoded opcodes. Ops that need other
+// threads (barriers, cross-lane ops, mbarrier waits) only mark the thread
+// blocked here; Simulator.cpp and Collectives.cpp finish them.
+//
+//===----------------------------------------------------------------------===//
+#include "sim/Float.h"
+#include "sim/Machine.h"
+
+#include "llvm/ADT/bit.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <cmath>
+
+using namespace kcc::sim;
+using namespace kcc::sim::detail;
+
+namespace {
+
+inline uint64_t maskOf(unsigned bits) {
+  return bits >= 64 ? ~0ull : (1ull << bits) - 1;
+}
+inline int64_t sext(uint64_t v, unsigned bits) {
+  if (bits >= 64)
+    return int64_t(v);
+  unsigned s = 64 - bits;
+  return int64_t(v << s) >> s;
+}
+
+/// Applies `f` to float operands of kind `ek`, natively for f32 and f64.
+template <typename F32Fn, typename F64Fn>
+inline uint64_t floatOp(EK ek, uint64_t a, uint64_t b, F32Fn f32, F64Fn f64) {
+  switch (ek) {
+  case EK::F32:
+    return bitsOf(f32(asF32(a), asF32(b)));
+  case EK::F64:
+    return bitsOf(f64(asF64(a), asF64(b)));
+  case EK::F16:
+    return floatToHalf(f32(halfToFloat(uint16_t(a)), halfToFloat(uint16_t(b))));
+  default:
+    return floatToBF16(f32(bf16ToFloat(uint16_t(a)), bf16ToFloat(uint16_t(b))));
+  }
+}
+
+bool fcmp(uint8_t pred, double x, double y) {
+  bool unordered = std::isnan(x) || std::isnan(y);
+  bool eq = x == y, lt = x<y, gt = x> y;
+  switch (pred) {
+  case 0:
+    return false;
+  case 1:
+    return !unordered && eq;
+  case 2:
+    return !unordered && gt;
+  case 3:
+    return !unordered && (gt || eq);
+  case 4:
+    return !unordered && lt;
+  case 5:
+    return !unordered && (lt || eq);
+  case 6:
+    return !unordered && !eq;
+  case 7:
+    return !unordered;
+  case 8:
+    return unordered || eq;
+  case 9:
+    return unordered || gt;
+  case 10:
+    return unordered || gt || eq;
+  case 11:
+    return unordered || lt;
+  case 12:
+    return unordered || lt || eq;
+  case 13:
+    return unordered || !eq;
+  case 14:
+    return unordered;
+  default:
+    return true;
+  }
+}
+
+bool icmp(uint8_t pred, uint64_t a, uint64_t b, unsigned bits) {
+  int64_t sa = sext(a, bits), sb = sext(b, bits);
+  switch (pred) {
+  case 0:
+    return a == b;
+  case 1:
+    return a != b;
+  case 2:
+    return sa < sb;
+  case 3:
+    return sa <= sb;
+  case 4:
+    return sa > sb;
+  case 5:
+    return sa >= sb;
+  case 6:
+    return a < b;
+  case 7:
+    return a <= b;
+  case 8:
+    return a > b;
+  default:
+    return a >= b;
+  }
+}
+
+/// NaN-propagating max/min with -0 < +0 (llvm.maximum / llvm.minimum).
+double fmaximum(double x, double y, bool isMax) {
+  if (std::isnan(x) || std::isnan(y))
+    return std::nan("");
+  if (x == y)
+    return isMax ? (std::signbit(x) ? y : x) : (std::signbit(x) ? x : y);
+  return isMax ? std::max(x, y) : std::min(x, y);
+}
+
+/// Reinterprets `lanes` elements of `bits` as elements of `dstBits`.
+void bitcastLanes(const uint64_t *src, unsigned srcLanes, unsigned srcBits,
+                  uint64_t *dst, unsigned dstLanes, unsigned dstBits) {
+  uint64_t packed[64] = {};
+  for (unsigned i = 0; i < srcLanes; ++i)
+    for (unsigned b = 0; b < srcBits; ++b)
+      if ((src[i] >> b) & 1) {
+        unsigned pos = i * srcBits + b;
+        packed[pos / 64] |= 1ull << (pos % 64);
+      }
+  for (unsigned i = 0; i < dstLanes; ++i) {
+    uint64_t v = 0;
+    for (unsigned b = 0; b < dstBits; ++b) {
+      unsigned pos = i * dstBits + b;
+      v |= ((packed[pos / 64] >> (pos % 64)) & 1) << b;
+    }
+    dst[i] = v;
+  }
+}
+
+} // namespace
+
+std::string Machine::threadName(const Thread &t) const {
+  return llvm::formatv("thread {0} (warp {1}, lane {2}) of CTA ({3}, {4}, {5})",
+                       t.tid, t.warp, t.lane, ctaId[0], ctaId[1], ctaId[2])
+      .str();
+}
+
+mlir::Location Machine::locOf(uint32_t op) const {
+  return prog.ops[op]->getLoc();
+}
+
+void Machine::setFault(uint32_t op, const llvm::Twine &message) {
+  if (fault)
+    return;
+  fault = Fault{message.str(), op, {}};
+}
+
+bool Machine::execute(Thread &t, unsigned budget) {
+  uint64_t *R = t.regs;
+  const Inst *code = prog.code.data();
+  const uint32_t *aux = prog.aux.data();
+  // Parallel copy of branch arguments: read all sources, then write.
+  auto branch = [&](uint32_t at) {
+    uint32_t n = aux[at + 1];
+    if (n) {
+      uint64_t tmp[256];
+      std::vector<uint64_t> big;
+      uint64_t *buf = tmp;
+      unsigned total = 0;
+      for (uint32_t i = 0; i < n; ++i)
+        total += aux[at + 2 + 3 * i + 2];
+      if (total > 256) {
+        big.resize(total);
+        buf = big.data();
+      }
+      unsigned k = 0;
+      for (uint32_t i = 0; i < n; ++i) {
+        uint32_t src = aux[at + 2 + 3 * i], lanes = aux[at + 4 + 3 * i];
+        for (uint32_t l = 0; l < lanes; ++l)
+          buf[k++] = R[src + l];
+      }
+      k = 0;
+      for (uint32_t i = 0; i < n; ++i) {
+        uint32_t dst = aux[at + 3 + 3 * i], lanes = aux[at + 4 + 3 * i];
+        for (uint32_t l = 0; l < lanes; ++l)
+          R[dst + l] = buf[k++];
+      }
+    }
+    t.pc = aux[at];
+  };
+
+  while (budget--) {
+    const Inst &in = code[t.pc];
+    ++instructions;
+    const unsigned L = in.lanes;
+    uint64_t *r = R + in.res;
+    const uint64_t *A = R + in.a, *B = R + in.b;
+    const uint64_t m = maskOf(in.bits);
+    switch (in.opc) {
+#define INT_BIN(OPC, EXPR)                                                     \
+  case Opc::OPC:                                                               \
+    for (unsigned i = 0; i < L; ++i) {                                         \
+      uint64_t x = A[i], y = B[i];                                             \
+      (void)x, (void)y;                                                        \
+      r[i] = (EXPR) & m;                                                       \
+    }                                                                          \
+    break;
+      INT_BIN(Add, x + y)
+      INT_BIN(Sub, x - y)
+      INT_BIN(Mul, x * y)
+      INT_BIN(And, x & y)
+      INT_BIN(Or, x | y)
+      INT_BIN(Xor, x ^ y)
+      // A shift by >= the width is poison; the simulator yields 0.
+      INT_BIN(Shl, y >= in.bits ? 0 : x << y)
+      INT_BIN(LShr, y >= in.bits ? 0 : x >> y)
+      INT_BIN(AShr, y >= in.bits ? 0 : uint64_t(sext(x, in.bits) >> y))
+      INT_BIN(SMax, sext(x, in.bits) > sext(y, in.bits) ? x : y)
+      INT_BIN(SMin, sext(x, in.bits) < sext(y, in.bits) ? x : y)
+      INT_BIN(UMax, x > y ? x : y)
+      INT_BIN(UMin, x < y ? x : y)
+#undef INT_BIN
+    case Opc::UDiv:
+    case Opc::URem:
+    case Opc::SDiv:
+    case Opc::SRem:
+      for (unsigned i = 0; i < L; ++i) {
+        uint64_t x = A[i], y = B[i];
+        if (y == 0) {
+          setFault(in.op, "integer division by zero");
+          return false;
+        }
+        bool isSigned = in.opc == Opc::SDiv || in.opc == Opc::SRem;
+        if (isSigned && sext(y, in.bits) == -1 &&
+            x == (1ull << (in.bits - 1))) {
+          setFault(in.op, "signed division overflow (MIN / -1)");
+          return false;
+        }
+        if (in.opc == Opc::UDiv)
+          r[i] = x / y;
+        else if (in.opc == Opc::URem)
+          r[i] = x % y;
+        else if (in.opc == Opc::SDiv)
+          r[i] = uint64_t(sext(x, in.bits) / sext(y, in.bits)) & m;
+        else
+          r[i] = uint64_t(sext(x, in.bits) % sext(y, in.bits)) & m;
+      }
+      break;
+    case Opc::FAdd:
+      for (unsigned i = 0; i < L; ++i)
+        r[i] = floatOp(
+            in.ek, A[i], B[i], [](float x, float y) { return x + y; },
+            [](double x, double y) { return x + y; });
+      break;
+    case Opc::FSub:
+      for (unsigned i = 0; i < L; ++i)
+        r[i] = floatOp(
+            in.ek, A[i], B[i], [](float x, float y) { return x - y; },
+            [](double x, double y) { return x - y; });
+      break;
+    case Opc::FMul:
+      for (unsigned i = 0; i < L; ++i)
+        r[i] = floatOp(
+            in.ek, A[i], B[i], [](float x, float y) { return x * y; },
+            [](double x, double y) { return x * y; });
+      break;
+    case Opc::FDiv:
+      for (unsigned i = 0; i < L; ++i)
+        r[i] = floatOp(
+            in.ek, A[i], B[i], [](float x, float y) { return x / y; },
+            [](double x, double y) { return x / y; });
+      break;
+    case Opc::FRem:
+      for (unsigned i = 0; i < L; ++i)
+        r[i] = floatOp(
+            in.ek, A[i], B[i], [](float x, float y) { return std::fmod(x, y); },
+            [](double x, double y) { return std::fmod(x, y); });
+      break;
+    case Opc::FNeg:
+      for (unsigned i = 0; i < L; ++i)
+        r[i] = A[i] ^ (1ull << (in.bits - 1));
+      break;
+    case Opc::FAbs:
+      for (unsigned i = 0; i < L; ++i)
+        r[i] = A[i] & ~(1ull << (in.bits - 1));
+      break;
+    case Opc::CopySign:
+      for (unsigned i = 0; i < L; ++i) {
+        uint64_t sign = 1ull << (in.bits - 1);
+        r[i] = (A[i] & ~sign) | (B[i] & sign);
+      }
+      break;
+    case Opc::FMax:
+    case Opc::FMin:
+    case Opc::FMaxNum:
+    case Opc::FMinNum:
+      for (unsigned i = 0; i < L; ++i) {
+        double x = toDouble(A[i], in.ek), y = toDouble(B[i], in.ek);
+        bool isMax = in.opc == Opc::FMax || in.opc == Opc::FMaxNum;
+        if (in.opc == Opc::FMaxNum || in.opc == Opc::FMinNum) {
+          // maxnum/minnum: a NaN operand yields the other one.
+          if (std::isnan(x) != std::isnan(y)) {
+            r[i] = std::isnan(x) ? B[i] : A[i];
+            continue;
+          }
+        }
+        r[i] = fromDouble(fmaximum(x, y, isMax), in.ek);
+      }
+      break;
+    case Opc::Fma:
+      for (unsigned i = 0; i < L; ++i) {
+        const uint64_t *C = R + in.c;
+        if (in.ek == EK::F32)
+          r[i] = bitsOf(std::fma(asF32(A[i]), asF32(B[i]), asF32(C[i])));
+        else
+          r[i] =
+              fromDouble(std::fma(toDouble(A[i], in.ek), toDouble(B[i], in.ek),
+                                  toDouble(C[i], in.ek)),
+                         in.ek);
+      }
+      break;
+#define FLOAT_UNARY(OPC, FN)                                                   \
+  case Opc::OPC:                                                               \
+    for (unsigned i = 0; i < L; ++i) {                                         \
+      if (in.ek == EK::F64) {                                                  \
+        double x = asF64(A[i]);                                                \
+        r[i] = bitsOf(double(FN));                                             \
+      } else {                                                                 \
+        float x = float(toDouble(A[i], in.ek));                                \
+        r[i] = fromDouble(float(FN), in.ek);                                   \
+      }                                                                        \
+    }                                                                          \
+    break;
+      FLOAT_UNARY(Sqrt, std::sqrt(x))
+      FLOAT_UNARY(Exp, std::exp(x))
+      FLOAT_UNARY(Exp2, std::exp2(x))
+      FLOAT_UNARY(Log, std::log(x))
+      FLOAT_UNARY(Log2, std::log2(x))
+      FLOAT_UNARY(Floor, std::floor(x))
+      FLOAT_UNARY(Ceil, std::ceil(x))
+      FLOAT_UNARY(FTrunc, std::trunc(x))
+      FLOAT_UNARY(Round, std::round(x))
+      FLOAT_UNARY(Rsqrt, 1 / std::sqrt(x))
+#undef FLOAT_UNARY
+    case Opc::CtPop:
+      for (unsigned i = 0; i < L; ++i)
+        r[i] = llvm::popcount(A[i]);
+      break;
+    case Opc::Abs:
+      for (unsigned i = 0; i < L; ++i) {
+        int64_t x = sext(A[i], in.bits);
+        r[i] = uint64_t(x < 0 ? -x : x) & m;
+      }
+      break;
+    case Opc::ICmp:
+      for (unsigned i = 0; i < L; ++i)
+        r[i] = icmp(in.sub, A[i], B[i], in.bits);
+      break;
+    case Opc::FCmp:
+      for (unsigned i = 0; i < L; ++i)
+        r[i] = fcmp(in.sub, toDouble(A[i], in.ek), toDouble(B[i], in.ek));
+      break;
+    case Opc::Select: {
+      const uint64_t *C = R + in.c;
+      for (unsigned i = 0; i < L; ++i)
+        r[i] = (A[in.sub ? i : 0] & 1) ? B[i] : C[i];
+      break;
+    }
+    case Opc::SExt:
+      for (unsigned i = 0; i < L; ++i)
+        r[i] = uint64_t(sext(A[i], in.srcBits)) & m;
+      break;
+    case Opc::ZExt:
+    case Opc::Copy:
+    case Opc::IntToPtr:
+      for (unsigned i = 0; i < L; ++i)
+        r[i] = A[i];
+      break;
+    case Opc::Trunc:
+    case Opc::PtrToInt:
+      for (unsigned i = 0; i < L; ++i)
+        r[i] = A[i] & m;
+      break;
+    case Opc::FPExt:
+    case Opc::FPTrunc:
+      for (unsigned i = 0; i < L; ++i)
+        r[i] = fromDouble(toDouble(A[i], in.srcEk), in.ek);
+      break;
+    case Opc::SIToFP:
+      for (unsigned i = 0; i < L; ++i)
+        r[i] = fromDouble(double(sext(A[i], in.srcBits)), in.ek);
+      break;
+    case Opc::UIToFP:
+      for (unsigned i = 0; i < L; ++i)
+        r[i] = fromDouble(double(A[i]), in.ek);
+      break;
+    case Opc::FPToSI:
+    case Opc::FPToUI:
+      for (unsigned i = 0; i < L; ++i) {
+        double x = std::trunc(toDouble(A[i], in.srcEk));
+        bool isSigned = in.opc == Opc::FPToSI;
+        double lo = isSigned ? -std::ldexp(1.0, in.bits - 1) : 0;
+        double hi =
+            isSigned ? std::ldexp(1.0, in.bits - 1) : std::ldexp(1.0, in.bits);
+        if (std::isnan(x) || x < lo || x >= hi) {
+          setFault(in.op, llvm::formatv("{0} of {1}, which does not fit in "
+                                        "i{2} (the result is poison)",
+                                        isSigned ? "fptosi" : "fptoui",
+                                        toDouble(A[i], in.srcEk), in.bits));
+          return false;
+        }
+        r[i] = (isSigned ? uint64_t(int64_t(x)) : uint64_t(x)) & m;
+      }
+      break;
+    case Opc::Bitcast:
+      if (in.c == L && in.srcBits == in.bits) {
+        for (unsigned i = 0; i < L; ++i)
+          r[i] = A[i];
+      } else {
+        bitcastLanes(A, in.c, in.srcBits, r, L, in.bits);
+      }
+      break;
+    case Opc::AddrSpaceCast:
+      for (unsigned i = 0; i < L; ++i) {
+        uint64_t x = A[i];
+        // Shared <-> generic through the shared window, like the GPU's
+        // generic address space; global and generic are the same addresses.
+        if (in.srcAddrSpace == 3 && in.addrSpace == 0)
+          x += kSharedWindow;
+        else if (in.srcAddrSpace == 0 && in.addrSpace == 3) {
+          if (x < kSharedWindow || x >= kSharedWindow + (1ull << 40)) {
+            setFault(in.op, llvm::formatv("addrspacecast of generic address "
+                                          "{0:x} to shared: it is not a "
+                                          "shared-memory address",
+                                          x));
+            return false;
+          }
+          x -= kSharedWindow;
+        }
+        r[i] = x;
+      }
+      break;
+    case Opc::ExtractElement: {
+      uint64_t idx = B[0] & maskOf(in.srcBits);
+      if (idx >= in.c) {
+        setFault(in.op, llvm::formatv("extractelement index {0} is out of "
+                                      "range for a vector of {1} (poison)",
+                                      idx, in.c));
+        return false;
+      }
+      r[0] = A[idx];
+      break;
+    }
+    case Opc::InsertElement: {
+      uint64_t idx = R[in.c] & maskOf(in.srcBits);
+      if (idx >= L) {
+        setFault(in.op, llvm::formatv("insertelement index {0} is out of "
+                                      "range for a vector of {1} (poison)",
+                                      idx, L));
+        return false;
+      }
+      for (unsigned i = 0; i < L; ++i)
+        r[i] = A[i];
+      r[idx] = B[0];
+      break;
+    }
+    case Opc::ShuffleVector: {
+      uint32_t n1 = aux[in.aux];
+      for (unsigned i = 0; i < L; ++i) {
+        int32_t mk = int32_t(aux[in.aux + 1 + i]);
+        r[i] = mk < 0 ? 0 : uint32_t(mk) < n1 ? A[mk] : B[mk - n1];
+      }
+      break;
+    }
+    case Opc::GEP: {
+      const uint32_t *g = aux + in.aux;
+      uint64_t addr = A[0] + (uint64_t(g[0]) | (uint64_t(g[1]) << 32));
+      for (uint32_t k = 0; k < g[2]; ++k) {
+        const uint32_t *d = g + 3 + 4 * k;
+        int64_t scale = int64_t(uint64_t(d[1]) | (uint64_t(d[2]) << 32));
+        addr += uint64_t(sext(R[d[0]], d[3]) * scale);
+      }
+      r[0] = addr;
+      break;
+    }
+    case Opc::Load:
+    case Opc::Store: {
+      bool store = in.opc == Opc::Store;
+      uint64_t addr = store ? B[0] : A[0];
+      unsigned elemBytes = in.bits == 1 ? 1 : in.bits / 8;
+      uint64_t bytes = uint64_t(elemBytes) * L;
+      uint64_t align = 1ull << in.sub;
+      if (addr % align) {
+        setFault(in.op, llvm::formatv("misaligned {0}: address {1:x} is not a "
+                                      "multiple of the op's alignment {2} "
+                                      "(the GPU faults or splits the access)",
+                                      store ? "store" : "load", addr, align));
+        return false;
+      }
+      uint64_t sharedOffset = ~0ull;
+      uint8_t *p =
+          resolve(t, in.op, in.addrSpace, addr, bytes, store, &sharedOffset);
+      if (!p)
+        return false;
+      if (sharedOffset != ~0ull) {
+        if (!sharedAccess(&t, in.op, sharedOffset, bytes, store))
+          return false;
+        if (opts.bankConflicts)
+          recordBankAccess(t, in, sharedOffset);
+      }
+      if (store) {
+        const uint64_t *v = R + in.a;
+        for (unsigned i = 0; i < L; ++i) {
+          uint64_t x = v[i];
+          std::memcpy(p + i * elemBytes, &x, elemBytes); // little-endian
+        }
+      } else {
+        for (unsigned i = 0; i < L; ++i) {
+          uint64_t x = 0;
+          std::memcpy(&x, p + i * elemBytes, elemBytes);
+          r[i] = in.bits == 1 ? x != 0 : x;
+        }
+      }
+      break;
+    }
+    case Opc::ThreadId:
+      r[0] = t.id[in.sub];
+      break;
+    case Opc::BlockId:
+      r[0] = ctaId[in.sub];
+      break;
+    case Opc::BlockDim:
+      r[0] = blockDim[in.sub];
+      break;
+    case Opc::GridDim:
+      r[0] = gridDim[in.sub];
+      break;
+    case Opc::LaneId:
+      r[0] = t.lane;
+      break;
+    case Opc::WarpSize:
+      r[0] = opts.warpSize;
+      break;
+    case Opc::DispatchPtr:
+      r[0] = kDispatchPacket;
+      break;
+    case Opc::MbcntLo:
+    case Opc::MbcntHi: {
+      // Bits of the mask below this lane, in the low / high 32 lanes.
+      uint64_t below = t.lane >= 64 ? ~0ull : (1ull << t.lane) - 1;
+      uint32_t half =
+          in.opc == Opc::MbcntLo ? uint32_t(below) : uint32_t(below >> 32);
+      r[0] = (llvm::popcount(uint32_t(A[0]) & half) + B[0]) & m;
+      break;
+    }
+    case Opc::Br:
+      branch(in.aux);
+      continue;
+    case Opc::CondBr:
+      branch((A[0] & 1) ? in.aux : in.c);
+      continue;
+    case Opc::Switch: {
+      const uint32_t *s = aux + in.aux;
+      uint64_t v = A[0] & maskOf(in.bits);
+      uint32_t dest = s[0];
+      for (uint32_t k = 0; k < s[1]; ++k) {
+        const uint32_t *c = s + 2 + 3 * k;
+        if (((uint64_t(c[0]) | (uint64_t(c[1]) << 32)) & maskOf(in.bits)) ==
+            v) {
+          dest = c[2];
+          break;
+        }
+      }
+      branch(dest);
+      continue;
+    }
+    case Opc::Return:
+      t.state = TS::Exited;
+      t.exitPc = t.pc;
+      return true;
+    case Opc::Unreachable:
+      setFault(in.op, "reached llvm.unreachable");
+      return false;
+    case Opc::Nop:
+    case Opc::FenceProxyAsync:
+      break;
+    case Opc::Barrier:
+      return arriveBarrier(t, in);
+    case Opc::Shfl:
+    case Opc::Bpermute:
+    case Opc::Swizzle:
+    case Opc::ReadLane:
+    case Opc::ReadFirstLane:
+    case Opc::Dpp:
+      // Needs the other lanes: wait until the warp's lanes are all here.
+      t.state = TS::Collective;
+      return true;
+    default: {
+      Step s = asyncOp(t, in);
+      if (s == Step::Fault)
+        return false;
+      if (s == Step::Block)
+        return true;
+      break;
+    }
+    }
+    ++t.pc;
+  }
+  return true;
+}

@@ -1,0 +1,97 @@
+//===- Lowering.cpp - kcc's lowering for the simulator, and reports -------===//
+#include "sim/Lowering.h"
+
+#include "backends/nvidia/Pipeline.h"
+#include "ir/Dialect.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace mlir;
+
+OwningOpRef<ModuleOp> kcc::sim::lowerForTarget(ModuleOp tileIR,
+                                               const TargetModel &target,
+                                               unsigned numWarps) {
+  OwningOpRef<ModuleOp> module(tileIR.clone());
+  (*module)->setAttr(KccDialect::kTargetAttr,
+                     StringAttr::get(tileIR.getContext(), target.name));
+  PassManager layout(tileIR.getContext());
+  nvidia::buildTargetLayoutPipeline(layout, target, numWarps,
+                                    /*remarks=*/false);
+  if (failed(layout.run(*module)))
+    return nullptr;
+  PassManager lower(tileIR.getContext());
+  nvidia::buildLowerToLLVMPipeline(lower, target.vendor);
+  if (failed(lower.run(*module)))
+    return nullptr;
+  return module;
+}
+
+namespace {
+std::optional<FileLineColLoc> fileLineCol(Location loc) {
+  std::optional<FileLineColLoc> found;
+  loc->walk([&](Location l) {
+    if (auto f = dyn_cast<FileLineColLoc>(l)) {
+      found = f;
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  return found;
+}
+
+/// The buffer of `file` in `sm`, loading it if it is readable.
+unsigned bufferFor(llvm::SourceMgr &sm, StringRef file) {
+  for (unsigned i = 1; i <= sm.getNumBuffers(); ++i)
+    if (sm.getMemoryBuffer(i)->getBufferIdentifier() == file)
+      return i;
+  auto buf = llvm::MemoryBuffer::getFile(file, /*IsText=*/true);
+  if (!buf)
+    return 0;
+  return sm.AddNewSourceBuffer(std::move(*buf), llvm::SMLoc());
+}
+} // namespace
+
+void kcc::sim::printReports(const std::vector<Report> &reports,
+                            llvm::SourceMgr &sourceMgr, llvm::raw_ostream &os) {
+  for (const Report &r : reports) {
+    auto kind = r.severity == Report::Error ? llvm::SourceMgr::DK_Error
+                                            : llvm::SourceMgr::DK_Note;
+    std::optional<FileLineColLoc> flc = fileLineCol(r.loc);
+    llvm::SMLoc at;
+    if (flc)
+      if (unsigned id = bufferFor(sourceMgr, flc->getFilename()))
+        at = sourceMgr.FindLocForLineAndColumn(id, flc->getLine(),
+                                               flc->getColumn());
+    if (at.isValid()) {
+      sourceMgr.PrintMessage(os, at, kind, r.message);
+      continue;
+    }
+    if (flc)
+      os << flc->getFilename() << ":" << flc->getLine() << ":"
+         << flc->getColumn() << ": ";
+    os << (kind == llvm::SourceMgr::DK_Error ? "error: " : "note: ")
+       << r.message << "\n";
+  }
+}
+
+void kcc::sim::printBankSummary(const std::vector<BankSummary> &banks,
+                                llvm::raw_ostream &os, bool all) {
+  for (const BankSummary &b : banks) {
+    if (!all && b.wavefronts == b.idealWavefronts)
+      continue;
+    std::string where = "<unknown>";
+    if (std::optional<FileLineColLoc> flc = fileLineCol(b.op->getLoc()))
+      where = llvm::formatv("{0}:{1}:{2}", flc->getFilename(), flc->getLine(),
+                            flc->getColumn())
+                  .str();
+    os << llvm::formatv("{0}: shared {1} of {2} bytes: {3} warp executions, "
+                        "{4} wavefronts (ideal {5}), worst {6}-way conflict\n",
+                        where, b.store ? "store" : "load", b.accessBytes,
+                        b.executions, b.wavefronts, b.idealWavefronts,
+                        b.maxDegree);
+  }
+}

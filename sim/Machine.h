@@ -1,0 +1,211 @@
+//===- Machine.h - the simulator's state of one running CTA -------*- C++
+//-*-===//
+//
+// Internal to sim/. One Machine runs the CTAs of a launch one after another;
+// the pieces of it live in separate files by concern:
+//   Simulator.cpp    scheduling, barriers, deadlock reports, the launch
+//   Execute.cpp      one thread's straight-line execution
+//   Memory.cpp       the address map, bounds and alignment checks
+//   Races.cpp        happens-before tracking of shared memory
+//   Collectives.cpp  shfl / ds_bpermute / ds_swizzle / DPP / readlane
+//   Async.cpp        mbarriers, TMA copies, bulk groups
+//   Banks.cpp        bank-conflict accounting with targets/BankConflicts.h
+//
+//===----------------------------------------------------------------------===//
+#ifndef KCC_SIM_MACHINE_H
+#define KCC_SIM_MACHINE_H
+
+#include "sim/Program.h"
+#include "sim/Simulator.h"
+
+#include "llvm/ADT/DenseMap.h"
+
+#include <deque>
+#include <map>
+#include <random>
+#include <unordered_map>
+
+namespace kcc::sim::detail {
+
+// The simulator's address map. Global buffer i lives at (i + 1) << 40, so an
+// address names its buffer and an overrun lands in a gap, not in a neighbour.
+// Generic pointers to shared memory and to tensor maps use windows far above.
+constexpr uint64_t kBufferShift = 40;
+constexpr uint64_t kSharedWindow = 1ull << 60;
+constexpr uint64_t kTensorMapWindow = 1ull << 61;
+constexpr uint64_t kTensorMapStride = 128;
+constexpr uint64_t kDispatchPacket = 1ull << 62;
+constexpr uint32_t kNone = ~0u;
+/// The generation stamped on accesses of the async proxy (TMA): no CTA
+/// barrier orders them, only an mbarrier wait or a bulk wait_group.
+constexpr uint32_t kAsyncGen = ~0u - 1;
+
+enum class TS : uint8_t { Ready, Barrier, Collective, MBarWait, Exited };
+
+/// A sparse vector clock: sync id -> clock, sorted by id. Sync ids are
+/// thread ids, then one per asynchronous copy.
+using Clock = std::vector<std::pair<uint32_t, uint32_t>>;
+void joinInto(Clock &into, const Clock &from);
+uint32_t clockOf(const Clock &c, uint32_t id); // 0 when absent
+
+struct Thread {
+  uint32_t pc = 0;
+  TS state = TS::Ready;
+  uint32_t tid = 0, lane = 0, warp = 0;
+  std::array<uint32_t, 3> id = {0, 0, 0};
+  uint64_t *regs = nullptr;
+  // Happens-before: CTA barriers passed, the thread's own clock (bumped at
+  // each release: mbarrier arrive), what it acquired through mbarriers.
+  uint32_t gen = 0, clock = 1;
+  Clock acquired;
+  // Why it is blocked.
+  uint32_t barrierId = 0, barrierCount = 0;
+  uint64_t waitAddr = 0;
+  uint32_t waitParity = 0;
+  // Bulk async-groups: copies issued since the last commit, and committed
+  // groups (oldest first), as indices into Machine::copies.
+  std::vector<uint32_t> openGroup;
+  std::deque<std::vector<uint32_t>> groups;
+  uint32_t exitPc = 0;
+  bool queued = false; // in Machine::ready
+};
+
+/// Shadow of one shared byte for race and initialization checks.
+struct ByteShadow {
+  uint32_t wId = kNone, wGen = 0, wClock = 0, wOp = 0;
+  uint32_t reads = kNone; // head of a list in Machine::readPool
+};
+struct ReadRec {
+  uint32_t id, gen, clock, op, next;
+};
+
+struct MBarrier {
+  uint32_t expected = 0, pending = 0;
+  int64_t tx = 0; // expected minus completed transaction bytes
+  int64_t txExpected = 0, txCompleted = 0; // of the current phase, for reports
+  uint32_t phase = 0;                      // number of completed phases
+  Clock releasing; // joined by arrivals of the current phase
+  Clock completed; // of the last completed phase
+  uint32_t initOp = 0;
+  bool valid = true;
+};
+
+/// An asynchronous bulk copy in flight.
+struct AsyncCopy {
+  bool load = true; // TMA global->shared (else shared->global)
+  uint32_t syncId = 0, op = 0, issuer = 0;
+  uint64_t shared = 0; // shared offset of the box
+  uint64_t mbar = 0;   // shared offset of the mbarrier (loads)
+  unsigned map = 0;
+  std::array<int64_t, 5> coords = {0, 0, 0, 0, 0};
+  bool done = false;
+  std::vector<uint8_t> snapshot; // stores: the box as read
+};
+
+/// Pending warp-wide shared accesses of one op instance (bank model).
+struct BankRecord {
+  std::vector<std::optional<uint64_t>> lanes;
+};
+
+struct Fault {
+  std::string message;
+  uint32_t op = 0;
+  std::vector<Report> notes;
+};
+
+class Machine {
+public:
+  Machine(const Program &program, const Options &options,
+          std::vector<GlobalBuffer> &buffers,
+          const std::vector<TensorMap> &maps, Result &result);
+
+  /// Runs CTA `block` of `grid`; false after an error (reported).
+  bool runCta(std::array<uint32_t, 3> block, std::array<uint32_t, 3> grid,
+              const std::vector<KernelArg> &args);
+
+  std::array<uint32_t, 3> blockDim = {1, 1, 1};
+
+  // --- shared with the files of sim/ ------------------------------------
+  const Program &prog;
+  const Options &opts;
+  std::vector<GlobalBuffer> &buffers;
+  const std::vector<TensorMap> &maps;
+  Result &result;
+  std::array<uint32_t, 3> gridDim = {1, 1, 1}, ctaId = {0, 0, 0};
+  unsigned numThreads = 0, numWarps = 0;
+  std::vector<Thread> threads;
+  std::vector<uint64_t> regs;
+  std::vector<uint8_t> shared;
+  std::vector<uint8_t> dispatchPacket;
+  std::mt19937_64 rng;
+  std::optional<Fault> fault;
+  uint32_t ctaGen = 0;
+  uint64_t instructions = 0;
+
+  // Execute.cpp: runs `t` for up to `budget` instructions or until it
+  // blocks or exits. False on a fault.
+  bool execute(Thread &t, unsigned budget);
+  void setFault(uint32_t op, const llvm::Twine &message);
+  std::string threadName(const Thread &t) const;
+  mlir::Location locOf(uint32_t op) const;
+
+  // Memory.cpp: the bytes an access touches, or null after a fault.
+  uint8_t *resolve(Thread &t, uint32_t op, unsigned addrSpace, uint64_t addr,
+                   uint64_t bytes, bool store, uint64_t *sharedOffset);
+  std::string describeGlobal(uint64_t addr, uint64_t bytes) const;
+  std::string describeShared(uint64_t offset) const;
+
+  // Races.cpp
+  std::vector<ByteShadow> shadow;
+  std::vector<ReadRec> readPool;
+  unsigned raceReports = 0;
+  std::map<std::pair<uint32_t, uint32_t>, bool> reportedPairs;
+  bool ordered(const Thread &t, uint32_t id, uint32_t gen,
+               uint32_t clock) const;
+  /// Checks and records an access by a thread (t) or by an async copy
+  /// (t == null, id/clock of the copy). False after a fault.
+  bool sharedAccess(Thread *t, uint32_t op, uint64_t offset, uint64_t bytes,
+                    bool store, uint32_t asyncId = 0);
+  void resetShadow();
+  /// A read of unwritten shared memory waits here for a racing write.
+  std::optional<Fault> pendingUninit;
+  /// Turns a pending unwritten read into the fault; false if it did.
+  bool checkPendingUninit();
+
+  // Banks.cpp
+  std::vector<uint32_t> instanceCounters; // [thread][shared op]
+  std::vector<std::unordered_map<uint64_t, BankRecord>>
+      pendingBanks;                       // per warp
+  std::vector<BankSummary> bankSummaries; // per shared op (by Inst::c)
+  void recordBankAccess(Thread &t, const Inst &in, uint64_t offset);
+  void flushBanks();
+
+  // Collectives.cpp: fires the warp's cross-lane op if every live lane is
+  // blocked. False on a fault.
+  bool tryCollective(unsigned warp, bool &fired);
+
+  // Async.cpp
+  std::map<uint64_t, MBarrier> mbarriers; // by shared offset
+  std::vector<AsyncCopy> copies;
+  uint32_t nextSyncId = 0;
+  enum class Step { Continue, Block, Fault };
+  Step asyncOp(Thread &t, const Inst &in);
+  bool completeCopy(uint32_t index);
+  bool completeRandomCopy(bool &any);
+  bool anyPendingCopy() const;
+  bool mbarrierPhaseDone(uint64_t addr, uint32_t parity) const;
+  void wakeMBarrierWaiters(uint64_t addr);
+  std::string describeMBarrier(uint64_t addr) const;
+  MBarrier *findMBarrier(Thread &t, uint32_t op, uint64_t addr);
+
+  // Simulator.cpp
+  std::vector<uint32_t> ready;
+  std::array<unsigned, 16> barrierArrived{};
+  unsigned exited = 0;
+  void makeReady(Thread &t);
+  bool arriveBarrier(Thread &t, const Inst &in);
+};
+
+} // namespace kcc::sim::detail
+
+#endif // KCC_SIM_MACHINE_H

@@ -1,0 +1,832 @@
+//===- Program.cpp - decode an llvm.func for the SIMT simulator -----------===//
+#include "sim/Program.h"
+
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace kcc::sim;
+
+namespace {
+
+struct TypeInfo {
+  EK ek = EK::Int;
+  unsigned bits = 0, lanes = 1, addrSpace = 0;
+};
+
+/// Scalars, pointers and vectors of them; nothing else lives in registers.
+std::optional<TypeInfo> typeInfo(Type t) {
+  TypeInfo info;
+  if (auto v = dyn_cast<VectorType>(t)) {
+    if (v.getRank() != 1 || v.isScalable())
+      return std::nullopt;
+    info.lanes = v.getNumElements();
+    t = v.getElementType();
+  }
+  if (auto i = dyn_cast<IntegerType>(t)) {
+    if (i.getWidth() > 64)
+      return std::nullopt;
+    info.bits = i.getWidth();
+  } else if (isa<Float16Type>(t)) {
+    info.ek = EK::F16, info.bits = 16;
+  } else if (isa<BFloat16Type>(t)) {
+    info.ek = EK::BF16, info.bits = 16;
+  } else if (isa<Float32Type>(t)) {
+    info.ek = EK::F32, info.bits = 32;
+  } else if (isa<Float64Type>(t)) {
+    info.ek = EK::F64, info.bits = 64;
+  } else if (auto p = dyn_cast<LLVM::LLVMPointerType>(t)) {
+    info.ek = EK::Ptr, info.bits = 64, info.addrSpace = p.getAddressSpace();
+  } else {
+    return std::nullopt;
+  }
+  if (info.lanes > 0xffff)
+    return std::nullopt;
+  return info;
+}
+
+/// Allocation size in bytes of an LLVM type in memory (natural alignment,
+/// as the NVPTX and AMDGPU data layouts give for these types).
+std::optional<uint64_t> storeSize(Type t, uint64_t *alignOut = nullptr) {
+  uint64_t align = 1, size = 0;
+  if (auto a = dyn_cast<LLVM::LLVMArrayType>(t)) {
+    std::optional<uint64_t> e = storeSize(a.getElementType(), &align);
+    if (!e)
+      return std::nullopt;
+    size = *e * a.getNumElements();
+  } else if (auto s = dyn_cast<LLVM::LLVMStructType>(t)) {
+    for (Type f : s.getBody()) {
+      uint64_t fa = 1;
+      std::optional<uint64_t> fs = storeSize(f, &fa);
+      if (!fs)
+        return std::nullopt;
+      if (!s.isPacked())
+        size = (size + fa - 1) / fa * fa, align = std::max(align, fa);
+      size += *fs;
+    }
+    size = (size + align - 1) / align * align;
+  } else if (std::optional<TypeInfo> info = typeInfo(t)) {
+    uint64_t elem = info->bits == 1 ? 1 : (info->bits + 7) / 8;
+    size = elem * info->lanes;
+    align = size;
+    if (align & (align - 1))
+      align = elem;
+  } else {
+    return std::nullopt;
+  }
+  if (alignOut)
+    *alignOut = align;
+  return size;
+}
+
+class Decoder {
+public:
+  Decoder(LLVM::LLVMFuncOp func, Program &p, DecodeError &err)
+      : func(func), p(p), err(err) {}
+
+  bool run() {
+    if (func.isExternal())
+      return fail(func, "function @" + func.getName().str() + " has no body");
+    if (!layoutShared())
+      return false;
+    // Constants first: they occupy the template area of the register file.
+    bool ok = true;
+    func.walk([&](Operation *op) {
+      if (ok && isConstantLike(op))
+        ok = decodeConstant(op);
+    });
+    if (!ok)
+      return false;
+    p.constants.resize(nextSlot, 0);
+    for (auto [i, arg] : llvm::enumerate(func.getArguments())) {
+      if (!assign(arg, func))
+        return false;
+      p.argSlots.push_back(slots[arg]);
+      p.argTypes.push_back(arg.getType());
+    }
+    for (Block &b : func.getBody())
+      for (BlockArgument a : b.getArguments())
+        if (!slots.count(a) && !assign(a, func))
+          return false;
+    for (Block &b : func.getBody()) {
+      blockPC[&b] = p.code.size();
+      for (Operation &op : b)
+        if (!isConstantLike(&op) && !decodeOp(&op))
+          return false;
+    }
+    for (auto [auxIndex, block] : fixups)
+      p.aux[auxIndex] = blockPC[block];
+    p.entry = blockPC[&func.getBody().front()];
+    p.numSlots = nextSlot;
+    return true;
+  }
+
+private:
+  LLVM::LLVMFuncOp func;
+  Program &p;
+  DecodeError &err;
+  DenseMap<Value, uint32_t> slots;
+  DenseMap<Block *, uint32_t> blockPC;
+  std::vector<std::pair<uint32_t, Block *>> fixups;
+  llvm::StringMap<uint64_t> sharedOffset;
+  uint32_t nextSlot = 0;
+
+  bool fail(Operation *op, const Twine &msg) {
+    err.message = msg.str();
+    err.loc = op->getLoc();
+    return false;
+  }
+
+  static bool isConstantLike(Operation *op) {
+    return isa<LLVM::ConstantOp, LLVM::PoisonOp, LLVM::UndefOp, LLVM::ZeroOp,
+               LLVM::AddressOfOp>(op);
+  }
+
+  std::optional<TypeInfo> info(Value v, Operation *op) {
+    std::optional<TypeInfo> t = typeInfo(v.getType());
+    if (!t) {
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      os << v.getType();
+      fail(op, "the simulator does not support values of type " + s + " ('" +
+                   op->getName().getStringRef() + "')");
+    }
+    return t;
+  }
+
+  bool assign(Value v, Operation *where) {
+    std::optional<TypeInfo> t = info(v, where);
+    if (!t)
+      return false;
+    slots[v] = nextSlot;
+    nextSlot += t->lanes;
+    return true;
+  }
+  bool assign(Value v, LLVM::LLVMFuncOp f) {
+    return assign(v, f.getOperation());
+  }
+
+  uint32_t slot(Value v) { return slots.lookup(v); }
+
+  bool layoutShared() {
+    auto module = func->getParentOfType<ModuleOp>();
+    if (!module)
+      return true;
+    uint64_t offset = 0;
+    for (auto g : module.getOps<LLVM::GlobalOp>()) {
+      if (g.getAddrSpace() != 3)
+        continue;
+      uint64_t align = 1;
+      std::optional<uint64_t> size = storeSize(g.getGlobalType(), &align);
+      if (!size)
+        return fail(g, "shared global @" + g.getSymName().str() +
+                           " has a type the simulator cannot size");
+      if (auto a = g.getAlignment())
+        align = std::max<uint64_t>(align, *a);
+      offset = (offset + align - 1) / align * align;
+      sharedOffset[g.getSymName()] = offset;
+      p.shared.push_back({g.getSymName().str(), offset, *size});
+      offset += *size;
+    }
+    p.sharedBytes = offset;
+    return true;
+  }
+
+  bool decodeConstant(Operation *op) {
+    Value r = op->getResult(0);
+    if (!assign(r, op))
+      return false;
+    std::optional<TypeInfo> t = typeInfo(r.getType());
+    uint32_t base = slots[r];
+    if (p.constants.size() < nextSlot)
+      p.constants.resize(nextSlot, 0);
+    if (auto a = dyn_cast<LLVM::AddressOfOp>(op)) {
+      auto it = sharedOffset.find(a.getGlobalName());
+      if (it == sharedOffset.end() || t->addrSpace != 3)
+        return fail(op, "llvm.mlir.addressof @" + a.getGlobalName().str() +
+                            ": only shared-memory (addr_space 3) globals "
+                            "are supported");
+      p.constants[base] = it->second;
+      return true;
+    }
+    auto c = dyn_cast<LLVM::ConstantOp>(op);
+    if (!c)
+      return true; // poison, undef, zero: 0 (poison is not tracked)
+    auto bitsOf = [&](Attribute a) -> std::optional<uint64_t> {
+      if (auto i = dyn_cast<IntegerAttr>(a))
+        return i.getValue().getZExtValue() &
+               (t->bits >= 64 ? ~0ull : (1ull << t->bits) - 1);
+      if (auto f = dyn_cast<FloatAttr>(a))
+        return f.getValue().bitcastToAPInt().getZExtValue();
+      return std::nullopt;
+    };
+    Attribute value = c.getValue();
+    if (auto dense = dyn_cast<DenseElementsAttr>(value)) {
+      unsigned i = 0;
+      if (isa<FloatType>(dense.getElementType())) {
+        for (APFloat f : dense.getValues<APFloat>())
+          p.constants[base + i++] = f.bitcastToAPInt().getZExtValue();
+      } else if (dense.getElementType().isIntOrIndex()) {
+        for (APInt v : dense.getValues<APInt>())
+          p.constants[base + i++] =
+              v.getZExtValue() &
+              (t->bits >= 64 ? ~0ull : (1ull << t->bits) - 1);
+      }
+      if (i != t->lanes)
+        return fail(op, "unsupported dense constant");
+      return true;
+    }
+    std::optional<uint64_t> bits = bitsOf(value);
+    if (!bits)
+      return fail(op, "unsupported constant attribute");
+    for (unsigned i = 0; i < t->lanes; ++i)
+      p.constants[base + i] = *bits;
+    return true;
+  }
+
+  /// log2 of an access's alignment: the op's, else the element's natural
+  /// one (what the backends assume).
+  static uint8_t alignLog2(std::optional<uint64_t> align, const Inst &in) {
+    uint64_t a = align.value_or(0);
+    if (!a)
+      a = in.bits == 1 ? 1 : (in.bits + 7) / 8;
+    return uint8_t(llvm::Log2_64(a));
+  }
+
+  uint32_t opIndex(Operation *op) {
+    p.ops.push_back(op);
+    return p.ops.size() - 1;
+  }
+
+  Inst &emit(Opc opc, Operation *op) {
+    Inst in;
+    in.opc = opc;
+    in.op = opIndex(op);
+    p.code.push_back(in);
+    return p.code.back();
+  }
+
+  /// An instruction whose result type sets ek/bits/lanes.
+  Inst *emitResult(Opc opc, Operation *op) {
+    if (op->getNumResults() != 1) {
+      fail(op, "expected one result");
+      return nullptr;
+    }
+    Value r = op->getResult(0);
+    if (!assign(r, op))
+      return nullptr;
+    TypeInfo t = *typeInfo(r.getType());
+    Inst &in = emit(opc, op);
+    in.res = slots[r];
+    in.ek = t.ek, in.bits = t.bits, in.lanes = t.lanes,
+    in.addrSpace = t.addrSpace;
+    if (op->getNumOperands() > 0)
+      in.a = slot(op->getOperand(0));
+    if (op->getNumOperands() > 1)
+      in.b = slot(op->getOperand(1));
+    if (op->getNumOperands() > 2)
+      in.c = slot(op->getOperand(2));
+    if (op->getNumOperands() > 0) {
+      if (std::optional<TypeInfo> s = info(op->getOperand(0), op)) {
+        in.srcEk = s->ek, in.srcBits = s->bits, in.srcAddrSpace = s->addrSpace;
+      } else {
+        return nullptr;
+      }
+    }
+    return &in;
+  }
+
+  /// aux record of a branch target: pc (fixed up later), n, then (src, dst,
+  /// lanes) per successor operand.
+  uint32_t target(Block *dest, OperandRange args) {
+    uint32_t at = p.aux.size();
+    p.aux.push_back(0);
+    fixups.push_back({at, dest});
+    p.aux.push_back(args.size());
+    for (auto [v, a] : llvm::zip(args, dest->getArguments())) {
+      p.aux.push_back(slot(v));
+      p.aux.push_back(slots[a]);
+      p.aux.push_back(typeInfo(a.getType())->lanes);
+    }
+    return at;
+  }
+
+  bool decodeOp(Operation *op) {
+    StringRef name = op->getName().getStringRef();
+    // Plain arithmetic, by name: one table for the many ops of one shape.
+    std::optional<Opc> simple =
+        llvm::StringSwitch<std::optional<Opc>>(name)
+            .Case("llvm.add", Opc::Add)
+            .Case("llvm.sub", Opc::Sub)
+            .Case("llvm.mul", Opc::Mul)
+            .Case("llvm.udiv", Opc::UDiv)
+            .Case("llvm.sdiv", Opc::SDiv)
+            .Case("llvm.urem", Opc::URem)
+            .Case("llvm.srem", Opc::SRem)
+            .Case("llvm.and", Opc::And)
+            .Case("llvm.or", Opc::Or)
+            .Case("llvm.xor", Opc::Xor)
+            .Case("llvm.shl", Opc::Shl)
+            .Case("llvm.lshr", Opc::LShr)
+            .Case("llvm.ashr", Opc::AShr)
+            .Case("llvm.fadd", Opc::FAdd)
+            .Case("llvm.fsub", Opc::FSub)
+            .Case("llvm.fmul", Opc::FMul)
+            .Case("llvm.fdiv", Opc::FDiv)
+            .Case("llvm.frem", Opc::FRem)
+            .Case("llvm.fneg", Opc::FNeg)
+            .Case("llvm.select", Opc::Select)
+            .Case("llvm.sext", Opc::SExt)
+            .Case("llvm.zext", Opc::ZExt)
+            .Case("llvm.trunc", Opc::Trunc)
+            .Case("llvm.fpext", Opc::FPExt)
+            .Case("llvm.fptrunc", Opc::FPTrunc)
+            .Case("llvm.sitofp", Opc::SIToFP)
+            .Case("llvm.uitofp", Opc::UIToFP)
+            .Case("llvm.fptosi", Opc::FPToSI)
+            .Case("llvm.fptoui", Opc::FPToUI)
+            .Case("llvm.bitcast", Opc::Bitcast)
+            .Case("llvm.freeze", Opc::Copy)
+            .Case("llvm.ptrtoint", Opc::PtrToInt)
+            .Case("llvm.inttoptr", Opc::IntToPtr)
+            .Case("llvm.addrspacecast", Opc::AddrSpaceCast)
+            .Case("llvm.intr.maximum", Opc::FMax)
+            .Case("llvm.intr.minimum", Opc::FMin)
+            .Case("llvm.intr.maxnum", Opc::FMaxNum)
+            .Case("llvm.intr.minnum", Opc::FMinNum)
+            .Case("llvm.intr.smax", Opc::SMax)
+            .Case("llvm.intr.smin", Opc::SMin)
+            .Case("llvm.intr.umax", Opc::UMax)
+            .Case("llvm.intr.umin", Opc::UMin)
+            .Case("llvm.intr.fabs", Opc::FAbs)
+            .Case("llvm.intr.fma", Opc::Fma)
+            .Case("llvm.intr.fmuladd", Opc::Fma)
+            .Case("llvm.intr.sqrt", Opc::Sqrt)
+            .Case("llvm.intr.exp", Opc::Exp)
+            .Case("llvm.intr.exp2", Opc::Exp2)
+            .Case("llvm.intr.log", Opc::Log)
+            .Case("llvm.intr.log2", Opc::Log2)
+            .Case("llvm.intr.floor", Opc::Floor)
+            .Case("llvm.intr.ceil", Opc::Ceil)
+            .Case("llvm.intr.trunc", Opc::FTrunc)
+            .Case("llvm.intr.round", Opc::Round)
+            .Case("llvm.intr.copysign", Opc::CopySign)
+            .Case("llvm.intr.ctpop", Opc::CtPop)
+            .Case("nvvm.read.ptx.sreg.laneid", Opc::LaneId)
+            .Case("nvvm.read.ptx.sreg.warpsize", Opc::WarpSize)
+            .Case("rocdl.mbcnt.lo", Opc::MbcntLo)
+            .Case("rocdl.mbcnt.hi", Opc::MbcntHi)
+            .Case("rocdl.ds_bpermute", Opc::Bpermute)
+            .Case("rocdl.readlane", Opc::ReadLane)
+            .Case("rocdl.readfirstlane", Opc::ReadFirstLane)
+            .Default(std::nullopt);
+    if (simple) {
+      Inst *in = emitResult(*simple, op);
+      if (!in)
+        return false;
+      if (*simple == Opc::Bitcast || *simple == Opc::Copy)
+        in->c = typeInfo(op->getOperand(0).getType())->lanes;
+      if (*simple == Opc::Select)
+        in->sub = isa<VectorType>(op->getOperand(0).getType());
+      return true;
+    }
+    if (name == "llvm.intr.abs") {
+      Inst *in = emitResult(Opc::Abs, op);
+      return in != nullptr;
+    }
+    if (auto cmp = dyn_cast<LLVM::ICmpOp>(op)) {
+      Inst *in = emitResult(Opc::ICmp, op);
+      if (!in)
+        return false;
+      TypeInfo t = *typeInfo(cmp.getLhs().getType());
+      in->ek = t.ek, in->bits = t.bits;
+      in->sub = uint8_t(cmp.getPredicate());
+      return true;
+    }
+    if (auto cmp = dyn_cast<LLVM::FCmpOp>(op)) {
+      Inst *in = emitResult(Opc::FCmp, op);
+      if (!in)
+        return false;
+      TypeInfo t = *typeInfo(cmp.getLhs().getType());
+      in->ek = t.ek, in->bits = t.bits;
+      in->sub = uint8_t(cmp.getPredicate());
+      return true;
+    }
+    if (auto ex = dyn_cast<LLVM::ExtractElementOp>(op)) {
+      Inst *in = emitResult(Opc::ExtractElement, op);
+      if (!in)
+        return false;
+      in->c = typeInfo(ex.getVector().getType())->lanes;
+      in->srcBits = typeInfo(ex.getPosition().getType())->bits;
+      return true;
+    }
+    if (auto ins = dyn_cast<LLVM::InsertElementOp>(op)) {
+      Inst *in = emitResult(Opc::InsertElement, op);
+      if (!in)
+        return false;
+      in->a = slot(ins.getVector());
+      in->b = slot(ins.getValue());
+      in->c = slot(ins.getPosition());
+      in->srcBits = typeInfo(ins.getPosition().getType())->bits;
+      return true;
+    }
+    if (auto sh = dyn_cast<LLVM::ShuffleVectorOp>(op)) {
+      Inst *in = emitResult(Opc::ShuffleVector, op);
+      if (!in)
+        return false;
+      in->aux = p.aux.size();
+      p.aux.push_back(typeInfo(sh.getV1().getType())->lanes);
+      for (int32_t m : sh.getMask())
+        p.aux.push_back(uint32_t(m));
+      return true;
+    }
+    if (auto gep = dyn_cast<LLVM::GEPOp>(op))
+      return decodeGEP(gep);
+    if (auto load = dyn_cast<LLVM::LoadOp>(op)) {
+      Inst *in = emitResult(Opc::Load, op);
+      if (!in)
+        return false;
+      in->addrSpace = in->srcAddrSpace;
+      if (in->ek == EK::Ptr)
+        in->ek = EK::Int; // a loaded pointer is just its 64 bits
+      if (in->bits == 1 && in->lanes > 1)
+        return fail(op, "loads of i1 vectors are not supported");
+      in->c = p.numSharedAccessOps++;
+      in->sub = alignLog2(load.getAlignment(), *in);
+      return true;
+    }
+    if (auto store = dyn_cast<LLVM::StoreOp>(op)) {
+      std::optional<TypeInfo> v = info(store.getValue(), op);
+      std::optional<TypeInfo> a = info(store.getAddr(), op);
+      if (!v || !a)
+        return false;
+      if (v->bits == 1 && v->lanes > 1)
+        return fail(op, "stores of i1 vectors are not supported");
+      Inst &in = emit(Opc::Store, op);
+      in.a = slot(store.getValue());
+      in.b = slot(store.getAddr());
+      in.ek = v->ek == EK::Ptr ? EK::Int : v->ek;
+      in.bits = v->bits, in.lanes = v->lanes, in.addrSpace = a->addrSpace;
+      in.c = p.numSharedAccessOps++;
+      in.sub = alignLog2(store.getAlignment(), in);
+      return true;
+    }
+    if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op))
+      return decodeCallIntrinsic(call);
+    if (auto br = dyn_cast<LLVM::BrOp>(op)) {
+      Inst &in = emit(Opc::Br, op);
+      uint32_t aux = target(br.getDest(), br.getDestOperands());
+      p.code.back().aux = aux;
+      (void)in;
+      return true;
+    }
+    if (auto br = dyn_cast<LLVM::CondBrOp>(op)) {
+      uint32_t t = target(br.getTrueDest(), br.getTrueDestOperands());
+      uint32_t f = target(br.getFalseDest(), br.getFalseDestOperands());
+      Inst &in = emit(Opc::CondBr, op);
+      in.a = slot(br.getCondition());
+      in.aux = t, in.c = f;
+      return true;
+    }
+    if (auto sw = dyn_cast<LLVM::SwitchOp>(op))
+      return decodeSwitch(sw);
+    if (isa<LLVM::ReturnOp>(op)) {
+      if (op->getNumOperands())
+        return fail(op, "a kernel must not return a value");
+      emit(Opc::Return, op);
+      return true;
+    }
+    if (isa<LLVM::UnreachableOp>(op)) {
+      emit(Opc::Unreachable, op);
+      return true;
+    }
+    if (isa<LLVM::FenceOp>(op) || name == "llvm.intr.assume" ||
+        name.starts_with("llvm.intr.lifetime.") ||
+        name == "nvvm.fence.mbarrier.init" || name == "nvvm.fence.sc.cluster" ||
+        name == "nvvm.memory.barrier") {
+      emit(Opc::Nop, op);
+      return true;
+    }
+    if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op))
+      return fail(op, "the simulator does not implement inline assembly '" +
+                          asmOp.getAsmString() + "'");
+    if (name.starts_with("nvvm.") || name.starts_with("rocdl."))
+      return decodeTargetOp(op, name);
+    return fail(op, "the simulator does not implement '" + name + "'");
+  }
+
+  bool decodeGEP(LLVM::GEPOp gep) {
+    Operation *op = gep.getOperation();
+    Inst *in = emitResult(Opc::GEP, op);
+    if (!in)
+      return false;
+    if (in->lanes != 1)
+      return fail(op, "vector getelementptr is not supported");
+    // Offset = constant part + sum(dynamic index * scale), computed here once.
+    int64_t constant = 0;
+    std::vector<std::tuple<uint32_t, int64_t, unsigned>> dynamic;
+    Type current = gep.getElemType();
+    auto dyn = gep.getDynamicIndices();
+    unsigned nextDyn = 0;
+    ArrayRef<int32_t> raw = gep.getRawConstantIndices();
+    for (size_t i = 0; i < raw.size(); ++i) {
+      bool isDynamic = raw[i] == LLVM::GEPOp::kDynamicIndex;
+      if (i == 0) {
+        std::optional<uint64_t> size = storeSize(current);
+        if (!size)
+          return fail(op, "getelementptr over an unsized type");
+        if (isDynamic)
+          dynamic.emplace_back(slot(dyn[nextDyn]), int64_t(*size),
+                               typeInfo(dyn[nextDyn].getType())->bits),
+              ++nextDyn;
+        else
+          constant += int64_t(raw[i]) * int64_t(*size);
+        continue;
+      }
+      if (auto s = dyn_cast<LLVM::LLVMStructType>(current)) {
+        if (isDynamic)
+          return fail(op, "dynamic struct index");
+        uint64_t offset = 0, align = 1;
+        for (int32_t f = 0; f <= raw[i]; ++f) {
+          uint64_t fa = 1;
+          std::optional<uint64_t> fs = storeSize(s.getBody()[f], &fa);
+          if (!fs)
+            return fail(op, "unsized struct field");
+          if (!s.isPacked())
+            offset = (offset + fa - 1) / fa * fa;
+          if (f < raw[i])
+            offset += *fs;
+          align = std::max(align, fa);
+        }
+        constant += offset;
+        current = s.getBody()[raw[i]];
+        continue;
+      }
+      Type elem;
+      if (auto a = dyn_cast<LLVM::LLVMArrayType>(current))
+        elem = a.getElementType();
+      else if (auto v = dyn_cast<VectorType>(current))
+        elem = v.getElementType();
+      else
+        return fail(op, "getelementptr index into a non-aggregate type");
+      std::optional<uint64_t> size = storeSize(elem);
+      if (!size)
+        return fail(op, "getelementptr over an unsized type");
+      if (isDynamic)
+        dynamic.emplace_back(slot(dyn[nextDyn]), int64_t(*size),
+                             typeInfo(dyn[nextDyn].getType())->bits),
+            ++nextDyn;
+      else
+        constant += int64_t(raw[i]) * int64_t(*size);
+      current = elem;
+    }
+    Inst &g = p.code.back();
+    g.a = slot(gep.getBase());
+    g.aux = p.aux.size();
+    p.aux.push_back(uint32_t(uint64_t(constant)));
+    p.aux.push_back(uint32_t(uint64_t(constant) >> 32));
+    p.aux.push_back(dynamic.size());
+    for (auto [s, scale, bits] : dynamic) {
+      p.aux.push_back(s);
+      p.aux.push_back(uint32_t(uint64_t(scale)));
+      p.aux.push_back(uint32_t(uint64_t(scale) >> 32));
+      p.aux.push_back(bits);
+    }
+    return true;
+  }
+
+  bool decodeSwitch(LLVM::SwitchOp sw) {
+    Operation *op = sw.getOperation();
+    std::vector<uint32_t> targets;
+    uint32_t def = target(sw.getDefaultDestination(), sw.getDefaultOperands());
+    auto values = sw.getCaseValues();
+    if (!values && !sw.getCaseDestinations().empty())
+      return fail(op, "switch without case values");
+    std::vector<uint64_t> caseValues;
+    if (values)
+      for (APInt v : values->getValues<APInt>())
+        caseValues.push_back(v.getZExtValue());
+    for (auto [i, dest] : llvm::enumerate(sw.getCaseDestinations()))
+      targets.push_back(target(dest, sw.getCaseOperands(i)));
+    Inst &in = emit(Opc::Switch, op);
+    in.a = slot(sw.getValue());
+    in.bits = typeInfo(sw.getValue().getType())->bits;
+    in.aux = p.aux.size();
+    p.aux.push_back(def);
+    p.aux.push_back(targets.size());
+    for (auto [v, t] : llvm::zip(caseValues, targets)) {
+      p.aux.push_back(uint32_t(v));
+      p.aux.push_back(uint32_t(v >> 32));
+      p.aux.push_back(t);
+    }
+    return true;
+  }
+
+  bool decodeCallIntrinsic(LLVM::CallIntrinsicOp call) {
+    Operation *op = call.getOperation();
+    StringRef name = call.getIntrin();
+    std::optional<Opc> opc =
+        llvm::StringSwitch<std::optional<Opc>>(name)
+            .Cases({"llvm.nvvm.ex2.approx.f32", "llvm.nvvm.ex2.approx.ftz.f32",
+                    "llvm.amdgcn.exp2.f32"},
+                   Opc::Exp2)
+            .Cases({"llvm.nvvm.rsqrt.approx.f", "llvm.nvvm.rsqrt.approx.ftz.f",
+                    "llvm.amdgcn.rsq.f32"},
+                   Opc::Rsqrt)
+            .Cases({"llvm.nvvm.lg2.approx.f", "llvm.amdgcn.log.f32"}, Opc::Log2)
+            .Case("llvm.amdgcn.dispatch.ptr", Opc::DispatchPtr)
+            .Default(std::nullopt);
+    if (!opc)
+      return fail(op, "the simulator does not implement the intrinsic '" +
+                          name + "'");
+    return emitResult(*opc, op) != nullptr;
+  }
+
+  bool decodeTargetOp(Operation *op, StringRef name) {
+    // Thread, block and grid ids: NVVM special registers, ROCDL ids.
+    auto axisOf = [&](StringRef prefix) -> std::optional<uint8_t> {
+      if (!name.starts_with(prefix) || name.size() != prefix.size() + 1)
+        return std::nullopt;
+      char c = name.back();
+      if (c < 'x' || c > 'z')
+        return std::nullopt;
+      return uint8_t(c - 'x');
+    };
+    std::pair<StringRef, Opc> ids[] = {
+        {"nvvm.read.ptx.sreg.tid.", Opc::ThreadId},
+        {"nvvm.read.ptx.sreg.ctaid.", Opc::BlockId},
+        {"nvvm.read.ptx.sreg.ntid.", Opc::BlockDim},
+        {"nvvm.read.ptx.sreg.nctaid.", Opc::GridDim},
+        {"rocdl.workitem.id.", Opc::ThreadId},
+        {"rocdl.workgroup.id.", Opc::BlockId},
+        {"rocdl.workgroup.dim.", Opc::BlockDim},
+    };
+    for (auto [prefix, opc] : ids)
+      if (std::optional<uint8_t> axis = axisOf(prefix)) {
+        Inst *in = emitResult(opc, op);
+        if (!in)
+          return false;
+        in->sub = *axis;
+        return true;
+      }
+    if (name == "nvvm.barrier0" || name == "rocdl.barrier" ||
+        name == "rocdl.s.barrier") {
+      Inst &in = emit(Opc::Barrier, op);
+      in.a = in.b = ~0u;
+      return true;
+    }
+    if (auto bar = dyn_cast<NVVM::BarrierOp>(op)) {
+      if (op->getNumResults())
+        return fail(op, "barrier reductions (bar.red) are not supported");
+      Inst &in = emit(Opc::Barrier, op);
+      in.a = bar.getBarrierId() ? slot(bar.getBarrierId()) : ~0u;
+      in.b = bar.getNumberOfThreads() ? slot(bar.getNumberOfThreads()) : ~0u;
+      return true;
+    }
+    if (auto shfl = dyn_cast<NVVM::ShflOp>(op)) {
+      if (shfl.getReturnValueAndIsValid())
+        return fail(op, "nvvm.shfl.sync with a validity result is not "
+                        "supported");
+      Inst *in = emitResult(Opc::Shfl, op);
+      if (!in)
+        return false;
+      in->a = slot(shfl.getThreadMask());
+      in->b = slot(shfl.getVal());
+      in->c = slot(shfl.getOffset());
+      in->aux = slot(shfl.getMaskAndClamp());
+      in->sub = uint8_t(shfl.getKind());
+      return true;
+    }
+    if (name == "rocdl.ds_swizzle")
+      return emitResult(Opc::Swizzle, op) != nullptr;
+    if (auto dpp = dyn_cast<ROCDL::DPPUpdateOp>(op)) {
+      Inst *in = emitResult(Opc::Dpp, op);
+      if (!in)
+        return false;
+      in->aux = p.aux.size();
+      p.aux.push_back(dpp.getDppCtrl());
+      p.aux.push_back(dpp.getRowMask());
+      p.aux.push_back(dpp.getBankMask());
+      p.aux.push_back(dpp.getBoundCtrl());
+      return true;
+    }
+    return decodeAsyncOp(op, name);
+  }
+
+  /// mbarriers, TMA copies, bulk groups and proxy fences (MBarrier.h).
+  bool decodeAsyncOp(Operation *op, StringRef name) {
+    auto operandSlots = [&](Inst &in) {
+      unsigned n = op->getNumOperands();
+      if (n > 0)
+        in.a = slot(op->getOperand(0));
+      if (n > 1)
+        in.b = slot(op->getOperand(1));
+      if (n > 2)
+        in.c = slot(op->getOperand(2));
+      if (n > 0)
+        in.srcAddrSpace = typeInfo(op->getOperand(0).getType())->addrSpace;
+    };
+    auto plain = [&](Opc opc) {
+      Inst *in = op->getNumResults() ? emitResult(opc, op) : &emit(opc, op);
+      if (!in)
+        return false;
+      operandSlots(*in);
+      return true;
+    };
+    if (auto init = dyn_cast<NVVM::MBarrierInitOp>(op)) {
+      if (init.getPredicate())
+        return fail(op, "predicated mbarrier.init is not supported");
+      return plain(Opc::MBarInit);
+    }
+    if (auto a = dyn_cast<NVVM::MBarrierArriveOp>(op)) {
+      Inst *in = op->getNumResults() ? emitResult(Opc::MBarArrive, op)
+                                     : &emit(Opc::MBarArrive, op);
+      if (!in)
+        return false;
+      in->a = slot(a.getAddr());
+      in->srcAddrSpace = typeInfo(a.getAddr().getType())->addrSpace;
+      in->b = a.getCount() ? slot(a.getCount()) : ~0u;
+      return true;
+    }
+    if (auto a = dyn_cast<NVVM::MBarrierArriveExpectTxOp>(op)) {
+      if (a.getPredicate())
+        return fail(op, "predicated mbarrier.arrive.expect_tx is not "
+                        "supported");
+      return plain(Opc::MBarArriveExpectTx);
+    }
+    if (isa<NVVM::MBarrierExpectTxOp>(op))
+      return plain(Opc::MBarExpectTx);
+    if (isa<NVVM::MBarrierCompleteTxOp>(op))
+      return plain(Opc::MBarCompleteTx);
+    if (isa<NVVM::MBarrierTryWaitParityOp>(op))
+      return plain(Opc::MBarTryWaitParity);
+    if (isa<NVVM::MBarrierInvalOp>(op))
+      return plain(Opc::MBarInval);
+    if (auto load =
+            dyn_cast<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(op)) {
+      if (load.getPredicate() || load.getMulticastMask() ||
+          !load.getIm2colOffsets().empty() ||
+          load.getMode() != NVVM::TMALoadMode::TILE)
+        return fail(op, "only tile-mode, unpredicated, non-multicast TMA "
+                        "loads are supported");
+      Inst &in = emit(Opc::TmaLoad, op);
+      in.a = slot(load.getDstMem());
+      in.b = slot(load.getTmaDescriptor());
+      in.c = slot(load.getMbar());
+      in.srcAddrSpace = typeInfo(load.getDstMem().getType())->addrSpace;
+      in.aux = p.aux.size();
+      p.aux.push_back(load.getCoordinates().size());
+      for (Value v : load.getCoordinates())
+        p.aux.push_back(slot(v));
+      return true;
+    }
+    if (auto store = dyn_cast<NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(op)) {
+      if (store.getPredicate() || store.getMode() != NVVM::TMAStoreMode::TILE)
+        return fail(op, "only tile-mode, unpredicated TMA stores are "
+                        "supported");
+      Inst &in = emit(Opc::TmaStore, op);
+      in.a = slot(store.getSrcMem());
+      in.b = slot(store.getTmaDescriptor());
+      in.aux = p.aux.size();
+      p.aux.push_back(store.getCoordinates().size());
+      for (Value v : store.getCoordinates())
+        p.aux.push_back(slot(v));
+      return true;
+    }
+    if (isa<NVVM::CpAsyncBulkCommitGroupOp>(op)) {
+      emit(Opc::BulkCommit, op);
+      return true;
+    }
+    if (auto wait = dyn_cast<NVVM::CpAsyncBulkWaitGroupOp>(op)) {
+      Inst &in = emit(Opc::BulkWait, op);
+      in.a = wait.getGroup();
+      in.sub = wait.getRead() ? 1 : 0;
+      return true;
+    }
+    if (auto fence = dyn_cast<NVVM::FenceProxyOp>(op)) {
+      emit(fence.getKind() == NVVM::ProxyKind::async ||
+                   fence.getKind() == NVVM::ProxyKind::async_shared
+               ? Opc::FenceProxyAsync
+               : Opc::Nop,
+           op);
+      return true;
+    }
+    return fail(op, "the simulator does not implement '" + name + "'");
+  }
+};
+
+} // namespace
+
+bool kcc::sim::decodeFunction(LLVM::LLVMFuncOp func, Program &program,
+                              DecodeError &error) {
+  error.loc = func.getLoc();
+  Decoder d(func, program, error);
+  return d.run();
+}

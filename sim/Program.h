@@ -1,0 +1,202 @@
+//===- Program.h - an llvm.func decoded for the SIMT simulator ----*- C++
+//-*-===//
+//
+// The simulator does not walk MLIR operations while it runs: walking the IR
+// and looking values up in maps for every executed op of every thread would
+// be far too slow for CI. decodeFunction() translates one kernel (an
+// llvm.func after kcc's lowering: LLVM dialect plus NVVM or ROCDL ops) once
+// into a flat array of instructions over numbered register slots:
+//  - every SSA value gets `lanes` consecutive 64-bit slots (one for a scalar,
+//    N for a vector<N x T>); an element holds its bit pattern zero-extended
+//    (f32 as its 32 bits, f16/bf16 as 16 bits, i1 as 0/1, pointers as 64-bit
+//    addresses in the simulator's address map, see Memory.h);
+//  - constants, poison and shared-memory addresses are not instructions:
+//    they are written into a template of the register file once, and SSA
+//    guarantees nothing overwrites them;
+//  - block arguments are slots that branches fill with parallel copies.
+// Any op or type the simulator does not implement is a located error here,
+// before anything runs, never a silent skip.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KCC_SIM_PROGRAM_H
+#define KCC_SIM_PROGRAM_H
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Location.h"
+
+#include "llvm/Support/Error.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kcc::sim {
+
+/// Element kinds of register values.
+enum class EK : uint8_t { Int, F16, BF16, F32, F64, Ptr };
+
+enum class Opc : uint16_t {
+  // Integer and float arithmetic (sub: predicate for compares).
+  Add,
+  Sub,
+  Mul,
+  UDiv,
+  SDiv,
+  URem,
+  SRem,
+  And,
+  Or,
+  Xor,
+  Shl,
+  LShr,
+  AShr,
+  FAdd,
+  FSub,
+  FMul,
+  FDiv,
+  FRem,
+  FNeg,
+  ICmp,
+  FCmp,
+  Select,
+  // Casts: c holds the source bit width / kind where needed.
+  SExt,
+  ZExt,
+  Trunc,
+  FPExt,
+  FPTrunc,
+  SIToFP,
+  UIToFP,
+  FPToSI,
+  FPToUI,
+  Bitcast,
+  Copy,
+  PtrToInt,
+  IntToPtr,
+  AddrSpaceCast,
+  // Vectors.
+  ExtractElement,
+  InsertElement,
+  ShuffleVector,
+  // Memory.
+  GEP,
+  Load,
+  Store,
+  // Math intrinsics (unary a, binary a b, ternary a b c).
+  FMax,
+  FMin,
+  FMaxNum,
+  FMinNum,
+  SMax,
+  SMin,
+  UMax,
+  UMin,
+  FAbs,
+  Fma,
+  Sqrt,
+  Exp,
+  Exp2,
+  Log,
+  Log2,
+  Floor,
+  Ceil,
+  FTrunc,
+  Round,
+  CopySign,
+  CtPop,
+  Abs,
+  Rsqrt,
+  // Thread / block / grid ids (sub: axis).
+  ThreadId,
+  BlockId,
+  BlockDim,
+  GridDim,
+  LaneId,
+  WarpSize,
+  DispatchPtr,
+  // Control flow.
+  Br,
+  CondBr,
+  Switch,
+  Return,
+  Unreachable,
+  // Synchronisation and cross-lane ops: the thread blocks here.
+  Barrier,  // a: id slot or ~0u (barrier 0), b: count slot or ~0u
+  Shfl,     // a membermask, b value, c offset, aux: clamp slot; sub: mode
+  Bpermute, // a byte index, b value
+  Swizzle,  // a value, sub/aux: pattern
+  ReadLane, // a value, b lane
+  ReadFirstLane,
+  Dpp, // a old, b src; aux: ctrl, rowMask, bankMask, boundCtrl
+  MbcntLo,
+  MbcntHi,
+  // mbarriers and bulk async copies (MBarrier.h).
+  MBarInit,
+  MBarArrive,
+  MBarArriveExpectTx,
+  MBarExpectTx,
+  MBarCompleteTx,
+  MBarTryWaitParity,
+  MBarInval,
+  TmaLoad,
+  TmaStore,
+  BulkCommit,
+  BulkWait,
+  FenceProxyAsync,
+  Nop,
+};
+
+/// One decoded instruction. Operand fields are register slots unless the
+/// opcode says otherwise; variable-length data lives in Program::aux.
+struct Inst {
+  Opc opc;
+  EK ek = EK::Int;  // element kind of the result (or of the operand)
+  uint8_t sub = 0;  // predicate, axis, mode
+  uint8_t bits = 0; // element bit width of the result / operated type
+  uint8_t addrSpace = 0;
+  uint16_t lanes = 1; // vector width
+  uint32_t res = 0, a = 0, b = 0, c = 0;
+  uint32_t aux = 0; // index into Program::aux
+  uint32_t op = 0;  // index into Program::ops (location, statistics)
+  uint8_t srcBits = 0;
+  EK srcEk = EK::Int;
+  uint8_t srcAddrSpace = 0;
+};
+
+/// A shared-memory global (llvm.mlir.global addr_space 3).
+struct SharedGlobal {
+  std::string name;
+  uint64_t offset = 0, size = 0;
+};
+
+struct Program {
+  std::vector<Inst> code;
+  std::vector<uint32_t> aux;
+  std::vector<mlir::Operation *> ops;
+  /// Register file template: slots [0, numConstSlots) hold constants.
+  std::vector<uint64_t> constants;
+  uint32_t numSlots = 0;
+  /// Slot and lanes of each kernel argument.
+  std::vector<uint32_t> argSlots;
+  std::vector<mlir::Type> argTypes;
+  uint32_t entry = 0;
+  std::vector<SharedGlobal> shared;
+  uint64_t sharedBytes = 0;
+  /// Shared-memory access ops, numbered for per-op statistics.
+  uint32_t numSharedAccessOps = 0;
+};
+
+/// A decode error: the message and the op it is about.
+struct DecodeError {
+  std::string message;
+  mlir::Location loc;
+};
+
+/// Decodes `func`. Fails on the first op, type or attribute the simulator
+/// does not implement.
+bool decodeFunction(mlir::LLVM::LLVMFuncOp func, Program &program,
+                    DecodeError &error);
+
+} // namespace kcc::sim
+
+#endif // KCC_SIM_PROGRAM_H

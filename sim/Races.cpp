@@ -1,0 +1,202 @@
+//===- Races.cpp - happens-before tracking of shared memory ---------------===//
+//
+// Every shared byte remembers its last write (who, in which barrier
+// generation, at which clock) and the reads since. An access is ordered after
+// an earlier one by another thread when
+//  - a CTA-wide barrier separates them: all live threads of a CTA always
+//    have the same generation (a full barrier completes only when every
+//    thread arrived), so "earlier generation" means "before a barrier the
+//    accessor has passed"; or
+//  - the accessor acquired the other's clock: through an mbarrier phase it
+//    waited for (arrivals and completed TMA transactions release into the
+//    phase), a bulk wait_group (the copies of the groups it waited for), or
+//    a partial barrier (bar.sync id, count) it passed with the other.
+// Accesses of the async proxy (TMA) carry no generation: only an acquire
+// orders them. A write unordered with an earlier read or write, or a read
+// unordered with an earlier write, is a data race; a read of a byte nobody
+// wrote is reported too (its value is undefined on the GPU).
+//
+//===----------------------------------------------------------------------===//
+#include "sim/Machine.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace kcc::sim;
+using namespace kcc::sim::detail;
+
+void kcc::sim::detail::joinInto(Clock &into, const Clock &from) {
+  if (from.empty())
+    return;
+  Clock out;
+  out.reserve(into.size() + from.size());
+  size_t i = 0, j = 0;
+  while (i < into.size() || j < from.size()) {
+    if (j == from.size() || (i < into.size() && into[i].first < from[j].first))
+      out.push_back(into[i++]);
+    else if (i == into.size() || from[j].first < into[i].first)
+      out.push_back(from[j++]);
+    else {
+      out.push_back({into[i].first, std::max(into[i].second, from[j].second)});
+      ++i, ++j;
+    }
+  }
+  into = std::move(out);
+}
+
+uint32_t kcc::sim::detail::clockOf(const Clock &c, uint32_t id) {
+  auto it = std::lower_bound(c.begin(), c.end(), id,
+                             [](const std::pair<uint32_t, uint32_t> &e,
+                                uint32_t v) { return e.first < v; });
+  return it != c.end() && it->first == id ? it->second : 0;
+}
+
+void Machine::resetShadow() {
+  shadow.assign(prog.sharedBytes, ByteShadow());
+  readPool.clear();
+  pendingUninit.reset();
+}
+
+bool Machine::checkPendingUninit() {
+  if (!pendingUninit)
+    return true;
+  if (raceReports == 0)
+    fault = std::move(pendingUninit);
+  pendingUninit.reset();
+  return raceReports != 0 ? true : false;
+}
+
+namespace {
+/// Who is accessing: a thread, or an async copy on behalf of its issuer.
+struct Accessor {
+  uint32_t id;   // stamped into the shadow
+  uint32_t self; // program order: accesses by this id are ordered
+  uint32_t gen;  // barrier generation for the ordering check
+  uint32_t stampGen, clock;
+  const Clock *acquired;
+};
+
+bool isOrdered(const Accessor &a, uint32_t id, uint32_t gen, uint32_t clock) {
+  if (id == a.self || id == a.id)
+    return true;
+  if (gen != kAsyncGen && gen < a.gen)
+    return true;
+  return clockOf(*a.acquired, id) >= clock;
+}
+} // namespace
+
+bool Machine::ordered(const Thread &t, uint32_t id, uint32_t gen,
+                      uint32_t clock) const {
+  Accessor a{t.tid, t.tid, t.gen, t.gen, t.clock, &t.acquired};
+  return isOrdered(a, id, gen, clock);
+}
+
+bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
+                           uint64_t bytes, bool store, uint32_t asyncId) {
+  if (!opts.checkRaces && !opts.checkUninitializedShared)
+    return true;
+  Accessor a;
+  if (t) {
+    a = {t->tid, t->tid, t->gen, t->gen, t->clock, &t->acquired};
+  } else {
+    const AsyncCopy &c = copies[asyncId - numThreads];
+    const Thread &issuer = threads[c.issuer];
+    // The copy is ordered after what its issuer had seen when it issued it;
+    // the issuer's state has not changed in ways that matter since then
+    // except through later acquires, which only add order: an
+    // under-approximation of races, never a false report.
+    a = {asyncId, c.issuer, issuer.gen, kAsyncGen, 1, &issuer.acquired};
+  }
+  auto name = [&](uint32_t id) -> std::string {
+    if (id < numThreads)
+      return threadName(threads[id]);
+    return "an asynchronous copy (TMA) issued by " +
+           threadName(threads[copies[id - numThreads].issuer]);
+  };
+  auto race = [&](uint64_t byte, uint32_t otherId, uint32_t otherOp,
+                  bool otherStore) {
+    if (!reportedPairs.emplace(std::make_pair(op, otherOp), true).second)
+      return;
+    Report r{Report::Error, "", locOf(op)};
+    r.message =
+        llvm::formatv("data race on shared memory: {0} of {1} at {2} by {3} "
+                      "is not ordered with the {4} by {5} (no barrier, "
+                      "mbarrier wait or bulk wait_group between them)",
+                      store ? "store" : "load",
+                      bytes == 1 ? "1 byte" : std::to_string(bytes) + " bytes",
+                      describeShared(byte), name(a.id),
+                      otherStore ? "store" : "load", name(otherId))
+            .str();
+    result.reports.push_back(r);
+    result.reports.push_back(
+        {Report::Note,
+         llvm::formatv("the conflicting {0}", otherStore ? "store" : "load")
+             .str(),
+         locOf(otherOp)});
+    ++raceReports;
+  };
+  size_t reportsBefore = raceReports;
+  for (uint64_t b = offset; b < offset + bytes; ++b) {
+    ByteShadow &s = shadow[b];
+    if (!store) {
+      if (s.wId == kNone) {
+        // Reported at the next barrier or the CTA's end unless a racing
+        // write shows up first: then the race is the better report (a
+        // missing barrier reads before or after the write, by schedule).
+        if (opts.checkUninitializedShared && t && !pendingUninit)
+          pendingUninit = Fault{
+              llvm::formatv("load of {0}, which no thread has written, by "
+                            "{1} (its value is undefined)",
+                            describeShared(b), name(a.id))
+                  .str(),
+              op,
+              {}};
+      } else if (opts.checkRaces && !isOrdered(a, s.wId, s.wGen, s.wClock)) {
+        race(b, s.wId, s.wOp, true);
+      }
+      // Record the read. Reads older than the current generation are
+      // ordered before every later access of a thread, so a new generation
+      // starts a new list (async reads, which no barrier orders, are kept).
+      if (s.reads != kNone) {
+        ReadRec &head = readPool[s.reads];
+        if (head.id == a.id) {
+          head.clock = std::max(head.clock, a.clock), head.op = op;
+          head.gen = a.stampGen;
+          continue;
+        }
+        if (head.gen != kAsyncGen && head.gen < a.gen) {
+          uint32_t keep = kNone;
+          for (uint32_t i = s.reads; i != kNone; i = readPool[i].next)
+            if (readPool[i].gen == kAsyncGen) {
+              ReadRec copy = readPool[i];
+              copy.next = keep;
+              readPool.push_back(copy);
+              keep = readPool.size() - 1;
+            }
+          s.reads = keep;
+        }
+      }
+      readPool.push_back({a.id, a.stampGen, a.clock, op, s.reads});
+      s.reads = readPool.size() - 1;
+      continue;
+    }
+    if (opts.checkRaces) {
+      if (s.wId != kNone && !isOrdered(a, s.wId, s.wGen, s.wClock))
+        race(b, s.wId, s.wOp, true);
+      for (uint32_t i = s.reads; i != kNone; i = readPool[i].next) {
+        const ReadRec &rr = readPool[i];
+        if (!isOrdered(a, rr.id, rr.gen, rr.clock)) {
+          race(b, rr.id, rr.op, false);
+          break;
+        }
+      }
+    }
+    s.wId = a.id, s.wGen = a.stampGen, s.wClock = a.clock, s.wOp = op;
+    s.reads = kNone;
+  }
+  if (raceReports > reportsBefore && raceReports >= opts.maxReports) {
+    setFault(
+        op, llvm::formatv("stopping after {0} data race reports", raceReports));
+    return false;
+  }
+  return true;
+}

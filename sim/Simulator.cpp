@@ -1,0 +1,394 @@
+//===- Simulator.cpp - scheduling, barriers, deadlocks, the launch --------===//
+#include "sim/Machine.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace kcc::sim;
+using namespace kcc::sim::detail;
+
+Options kcc::sim::optionsFor(const TargetModel &target) {
+  Options o;
+  o.target = target.name;
+  o.warpSize = target.warpSize;
+  o.banks = bankGeometry(target);
+  o.sharedLimit = target.sharedMemory.bytesPerBlock;
+  return o;
+}
+
+Machine::Machine(const Program &program, const Options &options,
+                 std::vector<GlobalBuffer> &buffers,
+                 const std::vector<TensorMap> &maps, Result &result)
+    : prog(program), opts(options), buffers(buffers), maps(maps),
+      result(result), rng(options.seed) {}
+
+void Machine::makeReady(Thread &t) {
+  t.state = TS::Ready;
+  if (!t.queued)
+    ready.push_back(t.tid);
+  t.queued = true;
+}
+
+namespace {
+/// "threads 0-31, 64" for a sorted list of ids.
+std::string idRanges(const std::vector<uint32_t> &ids) {
+  std::string s;
+  for (size_t i = 0; i < ids.size();) {
+    size_t j = i;
+    while (j + 1 < ids.size() && ids[j + 1] == ids[j] + 1)
+      ++j;
+    s += (s.empty() ? "" : ", ") +
+         (i == j ? std::to_string(ids[i])
+                 : std::to_string(ids[i]) + "-" + std::to_string(ids[j]));
+    i = j + 1;
+  }
+  return (ids.size() == 1 ? "thread " : "threads ") + s;
+}
+} // namespace
+
+bool Machine::arriveBarrier(Thread &t, const Inst &in) {
+  uint32_t id = in.a == kNone ? 0 : uint32_t(t.regs[in.a]);
+  uint32_t count = in.b == kNone ? numThreads : uint32_t(t.regs[in.b]);
+  if (id >= barrierArrived.size() || count == 0 || count > numThreads) {
+    setFault(in.op, llvm::formatv("barrier {0} with thread count {1} in a CTA "
+                                  "of {2} threads",
+                                  id, count, numThreads));
+    return false;
+  }
+  if (count == numThreads && exited) {
+    std::vector<uint32_t> gone;
+    uint32_t where = 0;
+    for (const Thread &o : threads)
+      if (o.state == TS::Exited)
+        gone.push_back(o.tid), where = o.exitPc;
+    setFault(in.op,
+             llvm::formatv("deadlock: {0} waits at barrier {1}, which needs "
+                           "every thread of the CTA, but {2} already exited",
+                           threadName(t), id, idRanges(gone)));
+    fault->notes.push_back(
+        {Report::Note, "a thread exited here", locOf(prog.code[where].op)});
+    return false;
+  }
+  t.state = TS::Barrier;
+  t.barrierId = id;
+  t.barrierCount = count;
+  if (++barrierArrived[id] < count)
+    return true;
+  // Everyone is here: release. A full barrier starts a new generation for
+  // the race checker; a partial one joins its participants' clocks.
+  barrierArrived[id] = 0;
+  ++result.stats.barriers;
+  bool full = count == numThreads;
+  Clock joined;
+  for (Thread &o : threads)
+    if (o.state == TS::Barrier && o.barrierId == id) {
+      joinInto(joined, o.acquired);
+      if (!full)
+        joinInto(joined, Clock{{o.tid, o.clock}});
+    }
+  if (full) {
+    // Thread clocks are subsumed by the generation; keep async ids only.
+    Clock keep;
+    for (auto &e : joined)
+      if (e.first >= numThreads)
+        keep.push_back(e);
+    joined = std::move(keep);
+    ++ctaGen;
+    flushBanks();
+    if (!checkPendingUninit())
+      return false;
+  }
+  for (Thread &o : threads)
+    if (o.state == TS::Barrier && o.barrierId == id) {
+      o.acquired = joined;
+      if (full)
+        o.gen = ctaGen;
+      else
+        ++o.clock;
+      ++o.pc;
+      makeReady(o);
+    }
+  return true;
+}
+
+bool Machine::runCta(std::array<uint32_t, 3> block,
+                     std::array<uint32_t, 3> grid,
+                     const std::vector<KernelArg> &args) {
+  ctaId = block;
+  gridDim = grid;
+  ++result.stats.ctas;
+  numThreads = blockDim[0] * blockDim[1] * blockDim[2];
+  numWarps = (numThreads + opts.warpSize - 1) / opts.warpSize;
+  if (threads.size() != numThreads) {
+    threads.assign(numThreads, Thread());
+    regs.assign(size_t(numThreads) * prog.numSlots, 0);
+    for (unsigned i = 0; i < numThreads; ++i)
+      std::copy(prog.constants.begin(), prog.constants.end(),
+                regs.begin() + size_t(i) * prog.numSlots);
+    instanceCounters.assign(size_t(numThreads) * prog.numSharedAccessOps, 0);
+    pendingBanks.assign(numWarps, {});
+    bankSummaries.assign(prog.numSharedAccessOps, BankSummary());
+  }
+  std::fill(instanceCounters.begin(), instanceCounters.end(), 0);
+  // The AMD dispatch packet: work-group sizes (u16 at 4) and grid sizes in
+  // work-items (u32 at 12), what hipModuleLaunchKernel writes.
+  dispatchPacket.assign(64, 0);
+  for (unsigned d = 0; d < 3; ++d) {
+    uint16_t wg = uint16_t(blockDim[d]);
+    uint32_t gs = grid[d] * blockDim[d];
+    std::memcpy(&dispatchPacket[4 + 2 * d], &wg, 2);
+    std::memcpy(&dispatchPacket[12 + 4 * d], &gs, 4);
+  }
+  shared.assign(prog.sharedBytes, 0);
+  resetShadow();
+  mbarriers.clear();
+  copies.clear();
+  barrierArrived.fill(0);
+  exited = 0;
+  ctaGen = 0;
+  ready.clear();
+  for (unsigned i = 0; i < numThreads; ++i) {
+    Thread &t = threads[i];
+    t = Thread();
+    t.tid = i;
+    t.lane = i % opts.warpSize;
+    t.warp = i / opts.warpSize;
+    t.id = {i % blockDim[0], i / blockDim[0] % blockDim[1],
+            i / (blockDim[0] * blockDim[1])};
+    t.regs = regs.data() + size_t(i) * prog.numSlots;
+    t.pc = prog.entry;
+    for (size_t a = 0; a < args.size(); ++a) {
+      const KernelArg &k = args[a];
+      uint64_t v = k.bits;
+      if (k.kind == KernelArg::Pointer)
+        v = ((uint64_t(k.index) + 1) << kBufferShift) + k.byteOffset;
+      else if (k.kind == KernelArg::TensorMapPtr)
+        v = kTensorMapWindow + k.index * kTensorMapStride;
+      t.regs[prog.argSlots[a]] = v;
+    }
+    makeReady(t);
+  }
+
+  // splitmix64 steps the schedule: cheap, and the same on every machine.
+  uint64_t state = opts.seed * 0x9e3779b97f4a7c15ull + block[0] * 7919 +
+                   block[1] * 104729 + block[2] * 1299709;
+  auto next = [&]() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  auto report = [&]() {
+    result.reports.push_back({Report::Error, fault->message, locOf(fault->op)});
+    for (const Report &n : fault->notes)
+      result.reports.push_back(n);
+    return false;
+  };
+
+  for (;;) {
+    while (!ready.empty()) {
+      size_t pick = next() % ready.size();
+      uint32_t tid = ready[pick];
+      ready[pick] = ready.back();
+      ready.pop_back();
+      Thread &t = threads[tid];
+      t.queued = false;
+      if (!execute(t, 1 + next() % opts.maxQuantum))
+        return report();
+      if (opts.maxInstructions && instructions > opts.maxInstructions) {
+        setFault(t.pc < prog.code.size() ? prog.code[t.pc].op : 0,
+                 llvm::formatv("stopped after {0} instructions "
+                               "(--max-instructions)",
+                               instructions));
+        return report();
+      }
+      if (t.state == TS::Ready) {
+        makeReady(t);
+        continue;
+      }
+      if (t.state == TS::Exited) {
+        ++exited;
+        for (unsigned id = 0; id < barrierArrived.size(); ++id)
+          if (barrierArrived[id]) {
+            for (const Thread &o : threads)
+              if (o.state == TS::Barrier && o.barrierId == id &&
+                  o.barrierCount == numThreads) {
+                setFault(
+                    prog.code[t.pc].op,
+                    llvm::formatv("deadlock: {0} exited while {1} "
+                                  "wait at barrier {2}, which needs "
+                                  "every thread of the CTA",
+                                  threadName(t),
+                                  barrierArrived[id] == 1
+                                      ? "1 thread"
+                                      : std::to_string(barrierArrived[id]) +
+                                            " threads",
+                                  id));
+                fault->notes.push_back(
+                    {Report::Note, "the barrier", locOf(prog.code[o.pc].op)});
+                return report();
+              }
+          }
+      }
+      bool fired;
+      if (!tryCollective(t.warp, fired))
+        return report();
+      // Async copies land at random points between issue and observation.
+      if (!copies.empty() && next() % 8 == 0) {
+        bool any;
+        if (!completeRandomCopy(any))
+          return report();
+      }
+    }
+    if (exited == numThreads) {
+      // Stores still in flight land before the grid ends.
+      for (uint32_t i = 0; i < copies.size(); ++i)
+        if (!completeCopy(i))
+          return report();
+      flushBanks();
+      if (!checkPendingUninit())
+        return report();
+      return raceReports == 0;
+    }
+    // Nothing can run: only a pending copy can unblock anyone.
+    bool any;
+    if (!completeRandomCopy(any))
+      return report();
+    if (any)
+      continue;
+    // Deadlock: describe every group of blocked threads.
+    std::map<std::tuple<int, uint32_t, uint64_t>, std::vector<uint32_t>> groups;
+    for (const Thread &t : threads) {
+      if (t.state == TS::Exited)
+        continue;
+      uint64_t key = t.state == TS::MBarWait  ? (t.waitAddr << 1 | t.waitParity)
+                     : t.state == TS::Barrier ? t.barrierId
+                                              : 0;
+      groups[{int(t.state), t.pc, key}].push_back(t.tid);
+    }
+    bool firstGroup = true;
+    for (auto &[key, ids] : groups) {
+      auto [state, pc, what] = key;
+      std::string msg;
+      if (TS(state) == TS::MBarWait)
+        msg =
+            llvm::formatv("{0} wait for the phase with parity {1} of {2}",
+                          idRanges(ids), what & 1, describeMBarrier(what >> 1));
+      else if (TS(state) == TS::Barrier)
+        msg = llvm::formatv("{0} wait at barrier {1} ({2} of {3} threads "
+                            "arrived)",
+                            idRanges(ids), what, barrierArrived[what],
+                            threads[ids[0]].barrierCount);
+      else
+        msg = idRanges(ids) + " wait at this cross-lane op for lanes that "
+                              "cannot arrive";
+      if (firstGroup) {
+        result.reports.push_back(
+            {Report::Error,
+             llvm::formatv("deadlock in CTA ({0}, {1}, {2}): no thread can "
+                           "make progress; {3}",
+                           ctaId[0], ctaId[1], ctaId[2], msg),
+             locOf(prog.code[pc].op)});
+        firstGroup = false;
+      } else {
+        result.reports.push_back({Report::Note, msg, locOf(prog.code[pc].op)});
+      }
+    }
+    if (exited)
+      result.reports.push_back(
+          {Report::Note,
+           llvm::formatv("{0} of {1} threads exited", exited, numThreads).str(),
+           locOf(prog.code[prog.entry].op)});
+    return false;
+  }
+}
+
+namespace {
+std::array<uint32_t, 3> kernelBlockDim(mlir::LLVM::LLVMFuncOp func,
+                                       unsigned warpSize) {
+  for (const char *name : {"nvvm.maxntid", "rocdl.reqd_work_group_size"})
+    if (auto a = func->getAttrOfType<mlir::DenseI32ArrayAttr>(name)) {
+      std::array<uint32_t, 3> d = {1, 1, 1};
+      for (int64_t i = 0; i < a.size() && i < 3; ++i)
+        d[i] = a[i];
+      return d;
+    }
+  if (auto w = func->getAttrOfType<mlir::IntegerAttr>("kcc.num_warps"))
+    return {uint32_t(w.getInt()) * warpSize, 1, 1};
+  return {0, 0, 0};
+}
+} // namespace
+
+Result kcc::sim::simulate(mlir::LLVM::LLVMFuncOp func,
+                          const std::vector<KernelArg> &args,
+                          std::vector<GlobalBuffer> &buffers,
+                          const std::vector<TensorMap> &maps,
+                          std::array<uint32_t, 3> grid,
+                          const Options &options) {
+  Result result;
+  auto error = [&](const llvm::Twine &msg, mlir::Location loc) {
+    result.reports.push_back({Report::Error, msg.str(), loc});
+    return result;
+  };
+  Program prog;
+  DecodeError err{"", func.getLoc()};
+  if (!decodeFunction(func, prog, err))
+    return error(err.message, err.loc);
+  if (options.sharedLimit && prog.sharedBytes > options.sharedLimit)
+    return error(llvm::formatv("the kernel declares {0} bytes of shared "
+                               "memory; {1} allows {2} per CTA",
+                               prog.sharedBytes, options.target,
+                               options.sharedLimit),
+                 func.getLoc());
+  if (args.size() != prog.argSlots.size())
+    return error(llvm::formatv("@{0} takes {1} arguments, got {2}",
+                               func.getName(), prog.argSlots.size(),
+                               args.size()),
+                 func.getLoc());
+  for (size_t i = 0; i < args.size(); ++i) {
+    bool isPtr = mlir::isa<mlir::LLVM::LLVMPointerType>(prog.argTypes[i]);
+    if (isPtr != (args[i].kind != KernelArg::Scalar))
+      return error(llvm::formatv("argument {0} of @{1} is {2}", i,
+                                 func.getName(),
+                                 isPtr ? "a pointer" : "a scalar"),
+                   func.getLoc());
+    if ((args[i].kind == KernelArg::Pointer &&
+         args[i].index >= buffers.size()) ||
+        (args[i].kind == KernelArg::TensorMapPtr &&
+         args[i].index >= maps.size()))
+      return error(llvm::formatv("argument {0} of @{1} names a missing "
+                                 "buffer or tensor map",
+                                 i, func.getName()),
+                   func.getLoc());
+  }
+  for (const TensorMap &m : maps)
+    if (m.buffer >= buffers.size() || m.rank == 0 || m.rank > 5)
+      return error("a tensor map names a missing buffer or has a bad rank",
+                   func.getLoc());
+  std::array<uint32_t, 3> block = options.blockDim;
+  if (!block[0])
+    block = kernelBlockDim(func, options.warpSize);
+  if (!block[0] || !block[1] || !block[2] ||
+      uint64_t(block[0]) * block[1] * block[2] > 1024)
+    return error(llvm::formatv("cannot simulate @{0}: block size {1}x{2}x{3} "
+                               "(give it with nvvm.maxntid, kcc.num_warps or "
+                               "the options)",
+                               func.getName(), block[0], block[1], block[2]),
+                 func.getLoc());
+  if (options.warpSize != 32 && options.warpSize != 64)
+    return error("the warp size must be 32 or 64", func.getLoc());
+  Machine m(prog, options, buffers, maps, result);
+  m.blockDim = block;
+  bool ok = true;
+  for (uint32_t z = 0; ok && z < grid[2]; ++z)
+    for (uint32_t y = 0; ok && y < grid[1]; ++y)
+      for (uint32_t x = 0; ok && x < grid[0]; ++x)
+        ok = m.runCta({x, y, z}, grid, args);
+  result.stats.threads = result.stats.ctas * m.numThreads;
+  result.stats.instructions = m.instructions;
+  for (const BankSummary &s : m.bankSummaries)
+    if (s.executions)
+      result.banks.push_back(s);
+  return result;
+}

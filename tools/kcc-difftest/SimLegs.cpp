@@ -1,0 +1,183 @@
+//===- SimLegs.cpp - kcc-difftest's SIMT simulator legs -------------------===//
+#include "tools/kcc-difftest/SimLegs.h"
+#include "tools/kcc-difftest/Compare.h"
+
+#include "interp/DType.h"
+#include "sim/Lowering.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <chrono>
+
+using namespace llvm;
+using namespace kcc;
+using namespace kcc::difftest;
+
+std::vector<std::string> kcc::difftest::cpuLegNames() {
+  return {"interp", "sim-sm_90a", "sim-gfx942"};
+}
+
+bool kcc::difftest::prepareSimLeg(SimLeg &leg, mlir::ModuleOp tileIR,
+                                  const std::string &overridePath,
+                                  std::string &error) {
+  StringRef targetName = StringRef(leg.name).drop_front(4);
+  leg.target = TargetRegistry::builtin().lookup(targetName);
+  if (!leg.target) {
+    error = "unknown leg '" + leg.name + "': no target model named '" +
+            targetName.str() + "' (legs: " + join(cpuLegNames(), ", ") +
+            ", or sim-<any built-in target>)";
+    return false;
+  }
+  mlir::MLIRContext *ctx = tileIR.getContext();
+  if (!overridePath.empty()) {
+    leg.module = mlir::parseSourceFile<mlir::ModuleOp>(overridePath, ctx);
+    if (!leg.module) {
+      error = "cannot parse the module for " + leg.name + ": " + overridePath;
+      return false;
+    }
+    return true;
+  }
+  // Collect the compiler's diagnostics instead of printing them: a kernel
+  // kcc refuses for this target (a documented limit) skips the leg.
+  std::string first;
+  mlir::ScopedDiagnosticHandler handler(ctx, [&](mlir::Diagnostic &d) {
+    if (d.getSeverity() == mlir::DiagnosticSeverity::Error && first.empty())
+      first = d.str();
+    return mlir::success();
+  });
+  leg.module = sim::lowerForTarget(tileIR, *leg.target);
+  if (!leg.module)
+    leg.unavailable = "kcc cannot compile it for " + leg.target->name +
+                      (first.empty() ? "" : ": " + first);
+  return true;
+}
+
+SimCell kcc::difftest::runSimCase(
+    SimLeg &leg, StringRef symbol, const std::vector<interp::Buffer> &inputs,
+    const std::vector<interp::KernelArg> &args,
+    const std::vector<RunArg> &runArgs, const std::vector<RunOutput> &outputs,
+    const std::vector<interp::Buffer> *reference, const interp::Grid &grid,
+    const SimLimits &limits, SourceMgr &sourceMgr) {
+  SimCell out;
+  if (!leg.module) {
+    out.cell = "SKIP(" + leg.unavailable + ")";
+    return out;
+  }
+  if (!reference) {
+    out.cell = "SKIP(no reference)";
+    return out;
+  }
+  auto func = leg.module->lookupSymbol<mlir::LLVM::LLVMFuncOp>(symbol);
+  if (!func || func.isExternal()) {
+    out.cell = "FAIL";
+    out.detail =
+        leg.name + ": the lowered module has no kernel @" + symbol.str();
+    return out;
+  }
+  sim::Options options = sim::optionsFor(*leg.target);
+  options.seed = limits.seed;
+  // Size guard: a case too large for CI is skipped, and says so.
+  uint64_t ctas = uint64_t(grid[0]) * grid[1] * grid[2];
+  uint64_t threadsPerCta = 0;
+  if (auto w = func->getAttrOfType<mlir::IntegerAttr>("kcc.num_warps"))
+    threadsPerCta = uint64_t(w.getInt()) * options.warpSize;
+  if (ctas * threadsPerCta > limits.maxThreads) {
+    out.cell = formatv("SKIP(too large: {0} CTAs x {1} threads > "
+                       "--sim-max-threads={2})",
+                       ctas, threadsPerCta, limits.maxThreads);
+    return out;
+  }
+  if (grid[0] > UINT32_MAX || grid[1] > UINT32_MAX || grid[2] > UINT32_MAX) {
+    out.cell = "SKIP(grid too large)";
+    return out;
+  }
+  std::vector<sim::GlobalBuffer> buffers;
+  for (const interp::Buffer &b : inputs)
+    buffers.push_back(
+        {b.name, b.array.data, unsigned(interp::dtypeSize(b.array.dtype))});
+  std::vector<sim::KernelArg> simArgs;
+  for (auto [a, r] : llvm::zip(args, runArgs)) {
+    sim::KernelArg k;
+    if (a.isPointer) {
+      k.kind = sim::KernelArg::Pointer;
+      k.index = a.buffer;
+      k.byteOffset =
+          uint64_t(a.offset) * interp::dtypeSize(inputs[a.buffer].array.dtype);
+    } else {
+      k.bits = r.bits;
+    }
+    simArgs.push_back(k);
+  }
+  auto start = std::chrono::steady_clock::now();
+  sim::Result result = sim::simulate(
+      func, simArgs, buffers, {},
+      {uint32_t(grid[0]), uint32_t(grid[1]), uint32_t(grid[2])}, options);
+  out.ms = std::chrono::duration<double, std::milli>(
+               std::chrono::steady_clock::now() - start)
+               .count();
+  for (const sim::BankSummary &b : result.banks) {
+    sim::BankSummary &sum = leg.banks[b.op];
+    if (!sum.op)
+      sum = b;
+    else {
+      sum.executions += b.executions;
+      sum.wavefronts += b.wavefronts;
+      sum.idealWavefronts += b.idealWavefronts;
+      sum.maxDegree = std::max(sum.maxDegree, b.maxDegree);
+    }
+  }
+  if (!result.ok()) {
+    sim::printReports(result.reports, sourceMgr, errs());
+    out.cell = "FAIL";
+    for (const sim::Report &r : result.reports)
+      if (r.severity == sim::Report::Error) {
+        out.detail = leg.name + ": " + r.message;
+        break;
+      }
+    return out;
+  }
+  std::vector<std::string> notes;
+  for (const RunOutput &o : outputs) {
+    auto ref = llvm::find_if(*reference, [&](const interp::Buffer &b) {
+      return b.name == o.buffer;
+    });
+    auto in = llvm::find_if(
+        inputs, [&](const interp::Buffer &b) { return b.name == o.buffer; });
+    if (ref == reference->end() || in == inputs.end())
+      continue;
+    interp::NpyArray got = in->array;
+    got.data = buffers[in - inputs.begin()].bytes;
+    Comparison cmp = compareArrays(o.buffer, ref->array, got, {o.rtol, o.atol});
+    if (!cmp.ok)
+      notes.push_back(cmp.summary);
+  }
+  out.cell = notes.empty() ? "PASS" : "FAIL";
+  if (!notes.empty())
+    out.detail = leg.name + ": " + join(notes, "; ");
+  return out;
+}
+
+void kcc::difftest::printLegBankConflicts(const std::vector<SimLeg> &legs,
+                                          raw_ostream &os) {
+  for (const SimLeg &leg : legs) {
+    std::vector<sim::BankSummary> list;
+    for (auto &[op, s] : leg.banks)
+      list.push_back(s);
+    auto key = [](const sim::BankSummary &b) {
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      b.op->getLoc().print(os);
+      return s + (b.store ? " store" : " load");
+    };
+    llvm::sort(list, [&](const sim::BankSummary &a, const sim::BankSummary &b) {
+      return key(a) < key(b);
+    });
+    os << leg.name << ": shared-memory accesses (bank model of "
+       << (leg.target ? leg.target->name : "?") << "):\n";
+    sim::printBankSummary(list, os, /*all=*/true);
+  }
+}

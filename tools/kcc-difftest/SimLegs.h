@@ -1,0 +1,81 @@
+//===- SimLegs.h - kcc-difftest's SIMT simulator legs -------------*- C++
+//-*-===//
+//
+// A sim leg runs each case on kcc's lowering of the kernel for one target
+// (sim-sm_90a: NVIDIA, warps of 32; sim-gfx942: AMD, waves of 64) in the
+// SIMT simulator (sim/, docs/simulator.md) and compares its outputs with
+// the interpreter's, with the same tolerances as the GPU leg. A case the
+// simulator reports on (deadlock, race, out-of-bounds, ...) FAILs with the
+// report printed at the .kc source line.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KCC_TOOLS_DIFFTEST_SIMLEGS_H
+#define KCC_TOOLS_DIFFTEST_SIMLEGS_H
+
+#include "tools/kcc-difftest/RunList.h"
+
+#include "interp/Interpreter.h"
+#include "sim/Simulator.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include "llvm/Support/SourceMgr.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace kcc::difftest {
+
+/// Every CPU leg, in table order (the default of --legs).
+std::vector<std::string> cpuLegNames();
+
+struct SimLeg {
+  std::string name; // "sim-<target>"
+  const TargetModel *target = nullptr;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  /// Why the module could not be produced (the compiler's first error):
+  /// every case of this leg is SKIPped with it.
+  std::string unavailable;
+  /// Bank conflicts summed over the leg's cases, per op.
+  std::map<mlir::Operation *, sim::BankSummary> banks;
+};
+
+/// Lowers `tileIR` for the leg's target, or parses `overridePath` (an
+/// LLVM-dialect module, e.g. a deliberately broken lowering) instead.
+/// False on an input error (message in `error`); a module kcc cannot
+/// compile only makes the leg unavailable.
+bool prepareSimLeg(SimLeg &leg, mlir::ModuleOp tileIR,
+                   const std::string &overridePath, std::string &error);
+
+struct SimCell {
+  std::string cell;   // PASS, FAIL, SKIP(reason)
+  std::string detail; // for FAIL
+  double ms = 0;
+};
+
+struct SimLimits {
+  uint64_t maxThreads = 1ull << 22; // CTAs x threads per case
+  uint64_t seed = 1;
+};
+
+/// Runs `symbol` on `inputs` (the buffers before the run) and compares the
+/// outputs with `reference` (the interpreter's buffers after it; null when
+/// the interpreter failed).
+SimCell runSimCase(SimLeg &leg, llvm::StringRef symbol,
+                   const std::vector<interp::Buffer> &inputs,
+                   const std::vector<interp::KernelArg> &args,
+                   const std::vector<RunArg> &runArgs,
+                   const std::vector<RunOutput> &outputs,
+                   const std::vector<interp::Buffer> *reference,
+                   const interp::Grid &grid, const SimLimits &limits,
+                   llvm::SourceMgr &sourceMgr);
+
+/// The ops of each leg with bank conflicts, summed over its cases.
+void printLegBankConflicts(const std::vector<SimLeg> &legs,
+                           llvm::raw_ostream &os);
+
+} // namespace kcc::difftest
+
+#endif
