@@ -11,6 +11,7 @@
 #include "layernorm.kcc.h"
 #include "row_reduce.kcc.h"
 #include "softmax.kcc.h"
+#include "softmax_tma.kcc.h"
 #include "transpose.kcc.h"
 #include "vector_add.kcc.h"
 
@@ -154,6 +155,15 @@ int main() {
     tuned("softmax f16", 2.0 * elems * 2, [&](int64_t block) {
       return softmax::softmax({kcc::DType::f16, block}, out, in, c, c, r, nullptr);
     });
+    // Softmax on TMA tiles: 256-wide boxes through a 3-stage pipeline.
+    emit("softmax_tma f32", shape, 2.0 * elems * 4, timeIt([&] {
+           return softmax_tma::softmax_tma_f32((float *)out, r, c, c,
+                                               (float *)in, r, c, c, nullptr);
+         }));
+    emit("softmax_tma f16", shape, 2.0 * elems * 2, timeIt([&] {
+           return softmax_tma::softmax_tma_f16((kcc::f16 *)out, r, c, c,
+                                               (kcc::f16 *)in, r, c, c, nullptr);
+         }));
     tuned("layernorm f32", 2.0 * elems * 4 + 2.0 * c * 4, [&](int64_t block) {
       return layernorm::layernorm({kcc::DType::f32, block}, out, in, w, b, c, c, r,
                                   1e-5f, nullptr);

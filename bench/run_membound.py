@@ -52,7 +52,7 @@ def torch_case(case, shape):
         return time_ms(lambda: out.copy_(x))
     if name == "transpose":
         return time_ms(lambda: x.t().contiguous())
-    if name == "softmax":
+    if name in ("softmax", "softmax_tma"):
         out = torch.empty_like(x)
         return time_ms(lambda: torch.softmax(x, dim=-1, out=out))
     if name == "layernorm":

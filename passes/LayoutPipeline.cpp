@@ -24,8 +24,10 @@ void kcc::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
   // TMA copies first (accesses with a tensor map), proven before anything
   // else touches them; the rest are expanded to vector accesses.
   pm.addPass(createMaterializeTmaCopies(target));
-  if (target.hasAsyncCopy("tma"))
+  if (target.hasAsyncCopy("tma")) {
+    pm.addPass(createPipelineTmaLoads());
     pm.addPass(createKccVerifyAsyncProtocol());
+  }
   KccExpandTileAccessesOptions expand;
   expand.tmaReason =
       llvm::is_contained(target.asyncCopy, "tma")

@@ -36,6 +36,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/DenseMap.h"
 
@@ -130,6 +131,9 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
     std::string never = kcc::tmaAccessRefusal(op);
     if (!never.empty())
       return refuse(op, never);
+    if (op->getParentOfType<LoopLikeOpInterface>())
+      return; // a load of a for loop: kcc-pipeline-tma-loads
+
     auto load = dyn_cast<kcc::LoadTileOp>(op);
     std::string why;
     std::optional<unsigned> base = kcc::tensorParamOf(op, why);

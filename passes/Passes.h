@@ -31,6 +31,10 @@ createAddTensorMaps(std::vector<const TargetModel *> targets);
 /// `target` (MaterializeTmaCopies.cpp).
 std::unique_ptr<mlir::Pass>
 createMaterializeTmaCopies(const TargetModel &target);
+/// Software-pipelines the TMA loads of for loops over `stages` shared
+/// stages (PipelineTmaLoads.cpp).
+std::unique_ptr<mlir::Pass> createPipelineTmaLoads(unsigned stages = 3);
+void registerPipelineTmaLoadsPass();
 /// Registers both for kcc-opt (with built-in target models by name).
 void registerTensorMapPasses();
 void registerMaterializeTmaCopiesPass();

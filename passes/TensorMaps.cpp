@@ -7,6 +7,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -125,9 +126,12 @@ static bool isPositiveZero(Value v) {
 }
 
 std::string kcc::tmaAccessRefusal(Operation *op) {
-  if (op->getParentOfType<LoopLikeOpInterface>())
-    return "the access is inside a loop; TMA copies in loops need the "
-           "software pipeliner, which kcc does not have yet";
+  // Loads directly in an scf.for body are kcc-pipeline-tma-loads' to take.
+  if (op->getParentOfType<LoopLikeOpInterface>() &&
+      !(isa<LoadTileOp>(op) && isa<scf::ForOp>(op->getParentOp())))
+    return "the access is inside a loop; kcc's TMA pipeline takes only "
+           "load_tile directly in a for loop's body (stores and nested "
+           "accesses use vector accesses)";
   auto load = dyn_cast<LoadTileOp>(op);
   if (load && load.getOther() && !isPositiveZero(load.getOther()))
     return "load_tile's `other` is not zero, and TMA fills out-of-tensor "
