@@ -5,6 +5,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/MathExtras.h"
@@ -448,4 +449,37 @@ LogicalResult SmemStoreOp::verify() {
   auto tile = cast<RankedTensorType>(getValue().getType());
   return checkStageShape(*this, getDst().getType(), tile.getShape(),
                          tile.getElementType(), "the stored tile");
+}
+
+namespace {
+/// A reduction along the only non-unit axis of a tile (a [1, N] row summed
+/// along axis 1) is the reduction of its N elements: reduced as a 1-D tile
+/// (warp shuffles) instead of through the 2-D path's shared memory, then
+/// splat to the unit-shaped result.
+struct ReduceAlongOnlyAxis : OpRewritePattern<ReduceOp> {
+  using OpRewritePattern::OpRewritePattern;
+  LogicalResult matchAndRewrite(ReduceOp op,
+                                PatternRewriter &rewriter) const override {
+    RankedTensorType src = op.getSrc().getType();
+    auto result = dyn_cast<RankedTensorType>(op.getType());
+    if (!result || src.getRank() < 2)
+      return failure();
+    for (auto [i, d] : llvm::enumerate(src.getShape()))
+      if (int64_t(i) != int64_t(op.getAxis()) && d != 1)
+        return failure();
+    Type elem = src.getElementType();
+    auto flatType = RankedTensorType::get({src.getNumElements()}, elem);
+    Value flat = ReshapeOp::create(rewriter, op.getLoc(), flatType, op.getSrc());
+    Value scalar = ReduceOp::create(rewriter, op.getLoc(), elem,
+                                    op.getKindAttr(), flat,
+                                    rewriter.getI32IntegerAttr(0));
+    rewriter.replaceOpWithNewOp<SplatOp>(op, result, scalar);
+    return success();
+  }
+};
+} // namespace
+
+void ReduceOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                           MLIRContext *context) {
+  results.add<ReduceAlongOnlyAxis>(context);
 }

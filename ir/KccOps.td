@@ -134,6 +134,7 @@ def Kcc_ReduceOp : Kcc_Op<"reduce", [Pure]> {
   let results = (outs Kcc_ValueLike:$result);
   let assemblyFormat = "$kind $src attr-dict `:` type($src) `->` type($result)";
   let hasVerifier = 1;
+  let hasCanonicalizer = 1;
 }
 
 def Kcc_DotOp : Kcc_Op<"dot", [Pure, AllTypesMatch<["c", "result"]>]> {

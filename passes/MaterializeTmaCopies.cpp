@@ -115,12 +115,6 @@ struct MaterializeTmaCopies
 void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
   MLIRContext *ctx = func.getContext();
   Block &entry = func.getBody().front();
-  // (base argument, box type) -> the map argument.
-  llvm::DenseMap<std::pair<unsigned, Type>, Value> maps;
-  for (BlockArgument arg : entry.getArguments())
-    if (auto of = func.getArgAttrOfType<IntegerAttr>(
-            arg.getArgNumber(), kcc::KccDialect::kTensorMapOfAttr))
-      maps[{unsigned(of.getInt()), arg.getType()}] = arg;
 
   SmallVector<std::pair<Operation *, Value>> loads, stores;
   func.walk([&](Operation *op) {
@@ -136,17 +130,9 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
 
     auto load = dyn_cast<kcc::LoadTileOp>(op);
     std::string why;
-    std::optional<unsigned> base = kcc::tensorParamOf(op, why);
-    Type elem = getElementTypeOrSelf(load ? op->getResult(0).getType()
-                                          : op->getOperand(0).getType());
-    Value map;
-    if (base)
-      map = maps.lookup({*base, kcc::TensorMapType::get(
-                                    ctx, kcc::tileShapeOf(op), elem, 0)});
+    Value map = kcc::tensorMapFor(op, why);
     if (!map)
-      return refuse(op, why.empty() ? "the kernel has no tensor map argument "
-                                      "for this tensor and box"
-                                    : why);
+      return refuse(op, why);
     (load ? loads : stores).push_back({op, map});
   });
   if (loads.empty() && stores.empty())

@@ -115,13 +115,6 @@ struct PipelineTmaLoads
 
 void PipelineTmaLoads::runOnKernel(func::FuncOp func) {
   MLIRContext *ctx = func.getContext();
-  Block &entry = func.getBody().front();
-  llvm::DenseMap<std::pair<unsigned, Type>, Value> maps;
-  for (BlockArgument arg : entry.getArguments())
-    if (auto of = func.getArgAttrOfType<IntegerAttr>(
-            arg.getArgNumber(), kcc::KccDialect::kTensorMapOfAttr))
-      maps[{unsigned(of.getInt()), arg.getType()}] = arg;
-
   llvm::MapVector<Operation *, SmallVector<std::pair<kcc::LoadTileOp, Value>>>
       byLoop;
   func.walk([&](kcc::LoadTileOp load) {
@@ -133,16 +126,9 @@ void PipelineTmaLoads::runOnKernel(func::FuncOp func) {
                     StringAttr::get(ctx, why));
     };
     std::string why;
-    std::optional<unsigned> base = kcc::tensorParamOf(load, why);
-    Value map = base ? maps.lookup({*base, kcc::TensorMapType::get(
-                                               ctx, load.getType().getShape(),
-                                               load.getType().getElementType(),
-                                               0)})
-                     : Value();
+    Value map = kcc::tensorMapFor(load, why);
     if (!map)
-      return refuse(why.empty() ? "the kernel has no tensor map for this "
-                                  "tensor and box"
-                                : why);
+      return refuse(why);
     byLoop[loop].push_back({load, map});
   });
   for (auto &[op, loads] : byLoop)

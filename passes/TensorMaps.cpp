@@ -138,3 +138,21 @@ std::string kcc::tmaAccessRefusal(Operation *op) {
            "elements with zeros";
   return "";
 }
+
+Value kcc::tensorMapFor(Operation *op, std::string &why) {
+  std::optional<unsigned> base = tensorParamOf(op, why);
+  if (!base)
+    return Value();
+  auto func = op->getParentOfType<func::FuncOp>();
+  Type elem = getElementTypeOrSelf(isa<LoadTileOp>(op)
+                                       ? op->getResult(0).getType()
+                                       : op->getOperand(0).getType());
+  Type want = TensorMapType::get(op->getContext(), tileShapeOf(op), elem, 0);
+  for (BlockArgument arg : func.getArguments())
+    if (auto of = func.getArgAttrOfType<IntegerAttr>(
+            arg.getArgNumber(), KccDialect::kTensorMapOfAttr))
+      if (unsigned(of.getInt()) == *base && arg.getType() == want)
+        return arg;
+  why = "the kernel has no tensor map for this tensor and box";
+  return Value();
+}

@@ -34,6 +34,10 @@ std::string tmaStaticRefusal(const TargetModel &target,
 /// the parameter's own arguments).
 std::optional<unsigned> tensorParamOf(mlir::Operation *op, std::string &why);
 
+/// The !kcc.tensormap argument (kcc-add-tensor-maps) for the tensor and box
+/// of the tile access `op`, or null with the reason in `why`.
+mlir::Value tensorMapFor(mlir::Operation *op, std::string &why);
+
 /// Why the tile access `op` cannot be a TMA copy whatever the target (in a
 /// loop, or a load whose `other` is not zero); empty if it can.
 std::string tmaAccessRefusal(mlir::Operation *op);
