@@ -3,6 +3,8 @@
 
 #include "backends/nvidia/Pipeline.h"
 #include "ir/Dialect.h"
+#include "passes/Passes.h"
+#include "targets/TargetModel.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/Pass/PassManager.h"
@@ -19,12 +21,16 @@ OwningOpRef<ModuleOp> kcc::sim::lowerForTarget(ModuleOp tileIR,
   (*module)->setAttr(KccDialect::kTargetAttr,
                      StringAttr::get(tileIR.getContext(), target.name));
   PassManager layout(tileIR.getContext());
+  // As kcc compiles for this target alone: tensor maps where it has TMA.
+  if (target.vendor == Vendor::NVIDIA && target.hasAsyncCopy("tma"))
+    layout.addPass(createAddTensorMaps({&target}));
   nvidia::buildTargetLayoutPipeline(layout, target, numWarps,
                                     /*remarks=*/false);
   if (failed(layout.run(*module)))
     return nullptr;
   PassManager lower(tileIR.getContext());
-  nvidia::buildLowerToLLVMPipeline(lower, target.vendor);
+  nvidia::buildLowerToLLVMPipeline(lower, target.vendor,
+                                   /*keepNVVMOps=*/true);
   if (failed(lower.run(*module)))
     return nullptr;
   return module;

@@ -810,6 +810,12 @@ private:
       in.sub = wait.getRead() ? 1 : 0;
       return true;
     }
+    // Orders the initializing thread's mbarrier.init before the CTA barrier
+    // that follows it; the simulator's barriers already order everything.
+    if (isa<NVVM::FenceMbarrierInitOp>(op)) {
+      emit(Opc::Nop, op);
+      return true;
+    }
     if (auto fence = dyn_cast<NVVM::FenceProxyOp>(op)) {
       emit(fence.getKind() == NVVM::ProxyKind::async ||
                    fence.getKind() == NVVM::ProxyKind::async_shared

@@ -46,7 +46,8 @@ struct AdoptLoopAnnotations
 
 /// The pipeline for a vendor given by name (an unknown name is diagnosed by
 /// kcc-convert-to-llvm).
-static void buildPipeline(OpPassManager &pm, StringRef vendor) {
+static void buildPipeline(OpPassManager &pm, StringRef vendor,
+                          bool keepNVVMOps = false) {
   kcc::nvidia::ConvertKccToLLVMOptions options;
   options.vendor = vendor.str();
   pm.addPass(kcc::nvidia::createConvertKccToLLVM(options));
@@ -54,7 +55,7 @@ static void buildPipeline(OpPassManager &pm, StringRef vendor) {
   pm.addPass(createCSEPass());
   // NVVM ops without an intrinsic (mbarrier.try_wait.parity's wait loop)
   // become inline PTX.
-  if (vendor == "nvidia")
+  if (vendor == "nvidia" && !keepNVVMOps)
     pm.addPass(createConvertNVVMToLLVMPass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createConvertMathToLLVMPass());
@@ -90,8 +91,9 @@ void kcc::nvidia::buildTargetLayoutPipeline(OpPassManager &pm,
   pm.addPass(createChooseSharedLayouts(bankGeometry(target)));
 }
 
-void kcc::nvidia::buildLowerToLLVMPipeline(OpPassManager &pm, Vendor vendor) {
-  buildPipeline(pm, vendor == Vendor::AMD ? "amd" : "nvidia");
+void kcc::nvidia::buildLowerToLLVMPipeline(OpPassManager &pm, Vendor vendor,
+                                           bool keepNVVMOps) {
+  buildPipeline(pm, vendor == Vendor::AMD ? "amd" : "nvidia", keepNVVMOps);
 }
 
 void kcc::nvidia::registerLowerToLLVMPipeline() {

@@ -4,6 +4,10 @@
 
 #include "interp/DType.h"
 #include "sim/Lowering.h"
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassManager.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
@@ -19,6 +23,34 @@ using namespace kcc::difftest;
 
 std::vector<std::string> kcc::difftest::cpuLegNames() {
   return {"interp", "sim-sm_90a", "sim-gfx942"};
+}
+
+/// The tensor-map arguments kcc gives each kernel for the leg's target
+/// (what sim::lowerForTarget compiles).
+static void collectTensorMaps(SimLeg &leg, mlir::ModuleOp tileIR) {
+  if (leg.target->vendor != Vendor::NVIDIA || !leg.target->hasAsyncCopy("tma"))
+    return;
+  mlir::OwningOpRef<mlir::ModuleOp> withMaps(tileIR.clone());
+  mlir::PassManager pm(tileIR.getContext());
+  pm.addPass(createAddTensorMaps({leg.target}));
+  if (failed(pm.run(*withMaps)))
+    return;
+  for (auto func : withMaps->getOps<mlir::func::FuncOp>())
+    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+      auto type = mlir::dyn_cast<TensorMapType>(func.getArgument(i).getType());
+      auto of = func.getArgAttrOfType<mlir::IntegerAttr>(
+          i, KccDialect::kTensorMapOfAttr);
+      if (!type || !of)
+        continue;
+      SimLeg::MapArg m;
+      m.base = of.getInt();
+      m.box.assign(type.getBox().begin(), type.getBox().end());
+      int64_t elems = 1;
+      for (int64_t d : type.getBox())
+        elems *= d;
+      m.elementBytes = type.getBoxBytes() / std::max<int64_t>(1, elems);
+      leg.maps[func.getSymName().str()].push_back(std::move(m));
+    }
 }
 
 bool kcc::difftest::prepareSimLeg(SimLeg &leg, mlir::ModuleOp tileIR,
@@ -49,6 +81,7 @@ bool kcc::difftest::prepareSimLeg(SimLeg &leg, mlir::ModuleOp tileIR,
       first = d.str();
     return mlir::success();
   });
+  collectTensorMaps(leg, tileIR);
   leg.module = sim::lowerForTarget(tileIR, *leg.target);
   if (!leg.module)
     leg.unavailable = "kcc cannot compile it for " + leg.target->name +
@@ -112,9 +145,51 @@ SimCell kcc::difftest::runSimCase(
     }
     simArgs.push_back(k);
   }
+  // Tensor maps after the user arguments, encoded from the tensors'
+  // arguments as the stubs do.
+  std::vector<sim::TensorMap> maps;
+  auto mapArgs = leg.maps.find(symbol.str());
+  if (mapArgs != leg.maps.end())
+    for (const SimLeg::MapArg &m : mapArgs->second) {
+      unsigned rank = m.box.size();
+      if (m.base + 2 * rank > args.size() || !args[m.base].isPointer) {
+        out.cell = "FAIL";
+        out.detail = leg.name + ": tensor map of argument " +
+                     std::to_string(m.base) + " has no tensor there";
+        return out;
+      }
+      sim::TensorMap t;
+      t.buffer = args[m.base].buffer;
+      t.baseOffset = uint64_t(args[m.base].offset) *
+                     interp::dtypeSize(inputs[t.buffer].array.dtype);
+      t.rank = rank;
+      t.elementBytes = m.elementBytes;
+      for (unsigned d = 0; d < rank; ++d) {
+        int64_t size = int32_t(runArgs[m.base + 1 + d].bits);
+        if (size <= 0) {
+          out.cell = "SKIP(an empty tensor has no tensor map)";
+          return out;
+        }
+        t.dims[rank - 1 - d] = size;
+        t.box[rank - 1 - d] = m.box[d];
+        if (d + 1 < rank) {
+          int64_t stride = int32_t(runArgs[m.base + 1 + rank + d].bits);
+          if (stride < 0) {
+            out.cell = "SKIP(a negative stride has no tensor map)";
+            return out;
+          }
+          t.strideBytes[rank - 1 - d] = uint64_t(stride) * m.elementBytes;
+        }
+      }
+      sim::KernelArg k;
+      k.kind = sim::KernelArg::TensorMapPtr;
+      k.index = maps.size();
+      simArgs.push_back(k);
+      maps.push_back(t);
+    }
   auto start = std::chrono::steady_clock::now();
   sim::Result result = sim::simulate(
-      func, simArgs, buffers, {},
+      func, simArgs, buffers, maps,
       {uint32_t(grid[0]), uint32_t(grid[1]), uint32_t(grid[2])}, options);
   out.ms = std::chrono::duration<double, std::milli>(
                std::chrono::steady_clock::now() - start)

@@ -38,6 +38,14 @@ struct SimLeg {
   /// Why the module could not be produced (the compiler's first error):
   /// every case of this leg is SKIPped with it.
   std::string unavailable;
+  /// Per kernel symbol, the tensor maps it takes after its user arguments
+  /// (targets with TMA), as the stubs would encode them.
+  struct MapArg {
+    unsigned base = 0;         // the tensor's base-pointer argument
+    std::vector<int64_t> box;  // outermost first
+    unsigned elementBytes = 4;
+  };
+  std::map<std::string, std::vector<MapArg>> maps;
   /// Bank conflicts summed over the leg's cases, per op.
   std::map<mlir::Operation *, sim::BankSummary> banks;
 };
