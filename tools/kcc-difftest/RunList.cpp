@@ -58,6 +58,8 @@ std::string kcc::difftest::writeRunList(const RunList &list) {
     os << "symbol " << c.symbol << "\n";
     for (auto [sm, threads] : c.threads)
       os << "threads " << sm << " " << threads << "\n";
+    for (const auto &[target, threads] : c.amdThreads)
+      os << "amd-threads " << target << " " << threads << "\n";
     os << "grid " << c.grid[0] << " " << c.grid[1] << " " << c.grid[2] << "\n";
     for (const RunBuffer &b : c.buffers)
       os << "buffer " << b.name << " " << dtypeName(b.dtype) << " " << b.file
@@ -123,6 +125,11 @@ bool kcc::difftest::parseRunList(std::string_view text, RunList &list,
       cur = nullptr;
     } else if (key == "symbol" && words.size() == 1) {
       cur->symbol = words[0];
+    } else if (key == "amd-threads" && words.size() == 2) {
+      uint64_t threads;
+      if (words[0].rfind("gfx", 0) != 0 || !parseU64(words[1], threads))
+        return fail("bad amd-threads line");
+      cur->amdThreads.emplace_back(std::string(words[0]), unsigned(threads));
     } else if (key == "threads" && words.size() == 2) {
       uint64_t sm, threads;
       if (!parseU64(words[0], sm) || !parseU64(words[1], threads))

@@ -14,6 +14,7 @@
 //   case vector_add/vector_add_f32_1024/ragged   (also the case directory)
 //   symbol vector_add_f32_1024
 //   threads 90 128                  (sm and threads per block, per target)
+//   amd-threads gfx942 256          (AMD target and threads per block)
 //   grid 1 1 1
 //   buffer a f32 input.a.npy        (inputs; bf16 files end in .bf16.npy)
 //   arg ptr a | arg i32 1000 | arg f32 0x3f800000   (floats as bit patterns)
@@ -58,6 +59,7 @@ struct RunCase {
   std::string id; // kernel/specialization/case
   std::string symbol;
   std::vector<std::pair<unsigned, unsigned>> threads; // (sm, threads)
+  std::vector<std::pair<std::string, unsigned>> amdThreads; // (gfx, threads)
   int64_t grid[3] = {1, 1, 1};
   std::vector<RunBuffer> buffers;
   std::vector<RunArg> args;

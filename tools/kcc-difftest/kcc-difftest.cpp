@@ -66,7 +66,7 @@ static cl::opt<std::string> emitCases(
     cl::value_desc("DIR"), cl::cat(category));
 static cl::opt<std::string> fatbinPath(
     "fatbin",
-    cl::desc("With --emit-cases: the fatbin kcc compiled from the same .kc "
+    cl::desc("With --emit-cases: the fatbin (or HIP .hipfb) kcc compiled from the same .kc "
              "(its <stem>.manifest.json must be next to it)"),
     cl::value_desc("FILE"), cl::cat(category));
 static cl::opt<std::string> legsOpt(
@@ -120,8 +120,12 @@ using KernelMap = StringMap<std::vector<mlir::func::FuncOp>>;
 
 /// Threads per block of each symbol per NVIDIA target, from kcc's manifest.
 using ThreadsMap = StringMap<std::vector<std::pair<unsigned, unsigned>>>;
+/// The same per AMD target ("gfx942").
+using AmdThreadsMap =
+    StringMap<std::vector<std::pair<std::string, unsigned>>>;
 
-bool readManifest(StringRef path, ThreadsMap &threads, std::string &error) {
+bool readManifest(StringRef path, ThreadsMap &threads,
+                  AmdThreadsMap &amdThreads, std::string &error) {
   auto buf = MemoryBuffer::getFile(path);
   if (!buf) {
     error = "cannot read " + path.str() + ": " + buf.getError().message();
@@ -156,9 +160,11 @@ bool readManifest(StringRef path, ThreadsMap &threads, std::string &error) {
         std::optional<int64_t> n =
             to ? to->getInteger("threads_per_block") : std::nullopt;
         unsigned sm = 0;
+        if (name && n && name->starts_with("gfx"))
+          amdThreads[*symbol].emplace_back(name->str(), unsigned(*n));
         if (!name || !n || !name->starts_with("sm_") ||
             name->drop_front(3).take_while(isDigit).getAsInteger(10, sm))
-          continue; // AMD targets: not this leg's business
+          continue;
         list.emplace_back(sm, unsigned(*n));
       }
     }
@@ -307,6 +313,7 @@ private:
   std::string emitDir;
   RunList runList;
   ThreadsMap threads;
+  AmdThreadsMap amdThreads;
   bool haveManifest = false;
 
   std::string sourceName() const {
@@ -552,7 +559,7 @@ private:
     SmallString<256> manifest(fatbinPath);
     sys::path::replace_extension(manifest, "manifest.json");
     std::string err;
-    if (!readManifest(manifest, threads, err)) {
+    if (!readManifest(manifest, threads, amdThreads, err)) {
       fail(err);
       return false;
     }
@@ -578,6 +585,9 @@ private:
       auto it = threads.find(rc.symbol);
       if (it != threads.end())
         rc.threads = it->second;
+      auto amd = amdThreads.find(rc.symbol);
+      if (amd != amdThreads.end())
+        rc.amdThreads = amd->second;
     }
     for (int d = 0; d < 3; ++d)
       rc.grid[d] = p.grid[d];
@@ -649,8 +659,9 @@ int compare(StringRef dir) {
                 " or its subdirectories (write "
                 "them with --emit-cases)");
   llvm::sort(lists);
-  Table table({"interp", "gpu"});
-  bool anyFail = false;
+  // Legs: the NVIDIA GPU leg, and the AMD one where its results exist.
+  std::vector<std::string> gpuLegs = {"gpu"};
+  std::vector<RunList> parsed;
   for (const std::string &listPath : lists) {
     auto buf = MemoryBuffer::getFile(listPath);
     if (!buf)
@@ -659,6 +670,25 @@ int compare(StringRef dir) {
     std::string err;
     if (!parseRunList((*buf)->getBuffer(), list, err))
       return fail(listPath + ": " + err);
+    parsed.push_back(std::move(list));
+  }
+  for (auto [listPath, list] : llvm::zip(lists, parsed))
+    for (const RunCase &c : list.cases) {
+      SmallString<256> dirPath(sys::path::parent_path(listPath));
+      sys::path::append(dirPath, c.id);
+      std::error_code ec;
+      for (sys::fs::directory_iterator it(dirPath, ec), e; it != e && !ec;
+           it.increment(ec))
+        if (sys::path::filename(it->path()).starts_with("amdgpu.") &&
+            gpuLegs.size() == 1)
+          gpuLegs.push_back("amdgpu");
+    }
+  std::vector<std::string> columns = {"interp"};
+  columns.insert(columns.end(), gpuLegs.begin(), gpuLegs.end());
+  Table table(columns);
+  bool anyFail = false;
+  std::string err;
+  for (auto [listPath, list] : llvm::zip(lists, parsed)) {
     StringRef base = sys::path::parent_path(listPath);
     for (const RunCase &c : list.cases) {
       SmallVector<StringRef, 3> parts;
@@ -674,47 +704,53 @@ int compare(StringRef dir) {
       };
       std::string interpCell = c.interpPassed ? "PASS" : "FAIL";
       std::string detail = c.interpPassed ? "" : "interp: " + c.interpMessage;
-      std::string gpuCell;
-      if (!c.interpPassed) {
-        gpuCell = "SKIP(no reference)";
-      } else if (auto e = MemoryBuffer::getFile(file("gpu.error"))) {
-        gpuCell = "FAIL";
-        detail = "gpu: " + (*e)->getBuffer().trim().str();
-      } else if (auto s = MemoryBuffer::getFile(file("gpu.skip"))) {
-        gpuCell = "SKIP(" + (*s)->getBuffer().trim().str() + ")";
-      } else {
-        gpuCell = "PASS";
-        std::vector<std::string> notes;
-        for (const RunOutput &o : c.outputs) {
-          auto rb = find_if(c.buffers, [&](const RunBuffer &b) {
-            return b.name == o.buffer;
-          });
-          DType t = rb == c.buffers.end() ? DType::f32 : rb->dtype;
-          interp::NpyArray ref, got;
-          std::string gotPath = file(outputFileName("gpu", o.buffer, t));
-          if (!sys::fs::exists(gotPath)) {
-            gpuCell = "SKIP(no GPU results)";
-            notes.clear();
-            break;
+      std::vector<std::string> cells = {interpCell};
+      anyFail |= interpCell == "FAIL";
+      for (const std::string &leg : gpuLegs) {
+        std::string gpuCell;
+        if (!c.interpPassed) {
+          gpuCell = "SKIP(no reference)";
+        } else if (auto e = MemoryBuffer::getFile(file(leg + ".error"))) {
+          gpuCell = "FAIL";
+          detail = leg + ": " + (*e)->getBuffer().trim().str();
+        } else if (auto s = MemoryBuffer::getFile(file(leg + ".skip"))) {
+          gpuCell = "SKIP(" + (*s)->getBuffer().trim().str() + ")";
+        } else {
+          gpuCell = "PASS";
+          std::vector<std::string> notes;
+          for (const RunOutput &o : c.outputs) {
+            auto rb = find_if(c.buffers, [&](const RunBuffer &b) {
+              return b.name == o.buffer;
+            });
+            DType t = rb == c.buffers.end() ? DType::f32 : rb->dtype;
+            interp::NpyArray ref, got;
+            std::string gotPath = file(outputFileName(leg, o.buffer, t));
+            if (!sys::fs::exists(gotPath)) {
+              gpuCell = "SKIP(no " + leg + " results)";
+              notes.clear();
+              break;
+            }
+            if (!interp::readNpyFile(
+                    file(outputFileName("interp", o.buffer, t)), ref, err) ||
+                !interp::readNpyFile(gotPath, got, err)) {
+              gpuCell = "FAIL";
+              notes = {err};
+              break;
+            }
+            Comparison cmp =
+                compareArrays(o.buffer, ref, got, {o.rtol, o.atol});
+            if (!cmp.ok) {
+              gpuCell = "FAIL";
+              notes.push_back(cmp.summary);
+            }
           }
-          if (!interp::readNpyFile(file(outputFileName("interp", o.buffer, t)),
-                                   ref, err) ||
-              !interp::readNpyFile(gotPath, got, err)) {
-            gpuCell = "FAIL";
-            notes = {err};
-            break;
-          }
-          Comparison cmp = compareArrays(o.buffer, ref, got, {o.rtol, o.atol});
-          if (!cmp.ok) {
-            gpuCell = "FAIL";
-            notes.push_back(cmp.summary);
-          }
+          if (!notes.empty())
+            detail = leg + ": " + join(notes, "; ");
         }
-        if (!notes.empty())
-          detail = "gpu: " + join(notes, "; ");
+        anyFail |= gpuCell == "FAIL";
+        cells.push_back(gpuCell);
       }
-      anyFail |= interpCell == "FAIL" || gpuCell == "FAIL";
-      table.addRow(key, {interpCell, gpuCell}, detail);
+      table.addRow(key, cells, detail);
     }
   }
   table.print(outs());

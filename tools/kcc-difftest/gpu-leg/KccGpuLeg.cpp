@@ -1,15 +1,19 @@
 //===- KccGpuLeg.cpp - the GPU leg of kcc-difftest ------------------------===//
 //
-//   kcc-gpu-leg DIR     (DIR as written by kcc-difftest --emit-cases)
+//   kcc-gpu-leg DIR       (DIR as written by kcc-difftest --emit-cases)
+//   kcc-gpu-leg-hip DIR   (the same for AMD GPUs: --fatbin FILE.hipfb)
 //
-// For every DIR/*/runlist.txt (or DIR/runlist.txt): loads the fatbin named
-// there, and per case allocates the buffers, copies the inputs (.npy),
-// launches the symbol through kcc's runtime (kcc::rt::launch, the launch
-// path of the generated stubs), and writes each output buffer as
-// gpu.<name>.npy in the case directory; a failure goes to gpu.error, a case
-// that cannot run here to gpu.skip. Built on the GPU machine with CMake
-// (CMakeLists.txt here); needs only the CUDA driver API, kcc's runtime and
-// the plain C++ parts of kcc-difftest (run list, .npy).
+// For every DIR/*/runlist.txt (or DIR/runlist.txt): loads the fatbin (or
+// HIP offload bundle) named there, and per case allocates the buffers,
+// copies the inputs (.npy), launches the symbol through kcc's runtime
+// (kcc::rt::launch / kcc::rt::hip::launch, the launch path of the generated
+// stubs; NVIDIA kernels also get the tensor maps of tensormaps.txt), and
+// writes each output buffer as gpu.<name>.npy (amdgpu.<name>.npy) in the
+// case directory; a failure goes to gpu.error, a case that cannot run here
+// to gpu.skip (amdgpu.*). Built on the GPU machine with CMake
+// (CMakeLists.txt here); needs only the CUDA driver API or HIP, kcc's
+// runtime and the plain C++ parts of kcc-difftest (run list, .npy). The
+// HIP leg exits 0 with a message where HIP finds no AMD GPU.
 //
 //===----------------------------------------------------------------------===//
 #include "interp/Npy.h"
@@ -17,7 +21,12 @@
 
 #include "kcc/runtime.h"
 
+#ifdef KCC_GPU_LEG_HIP
+#include "kcc/runtime_hip.h"
+#include <hip/hip_runtime_api.h>
+#else
 #include <cuda.h>
+#endif
 
 #include <cstdio>
 #include <cstring>
@@ -76,11 +85,43 @@ bool readMaps(const fs::path &path, MapTable &maps, std::string &error) {
   return true;
 }
 
+// The device API of the leg: the CUDA driver, or HIP (-DKCC_GPU_LEG_HIP,
+// an AMD GPU: the .hipfb's code objects through kcc's HIP runtime).
+#ifdef KCC_GPU_LEG_HIP
+using DevPtr = void *;
+using DevResult = hipError_t;
+std::string cuError(hipError_t r) { return hipGetErrorName(r); }
+DevResult devAlloc(DevPtr *p, size_t n) { return hipMalloc(p, n); }
+DevResult devFree(DevPtr p) { return hipFree(p); }
+DevResult devToDevice(DevPtr d, const void *h, size_t n) {
+  return hipMemcpy(d, h, n, hipMemcpyHostToDevice);
+}
+DevResult devToHost(void *h, DevPtr d, size_t n) {
+  return hipMemcpy(h, d, n, hipMemcpyDeviceToHost);
+}
+DevResult devSync() { return hipDeviceSynchronize(); }
+constexpr DevResult kOk = hipSuccess;
+const std::string kLeg = "amdgpu"; // the leg's file prefix
+#else
+using DevPtr = CUdeviceptr;
+using DevResult = CUresult;
 std::string cuError(CUresult r) {
   const char *name = nullptr;
   cuGetErrorName(r, &name);
   return name ? name : "CUDA error " + std::to_string(int(r));
 }
+DevResult devAlloc(DevPtr *p, size_t n) { return cuMemAlloc(p, n); }
+DevResult devFree(DevPtr p) { return cuMemFree(p); }
+DevResult devToDevice(DevPtr d, const void *h, size_t n) {
+  return cuMemcpyHtoD(d, h, n);
+}
+DevResult devToHost(void *h, DevPtr d, size_t n) {
+  return cuMemcpyDtoH(h, d, n);
+}
+DevResult devSync() { return cuCtxSynchronize(); }
+constexpr DevResult kOk = CUDA_SUCCESS;
+const std::string kLeg = "gpu"; // the leg's file prefix
+#endif
 
 void writeText(const fs::path &path, const std::string &text) {
   std::ofstream(path) << text << "\n";
@@ -90,14 +131,14 @@ void writeText(const fs::path &path, const std::string &text) {
 std::string runCase(const RunCase &c, const fs::path &caseDir,
                     const kcc::rt::FatbinDesc &fatbin,
                     const std::vector<MapSpec> &maps) {
-  std::vector<CUdeviceptr> ptrs(c.buffers.size(), 0);
+  std::vector<DevPtr> ptrs(c.buffers.size(), DevPtr());
   std::vector<NpyArray> arrays(c.buffers.size());
   struct Free {
-    std::vector<CUdeviceptr> &p;
+    std::vector<DevPtr> &p;
     ~Free() {
-      for (CUdeviceptr d : p)
+      for (DevPtr d : p)
         if (d)
-          cuMemFree(d);
+          (void)devFree(d);
     }
   } freeAll{ptrs};
   std::string error;
@@ -105,11 +146,12 @@ std::string runCase(const RunCase &c, const fs::path &caseDir,
     if (!readNpyFile((caseDir / c.buffers[i].file).string(), arrays[i], error))
       return error;
     size_t bytes = std::max<size_t>(arrays[i].data.size(), 1);
-    if (CUresult r = cuMemAlloc(&ptrs[i], bytes))
-      return "cuMemAlloc: " + cuError(r);
-    if (CUresult r =
-            cuMemcpyHtoD(ptrs[i], arrays[i].data.data(), arrays[i].data.size()))
-      return "cuMemcpyHtoD: " + cuError(r);
+    if (DevResult r = devAlloc(&ptrs[i], bytes); r != kOk)
+      return "device allocation: " + cuError(r);
+    if (DevResult r =
+            devToDevice(ptrs[i], arrays[i].data.data(), arrays[i].data.size());
+        r != kOk)
+      return "copy to the device: " + cuError(r);
   }
   // One 8-byte slot per argument: pointers, or the scalar's bits (the
   // little-endian low bytes are the value of a narrower type).
@@ -123,12 +165,21 @@ std::string runCase(const RunCase &c, const fs::path &caseDir,
         ++b;
       if (b == c.buffers.size())
         return "run list: no buffer '" + a.buffer + "'";
-      slots[i] = ptrs[b];
+      slots[i] = uint64_t(uintptr_t(ptrs[b]));
     } else {
       slots[i] = a.bits;
     }
     args[i] = &slots[i];
   }
+#ifdef KCC_GPU_LEG_HIP
+  (void)maps; // AMD images take no tensor maps
+  std::vector<kcc::rt::ThreadsForArch> threads;
+  for (const auto &[target, n] : c.amdThreads)
+    threads.push_back({0, n, target.c_str()});
+  kcc::rt::KernelDesc desc{&fatbin, c.symbol.c_str(), threads.data(),
+                           unsigned(threads.size())};
+  kcc::Status s = kcc::rt::hip::launch(desc, c.grid, args.data(), nullptr);
+#else
   std::vector<kcc::rt::ThreadsForArch> threads;
   for (auto [sm, n] : c.threads)
     threads.push_back({sm, n});
@@ -161,10 +212,11 @@ std::string runCase(const RunCase &c, const fs::path &caseDir,
     args.push_back(&encoded[m]);
   }
   kcc::Status s = kcc::rt::launch(desc, c.grid, args.data(), nullptr);
+#endif
   if (!s)
     return s.message;
-  if (CUresult r = cuCtxSynchronize())
-    return "cuCtxSynchronize: " + cuError(r);
+  if (DevResult r = devSync(); r != kOk)
+    return "synchronize: " + cuError(r);
   for (const RunOutput &o : c.outputs) {
     size_t b = 0;
     while (b < c.buffers.size() && c.buffers[b].name != o.buffer)
@@ -172,10 +224,11 @@ std::string runCase(const RunCase &c, const fs::path &caseDir,
     if (b == c.buffers.size())
       return "run list: no buffer '" + o.buffer + "'";
     NpyArray out = arrays[b];
-    if (CUresult r = cuMemcpyDtoH(out.data.data(), ptrs[b], out.data.size()))
-      return "cuMemcpyDtoH: " + cuError(r);
+    if (DevResult r = devToHost(out.data.data(), ptrs[b], out.data.size());
+        r != kOk)
+      return "copy from the device: " + cuError(r);
     if (!writeNpyFile(
-            (caseDir / outputFileName("gpu", o.buffer, out.dtype)).string(),
+            (caseDir / outputFileName(kLeg, o.buffer, out.dtype)).string(),
             out, error))
       return error;
   }
@@ -203,6 +256,14 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "kcc-gpu-leg: no runlist.txt under %s\n", argv[1]);
     return 2;
   }
+#ifdef KCC_GPU_LEG_HIP
+  int count = 0;
+  if (hipGetDeviceCount(&count) != hipSuccess || count == 0) {
+    // No AMD GPU: the leg cannot run here, which is not a failure of kcc.
+    std::printf("kcc-gpu-leg (HIP): no AMD GPU found; nothing run\n");
+    return 0;
+  }
+#else
   if (CUresult r = cuInit(0)) {
     std::fprintf(stderr, "kcc-gpu-leg: cuInit: %s\n", cuError(r).c_str());
     return 1;
@@ -214,6 +275,7 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "kcc-gpu-leg: cannot make a context on device 0\n");
     return 1;
   }
+#endif
   int failures = 0, runs = 0;
   struct Loaded {
     std::vector<uint64_t> image; // 8-byte aligned fatbin bytes
@@ -256,14 +318,20 @@ int main(int argc, char **argv) {
     }
     for (const RunCase &c : list.cases) {
       fs::path caseDir = base / c.id;
-      fs::remove(caseDir / "gpu.error");
-      fs::remove(caseDir / "gpu.skip");
+      fs::remove(caseDir / (kLeg + ".error"));
+      fs::remove(caseDir / (kLeg + ".skip"));
       if (!c.interpPassed) {
-        writeText(caseDir / "gpu.skip", "no reference");
+        writeText(caseDir / (kLeg + ".skip"), "no reference");
         continue;
       }
-      if (image.empty() || c.threads.empty()) {
-        writeText(caseDir / "gpu.skip", "not in a fatbin (--fatbin)");
+#ifdef KCC_GPU_LEG_HIP
+      bool inImage = !c.amdThreads.empty();
+#else
+      bool inImage = !c.threads.empty();
+#endif
+      if (image.empty() || !inImage) {
+        writeText(caseDir / (kLeg + ".skip"),
+                  "not in the image (--fatbin FILE.fatbin or FILE.hipfb)");
         continue;
       }
       ++runs;
@@ -271,10 +339,10 @@ int main(int argc, char **argv) {
       std::printf("%-60s %s\n", c.id.c_str(), err.empty() ? "ran" : "FAILED");
       if (!err.empty()) {
         ++failures;
-        writeText(caseDir / "gpu.error", err);
+        writeText(caseDir / (kLeg + ".error"), err);
         std::fprintf(stderr, "  %s\n", err.c_str());
         // A fault poisons the context; later cases would all fail.
-        if (cuCtxSynchronize() != CUDA_SUCCESS) {
+        if (devSync() != kOk) {
           std::fprintf(stderr, "kcc-gpu-leg: the context is lost; stopping\n");
           return 1;
         }
