@@ -12,6 +12,7 @@
 #include "row_reduce.kcc.h"
 #include "softmax.kcc.h"
 #include "softmax_tma.kcc.h"
+#include "layernorm_tma.kcc.h"
 #include "transpose.kcc.h"
 #include "vector_add.kcc.h"
 
@@ -172,6 +173,17 @@ int main() {
       return layernorm::layernorm({kcc::DType::f16, block}, out, in, w, b, c, c, r,
                                   1e-5f, nullptr);
     });
+    // Layernorm on TMA tiles: three pipelined passes over each row.
+    emit("layernorm_tma f32", shape, 2.0 * elems * 4 + 2.0 * c * 4, timeIt([&] {
+           return layernorm_tma::layernorm_tma_f32(
+               (float *)out, r, c, c, (float *)in, r, c, c, (float *)w, c,
+               (float *)b, c, 1e-5f, nullptr);
+         }));
+    emit("layernorm_tma f16", shape, 2.0 * elems * 2 + 2.0 * c * 2, timeIt([&] {
+           return layernorm_tma::layernorm_tma_f16(
+               (kcc::f16 *)out, r, c, c, (kcc::f16 *)in, r, c, c,
+               (kcc::f16 *)w, c, (kcc::f16 *)b, c, 1e-5f, nullptr);
+         }));
     emit("row_sum f32", shape, 1.0 * elems * 4 + r * 4.0, timeIt([&] {
            return row_reduce::row_sum_f32_1024((float *)out, (float *)in, c, c, r, nullptr);
          }));
