@@ -14,6 +14,18 @@
 
 using namespace mlir;
 
+OwningOpRef<ModuleOp> kcc::sim::withTensorMaps(ModuleOp tileIR,
+                                               const TargetModel &target) {
+  OwningOpRef<ModuleOp> module(tileIR.clone());
+  if (target.vendor != Vendor::NVIDIA || !target.hasAsyncCopy("tma"))
+    return module;
+  PassManager pm(tileIR.getContext());
+  pm.addPass(createAddTensorMaps({&target}));
+  if (failed(pm.run(*module)))
+    return nullptr;
+  return module;
+}
+
 OwningOpRef<ModuleOp> kcc::sim::lowerForTarget(ModuleOp tileIR,
                                                const TargetModel &target,
                                                unsigned numWarps) {
@@ -21,9 +33,6 @@ OwningOpRef<ModuleOp> kcc::sim::lowerForTarget(ModuleOp tileIR,
   (*module)->setAttr(KccDialect::kTargetAttr,
                      StringAttr::get(tileIR.getContext(), target.name));
   PassManager layout(tileIR.getContext());
-  // As kcc compiles for this target alone: tensor maps where it has TMA.
-  if (target.vendor == Vendor::NVIDIA && target.hasAsyncCopy("tma"))
-    layout.addPass(createAddTensorMaps({&target}));
   nvidia::buildTargetLayoutPipeline(layout, target, numWarps,
                                     /*remarks=*/false);
   if (failed(layout.run(*module)))
@@ -37,18 +46,6 @@ OwningOpRef<ModuleOp> kcc::sim::lowerForTarget(ModuleOp tileIR,
 }
 
 namespace {
-std::optional<FileLineColLoc> fileLineCol(Location loc) {
-  std::optional<FileLineColLoc> found;
-  loc->walk([&](Location l) {
-    if (auto f = dyn_cast<FileLineColLoc>(l)) {
-      found = f;
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return found;
-}
-
 /// The buffer of `file` in `sm`, loading it if it is readable.
 unsigned bufferFor(llvm::SourceMgr &sm, StringRef file) {
   for (unsigned i = 1; i <= sm.getNumBuffers(); ++i)
@@ -66,19 +63,19 @@ void kcc::sim::printReports(const std::vector<Report> &reports,
   for (const Report &r : reports) {
     auto kind = r.severity == Report::Error ? llvm::SourceMgr::DK_Error
                                             : llvm::SourceMgr::DK_Note;
-    std::optional<FileLineColLoc> flc = fileLineCol(r.loc);
+    FileLineColLoc flc = r.loc->findInstanceOf<FileLineColLoc>();
     llvm::SMLoc at;
     if (flc)
-      if (unsigned id = bufferFor(sourceMgr, flc->getFilename()))
-        at = sourceMgr.FindLocForLineAndColumn(id, flc->getLine(),
-                                               flc->getColumn());
+      if (unsigned id = bufferFor(sourceMgr, flc.getFilename()))
+        at = sourceMgr.FindLocForLineAndColumn(id, flc.getLine(),
+                                               flc.getColumn());
     if (at.isValid()) {
       sourceMgr.PrintMessage(os, at, kind, r.message);
       continue;
     }
     if (flc)
-      os << flc->getFilename() << ":" << flc->getLine() << ":"
-         << flc->getColumn() << ": ";
+      os << flc.getFilename() << ":" << flc.getLine() << ":"
+         << flc.getColumn() << ": ";
     os << (kind == llvm::SourceMgr::DK_Error ? "error: " : "note: ")
        << r.message << "\n";
   }
@@ -90,9 +87,9 @@ void kcc::sim::printBankSummary(const std::vector<BankSummary> &banks,
     if (!all && b.wavefronts == b.idealWavefronts)
       continue;
     std::string where = "<unknown>";
-    if (std::optional<FileLineColLoc> flc = fileLineCol(b.op->getLoc()))
-      where = llvm::formatv("{0}:{1}:{2}", flc->getFilename(), flc->getLine(),
-                            flc->getColumn())
+    if (auto flc = b.op->getLoc()->findInstanceOf<FileLineColLoc>())
+      where = llvm::formatv("{0}:{1}:{2}", flc.getFilename(), flc.getLine(),
+                            flc.getColumn())
                   .str();
     os << llvm::formatv("{0}: shared {1} of {2} bytes: {3} warp executions, "
                         "{4} wavefronts (ideal {5}), worst {6}-way conflict\n",

@@ -21,8 +21,15 @@
 
 namespace kcc::sim {
 
-/// A copy of `tileIR` lowered for `target` (diagnostics go to the context's
-/// handler); null on failure. `numWarps` 0: the compiler's choice.
+/// A copy of `tileIR` with the tensor-map arguments kcc gives its kernels for
+/// `target` (kcc-add-tensor-maps; none on targets without TMA); null on
+/// failure.
+mlir::OwningOpRef<mlir::ModuleOp> withTensorMaps(mlir::ModuleOp tileIR,
+                                                 const TargetModel &target);
+
+/// A copy of `tileIR` (with its tensor maps: withTensorMaps) lowered for
+/// `target` (diagnostics go to the context's handler); null on failure.
+/// `numWarps` 0: the compiler's choice.
 mlir::OwningOpRef<mlir::ModuleOp> lowerForTarget(mlir::ModuleOp tileIR,
                                                  const TargetModel &target,
                                                  unsigned numWarps = 0);

@@ -401,24 +401,20 @@ private:
       Inst *in = emitResult(Opc::Abs, op);
       return in != nullptr;
     }
-    if (auto cmp = dyn_cast<LLVM::ICmpOp>(op)) {
-      Inst *in = emitResult(Opc::ICmp, op);
+    // Comparisons: the operands' type and the predicate.
+    auto compare = [&](Opc opc, Value lhs, unsigned predicate) {
+      Inst *in = emitResult(opc, op);
       if (!in)
         return false;
-      TypeInfo t = *typeInfo(cmp.getLhs().getType());
+      TypeInfo t = *typeInfo(lhs.getType());
       in->ek = t.ek, in->bits = t.bits;
-      in->sub = uint8_t(cmp.getPredicate());
+      in->sub = uint8_t(predicate);
       return true;
-    }
-    if (auto cmp = dyn_cast<LLVM::FCmpOp>(op)) {
-      Inst *in = emitResult(Opc::FCmp, op);
-      if (!in)
-        return false;
-      TypeInfo t = *typeInfo(cmp.getLhs().getType());
-      in->ek = t.ek, in->bits = t.bits;
-      in->sub = uint8_t(cmp.getPredicate());
-      return true;
-    }
+    };
+    if (auto cmp = dyn_cast<LLVM::ICmpOp>(op))
+      return compare(Opc::ICmp, cmp.getLhs(), unsigned(cmp.getPredicate()));
+    if (auto cmp = dyn_cast<LLVM::FCmpOp>(op))
+      return compare(Opc::FCmp, cmp.getLhs(), unsigned(cmp.getPredicate()));
     if (auto ex = dyn_cast<LLVM::ExtractElementOp>(op)) {
       Inst *in = emitResult(Opc::ExtractElement, op);
       if (!in)

@@ -52,10 +52,15 @@ Value elementAddr(OpBuilder &b, Location loc, Value base, Value index,
                              ValueRange{bytes});
 }
 
-/// i1 "this is thread 0", the thread that issues one-thread operations.
-Value isLeader(OpBuilder &b, Location loc, const TargetOps &ops) {
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                               ops.threadId(b, loc), i32Const(b, loc, 0));
+/// Builds `body` so that only thread 0 runs it: the thread that issues the
+/// protocol's one-thread operations.
+void onLeader(const ConversionPattern &pattern, OpBuilder &b, Location loc,
+              function_ref<void(OpBuilder &)> body) {
+  const TargetOps &ops = targetOpsOf(pattern);
+  Value leader =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                            ops.threadId(b, loc), i32Const(b, loc, 0));
+  emitIf(b, loc, leader, body);
 }
 
 template <typename Op>
@@ -90,7 +95,7 @@ struct MBarrierInitLowering : OpConversionPattern<MBarrierInitOp> {
   matchAndRewrite(MBarrierInitOp op, OpAdaptor a,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    emitIf(rewriter, loc, isLeader(rewriter, loc, targetOpsOf(*this)),
+    onLeader(*this, rewriter, loc,
            [&](OpBuilder &b) {
              NVVM::MBarrierInitOp::create(
                  b, loc, barrierAt(b, loc, a.getBars(), a.getIndex()),
@@ -107,11 +112,9 @@ struct FenceMBarrierInitLowering : OpConversionPattern<FenceMBarrierInitOp> {
   matchAndRewrite(FenceMBarrierInitOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    const TargetOps &ops = targetOpsOf(*this);
-    emitIf(rewriter, loc, isLeader(rewriter, loc, ops), [&](OpBuilder &b) {
-      NVVM::FenceMbarrierInitOp::create(b, loc);
-    });
-    ops.barrier(rewriter, loc);
+    onLeader(*this, rewriter, loc,
+             [&](OpBuilder &b) { NVVM::FenceMbarrierInitOp::create(b, loc); });
+    targetOpsOf(*this).barrier(rewriter, loc);
     rewriter.eraseOp(op);
     return success();
   }
@@ -126,7 +129,7 @@ struct ArriveExpectTxLowering : OpConversionPattern<MBarrierArriveExpectTxOp> {
     if (op.getBytes() > INT32_MAX)
       return op.emitError("kcc: expect_tx of ")
              << op.getBytes() << " bytes does not fit a 32-bit tx count";
-    emitIf(rewriter, loc, isLeader(rewriter, loc, targetOpsOf(*this)),
+    onLeader(*this, rewriter, loc,
            [&](OpBuilder &b) {
              NVVM::MBarrierArriveExpectTxOp::create(
                  b, loc, Type(), barrierAt(b, loc, a.getBars(), a.getIndex()),
@@ -145,7 +148,7 @@ struct ArriveLowering : OpConversionPattern<MBarrierArriveOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     // expect_tx of 0 is a plain arrive (and has the same intrinsic form).
-    emitIf(rewriter, loc, isLeader(rewriter, loc, targetOpsOf(*this)),
+    onLeader(*this, rewriter, loc,
            [&](OpBuilder &b) {
              NVVM::MBarrierArriveExpectTxOp::create(
                  b, loc, Type(), barrierAt(b, loc, a.getBars(), a.getIndex()),
@@ -177,7 +180,7 @@ struct InvalLowering : OpConversionPattern<MBarrierInvalOp> {
   matchAndRewrite(MBarrierInvalOp op, OpAdaptor a,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    emitIf(rewriter, loc, isLeader(rewriter, loc, targetOpsOf(*this)),
+    onLeader(*this, rewriter, loc,
            [&](OpBuilder &b) {
              NVVM::MBarrierInvalOp::create(
                  b, loc, barrierAt(b, loc, a.getBars(), a.getIndex()));
@@ -198,7 +201,7 @@ struct TmaLoadLowering : OpConversionPattern<TmaLoadOp> {
   matchAndRewrite(TmaLoadOp op, OpAdaptor a,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    emitIf(rewriter, loc, isLeader(rewriter, loc, targetOpsOf(*this)),
+    onLeader(*this, rewriter, loc,
            [&](OpBuilder &b) {
              // A CTA's own shared::cta address is valid in shared::cluster.
              Value dst = LLVM::AddrSpaceCastOp::create(
@@ -224,7 +227,7 @@ struct TmaStoreLowering : OpConversionPattern<TmaStoreOp> {
   matchAndRewrite(TmaStoreOp op, OpAdaptor a,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    emitIf(rewriter, loc, isLeader(rewriter, loc, targetOpsOf(*this)),
+    onLeader(*this, rewriter, loc,
            [&](OpBuilder &b) {
              NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
                  b, loc, a.getMap(),
@@ -244,7 +247,7 @@ struct CommitGroupLowering : OpConversionPattern<BulkCommitGroupOp> {
   matchAndRewrite(BulkCommitGroupOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    emitIf(rewriter, loc, isLeader(rewriter, loc, targetOpsOf(*this)),
+    onLeader(*this, rewriter, loc,
            [&](OpBuilder &b) { NVVM::CpAsyncBulkCommitGroupOp::create(b, loc); });
     rewriter.eraseOp(op);
     return success();
@@ -260,7 +263,7 @@ struct WaitGroupLowering : OpConversionPattern<BulkWaitGroupOp> {
   matchAndRewrite(BulkWaitGroupOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
-    emitIf(rewriter, loc, isLeader(rewriter, loc, targetOpsOf(*this)),
+    onLeader(*this, rewriter, loc,
            [&](OpBuilder &b) {
              NVVM::CpAsyncBulkWaitGroupOp::create(
                  b, loc, b.getI32IntegerAttr(op.getPending()),

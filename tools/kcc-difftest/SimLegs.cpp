@@ -3,11 +3,10 @@
 #include "tools/kcc-difftest/Compare.h"
 
 #include "interp/DType.h"
+#include "ir/Dialect.h"
 #include "sim/Lowering.h"
-#include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Pass/PassManager.h"
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Parser/Parser.h"
@@ -25,17 +24,10 @@ std::vector<std::string> kcc::difftest::cpuLegNames() {
   return {"interp", "sim-sm_90a", "sim-gfx942"};
 }
 
-/// The tensor-map arguments kcc gives each kernel for the leg's target
-/// (what sim::lowerForTarget compiles).
-static void collectTensorMaps(SimLeg &leg, mlir::ModuleOp tileIR) {
-  if (leg.target->vendor != Vendor::NVIDIA || !leg.target->hasAsyncCopy("tma"))
-    return;
-  mlir::OwningOpRef<mlir::ModuleOp> withMaps(tileIR.clone());
-  mlir::PassManager pm(tileIR.getContext());
-  pm.addPass(createAddTensorMaps({leg.target}));
-  if (failed(pm.run(*withMaps)))
-    return;
-  for (auto func : withMaps->getOps<mlir::func::FuncOp>())
+/// The tensor-map arguments of each kernel of `withMaps` (sim::withTensorMaps
+/// for the leg's target), which the cases encode from their tensors.
+static void collectTensorMaps(SimLeg &leg, mlir::ModuleOp withMaps) {
+  for (auto func : withMaps.getOps<mlir::func::FuncOp>())
     for (unsigned i = 0; i < func.getNumArguments(); ++i) {
       auto type = mlir::dyn_cast<TensorMapType>(func.getArgument(i).getType());
       auto of = func.getArgAttrOfType<mlir::IntegerAttr>(
@@ -81,8 +73,12 @@ bool kcc::difftest::prepareSimLeg(SimLeg &leg, mlir::ModuleOp tileIR,
       first = d.str();
     return mlir::success();
   });
-  collectTensorMaps(leg, tileIR);
-  leg.module = sim::lowerForTarget(tileIR, *leg.target);
+  mlir::OwningOpRef<mlir::ModuleOp> withMaps =
+      sim::withTensorMaps(tileIR, *leg.target);
+  if (withMaps) {
+    collectTensorMaps(leg, *withMaps);
+    leg.module = sim::lowerForTarget(*withMaps, *leg.target);
+  }
   if (!leg.module)
     leg.unavailable = "kcc cannot compile it for " + leg.target->name +
                       (first.empty() ? "" : ": " + first);

@@ -158,8 +158,10 @@ int runLower() {
       frontend::buildTileIR(sourceMgr, ctx, options, errors);
   if (!tile || errors)
     return 1;
+  mlir::OwningOpRef<mlir::ModuleOp> withMaps =
+      sim::withTensorMaps(*tile, *target);
   mlir::OwningOpRef<mlir::ModuleOp> lowered =
-      sim::lowerForTarget(*tile, *target, numWarps);
+      withMaps ? sim::lowerForTarget(*withMaps, *target, numWarps) : nullptr;
   if (!lowered)
     return 1;
   std::string err;
