@@ -88,3 +88,31 @@ func.func @unmarked(%src: !map, %dst: !map, %pid: i32) attributes {kcc.kernel} {
   kcc.bulk_wait_group 0 read
   return
 }
+
+// -----
+
+!buf = !kcc.smem<[64, 64], f32, stages = 1, swizzle = 0>
+
+// More data-dependent branches than the verifier explores (2^6 runs per
+// argument choice): refused at the first one past the limit.
+func.func @too_many_branches(%pid: i32) attributes {kcc.kernel} {
+  %buf = kcc.smem_alloc : !buf
+  %ok = kcc.program_id(0) : i32
+  %c = arith.cmpi slt, %ok, %pid : i32
+  scf.if %c {
+  } {kcc.data_dependent}
+  scf.if %c {
+  } {kcc.data_dependent}
+  scf.if %c {
+  } {kcc.data_dependent}
+  scf.if %c {
+  } {kcc.data_dependent}
+  scf.if %c {
+  } {kcc.data_dependent}
+  scf.if %c {
+  } {kcc.data_dependent}
+  // expected-error@+1 {{the verifier explores at most 6 data-dependent branches per kernel; split the kernel}}
+  scf.if %c {
+  } {kcc.data_dependent}
+  return
+}
