@@ -272,6 +272,10 @@ static std::optional<ConstVal> parseDefine(const Define &d,
 // Kernel checks
 //===----------------------------------------------------------------------===//
 
+/// The ranks kcc's tensors have (a larger one is an error at its `rank`, and
+/// the tensor's size/stride parameters are never enumerated).
+static bool validTensorRank(int64_t rank) { return rank >= 1 && rank <= 2; }
+
 std::vector<std::string>
 kcc::frontend::tensorPartNames(llvm::StringRef name, int64_t rank) {
   std::vector<std::string> out;
@@ -296,7 +300,7 @@ mlir::Type kcc::frontend::resolveType(const TypeRef &ref, const Kernel &kernel,
                               "not pointers or tensors");
       return {};
     }
-    if (ref.isTensor && (ref.rank < 1 || ref.rank > 2)) {
+    if (ref.isTensor && !validTensorRank(ref.rank)) {
       diags.error(ref.rankLoc, "tensor rank must be 1 or 2, got " +
                                    std::to_string(ref.rank));
       return {};
@@ -369,6 +373,14 @@ static bool checkSignature(const Kernel &k, mlir::MLIRContext &ctx,
       continue;
     // A tensor's sizes and strides are arguments too; their names must not
     // collide with another parameter's.
+    if (p.type->isTensor && !validTensorRank(p.type->rank)) {
+      // Checked here, before anything enumerates the tensor's sizes and
+      // strides: the kernel is not emitted.
+      diags.error(p.type->rankLoc, "tensor rank must be 1 or 2, got " +
+                                       std::to_string(p.type->rank));
+      ok = false;
+      continue;
+    }
     if (p.type->isTensor)
       for (const std::string &part : tensorPartNames(p.name, p.type->rank))
         declare(part, p.loc);
