@@ -1920,6 +1920,17 @@ TV Gen::genCall(const Expr &e) {
                                ", expected " + shapeToString(cshape));
         return TV::poison();
       }
+      // The accumulator is of the operands' kind: the product of floats is
+      // not summed into integers, nor the reverse.
+      Type given = mlir::getElementTypeOrSelf(acc.getType());
+      if (isFloatTy(given) != isFloatTy(ta.getElementType())) {
+        error(pos[2]->loc, "dot accumulator has element type " +
+                               typeToString(given) + ", expected " +
+                               (isFloatTy(accElem) ? "a float" : "an integer") +
+                               " type like the operands' " +
+                               typeToString(ta.getElementType()));
+        return TV::poison();
+      }
       acc = broadcastTo(acc, cshape, l);
     } else {
       acc = constantLike(mlir::RankedTensorType::get(cshape, accElem), 0, 0,

@@ -136,7 +136,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   {
     stage = "lowering to the LLVM dialect";
     mlir::PassManager pm(&ctx);
-    nvidia::buildLowerToLLVMPipeline(pm, target->vendor);
+    nvidia::buildLowerToLLVMPipeline(pm, *target);
     if (mlir::failed(pm.run(module)))
       return 0;
   }

@@ -120,6 +120,25 @@ unsigned BlockedLayoutAttr::getElemsPerThread(int64_t numElements) const {
 }
 
 //===----------------------------------------------------------------------===//
+// WgmmaAccLayoutAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+WgmmaAccLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                           unsigned warpgroups) {
+  if (warpgroups == 0 || warpgroups > 8)
+    return emitError() << "warpgroups must be 1-8, got " << warpgroups;
+  return success();
+}
+
+unsigned WgmmaAccLayoutAttr::getElemsPerThread(ArrayRef<int64_t> shape) const {
+  int64_t blocks = shape[0] / 64;
+  int64_t mine = (blocks + getWarpgroups() - 1) / getWarpgroups();
+  return static_cast<unsigned>(
+      std::min<int64_t>(mine * (shape[1] / 2), UINT_MAX));
+}
+
+//===----------------------------------------------------------------------===//
 // Attribute verification on kernels and their arguments
 //===----------------------------------------------------------------------===//
 
@@ -204,11 +223,12 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                ? success()
                : op->emitError() << kAccessWidthAttr
                                  << " must be a power of two";
-  if (name == kMaskUniformAttr || name == kDataDependentAttr)
+  if (name == kMaskUniformAttr || name == kDataDependentAttr ||
+      name == kMmaOperandAttr || name == kMmaOverlapAttr)
     return success(isa<UnitAttr>(attr.getValue()));
   if (name == kTileAccessAttr || name == kTmaRefusedAttr)
     return success(isa<StringAttr>(attr.getValue()));
-  if (name == kSmemOffsetAttr)
+  if (name == kSmemOffsetAttr || name == kDynamicSmemBytesAttr)
     return success(isa<IntegerAttr>(attr.getValue()));
   if (name == kSmemPaddingAttr) {
     auto pad = dyn_cast<DenseI32ArrayAttr>(attr.getValue());
@@ -426,8 +446,11 @@ LogicalResult TmaLoadOp::verify() {
   if (getCoords().size() != map.getBox().size())
     return emitOpError("needs one coordinate per box dimension (")
            << map.getBox().size() << ")";
-  return checkStageShape(*this, getDst().getType(), map.getBox(),
-                         map.getElementType(), "the box");
+  SmallVector<int64_t> shape(map.getBox());
+  shape.back() *= getParts();
+  return checkStageShape(*this, getDst().getType(), shape,
+                         map.getElementType(),
+                         getParts() == 1 ? "the box" : "the boxes");
 }
 
 LogicalResult TmaStoreOp::verify() {
@@ -437,6 +460,38 @@ LogicalResult TmaStoreOp::verify() {
            << map.getBox().size() << ")";
   return checkStageShape(*this, getSrc().getType(), map.getBox(),
                          map.getElementType(), "the box");
+}
+
+LogicalResult WarpgroupMmaOp::verify() {
+  auto acc = cast<RankedTensorType>(getAcc().getType());
+  if (acc != getResult().getType())
+    return emitOpError("result type must match the accumulator");
+  // Before layout assignment the tile has no layout yet.
+  if (acc.getEncoding() && !isa<WgmmaAccLayoutAttr>(acc.getEncoding()))
+    return emitOpError("the accumulator needs the #kcc.wgmma_acc layout");
+  SmemType a = getA().getType(), b = getB().getType();
+  if (a.getShape().size() != 2 || b.getShape().size() != 2 ||
+      acc.getRank() != 2)
+    return emitOpError("operands must be 2-D");
+  if (a.getSwizzle() != 128 || b.getSwizzle() != 128)
+    return emitOpError("operand stages must use the 128-byte swizzle");
+  int64_t m = getAKMajor() ? a.getShape()[0] : a.getShape()[1];
+  int64_t ka = getAKMajor() ? a.getShape()[1] : a.getShape()[0];
+  int64_t n = getBKMajor() ? b.getShape()[0] : b.getShape()[1];
+  int64_t kb = getBKMajor() ? b.getShape()[1] : b.getShape()[0];
+  if (ka != kb || acc.getShape()[0] != m || acc.getShape()[1] != n)
+    return emitOpError("shapes do not form acc[M,N] += a[M,K] x b[K,N]");
+  return success();
+}
+
+LogicalResult ConvertLayoutOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto dst = cast<RankedTensorType>(getType());
+  if (src.getShape() != dst.getShape() ||
+      src.getElementType() != dst.getElementType())
+    return emitOpError("source and result must have the same shape and "
+                       "element type");
+  return success();
 }
 
 LogicalResult SmemLoadOp::verify() {

@@ -99,10 +99,19 @@ def Kcc_TmaLoadOp : Kcc_Op<"tma_load"> {
     first, like tile shapes; the lowering reverses them for TMA) into stage `stage` of `dst`; the copy lowers
     the transaction count of barrier `bars[index]` by the box's bytes when it
     lands. Elements outside the tensor are filled with zeros and still count.
+    With `parts` = P > 1 the stage's tile is P boxes side by side along the
+    innermost dimension (a swizzled operand wider than one swizzle span):
+    box p is copied from inner coordinate + p * box width into the stage's
+    p-th box-sized block, and the barrier counts all P boxes.
+  }];
+  let extraClassDeclaration = [{
+    /// Bytes the copy brings (all parts).
+    int64_t getBytes() { return getParts() * getMap().getType().getBoxBytes(); }
   }];
   let arguments = (ins Kcc_TensorMap:$map, Variadic<I32>:$coords,
                        Kcc_Smem:$dst, I32:$stage, Kcc_MBarrier:$bars,
-                       I32:$index);
+                       I32:$index,
+                       DefaultValuedAttr<ConfinedAttr<I32Attr, [IntMinValue<1>]>, "1">:$parts);
   let assemblyFormat = [{
     $map `[` $coords `]` `->` $dst `[` $stage `]` `,` $bars `[` $index `]`
     attr-dict `:` type($map) `,` type($dst) `,` type($bars)
@@ -169,6 +178,46 @@ def Kcc_SmemStoreOp : Kcc_Op<"smem_store"> {
     $value `,` $dst `[` $stage `]` attr-dict `:` type($value) `,` type($dst)
   }];
   let hasVerifier = 1;
+}
+
+def Kcc_WarpgroupMmaOp : Kcc_Op<"warpgroup_mma"> {
+  let summary = "acc + A x B on Hopper tensor cores, operands in shared stages";
+  let description = [{
+    `result = a x b + acc` where A (M x K) is stage `a_stage` of `a` and B
+    (K x N) is stage `b_stage` of `b`, both loaded by TMA with a 128-byte
+    swizzle (their tiles are stored as blocks of 128-byte rows, one block per
+    swizzle span along the innermost dimension). `a_k_major` says the stage
+    holds A as M x K (K innermost) rather than K x M; `b_k_major` that it
+    holds B as N x K rather than K x N. Lowered to wgmma.mma_async with
+    shared-memory descriptors: `wgmma.fence`, the instructions, then
+    `commit_group` closes one wgmma group and `wait_group pending` waits
+    until at most `pending` groups are in flight. With `pending` = 0 both
+    stages have been read and the result is ready when the op returns; with
+    `pending` = 1 this op's group keeps reading its stages (and writing the
+    accumulator) until a later warpgroup_mma or warpgroup_mma_wait retires
+    it, so the tensor cores overlap the next iteration's issue. The
+    accumulator has the #kcc.wgmma_acc layout.
+  }];
+  let arguments = (ins Kcc_Smem:$a, I32:$a_stage, Kcc_Smem:$b, I32:$b_stage,
+                       Kcc_Tile:$acc, BoolAttr:$a_k_major,
+                       BoolAttr:$b_k_major,
+                       DefaultValuedAttr<ConfinedAttr<I32Attr, [IntMinValue<0>]>, "0">:$pending);
+  let results = (outs Kcc_Tile:$result);
+  let assemblyFormat = [{
+    $a `[` $a_stage `]` `,` $b `[` $b_stage `]` `,` $acc attr-dict `:`
+    type($a) `,` type($b) `,` type($acc) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kcc_WarpgroupMmaWaitOp : Kcc_Op<"warpgroup_mma_wait"> {
+  let summary = "wait until at most `pending` wgmma groups are in flight";
+  let description = [{
+    Retires the older groups of kcc.warpgroup_mma: their stages have been
+    read and their accumulators written.
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>]>:$pending);
+  let assemblyFormat = "$pending attr-dict";
 }
 
 #endif // KCC_ASYNC_OPS_TD

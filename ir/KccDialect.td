@@ -67,10 +67,21 @@ def Kcc_Dialect : Dialect {
     // On smem_alloc / mbarrier_alloc during the lowering: the byte offset in
     // the kernel's shared memory (backends/nvidia/AsyncToNVVM.cpp).
     static constexpr ::llvm::StringLiteral kSmemOffsetAttr = "kcc.smem_offset";
+    // On an NVIDIA kernel after kcc-convert-to-llvm: the bytes of dynamic
+    // shared memory its launch must provide (its scratch, stages and
+    // mbarriers; backends/nvidia/ConvertKccToLLVM.cpp).
+    static constexpr ::llvm::StringLiteral kDynamicSmemBytesAttr = "kcc.dynamic_smem_bytes";
     // On an scf.if whose condition depends on run-time data (program ids,
     // sizes): both branches are feasible, and the async verifier checks
     // each (passes/VerifyAsyncProtocol.cpp).
     static constexpr ::llvm::StringLiteral kDataDependentAttr = "kcc.data_dependent";
+    // On a load_tile whose tensor map is the 128-byte swizzled operand box
+    // of a wgmma dot (passes/AddTensorMaps.cpp, MmaOperands.h).
+    static constexpr ::llvm::StringLiteral kMmaOperandAttr = "kcc.mma_operand";
+    // On an scf.for pipelined for wgmma operands: its stages are refilled
+    // one iteration after their use, so its warpgroup_mma may leave one
+    // group in flight (passes/PipelineTmaLoads.cpp).
+    static constexpr ::llvm::StringLiteral kMmaOverlapAttr = "kcc.mma_overlap";
   }];
 }
 

@@ -140,8 +140,9 @@ def Kcc_ReduceOp : Kcc_Op<"reduce", [Pure]> {
 def Kcc_DotOp : Kcc_Op<"dot", [Pure, AllTypesMatch<["c", "result"]>]> {
   let summary = "matrix product with accumulation: a[MxK] * b[KxN] + c[MxN]";
   let description = [{
-    Parsed and verified in v0; lowering to tensor cores arrives with the GEMM
-    work. Code generation reports an error for it.
+    On sm_90a, a dot whose operands are TMA-loaded tiles becomes
+    kcc.warpgroup_mma (passes/MaterializeWarpgroupMma.cpp); any other dot is
+    lowered to FMAs on the CUDA/SIMD cores.
   }];
   let arguments = (ins Kcc_Tile:$a, Kcc_Tile:$b, Kcc_Tile:$c);
   let results = (outs Kcc_Tile:$result);
@@ -188,6 +189,18 @@ def Kcc_StoreTileOp : Kcc_Op<"store_tile", [AttrSizedOperandSegments,
     $value `,` $base `[` $dims `]` `strides` `[` $strides `]` `at` `[` $coords
     `]` attr-dict `:` type($value) `,` type($base)
   }];
+  let hasVerifier = 1;
+}
+
+def Kcc_ConvertLayoutOp : Kcc_Op<"convert_layout", [Pure]> {
+  let summary = "the same tile in another register layout";
+  let description = [{
+    Moves a tile between register layouts (through shared memory), e.g. a
+    wgmma accumulator into the #kcc.blocked layout of the ops that use it.
+  }];
+  let arguments = (ins Kcc_Tile:$src);
+  let results = (outs Kcc_Tile:$result);
+  let assemblyFormat = "$src attr-dict `:` type($src) `->` type($result)";
   let hasVerifier = 1;
 }
 

@@ -138,4 +138,26 @@ def Kcc_BlockedLayoutAttr : AttrDef<Kcc_Dialect, "BlockedLayout"> {
   }];
 }
 
+def Kcc_WgmmaAccLayoutAttr : AttrDef<Kcc_Dialect, "WgmmaAccLayout"> {
+  let mnemonic = "wgmma_acc";
+  let summary = "register layout of a Hopper wgmma accumulator tile";
+  let description = [{
+    The layout `wgmma.mma_async` leaves an M x N accumulator in: the CTA's
+    `warpgroups` warpgroups of 128 threads take the tile's 64-row blocks in
+    turn (block b goes to warpgroup b mod warpgroups). In a block, register i
+    (0 <= i < N/2) of lane l of warp w of the warpgroup holds element
+      row = 16 w + l / 4 + 8 ((i / 2) mod 2),  col = 8 (i / 4) + 2 (l mod 4) + i mod 2
+    (PTX ISA, "wgmma .m64nNk16 register fragment D"), and a thread stacks the
+    blocks it owns in increasing b. Only kcc.warpgroup_mma, the loop that
+    carries it, splats and kcc.convert_layout see this layout.
+  }];
+  let parameters = (ins "unsigned":$warpgroups);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Registers each thread holds for an M x N tile.
+    unsigned getElemsPerThread(llvm::ArrayRef<int64_t> shape) const;
+  }];
+}
+
 #endif // KCC_TYPES_TD

@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/MmaOperands.h"
 #include "passes/Passes.h"
 #include "passes/TensorMaps.h"
 
@@ -85,20 +86,33 @@ struct AddTensorMaps : PassWrapper<AddTensorMaps, OperationPass<ModuleOp>> {
         why = kcc::tmaAccessRefusal(op);
       if (base && why.empty() && targets.empty())
         why = "no target with TMA was requested";
+      // An operand of dots that some target runs as wgmma gets the 128-byte
+      // swizzled box wgmma reads (the other targets then use vector loads).
+      SmallVector<int64_t> box(shape);
+      unsigned swizzle = 0;
+      if (auto load = dyn_cast<kcc::LoadTileOp>(op); load && why.empty())
+        for (const kcc::TargetModel *t : targets)
+          if (kcc::mmaOperandRefusal(load, *t).empty()) {
+            box = kcc::mmaOperandBox(shape, elem);
+            swizzle = kcc::kMmaSwizzleBytes;
+            op->setAttr(kcc::KccDialect::kMmaOperandAttr, UnitAttr::get(ctx));
+            break;
+          }
       for (const kcc::TargetModel *t :
            why.empty() ? targets : decltype(targets)()) {
-        std::string refusal = kcc::tmaStaticRefusal(*t, shape, elem, 0);
+        std::string refusal = kcc::tmaStaticRefusal(*t, box, elem, swizzle);
         if (!refusal.empty()) {
           why = "on " + t->name + ", " + refusal;
           break;
         }
       }
       if (!why.empty()) {
+        op->removeAttr(kcc::KccDialect::kMmaOperandAttr);
         op->setAttr(kcc::KccDialect::kTmaRefusedAttr, StringAttr::get(ctx, why));
         return;
       }
-      maps.insert({{*base, kcc::TensorMapType::get(ctx, shape, elem, 0)},
-                   true});
+      maps.insert(
+          {{*base, kcc::TensorMapType::get(ctx, box, elem, swizzle)}, true});
     });
     SmallVector<Attribute> newNames(names ? names.getValue()
                                           : ArrayRef<Attribute>());

@@ -165,7 +165,15 @@ LogicalResult AssignLayouts::runOnKernel(func::FuncOp func) {
   // Element-count classes, merged across kcc.reduce.
   llvm::EquivalenceClasses<int64_t> classes;
   int64_t largest = 0;
+  // Tiles that already have a layout (wgmma accumulators,
+  // kcc-materialize-warpgroup-mma) keep it.
+  auto hasLayout = [](Type type) {
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    return tensor && tensor.getEncoding();
+  };
   auto noteType = [&](Type type) {
+    if (hasLayout(type))
+      return;
     if (auto tensor = dyn_cast<RankedTensorType>(type)) {
       classes.insert(tensor.getNumElements());
       largest = std::max(largest, tensor.getNumElements());
@@ -266,7 +274,7 @@ LogicalResult AssignLayouts::runOnKernel(func::FuncOp func) {
 
   auto convert = [&](Type type) -> Type {
     auto tensor = dyn_cast<RankedTensorType>(type);
-    if (!tensor)
+    if (!tensor || tensor.getEncoding())
       return type;
     auto layout = kcc::BlockedLayoutAttr::get(
         ctx, vecOf(tensor.getNumElements()), threads, warpSize);

@@ -5,6 +5,15 @@
 // target model) is an error at its source location, not a failure deep in
 // the lowering.
 //
+// dot is accepted on the element types the target's matrix-multiply
+// instructions take, whichever path then computes it: a tensor-core path
+// where one applies, else the CUDA-core FMA lowering
+// (backends/nvidia/DotToFMA.cpp), which computes every accepted type with
+// the interpreter's numerics (docs/language.md, "Matrix products"). It could
+// compute other integer and float types too; they stay refused, so that
+// whether a kernel compiles for a target does not depend on which path its
+// dots take.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"

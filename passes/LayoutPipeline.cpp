@@ -25,7 +25,8 @@ void kcc::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
   // else touches them; the rest are expanded to vector accesses.
   pm.addPass(createMaterializeTmaCopies(target));
   if (target.hasAsyncCopy("tma")) {
-    pm.addPass(createPipelineTmaLoads());
+    pm.addPass(createPipelineTmaLoads(target));
+    pm.addPass(createKccMaterializeWarpgroupMma());
     pm.addPass(createKccVerifyAsyncProtocol());
   }
   KccExpandTileAccessesOptions expand;

@@ -28,6 +28,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/AxisInfo.h"
+#include "passes/MmaOperands.h"
 #include "passes/Passes.h"
 #include "passes/TensorMaps.h"
 
@@ -123,6 +124,8 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
     if (!target->hasAsyncCopy("tma"))
       return refuse(op, "target '" + target->name + "' has no TMA");
     std::string never = kcc::tmaAccessRefusal(op);
+    if (never.empty())
+      never = kcc::mmaStageRefusal(op, *target);
     if (!never.empty())
       return refuse(op, never);
     if (op->getParentOfType<LoopLikeOpInterface>())
@@ -141,9 +144,9 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
   OpBuilder b(ctx);
   b.setInsertionPointToStart(&entry);
   Location entryLoc = func.getLoc();
-  auto stageOf = [&](ArrayRef<int64_t> shape, Type elem) {
-    auto type = kcc::SmemType::get(ctx, shape, elem, /*stages=*/1,
-                                   /*swizzle=*/0);
+  auto stageOf = [&](ArrayRef<int64_t> shape, Type elem,
+                     unsigned swizzle = 0) {
+    auto type = kcc::SmemType::get(ctx, shape, elem, /*stages=*/1, swizzle);
     return Stage{kcc::SmemAllocOp::create(b, entryLoc, type), type};
   };
   auto describe = [&](Operation *copy, kcc::TensorMapType type, Value map) {
@@ -190,16 +193,18 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
     Value map = entryPair.second;
     auto mapType = cast<kcc::TensorMapType>(map.getType());
     Stage stage = stageOf(load.getType().getShape(),
-                          load.getType().getElementType());
+                          load.getType().getElementType(),
+                          mapType.getSwizzle());
     OpBuilder ob(load);
     Location loc = load.getLoc();
     Value index = constI32(ob, loc, k);
+    int64_t parts = kcc::tmaPartsOf(load, mapType);
     kcc::MBarrierArriveExpectTxOp::create(ob, loc, bars, index,
-                                          mapType.getBoxBytes());
+                                          parts * mapType.getBoxBytes());
     auto copy = kcc::TmaLoadOp::create(
         ob, loc, map,
         scaledCoords(ob, loc, load.getCoords(), load.getType().getShape()),
-        stage.buffer, constI32(ob, loc, 0), bars, index);
+        stage.buffer, constI32(ob, loc, 0), bars, index, parts);
     describe(copy, mapType, map);
     // Wait where the tile is first needed, so later copies issue first.
     Operation *first = nullptr;

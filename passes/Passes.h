@@ -32,8 +32,10 @@ createAddTensorMaps(std::vector<const TargetModel *> targets);
 std::unique_ptr<mlir::Pass>
 createMaterializeTmaCopies(const TargetModel &target);
 /// Software-pipelines the TMA loads of for loops over `stages` shared
-/// stages (PipelineTmaLoads.cpp).
-std::unique_ptr<mlir::Pass> createPipelineTmaLoads(unsigned stages = 3);
+/// stages, fewer where they would not fit `target`'s shared memory
+/// (PipelineTmaLoads.cpp).
+std::unique_ptr<mlir::Pass> createPipelineTmaLoads(const TargetModel &target,
+                                                   unsigned stages = 3);
 void registerPipelineTmaLoadsPass();
 /// Registers both for kcc-opt (with built-in target models by name).
 void registerTensorMapPasses();

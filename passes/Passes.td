@@ -50,6 +50,20 @@ def KccExpandTileAccesses : Pass<"kcc-expand-tile-accesses", "mlir::ModuleOp"> {
   ];
 }
 
+def KccMaterializeWarpgroupMma : Pass<"kcc-materialize-warpgroup-mma", "mlir::ModuleOp"> {
+  let summary = "Turn dots whose operands sit in 128-byte swizzled TMA "
+                "stages into kcc.warpgroup_mma (Hopper wgmma)";
+  let description = [{
+    Runs after the TMA passes. A kcc.dot whose operands are smem_loads (or
+    their transposes) of stages that kcc-add-tensor-maps gave the wgmma
+    operand box becomes kcc.warpgroup_mma reading the stages directly. The
+    accumulator, the loop that carries it and its zero initialization get
+    the #kcc.wgmma_acc layout; kcc.convert_layout moves it into the
+    #kcc.blocked layout where other ops use it. The kernel gets
+    kcc.num_warps = 4 per warpgroup (two warpgroups when M >= 128).
+  }];
+}
+
 def KccVerifyAsyncProtocol : Pass<"kcc-verify-async-protocol", "mlir::ModuleOp"> {
   let summary = "Prove the async protocol (mbarriers, tx bytes, stages, "
                 "bulk groups, proxy fences) of every kernel before code emission";

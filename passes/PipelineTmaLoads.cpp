@@ -22,11 +22,18 @@
 // coordinates computed from the induction variable and loop-invariant
 // values. Others keep vector loads, with the reason in kcc.tma_refused.
 //
+// S is the `stages` option (3), lowered (not below 2) until the stages fit
+// what the target's shared memory per block leaves: the target model's
+// bytes_per_block (dynamic shared memory on NVIDIA) minus the kernel's other
+// TMA buffers and a reserve for the relayout/reduction scratch (its largest
+// such tile). A loop whose two stages do not fit keeps vector loads.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/AxisInfo.h"
 #include "passes/Passes.h"
 #include "passes/TensorMaps.h"
+#include "targets/TargetModel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -84,13 +91,70 @@ bool coordinateSlice(Value v, scf::ForOp loop,
   return true;
 }
 
+/// Shared memory `func` already has for async buffers (the stages of
+/// materialized copies and of loops pipelined before, their mbarriers),
+/// alignment included.
+int64_t asyncBufferBytes(func::FuncOp func) {
+  int64_t bytes = 0;
+  func.walk([&](Operation *op) {
+    if (auto alloc = dyn_cast<kcc::SmemAllocOp>(op)) {
+      kcc::SmemType t = alloc.getType();
+      bytes += t.getStageBytes() * t.getStages() + (t.getSwizzle() ? 1024 : 128);
+    } else if (auto bars = dyn_cast<kcc::MBarrierAllocOp>(op)) {
+      bytes += 8 * int64_t(bars.getType().getCount());
+    }
+  });
+  return bytes;
+}
+
+/// What the NVIDIA lowering's scratch buffer (relayouts and reductions, one
+/// buffer reused by all) can need: the largest tile one of those ops moves
+/// through shared memory, before the padding of kcc-choose-shared-layouts.
+/// Layouts are not chosen yet, so every such op counts.
+int64_t scratchReserve(func::FuncOp func) {
+  auto tileBytes = [](Type type) -> int64_t {
+    auto tile = dyn_cast<RankedTensorType>(type);
+    if (!tile)
+      return 0;
+    Type elem = tile.getElementType();
+    int64_t bytes = elem.isIntOrFloat()
+                        ? std::max<int64_t>(1, elem.getIntOrFloatBitWidth() / 8)
+                        : 8; // pointers
+    return tile.getNumElements() * bytes;
+  };
+  int64_t reserve = 0;
+  func.walk([&](Operation *op) {
+    // A wgmma accumulator reaches other ops through a relayout in shared
+    // memory (kcc-materialize-warpgroup-mma).
+    if (isa<kcc::DotOp>(op)) {
+      reserve = std::max(reserve, tileBytes(op->getResult(0).getType()));
+      return;
+    }
+    if (!isa<kcc::ReduceOp, kcc::BroadcastOp, kcc::TransOp, kcc::ExpandDimsOp,
+             kcc::ReshapeOp>(op))
+      return;
+    Type src = op->getOperand(0).getType();
+    int64_t bytes = tileBytes(src);
+    // A 1-D reduction keeps one 8-byte partial per warp (at most 32).
+    if (isa<kcc::ReduceOp>(op) && cast<RankedTensorType>(src).getRank() == 1)
+      bytes = 32 * 8;
+    reserve = std::max(reserve, bytes);
+  });
+  return reserve;
+}
+
 struct PipelineTmaLoads
     : PassWrapper<PipelineTmaLoads, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PipelineTmaLoads)
 
   PipelineTmaLoads() = default;
-  PipelineTmaLoads(const PipelineTmaLoads &other) : PassWrapper(other) {}
-  explicit PipelineTmaLoads(unsigned depth) { stages = depth; }
+  PipelineTmaLoads(const PipelineTmaLoads &other) : PassWrapper(other) {
+    target = other.target;
+  }
+  PipelineTmaLoads(const kcc::TargetModel &model, unsigned depth)
+      : target(&model) {
+    stages = depth;
+  }
 
   StringRef getArgument() const override { return "kcc-pipeline-tma-loads"; }
   StringRef getDescription() const override {
@@ -101,6 +165,23 @@ struct PipelineTmaLoads
   Option<unsigned> stages{*this, "stages",
                           llvm::cl::desc("Pipeline depth (shared stages)"),
                           llvm::cl::init(3)};
+  Option<std::string> targetName{
+      *this, "target",
+      llvm::cl::desc("Built-in target model whose shared memory bounds the "
+                     "stages (kcc-opt)"),
+      llvm::cl::init("sm_90a")};
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    if (!target)
+      target = kcc::TargetRegistry::builtin().lookup(targetName);
+    if (!target)
+      return emitError(UnknownLoc::get(ctx))
+             << "kcc-pipeline-tma-loads: unknown target '" << targetName
+             << "'";
+    return success();
+  }
+
+  const kcc::TargetModel *target = nullptr;
 
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>())
@@ -166,17 +247,46 @@ void PipelineTmaLoads::pipelineLoop(
                          "TMA pipeline cannot recompute for a later "
                          "iteration (only the induction variable, "
                          "loop-invariant values and arith ops)");
-  // Depth: the stages of every load within half the static shared memory.
+  // Depth: `stages` (fewer when they do not fit, below), one stage holding
+  // the tile of every load.
   int64_t perStage = 0;
   for (auto [load, map] : loads)
-    perStage += cast<kcc::TensorMapType>(map.getType()).getBoxBytes();
-  int64_t depth = stages;
-  while (depth > 2 && depth * perStage > 24 * 1024)
+    perStage += kcc::tmaPartsOf(load, cast<kcc::TensorMapType>(map.getType())) *
+                cast<kcc::TensorMapType>(map.getType()).getBoxBytes();
+  // Loads feeding wgmma dots: the dot of iteration i keeps reading its stage
+  // while iteration i+1 issues (kcc-materialize-warpgroup-mma makes it
+  // asynchronous, one group in flight), so a stage is refilled one iteration
+  // later than its use ("lag" 1) and the pipeline gets one more stage.
+  int64_t lag = llvm::any_of(loads, [](auto &entry) {
+    return entry.first->hasAttr(kcc::KccDialect::kMmaOperandAttr);
+  });
+  int64_t depth = stages + lag;
+  // The stages must fit the target's shared memory per block, less what the
+  // kernel already holds and the scratch its relayouts and reductions may
+  // need (kcc-convert-to-llvm checks the exact total).
+  int64_t limit = target->sharedMemory.bytesPerBlock;
+  int64_t others = asyncBufferBytes(func), reserve = scratchReserve(func);
+  int64_t budget = limit - others - reserve;
+  // A depth's bytes: its stages and mbarriers, and each buffer's alignment.
+  auto cost = [&](int64_t d) {
+    int64_t bytes = d * perStage;
+    for (auto [load, map] : loads)
+      bytes +=
+          8 * d + (cast<kcc::TensorMapType>(map.getType()).getSwizzle() ? 1024
+                                                                         : 128);
+    return bytes;
+  };
+  while (depth > 2 && cost(depth) > budget)
     --depth;
-  if (depth * perStage > 24 * 1024)
-    return refuseAll("two pipeline stages of this loop's tiles (" +
-                     Twine(2 * perStage) +
-                     " bytes) do not fit kcc's 24 KiB budget for TMA stages");
+  if (cost(depth) > budget)
+    return refuseAll(
+        Twine(depth) + " pipeline stages of this loop's tiles (" +
+        Twine(cost(depth)) + " bytes with their mbarriers) do not fit the " +
+        Twine(std::max<int64_t>(budget, 0)) +
+        " bytes of shared memory left for them on " + target->name + " (" +
+        Twine(limit) + " per block, less " + Twine(others) +
+        " for the kernel's other TMA buffers and " + Twine(reserve) +
+        " kept for relayouts and reductions)");
 
   Location loc = loop.getLoc();
   Block &entry = func.getBody().front();
@@ -185,7 +295,7 @@ void PipelineTmaLoads::pipelineLoop(
   struct Pipe {
     kcc::LoadTileOp load;
     Value map, buffer, bars;
-    int64_t bytes;
+    int64_t bytes, parts;
     SmallVector<Value> coords;  // the load's, kept after it is replaced
     SmallVector<int64_t> shape;
     Location loc;
@@ -193,13 +303,15 @@ void PipelineTmaLoads::pipelineLoop(
   SmallVector<Pipe> pipes;
   for (auto [load, map] : loads) {
     auto mapType = cast<kcc::TensorMapType>(map.getType());
-    Pipe p{load, map, Value(), Value(), mapType.getBoxBytes(),
+    int64_t parts = kcc::tmaPartsOf(load, mapType);
+    Pipe p{load, map, Value(), Value(), parts * mapType.getBoxBytes(), parts,
            SmallVector<Value>(load.getCoords()),
            SmallVector<int64_t>(load.getType().getShape()), load.getLoc()};
     p.buffer = kcc::SmemAllocOp::create(
         eb, loc,
-        kcc::SmemType::get(ctx, mapType.getBox(), mapType.getElementType(),
-                           depth, 0));
+        kcc::SmemType::get(ctx, load.getType().getShape(),
+                           mapType.getElementType(), depth,
+                           mapType.getSwizzle()));
     p.bars = kcc::MBarrierAllocOp::create(eb, loc,
                                           kcc::MBarrierType::get(ctx, depth));
     for (int64_t s = 0; s < depth; ++s)
@@ -223,7 +335,7 @@ void PipelineTmaLoads::pipelineLoop(
                                              constI32(b, loc, size)));
     kcc::MBarrierArriveExpectTxOp::create(b, loc, p.bars, s, p.bytes);
     auto copy = kcc::TmaLoadOp::create(b, loc, p.map, coords, p.buffer, s,
-                                       p.bars, s);
+                                       p.bars, s, p.parts);
     copy->setAttr(kcc::KccDialect::kTileAccessAttr,
                   StringAttr::get(ctx, "TMA box, " + Twine(depth) +
                                            "-stage pipeline (" +
@@ -262,22 +374,37 @@ void PipelineTmaLoads::pipelineLoop(
     p.load.replaceAllUsesWith(read.getResult());
     p.load.erase();
   }
+  // Release and refill: the stage read `lag` iterations ago gets the
+  // iteration `depth` after it.
   OpBuilder tb(loop.getBody()->getTerminator());
   kcc::CtaBarrierOp::create(tb, loc);
-  Value next = arith::AddIOp::create(tb, loc, iv,
-                                     constI32(tb, loc, depth * *step));
+  Value next = arith::AddIOp::create(
+      tb, loc, iv, constI32(tb, loc, (depth - lag) * *step));
   Value more =
       arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::slt, next, ub);
+  Value refillStage = stage;
+  if (lag) {
+    loop->setAttr(kcc::KccDialect::kMmaOverlapAttr, UnitAttr::get(ctx));
+    more = arith::AndIOp::create(
+        tb, loc, more,
+        arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::sge, it,
+                              constI32(tb, loc, lag)));
+    refillStage = arith::RemSIOp::create(
+        tb, loc,
+        arith::AddIOp::create(tb, loc, it, constI32(tb, loc, depth - lag)),
+        constI32(tb, loc, depth));
+  }
   auto refill = scf::IfOp::create(tb, loc, more, /*withElseRegion=*/false);
   OpBuilder rb = OpBuilder::atBlockBegin(refill.thenBlock());
   for (unsigned i = 0; i < pipes.size(); ++i)
-    issue(rb, i, next, stage);
+    issue(rb, i, next, refillStage);
 }
 
 } // namespace
 
-std::unique_ptr<Pass> kcc::createPipelineTmaLoads(unsigned stages) {
-  return std::make_unique<PipelineTmaLoads>(stages);
+std::unique_ptr<Pass> kcc::createPipelineTmaLoads(const TargetModel &target,
+                                                  unsigned stages) {
+  return std::make_unique<PipelineTmaLoads>(target, stages);
 }
 
 void kcc::registerPipelineTmaLoadsPass() {

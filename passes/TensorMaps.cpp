@@ -1,5 +1,6 @@
 //===- TensorMaps.cpp - which tile accesses can be TMA copies -------------===//
 #include "passes/TensorMaps.h"
+#include "passes/MmaOperands.h"
 
 #include "ir/Dialect.h"
 #include "targets/TargetModel.h"
@@ -147,7 +148,13 @@ Value kcc::tensorMapFor(Operation *op, std::string &why) {
   Type elem = getElementTypeOrSelf(isa<LoadTileOp>(op)
                                        ? op->getResult(0).getType()
                                        : op->getOperand(0).getType());
-  Type want = TensorMapType::get(op->getContext(), tileShapeOf(op), elem, 0);
+  // A wgmma operand's map has the 128-byte swizzled box of one span.
+  Type want =
+      op->hasAttr(KccDialect::kMmaOperandAttr)
+          ? TensorMapType::get(op->getContext(),
+                               mmaOperandBox(tileShapeOf(op), elem), elem,
+                               kMmaSwizzleBytes)
+          : TensorMapType::get(op->getContext(), tileShapeOf(op), elem, 0);
   for (BlockArgument arg : func.getArguments())
     if (auto of = func.getArgAttrOfType<IntegerAttr>(
             arg.getArgNumber(), KccDialect::kTensorMapOfAttr))
@@ -155,4 +162,8 @@ Value kcc::tensorMapFor(Operation *op, std::string &why) {
         return arg;
   why = "the kernel has no tensor map for this tensor and box";
   return Value();
+}
+
+int64_t kcc::tmaPartsOf(Operation *op, TensorMapType map) {
+  return tileShapeOf(op).back() / map.getBox().back();
 }

@@ -18,6 +18,7 @@
 
 namespace kcc {
 struct TargetModel;
+class TensorMapType;
 
 /// The CUtensorMapDataType that moves `elem` (i1 and i8 as bytes), if any.
 std::optional<int64_t> tmaDataType(mlir::Type elem);
@@ -41,6 +42,11 @@ mlir::Value tensorMapFor(mlir::Operation *op, std::string &why);
 /// Why the tile access `op` cannot be a TMA copy whatever the target (in a
 /// loop, or a load whose `other` is not zero); empty if it can.
 std::string tmaAccessRefusal(mlir::Operation *op);
+
+/// How many boxes of `map` side by side along the innermost dimension make
+/// the tile of the access `op` (1 unless the box is a swizzle span of a
+/// wider wgmma operand).
+int64_t tmaPartsOf(mlir::Operation *op, TensorMapType map);
 
 /// The tile shape of a load_tile/store_tile.
 llvm::ArrayRef<int64_t> tileShapeOf(mlir::Operation *op);

@@ -214,6 +214,7 @@ struct Stage {
   bool consumed = false;          // read by smem_load or tma_store
   Operation *reader = nullptr;    // last smem_load not yet released
   Operation *tmaReader = nullptr; // tma_store whose group is not waited
+  Operation *mmaReader = nullptr; // warpgroup_mma whose group is in flight
 };
 
 struct BulkCopy {
@@ -230,7 +231,8 @@ bool isAsyncOp(Operation *op) {
              kcc::MBarrierArriveOp, kcc::MBarrierWaitOp, kcc::MBarrierInvalOp,
              kcc::TmaLoadOp, kcc::TmaStoreOp, kcc::BulkCommitGroupOp,
              kcc::BulkWaitGroupOp, kcc::FenceProxyAsyncOp, kcc::CtaBarrierOp,
-             kcc::SmemLoadOp, kcc::SmemStoreOp>(op);
+             kcc::SmemLoadOp, kcc::SmemStoreOp, kcc::WarpgroupMmaOp,
+             kcc::WarpgroupMmaWaitOp, kcc::ConvertLayoutOp>(op);
 }
 
 bool containsAsyncOp(Operation *root) {
@@ -297,6 +299,13 @@ private:
   std::vector<BulkCopy> openGroup;
   std::deque<std::vector<BulkCopy>> committed; // oldest first
   std::vector<BulkCopy> unfinished; // sources released, writes not complete
+  // wgmma groups in flight, oldest first: the warpgroup_mma and the stages
+  // (buffer, stage pointer) it is still reading.
+  struct MmaGroup {
+    Operation *op;
+    llvm::SmallVector<Stage *, 2> stages;
+  };
+  std::deque<MmaGroup> mmaGroups;
 
   Scalar fresh() {
     Scalar s;
@@ -777,8 +786,7 @@ private:
       d.notes.push_back(
           {l->getLoc(),
            "this copy brings " +
-               std::to_string(
-                   cast<kcc::TmaLoadOp>(l).getMap().getType().getBoxBytes()) +
+               std::to_string(cast<kcc::TmaLoadOp>(l).getBytes()) +
                " bytes"});
   }
 
@@ -925,6 +933,18 @@ private:
   /// smem_store).
   bool writable(Operation *op, Value buf, Stage &s) {
     std::string name = "stage " + std::to_string(stageIndex(buf, &s));
+    if (s.mmaReader) {
+      fail(op->getLoc(),
+           "writing " + name +
+               " while a kcc.warpgroup_mma group still reads it (its wgmma "
+               "group has not been retired)",
+           "retire the group first (kcc.warpgroup_mma_wait, or a later "
+           "warpgroup_mma with a smaller `pending`) and release the stage "
+           "with kcc.cta_barrier")
+          .notes.push_back({s.mmaReader->getLoc(), "the warpgroup_mma "
+                                                   "reading the stage"});
+      return false;
+    }
     if (s.tmaReader) {
       bool inOpen = llvm::any_of(
           openGroup, [&](const BulkCopy &c) { return c.op == s.tmaReader; });
@@ -1048,6 +1068,36 @@ private:
     return c;
   }
 
+  /// Retires wgmma groups until at most `pending` are in flight.
+  void retireMma(int64_t pending) {
+    while (int64_t(mmaGroups.size()) > pending) {
+      for (Stage *st : mmaGroups.front().stages)
+        if (st->mmaReader == mmaGroups.front().op)
+          st->mmaReader = nullptr;
+      mmaGroups.pop_front();
+    }
+  }
+
+  /// A generic- or async-proxy read of stage `stageV` of `buf` by the whole
+  /// CTA (smem_load, warpgroup_mma).
+  bool readStage(Operation *op, Value buf, Value stageV) {
+    Stage *s = stageAt(op, buf, stageV);
+    if (!s || !readable(op, buf, *s))
+      return false;
+    if (s->data == Stage::Generic && !s->synced) {
+      fail(op->getLoc(),
+           "reads stage " + llvm::Twine(stageIndex(buf, s)) +
+               " written by other threads' kcc.smem_store without a "
+               "kcc.cta_barrier in between",
+           "add kcc.cta_barrier between the store and the load")
+          .notes.push_back({s->writer->getLoc(), "the write"});
+      return false;
+    }
+    s->consumed = true;
+    s->reader = op;
+    return true;
+  }
+
   bool tmaLoad(kcc::TmaLoadOp op) {
     Stage *s = stageAt(op, op.getDst(), op.getStage());
     if (!s)
@@ -1092,8 +1142,7 @@ private:
     s->barIndex = indexOf(op.getBars(), b);
     s->phase = b->phase;
     s->issuedAt = steps;
-    b->cur.brought =
-        addWrap(b->cur.brought, op.getMap().getType().getBoxBytes());
+    b->cur.brought = addWrap(b->cur.brought, op.getBytes());
     b->cur.loads.push_back(op);
     return true;
   }
@@ -1279,23 +1328,41 @@ private:
         }
       return true;
     }
-    if (auto load = dyn_cast<kcc::SmemLoadOp>(op)) {
-      Stage *s = stageAt(op, load.getSrc(), load.getStage());
-      if (!s || !readable(op, load.getSrc(), *s))
+    // wgmma reads both operand stages until its group retires: when the op
+    // returns if `pending` is 0, else at a later wait.
+    if (auto mma = dyn_cast<kcc::WarpgroupMmaOp>(op)) {
+      if (!readStage(op, mma.getA(), mma.getAStage()) ||
+          !readStage(op, mma.getB(), mma.getBStage()))
         return false;
-      if (s->data == Stage::Generic && !s->synced) {
-        fail(op->getLoc(),
-             "reads stage " + llvm::Twine(stageIndex(load.getSrc(), s)) +
-                 " written by other threads' kcc.smem_store without a "
-                 "kcc.cta_barrier in between",
-             "add kcc.cta_barrier between the store and the load")
-            .notes.push_back({s->writer->getLoc(), "the write"});
-        return false;
-      }
-      s->consumed = true;
-      s->reader = op;
+      MmaGroup g{op, {stageAt(op, mma.getA(), mma.getAStage()),
+                      stageAt(op, mma.getB(), mma.getBStage())}};
+      for (Stage *st : g.stages)
+        st->mmaReader = op;
+      mmaGroups.push_back(g);
+      retireMma(mma.getPending());
       return true;
     }
+    if (auto wait = dyn_cast<kcc::WarpgroupMmaWaitOp>(op)) {
+      retireMma(wait.getPending());
+      return true;
+    }
+    // The accumulator is only complete once every group has retired.
+    if (auto cvt = dyn_cast<kcc::ConvertLayoutOp>(op)) {
+      auto src = cast<RankedTensorType>(cvt.getSrc().getType());
+      if (isa_and_nonnull<kcc::WgmmaAccLayoutAttr>(src.getEncoding()) &&
+          !mmaGroups.empty()) {
+        fail(op->getLoc(),
+             "reads a wgmma accumulator while a kcc.warpgroup_mma group is "
+             "still writing it",
+             "add kcc.warpgroup_mma_wait 0 before using the accumulator")
+            .notes.push_back({mmaGroups.back().op->getLoc(),
+                              "the group in flight"});
+        return false;
+      }
+      return true;
+    }
+    if (auto load = dyn_cast<kcc::SmemLoadOp>(op))
+      return readStage(op, load.getSrc(), load.getStage());
     if (auto store = dyn_cast<kcc::SmemStoreOp>(op)) {
       Stage *s = stageAt(op, store.getDst(), store.getStage());
       if (!s || !writable(op, store.getDst(), *s))
@@ -1314,6 +1381,14 @@ private:
 
   bool checkExit() {
     Location end = returnOp ? returnOp->getLoc() : func.getLoc();
+    if (!mmaGroups.empty()) {
+      fail(mmaGroups.front().op->getLoc(),
+           "the kernel ends while this kcc.warpgroup_mma group is still in "
+           "flight (reading shared memory, writing its accumulator)",
+           "add kcc.warpgroup_mma_wait 0 after the last warpgroup_mma")
+          .notes.push_back({end, "the kernel ends here"});
+      return false;
+    }
     if (!openGroup.empty()) {
       fail(openGroup.front().op->getLoc(),
            "the kernel ends with this kcc.tma_store in an uncommitted bulk "
@@ -1390,6 +1465,8 @@ controlArguments(func::FuncOp func, llvm::SmallVector<int64_t> &divisors) {
       work.push_back(s.getStage());
     else if (auto s = dyn_cast<kcc::SmemLoadOp>(op))
       work.push_back(s.getStage());
+    else if (auto m = dyn_cast<kcc::WarpgroupMmaOp>(op))
+      work.append({m.getAStage(), m.getBStage()});
     else if (auto s = dyn_cast<kcc::SmemStoreOp>(op))
       work.push_back(s.getStage());
     else if (isa<kcc::MBarrierInitOp, kcc::MBarrierArriveOp,

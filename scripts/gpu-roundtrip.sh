@@ -10,7 +10,20 @@
 #        builds the runtime + stubs + tests, runs every GPU test, runs them
 #        again under compute-sanitizer memcheck, racecheck and synccheck
 #        (--quick), and runs the memory-bound
-#        benchmark against PyTorch; logs and the report go to OUTDIR.
+#        benchmark against PyTorch, and, where .gpu-gen/gemm.kcc.cpp exists,
+#        the GEMM benchmark (bench/gemm: correctness, then kcc vs cuBLAS vs
+#        Triton); logs and the reports go to OUTDIR.
+# The GEMM part alone, for a short device call:
+#   there:  scripts/gpu-roundtrip.sh remote-gemm [OUTDIR]
+#        builds bench/gemm (libkcc_gemm.so from .gpu-gen/gemm.kcc.cpp), counts
+#        the tensor-core/TMA instructions in the SASS of .gpu-gen/gemm.fatbin
+#        (OUTDIR/gemm-sass.txt), runs bench/gemm/run_gemm.py (OUTDIR/gemm.md,
+#        gemm.jsonl, gemm.log) and its --quick correctness pass under
+#        compute-sanitizer memcheck (OUTDIR/gemm-memcheck.log).
+#        KCC_GEMM_ARGS adds run_gemm.py flags to the benchmark run (e.g.
+#        "--dtypes f16 --variants nn" or "--quick"); KCC_GEMM_TIMEOUT (480 s)
+#        and KCC_GEMM_MEMCHECK_TIMEOUT (300 s) are the watchdog limits;
+#        KCC_GEMM_MEMCHECK=0 skips the memcheck pass.
 # The CMake consumer (examples/cmake-consumer), the same way:
 #   here:   scripts/gpu-roundtrip.sh prepare-consumer   (install kcc to a
 #           prefix, build the example against it, keep the program and its
@@ -21,14 +34,116 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 step=${1:-}
+
+# A watchdog around every GPU run: a kernel that hangs (a barrier nobody
+# arrives at) fails the run with a message instead of stalling it.
+watch() { # seconds name command...
+  local secs=$1 name=$2; shift 2
+  timeout --kill-after=10 "$secs" "$@"
+  local rc=$?
+  if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+    echo "FAIL $name: no result after ${secs}s (hang?); killed by the watchdog" >&2
+  fi
+  return $rc
+}
+
+# SASS instruction counts per kernel and image of a fatbin: tensor-core MMAs
+# (HMMA sm_80, HGMMA sm_90a wgmma, UTC*MMA sm_100a tcgen05), TMA (UTMALDG,
+# UTMASTG), cp.async (LDGSTS), ldmatrix (LDSM), spills (LDL/STL), barriers
+# (BAR, SYNCS = mbarrier), warpgroup fences (WARPGROUP). The full listing is
+# kept gzipped.
+sass_counts() { # fatbin out-prefix
+  local fatbin=$1 prefix=$2 cuobjdump
+  [ -f "$fatbin" ] || { echo "no $fatbin" >&2; return 1; }
+  cuobjdump=$(command -v cuobjdump || echo "${CUDA_PATH:-/usr/local/cuda}/bin/cuobjdump")
+  if ! "$cuobjdump" -sass "$fatbin" > "$prefix.sass" 2> "$prefix.sass.err"; then
+    # Where cuobjdump does not take the fatbin whole: its ELF images one by one.
+    local tmp abs
+    tmp=$(mktemp -d)
+    abs=$(cd "$(dirname "$fatbin")" && pwd)/$(basename "$fatbin")
+    if ! (cd "$tmp" && "$cuobjdump" -xelf all "$abs" > /dev/null) ||
+       ! "$cuobjdump" -sass "$tmp"/*.cubin > "$prefix.sass" 2>> "$prefix.sass.err"; then
+      rm -rf "$tmp"; cat "$prefix.sass.err" >&2; return 1
+    fi
+    rm -rf "$tmp"
+  fi
+  awk -v src="$fatbin" '
+    /code for sm_/ { arch = $NF }
+    /Function :/ {
+      key = arch " " $NF
+      if (!(key in seen)) { seen[key] = 1; order[++n] = key }
+      next
+    }
+    /^[ \t]*\/\*[0-9a-f]+\*\// {
+      line = $0
+      sub(/^[ \t]*\/\*[0-9a-f]+\*\/[ \t]*/, "", line)
+      if (line ~ /^@/) sub(/^@[^ \t]+[ \t]+/, "", line)
+      split(line, w, /[ \t;]+/)
+      op = w[1]; sub(/\..*/, "", op)
+      if (op == "" || key == "") next
+      if (op ~ /^UTC.*MMA$/) op = "UTCMMA"
+      insts[key]++; count[key, op]++
+    }
+    END {
+      ncols = split("HGMMA HMMA UTCMMA UTMALDG UTMASTG LDGSTS LDSM LDL STL BAR SYNCS WARPGROUP", cols, " ")
+      printf "# SASS of %s (cuobjdump -sass): instructions per kernel and image\n", src
+      printf "%-8s %-36s %6s", "arch", "function", "insts"
+      for (i = 1; i <= ncols; i++) printf " %9s", cols[i]
+      printf "\n"
+      for (j = 1; j <= n; j++) {
+        k = order[j]; split(k, kv, " ")
+        printf "%-8s %-36s %6d", kv[1], kv[2], insts[k]
+        for (i = 1; i <= ncols; i++) printf " %9d", count[k, cols[i]]
+        printf "\n"
+        total[kv[1]] += count[k, "HGMMA"]
+      }
+      for (a in total) printf "HGMMA total %s: %d\n", a, total[a]
+      if (n == 0) print "no kernels found in the listing"
+    }' "$prefix.sass" > "$prefix-sass.txt"
+  gzip -f "$prefix.sass"
+  rm -f "$prefix.sass.err"
+  cat "$prefix-sass.txt"
+}
+
+# The GEMM benchmark: builds bench/gemm (libkcc_gemm.so) from the generated
+# stubs and runs run_gemm.py under the watchdog; with "full" also the SASS
+# counts and the --quick correctness pass under compute-sanitizer memcheck
+# (torch's caching allocator off, so memcheck sees each tensor's own bounds).
+gemm_bench() { # out build [full]
+  local out=$1 build=$2 full=${3:-} status=0 lib
+  cmake -S bench/gemm -B "$build" -DKCC_GEN_DIR="$PWD/.gpu-gen" -DCMAKE_BUILD_TYPE=Release \
+    > "$out/gemm-configure.log" 2>&1 || { cat "$out/gemm-configure.log"; return 1; }
+  cmake --build "$build" -j > "$out/gemm-build.log" 2>&1 || { cat "$out/gemm-build.log"; return 1; }
+  lib=$build/libkcc_gemm.so
+  if [ -n "$full" ]; then
+    sass_counts .gpu-gen/gemm.fatbin "$out/gemm" || status=1
+  fi
+  # shellcheck disable=SC2086 # KCC_GEMM_ARGS is a list of flags
+  watch "${KCC_GEMM_TIMEOUT:-480}" gemm python3 bench/gemm/run_gemm.py --lib "$lib" \
+    --out "$out/gemm.md" ${KCC_GEMM_ARGS:-} 2>&1 | tee "$out/gemm.log" || status=1
+  if [ -n "$full" ] && [ "${KCC_GEMM_MEMCHECK:-1}" != 0 ]; then
+    watch "${KCC_GEMM_MEMCHECK_TIMEOUT:-300}" gemm-memcheck env PYTORCH_NO_CUDA_MEMORY_CACHING=1 \
+      compute-sanitizer --tool memcheck --error-exitcode 3 \
+      python3 bench/gemm/run_gemm.py --lib "$lib" --quick --ref cpu \
+      --out "$out/gemm-memcheck.md" > "$out/gemm-memcheck.log" 2>&1 || status=1
+    tail -n 3 "$out/gemm-memcheck.log"
+  fi
+  return $status
+}
+
 case "$step" in
 prepare)
   kcc=${KCC:-build/bin/kcc}
   [ -x "$kcc" ] || { echo "no $kcc: run scripts/bootstrap.sh first" >&2; exit 1; }
   rm -rf .gpu-gen && mkdir -p .gpu-gen
   "$kcc" kernels/*.kc -o .gpu-gen --target="${KCC_TARGETS:-sm_80,sm_90a,sm_100a}"
+  # The GEMM benchmark kernels (wgmma on sm_90a; not bundled yet: their
+  # tile sizes do not suit the FMA fallback of the other targets).
+  "$kcc" bench/gemm/gemm.kc -o .gpu-gen --target=sm_90a
   # For the "no image for this GPU" test: a fatbin that holds Blackwell only.
   "$kcc" tests/gpu/Inputs/blackwell_only.kc -o .gpu-gen --target=sm_100a
+  # More than 48 KiB of dynamic shared memory (cuFuncSetAttribute at launch).
+  "$kcc" tests/gpu/Inputs/big_smem.kc -o .gpu-gen --target="${KCC_TARGETS:-sm_80,sm_90a,sm_100a}"
   # The difftest cases of every bundled kernel (inputs + interpreter outputs)
   # for the GPU leg (docs/difftest.md).
   difftest=${KCC_DIFFTEST:-build/bin/kcc-difftest}
@@ -88,17 +203,6 @@ remote)
   cmake --build "$build" -j > "$out/build.log" 2>&1 || { cat "$out/build.log"; exit 1; }
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/device.txt"
   status=0
-  # A watchdog around every GPU run: a kernel that hangs (a barrier nobody
-  # arrives at) fails the run with a message instead of stalling it.
-  watch() { # seconds name command...
-    local secs=$1 name=$2; shift 2
-    timeout --kill-after=10 "$secs" "$@"
-    local rc=$?
-    if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
-      echo "FAIL $name: no result after ${secs}s (hang?); killed by the watchdog" >&2
-    fi
-    return $rc
-  }
   watch 300 kcc-gpu-tests "$build/kcc-gpu-tests" 2>&1 | tee "$out/gpu-tests.log" || status=1
   watch 600 memcheck compute-sanitizer --tool memcheck --error-exitcode 3 \
     "$build/kcc-gpu-tests" --quick > "$out/memcheck.log" 2>&1 || status=1
@@ -124,10 +228,26 @@ remote)
     tail -n 1 "$out/gpu-leg.log"
     tar czf "$out/difftest.tgz" .gpu-gen/difftest
   fi
+  # The GEMM benchmark (bench/gemm/gemm.kc, compiled by prepare).
+  if [ -f .gpu-gen/gemm.kcc.cpp ]; then
+    gemm_bench "$out" "$build-gemm" || status=1
+  else
+    echo "no .gpu-gen/gemm.kcc.cpp: GEMM benchmark skipped"
+  fi
+  exit $status
+  ;;
+remote-gemm)
+  out=${2:-gpu-results}
+  mkdir -p "$out"
+  [ -f .gpu-gen/gemm.kcc.cpp ] || { echo "no .gpu-gen/gemm.kcc.cpp: compile bench/gemm/gemm.kc (prepare) and copy .gpu-gen here" >&2; exit 1; }
+  build=${KCC_GPU_BUILD:-/tmp/kcc-gpu-build}
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/device.txt"
+  status=0
+  gemm_bench "$out" "$build-gemm" full || status=1
   exit $status
   ;;
 *)
-  echo "usage: $0 prepare | remote [OUTDIR] | prepare-consumer | remote-consumer [OUTDIR]" >&2
+  echo "usage: $0 prepare | remote [OUTDIR] | remote-gemm [OUTDIR] | prepare-consumer | remote-consumer [OUTDIR]" >&2
   exit 2
   ;;
 esac

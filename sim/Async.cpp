@@ -12,11 +12,12 @@
 // scheduling point (Simulator.cpp), or when nothing else can run, in a
 // random order: a kernel must not depend on the order. A TMA load reads the
 // global box (out-of-bounds elements are zero, as the hardware fills them)
-// and writes it to shared memory in box order with the map's swizzle; a TMA
-// store reads the shared box when it completes and writes the in-bounds
-// elements. Synchronisation for the race checker: arrivals release the
-// thread's clock into the phase, a completed copy its own; a successful wait
-// acquires the phase's; bulk wait_group acquires the waited copies'.
+// and writes it to shared memory in box order with the map's swizzle (see
+// swizzleAddress); a TMA store reads the shared box when it completes and
+// writes the in-bounds elements. Synchronisation for the race checker:
+// arrivals release the thread's clock into the phase, a completed copy its
+// own; a successful wait acquires the phase's; bulk wait_group acquires the
+// waited copies'.
 //
 //===----------------------------------------------------------------------===//
 #include "sim/Machine.h"
@@ -27,14 +28,24 @@ using namespace kcc::sim;
 using namespace kcc::sim::detail;
 
 namespace {
-/// The byte offset inside a box after the tensor map's swizzle: the 16-byte
-/// chunk index within each `swizzle`-byte row is XORed with the row number
-/// modulo swizzle / 16 (CUTLASS's Swizzle<log2(swizzle/16), 4, 3>).
-uint64_t swizzleOffset(uint64_t offset, unsigned swizzle) {
+/// Where the byte the box's dense layout puts at shared address `addr`
+/// lands with the tensor map's swizzle. The swizzle is a function of the
+/// shared address, not of the box: the CUDA driver API's CUtensorMapSwizzle
+/// swizzles "16B chunks within <span>B span"; the PTX ISA's matrix
+/// descriptor table puts the start of the 128-byte pattern on a 1024-byte
+/// boundary (512 / 256 for 64B / 32B) and derives its base offset as
+/// (pattern start >> 7) & 7; CUTLASS's TMA/GMMA atoms name the same
+/// permutation Swizzle<3,4,3> (128B), <2,4,3> (64B), <1,4,3> (32B): the
+/// 16-byte chunk index, address bits 4-6, XORed with bits 7-9 (masked to
+/// the span's chunk count). For a box whose rows are exactly 128 bytes and
+/// a 1024-byte aligned destination, row r of the box is at r * 128 and its
+/// chunk j at chunk j ^ (r % 8): the layout wgmma's 128B-swizzled
+/// descriptors read (sim/Wgmma.cpp).
+uint64_t swizzleAddress(uint64_t addr, unsigned swizzle) {
   if (swizzle < 32)
-    return offset;
+    return addr;
   uint64_t mask = swizzle / 16 - 1;
-  return offset ^ (((offset >> 7) & mask) << 4);
+  return addr ^ (((addr >> 7) & mask) << 4);
 }
 } // namespace
 
@@ -95,7 +106,7 @@ static void maybeCompletePhase(Machine &mc, uint64_t addr) {
 
 bool Machine::anyPendingCopy() const {
   for (const AsyncCopy &c : copies)
-    if (!c.done)
+    if (!c.done && !c.wgmma)
       return true;
   return false;
 }
@@ -103,7 +114,7 @@ bool Machine::anyPendingCopy() const {
 bool Machine::completeRandomCopy(bool &any) {
   std::vector<uint32_t> pending;
   for (uint32_t i = 0; i < copies.size(); ++i)
-    if (!copies[i].done)
+    if (!copies[i].done && !copies[i].wgmma) // wgmmas complete at wait_group
       pending.push_back(i);
   any = !pending.empty();
   if (!any)
@@ -113,7 +124,7 @@ bool Machine::completeRandomCopy(bool &any) {
 
 bool Machine::completeCopy(uint32_t index) {
   AsyncCopy &c = copies[index];
-  if (c.done)
+  if (c.done || c.wgmma)
     return true;
   c.done = true;
   ++result.stats.asyncCopies;
@@ -123,9 +134,9 @@ bool Machine::completeCopy(uint32_t index) {
   for (unsigned d = 0; d < map.rank; ++d)
     elements *= map.box[d];
   uint64_t boxBytes = elements * map.elementBytes;
-  // Check the whole box against shared memory first.
-  uint64_t span = swizzleOffset(boxBytes - 1, map.swizzleBytes) + 1;
-  span = std::max(span, boxBytes);
+  // Check the whole box against shared memory first (a swizzle permutes
+  // 16-byte chunks within each span of a box whose rows are whole spans).
+  uint64_t span = boxBytes;
   if (c.shared + span > prog.sharedBytes) {
     setFault(c.op, llvm::formatv("TMA {0} box of {1} bytes at shared offset "
                                  "{2} is beyond the kernel's {3} bytes of "
@@ -149,7 +160,7 @@ bool Machine::completeCopy(uint32_t index) {
             uint64_t(coord) * (d == 0 ? map.elementBytes : map.strideBytes[d]);
     }
     uint64_t sharedOffset =
-        c.shared + swizzleOffset(e * map.elementBytes, map.swizzleBytes);
+        swizzleAddress(c.shared + e * map.elementBytes, map.swizzleBytes);
     if (inBounds && globalOffset + map.elementBytes > buf.bytes.size()) {
       setFault(c.op, llvm::formatv("TMA {0}: the tensor map reaches byte {1} "
                                    "of buffer '{2}', which has {3} bytes",
@@ -341,7 +352,24 @@ Machine::Step Machine::asyncOp(Thread &t, const Inst &in) {
         return Step::Fault;
       c.mbar = *mb;
     }
-    // Boxes must be 128-byte aligned in shared memory (16 without swizzle).
+    // A swizzled box's rows must be at most the swizzle span (the driver
+    // refuses wider ones); the simulator models rows of exactly the span,
+    // not the layout of narrower ones.
+    uint64_t rowBytes = uint64_t(tm.box[0]) * tm.elementBytes;
+    if (tm.swizzleBytes && rowBytes != tm.swizzleBytes) {
+      setFault(in.op, llvm::formatv(
+                          "TMA {0} with the {1}-byte swizzle and a box "
+                          "whose innermost extent is {2} bytes: {3}",
+                          c.load ? "load" : "store", tm.swizzleBytes, rowBytes,
+                          rowBytes > tm.swizzleBytes
+                              ? "more than the swizzle span, which the "
+                                "tensor-map encoding refuses"
+                              : "the simulator models swizzled boxes "
+                                "whose rows are exactly the swizzle span"));
+      return Step::Fault;
+    }
+    // Boxes must be 128-byte aligned in shared memory; swizzled ones on the
+    // 1024-byte boundary where the pattern starts.
     uint64_t align = tm.swizzleBytes ? 1024 : 128;
     if (c.shared % align) {
       setFault(in.op,

@@ -192,6 +192,9 @@ bool Machine::execute(Thread &t, unsigned budget) {
   while (budget--) {
     const Inst &in = code[t.pc];
     ++instructions;
+    if (in.flags & kReadsWgmmaAcc) [[unlikely]]
+      if (!checkWgmmaAccRead(t, t.pc))
+        return false;
     const unsigned L = in.lanes;
     uint64_t *r = R + in.res;
     const uint64_t *A = R + in.a, *B = R + in.b;
@@ -595,6 +598,15 @@ bool Machine::execute(Thread &t, unsigned budget) {
       // Needs the other lanes: wait until the warp's lanes are all here.
       t.state = TS::Collective;
       return true;
+    case Opc::Wgmma:
+      // Needs its warpgroup (Wgmma.cpp).
+      t.state = TS::Warpgroup;
+      return true;
+    case Opc::WgmmaCommit:
+    case Opc::WgmmaWait:
+      if (wgmmaGroupOp(t, in) == Step::Fault)
+        return false;
+      break;
     default: {
       Step s = asyncOp(t, in);
       if (s == Step::Fault)

@@ -38,7 +38,7 @@ OwningOpRef<ModuleOp> kcc::sim::lowerForTarget(ModuleOp tileIR,
   if (failed(layout.run(*module)))
     return nullptr;
   PassManager lower(tileIR.getContext());
-  nvidia::buildLowerToLLVMPipeline(lower, target.vendor,
+  nvidia::buildLowerToLLVMPipeline(lower, target,
                                    /*keepNVVMOps=*/true);
   if (failed(lower.run(*module)))
     return nullptr;

@@ -10,6 +10,7 @@
 //   Collectives.cpp  shfl / ds_bpermute / ds_swizzle / DPP / readlane
 //   Async.cpp        mbarriers, TMA copies, bulk groups
 //   Banks.cpp        bank-conflict accounting with targets/BankConflicts.h
+//   Wgmma.cpp        warpgroup MMA (wgmma.mma_async, commit / wait groups)
 //
 //===----------------------------------------------------------------------===//
 #ifndef KCC_SIM_MACHINE_H
@@ -17,6 +18,8 @@
 
 #include "sim/Program.h"
 #include "sim/Simulator.h"
+
+#include "targets/WgmmaRules.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -40,7 +43,14 @@ constexpr uint32_t kNone = ~0u;
 /// barrier orders them, only an mbarrier wait or a bulk wait_group.
 constexpr uint32_t kAsyncGen = ~0u - 1;
 
-enum class TS : uint8_t { Ready, Barrier, Collective, MBarWait, Exited };
+enum class TS : uint8_t {
+  Ready,
+  Barrier,
+  Collective,
+  MBarWait,
+  Warpgroup, // at a wgmma.mma_async, waiting for its warpgroup
+  Exited
+};
 
 /// A sparse vector clock: sync id -> clock, sorted by id. Sync ids are
 /// thread ids, then one per asynchronous copy.
@@ -66,6 +76,10 @@ struct Thread {
   // groups (oldest first), as indices into Machine::copies.
   std::vector<uint32_t> openGroup;
   std::deque<std::vector<uint32_t>> groups;
+  // wgmma groups: wgmmas (indices into Machine::wgmmas) issued since the
+  // last wgmma.commit_group, and committed groups, oldest first.
+  std::vector<uint32_t> wgOpen;
+  std::deque<std::vector<uint32_t>> wgGroups;
   uint32_t exitPc = 0;
   bool queued = false; // in Machine::ready
 };
@@ -100,7 +114,41 @@ struct AsyncCopy {
   std::array<int64_t, 5> coords = {0, 0, 0, 0, 0};
   bool done = false;
   std::vector<uint8_t> snapshot; // stores: the box as read
+  // A wgmma.mma_async's shared-memory reads (Wgmma.cpp), not a copy: it
+  // completes only at wgmma.wait_group. Ordered after what its warpgroup's
+  // threads had seen when they issued it.
+  bool wgmma = false;
+  uint32_t wgmmaIndex = 0;
+  Clock seen;
+  uint32_t seenGen = 0;
 };
+
+/// A wgmma.mma_async of one warpgroup, issued and not necessarily
+/// complete. Its result registers, and the copies of them, hold tags
+/// (wgmmaTag) that name it until an instruction reads them.
+struct WgmmaRun {
+  uint32_t op = 0, pc = 0, warpgroup = 0, copy = 0; // copy: its AsyncCopy
+  unsigned n = 0;
+  uint32_t flags = 0; // WgmmaAux
+  bool scaleD = true;
+  uint64_t descA = 0, descB = 0;
+  kcc::WgmmaDescriptorFields a, b;
+  std::vector<uint32_t> field;  // result field of each D register
+  std::vector<uint64_t> acc;    // [thread][D register] inputs (may be tags)
+  std::vector<uint32_t> result; // [thread][result field] f32 bits
+  bool done = false;
+};
+
+/// The value a wgmma result register holds until the wgmma is retired: bit
+/// 63, the wgmma's index, and a quiet-NaN f32 whose payload is the field.
+inline uint64_t wgmmaTag(uint32_t index, uint32_t field) {
+  return (1ull << 63) | (uint64_t(index) << 32) | 0x7fc00000u | field;
+}
+inline bool isWgmmaTag(uint64_t v) { return v >> 63; }
+inline uint32_t wgmmaTagIndex(uint64_t v) {
+  return uint32_t(v >> 32) & 0x7fffffffu;
+}
+inline uint32_t wgmmaTagField(uint64_t v) { return uint32_t(v) & 0xffffu; }
 
 /// Pending warp-wide shared accesses of one op instance (bank model).
 struct BankRecord {
@@ -197,6 +245,24 @@ public:
   void wakeMBarrierWaiters(uint64_t addr);
   std::string describeMBarrier(uint64_t addr) const;
   MBarrier *findMBarrier(Thread &t, uint32_t op, uint64_t addr);
+
+  // Wgmma.cpp
+  std::vector<WgmmaRun> wgmmas;
+  /// Issues the warpgroup's wgmma once all 128 threads wait at it. False on
+  /// a fault.
+  bool tryWarpgroup(unsigned warpgroup, bool &fired);
+  bool fireWgmma(unsigned warpgroup, uint32_t pc);
+  /// wgmma.commit_group / wgmma.wait_group.
+  Step wgmmaGroupOp(Thread &t, const Inst &in);
+  /// Reads the operands from shared memory and computes the results.
+  bool completeWgmma(uint32_t index);
+  /// Before an instruction flagged kReadsWgmmaAcc: replaces the tags of
+  /// retired wgmmas in its operands by their values; false (a fault) if it
+  /// reads a result of a wgmma not yet retired.
+  bool checkWgmmaAccRead(Thread &t, uint32_t pc);
+  /// At the CTA's end: every wgmma was retired.
+  bool checkWgmmasRetired();
+  std::string describeWarpgroup(unsigned warpgroup) const;
 
   // Simulator.cpp
   std::vector<uint32_t> ready;

@@ -1,13 +1,20 @@
 //===- Program.cpp - decode an llvm.func for the SIMT simulator -----------===//
 #include "sim/Program.h"
 
+#include "ir/Dialect.h"
+#include "targets/WgmmaRules.h"
+
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
@@ -86,6 +93,185 @@ std::optional<uint64_t> storeSize(Type t, uint64_t *alignOut = nullptr) {
   return size;
 }
 
+//===----------------------------------------------------------------------===//
+// The inline PTX of a warpgroup MMA, as kcc emits it
+// (backends/nvidia/WarpgroupMmaToNVVM.cpp):
+//   {
+//   .reg .pred p;
+//   setp.ne.b32 p, $K, 0;
+//   wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T {$0, ..}, $A, $B, p,
+//       SA, SB, TA, TB;
+//   }
+// (PTX ISA, "wgmma.mma_async": d, a-desc, b-desc, scale-d, imm-scale-a,
+// imm-scale-b, imm-trans-a, imm-trans-b). Anything else is refused.
+//===----------------------------------------------------------------------===//
+
+bool isWgmmaAsm(LLVM::InlineAsmOp op) {
+  return op.getAsmString().contains("wgmma.mma_async");
+}
+
+struct WgmmaAsm {
+  unsigned n = 0;
+  uint32_t flags = 0;      // WgmmaAux flags
+  std::vector<unsigned> d; // asm operand number of each D register
+  unsigned descA = 0, descB = 0;
+  std::optional<unsigned> scaleOperand; // $K of the scale-d predicate
+  bool scaleImm = true;                 // scale-d when given as 0 / 1
+};
+
+/// "$12" -> 12.
+std::optional<unsigned> asmOperand(StringRef s) {
+  s = s.trim();
+  unsigned v;
+  if (!s.consume_front("$") || s.getAsInteger(10, v))
+    return std::nullopt;
+  return v;
+}
+
+/// The first whitespace-separated word and the trimmed rest.
+std::pair<StringRef, StringRef> splitWord(StringRef s) {
+  size_t at = s.find_first_of(" \t\n");
+  if (at == StringRef::npos)
+    return {s, ""};
+  return {s.take_front(at), s.drop_front(at).trim()};
+}
+
+std::optional<WgmmaAsm> parseWgmmaAsm(StringRef text, std::string &why) {
+  WgmmaAsm w;
+  StringRef body = text.trim();
+  if (body.consume_front("{") && !body.consume_back("}")) {
+    why = "unbalanced braces";
+    return std::nullopt;
+  }
+  SmallVector<StringRef> stmts;
+  body.split(stmts, ';', -1, /*KeepEmpty=*/false);
+  llvm::StringMap<unsigned> predicates; // name -> $K it was set from
+  llvm::StringSet<> declared;
+  bool sawMma = false;
+  for (StringRef stmt : stmts) {
+    stmt = stmt.trim();
+    if (stmt.empty())
+      continue;
+    auto [opcode, rest] = splitWord(stmt);
+    if (opcode == ".reg") {
+      auto [type, names] = splitWord(rest);
+      if (type != ".pred") {
+        why = "unsupported register declaration '" + stmt.str() + "'";
+        return std::nullopt;
+      }
+      SmallVector<StringRef> list;
+      names.split(list, ',');
+      for (StringRef n : list)
+        declared.insert(n.trim());
+      continue;
+    }
+    if (opcode == "setp.ne.b32" || opcode == "setp.ne.u32" ||
+        opcode == "setp.ne.s32") {
+      SmallVector<StringRef> ops;
+      rest.split(ops, ',');
+      std::optional<unsigned> src =
+          ops.size() == 3 ? asmOperand(ops[1]) : std::nullopt;
+      if (!src || ops[2].trim() != "0" || !declared.contains(ops[0].trim())) {
+        why = "unsupported statement '" + stmt.str() + "'";
+        return std::nullopt;
+      }
+      predicates[ops[0].trim()] = *src;
+      continue;
+    }
+    if (!opcode.starts_with("wgmma.mma_async.") || sawMma) {
+      why = "unsupported statement '" + stmt.str() + "'";
+      return std::nullopt;
+    }
+    sawMma = true;
+    SmallVector<StringRef> parts;
+    opcode.split(parts, '.');
+    unsigned n = 0;
+    StringRef shape = parts.size() == 8 ? parts[4] : "";
+    if (parts.size() != 8 || parts[2] != "sync" || parts[3] != "aligned" ||
+        !shape.consume_front("m64n") || !shape.consume_back("k16") ||
+        shape.getAsInteger(10, n) || parts[5] != "f32" ||
+        parts[6] != parts[7] || (parts[6] != "f16" && parts[6] != "bf16")) {
+      why = "'" + opcode.str() +
+            "': the simulator implements wgmma.mma_async.sync.aligned."
+            "m64nNk16.f32 with .f16 or .bf16 multiplicands";
+      return std::nullopt;
+    }
+    if (!kcc::isLegalWgmmaShape(parts[6] == "bf16" ? kcc::WgmmaType::BF16
+                                                   : kcc::WgmmaType::F16,
+                                64, n, 16, &why))
+      return std::nullopt;
+    w.n = n;
+    if (parts[6] == "bf16")
+      w.flags |= WgmmaAux::BF16;
+    // {d...}, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b,
+    // imm-trans-a, imm-trans-b
+    if (!rest.consume_front("{")) {
+      why = "expected the D registers in braces in '" + stmt.str() + "'";
+      return std::nullopt;
+    }
+    auto [dList, tail] = rest.split('}');
+    SmallVector<StringRef> ds, ops;
+    dList.split(ds, ',');
+    for (StringRef r : ds) {
+      std::optional<unsigned> o = asmOperand(r);
+      if (!o) {
+        why = "D register '" + r.trim().str() + "' is not an asm operand";
+        return std::nullopt;
+      }
+      w.d.push_back(*o);
+    }
+    tail = tail.trim();
+    if (!tail.consume_front(",")) {
+      why = "malformed operands in '" + stmt.str() + "'";
+      return std::nullopt;
+    }
+    tail.split(ops, ',');
+    for (StringRef &o : ops)
+      o = o.trim();
+    std::optional<unsigned> a =
+        ops.size() == 7 ? asmOperand(ops[0]) : std::nullopt;
+    std::optional<unsigned> b =
+        ops.size() == 7 ? asmOperand(ops[1]) : std::nullopt;
+    if (!a || !b || w.d.size() != n / 2) {
+      why = "expected " + std::to_string(n / 2) +
+            " D registers and the operands a-desc, b-desc, scale-d, "
+            "imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b in '" +
+            stmt.str() + "'";
+      return std::nullopt;
+    }
+    w.descA = *a, w.descB = *b;
+    if (auto it = predicates.find(ops[2]); it != predicates.end())
+      w.scaleOperand = it->second;
+    else if (ops[2] == "0" || ops[2] == "1")
+      w.scaleImm = ops[2] == "1";
+    else {
+      why = "scale-d '" + ops[2].str() +
+            "' is neither 0, 1 nor a predicate set by setp.ne from an operand";
+      return std::nullopt;
+    }
+    auto flag = [&](StringRef v, StringRef on, StringRef off, uint32_t bit) {
+      if (v == on)
+        w.flags |= bit;
+      return v == on || v == off;
+    };
+    if (!flag(ops[3], "-1", "1", WgmmaAux::NegA) ||
+        !flag(ops[4], "-1", "1", WgmmaAux::NegB) ||
+        !flag(ops[5], "1", "0", WgmmaAux::TransA) ||
+        !flag(ops[6], "1", "0", WgmmaAux::TransB)) {
+      why = "imm-scale-a/b must be 1 or -1 and imm-trans-a/b 0 or 1 in '" +
+            stmt.str() + "'";
+      return std::nullopt;
+    }
+  }
+  if (!sawMma) {
+    why = "no wgmma.mma_async statement";
+    return std::nullopt;
+  }
+  return w;
+}
+
+constexpr uint32_t kNoSlot = ~0u;
+
 class Decoder {
 public:
   Decoder(LLVM::LLVMFuncOp func, Program &p, DecodeError &err)
@@ -115,11 +301,32 @@ public:
       for (BlockArgument a : b.getArguments())
         if (!slots.count(a) && !assign(a, func))
           return false;
+    findWgmmaAccumulators();
     for (Block &b : func.getBody()) {
       blockPC[&b] = p.code.size();
-      for (Operation &op : b)
-        if (!isConstantLike(&op) && !decodeOp(&op))
+      for (Operation &op : b) {
+        if (isConstantLike(&op))
+          continue;
+        size_t first = p.code.size();
+        if (!decodeOp(&op))
           return false;
+        if (accReaders.contains(&op)) {
+          std::vector<std::pair<uint32_t, uint32_t>> read;
+          for (Value v : op.getOperands())
+            if (accValues.contains(v)) {
+              unsigned lanes = 1;
+              if (auto st = dyn_cast<LLVM::LLVMStructType>(v.getType()))
+                lanes = st.getBody().size();
+              else if (std::optional<TypeInfo> t = typeInfo(v.getType()))
+                lanes = t->lanes;
+              read.push_back({slot(v), lanes});
+            }
+          for (size_t pc = first; pc < p.code.size(); ++pc) {
+            p.code[pc].flags |= kReadsWgmmaAcc;
+            p.accReads.push_back({uint32_t(pc), read});
+          }
+        }
+      }
     }
     for (auto [auxIndex, block] : fixups)
       p.aux[auxIndex] = blockPC[block];
@@ -137,6 +344,126 @@ private:
   std::vector<std::pair<uint32_t, Block *>> fixups;
   llvm::StringMap<uint64_t> sharedOffset;
   uint32_t nextSlot = 0;
+  // Values that may hold a wgmma result not yet retired, and the ops
+  // (other than register renames and wgmma) that read them.
+  llvm::DenseSet<Value> accValues;
+  llvm::DenseSet<Operation *> accReaders;
+
+  /// The results of wgmma inline asm, what extractvalue, vector element
+  /// moves and branch arguments copy them into (register renames: the
+  /// registers that wgmma writes and a chained wgmma reads), and every other
+  /// op that reads them: on the GPU those reads are only defined after
+  /// wgmma.wait_group retired the wgmma.
+  void findWgmmaAccumulators() {
+    SmallVector<Value> work;
+    func.walk([&](LLVM::InlineAsmOp a) {
+      if (isWgmmaAsm(a) && a.getRes() && accValues.insert(a.getRes()).second)
+        work.push_back(a.getRes());
+    });
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      for (OpOperand &use : v.getUses()) {
+        Operation *user = use.getOwner();
+        auto add = [&](Value copy) {
+          if (accValues.insert(copy).second)
+            work.push_back(copy);
+        };
+        if (isa<LLVM::ExtractValueOp, LLVM::InsertElementOp,
+                LLVM::ExtractElementOp, LLVM::ShuffleVectorOp>(user)) {
+          add(user->getResult(0));
+        } else if (auto br = dyn_cast<BranchOpInterface>(user)) {
+          if (std::optional<BlockArgument> arg =
+                  br.getSuccessorBlockArgument(use.getOperandNumber()))
+            add(*arg);
+          else
+            accReaders.insert(user);
+        } else if (auto a = dyn_cast<LLVM::InlineAsmOp>(user);
+                   !a || !isWgmmaAsm(a)) {
+          accReaders.insert(user);
+        }
+      }
+    }
+  }
+
+  /// A wgmma.mma_async in inline asm (see parseWgmmaAsm).
+  bool decodeWgmma(LLVM::InlineAsmOp op) {
+    std::string why;
+    std::optional<WgmmaAsm> w = parseWgmmaAsm(op.getAsmString(), why);
+    auto refuse = [&](const Twine &reason) {
+      std::string text;
+      llvm::raw_string_ostream os(text);
+      llvm::printEscapedString(op.getAsmString(), os); // as MLIR prints it
+      return fail(op, "the simulator does not implement inline assembly '" +
+                          text + "': " + reason);
+    };
+    if (!w)
+      return refuse(why);
+    SmallVector<StringRef> constraints;
+    op.getConstraints().split(constraints, ',');
+    unsigned numOut = 0;
+    while (numOut < constraints.size() && constraints[numOut].starts_with("="))
+      ++numOut;
+    auto result = op.getRes()
+                      ? dyn_cast<LLVM::LLVMStructType>(op.getRes().getType())
+                      : LLVM::LLVMStructType();
+    if (numOut != w->n / 2 || !result || result.getBody().size() != numOut ||
+        llvm::any_of(result.getBody(),
+                     [](Type t) { return !isa<Float32Type>(t); }) ||
+        llvm::any_of(ArrayRef(constraints).take_front(numOut),
+                     [](StringRef c) { return c != "=f"; }))
+      return refuse(llvm::formatv("expected {0} f32 outputs (\"=f\") in a "
+                                  "struct",
+                                  w->n / 2));
+    if (constraints.size() != numOut + op.getOperands().size())
+      return refuse("the constraints do not match the operands");
+    // asm operand $k -> the op's input operand (k - numOut).
+    auto input = [&](unsigned k, bool i64, Value &v) {
+      if (k < numOut || k - numOut >= op.getOperands().size())
+        return false;
+      v = op.getOperands()[k - numOut];
+      auto it = dyn_cast<IntegerType>(v.getType());
+      return it && it.getWidth() == (i64 ? 64u : 32u);
+    };
+    Value descA, descB, scale;
+    if (!input(w->descA, true, descA) || !input(w->descB, true, descB))
+      return refuse("the descriptors must be i64 inputs");
+    if (w->scaleOperand && !input(*w->scaleOperand, false, scale))
+      return refuse("scale-d must be set from an i32 input");
+    // The accumulator input of output j: the input tied to it ("j").
+    std::vector<uint32_t> accIn(numOut, kNoSlot);
+    for (unsigned i = numOut; i < constraints.size(); ++i) {
+      unsigned tied;
+      if (!constraints[i].getAsInteger(10, tied) && tied < numOut)
+        accIn[tied] = slot(op.getOperands()[i - numOut]);
+    }
+    llvm::DenseSet<unsigned> seen;
+    for (unsigned k : w->d)
+      if (k >= numOut || !seen.insert(k).second)
+        return refuse("each D register must be a distinct output");
+      else if (accIn[k] == kNoSlot && (w->scaleOperand || w->scaleImm))
+        return refuse(llvm::formatv("D register ${0} has no tied input "
+                                    "accumulator",
+                                    k));
+    Value res = op.getRes();
+    slots[res] = nextSlot;
+    nextSlot += numOut;
+    Inst &in = emit(Opc::Wgmma, op);
+    in.res = slots[res];
+    in.ek = EK::F32, in.bits = 32, in.lanes = numOut;
+    in.a = slot(descA);
+    in.b = slot(descB);
+    in.c = scale ? slot(scale) : kNoSlot;
+    in.sub = w->scaleImm;
+    in.aux = p.aux.size();
+    p.aux.push_back(w->n);
+    p.aux.push_back(w->flags);
+    for (unsigned k : w->d) {
+      p.aux.push_back(k);        // result field of this D register
+      p.aux.push_back(accIn[k]); // its accumulator input (or kNoSlot)
+    }
+    p.hasWgmma = true;
+    return true;
+  }
 
   bool fail(Operation *op, const Twine &msg) {
     err.message = msg.str();
@@ -180,9 +507,18 @@ private:
     if (!module)
       return true;
     uint64_t offset = 0;
+    SmallVector<LLVM::GlobalOp> dynamic;
     for (auto g : module.getOps<LLVM::GlobalOp>()) {
       if (g.getAddrSpace() != 3)
         continue;
+      // An external zero-sized array is dynamic shared memory (`extern
+      // __shared__`): every one starts where the static ones end.
+      auto array = dyn_cast<LLVM::LLVMArrayType>(g.getGlobalType());
+      if (array && array.getNumElements() == 0 &&
+          g.getLinkage() == LLVM::Linkage::External) {
+        dynamic.push_back(g);
+        continue;
+      }
       uint64_t align = 1;
       std::optional<uint64_t> size = storeSize(g.getGlobalType(), &align);
       if (!size)
@@ -194,6 +530,26 @@ private:
       sharedOffset[g.getSymName()] = offset;
       p.shared.push_back({g.getSymName().str(), offset, *size});
       offset += *size;
+    }
+    if (!dynamic.empty()) {
+      // As much as the kernel's launch provides (kcc-convert-to-llvm records
+      // it); reports name the kernel's own buffer.
+      uint64_t bytes = 0;
+      if (auto a = func->getAttrOfType<IntegerAttr>(
+              kcc::KccDialect::kDynamicSmemBytesAttr))
+        bytes = a.getInt();
+      uint64_t align = 16;
+      for (LLVM::GlobalOp g : dynamic)
+        align = std::max<uint64_t>(align, g.getAlignment().value_or(1));
+      offset = (offset + align - 1) / align * align;
+      llvm::StringSet<> used;
+      func.walk([&](LLVM::AddressOfOp a) { used.insert(a.getGlobalName()); });
+      for (LLVM::GlobalOp g : dynamic) {
+        sharedOffset[g.getSymName()] = offset;
+        if (used.contains(g.getSymName()))
+          p.shared.push_back({g.getSymName().str(), offset, bytes});
+      }
+      offset += bytes;
     }
     p.sharedBytes = offset;
     return true;
@@ -510,6 +866,25 @@ private:
       emit(Opc::Nop, op);
       return true;
     }
+    if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op);
+        asmOp && isWgmmaAsm(asmOp))
+      return decodeWgmma(asmOp);
+    if (auto ev = dyn_cast<LLVM::ExtractValueOp>(op)) {
+      // Only the results of wgmma (a struct of scalars, one slot each).
+      auto st = dyn_cast<LLVM::LLVMStructType>(ev.getContainer().getType());
+      auto src = slots.find(ev.getContainer());
+      if (!st || src == slots.end() || ev.getPosition().size() != 1)
+        return fail(op, "the simulator supports llvm.extractvalue only of "
+                        "the results of wgmma.mma_async");
+      if (!assign(ev.getResult(), op))
+        return false;
+      Inst &in = emit(Opc::Copy, op);
+      in.res = slots[ev.getResult()];
+      in.a = src->second + uint32_t(ev.getPosition()[0]);
+      TypeInfo t = *typeInfo(ev.getResult().getType());
+      in.ek = t.ek, in.bits = t.bits, in.lanes = 1, in.c = 1;
+      return true;
+    }
     if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op))
       return fail(op, "the simulator does not implement inline assembly '" +
                           asmOp.getAsmString() + "'");
@@ -810,6 +1185,21 @@ private:
     // that follows it; the simulator's barriers already order everything.
     if (isa<NVVM::FenceMbarrierInitOp>(op)) {
       emit(Opc::Nop, op);
+      return true;
+    }
+    // wgmma.fence orders register accesses around wgmma; the simulator
+    // checks those itself (kReadsWgmmaAcc).
+    if (isa<NVVM::WgmmaFenceAlignedOp>(op)) {
+      emit(Opc::Nop, op);
+      return true;
+    }
+    if (isa<NVVM::WgmmaGroupSyncAlignedOp>(op)) {
+      emit(Opc::WgmmaCommit, op);
+      return true;
+    }
+    if (auto wait = dyn_cast<NVVM::WgmmaWaitGroupSyncOp>(op)) {
+      Inst &in = emit(Opc::WgmmaWait, op);
+      in.a = uint32_t(wait.getGroup());
       return true;
     }
     if (auto fence = dyn_cast<NVVM::FenceProxyOp>(op)) {

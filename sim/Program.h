@@ -143,7 +143,33 @@ enum class Opc : uint16_t {
   BulkCommit,
   BulkWait,
   FenceProxyAsync,
+  // Warpgroup MMA (Wgmma.cpp). Wgmma: res the N/2 result slots, a / b the
+  // descriptor slots, c the scale-d slot (kNone: sub holds it), aux a
+  // WgmmaAux record. WgmmaWait: a = the number of groups left pending.
+  Wgmma,
+  WgmmaCommit,
+  WgmmaWait,
   Nop,
+};
+
+/// Inst::flags.
+enum : uint8_t {
+  /// The op reads a value that may hold a wgmma accumulator not yet retired
+  /// by wgmma.wait_group (Program::accReads has the slots to check).
+  kReadsWgmmaAcc = 1,
+};
+
+/// Program::aux record of a Wgmma instruction.
+struct WgmmaAux {
+  enum : uint32_t {
+    BF16 = 1,   // .bf16 multiplicands (else .f16)
+    TransA = 2, // imm-trans-a: A is M-major
+    TransB = 4, // imm-trans-b: B is N-major
+    NegA = 8,   // imm-scale-a = -1
+    NegB = 16,  // imm-scale-b = -1
+  };
+  // aux[0] = N, aux[1] = flags, aux[2 + i] = the slot of the accumulator
+  // input of D register i (i < N / 2).
 };
 
 /// One decoded instruction. Operand fields are register slots unless the
@@ -161,6 +187,7 @@ struct Inst {
   uint8_t srcBits = 0;
   EK srcEk = EK::Int;
   uint8_t srcAddrSpace = 0;
+  uint8_t flags = 0; // kReadsWgmmaAcc
 };
 
 /// A shared-memory global (llvm.mlir.global addr_space 3).
@@ -184,6 +211,13 @@ struct Program {
   uint64_t sharedBytes = 0;
   /// Shared-memory access ops, numbered for per-op statistics.
   uint32_t numSharedAccessOps = 0;
+  /// Warpgroup MMA: whether the kernel has any, and, per instruction flagged
+  /// kReadsWgmmaAcc (by pc), the operands that may hold a wgmma result, as
+  /// (slot, lanes).
+  bool hasWgmma = false;
+  using AccRead =
+      std::pair<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>>;
+  std::vector<AccRead> accReads;
 };
 
 /// A decode error: the message and the op it is about.

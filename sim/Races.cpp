@@ -103,14 +103,22 @@ bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
     // The copy is ordered after what its issuer had seen when it issued it;
     // the issuer's state has not changed in ways that matter since then
     // except through later acquires, which only add order: an
-    // under-approximation of races, never a false report.
-    a = {asyncId, c.issuer, issuer.gen, kAsyncGen, 1, &issuer.acquired};
+    // under-approximation of races, never a false report. A wgmma's reads
+    // are ordered after what its warpgroup had seen when it issued it.
+    if (c.wgmma)
+      a = {asyncId, asyncId, c.seenGen, kAsyncGen, 1, &c.seen};
+    else
+      a = {asyncId, c.issuer, issuer.gen, kAsyncGen, 1, &issuer.acquired};
   }
   auto name = [&](uint32_t id) -> std::string {
     if (id < numThreads)
       return threadName(threads[id]);
+    const AsyncCopy &c = copies[id - numThreads];
+    if (c.wgmma)
+      return "the wgmma.mma_async of " +
+             describeWarpgroup(wgmmas[c.wgmmaIndex].warpgroup);
     return "an asynchronous copy (TMA) issued by " +
-           threadName(threads[copies[id - numThreads].issuer]);
+           threadName(threads[c.issuer]);
   };
   auto race = [&](uint64_t byte, uint32_t otherId, uint32_t otherOp,
                   bool otherStore) {
@@ -134,6 +142,7 @@ bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
          locOf(otherOp)});
     ++raceReports;
   };
+  bool asyncWgmma = !t && copies[asyncId - numThreads].wgmma;
   size_t reportsBefore = raceReports;
   for (uint64_t b = offset; b < offset + bytes; ++b) {
     ByteShadow &s = shadow[b];
@@ -142,7 +151,8 @@ bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
         // Reported at the next barrier or the CTA's end unless a racing
         // write shows up first: then the race is the better report (a
         // missing barrier reads before or after the write, by schedule).
-        if (opts.checkUninitializedShared && t && !pendingUninit)
+        if (opts.checkUninitializedShared && (t || asyncWgmma) &&
+            !pendingUninit)
           pendingUninit = Fault{
               llvm::formatv("load of {0}, which no thread has written, by "
                             "{1} (its value is undefined)",

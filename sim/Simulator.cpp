@@ -144,6 +144,7 @@ bool Machine::runCta(std::array<uint32_t, 3> block,
   resetShadow();
   mbarriers.clear();
   copies.clear();
+  wgmmas.clear();
   barrierArrived.fill(0);
   exited = 0;
   ctaGen = 0;
@@ -234,6 +235,8 @@ bool Machine::runCta(std::array<uint32_t, 3> block,
       bool fired;
       if (!tryCollective(t.warp, fired))
         return report();
+      if (!tryWarpgroup(t.warp * opts.warpSize / 128, fired))
+        return report();
       // Async copies land at random points between issue and observation.
       if (!copies.empty() && next() % 8 == 0) {
         bool any;
@@ -246,6 +249,8 @@ bool Machine::runCta(std::array<uint32_t, 3> block,
       for (uint32_t i = 0; i < copies.size(); ++i)
         if (!completeCopy(i))
           return report();
+      if (!checkWgmmasRetired())
+        return report();
       flushBanks();
       if (!checkPendingUninit())
         return report();
@@ -280,6 +285,9 @@ bool Machine::runCta(std::array<uint32_t, 3> block,
                             "arrived)",
                             idRanges(ids), what, barrierArrived[what],
                             threads[ids[0]].barrierCount);
+      else if (TS(state) == TS::Warpgroup)
+        msg = idRanges(ids) + " wait at this wgmma.mma_async for threads of "
+                              "their warpgroup that cannot arrive";
       else
         msg = idRanges(ids) + " wait at this cross-lane op for lanes that "
                               "cannot arrive";

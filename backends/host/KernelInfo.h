@@ -55,6 +55,9 @@ struct TargetBuild {
   std::string target;        // "sm_90a"
   unsigned sm = 0;           // 90
   unsigned threads = 0;      // threads per block (kcc.num_warps * warp size)
+  // Dynamic shared memory the launch provides (kcc.dynamic_smem_bytes; NVIDIA
+  // only, AMD kernels use static LDS).
+  unsigned dynamicSharedBytes = 0;
   // From `ptxas -v`:
   unsigned registers = 0;
   unsigned sharedBytes = 0;  // static shared memory

@@ -37,6 +37,7 @@ static json::Object paramJson(const Specialization &s, const ParamInfo &p) {
 static json::Object buildJson(const TargetBuild &b) {
   return json::Object{{"target", b.target},
                       {"threads_per_block", b.threads},
+                      {"dynamic_shared_bytes", b.dynamicSharedBytes},
                       {"registers", b.registers},
                       {"shared_bytes", b.sharedBytes},
                       {"stack_bytes", b.stackBytes},

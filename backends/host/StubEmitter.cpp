@@ -7,8 +7,9 @@
 //                       kernel a spec struct and a dispatcher); C part
 //                       (extern "C" kcc_<symbol> functions, valid C).
 //   vector_add.kcc.cpp  namespace vector_add::kcc_impl: the fatbin bytes, its
-//                       FatbinDesc, per specialization the threads table, the
-//                       KernelDesc and a grid function; then the definitions.
+//                       FatbinDesc, per specialization the table of threads
+//                       and dynamic shared memory per target, the KernelDesc
+//                       and a grid function; then the definitions.
 //
 // The HIP flavour (vector_add.hip.kcc.h/.cpp) is the same text with another
 // runtime header and launch function, `ihipStream_t *` streams, the offload
@@ -709,6 +710,16 @@ std::string docComment(const KernelInfo &k, const SpecPlan &sp, bool amd) {
     builds += (builds.empty() ? "" : ", ") + std::to_string(b->threads) + " (" +
               b->target + ")";
   out += wrapComment("///", "Threads per block: " + builds + ".", 2);
+  std::string shared;
+  bool anyShared = false;
+  for (const TargetBuild *b : sp.builds) {
+    shared += (shared.empty() ? "" : ", ") +
+              std::to_string(b->dynamicSharedBytes) + " (" + b->target + ")";
+    anyShared |= b->dynamicSharedBytes > 0;
+  }
+  if (anyShared && !amd)
+    out += wrapComment("///",
+                       "Dynamic shared memory (bytes): " + shared + ".", 2);
   std::string maps;
   for (const ParamInfo &p : s.params) {
     if (!p.isTensorMap)
@@ -903,10 +914,17 @@ std::string emitSource(const ModuleInfo &m,
       const Specialization &s = *sp.spec;
       c += "\n// " + s.symbol + "\n";
       std::vector<std::string> threads;
-      for (const TargetBuild *b : sp.builds)
-        threads.push_back("{" + std::to_string(b->sm) + ", " +
-                          std::to_string(b->threads) +
-                          (vendor.amd ? ", " + cString(b->target) : "") + "}");
+      // AMD: {0, threads, target}; NVIDIA: {sm, threads} or, with dynamic
+      // shared memory, {sm, threads, nullptr, bytes}.
+      for (const TargetBuild *b : sp.builds) {
+        std::string entry =
+            "{" + std::to_string(b->sm) + ", " + std::to_string(b->threads);
+        if (vendor.amd)
+          entry += ", " + cString(b->target);
+        else if (b->dynamicSharedBytes)
+          entry += ", nullptr, " + std::to_string(b->dynamicSharedBytes);
+        threads.push_back(entry + "}");
+      }
       c += wrapCall("",
                     "static const kcc::rt::ThreadsForArch threads_" + s.symbol +
                         "[] = {",

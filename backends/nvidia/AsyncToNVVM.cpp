@@ -201,20 +201,33 @@ struct TmaLoadLowering : OpConversionPattern<TmaLoadOp> {
   matchAndRewrite(TmaLoadOp op, OpAdaptor a,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    TensorMapType map = op.getMap().getType();
     onLeader(*this, rewriter, loc,
            [&](OpBuilder &b) {
-             // A CTA's own shared::cta address is valid in shared::cluster.
-             Value dst = LLVM::AddrSpaceCastOp::create(
-                 b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7),
-                 stageAt(b, loc, a.getDst(), a.getStage(),
-                         op.getDst().getType()));
-             NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-                 b, loc, dst,
-                 a.getMap(), tmaCoords(a.getCoords()),
-                 barrierAt(b, loc, a.getBars(), a.getIndex()),
-                 /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
-                 /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
-                 /*isCTAOnly=*/false, /*group=*/nullptr, /*predicate=*/Value());
+             Value stage = stageAt(b, loc, a.getDst(), a.getStage(),
+                                   op.getDst().getType());
+             Value bar = barrierAt(b, loc, a.getBars(), a.getIndex());
+             // Part p: the box p widths further along the innermost
+             // dimension, into the stage's p-th box-sized block.
+             for (unsigned p = 0; p < op.getParts(); ++p) {
+               SmallVector<Value> coords(a.getCoords());
+               if (p > 0)
+                 coords.back() = arith::AddIOp::create(
+                     b, loc, coords.back(),
+                     i32Const(b, loc, p * map.getBox().back()));
+               Value part = elementAddr(b, loc, stage, i32Const(b, loc, p),
+                                        map.getBoxBytes());
+               // A CTA's own shared::cta address is valid in shared::cluster.
+               Value dst = LLVM::AddrSpaceCastOp::create(
+                   b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7),
+                   part);
+               NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+                   b, loc, dst, a.getMap(), tmaCoords(coords), bar,
+                   /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
+                   /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
+                   /*isCTAOnly=*/false, /*group=*/nullptr,
+                   /*predicate=*/Value());
+             }
            });
     rewriter.eraseOp(op);
     return success();

@@ -34,6 +34,15 @@ using namespace kcc::nvidia;
 
 TileLayout TileLayout::get(RankedTensorType type) {
   TileLayout l;
+  // A wgmma accumulator: only its register count means anything here (splats
+  // and elementwise ops); WarpgroupMmaToNVVM.cpp maps its registers.
+  if (auto acc = dyn_cast<WgmmaAccLayoutAttr>(type.getEncoding())) {
+    l.numElems = type.getNumElements();
+    l.threads = 128 * acc.getWarpgroups();
+    l.regs = acc.getElemsPerThread(type.getShape());
+    l.nchunks = l.numElems;
+    return l;
+  }
   auto enc = cast<BlockedLayoutAttr>(type.getEncoding());
   l.numElems = type.getNumElements();
   l.vec = enc.getEffectiveVec(l.numElems);
@@ -61,6 +70,9 @@ KccTypeConverter::KccTypeConverter(MLIRContext *ctx, const TargetOps &ops)
   addConversion(
       [ctx](TensorMapType) -> Type { return LLVM::LLVMPointerType::get(ctx); });
   addConversion([ctx](RankedTensorType t) -> std::optional<Type> {
+    if (auto acc = dyn_cast_or_null<WgmmaAccLayoutAttr>(t.getEncoding()))
+      return VectorType::get({acc.getElemsPerThread(t.getShape())},
+                             t.getElementType());
     auto enc = dyn_cast_or_null<BlockedLayoutAttr>(t.getEncoding());
     if (!enc)
       return std::nullopt;
@@ -280,10 +292,16 @@ static int64_t unpaddedSmemBytes(Operation *op) {
       return 0;
     return src.getNumElements() * storageBytes(src.getElementType());
   }
+  if (auto cvt = dyn_cast<ConvertLayoutOp>(op)) {
+    auto src = cvt.getSrc().getType();
+    return src.getNumElements() * storageBytes(src.getElementType());
+  }
   if (auto tr = dyn_cast<TransOp>(op)) {
     auto src = tr.getSrc().getType();
     return src.getNumElements() * storageBytes(src.getElementType());
   }
+  if (auto dot = dyn_cast<DotOp>(op))
+    return dotScratch(dot).bytes;
   if (isa<ExpandDimsOp, ReshapeOp>(op)) {
     auto src = cast<RankedTensorType>(op->getOperand(0).getType());
     if (src.getEncoding() ==
@@ -855,19 +873,47 @@ struct ConvertKccToLLVMPass
   void runOnOperation() override;
 };
 
+/// Where a kernel's shared memory lives and how much a block may use.
+struct SharedMemoryPlan {
+  /// NVIDIA: dynamic shared memory (sized at launch), the only way past the
+  /// 48 KiB of static shared memory. AMD: a static LDS array.
+  bool dynamic = true;
+  int64_t limit = 0; // bytes per block
+  std::string target; // for messages: "sm_90a", or "this target"
+};
+
 /// Rejects what this version does not lower, with a clear message, and
 /// creates each kernel's shared-memory buffer.
-static LogicalResult prepare(ModuleOp module, const TargetOps &ops) {
+static LogicalResult prepare(ModuleOp module, const TargetOps &ops,
+                             const SharedMemoryPlan &plan) {
   bool ok = true;
   OpBuilder b(module.getContext());
   for (auto fn : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
     int64_t smem = 0;
     fn.walk([&](Operation *op) {
+      // The FMA lowering of dot stages a and b in shared memory: name the
+      // dot that does not fit, not only the kernel's total.
       if (auto dot = dyn_cast<DotOp>(op)) {
-        dot.emitError("kcc.dot is parsed but its lowering to tensor cores is "
-                      "not implemented yet in kcc 0.1");
-        ok = false;
-        return;
+        int64_t bytes = dotScratch(dot).bytes;
+        if (bytes > plan.limit) {
+          auto shape = [](RankedTensorType t) {
+            std::string s;
+            llvm::raw_string_ostream os(s);
+            llvm::interleave(t.getShape(), os, "x");
+            os << " " << t.getElementType();
+            return s;
+          };
+          dot.emitError("kcc: dot needs ")
+              << bytes << " bytes of shared memory for a ("
+              << shape(dot.getA().getType()) << ") and b ("
+              << shape(dot.getB().getType())
+              << "), which its CUDA-core lowering stages there: more than "
+                 "the "
+              << plan.limit << " bytes one block may use on " << plan.target
+              << "; use smaller tiles (e.g. a loop over K)";
+          ok = false;
+          return;
+        }
       }
       if (isa<math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op>(op) &&
           !ops.hasF64Transcendentals() &&
@@ -889,6 +935,22 @@ static LogicalResult prepare(ModuleOp module, const TargetOps &ops) {
         auto tt = dyn_cast<RankedTensorType>(t);
         if (!tt)
           return;
+        if (isa_and_nonnull<WgmmaAccLayoutAttr>(tt.getEncoding())) {
+          // Only these ops know the accumulator's register mapping.
+          if (!isa<WarpgroupMmaOp, ConvertLayoutOp, SplatOp, arith::ConstantOp,
+                   arith::TruncFOp, scf::ForOp, scf::YieldOp>(op)) {
+            op->emitError("kcc: internal error: ")
+                << op->getName()
+                << " on a wgmma accumulator (only warpgroup_mma, "
+                   "convert_layout, splat and loops handle that layout)";
+            ok = false;
+          } else if (ops.warpSize() != 32) {
+            op->emitError("kcc: wgmma accumulators exist on NVIDIA sm_90a "
+                          "only");
+            ok = false;
+          }
+          return;
+        }
         auto enc = dyn_cast_or_null<BlockedLayoutAttr>(tt.getEncoding());
         if (!enc) {
           op->emitError("kcc: tile type ")
@@ -926,22 +988,37 @@ static LogicalResult prepare(ModuleOp module, const TargetOps &ops) {
     int64_t scratch = smem, alignment = 16;
     if (async)
       smem = prepareAsyncBuffers(fn, smem, alignment);
-    if (smem > 48 * 1024) {
+    if (smem > plan.limit) {
       auto diag = fn.emitError("kcc: kernel needs ")
                   << smem << " bytes of shared memory (" << scratch
                   << " for layout conversions and reductions";
       if (async)
         diag << ", " << smem - scratch << " for TMA stages and mbarriers";
-      diag << "); more than 48 KiB (static) is not supported in kcc 0.1";
+      diag << "), more than the " << plan.limit
+           << " bytes one block may use on " << plan.target;
       ok = false;
     }
     if (smem > 0) {
       b.setInsertionPoint(fn);
-      auto arr = LLVM::LLVMArrayType::get(b.getI8Type(), smem);
-      LLVM::GlobalOp::create(b, fn.getLoc(), arr, /*isConstant=*/false,
-                             LLVM::Linkage::Internal, smemName(fn.getName()),
-                             Attribute(), /*alignment=*/alignment,
-                             /*addrSpace=*/3);
+      if (plan.dynamic) {
+        // `extern __shared__`: a zero-sized external array is PTX's
+        // `.extern .shared` (dynamic shared memory, sized by the launch).
+        // 1024-byte aligned, so swizzled stages at 1024-byte offsets are
+        // aligned too, whatever the kernel holds.
+        LLVM::GlobalOp::create(
+            b, fn.getLoc(), LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+            /*isConstant=*/false, LLVM::Linkage::External,
+            smemName(fn.getName()), Attribute(), /*alignment=*/1024,
+            /*addrSpace=*/3);
+        fn->setAttr(KccDialect::kDynamicSmemBytesAttr,
+                    b.getI64IntegerAttr(smem));
+      } else {
+        auto arr = LLVM::LLVMArrayType::get(b.getI8Type(), smem);
+        LLVM::GlobalOp::create(b, fn.getLoc(), arr, /*isConstant=*/false,
+                               LLVM::Linkage::Internal,
+                               smemName(fn.getName()), Attribute(),
+                               /*alignment=*/alignment, /*addrSpace=*/3);
+      }
     }
   }
   return success(ok);
@@ -960,7 +1037,17 @@ void ConvertKccToLLVMPass::runOnOperation() {
         << vendor << "'; valid vendors are nvidia and amd";
     return signalPassFailure();
   }
-  if (failed(prepare(module, *ops)))
+  SharedMemoryPlan plan;
+  plan.dynamic = vendor == "nvidia";
+  plan.limit = maxSharedBytes;
+  if (plan.limit <= 0) {
+    const TargetModel *model =
+        TargetRegistry::builtin().lookup(plan.dynamic ? "sm_90a" : "gfx942");
+    plan.limit = model ? model->sharedMemory.bytesPerBlock : 48 * 1024;
+  }
+  auto targetName = module->getAttrOfType<StringAttr>(KccDialect::kTargetAttr);
+  plan.target = targetName ? targetName.str() : "this target";
+  if (failed(prepare(module, *ops, plan)))
     return signalPassFailure();
 
   KccTypeConverter tc(ctx, *ops);
@@ -981,7 +1068,9 @@ void ConvertKccToLLVMPass::runOnOperation() {
       tc, ctx);
   patterns.add<ElementwiseLowering>(tc, ctx);
   populateReducePatterns(tc, patterns);
+  populateDotPatterns(tc, patterns);
   populateAsyncPatterns(tc, patterns);
+  populateWarpgroupMmaPatterns(tc, patterns);
   ops->addMathPatterns(tc, patterns, target);
   scf::populateSCFStructuralTypeConversionsAndLegality(tc, patterns, target);
 

@@ -152,6 +152,16 @@ mlir::Value padIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value flat,
 /// Shared-memory bytes needed by one op (0 if none).
 int64_t smemBytesFor(mlir::Operation *op);
 
+/// Where the FMA lowering of dot (DotToFMA.cpp) stages its operands in the
+/// shared-memory scratch: a row-major with rows of `aRowStride` elements
+/// (K plus padding) from byte 0, b row-major from byte `bOffset`.
+struct DotScratch {
+  int64_t aRowStride = 0;
+  int64_t bOffset = 0;
+  int64_t bytes = 0; // in all
+};
+DotScratch dotScratch(DotOp op);
+
 /// Whether `op` contains async IR (stages, mbarriers, TMA copies).
 bool hasAsyncOps(mlir::Operation *op);
 /// Places the stages and mbarriers of `fn` after its `scratch` bytes of
@@ -163,8 +173,12 @@ int64_t prepareAsyncBuffers(mlir::func::FuncOp fn, int64_t scratch,
 // Pattern sets living in other files.
 void populateReducePatterns(KccTypeConverter &tc,
                             mlir::RewritePatternSet &patterns);
+void populateDotPatterns(KccTypeConverter &tc,
+                         mlir::RewritePatternSet &patterns);
 void populateAsyncPatterns(KccTypeConverter &tc,
                            mlir::RewritePatternSet &patterns);
+void populateWarpgroupMmaPatterns(KccTypeConverter &tc,
+                                  mlir::RewritePatternSet &patterns);
 void populateMathPatterns(KccTypeConverter &tc,
                           mlir::RewritePatternSet &patterns,
                           mlir::ConversionTarget &target);

@@ -18,11 +18,22 @@ def ConvertKccToLLVM : Pass<"kcc-convert-to-llvm", "mlir::ModuleOp"> {
     LLVM/NVVM; arith, math (except the ones lowered to NVVM approximations or
     libdevice calls here), scf stay on converted types and are lowered by the
     upstream passes of the `kcc-lower-to-llvm` pipeline.
+
+    Shared memory: on NVIDIA a kernel's scratch, TMA stages and mbarriers
+    live in dynamic shared memory (an external zero-sized addrspace(3) array,
+    1024-byte aligned: CUDA's `extern __shared__`); the byte count is recorded
+    on the kernel as `kcc.dynamic_smem_bytes` for the launch. On AMD they are
+    a static LDS array. Either way, more than `max-shared-bytes` is a located
+    error.
   }];
   let options = [
     Option<"vendor", "vendor", "std::string", /*default=*/"\"nvidia\"",
            "Target vendor: nvidia (NVVM, 32-lane warps) or amd (ROCDL, "
-           "64-lane waves)">
+           "64-lane waves)">,
+    Option<"maxSharedBytes", "max-shared-bytes", "int64_t", /*default=*/"0",
+           "Shared memory one block may use, in bytes (the target model's "
+           "shared_memory.bytes_per_block); 0: that of the built-in sm_90a "
+           "(nvidia) or gfx942 (amd) model">
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect",

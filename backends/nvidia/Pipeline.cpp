@@ -45,11 +45,13 @@ struct AdoptLoopAnnotations
 } // namespace
 
 /// The pipeline for a vendor given by name (an unknown name is diagnosed by
-/// kcc-convert-to-llvm).
+/// kcc-convert-to-llvm); `maxSharedBytes` 0 is the vendor's default.
 static void buildPipeline(OpPassManager &pm, StringRef vendor,
+                          int64_t maxSharedBytes = 0,
                           bool keepNVVMOps = false) {
   kcc::nvidia::ConvertKccToLLVMOptions options;
   options.vendor = vendor.str();
+  options.maxSharedBytes = maxSharedBytes;
   pm.addPass(kcc::nvidia::createConvertKccToLLVM(options));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -91,9 +93,11 @@ void kcc::nvidia::buildTargetLayoutPipeline(OpPassManager &pm,
   pm.addPass(createChooseSharedLayouts(bankGeometry(target)));
 }
 
-void kcc::nvidia::buildLowerToLLVMPipeline(OpPassManager &pm, Vendor vendor,
+void kcc::nvidia::buildLowerToLLVMPipeline(OpPassManager &pm,
+                                           const TargetModel &target,
                                            bool keepNVVMOps) {
-  buildPipeline(pm, vendor == Vendor::AMD ? "amd" : "nvidia", keepNVVMOps);
+  buildPipeline(pm, target.vendor == Vendor::AMD ? "amd" : "nvidia",
+                target.sharedMemory.bytesPerBlock, keepNVVMOps);
 }
 
 void kcc::nvidia::registerLowerToLLVMPipeline() {
@@ -105,12 +109,16 @@ void kcc::nvidia::registerLowerToLLVMPipeline() {
     Option<std::string> vendor{*this, "vendor",
                                llvm::cl::desc("nvidia (default) or amd"),
                                llvm::cl::init("nvidia")};
+    Option<int64_t> maxSharedBytes{
+        *this, "max-shared-bytes",
+        llvm::cl::desc("Shared memory per block (0: the vendor's default)"),
+        llvm::cl::init(0)};
   };
   PassPipelineRegistration<PipelineOptions>(
       "kcc-lower-to-llvm",
       "Lower layout-assigned kcc kernels to LLVM + NVVM (or ROCDL) dialects "
       "(kcc-convert-to-llvm + upstream conversions)",
       [](OpPassManager &pm, const PipelineOptions &options) {
-        buildPipeline(pm, options.vendor);
+        buildPipeline(pm, options.vendor, options.maxSharedBytes);
       });
 }

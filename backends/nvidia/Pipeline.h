@@ -28,11 +28,12 @@ void buildTargetLayoutPipeline(mlir::OpPassManager &pm,
 /// kcc-convert-to-llvm followed by the upstream clean-up conversions: the
 /// result is a builtin module of LLVM + NVVM (or, for AMD, ROCDL) dialect ops
 /// only, translatable with mlir::translateModuleToLLVMIR. Runs on a
-/// builtin.module. `keepNVVMOps`: leave NVVM ops that have no intrinsic
+/// builtin.module. `target` gives the vendor and the shared memory a block
+/// may use. `keepNVVMOps`: leave NVVM ops that have no intrinsic
 /// (mbarrier.try_wait.parity) as ops instead of inline PTX, for the SIMT
 /// simulator, which executes them.
 void buildLowerToLLVMPipeline(mlir::OpPassManager &pm,
-                              Vendor vendor = Vendor::NVIDIA,
+                              const TargetModel &target,
                               bool keepNVVMOps = false);
 /// Registers `kcc-lower-to-llvm` as a pass pipeline (idempotent).
 void registerLowerToLLVMPipeline();

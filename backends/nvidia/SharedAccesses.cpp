@@ -3,6 +3,8 @@
 #include "backends/nvidia/LoweringUtils.h"
 #include "ir/Dialect.h"
 
+#include <set>
+
 using namespace mlir;
 using namespace kcc;
 using namespace kcc::nvidia;
@@ -79,6 +81,63 @@ void relayout(std::vector<SharedAccess> &out, Operation *op,
                 return padding.index(mapFlat(*flatOf(dl, t, r, false)));
               });
 }
+/// dot's FMA lowering (DotToFMA.cpp): owners store a (padded rows) and b;
+/// then each k step loads a[i,k] once per distinct row and b[k,j] once per
+/// distinct column of the thread's registers of c. Every k shifts all lanes
+/// by the same amount, so k = 0 has the conflicts of every step.
+void describeDot(std::vector<SharedAccess> &out, DotOp dot) {
+  auto aT = dot.getA().getType(), bT = dot.getB().getType();
+  auto cT = dot.getC().getType();
+  DotScratch s = dotScratch(dot);
+  unsigned aBytes = storageBytes(aT.getElementType());
+  unsigned bBytes = storageBytes(bT.getElementType());
+  int64_t k = aT.getDimSize(1), n = cT.getDimSize(1);
+  int64_t bBase = s.bOffset / bBytes;
+  TileLayout al = TileLayout::get(aT), bl = TileLayout::get(bT);
+  perRegister(out, dot, "operand a store", true, aBytes, al, al.regs,
+              [&](unsigned t, unsigned r) -> std::optional<int64_t> {
+                std::optional<int64_t> f = flatOf(al, t, r, true);
+                if (!f)
+                  return std::nullopt;
+                return *f / k * s.aRowStride + *f % k;
+              });
+  perRegister(out, dot, "operand b store", true, bBytes, bl, bl.regs,
+              [&](unsigned t, unsigned r) -> std::optional<int64_t> {
+                std::optional<int64_t> f = flatOf(bl, t, r, true);
+                if (!f)
+                  return std::nullopt;
+                return bBase + *f;
+              });
+  // The registers whose loads the lowering emits: the first of each row key
+  // (hi) and of each column key (hi % N, lo), hi + lo being the register's
+  // offset and lo < min(vec, N).
+  TileLayout cl = TileLayout::get(cT);
+  int64_t g = std::min<int64_t>(cl.vec, n);
+  std::set<int64_t> rowKeys;
+  std::set<std::pair<int64_t, int64_t>> colKeys;
+  std::vector<unsigned> rowRegs, colRegs;
+  for (unsigned r = 0; r < cl.regs; ++r) {
+    int64_t off = cl.regOffset(r), lo = off % g, hi = off - lo;
+    if (rowKeys.insert(hi).second)
+      rowRegs.push_back(r);
+    if (colKeys.insert({hi % n, lo}).second)
+      colRegs.push_back(r);
+  }
+  auto loads = [&](const char *what, unsigned bytes,
+                   const std::vector<unsigned> &regs, auto addr) {
+    size_t first = out.size();
+    perRegister(out, dot, what, false, bytes, cl, regs.size(),
+                [&](unsigned t, unsigned i) -> std::optional<int64_t> {
+                  return addr(*flatOf(cl, t, regs[i], false));
+                });
+    for (size_t i = first; i < out.size(); ++i)
+      out[i].reg = regs[i - first];
+  };
+  loads("a[i,k] load", aBytes, rowRegs,
+        [&](int64_t f) { return f / n * s.aRowStride; });
+  loads("b[k,j] load", bBytes, colRegs,
+        [&](int64_t f) { return bBase + f % n; });
+}
 } // namespace
 
 std::vector<SharedAccess>
@@ -108,6 +167,8 @@ kcc::nvidia::describeSharedAccesses(Operation *op,
       SmallVector<int64_t> ij = indexToMulti(f, dshape);
       return multiToIndex({ij[1], ij[0]}, sshape);
     });
+  } else if (auto dot = dyn_cast<DotOp>(op)) {
+    describeDot(out, dot);
   } else if (auto red = dyn_cast<ReduceOp>(op)) {
     auto srcT = red.getSrc().getType();
     TileLayout sl = TileLayout::get(srcT);

@@ -1,7 +1,8 @@
 //===- SharedAccesses.h - the shared-memory accesses kcc's lowering emits -===//
 //
-// The lowering moves data through shared memory for cross-warp reductions and
-// for relayouts (broadcast, expand_dims between layouts). This describes those
+// The lowering moves data through shared memory for cross-warp reductions,
+// for relayouts (broadcast, expand_dims between layouts) and for the operands
+// of dot's FMA lowering. This describes those
 // accesses -- which lane touches which byte, per instruction -- from the
 // layout IR, so that `kcc --report` can give each one's bank-conflict degree
 // under a target's bank model before any code exists. The address arithmetic

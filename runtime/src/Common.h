@@ -57,11 +57,12 @@ std::string damagedHint(const KernelDesc &kernel, const char *kind);
 /// and the <kind> are out of sync, rebuild both"
 std::string outOfSyncHint(const KernelDesc &kernel, const char *kind);
 
-/// A loaded kernel: the vendor's function handle and the block size chosen
-/// for the device it was loaded on.
+/// A loaded kernel: the vendor's function handle, and the block size and
+/// dynamic shared memory (CUDA) chosen for the device it was loaded on.
 struct LoadedFunction {
   void *handle = nullptr;
   unsigned blockX = 0;
+  unsigned sharedBytes = 0;
 };
 
 /// Modules per (scope, image) and functions per (scope, image, symbol), where

@@ -77,6 +77,7 @@ void load(Loaded &out) {
       !resolve(handle, "cuDeviceGetAttribute", d.cuDeviceGetAttribute, why) ||
       !resolve(handle, "cuModuleLoadData", d.cuModuleLoadData, why) ||
       !resolve(handle, "cuModuleGetFunction", d.cuModuleGetFunction, why) ||
+      !resolve(handle, "cuFuncSetAttribute", d.cuFuncSetAttribute, why) ||
       !resolve(handle, "cuLaunchKernel", d.cuLaunchKernel, why))
     return;
   // Optional: older drivers (before CUDA 12) still launch kernels without

@@ -29,6 +29,7 @@ using CUmodule = CUmod_st *;
 using CUfunction = CUfunc_st *;
 using CUstream = CUstream_st *;
 using CUdevice_attribute = int;
+using CUfunction_attribute = int;
 
 // CUresult values (cuda.h, enum cudaError_enum).
 enum : CUresult {
@@ -56,6 +57,11 @@ enum : CUresult {
 enum : CUdevice_attribute {
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
+};
+
+// CUfunction_attribute values (cuda.h, enum CUfunction_attribute_enum).
+enum : CUfunction_attribute {
+  CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
 };
 
 // CUtensorMap enums (cuda.h, CUtensorMap*_enum): what encodeTensorMap passes
@@ -112,6 +118,8 @@ struct Driver {
   CUresult (*cuModuleLoadData)(CUmodule *module, const void *image);
   CUresult (*cuModuleGetFunction)(CUfunction *function, CUmodule module,
                                   const char *name);
+  CUresult (*cuFuncSetAttribute)(CUfunction function,
+                                 CUfunction_attribute attribute, int value);
   CUresult (*cuLaunchKernel)(CUfunction f, unsigned gridX, unsigned gridY,
                              unsigned gridZ, unsigned blockX, unsigned blockY,
                              unsigned blockZ, unsigned sharedMemBytes,

@@ -24,6 +24,9 @@ namespace {
 
 constexpr GridLimits kCudaLimits = {"CUDA", {2147483647, 65535, 65535}};
 
+/// Dynamic shared memory every function may use without opting in.
+constexpr unsigned kDefaultDynamicSharedBytes = 48 * 1024;
+
 Status driverError(const Driver &driver, const KernelDesc &kernel,
                    const char *call, CUresult result) {
   Status status = driverFailure(kernel, call, driver.describe(result));
@@ -130,13 +133,37 @@ bool isNoImage(CUresult result) {
          result == CUDA_ERROR_JIT_COMPILATION_DISABLED;
 }
 
+/// Lets `function` use `bytes` of dynamic shared memory, more than the 48 KiB
+/// a launch may ask for without opting in (once per loaded function: the
+/// attribute stays with it).
+Status allowSharedBytes(const Driver &driver, const KernelDesc &kernel,
+                        CUfunction function, unsigned bytes, unsigned sm) {
+  CUresult result = driver.cuFuncSetAttribute(
+      function, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+      static_cast<int>(bytes));
+  if (result == CUDA_SUCCESS)
+    return Status();
+  std::string call = "cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES, " +
+                     std::to_string(bytes) + ")";
+  Status status = driverError(driver, kernel, call.c_str(), result);
+  if (result == CUDA_ERROR_INVALID_VALUE)
+    status.message += "; the kernel needs " + std::to_string(bytes) +
+                      " bytes of shared memory per block, more than this GPU "
+                      "(sm_" +
+                      std::to_string(sm) +
+                      ") allows: compile it for this GPU's target";
+  return status;
+}
+
 FunctionCache &cache() {
   static FunctionCache *instance = new FunctionCache; // leaked: usable at exit
   return *instance;
 }
 
-/// Loads (once per context) the module and the kernel's function, and picks
-/// the block size for the context's compute capability.
+/// Loads (once per context) the module and the kernel's function, picks the
+/// block size and dynamic shared memory for the context's compute capability,
+/// and opts the function in to that much shared memory when it is more than
+/// 48 KiB.
 Status loadFunction(const Driver &driver, const KernelDesc &kernel,
                     CUcontext ctx, LoadedFunction *out) {
   auto loadModule = [&](void **module) {
@@ -171,13 +198,20 @@ Status loadFunction(const Driver &driver, const KernelDesc &kernel,
     Status status = computeCapability(driver, kernel, &sm);
     if (!status.ok())
       return status;
-    function->handle = handle;
-    function->blockX = kernel.threads[0].threads;
+    const ThreadsForArch *entry = &kernel.threads[0];
     for (unsigned i = 0; i < kernel.numThreads; ++i)
       if (kernel.threads[i].sm == sm) {
-        function->blockX = kernel.threads[i].threads;
+        entry = &kernel.threads[i];
         break;
       }
+    if (entry->sharedBytes > kDefaultDynamicSharedBytes) {
+      status = allowSharedBytes(driver, kernel, handle, entry->sharedBytes, sm);
+      if (!status.ok())
+        return status;
+    }
+    function->handle = handle;
+    function->blockX = entry->threads;
+    function->sharedBytes = entry->sharedBytes;
     return Status();
   };
   return cache().load(reinterpret_cast<uintptr_t>(ctx), kernel, loadModule,
@@ -215,7 +249,7 @@ Status kcc::rt::launch(const KernelDesc &kernel, const int64_t grid[3],
   CUresult result = driver->cuLaunchKernel(
       static_cast<CUfunction>(function.handle), static_cast<unsigned>(grid[0]),
       static_cast<unsigned>(grid[1]), static_cast<unsigned>(grid[2]),
-      function.blockX, 1, 1, /*sharedMemBytes=*/0, stream, args,
+      function.blockX, 1, 1, function.sharedBytes, stream, args,
       /*extra=*/nullptr);
   if (result != CUDA_SUCCESS)
     return driverError(*driver, kernel, "cuLaunchKernel", result);

@@ -31,6 +31,7 @@ KCC_SAME(CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES);
 KCC_SAME(CUDA_ERROR_CONTEXT_IS_DESTROYED);
 KCC_SAME(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR);
 KCC_SAME(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR);
+KCC_SAME(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);
 KCC_SAME(CU_TENSOR_MAP_DATA_TYPE_UINT8);
 KCC_SAME(CU_TENSOR_MAP_DATA_TYPE_UINT16);
 KCC_SAME(CU_TENSOR_MAP_DATA_TYPE_UINT32);
@@ -61,6 +62,9 @@ static_assert(sizeof(CUresult) == sizeof(k::CUresult), "CUresult size");
 static_assert(sizeof(CUdevice) == sizeof(k::CUdevice), "CUdevice size");
 static_assert(sizeof(CUdevice_attribute) == sizeof(k::CUdevice_attribute),
               "CUdevice_attribute size");
+static_assert(sizeof(CUfunction_attribute) ==
+                  sizeof(k::CUfunction_attribute),
+              "CUfunction_attribute size");
 
 // The symbols the runtime resolves have no versioned export in this cuda.h.
 #define KCC_UNVERSIONED(name)                                                  \
@@ -78,6 +82,7 @@ KCC_UNVERSIONED(cuDevicePrimaryCtxRetain)
 KCC_UNVERSIONED(cuDeviceGetAttribute)
 KCC_UNVERSIONED(cuModuleLoadData)
 KCC_UNVERSIONED(cuModuleGetFunction)
+KCC_UNVERSIONED(cuFuncSetAttribute)
 KCC_UNVERSIONED(cuLaunchKernel)
 KCC_UNVERSIONED(cuTensorMapEncodeTiled)
 
@@ -91,6 +96,6 @@ const char *const kCudaHeaderSpellings[] = {
     kSpelled_cuCtxSetCurrent, kSpelled_cuCtxGetDevice,
     kSpelled_cuDeviceGet,     kSpelled_cuDevicePrimaryCtxRetain,
     kSpelled_cuDeviceGetAttribute, kSpelled_cuModuleLoadData,
-    kSpelled_cuModuleGetFunction, kSpelled_cuLaunchKernel,
-    kSpelled_cuTensorMapEncodeTiled, nullptr};
+    kSpelled_cuModuleGetFunction, kSpelled_cuFuncSetAttribute,
+    kSpelled_cuLaunchKernel,  kSpelled_cuTensorMapEncodeTiled, nullptr};
 } // namespace kcc_runtime_test

@@ -2,6 +2,9 @@
 // path runs on machines without a GPU. A "fatbin" here is a C string:
 //   "FAKEFATBIN archs=80,90 kernels=vector_add,softmax"
 // A module loads when the context's device compute capability is in `archs`.
+// As the real driver, a launch with more than 48 KiB of dynamic shared memory
+// fails unless cuFuncSetAttribute raised the function's limit, which may not
+// pass the device's opt-in maximum.
 // The fake_* functions let the tests steer it and read what it saw.
 #include "FakeCudaControl.h"
 
@@ -33,7 +36,17 @@ struct Module {
 
 struct Function {
   std::string name;
+  int maxDynamicShared = 48 * 1024; // CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
 };
+
+/// cudaDevAttrMaxSharedMemoryPerBlockOptin by compute capability.
+int optInSharedBytes(int cc) {
+  if (cc >= 90)
+    return 232448;
+  if (cc == 80 || cc == 87)
+    return 166912;
+  return 101376; // sm_86, sm_89
+}
 
 struct State {
   std::mutex mutex;
@@ -66,6 +79,11 @@ struct State {
   uint32_t boxDim[5] = {}, elementStrides[5] = {};
   int interleave = -1, swizzle = -1, l2Promotion = -1, oobFill = -1;
   void *map = nullptr;
+  // cuFuncSetAttribute: calls, injected error, the last call's arguments.
+  int attributeCalls = 0;
+  CUresult attributeError = 0;
+  int attribute = -1, attributeValue = 0;
+  std::string attributeFunction;
   // Everything handed out, kept reachable (no leaks under LeakSanitizer).
   std::vector<std::unique_ptr<Context>> contexts;
   std::vector<std::unique_ptr<Function>> functions;
@@ -207,6 +225,23 @@ EXPORT CUresult cuModuleGetFunction(Function **function, Module *module,
   return 0;
 }
 
+EXPORT CUresult cuFuncSetAttribute(Function *f, int attribute, int value) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  ++s.attributeCalls;
+  s.attribute = attribute;
+  s.attributeValue = value;
+  s.attributeFunction = f->name;
+  if (s.attributeError)
+    return s.attributeError;
+  if (attribute != 8) // only MAX_DYNAMIC_SHARED_SIZE_BYTES is modelled
+    return 1;
+  if (!current || value < 0 || value > optInSharedBytes(s.cc[current->device]))
+    return 1; // CUDA_ERROR_INVALID_VALUE
+  f->maxDynamicShared = value;
+  return 0;
+}
+
 EXPORT CUresult cuLaunchKernel(Function *f, unsigned gx, unsigned gy,
                                unsigned gz, unsigned bx, unsigned by,
                                unsigned bz, unsigned shared, void *stream,
@@ -215,6 +250,8 @@ EXPORT CUresult cuLaunchKernel(Function *f, unsigned gx, unsigned gy,
   std::lock_guard<std::mutex> lock(s.mutex);
   if (s.launchError)
     return s.launchError;
+  if (shared > unsigned(f->maxDynamicShared))
+    return 1; // CUDA_ERROR_INVALID_VALUE, as the real driver
   for (unsigned i = 0; i < s.captureParams; ++i)
     s.params[i] = params[i];
   if (s.captureMap >= 0)
@@ -302,6 +339,20 @@ EXPORT void fake_last_launch(FakeLaunch *out) {
   out->shared = s.shared;
   out->stream = s.stream;
   std::snprintf(out->function, sizeof out->function, "%s", s.function.c_str());
+}
+
+EXPORT void fake_set_func_attribute_error(CUresult error) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().attributeError = error;
+}
+EXPORT void fake_last_func_attribute(FakeFuncAttribute *out) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  out->calls = s.attributeCalls;
+  out->attribute = s.attribute;
+  out->value = s.attributeValue;
+  std::snprintf(out->function, sizeof out->function, "%s",
+                s.attributeFunction.c_str());
 }
 
 EXPORT void fake_set_encode_error(CUresult error) {

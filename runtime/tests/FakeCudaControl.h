@@ -19,6 +19,15 @@ struct FakeLaunch {
   char function[128];
 };
 
+/// The last cuFuncSetAttribute and how many there were
+/// (fake_last_func_attribute).
+struct FakeFuncAttribute {
+  int calls;
+  int attribute;
+  int value;
+  char function[128];
+};
+
 /// The last cuTensorMapEncodeTiled and how many there were
 /// (fake_last_encode).
 struct FakeEncode {

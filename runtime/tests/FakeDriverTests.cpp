@@ -1,6 +1,7 @@
 // The launch path against FakeCuda.cpp, a stand-in libcuda.so.1 loaded through
 // KCC_CUDA_DRIVER: context selection, module/function caching, block sizes,
-// the no-image and driver-error messages, and concurrent first launches.
+// dynamic shared memory, the no-image and driver-error messages, and
+// concurrent first launches.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include "FakeCudaControl.h"
 
@@ -36,6 +37,8 @@ struct Fake {
   void (*lastEncode)(FakeEncode *);
   void (*captureParams)(unsigned, int);
   void (*capturedParams)(void **, unsigned char *);
+  void (*setFuncAttributeError)(int);
+  void (*lastFuncAttribute)(FakeFuncAttribute *);
 } fake;
 
 
@@ -564,6 +567,112 @@ TEST_CASE("tensor maps: a driver without cuTensorMapEncodeTiled" *
             .ok());
 }
 
+//===----------------------------------------------------------------------===//
+// Dynamic shared memory
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+FakeFuncAttribute lastFuncAttribute() {
+  FakeFuncAttribute a{};
+  fake.lastFuncAttribute(&a);
+  return a;
+}
+
+const char kSmemImage[] = "FAKEFATBIN archs=80,86,90 kernels=big,small,none";
+const FatbinDesc kSmemFatbin = {"smem.kc", kSmemImage, sizeof kSmemImage,
+                                "sm_80, sm_86, sm_90a"};
+// sm_86 asks for more than its 99 KiB opt-in maximum.
+const ThreadsForArch kBigThreads[] = {{80, 128, nullptr, 160000},
+                                      {86, 128, nullptr, 150000},
+                                      {90, 256, nullptr, 200000}};
+const ThreadsForArch kSmallThreads[] = {{80, 128, nullptr, 4096},
+                                        {90, 256, nullptr, 49152}};
+const KernelDesc kBig = {&kSmemFatbin, "big", kBigThreads, 3};
+const KernelDesc kSmall = {&kSmemFatbin, "small", kSmallThreads, 2};
+const KernelDesc kNone = {&kSmemFatbin, "none", kThreads, 2};
+
+} // namespace
+
+TEST_CASE("dynamic shared memory: above 48 KiB the function opts in once") {
+  ScopedContext scope(10, 90);
+  const int64_t grid[3] = {3, 1, 1};
+  int calls = lastFuncAttribute().calls;
+  Status status = launch(kBig, grid, nullptr, nullptr);
+  REQUIRE_MESSAGE(status.ok(), status.message);
+  FakeFuncAttribute attribute = lastFuncAttribute();
+  CHECK(attribute.calls == calls + 1);
+  CHECK(attribute.attribute == 8); // MAX_DYNAMIC_SHARED_SIZE_BYTES
+  CHECK(attribute.value == 200000);
+  CHECK(std::string(attribute.function) == "big");
+  FakeLaunch launched = lastLaunch();
+  CHECK(launched.block[0] == 256);
+  CHECK(launched.shared == 200000);
+  CHECK(std::string(launched.function) == "big");
+
+  // The attribute stays with the loaded function: no second call.
+  CHECK(launch(kBig, grid, nullptr, nullptr).ok());
+  CHECK(lastFuncAttribute().calls == calls + 1);
+  CHECK(lastLaunch().shared == 200000);
+
+  // 48 KiB and less need no opt-in; the launch still passes the bytes.
+  CHECK(launch(kSmall, grid, nullptr, nullptr).ok());
+  CHECK(lastFuncAttribute().calls == calls + 1);
+  CHECK(lastLaunch().shared == 49152);
+  CHECK(launch(kNone, grid, nullptr, nullptr).ok());
+  CHECK(lastLaunch().shared == 0);
+}
+
+TEST_CASE("dynamic shared memory: each target's entry gives its own bytes") {
+  ScopedContext scope(11, 80);
+  const int64_t grid[3] = {1, 1, 1};
+  int calls = lastFuncAttribute().calls;
+  Status status = launch(kBig, grid, nullptr, nullptr);
+  REQUIRE_MESSAGE(status.ok(), status.message);
+  CHECK(lastFuncAttribute().calls == calls + 1);
+  CHECK(lastFuncAttribute().value == 160000);
+  CHECK(lastLaunch().block[0] == 128);
+  CHECK(lastLaunch().shared == 160000);
+  CHECK(launch(kSmall, grid, nullptr, nullptr).ok());
+  CHECK(lastLaunch().shared == 4096);
+}
+
+TEST_CASE("dynamic shared memory: more than the GPU allows is a clear error") {
+  ScopedContext scope(12, 86);
+  const int64_t grid[3] = {1, 1, 1};
+  int launches = fake.launches();
+  Status status = launch(kBig, grid, nullptr, nullptr);
+  CHECK(status.code == KCC_ERROR_DRIVER);
+  CHECK(status.message ==
+        "kcc: cannot launch big: cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_"
+        "BYTES, 150000) failed: CUDA_ERROR_INVALID_VALUE (fake description); "
+        "the kernel needs 150000 bytes of shared memory per block, more than "
+        "this GPU (sm_86) allows: compile it for this GPU's target");
+  CHECK(fake.launches() == launches);
+  // Nothing is cached for a failure: the next launch tries again.
+  int calls = lastFuncAttribute().calls;
+  CHECK(!launch(kBig, grid, nullptr, nullptr).ok());
+  CHECK(lastFuncAttribute().calls == calls + 1);
+  // Other kernels of the module are unaffected.
+  CHECK(launch(kSmall, grid, nullptr, nullptr).ok());
+  launches = fake.launches();
+
+  // Any other driver failure names the call and the error.
+  ScopedContext hopper(13, 90);
+  fake.setFuncAttributeError(201);
+  status = launch(kBig, grid, nullptr, nullptr);
+  fake.setFuncAttributeError(0);
+  CHECK(status.code == KCC_ERROR_DRIVER);
+  CHECK(contains(status.message,
+                 "kcc: cannot launch big: cuFuncSetAttribute(MAX_DYNAMIC_"
+                 "SHARED_SIZE_BYTES, 200000) failed: "
+                 "CUDA_ERROR_INVALID_CONTEXT"));
+  CHECK(contains(status.message, "the current CUDA context is not usable"));
+  CHECK(fake.launches() == launches);
+  CHECK(launch(kBig, grid, nullptr, nullptr).ok());
+  CHECK(lastLaunch().shared == 200000);
+}
+
 int main(int argc, char **argv) {
   // FAKE_CUDA_NO_TMA=1: the fake driver built without cuTensorMapEncodeTiled
   // (the driver is opened once per process, so that is a run of its own).
@@ -599,7 +708,12 @@ int main(int argc, char **argv) {
       dlsym(lib, "fake_capture_params"));
   fake.capturedParams = reinterpret_cast<void (*)(void **, unsigned char *)>(
       dlsym(lib, "fake_captured_params"));
-  if (!fake.setEncodeError || !fake.lastEncode || !fake.captureParams ||
+  fake.setFuncAttributeError = reinterpret_cast<void (*)(int)>(
+      dlsym(lib, "fake_set_func_attribute_error"));
+  fake.lastFuncAttribute = reinterpret_cast<void (*)(FakeFuncAttribute *)>(
+      dlsym(lib, "fake_last_func_attribute"));
+  if (!fake.setFuncAttributeError || !fake.lastFuncAttribute ||
+      !fake.setEncodeError || !fake.lastEncode || !fake.captureParams ||
       !fake.capturedParams || !fake.setCc || !fake.setLaunchError ||
       !fake.newContext || !fake.retains || !fake.moduleLoads ||
       !fake.launches || !fake.lastLaunch || !fake.ctxSetCurrent ||

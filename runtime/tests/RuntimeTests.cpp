@@ -228,7 +228,8 @@ TEST_CASE("entry points have no versioned names in cuda.h") {
       "cuCtxSetCurrent",  "cuCtxGetDevice",
       "cuDeviceGet",      "cuDevicePrimaryCtxRetain",
       "cuDeviceGetAttribute", "cuModuleLoadData",
-      "cuModuleGetFunction", "cuLaunchKernel", "cuTensorMapEncodeTiled"};
+      "cuModuleGetFunction", "cuFuncSetAttribute", "cuLaunchKernel",
+      "cuTensorMapEncodeTiled"};
   for (size_t i = 0; i < sizeof expected / sizeof *expected; ++i)
     CHECK(std::string(kcc_runtime_test::kCudaHeaderSpellings[i]) ==
           expected[i]);

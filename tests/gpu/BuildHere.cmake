@@ -1,6 +1,6 @@
 # Configures and builds tests/gpu (used by CTest) from the same generated set
 # as scripts/gpu-roundtrip.sh: the bundled kernels' stubs (GEN) plus
-# Inputs/blackwell_only.kc compiled for sm_100a only.
+# Inputs/blackwell_only.kc compiled for sm_100a only and Inputs/big_smem.kc.
 set(gen ${BIN}/gen)
 file(REMOVE_RECURSE ${gen})
 file(GLOB stubs ${GEN}/*.kcc.h ${GEN}/*.kcc.cpp)
@@ -12,6 +12,12 @@ execute_process(
   RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "kcc failed on blackwell_only.kc")
+endif()
+execute_process(
+  COMMAND ${KCC} ${SRC}/Inputs/big_smem.kc -o ${gen}
+  RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "kcc failed on big_smem.kc")
 endif()
 execute_process(
   COMMAND ${CMAKE_COMMAND} -S ${SRC} -B ${BIN} -G Ninja -DKCC_GEN_DIR=${gen}

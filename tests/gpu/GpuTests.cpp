@@ -7,6 +7,7 @@
 #include "Half.h"
 
 #include "axpy.kcc.h"
+#include "big_smem.kcc.h"
 #include "blackwell_only.kcc.h"
 #include "copy2d.kcc.h"
 #include "layernorm.kcc.h"
@@ -368,6 +369,8 @@ int main(int argc, char **argv) {
   testTile2D<kcc::f16>("copy2d_f16_32_256", false, wrap(copy2d::copy2d_f16_32_256));
   testTile2D<float>("transpose_f32_64_64", true, wrap(transpose::transpose_f32_64_64));
   testTile2D<kcc::f16>("transpose_f16_64_64", true, wrap(transpose::transpose_f16_64_64));
+  // Over 48 KiB of dynamic shared memory (tests/gpu/Inputs/big_smem.kc).
+  testTile2D<float>("big_transpose", true, wrap(big_smem::big_transpose));
   testAxpy<float>("axpy_f32_1024", wrap(axpy::axpy_f32_1024));
   testAxpy<kcc::f16>("axpy_f16_2048", wrap(axpy::axpy_f16_2048));
   // Every specialization, through the dispatcher: rows that fit in BLOCK (read

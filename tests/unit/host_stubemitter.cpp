@@ -118,6 +118,9 @@ ModuleInfo bigModule() {
               scalar("nrows", ScalarKind::I32)};
   s.grid = {"nrows", "1", "1"};
   s.builds = builds(256);
+  // Dynamic shared memory, over 48 KiB on sm_90a.
+  s.builds[0].dynamicSharedBytes = 4096;
+  s.builds[1].dynamicSharedBytes = 200704;
   softmax.specializations = {s};
   m.kernels.push_back(softmax);
 
@@ -922,11 +925,34 @@ TEST_CASE("host stubs (HIP): same functions, checks and entry points as CUDA") {
     std::istringstream in(header.substr(header.find("#ifndef __cplusplus")));
     std::string line, out;
     while (std::getline(in, line))
-      if (line.rfind("/// Threads per block: ", 0) != 0)
+      if (line.rfind("/// Threads per block: ", 0) != 0 &&
+          line.rfind("/// Dynamic shared memory ", 0) != 0)
         out += line + "\n";
     return out;
   };
   CHECK(words(body(hip.header)) == words(body(cuda.header)));
+}
+
+TEST_CASE("host stubs: dynamic shared memory per target") {
+  StubFiles f;
+  std::string error;
+  REQUIRE(emitCudaStubs(bigModule(), "fatbin", f, error));
+  // With the threads, per target; entries without any keep their short form.
+  CHECK(contains(f.source, "static const kcc::rt::ThreadsForArch threads_softmax[] = {\n"
+                           "    {80, 256, nullptr, 4096}, {90, 256, nullptr, 200704}};\n"));
+  CHECK(contains(f.source, "threads_vector_add_f32_1024[] = {\n"
+                           "    {80, 128}, {90, 128}};\n"));
+  CHECK(contains(f.header, "/// Dynamic shared memory (bytes): 4096 (sm_80), 200704 "
+                           "(sm_90a).\n"));
+  CHECK(count(f.header, "/// Dynamic shared memory") == 1);
+
+  // HIP: AMD kernels use static LDS; their table has no bytes.
+  StubFiles hip;
+  REQUIRE(emitHipStubs(mixedModule(bigModule()), "bundle", hip, error));
+  CHECK(contains(hip.source, "threads_softmax[] = {\n"
+                             "    {0, 512, \"gfx90a\"}, {0, 512, \"gfx942\"}};\n"));
+  CHECK_FALSE(contains(hip.source, ", nullptr, "));
+  CHECK_FALSE(contains(hip.header, "Dynamic shared memory"));
 }
 
 TEST_CASE("host stubs (HIP): refused modules") {

@@ -41,6 +41,7 @@ static void collectTensorMaps(SimLeg &leg, mlir::ModuleOp withMaps) {
       for (int64_t d : type.getBox())
         elems *= d;
       m.elementBytes = type.getBoxBytes() / std::max<int64_t>(1, elems);
+      m.swizzle = type.getSwizzle();
       leg.maps[func.getSymName().str()].push_back(std::move(m));
     }
 }
@@ -63,6 +64,11 @@ bool kcc::difftest::prepareSimLeg(SimLeg &leg, mlir::ModuleOp tileIR,
       error = "cannot parse the module for " + leg.name + ": " + overridePath;
       return false;
     }
+    // An edited lowering of the same kernels: the cases encode the tensor
+    // maps kcc gives them.
+    if (mlir::OwningOpRef<mlir::ModuleOp> withMaps =
+            sim::withTensorMaps(tileIR, *leg.target))
+      collectTensorMaps(leg, *withMaps);
     return true;
   }
   // Collect the compiler's diagnostics instead of printing them: a kernel
@@ -160,6 +166,7 @@ SimCell kcc::difftest::runSimCase(
                      interp::dtypeSize(inputs[t.buffer].array.dtype);
       t.rank = rank;
       t.elementBytes = m.elementBytes;
+      t.swizzleBytes = m.swizzle;
       for (unsigned d = 0; d < rank; ++d) {
         int64_t size = int32_t(runArgs[m.base + 1 + d].bits);
         if (size <= 0) {

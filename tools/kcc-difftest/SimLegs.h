@@ -41,9 +41,10 @@ struct SimLeg {
   /// Per kernel symbol, the tensor maps it takes after its user arguments
   /// (targets with TMA), as the stubs would encode them.
   struct MapArg {
-    unsigned base = 0;         // the tensor's base-pointer argument
-    std::vector<int64_t> box;  // outermost first
+    unsigned base = 0;        // the tensor's base-pointer argument
+    std::vector<int64_t> box; // outermost first
     unsigned elementBytes = 4;
+    unsigned swizzle = 0; // bytes: 0, 32, 64 or 128
   };
   std::map<std::string, std::vector<MapArg>> maps;
   /// Bank conflicts summed over the leg's cases, per op.
@@ -51,7 +52,8 @@ struct SimLeg {
 };
 
 /// Lowers `tileIR` for the leg's target, or parses `overridePath` (an
-/// LLVM-dialect module, e.g. a deliberately broken lowering) instead.
+/// LLVM-dialect module, e.g. a deliberately broken lowering) instead; its
+/// kernels take the tensor maps kcc gives `tileIR`'s on the target.
 /// False on an input error (message in `error`); a module kcc cannot
 /// compile only makes the leg unavailable.
 bool prepareSimLeg(SimLeg &leg, mlir::ModuleOp tileIR,

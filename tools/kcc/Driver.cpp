@@ -369,9 +369,18 @@ private:
       mlir::PassManager pm(&ctx);
       mlir::TimingScope passScope = scope.nest("lowering passes");
       pm.enableTiming(passScope);
-      nvidia::buildLowerToLLVMPipeline(pm, target.vendor);
+      nvidia::buildLowerToLLVMPipeline(pm, target);
       if (failed(pm.run(*module)))
         return false;
+    }
+    // The dynamic shared memory each kernel's launch must provide.
+    for (auto func : module->getOps<mlir::LLVM::LLVMFuncOp>()) {
+      host::Specialization *spec = host::findSpecialization(info, func.getName());
+      auto bytes = func->getAttrOfType<mlir::IntegerAttr>(
+          KccDialect::kDynamicSmemBytesAttr);
+      if (spec && bytes && !spec->builds.empty() &&
+          spec->builds.back().target == target.name)
+        spec->builds.back().dynamicSharedBytes = bytes.getInt();
     }
 
     llvm::LLVMContext llvmCtx;

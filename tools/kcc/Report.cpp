@@ -184,7 +184,9 @@ void Report::addResources(const host::ModuleInfo &info) {
           if (e.target == b.target && b.registers) {
             e.haveResources = true;
             e.registers = b.registers;
-            e.sharedBytes = b.sharedBytes;
+            // ptxas counts static shared memory only; NVIDIA kernels keep
+            // theirs in dynamic shared memory.
+            e.sharedBytes = b.sharedBytes + b.dynamicSharedBytes;
             e.spillBytes = b.spillStoreBytes + b.spillLoadBytes;
             e.stackBytes = b.stackBytes;
           }

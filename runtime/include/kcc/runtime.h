@@ -77,11 +77,16 @@ struct FatbinDesc {
   const char *archs;
 };
 
-/// Threads per block of a kernel on one target.
+/// The launch shape of a kernel on one target: threads per block and the
+/// dynamic shared memory the kernel was compiled for.
 struct ThreadsForArch {
   unsigned sm; // e.g. 90 for sm_90a; 0 for AMD targets
   unsigned threads;
   const char *target = nullptr; // AMD targets (HIP stubs): "gfx90a"
+  /// Bytes of dynamic shared memory each block gets (CUDA; AMD kernels use
+  /// static LDS and leave it 0). Above 48 KiB the runtime raises the
+  /// function's CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES first.
+  unsigned sharedBytes = 0;
 };
 
 /// One compiled kernel (specialization).

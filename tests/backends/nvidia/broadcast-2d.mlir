@@ -5,8 +5,9 @@
 // RUN: kcc-opt %s -kcc-lower-to-llvm | mlir-translate --mlir-to-llvmir | llc -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90 -mattr=+ptx80 | FileCheck %s --check-prefix=PTX
 
 // 64 x i32 is the largest broadcast source: 256 bytes.
-// CONV: llvm.mlir.global internal @__kcc_smem_bias_add() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<256 x i8>
+// CONV: llvm.mlir.global external @__kcc_smem_bias_add() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CONV-LABEL: llvm.func @bias_add
+// CONV-SAME: kcc.dynamic_smem_bytes = 256 : i64
 // CONV: nvvm.barrier0
 // CONV: llvm.store %{{.*}}, %{{.*}} {alignment = 4 : i64} : i32, !llvm.ptr<3>
 // CONV: nvvm.barrier0

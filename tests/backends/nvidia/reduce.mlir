@@ -4,8 +4,10 @@
 // RUN: kcc-opt %s -kcc-convert-to-llvm | FileCheck %s --check-prefix=CONV
 // RUN: kcc-opt %s -kcc-lower-to-llvm | mlir-translate --mlir-to-llvmir | llc -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90 -mattr=+ptx80 | FileCheck %s --check-prefix=PTX
 
-// CONV: llvm.mlir.global internal @__kcc_smem_rowsum() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<4096 x i8>
+// Scratch in dynamic shared memory; the launch provides the recorded bytes.
+// CONV: llvm.mlir.global external @__kcc_smem_rowsum() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CONV-LABEL: llvm.func @rowsum
+// CONV-SAME: kcc.dynamic_smem_bytes = 4096 : i64
 // CONV: scf.for
 // CONV: nvvm.shfl.sync bfly %{{.*}} : f32 -> f32
 // CONV: nvvm.barrier0
@@ -14,7 +16,7 @@
 // CONV: arith.minimumf
 // CONV: arith.extf %{{.*}} : f16 to f32
 
-// PTX: .shared .align 16 .b8 __kcc_smem_rowsum[4096];
+// PTX: .extern .shared .align 1024 .b8 __kcc_smem_rowsum[];
 // PTX-DAG: shfl.sync.bfly.b32 {{.*}}, 16, 31, -1;
 // PTX-DAG: bar.sync 0;
 // PTX-DAG: max.NaN.f32

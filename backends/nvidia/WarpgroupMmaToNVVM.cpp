@@ -1,0 +1,313 @@
+//===- WarpgroupMmaToNVVM.cpp - kcc.warpgroup_mma -> wgmma.mma_async ------===//
+//
+// Lowers kcc.warpgroup_mma (sm_90a) and kcc.convert_layout.
+//
+// warpgroup_mma: warpgroup g of the CTA owns the accumulator's 64-row blocks
+// g, g + W, ... (#kcc.wgmma_acc). For each of its blocks and each K step of
+// 16, one `wgmma.mma_async.m64nNk16` reads A's 64 x 16 slice and all of B's
+// 16 x N slice straight from the TMA stages through shared-memory matrix
+// descriptors; `wgmma.fence` comes before, `commit_group` + `wait_group 0`
+// after, so the stages are free when the op returns.
+//
+// Stage layout (what the TMA copies of kcc-materialize-tma-copies /
+// kcc-pipeline-tma-loads produce with the 128-byte swizzle): a tile of R
+// rows whose innermost extent is P swizzle spans is P column blocks of
+// R x 128 bytes, one after another; in a block, row r is 128 bytes at r * 128
+// with its 16-byte chunks permuted by the hardware's 128B swizzle (the same
+// pattern TMA writes and wgmma reads, anchored at 1024-byte boundaries; the
+// stages are 1024-byte aligned). Descriptor fields (PTX ISA, "Matrix
+// Descriptor Format"; CUTLASS's canonical GMMA layouts agree):
+//   K-major operand (K innermost):  start = block(k) * R*128 + row0 * 128
+//     + (k bytes within the span); SBO = 1024 (next 8 rows); LBO unused.
+//   MN-major operand (M/N innermost): start = block(mn0) * R*128 + k0 * 128;
+//     LBO = R*128 (next 64-element column block along M/N); SBO = 1024 (next
+//     8 rows along K).
+// The constant fields are encoded (and checked) by the target model's
+// encodeWgmmaDescriptor; only the start address is added at run time.
+//
+// convert_layout: through the kernel's shared-memory scratch: every thread
+// writes its registers at their row-major positions, a barrier, every thread
+// reads the positions of its registers in the result layout.
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/nvidia/LoweringUtils.h"
+#include "targets/WgmmaRules.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace kcc;
+using namespace kcc::nvidia;
+
+namespace {
+
+constexpr int64_t kSpan = 128; // swizzle span (bytes): one stage row
+
+/// The constant part of a descriptor (offsets and swizzle), start 0.
+FailureOr<uint64_t> descriptorConstant(Operation *op, uint32_t lbo,
+                                       uint32_t sbo) {
+  WgmmaDescriptorFields f;
+  f.leadingByteOffset = lbo;
+  f.strideByteOffset = sbo;
+  f.swizzle = WgmmaSwizzle::B128;
+  llvm::Expected<uint64_t> desc = encodeWgmmaDescriptor(f);
+  if (!desc) {
+    std::string why = llvm::toString(desc.takeError());
+    return op->emitError("kcc: the wgmma descriptor is illegal: ") << why;
+  }
+  return *desc;
+}
+
+/// Shared-window address (i64, low 18 bits significant) of `ptr3`.
+Value sharedAddress(OpBuilder &b, Location loc, Value ptr3) {
+  return LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), ptr3);
+}
+
+/// desc = constant | ((addr + offset) & 0x3FFFF) >> 4.
+Value descriptor(OpBuilder &b, Location loc, uint64_t constant, Value addr,
+                 Value offset) {
+  Value a = arith::AddIOp::create(b, loc, addr, offset);
+  a = arith::AndIOp::create(b, loc, a, intConst(b, loc, b.getI64Type(),
+                                                0x3FFFF));
+  a = arith::ShRUIOp::create(b, loc, a, intConst(b, loc, b.getI64Type(), 4));
+  return arith::OrIOp::create(
+      b, loc, a, intConst(b, loc, b.getI64Type(), int64_t(constant)));
+}
+
+/// One `wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T` on `acc` (N/2 f32).
+SmallVector<Value> emitWgmma(OpBuilder &b, Location loc, StringRef elem,
+                             int64_t n, Value descA, Value descB,
+                             ArrayRef<Value> acc, bool transA, bool transB) {
+  int64_t regs = n / 2;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << "{\n.reg .pred p;\nsetp.ne.b32 p, $" << regs + 2 << ", 0;\n"
+     << "wgmma.mma_async.sync.aligned.m64n" << n << "k16.f32." << elem << "."
+     << elem << " {";
+  for (int64_t i = 0; i < regs; ++i)
+    os << (i ? ", " : "") << "$" << i;
+  os << "}, $" << regs << ", $" << regs + 1 << ", p, 1, 1, " << (transA ? 1 : 0)
+     << ", " << (transB ? 1 : 0) << ";\n}";
+  std::string constraints;
+  for (int64_t i = 0; i < regs; ++i)
+    constraints += "=f,";
+  constraints += "l,l,r";
+  for (int64_t i = 0; i < regs; ++i)
+    constraints += "," + std::to_string(i);
+  SmallVector<Value> operands{descA, descB, i32Const(b, loc, 1)};
+  operands.append(acc.begin(), acc.end());
+  SmallVector<Type> fields(regs, b.getF32Type());
+  auto structType = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, structType, operands, text, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+  SmallVector<Value> out;
+  for (int64_t i = 0; i < regs; ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), i));
+  return out;
+}
+
+struct WarpgroupMmaLowering : OpConversionPattern<WarpgroupMmaOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(WarpgroupMmaOp op, OpAdaptor a,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto accType = cast<RankedTensorType>(op.getAcc().getType());
+    auto layout = cast<WgmmaAccLayoutAttr>(accType.getEncoding());
+    SmemType aType = op.getA().getType(), bType = op.getB().getType();
+    Type elem = aType.getElementType();
+    int64_t eb = storageBytes(elem);
+    int64_t m = accType.getShape()[0], n = accType.getShape()[1];
+    int64_t k = op.getAKMajor() ? aType.getShape()[1] : aType.getShape()[0];
+    int64_t aRows = aType.getShape()[0], bRows = bType.getShape()[0];
+    unsigned wgs = layout.getWarpgroups();
+    int64_t blocks = m / 64, reps = (blocks + wgs - 1) / wgs;
+
+    auto lboOf = [&](bool kMajor, int64_t rows) -> uint32_t {
+      return kMajor ? 16 : uint32_t(rows * kSpan);
+    };
+    FailureOr<uint64_t> aConst =
+        descriptorConstant(op, lboOf(op.getAKMajor(), aRows), 1024);
+    FailureOr<uint64_t> bConst =
+        descriptorConstant(op, lboOf(op.getBKMajor(), bRows), 1024);
+    if (failed(aConst) || failed(bConst))
+      return failure();
+
+    auto stageAddr = [&](Value buffer, Value stage, SmemType t) {
+      Value off = arith::ExtUIOp::create(
+          b, loc, b.getI64Type(),
+          arith::MulIOp::create(b, loc, stage,
+                                i32Const(b, loc, t.getStageBytes())));
+      return arith::AddIOp::create(b, loc, sharedAddress(b, loc, buffer), off);
+    };
+    Value aBase = stageAddr(a.getA(), a.getAStage(), aType);
+    Value bBase = stageAddr(a.getB(), a.getBStage(), bType);
+
+    // Byte offset in an operand stage of the slice at (row0 along M/N, k0).
+    auto sliceOffset = [&](bool kMajor, int64_t rows, Value row0Bytes,
+                           int64_t k0) -> Value {
+      int64_t kBytes = k0 * eb;
+      Value fixed;
+      if (kMajor) // block along K, then row0 rows down, then bytes in the span
+        fixed = intConst(b, loc, b.getI64Type(),
+                         (kBytes / kSpan) * rows * kSpan + kBytes % kSpan);
+      else // k0 rows down
+        fixed = intConst(b, loc, b.getI64Type(), k0 * kSpan);
+      return row0Bytes ? arith::AddIOp::create(b, loc, row0Bytes, fixed)
+                       : fixed;
+    };
+
+    Value tid = targetOpsOf(*this).threadId(b, loc);
+    Value wg = arith::ExtUIOp::create(
+        b, loc, b.getI64Type(),
+        arith::DivUIOp::create(b, loc, tid, i32Const(b, loc, 128)));
+    SmallVector<Value> regs = unpack(b, loc, a.getAcc());
+    int64_t perBlock = n / 2;
+    StringRef elemName = elem.isBF16() ? "bf16" : "f16";
+
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+    for (int64_t rep = 0; rep < reps; ++rep) {
+      // Block index of this warpgroup's rep-th block: wg + W * rep.
+      Value mb = arith::AddIOp::create(
+          b, loc, wg, intConst(b, loc, b.getI64Type(), rep * wgs));
+      // A's row-0 (or M column block) offset for this block.
+      Value aRow0 =
+          op.getAKMajor()
+              ? arith::MulIOp::create(b, loc, mb,
+                                      intConst(b, loc, b.getI64Type(),
+                                               64 * kSpan))
+              : arith::MulIOp::create(b, loc, mb,
+                                      intConst(b, loc, b.getI64Type(),
+                                               aRows * kSpan));
+      ArrayRef<Value> acc(regs.data() + rep * perBlock, perBlock);
+      SmallVector<Value> cur(acc);
+      for (int64_t k0 = 0; k0 < k; k0 += 16) {
+        Value da = descriptor(b, loc, *aConst, aBase,
+                              sliceOffset(op.getAKMajor(), aRows, aRow0, k0));
+        Value db = descriptor(b, loc, *bConst, bBase,
+                              sliceOffset(op.getBKMajor(), bRows, Value(), k0));
+        cur = emitWgmma(b, loc, elemName, n, da, db, cur,
+                        /*transA=*/!op.getAKMajor(),
+                        /*transB=*/!op.getBKMajor());
+      }
+      std::copy(cur.begin(), cur.end(), regs.begin() + rep * perBlock);
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, op.getPending());
+    rewriter.replaceOp(op, buildVector(b, loc, regs));
+    return success();
+  }
+};
+
+struct WarpgroupMmaWaitLowering : OpConversionPattern<WarpgroupMmaWaitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(WarpgroupMmaWaitOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, op.getLoc(),
+                                       op.getPending());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Row-major flat index (i32) of each register of this thread in a tile of
+/// `type` (#kcc.blocked or #kcc.wgmma_acc), and whether the thread owns it.
+struct RegisterMap {
+  SmallVector<Value> flat;
+  Value owner; // null: every thread owns its registers
+};
+
+RegisterMap registerMap(OpBuilder &b, Location loc, RankedTensorType type,
+                        Value tid) {
+  RegisterMap map;
+  if (auto acc = dyn_cast<WgmmaAccLayoutAttr>(type.getEncoding())) {
+    int64_t n = type.getShape()[1], m = type.getShape()[0];
+    unsigned wgs = acc.getWarpgroups();
+    int64_t reps = (m / 64 + wgs - 1) / wgs;
+    auto k = [&](int64_t v) { return i32Const(b, loc, v); };
+    Value wg = arith::DivUIOp::create(b, loc, tid, k(128));
+    Value warp = arith::RemUIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, tid, k(32)), k(4));
+    Value lane = arith::RemUIOp::create(b, loc, tid, k(32));
+    // row0 = 16 warp + lane / 4; col0 = 2 (lane mod 4)
+    Value row0 = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, warp, k(16)),
+        arith::DivUIOp::create(b, loc, lane, k(4)));
+    Value col0 = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, lane, k(4)), k(2));
+    for (int64_t rep = 0; rep < reps; ++rep) {
+      Value mb = arith::AddIOp::create(b, loc, wg, k(rep * wgs));
+      Value rowBase = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, mb, k(64)), row0);
+      Value base = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, rowBase, k(n)), col0);
+      for (int64_t i = 0; i < n / 2; ++i) {
+        int64_t off = 8 * ((i / 2) % 2) * n + 8 * (i / 4) + i % 2;
+        map.flat.push_back(arith::AddIOp::create(b, loc, base, k(off)));
+      }
+    }
+    return map;
+  }
+  TileLayout l = TileLayout::get(type);
+  Value base = threadBase(b, loc, l, tid);
+  for (unsigned r = 0; r < l.regs; ++r)
+    map.flat.push_back(flatIndex(b, loc, l, base, r));
+  map.owner = ownerPred(b, loc, l, tid);
+  return map;
+}
+
+struct ConvertLayoutLowering : OpConversionPattern<ConvertLayoutOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConvertLayoutOp op, OpAdaptor a,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto srcType = cast<RankedTensorType>(op.getSrc().getType());
+    auto dstType = cast<RankedTensorType>(op.getType());
+    Type elem = srcType.getElementType();
+    Type st = storageType(elem);
+    unsigned bytes = storageBytes(elem);
+    const TargetOps &ops = targetOpsOf(*this);
+    Value base = smemBase(b, loc, op);
+    auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), 3);
+    Value tid = ops.threadId(b, loc);
+    ops.barrier(b, loc); // earlier users of the scratch are done
+    SmallVector<Value> regs = unpack(b, loc, a.getSrc());
+    RegisterMap src = registerMap(b, loc, srcType, tid);
+    emitIf(b, loc, src.owner, [&](OpBuilder &ib) {
+      for (auto [r, flat] : llvm::enumerate(src.flat)) {
+        Value addr = LLVM::GEPOp::create(ib, loc, ptr3, st, base, flat);
+        LLVM::StoreOp::create(ib, loc, toStorage(ib, loc, regs[r]), addr,
+                              bytes);
+      }
+    });
+    ops.barrier(b, loc);
+    RegisterMap dst = registerMap(b, loc, dstType, tid);
+    SmallVector<Value> out;
+    for (Value flat : dst.flat) {
+      Value addr = LLVM::GEPOp::create(b, loc, ptr3, st, base, flat);
+      out.push_back(fromStorage(
+          b, loc, LLVM::LoadOp::create(b, loc, st, addr, bytes), elem));
+    }
+    rewriter.replaceOp(op, buildVector(b, loc, out));
+    return success();
+  }
+};
+
+} // namespace
+
+void kcc::nvidia::populateWarpgroupMmaPatterns(KccTypeConverter &tc,
+                                               RewritePatternSet &patterns) {
+  patterns.add<WarpgroupMmaLowering, WarpgroupMmaWaitLowering,
+               ConvertLayoutLowering>(
+      tc, patterns.getContext());
+}

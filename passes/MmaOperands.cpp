@@ -1,0 +1,160 @@
+//===- MmaOperands.cpp - which dots run on Hopper tensor cores ------------===//
+
+#include "passes/MmaOperands.h"
+
+#include "passes/AxisInfo.h"
+#include "passes/TensorMaps.h"
+#include "targets/TargetModel.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace kcc;
+
+kcc::LoadTileOp kcc::mmaOperandLoad(Value v, bool &transposed) {
+  transposed = false;
+  if (auto tr = v.getDefiningOp<TransOp>()) {
+    transposed = true;
+    v = tr.getSrc();
+  }
+  return v.getDefiningOp<LoadTileOp>();
+}
+
+static std::string elemName(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+/// Whether every use of `load` is as an operand of a dot (directly or through
+/// trans); fills `dots`.
+static bool onlyDotUses(LoadTileOp load, SmallVectorImpl<DotOp> &dots) {
+  for (Operation *user : load->getUsers()) {
+    if (auto tr = dyn_cast<TransOp>(user)) {
+      for (Operation *u : tr->getUsers()) {
+        auto dot = dyn_cast<DotOp>(u);
+        if (!dot || dot.getC() == tr.getResult())
+          return false;
+        dots.push_back(dot);
+      }
+      continue;
+    }
+    auto dot = dyn_cast<DotOp>(user);
+    if (!dot || dot.getC() == load.getResult())
+      return false;
+    dots.push_back(dot);
+  }
+  return true;
+}
+
+/// The dot-level rules (instruction, types, shape), without the operands'
+/// own users.
+static std::string dotShapeRefusal(kcc::DotOp dot,
+                                   const kcc::TargetModel &target) {
+  if (target.mma.instruction != "wgmma")
+    return "target '" + target.name + "' has no wgmma (its tensor-core path "
+           "is not implemented in kcc 0.1: the dot uses FMAs)";
+  auto a = cast<RankedTensorType>(dot.getA().getType());
+  auto b = cast<RankedTensorType>(dot.getB().getType());
+  auto c = cast<RankedTensorType>(dot.getC().getType());
+  Type elem = a.getElementType();
+  if (!elem.isF16() && !elem.isBF16())
+    return "wgmma is used for f16 and bf16 inputs, not " + elemName(elem);
+  if (!c.getElementType().isF32())
+    return "wgmma is used with an f32 accumulator, not " +
+           elemName(c.getElementType());
+  int64_t m = a.getShape()[0], k = a.getShape()[1], n = b.getShape()[1];
+  const kcc::MmaShape *shape = nullptr;
+  for (const kcc::MmaShape &s : target.mma.shapes)
+    if (s.a == elemName(elem))
+      shape = &s;
+  if (!shape)
+    return "target '" + target.name + "' lists no wgmma shape for " +
+           elemName(elem);
+  if (m % shape->m != 0)
+    return "M = " + std::to_string(m) + " is not a multiple of wgmma's M (" +
+           std::to_string(shape->m) + ")";
+  if (k % shape->k != 0)
+    return "K = " + std::to_string(k) + " is not a multiple of wgmma's K (" +
+           std::to_string(shape->k) + ")";
+  if (n < shape->nMin || n > shape->nMax || (n - shape->nMin) % shape->nStep)
+    return "N = " + std::to_string(n) + " is not a wgmma N (" +
+           std::to_string(shape->nMin) + ".." + std::to_string(shape->nMax) +
+           " step " + std::to_string(shape->nStep) + ")";
+  // Registers: a thread of a warpgroup holds N/2 f32 per 64-row block, and
+  // kcc gives a CTA at most two warpgroups (M / 64 blocks share them).
+  int64_t blocks = m / 64, perThread = (blocks + 1) / 2 * (n / 2);
+  if (perThread > 128)
+    return "the " + std::to_string(m) + "x" + std::to_string(n) +
+           " accumulator needs " + std::to_string(perThread) +
+           " registers per thread with two warpgroups (at most 128)";
+  return "";
+}
+
+/// The rules on one operand's load, given the dot accepted.
+static std::string loadRefusal(kcc::LoadTileOp load) {
+  std::string why = kcc::tmaAccessRefusal(load);
+  if (!why.empty())
+    return why;
+  auto tile = load.getType();
+  int64_t inner = tile.getShape().back() *
+                  kcc::getElementBytes(tile.getElementType());
+  if (tile.getRank() != 2 || inner % kcc::kMmaSwizzleBytes != 0)
+    return "the operand tile's innermost extent is " + std::to_string(inner) +
+           " bytes; wgmma operands are read in whole 128-byte swizzle spans";
+  return "";
+}
+
+std::string kcc::wgmmaRefusal(DotOp dot, const TargetModel &target) {
+  std::string why = dotShapeRefusal(dot, target);
+  if (!why.empty())
+    return why;
+  for (Value v : {dot.getA(), dot.getB()}) {
+    bool transposed;
+    LoadTileOp load = mmaOperandLoad(v, transposed);
+    if (!load)
+      return "an operand is not a load_tile (or its transpose): wgmma reads "
+             "operands from TMA-loaded shared memory";
+    SmallVector<DotOp> dots;
+    if (!onlyDotUses(load, dots))
+      return "an operand tile is also used outside dots, which its swizzled "
+             "shared-memory stage cannot serve";
+    why = loadRefusal(load);
+    if (!why.empty())
+      return why;
+  }
+  return "";
+}
+
+std::string kcc::mmaOperandRefusal(LoadTileOp load,
+                                   const TargetModel &target) {
+  SmallVector<DotOp> dots;
+  if (load->getUsers().empty() || !onlyDotUses(load, dots))
+    return "not only used by dots";
+  for (DotOp dot : dots) {
+    std::string why = wgmmaRefusal(dot, target);
+    if (!why.empty())
+      return why;
+  }
+  return "";
+}
+
+SmallVector<int64_t> kcc::mmaOperandBox(ArrayRef<int64_t> tile, Type elem) {
+  SmallVector<int64_t> box(tile);
+  box.back() = kMmaSwizzleBytes / getElementBytes(elem);
+  return box;
+}
+
+std::string kcc::mmaStageRefusal(Operation *op, const TargetModel &target) {
+  auto load = dyn_cast<LoadTileOp>(op);
+  if (!load || !load->hasAttr(KccDialect::kMmaOperandAttr))
+    return "";
+  std::string why = mmaOperandRefusal(load, target);
+  if (why.empty())
+    return "";
+  return "the tile is a dot operand whose tensor map has the 128-byte "
+         "swizzle wgmma reads, but on " +
+         target.name + " the dot does not use wgmma (" + why + ")";
+}

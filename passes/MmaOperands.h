@@ -1,0 +1,52 @@
+//===- MmaOperands.h - which dots run on Hopper tensor cores ------*- C++ -*-===//
+//
+// Shared by kcc-add-tensor-maps (dot operands get 128-byte swizzled tensor
+// maps), the TMA passes (which land them in swizzled stages) and
+// kcc-materialize-warpgroup-mma (which turns the dot into wgmma): the rules
+// that decide whether a kcc.dot can be a warpgroup MMA on a target, judged
+// on the tile IR and the target model's [mma] table.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KCC_PASSES_MMAOPERANDS_H
+#define KCC_PASSES_MMAOPERANDS_H
+
+#include "ir/Dialect.h"
+
+#include "llvm/ADT/SmallVector.h"
+
+#include <string>
+
+namespace kcc {
+struct TargetModel;
+
+/// Bytes of the swizzle span wgmma operands use (one 128-byte row per
+/// swizzle row; 8 rows form a 1024-byte pattern).
+constexpr int64_t kMmaSwizzleBytes = 128;
+
+/// The load_tile behind dot operand `v` (the tile itself or trans of it), and
+/// whether the dot sees it transposed; null if `v` is anything else.
+LoadTileOp mmaOperandLoad(mlir::Value v, bool &transposed);
+
+/// Why `dot` cannot run as wgmma on `target` (empty: it can). Checks the
+/// target's instruction and shapes, the element types (f16/bf16 inputs, f32
+/// accumulator), and that both operands are TMA-able tile loads used only by
+/// such dots whose innermost extent is whole 128-byte swizzle spans.
+std::string wgmmaRefusal(DotOp dot, const TargetModel &target);
+
+/// Why `load` (a load_tile) cannot be a wgmma operand on `target`: every
+/// user must be a dot that wgmmaRefusal accepts (directly or through trans).
+std::string mmaOperandRefusal(LoadTileOp load, const TargetModel &target);
+
+/// The TMA box of a wgmma operand tile: its innermost extent cut to one
+/// 128-byte swizzle span.
+llvm::SmallVector<int64_t> mmaOperandBox(llvm::ArrayRef<int64_t> tile,
+                                         mlir::Type elem);
+
+/// Why the TMA passes for `target` must not copy `op` (a load_tile marked
+/// kcc.mma_operand whose dots do not run as wgmma on `target`: its swizzled
+/// map serves another target); empty otherwise.
+std::string mmaStageRefusal(mlir::Operation *op, const TargetModel &target);
+
+} // namespace kcc
+
+#endif // KCC_PASSES_MMAOPERANDS_H

@@ -1,0 +1,117 @@
+// RUN: kcc-opt %s --kcc-verify-async-protocol -split-input-file -verify-diagnostics -o /dev/null
+
+// kcc.warpgroup_mma groups left in flight (`pending`): their stages stay
+// read and their accumulator written until a later group or a wait retires
+// them.
+
+!ma = !kcc.tensormap<[64, 64], f16, swizzle = 128>
+!buf = !kcc.smem<[64, 64], f16, stages = 1, swizzle = 128>
+!bar = !kcc.mbarrier<1>
+!acc = tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>>
+
+// Mutation: the stage is reloaded while the group that reads it is in flight.
+func.func @overwrite_in_flight(%a: !ma) attributes {kcc.kernel} {
+  %c0 = arith.constant 0 : i32
+  %z = arith.constant 0.0 : f32
+  %buf = kcc.smem_alloc : !buf
+  %bars = kcc.mbarrier_alloc : !bar
+  kcc.mbarrier_init %bars[%c0], count 1 : !bar
+  kcc.fence_mbarrier_init
+  kcc.mbarrier_arrive_expect_tx %bars[%c0], bytes 8192 : !bar
+  kcc.tma_load %a[%c0, %c0] -> %buf[%c0], %bars[%c0] : !ma, !buf, !bar
+  kcc.mbarrier_wait %bars[%c0], parity %c0 : !bar
+  %acc = kcc.splat %z : !acc
+  // expected-note@+1 {{the warpgroup_mma reading the stage}}
+  %r = kcc.warpgroup_mma %buf[%c0], %buf[%c0], %acc {a_k_major = true, b_k_major = true, pending = 1 : i32} : !buf, !buf, !acc -> !acc
+  kcc.cta_barrier
+  kcc.mbarrier_arrive_expect_tx %bars[%c0], bytes 8192 : !bar
+  // expected-error@+1 {{writing stage 0 while a kcc.warpgroup_mma group still reads it (its wgmma group has not been retired); retire the group first}}
+  kcc.tma_load %a[%c0, %c0] -> %buf[%c0], %bars[%c0] : !ma, !buf, !bar
+  kcc.mbarrier_wait %bars[%c0], parity %c0 : !bar
+  kcc.warpgroup_mma_wait 0
+  return
+}
+
+// -----
+
+!ma = !kcc.tensormap<[64, 64], f16, swizzle = 128>
+!buf = !kcc.smem<[64, 64], f16, stages = 1, swizzle = 128>
+!bar = !kcc.mbarrier<1>
+!acc = tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>>
+
+// Mutation: the accumulator is moved to registers before its group retired.
+func.func @read_acc_in_flight(%a: !ma) attributes {kcc.kernel} {
+  %c0 = arith.constant 0 : i32
+  %z = arith.constant 0.0 : f32
+  %buf = kcc.smem_alloc : !buf
+  %bars = kcc.mbarrier_alloc : !bar
+  kcc.mbarrier_init %bars[%c0], count 1 : !bar
+  kcc.fence_mbarrier_init
+  kcc.mbarrier_arrive_expect_tx %bars[%c0], bytes 8192 : !bar
+  kcc.tma_load %a[%c0, %c0] -> %buf[%c0], %bars[%c0] : !ma, !buf, !bar
+  kcc.mbarrier_wait %bars[%c0], parity %c0 : !bar
+  %acc = kcc.splat %z : !acc
+  // expected-note@+1 {{the group in flight}}
+  %r = kcc.warpgroup_mma %buf[%c0], %buf[%c0], %acc {a_k_major = true, b_k_major = true, pending = 1 : i32} : !buf, !buf, !acc -> !acc
+  // expected-error@+1 {{reads a wgmma accumulator while a kcc.warpgroup_mma group is still writing it; add kcc.warpgroup_mma_wait 0 before using the accumulator}}
+  %t = kcc.convert_layout %r : !acc -> tensor<64x64xf32>
+  kcc.warpgroup_mma_wait 0
+  return
+}
+
+// -----
+
+!ma = !kcc.tensormap<[64, 64], f16, swizzle = 128>
+!buf = !kcc.smem<[64, 64], f16, stages = 1, swizzle = 128>
+!bar = !kcc.mbarrier<1>
+!acc = tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>>
+
+// Mutation: the kernel ends with a group in flight.
+func.func @exit_in_flight(%a: !ma) attributes {kcc.kernel} {
+  %c0 = arith.constant 0 : i32
+  %z = arith.constant 0.0 : f32
+  %buf = kcc.smem_alloc : !buf
+  %bars = kcc.mbarrier_alloc : !bar
+  kcc.mbarrier_init %bars[%c0], count 1 : !bar
+  kcc.fence_mbarrier_init
+  kcc.mbarrier_arrive_expect_tx %bars[%c0], bytes 8192 : !bar
+  kcc.tma_load %a[%c0, %c0] -> %buf[%c0], %bars[%c0] : !ma, !buf, !bar
+  kcc.mbarrier_wait %bars[%c0], parity %c0 : !bar
+  %acc = kcc.splat %z : !acc
+  // expected-error@+1 {{the kernel ends while this kcc.warpgroup_mma group is still in flight (reading shared memory, writing its accumulator); add kcc.warpgroup_mma_wait 0 after the last warpgroup_mma}}
+  %r = kcc.warpgroup_mma %buf[%c0], %buf[%c0], %acc {a_k_major = true, b_k_major = true, pending = 1 : i32} : !buf, !buf, !acc -> !acc
+  // expected-note@+1 {{the kernel ends here}}
+  return
+}
+
+// -----
+
+!ma = !kcc.tensormap<[64, 64], f16, swizzle = 128>
+!buf = !kcc.smem<[64, 64], f16, stages = 1, swizzle = 128>
+!bar = !kcc.mbarrier<1>
+!acc = tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>>
+
+// The protocol done right: retire, then release and reload.
+// expected-no-diagnostics
+func.func @retired(%a: !ma) attributes {kcc.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant 0.0 : f32
+  %buf = kcc.smem_alloc : !buf
+  %bars = kcc.mbarrier_alloc : !bar
+  kcc.mbarrier_init %bars[%c0], count 1 : !bar
+  kcc.fence_mbarrier_init
+  kcc.mbarrier_arrive_expect_tx %bars[%c0], bytes 8192 : !bar
+  kcc.tma_load %a[%c0, %c0] -> %buf[%c0], %bars[%c0] : !ma, !buf, !bar
+  kcc.mbarrier_wait %bars[%c0], parity %c0 : !bar
+  %acc = kcc.splat %z : !acc
+  %r = kcc.warpgroup_mma %buf[%c0], %buf[%c0], %acc {a_k_major = true, b_k_major = true, pending = 1 : i32} : !buf, !buf, !acc -> !acc
+  kcc.warpgroup_mma_wait 0
+  kcc.cta_barrier
+  kcc.mbarrier_arrive_expect_tx %bars[%c0], bytes 8192 : !bar
+  kcc.tma_load %a[%c0, %c0] -> %buf[%c0], %bars[%c0] : !ma, !buf, !bar
+  kcc.mbarrier_wait %bars[%c0], parity %c1 : !bar
+  %s = kcc.warpgroup_mma %buf[%c0], %buf[%c0], %r {a_k_major = true, b_k_major = true} : !buf, !buf, !acc -> !acc
+  %t = kcc.convert_layout %s : !acc -> tensor<64x64xf32>
+  return
+}
