@@ -7,6 +7,7 @@ the generated stubs encode at launch. kcc-gpu-leg reads this file (next to the
 run list) and encodes the same maps through kcc's runtime:
 
     map SYMBOL TENSOR_ARG_INDEX DTYPE SWIZZLE BOX...   (box outermost first)
+    smem SYMBOL SM BYTES    (the dynamic shared memory a CUDA launch must give)
 
 usage: manifest-tensormaps.py MANIFEST.json > tensormaps.txt
 """
@@ -17,6 +18,10 @@ manifest = json.load(open(sys.argv[1]))
 for kernel in manifest["kernels"]:
     for spec in kernel["specializations"]:
         names = [p["name"] for p in spec["params"]]
+        for t in spec.get("targets", []):
+            if t.get("target", "").startswith("sm_") and t.get("dynamic_shared_bytes"):
+                sm = int("".join(ch for ch in t["target"][3:] if ch.isdigit()))
+                print(f"smem {spec['symbol']} {sm} {t['dynamic_shared_bytes']}")
         for p in spec["params"]:
             if p["kind"] == "tensormap":
                 box = " ".join(str(b) for b in p["box"])

@@ -54,6 +54,9 @@ struct MapSpec {
   std::vector<int32_t> box;
 };
 using MapTable = std::map<std::string, std::vector<MapSpec>>;
+/// symbol -> (sm -> dynamic shared-memory bytes), from tensormaps.txt.
+using SmemTable = std::map<std::string, std::map<unsigned, unsigned>>;
+SmemTable smemBytes;
 
 bool parseDType(const std::string &name, kcc::DType &out) {
   for (kcc::DType t : {kcc::DType::i1, kcc::DType::i8, kcc::DType::i16,
@@ -73,7 +76,17 @@ bool readMaps(const fs::path &path, MapTable &maps, std::string &error) {
     std::istringstream ss(line);
     std::string key, symbol, dtype;
     MapSpec m;
-    ss >> key >> symbol >> m.base >> dtype >> m.swizzle;
+    ss >> key >> symbol;
+    if (key == "smem") {
+      unsigned sm = 0, bytes = 0;
+      if (!(ss >> sm >> bytes)) {
+        error = path.string() + ":" + std::to_string(n) + ": bad smem line";
+        return false;
+      }
+      smemBytes[symbol][sm] = bytes;
+      continue;
+    }
+    ss >> m.base >> dtype >> m.swizzle;
     for (int32_t b; ss >> b;)
       m.box.push_back(b);
     if (key != "map" || !parseDType(dtype, m.elem) || m.box.empty()) {
@@ -182,7 +195,7 @@ std::string runCase(const RunCase &c, const fs::path &caseDir,
 #else
   std::vector<kcc::rt::ThreadsForArch> threads;
   for (auto [sm, n] : c.threads)
-    threads.push_back({sm, n});
+    threads.push_back({sm, n, nullptr, smemBytes[c.symbol][sm]});
   kcc::rt::KernelDesc desc{&fatbin, c.symbol.c_str(), threads.data(),
                            unsigned(threads.size())};
   // Tensor maps after the user arguments, as the generated stubs pass them.
