@@ -47,13 +47,14 @@
 //                           + (k % 8) * 128 + (mn % (128/e)) * e
 // followed by the 128-byte swizzle of the address, a ^ (((a >> 7) & 7) << 4).
 // These are the canonical layouts of the PTX ISA, "Shared Memory Matrix
-// Layout" (128B swizzle atoms of 8 rows x 128 bytes; the ISA's stride
-// definitions: for K-major swizzled layouts the LBO is "not used, assumed
-// to be 1", for MN-major ones it is the stride from one (swizzle bytes / 16)
-// 16-byte rows to the next, i.e. between 128-byte atoms along M/N, and the
-// SBO the stride between groups of 8 K rows), in CUTLASS's notation
-// (cute/atom/mma_traits_sm90_gmma.hpp, make_gmma_desc; in elements, with
-// T = 16 / e):
+// Layout" (9.7.15.5.1.2: 128B swizzle atoms of 8 rows x 128 bytes) with its
+// strides (9.7.15.5.1.2.1.1-2, in 16-byte units of the normalized matrix):
+// K-major: LBO "not used, assumed to be 1" for swizzled layouts, SBO "the
+// offset from the first 8 rows to the next 8 rows"; MN-major swizzled: LBO
+// the offset from the first (swizzle-byte-size/16) rows to the next, i.e.
+// between 128-byte atoms along M/N, SBO the offset from the first 8 columns
+// (K) to the next. In CUTLASS's notation (cute/atom/mma_traits_sm90_gmma.hpp,
+// make_gmma_desc; in elements, with T = 16 / e):
 //   K-major  B128: Swizzle<3,4,3> o ((8,m),(T,2)):((8T,SBO),(1,T))
 //   MN-major B128: Swizzle<3,4,3> o ((T,8,m),(8,k)):((1,T,LBO),(8T,SBO))
 // Swizzle<3,4,3> XORs address bits 4-6 with bits 7-9: the formula above.
