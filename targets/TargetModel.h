@@ -29,7 +29,11 @@ enum class Vendor { NVIDIA, AMD };
 
 /// Banked on-chip memory: NVIDIA shared memory, AMD LDS.
 struct SharedMemoryModel {
-  unsigned bytesPerBlock = 0; // the most one CTA / workgroup may use
+  /// The most one CTA / workgroup may use: on NVIDIA the opt-in maximum of
+  /// dynamic shared memory (cudaDevAttrMaxSharedMemoryPerBlockOptin), where
+  /// kcc keeps a kernel's shared memory; kcc-convert-to-llvm refuses more and
+  /// kcc-pipeline-tma-loads sizes its stages by it.
+  unsigned bytesPerBlock = 0;
   unsigned bytesPerSM = 0;    // per SM / CU
   unsigned banks = 32;
   unsigned bankBytes = 4;

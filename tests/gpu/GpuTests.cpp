@@ -370,7 +370,10 @@ int main(int argc, char **argv) {
   testTile2D<float>("transpose_f32_64_64", true, wrap(transpose::transpose_f32_64_64));
   testTile2D<kcc::f16>("transpose_f16_64_64", true, wrap(transpose::transpose_f16_64_64));
   // Over 48 KiB of dynamic shared memory (tests/gpu/Inputs/big_smem.kc).
-  testTile2D<float>("big_transpose", true, wrap(big_smem::big_transpose));
+  testTile2D<float>("big_transpose_f32_128_128", true,
+                    wrap(big_smem::big_transpose_f32_128_128));
+  testTile2D<kcc::f16>("big_transpose_f16_128_128", true,
+                       wrap(big_smem::big_transpose_f16_128_128));
   testAxpy<float>("axpy_f32_1024", wrap(axpy::axpy_f32_1024));
   testAxpy<kcc::f16>("axpy_f16_2048", wrap(axpy::axpy_f16_2048));
   // Every specialization, through the dispatcher: rows that fit in BLOCK (read
