@@ -327,7 +327,16 @@ bool Machine::completeWgmma(uint32_t index) {
         uint64_t v = r.acc[size_t(t) * regs + i];
         if (isWgmmaTag(v)) {
           const WgmmaRun &from = wgmmas[wgmmaTagIndex(v)];
-          v = from.result[size_t(t) * (from.n / 2) + wgmmaTagField(v)];
+          size_t at = size_t(t) * (from.n / 2) + wgmmaTagField(v);
+          // The group this accumulator comes from faulted or never ran.
+          if (!from.done || at >= from.result.size()) {
+            setFault(r.op, "wgmma.mma_async of " +
+                               describeWarpgroup(r.warpgroup) +
+                               " accumulates onto a wgmma result that was "
+                               "never computed (an earlier group failed)");
+            return false;
+          }
+          v = from.result[at];
         }
         d = asF32(v);
       }
@@ -374,8 +383,11 @@ bool Machine::checkWgmmaAccRead(Thread &t, uint32_t pc) {
       const WgmmaRun &w = wgmmas[wgmmaTagIndex(v)];
       if (w.done) {
         unsigned inGroup = t.tid - w.warpgroup * kWarpgroup;
-        v = w.result[size_t(inGroup) * (w.n / 2) + wgmmaTagField(v)];
-        continue;
+        size_t at = size_t(inGroup) * (w.n / 2) + wgmmaTagField(v);
+        if (at < w.result.size()) {
+          v = w.result[at];
+          continue;
+        }
       }
       setFault(prog.code[pc].op,
                llvm::formatv("{0} reads result register {1} of a "
