@@ -876,11 +876,14 @@ private:
       if (!st || src == slots.end() || ev.getPosition().size() != 1)
         return fail(op, "the simulator supports llvm.extractvalue only of "
                         "the results of wgmma.mma_async");
+      // Read the source slot before assign(): inserting may grow the map and
+      // invalidate the iterator.
+      uint32_t srcSlot = src->second + uint32_t(ev.getPosition()[0]);
       if (!assign(ev.getResult(), op))
         return false;
       Inst &in = emit(Opc::Copy, op);
       in.res = slots[ev.getResult()];
-      in.a = src->second + uint32_t(ev.getPosition()[0]);
+      in.a = srcSlot;
       TypeInfo t = *typeInfo(ev.getResult().getType());
       in.ek = t.ek, in.bits = t.bits, in.lanes = 1, in.c = 1;
       return true;
