@@ -484,6 +484,15 @@ LogicalResult WarpgroupMmaOp::verify() {
   return success();
 }
 
+LogicalResult WarpgroupMmaWaitOp::inferReturnTypes(
+    MLIRContext *, std::optional<Location>, ValueRange operands,
+    DictionaryAttr, OpaqueProperties, RegionRange,
+    SmallVectorImpl<Type> &inferred) {
+  // The retired accumulators pass through unchanged.
+  llvm::append_range(inferred, operands.getTypes());
+  return success();
+}
+
 LogicalResult ConvertLayoutOp::verify() {
   auto src = cast<RankedTensorType>(getSrc().getType());
   auto dst = cast<RankedTensorType>(getType());

@@ -27,6 +27,7 @@ include "ir/KccDialect.td"
 include "ir/KccTypes.td"
 include "mlir/IR/OpBase.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
 
 def Kcc_SmemAllocOp : Kcc_Op<"smem_alloc"> {
   let summary = "allocate a multi-stage shared-memory buffer";
@@ -210,14 +211,23 @@ def Kcc_WarpgroupMmaOp : Kcc_Op<"warpgroup_mma"> {
   let hasVerifier = 1;
 }
 
-def Kcc_WarpgroupMmaWaitOp : Kcc_Op<"warpgroup_mma_wait"> {
+def Kcc_WarpgroupMmaWaitOp : Kcc_Op<"warpgroup_mma_wait",
+    [DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "wait until at most `pending` wgmma groups are in flight";
   let description = [{
     Retires the older groups of kcc.warpgroup_mma: their stages have been
-    read and their accumulators written.
+    read and their accumulators written. The accumulators those groups write
+    pass through the op (`results` are `values`), so every later reader
+    depends on the wait: nothing can be scheduled between the tensor cores
+    and the retirement (ptxas serializes the wgmma pipeline when a non-wgmma
+    instruction touches an accumulator in flight).
   }];
-  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>]>:$pending);
-  let assemblyFormat = "$pending attr-dict";
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>]>:$pending,
+                       Variadic<Kcc_Tile>:$values);
+  let results = (outs Variadic<Kcc_Tile>:$results);
+  let assemblyFormat = [{
+    $pending ($values^ `:` type($values))? attr-dict
+  }];
 }
 
 #endif // KCC_ASYNC_OPS_TD

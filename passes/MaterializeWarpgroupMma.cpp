@@ -22,7 +22,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/SetVector.h"
-#include "llvm/ADT/SmallPtrSet.h"
 
 namespace kcc {
 #define GEN_PASS_DEF_KCCMATERIALIZEWARPGROUPMMA
@@ -157,18 +156,17 @@ LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
   // Rewrite the dots (their results keep the plain type until the web is
   // retyped below).
   SmallVector<Value> seeds;
-  llvm::SmallPtrSet<Operation *, 2> drained;
+  llvm::SetVector<scf::ForOp> drained;
   for (Site &s : sites) {
     OpBuilder b(s.dot);
     // In a loop whose stages are refilled one iteration late
     // (kcc.mma_overlap), the group stays in flight while the next iteration
-    // issues; the accumulator is complete after a wait behind the loop.
+    // issues; the accumulator is complete after a wait behind the loop
+    // (added below, once the accumulators have their layout).
     auto loop = dyn_cast<scf::ForOp>(s.dot->getParentOp());
     bool overlap = loop && loop->hasAttr(kcc::KccDialect::kMmaOverlapAttr);
-    if (overlap && drained.insert(loop).second) {
-      OpBuilder after(loop->getBlock(), std::next(loop->getIterator()));
-      kcc::WarpgroupMmaWaitOp::create(after, loop.getLoc(), 0);
-    }
+    if (overlap)
+      drained.insert(loop);
     auto mma = kcc::WarpgroupMmaOp::create(
         b, s.dot.getLoc(), s.dot.getType(), s.a.getSrc(), s.a.getStage(),
         s.b.getSrc(), s.b.getStage(), s.dot.getC(),
@@ -251,15 +249,43 @@ LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
         b.setInsertionPointToStart(arg.getOwner());
       else
         b.setInsertionPointAfter(v.getDefiningOp());
-      // Behind the wait that completes an overlapped loop's accumulator.
-      if (Operation *next = &*b.getInsertionPoint();
-          b.getInsertionPoint() != b.getBlock()->end() &&
-          isa<kcc::WarpgroupMmaWaitOp>(next))
-        b.setInsertionPointAfter(next);
       auto cvt = kcc::ConvertLayoutOp::create(b, v.getLoc(), plain, v);
       for (OpOperand *use : outside)
         use->set(cvt.getResult());
     }
+  }
+
+  // The wait behind each overlapped loop: the loop's accumulators pass
+  // through it, so every reader comes after the retirement. The loop and its
+  // wait sit under `if (lb < ub)`: on the path that skips the loop the
+  // accumulators keep their initial values without a wait after them
+  // (ptxas serializes every wgmma of the kernel when a non-wgmma
+  // instruction may define an accumulator ahead of a wait, C7515).
+  for (scf::ForOp loop : drained) {
+    OpBuilder b(loop);
+    Location loc = loop.getLoc();
+    Value runs = arith::CmpIOp::create(
+        b, loc,
+        loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
+                              : arith::CmpIPredicate::slt,
+        loop.getLowerBound(), loop.getUpperBound());
+    auto guard = scf::IfOp::create(b, loc, loop.getResultTypes(), runs,
+                                   /*withElseRegion=*/true);
+    loop->replaceAllUsesWith(guard.getResults());
+    Block *then = &guard.getThenRegion().front();
+    loop->moveBefore(then, then->end());
+    SmallVector<Value> accs;
+    for (Value r : loop.getResults())
+      if (inWeb(r))
+        accs.push_back(r);
+    OpBuilder tb = OpBuilder::atBlockEnd(then);
+    auto wait = kcc::WarpgroupMmaWaitOp::create(tb, loc, 0, accs);
+    SmallVector<Value> out(loop.getResults());
+    for (auto [acc, done] : llvm::zip(accs, wait.getResults()))
+      std::replace(out.begin(), out.end(), acc, Value(done));
+    scf::YieldOp::create(tb, loc, out);
+    OpBuilder eb = OpBuilder::atBlockEnd(&guard.getElseRegion().front());
+    scf::YieldOp::create(eb, loc, loop.getInitArgs());
   }
   return success();
 }

@@ -465,6 +465,46 @@ private:
     return true;
   }
 
+  /// An empty inline asm whose outputs are tied to its inputs ("=f,..,0,..")
+  /// keeps registers in place across it (kcc's accumulator fence after
+  /// wgmma.wait_group): output j is a copy of input j.
+  bool decodeOperandFence(LLVM::InlineAsmOp op) {
+    SmallVector<StringRef> constraints;
+    op.getConstraints().split(constraints, ',');
+    unsigned n = op.getOperands().size();
+    Value res = op.getRes();
+    auto st = res ? dyn_cast<LLVM::LLVMStructType>(res.getType())
+                  : LLVM::LLVMStructType();
+    bool ok = constraints.size() == 2 * n && n > 0 &&
+              (st ? st.getBody().size() == n : n == 1);
+    for (unsigned j = 0; ok && j < n; ++j) {
+      unsigned tied;
+      ok = constraints[j].starts_with("=") &&
+           !constraints[n + j].getAsInteger(10, tied) && tied == j &&
+           op.getOperands()[j].getType() ==
+               (st ? st.getBody()[j] : res.getType());
+    }
+    if (!ok)
+      return fail(op, "the simulator implements an empty inline asm only as "
+                      "an operand fence: each output tied to the input of "
+                      "the same position (\"=f,..,0,1,..\")");
+    slots[res] = nextSlot;
+    nextSlot += n;
+    uint32_t base = slots[res];
+    for (unsigned j = 0; j < n; ++j) {
+      Value in = op.getOperands()[j];
+      std::optional<TypeInfo> t = typeInfo(in.getType());
+      if (!t || t->lanes != 1)
+        return fail(op, "the simulator implements operand fences on scalars "
+                        "only");
+      Inst &copy = emit(Opc::Copy, op);
+      copy.res = base + j;
+      copy.a = slot(in);
+      copy.ek = t->ek, copy.bits = t->bits, copy.lanes = 1, copy.c = 1;
+    }
+    return true;
+  }
+
   bool fail(Operation *op, const Twine &msg) {
     err.message = msg.str();
     err.loc = op->getLoc();
@@ -875,7 +915,7 @@ private:
       auto src = slots.find(ev.getContainer());
       if (!st || src == slots.end() || ev.getPosition().size() != 1)
         return fail(op, "the simulator supports llvm.extractvalue only of "
-                        "the results of wgmma.mma_async");
+                        "the results of wgmma.mma_async and operand fences");
       // Read the source slot before assign(): inserting may grow the map and
       // invalidate the iterator.
       uint32_t srcSlot = src->second + uint32_t(ev.getPosition()[0]);
@@ -888,6 +928,9 @@ private:
       in.ek = t.ek, in.bits = t.bits, in.lanes = 1, in.c = 1;
       return true;
     }
+    if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op);
+        asmOp && StringRef(asmOp.getAsmString()).trim().empty())
+      return decodeOperandFence(asmOp);
     if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op))
       return fail(op, "the simulator does not implement inline assembly '" +
                           asmOp.getAsmString() + "'");

@@ -937,8 +937,9 @@ static LogicalResult prepare(ModuleOp module, const TargetOps &ops,
           return;
         if (isa_and_nonnull<WgmmaAccLayoutAttr>(tt.getEncoding())) {
           // Only these ops know the accumulator's register mapping.
-          if (!isa<WarpgroupMmaOp, ConvertLayoutOp, SplatOp, arith::ConstantOp,
-                   arith::TruncFOp, scf::ForOp, scf::YieldOp>(op)) {
+          if (!isa<WarpgroupMmaOp, WarpgroupMmaWaitOp, ConvertLayoutOp,
+                   SplatOp, arith::ConstantOp, arith::TruncFOp, scf::ForOp,
+                   scf::IfOp, scf::YieldOp>(op)) {
             op->emitError("kcc: internal error: ")
                 << op->getName()
                 << " on a wgmma accumulator (only warpgroup_mma, "

@@ -6,8 +6,10 @@
 // g, g + W, ... (#kcc.wgmma_acc). For each of its blocks and each K step of
 // 16, one `wgmma.mma_async.m64nNk16` reads A's 64 x 16 slice and all of B's
 // 16 x N slice straight from the TMA stages through shared-memory matrix
-// descriptors; `wgmma.fence` comes before, `commit_group` + `wait_group 0`
-// after, so the stages are free when the op returns.
+// descriptors; `wgmma.fence` comes before, `commit_group` + `wait_group
+// pending` after. A complete accumulator (after `wait_group 0`) passes
+// through an operand fence, so LLVM cannot hoist its readers above the wait
+// (ptxas would serialize the wgmma pipeline, C7514).
 //
 // Stage layout (what the TMA copies of kcc-materialize-tma-copies /
 // kcc-pipeline-tma-loads produce with the 128-byte swizzle): a tile of R
@@ -112,6 +114,35 @@ SmallVector<Value> emitWgmma(OpBuilder &b, Location loc, StringRef elem,
   return out;
 }
 
+/// `regs` kept in place across an empty asm with outputs tied to inputs
+/// (CUTLASS's warpgroup_fence_operand): the returned values depend on the
+/// asm, which is ordered after the wait before it (both have side effects),
+/// so no reader of the accumulator is scheduled before its wgmma retired.
+SmallVector<Value> fenceOperands(OpBuilder &b, Location loc,
+                                 ArrayRef<Value> regs) {
+  std::string constraints;
+  for (size_t i = 0; i < regs.size(); ++i)
+    constraints += "=f,";
+  for (size_t i = 0; i < regs.size(); ++i)
+    constraints += (i ? "," : "") + std::to_string(i);
+  Type resultType = regs.size() == 1
+                        ? regs.front().getType()
+                        : LLVM::LLVMStructType::getLiteral(
+                              b.getContext(),
+                              SmallVector<Type>(ValueRange(regs).getTypes()));
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, resultType, regs, "", constraints, /*has_side_effects=*/true,
+      /*is_align_stack=*/false, LLVM::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+  if (regs.size() == 1)
+    return {asmOp.getResult(0)};
+  SmallVector<Value> out;
+  for (size_t i = 0; i < regs.size(); ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), i));
+  return out;
+}
+
 struct WarpgroupMmaLowering : OpConversionPattern<WarpgroupMmaOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -201,6 +232,10 @@ struct WarpgroupMmaLowering : OpConversionPattern<WarpgroupMmaOp> {
     }
     NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, op.getPending());
+    // With nothing left in flight the result is complete: fence it behind
+    // the wait. (With groups in flight, only the next wgmma may touch it.)
+    if (op.getPending() == 0)
+      regs = fenceOperands(b, loc, regs);
     rewriter.replaceOp(op, buildVector(b, loc, regs));
     return success();
   }
@@ -209,11 +244,19 @@ struct WarpgroupMmaLowering : OpConversionPattern<WarpgroupMmaOp> {
 struct WarpgroupMmaWaitLowering : OpConversionPattern<WarpgroupMmaWaitOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
-  matchAndRewrite(WarpgroupMmaWaitOp op, OpAdaptor,
+  matchAndRewrite(WarpgroupMmaWaitOp op, OpAdaptor a,
                   ConversionPatternRewriter &rewriter) const override {
-    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, op.getLoc(),
-                                       op.getPending());
-    rewriter.eraseOp(op);
+    Location loc = op.getLoc();
+    NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, op.getPending());
+    // The accumulators retired by the wait pass through it.
+    SmallVector<Value> results;
+    for (Value v : a.getValues()) {
+      SmallVector<Value> regs = unpack(rewriter, loc, v);
+      if (op.getPending() == 0)
+        regs = fenceOperands(rewriter, loc, regs);
+      results.push_back(buildVector(rewriter, loc, regs));
+    }
+    rewriter.replaceOp(op, results);
     return success();
   }
 };
