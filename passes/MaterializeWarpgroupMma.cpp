@@ -16,11 +16,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/MmaOperands.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace kcc {
@@ -100,6 +103,41 @@ llvm::SetVector<Value> accumulatorWeb(ArrayRef<Value> seeds) {
     }
   }
   return web;
+}
+
+/// The epilogue of a GEMM: a tile that leaves the accumulator layout to be
+/// staged for a TMA store goes into the stage straight from the accumulator
+/// registers; its other readers (the masked-store fallback beside the TMA
+/// store) relayout through that same stage. The kernel keeps no relayout
+/// scratch for the accumulator, which lets 128 x 256 tiles keep three
+/// pipeline stages (kcc::epilogueStore says when).
+void stageEpilogue(kcc::ConvertLayoutOp cvt) {
+  kcc::SmemStoreOp staged = kcc::epilogueStore(cvt.getResult());
+  if (!staged)
+    return;
+  staged.getValueMutable().set(cvt.getSrc());
+  // One relayout per block, ahead of its first reader.
+  llvm::MapVector<Block *, Operation *> first;
+  for (Operation *user : cvt->getUsers()) {
+    auto [it, fresh] = first.insert({user->getBlock(), user});
+    if (!fresh && user->isBeforeInBlock(it->second))
+      it->second = user;
+  }
+  int64_t index = *getConstantIntValue(staged.getStage());
+  for (auto [block, user] : first) {
+    OpBuilder b(user);
+    Location loc = cvt.getLoc();
+    Value stage = arith::ConstantIntOp::create(b, loc, index, 32);
+    kcc::CtaBarrierOp::create(b, loc);
+    kcc::SmemStoreOp::create(b, loc, cvt.getSrc(), staged.getDst(), stage);
+    kcc::CtaBarrierOp::create(b, loc);
+    Value relaid = kcc::SmemLoadOp::create(b, loc, cvt.getType(),
+                                           staged.getDst(), stage);
+    cvt.getResult().replaceUsesWithIf(relaid, [&](OpOperand &use) {
+      return use.getOwner()->getBlock() == block;
+    });
+  }
+  cvt.erase();
 }
 
 LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
@@ -287,6 +325,15 @@ LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
     OpBuilder eb = OpBuilder::atBlockEnd(&guard.getElseRegion().front());
     scf::YieldOp::create(eb, loc, loop.getInitArgs());
   }
+
+  SmallVector<kcc::ConvertLayoutOp> leaving;
+  func.walk([&](kcc::ConvertLayoutOp cvt) {
+    auto src = cast<RankedTensorType>(cvt.getSrc().getType());
+    if (isa_and_nonnull<kcc::WgmmaAccLayoutAttr>(src.getEncoding()))
+      leaving.push_back(cvt);
+  });
+  for (kcc::ConvertLayoutOp cvt : leaving)
+    stageEpilogue(cvt);
   return success();
 }
 

@@ -6,6 +6,8 @@
 #include "passes/TensorMaps.h"
 #include "targets/TargetModel.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/STLExtras.h"
 
@@ -157,4 +159,36 @@ std::string kcc::mmaStageRefusal(Operation *op, const TargetModel &target) {
   return "the tile is a dot operand whose tensor map has the 128-byte "
          "swizzle wgmma reads, but on " +
          target.name + " the dot does not use wgmma (" + why + ")";
+}
+
+SmemStoreOp kcc::epilogueStore(Value tile) {
+  auto type = dyn_cast<RankedTensorType>(tile.getType());
+  if (!type)
+    return nullptr;
+  SmemStoreOp staged;
+  for (OpOperand &use : tile.getUses()) {
+    auto store = dyn_cast<SmemStoreOp>(use.getOwner());
+    if (!store || use.getOperandNumber() != 0)
+      continue;
+    SmemType stage = store.getDst().getType();
+    if (stage.getSwizzle() == 0 && stage.getShape() == type.getShape() &&
+        stage.getElementType() == type.getElementType() &&
+        getConstantIntValue(store.getStage()))
+      staged = store;
+  }
+  if (!staged)
+    return nullptr;
+  auto branch = dyn_cast<scf::IfOp>(staged->getParentOp());
+  for (Operation *user : tile.getUsers()) {
+    if (user == staged)
+      continue;
+    Region *other = nullptr;
+    if (branch)
+      other = staged->getParentRegion() == &branch.getThenRegion()
+                  ? &branch.getElseRegion()
+                  : &branch.getThenRegion();
+    if (!other || !other->isAncestor(user->getParentRegion()))
+      return nullptr;
+  }
+  return staged;
 }

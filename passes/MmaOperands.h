@@ -47,6 +47,16 @@ llvm::SmallVector<int64_t> mmaOperandBox(llvm::ArrayRef<int64_t> tile,
 /// map serves another target); empty otherwise.
 std::string mmaStageRefusal(mlir::Operation *op, const TargetModel &target);
 
+/// The smem_store through which `tile` (a wgmma accumulator leaving the
+/// accumulator layout, or its cast) can be staged for a TMA store straight
+/// from the accumulator registers; null if it cannot. It can when one user
+/// stores it whole into an unswizzled stage at a constant index and every
+/// other user sits in the other branch of the scf.if around that store (the
+/// masked-store fallback), so it may relayout through the same stage while
+/// no TMA store reads it. kcc-materialize-warpgroup-mma stages such tiles;
+/// the pipeliner's shared-memory budget keeps no relayout scratch for them.
+SmemStoreOp epilogueStore(mlir::Value tile);
+
 } // namespace kcc
 
 #endif // KCC_PASSES_MMAOPERANDS_H

@@ -31,6 +31,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/AxisInfo.h"
+#include "passes/MmaOperands.h"
 #include "passes/Passes.h"
 #include "passes/TensorMaps.h"
 #include "targets/TargetModel.h"
@@ -126,8 +127,20 @@ int64_t scratchReserve(func::FuncOp func) {
   func.walk([&](Operation *op) {
     // A wgmma accumulator reaches other ops through a relayout in shared
     // memory (kcc-materialize-warpgroup-mma).
+    // Not when it goes straight into a TMA store's stage (the GEMM
+    // epilogue, kcc::epilogueStore): follow the accumulator out of its loop
+    // and through the cast to the output type.
     if (isa<kcc::DotOp>(op)) {
-      reserve = std::max(reserve, tileBytes(op->getResult(0).getType()));
+      Value leaving = op->getResult(0);
+      if (leaving.hasOneUse())
+        if (auto yield = dyn_cast<scf::YieldOp>(*leaving.getUsers().begin()))
+          if (auto loop = dyn_cast<scf::ForOp>(yield->getParentOp()))
+            leaving = loop.getResult(leaving.getUses().begin()->getOperandNumber());
+      if (leaving.hasOneUse())
+        if (auto cast = dyn_cast<arith::TruncFOp>(*leaving.getUsers().begin()))
+          leaving = cast.getResult();
+      if (!kcc::epilogueStore(leaving))
+        reserve = std::max(reserve, tileBytes(op->getResult(0).getType()));
       return;
     }
     if (!isa<kcc::ReduceOp, kcc::BroadcastOp, kcc::TransOp, kcc::ExpandDimsOp,

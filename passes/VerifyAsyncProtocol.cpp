@@ -1346,11 +1346,19 @@ private:
       retireMma(wait.getPending());
       return true;
     }
-    // The accumulator is only complete once every group has retired.
-    if (auto cvt = dyn_cast<kcc::ConvertLayoutOp>(op)) {
-      auto src = cast<RankedTensorType>(cvt.getSrc().getType());
-      if (isa_and_nonnull<kcc::WgmmaAccLayoutAttr>(src.getEncoding()) &&
-          !mmaGroups.empty()) {
+    // The accumulator is only complete once every group has retired (it
+    // leaves its layout through convert_layout or an epilogue smem_store).
+    auto accRead = [](Operation *o) -> Value {
+      if (auto cvt = dyn_cast<kcc::ConvertLayoutOp>(o))
+        return cvt.getSrc();
+      if (auto store = dyn_cast<kcc::SmemStoreOp>(o))
+        return store.getValue();
+      return Value();
+    };
+    if (Value read = accRead(op);
+        read && isa_and_nonnull<kcc::WgmmaAccLayoutAttr>(
+                    cast<RankedTensorType>(read.getType()).getEncoding())) {
+      if (!mmaGroups.empty()) {
         fail(op->getLoc(),
              "reads a wgmma accumulator while a kcc.warpgroup_mma group is "
              "still writing it",
@@ -1359,7 +1367,8 @@ private:
                               "the group in flight"});
         return false;
       }
-      return true;
+      if (isa<kcc::ConvertLayoutOp>(op))
+        return true;
     }
     if (auto load = dyn_cast<kcc::SmemLoadOp>(op))
       return readStage(op, load.getSrc(), load.getStage());

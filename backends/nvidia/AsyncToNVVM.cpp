@@ -350,11 +350,29 @@ struct SmemStoreLowering : OpConversionPattern<SmemStoreOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(op.getValue().getType());
-    TileLayout l = TileLayout::get(type);
     unsigned bytes = storageBytes(type.getElementType());
     Value stage =
         stageAt(rewriter, loc, a.getDst(), a.getStage(), op.getDst().getType());
     Value tid = targetOpsOf(*this).threadId(rewriter, loc);
+    if (isa_and_nonnull<WgmmaAccLayoutAttr>(type.getEncoding())) {
+      // A wgmma accumulator straight into the stage (the epilogue of a
+      // GEMM): each thread's row neighbours as one 2-element store.
+      if (op.getDst().getType().getSwizzle() != 0)
+        return op.emitError("kcc: internal error: a wgmma accumulator is "
+                            "stored only into an unswizzled stage");
+      SmallVector<Value> regs = unpack(rewriter, loc, a.getValue());
+      RegisterMap map = registerMap(rewriter, loc, type, tid);
+      for (size_t r = 0; r + 1 < regs.size(); r += 2) {
+        Value addr = elementAddr(rewriter, loc, stage, map.flat[r], bytes);
+        Value pair = buildVector(rewriter, loc,
+                                 {toStorage(rewriter, loc, regs[r]),
+                                  toStorage(rewriter, loc, regs[r + 1])});
+        LLVM::StoreOp::create(rewriter, loc, pair, addr, 2 * bytes);
+      }
+      rewriter.eraseOp(op);
+      return success();
+    }
+    TileLayout l = TileLayout::get(type);
     Value base = threadBase(rewriter, loc, l, tid);
     SmallVector<Value> regs = unpack(rewriter, loc, a.getValue());
     emitIf(rewriter, loc, ownerPred(rewriter, loc, l, tid), [&](OpBuilder &b) {

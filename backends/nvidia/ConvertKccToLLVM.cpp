@@ -938,12 +938,13 @@ static LogicalResult prepare(ModuleOp module, const TargetOps &ops,
         if (isa_and_nonnull<WgmmaAccLayoutAttr>(tt.getEncoding())) {
           // Only these ops know the accumulator's register mapping.
           if (!isa<WarpgroupMmaOp, WarpgroupMmaWaitOp, ConvertLayoutOp,
-                   SplatOp, arith::ConstantOp, arith::TruncFOp, scf::ForOp,
-                   scf::IfOp, scf::YieldOp>(op)) {
+                   SmemStoreOp, SplatOp, arith::ConstantOp, arith::TruncFOp,
+                   scf::ForOp, scf::IfOp, scf::YieldOp>(op)) {
             op->emitError("kcc: internal error: ")
                 << op->getName()
-                << " on a wgmma accumulator (only warpgroup_mma, "
-                   "convert_layout, splat and loops handle that layout)";
+                << " on a wgmma accumulator (only warpgroup_mma, its wait, "
+                   "convert_layout, smem_store, splat, truncf and control "
+                   "flow handle that layout)";
             ok = false;
           } else if (ops.warpSize() != 32) {
             op->emitError("kcc: wgmma accumulators exist on NVIDIA sm_90a "

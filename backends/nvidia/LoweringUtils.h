@@ -162,6 +162,17 @@ struct DotScratch {
 };
 DotScratch dotScratch(DotOp op);
 
+/// Row-major flat index (i32) of each register of this thread in a tile of
+/// `type` (#kcc.blocked or #kcc.wgmma_acc), and whether the thread owns it
+/// (WarpgroupMmaToNVVM.cpp). In #kcc.wgmma_acc, registers 2i and 2i + 1 are
+/// neighbours in a row.
+struct RegisterMap {
+  llvm::SmallVector<mlir::Value> flat;
+  mlir::Value owner; // null: every thread owns its registers
+};
+RegisterMap registerMap(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::RankedTensorType type, mlir::Value tid);
+
 /// Whether `op` contains async IR (stages, mbarriers, TMA copies).
 bool hasAsyncOps(mlir::Operation *op);
 /// Places the stages and mbarriers of `fn` after its `scratch` bytes of

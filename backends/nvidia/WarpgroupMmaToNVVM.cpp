@@ -261,52 +261,6 @@ struct WarpgroupMmaWaitLowering : OpConversionPattern<WarpgroupMmaWaitOp> {
   }
 };
 
-/// Row-major flat index (i32) of each register of this thread in a tile of
-/// `type` (#kcc.blocked or #kcc.wgmma_acc), and whether the thread owns it.
-struct RegisterMap {
-  SmallVector<Value> flat;
-  Value owner; // null: every thread owns its registers
-};
-
-RegisterMap registerMap(OpBuilder &b, Location loc, RankedTensorType type,
-                        Value tid) {
-  RegisterMap map;
-  if (auto acc = dyn_cast<WgmmaAccLayoutAttr>(type.getEncoding())) {
-    int64_t n = type.getShape()[1], m = type.getShape()[0];
-    unsigned wgs = acc.getWarpgroups();
-    int64_t reps = (m / 64 + wgs - 1) / wgs;
-    auto k = [&](int64_t v) { return i32Const(b, loc, v); };
-    Value wg = arith::DivUIOp::create(b, loc, tid, k(128));
-    Value warp = arith::RemUIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, tid, k(32)), k(4));
-    Value lane = arith::RemUIOp::create(b, loc, tid, k(32));
-    // row0 = 16 warp + lane / 4; col0 = 2 (lane mod 4)
-    Value row0 = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, warp, k(16)),
-        arith::DivUIOp::create(b, loc, lane, k(4)));
-    Value col0 = arith::MulIOp::create(
-        b, loc, arith::RemUIOp::create(b, loc, lane, k(4)), k(2));
-    for (int64_t rep = 0; rep < reps; ++rep) {
-      Value mb = arith::AddIOp::create(b, loc, wg, k(rep * wgs));
-      Value rowBase = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, mb, k(64)), row0);
-      Value base = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, rowBase, k(n)), col0);
-      for (int64_t i = 0; i < n / 2; ++i) {
-        int64_t off = 8 * ((i / 2) % 2) * n + 8 * (i / 4) + i % 2;
-        map.flat.push_back(arith::AddIOp::create(b, loc, base, k(off)));
-      }
-    }
-    return map;
-  }
-  TileLayout l = TileLayout::get(type);
-  Value base = threadBase(b, loc, l, tid);
-  for (unsigned r = 0; r < l.regs; ++r)
-    map.flat.push_back(flatIndex(b, loc, l, base, r));
-  map.owner = ownerPred(b, loc, l, tid);
-  return map;
-}
-
 struct ConvertLayoutLowering : OpConversionPattern<ConvertLayoutOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -347,6 +301,45 @@ struct ConvertLayoutLowering : OpConversionPattern<ConvertLayoutOp> {
 };
 
 } // namespace
+
+RegisterMap kcc::nvidia::registerMap(OpBuilder &b, Location loc, RankedTensorType type,
+                        Value tid) {
+  RegisterMap map;
+  if (auto acc = dyn_cast<WgmmaAccLayoutAttr>(type.getEncoding())) {
+    int64_t n = type.getShape()[1], m = type.getShape()[0];
+    unsigned wgs = acc.getWarpgroups();
+    int64_t reps = (m / 64 + wgs - 1) / wgs;
+    auto k = [&](int64_t v) { return i32Const(b, loc, v); };
+    Value wg = arith::DivUIOp::create(b, loc, tid, k(128));
+    Value warp = arith::RemUIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, tid, k(32)), k(4));
+    Value lane = arith::RemUIOp::create(b, loc, tid, k(32));
+    // row0 = 16 warp + lane / 4; col0 = 2 (lane mod 4)
+    Value row0 = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, warp, k(16)),
+        arith::DivUIOp::create(b, loc, lane, k(4)));
+    Value col0 = arith::MulIOp::create(
+        b, loc, arith::RemUIOp::create(b, loc, lane, k(4)), k(2));
+    for (int64_t rep = 0; rep < reps; ++rep) {
+      Value mb = arith::AddIOp::create(b, loc, wg, k(rep * wgs));
+      Value rowBase = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, mb, k(64)), row0);
+      Value base = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, rowBase, k(n)), col0);
+      for (int64_t i = 0; i < n / 2; ++i) {
+        int64_t off = 8 * ((i / 2) % 2) * n + 8 * (i / 4) + i % 2;
+        map.flat.push_back(arith::AddIOp::create(b, loc, base, k(off)));
+      }
+    }
+    return map;
+  }
+  TileLayout l = TileLayout::get(type);
+  Value base = threadBase(b, loc, l, tid);
+  for (unsigned r = 0; r < l.regs; ++r)
+    map.flat.push_back(flatIndex(b, loc, l, base, r));
+  map.owner = ownerPred(b, loc, l, tid);
+  return map;
+}
 
 void kcc::nvidia::populateWarpgroupMmaPatterns(KccTypeConverter &tc,
                                                RewritePatternSet &patterns) {

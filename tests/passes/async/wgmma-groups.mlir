@@ -63,6 +63,36 @@ func.func @read_acc_in_flight(%a: !ma) attributes {kcc.kernel} {
 
 !ma = !kcc.tensormap<[64, 64], f16, swizzle = 128>
 !buf = !kcc.smem<[64, 64], f16, stages = 1, swizzle = 128>
+!cbuf = !kcc.smem<[64, 64], f32, stages = 1, swizzle = 0>
+!bar = !kcc.mbarrier<1>
+!acc = tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>>
+
+// Mutation: the epilogue stores the accumulator straight into the TMA-store
+// stage before its group retired.
+func.func @store_acc_in_flight(%a: !ma) attributes {kcc.kernel} {
+  %c0 = arith.constant 0 : i32
+  %z = arith.constant 0.0 : f32
+  %buf = kcc.smem_alloc : !buf
+  %cbuf = kcc.smem_alloc : !cbuf
+  %bars = kcc.mbarrier_alloc : !bar
+  kcc.mbarrier_init %bars[%c0], count 1 : !bar
+  kcc.fence_mbarrier_init
+  kcc.mbarrier_arrive_expect_tx %bars[%c0], bytes 8192 : !bar
+  kcc.tma_load %a[%c0, %c0] -> %buf[%c0], %bars[%c0] : !ma, !buf, !bar
+  kcc.mbarrier_wait %bars[%c0], parity %c0 : !bar
+  %acc = kcc.splat %z : !acc
+  // expected-note@+1 {{the group in flight}}
+  %r = kcc.warpgroup_mma %buf[%c0], %buf[%c0], %acc {a_k_major = true, b_k_major = true, pending = 1 : i32} : !buf, !buf, !acc -> !acc
+  // expected-error@+1 {{reads a wgmma accumulator while a kcc.warpgroup_mma group is still writing it; add kcc.warpgroup_mma_wait 0 before using the accumulator}}
+  kcc.smem_store %r, %cbuf[%c0] : !acc, !cbuf
+  kcc.warpgroup_mma_wait 0
+  return
+}
+
+// -----
+
+!ma = !kcc.tensormap<[64, 64], f16, swizzle = 128>
+!buf = !kcc.smem<[64, 64], f16, stages = 1, swizzle = 128>
 !bar = !kcc.mbarrier<1>
 !acc = tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>>
 
