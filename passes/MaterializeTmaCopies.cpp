@@ -88,13 +88,7 @@ struct MaterializeTmaCopies
       llvm::cl::init("sm_90a")};
 
   LogicalResult initialize(MLIRContext *ctx) override {
-    if (!target)
-      target = kcc::TargetRegistry::builtin().lookup(targetName);
-    if (!target)
-      return emitError(UnknownLoc::get(ctx))
-             << "kcc-materialize-tma-copies: unknown target '" << targetName
-             << "'";
-    return success();
+    return kcc::resolvePassTarget(ctx, "kcc-materialize-tma-copies", targetName, target);
   }
 
   void runOnOperation() override {

@@ -185,13 +185,7 @@ struct PipelineTmaLoads
       llvm::cl::init("sm_90a")};
 
   LogicalResult initialize(MLIRContext *ctx) override {
-    if (!target)
-      target = kcc::TargetRegistry::builtin().lookup(targetName);
-    if (!target)
-      return emitError(UnknownLoc::get(ctx))
-             << "kcc-pipeline-tma-loads: unknown target '" << targetName
-             << "'";
-    return success();
+    return kcc::resolvePassTarget(ctx, "kcc-pipeline-tma-loads", targetName, target);
   }
 
   const kcc::TargetModel *target = nullptr;

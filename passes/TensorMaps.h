@@ -51,6 +51,14 @@ int64_t tmaPartsOf(mlir::Operation *op, TensorMapType map);
 /// The tile shape of a load_tile/store_tile.
 llvm::ArrayRef<int64_t> tileShapeOf(mlir::Operation *op);
 
+/// Resolves a TMA pass's `target` option (a built-in model name, as kcc-opt
+/// passes it) unless the driver already set `target`; an error naming `pass`
+/// if the name is unknown.
+mlir::LogicalResult resolvePassTarget(mlir::MLIRContext *ctx,
+                                      llvm::StringRef pass,
+                                      llvm::StringRef name,
+                                      const TargetModel *&target);
+
 } // namespace kcc
 
 #endif // KCC_PASSES_TENSORMAPS_H
