@@ -112,7 +112,7 @@ int64_t asyncBufferBytes(func::FuncOp func) {
 /// buffer reused by all) can need: the largest tile one of those ops moves
 /// through shared memory, before the padding of kcc-choose-shared-layouts.
 /// Layouts are not chosen yet, so every such op counts.
-int64_t scratchReserve(func::FuncOp func) {
+int64_t scratchReserve(func::FuncOp func, const kcc::TargetModel &target) {
   auto tileBytes = [](Type type) -> int64_t {
     auto tile = dyn_cast<RankedTensorType>(type);
     if (!tile)
@@ -145,6 +145,13 @@ int64_t scratchReserve(func::FuncOp func) {
     }
     if (!isa<kcc::ReduceOp, kcc::BroadcastOp, kcc::TransOp, kcc::ExpandDimsOp,
              kcc::ReshapeOp>(op))
+      return;
+    // Nor a wgmma operand's trans: the tensor cores read the stage
+    // transposed (the instruction's transpose flag).
+    if (auto load = op->getOperand(0).getDefiningOp<kcc::LoadTileOp>();
+        load && isa<kcc::TransOp>(op) &&
+        load->hasAttr(kcc::KccDialect::kMmaOperandAttr) &&
+        kcc::mmaStageRefusal(load, target).empty())
       return;
     Type src = op->getOperand(0).getType();
     int64_t bytes = tileBytes(src);
@@ -272,7 +279,7 @@ void PipelineTmaLoads::pipelineLoop(
   // kernel already holds and the scratch its relayouts and reductions may
   // need (kcc-convert-to-llvm checks the exact total).
   int64_t limit = target->sharedMemory.bytesPerBlock;
-  int64_t others = asyncBufferBytes(func), reserve = scratchReserve(func);
+  int64_t others = asyncBufferBytes(func), reserve = scratchReserve(func, *target);
   int64_t budget = limit - others - reserve;
   // A depth's bytes: its stages and mbarriers, and each buffer's alignment.
   auto cost = [&](int64_t d) {
