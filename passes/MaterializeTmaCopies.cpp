@@ -88,7 +88,8 @@ struct MaterializeTmaCopies
       llvm::cl::init("sm_90a")};
 
   LogicalResult initialize(MLIRContext *ctx) override {
-    return kcc::resolvePassTarget(ctx, "kcc-materialize-tma-copies", targetName, target);
+    return kcc::resolvePassTarget(ctx, "kcc-materialize-tma-copies", targetName,
+                                  target);
   }
 
   void runOnOperation() override {

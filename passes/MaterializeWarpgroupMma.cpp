@@ -11,8 +11,13 @@
 // (the dot's accumulator and result, the scf.for iter_args/results/yields
 // that carry it, its splat initialization) is retyped to #kcc.wgmma_acc;
 // every other producer or user of the web goes through kcc.convert_layout.
-// kcc-assign-layouts leaves those types alone and gives the rest
-// #kcc.blocked with the warps this pass fixes (4 per warpgroup).
+// In a loop refilled one iteration late (kcc.mma_overlap) the groups stay in
+// flight across iterations: the loop then runs under `if (lb < ub)` with
+// `warpgroup_mma_wait 0` on its accumulators inside. A tile that leaves the
+// web only to be staged for a TMA store is stored from the accumulator
+// registers (see stageEpilogue). kcc-assign-layouts leaves those types
+// alone and gives the rest #kcc.blocked with the warps this pass fixes (4
+// per warpgroup).
 //
 //===----------------------------------------------------------------------===//
 
@@ -131,8 +136,8 @@ void stageEpilogue(kcc::ConvertLayoutOp cvt) {
     kcc::CtaBarrierOp::create(b, loc);
     kcc::SmemStoreOp::create(b, loc, cvt.getSrc(), staged.getDst(), stage);
     kcc::CtaBarrierOp::create(b, loc);
-    Value relaid = kcc::SmemLoadOp::create(b, loc, cvt.getType(),
-                                           staged.getDst(), stage);
+    Value relaid =
+        kcc::SmemLoadOp::create(b, loc, cvt.getType(), staged.getDst(), stage);
     cvt.getResult().replaceUsesWithIf(relaid, [&](OpOperand &use) {
       return use.getOwner()->getBlock() == block;
     });
@@ -302,11 +307,11 @@ LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
   for (scf::ForOp loop : drained) {
     OpBuilder b(loop);
     Location loc = loop.getLoc();
-    Value runs = arith::CmpIOp::create(
-        b, loc,
-        loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
-                              : arith::CmpIPredicate::slt,
-        loop.getLowerBound(), loop.getUpperBound());
+    Value runs =
+        arith::CmpIOp::create(b, loc,
+                              loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
+                                                    : arith::CmpIPredicate::slt,
+                              loop.getLowerBound(), loop.getUpperBound());
     auto guard = scf::IfOp::create(b, loc, loop.getResultTypes(), runs,
                                    /*withElseRegion=*/true);
     loop->replaceAllUsesWith(guard.getResults());

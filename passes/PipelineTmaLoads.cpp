@@ -135,7 +135,8 @@ int64_t scratchReserve(func::FuncOp func, const kcc::TargetModel &target) {
       if (leaving.hasOneUse())
         if (auto yield = dyn_cast<scf::YieldOp>(*leaving.getUsers().begin()))
           if (auto loop = dyn_cast<scf::ForOp>(yield->getParentOp()))
-            leaving = loop.getResult(leaving.getUses().begin()->getOperandNumber());
+            leaving =
+                loop.getResult(leaving.getUses().begin()->getOperandNumber());
       if (leaving.hasOneUse())
         if (auto cast = dyn_cast<arith::TruncFOp>(*leaving.getUsers().begin()))
           leaving = cast.getResult();
@@ -192,7 +193,8 @@ struct PipelineTmaLoads
       llvm::cl::init("sm_90a")};
 
   LogicalResult initialize(MLIRContext *ctx) override {
-    return kcc::resolvePassTarget(ctx, "kcc-pipeline-tma-loads", targetName, target);
+    return kcc::resolvePassTarget(ctx, "kcc-pipeline-tma-loads", targetName,
+                                  target);
   }
 
   const kcc::TargetModel *target = nullptr;
@@ -279,7 +281,8 @@ void PipelineTmaLoads::pipelineLoop(
   // kernel already holds and the scratch its relayouts and reductions may
   // need (kcc-convert-to-llvm checks the exact total).
   int64_t limit = target->sharedMemory.bytesPerBlock;
-  int64_t others = asyncBufferBytes(func), reserve = scratchReserve(func, *target);
+  int64_t others = asyncBufferBytes(func),
+          reserve = scratchReserve(func, *target);
   int64_t budget = limit - others - reserve;
   // A depth's bytes: its stages and mbarriers, and each buffer's alignment.
   auto cost = [&](int64_t d) {

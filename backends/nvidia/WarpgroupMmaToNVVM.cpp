@@ -125,11 +125,11 @@ SmallVector<Value> fenceOperands(OpBuilder &b, Location loc,
     constraints += "=f,";
   for (size_t i = 0; i < regs.size(); ++i)
     constraints += (i ? "," : "") + std::to_string(i);
-  Type resultType = regs.size() == 1
-                        ? regs.front().getType()
-                        : LLVM::LLVMStructType::getLiteral(
-                              b.getContext(),
-                              SmallVector<Type>(ValueRange(regs).getTypes()));
+  Type resultType =
+      regs.size() == 1
+          ? regs.front().getType()
+          : LLVM::LLVMStructType::getLiteral(
+                b.getContext(), SmallVector<Type>(ValueRange(regs).getTypes()));
   auto asmOp = LLVM::InlineAsmOp::create(
       b, loc, resultType, regs, "", constraints, /*has_side_effects=*/true,
       /*is_align_stack=*/false, LLVM::TailCallKind::None,
@@ -302,8 +302,8 @@ struct ConvertLayoutLowering : OpConversionPattern<ConvertLayoutOp> {
 
 } // namespace
 
-RegisterMap kcc::nvidia::registerMap(OpBuilder &b, Location loc, RankedTensorType type,
-                        Value tid) {
+RegisterMap kcc::nvidia::registerMap(OpBuilder &b, Location loc,
+                                     RankedTensorType type, Value tid) {
   RegisterMap map;
   if (auto acc = dyn_cast<WgmmaAccLayoutAttr>(type.getEncoding())) {
     int64_t n = type.getShape()[1], m = type.getShape()[0];
