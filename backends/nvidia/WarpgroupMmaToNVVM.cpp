@@ -78,6 +78,30 @@ Value descriptor(OpBuilder &b, Location loc, uint64_t constant, Value addr,
       b, loc, a, intConst(b, loc, b.getI64Type(), int64_t(constant)));
 }
 
+/// A side-effecting inline asm with one output per type in `outputs`
+/// (returned as values: a single output is the asm's result, several are the
+/// fields of its struct).
+SmallVector<Value> asmWithOutputs(OpBuilder &b, Location loc,
+                                  ArrayRef<Type> outputs, ValueRange operands,
+                                  StringRef text, StringRef constraints) {
+  Type resultType = outputs.size() == 1
+                        ? outputs.front()
+                        : LLVM::LLVMStructType::getLiteral(b.getContext(),
+                                                           outputs);
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, resultType, operands, text, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+  if (outputs.size() == 1)
+    return {asmOp.getResult(0)};
+  SmallVector<Value> out;
+  for (size_t i = 0; i < outputs.size(); ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), i));
+  return out;
+}
+
 /// One `wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T` on `acc` (N/2 f32).
 SmallVector<Value> emitWgmma(OpBuilder &b, Location loc, StringRef elem,
                              int64_t n, Value descA, Value descB,
@@ -100,18 +124,8 @@ SmallVector<Value> emitWgmma(OpBuilder &b, Location loc, StringRef elem,
     constraints += "," + std::to_string(i);
   SmallVector<Value> operands{descA, descB, i32Const(b, loc, 1)};
   operands.append(acc.begin(), acc.end());
-  SmallVector<Type> fields(regs, b.getF32Type());
-  auto structType = LLVM::LLVMStructType::getLiteral(b.getContext(), fields);
-  auto asmOp = LLVM::InlineAsmOp::create(
-      b, loc, structType, operands, text, constraints,
-      /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::TailCallKind::None,
-      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-      /*operand_attrs=*/ArrayAttr());
-  SmallVector<Value> out;
-  for (int64_t i = 0; i < regs; ++i)
-    out.push_back(LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), i));
-  return out;
+  return asmWithOutputs(b, loc, SmallVector<Type>(regs, b.getF32Type()),
+                        operands, text, constraints);
 }
 
 /// `regs` kept in place across an empty asm with outputs tied to inputs
@@ -125,22 +139,8 @@ SmallVector<Value> fenceOperands(OpBuilder &b, Location loc,
     constraints += "=f,";
   for (size_t i = 0; i < regs.size(); ++i)
     constraints += (i ? "," : "") + std::to_string(i);
-  Type resultType =
-      regs.size() == 1
-          ? regs.front().getType()
-          : LLVM::LLVMStructType::getLiteral(
-                b.getContext(), SmallVector<Type>(ValueRange(regs).getTypes()));
-  auto asmOp = LLVM::InlineAsmOp::create(
-      b, loc, resultType, regs, "", constraints, /*has_side_effects=*/true,
-      /*is_align_stack=*/false, LLVM::TailCallKind::None,
-      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-      /*operand_attrs=*/ArrayAttr());
-  if (regs.size() == 1)
-    return {asmOp.getResult(0)};
-  SmallVector<Value> out;
-  for (size_t i = 0; i < regs.size(); ++i)
-    out.push_back(LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), i));
-  return out;
+  return asmWithOutputs(b, loc, SmallVector<Type>(ValueRange(regs).getTypes()),
+                        regs, "", constraints);
 }
 
 struct WarpgroupMmaLowering : OpConversionPattern<WarpgroupMmaOp> {
