@@ -238,6 +238,20 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                                 "and pad >= 0";
     return success();
   }
+  if (name == kButterflyAttr) {
+    auto steps = dyn_cast<ArrayAttr>(attr.getValue());
+    bool ok = steps && llvm::all_of(steps, [](Attribute a) {
+      auto d = dyn_cast<DictionaryAttr>(a);
+      auto mask = d ? d.getAs<IntegerAttr>("mask") : IntegerAttr();
+      return d && d.size() == 2 && d.getAs<StringAttr>("op") && mask &&
+             mask.getInt() > 0;
+    });
+    if (!ok)
+      return op->emitError() << kButterflyAttr
+                             << " must be an array of {op = \"<exchange>\", "
+                                "mask = m} with m > 0";
+    return success();
+  }
   if (name == kBaseNameAttr || name == kTargetAttr)
     return success(isa<StringAttr>(attr.getValue()));
   return op->emitError() << "unknown kcc attribute " << name;

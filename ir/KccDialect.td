@@ -58,6 +58,11 @@ def Kcc_Dialect : Dialect {
     // `pad` elements after every `every` elements of the buffer (chosen with
     // the target's bank model: backends/nvidia/ChooseSharedLayouts.cpp).
     static constexpr ::llvm::StringLiteral kSmemPaddingAttr = "kcc.smem_padding";
+    // On a 1-D reduce: the butterfly across the lanes of a warp/wave, one
+    // {op = "<exchange>", mask = m} per step (partner lane = lane ^ m),
+    // planned with the target model's exchange costs
+    // (backends/nvidia/PlanLaneExchanges.cpp).
+    static constexpr ::llvm::StringLiteral kButterflyAttr = "kcc.butterfly";
     // On a load/store expanded from load_tile/store_tile: why it is not a
     // TMA copy (for --report).
     static constexpr ::llvm::StringLiteral kTileAccessAttr = "kcc.tile_access";

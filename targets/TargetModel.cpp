@@ -1,6 +1,7 @@
 //===- TargetModel.cpp - TOML target descriptions
 //---------------------------===//
 #include "targets/TargetModel.h"
+#include "targets/LaneExchange.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
@@ -353,6 +354,44 @@ llvm::Error checkTomlText(llvm::StringRef text, llvm::StringRef bufferName) {
   return llvm::Error::success();
 }
 
+/// [lane_exchange]: instruction name = cycles. A table in a model that
+/// inherits replaces the base's list.
+llvm::Error readLaneExchanges(TableReader &top, llvm::StringRef bufferName,
+                              TargetModel &model) {
+  llvm::Expected<const toml::table *> table = top.subTable("lane_exchange");
+  if (!table)
+    return table.takeError();
+  if (!*table)
+    return llvm::Error::success();
+  model.laneExchanges.clear();
+  for (const auto &[key, node] : **table) {
+    llvm::StringRef name(key.data(), key.length());
+    if (node.is_table())
+      return errorAt(bufferName, key.source(),
+                     "'lane_exchange." + name.str() +
+                         "' is a table: quote exchange names that contain "
+                         "dots, e.g. \"dpp.quad_perm\" = 6");
+    const LaneExchangeKind *kind = findLaneExchange(name);
+    if (!kind || kind->vendor != model.vendor) {
+      std::string valid;
+      for (const LaneExchangeKind &k : laneExchangeKinds())
+        if (k.vendor == model.vendor)
+          valid += (valid.empty() ? "" : ", ") + k.name.str();
+      return errorAt(bufferName, key.source(),
+                     "unknown lane exchange '" + name.str() +
+                         "' for this vendor; kcc can emit " + valid);
+    }
+    auto cycles = node.value_exact<int64_t>();
+    if (!cycles || *cycles < 1 || *cycles > 100000)
+      return errorAt(bufferName, node.source(),
+                     "'lane_exchange." + name.str() +
+                         "' must be its cost in cycles, an integer from 1 to "
+                         "100000");
+    model.laneExchanges.emplace_back(name.str(), unsigned(*cycles));
+  }
+  return llvm::Error::success();
+}
+
 /// Reads `table` into `model`. With `overlay`, `model` already holds the
 /// inherited model and the table only changes what it names.
 llvm::Error readModel(const toml::table &table, llvm::StringRef bufferName,
@@ -484,6 +523,8 @@ llvm::Error readModel(const toml::table &table, llvm::StringRef bufferName,
             return llvm::Error::success();
           }))
     return e;
+  if (llvm::Error e = readLaneExchanges(top, bufferName, model))
+    return e;
   if (llvm::Error e = section(top, "tmem", bufferName, [&](TableReader &r) {
         if (auto e = r.uint("columns", model.tmem.columns, true))
           return e;
@@ -495,6 +536,8 @@ llvm::Error readModel(const toml::table &table, llvm::StringRef bufferName,
   if (llvm::Error e = top.finish())
     return e;
 
+  if (model.laneExchanges.empty())
+    model.laneExchanges = defaultLaneExchanges(model.vendor);
   if (model.vendor == Vendor::NVIDIA && (model.sm == 0 || model.ptxIsa == 0))
     return errorAt(bufferName, table.source(),
                    "an NVIDIA target needs 'sm' and 'ptx_isa'");

@@ -103,6 +103,11 @@ struct TargetModel {
   TmemModel tmem;
   /// Asynchronous global->shared mechanisms, e.g. "cp.async", "tma".
   std::vector<std::string> asyncCopy;
+  /// Cross-lane exchanges for the butterflies of wave reductions, with their
+  /// cost in cycles ([lane_exchange]; targets/LaneExchange.h), sorted by
+  /// name as TOML tables are. Never empty after loading: the vendor's
+  /// defaults fill it.
+  std::vector<std::pair<std::string, unsigned>> laneExchanges;
 
   /// The LLVM CPU name, e.g. "sm_90a" or "gfx942".
   std::string llvmCpu() const {

@@ -11,6 +11,7 @@
 
 namespace kcc {
 struct BankGeometry;
+struct TargetModel;
 } // namespace kcc
 
 namespace kcc::nvidia {
@@ -23,6 +24,9 @@ namespace kcc::nvidia {
 /// kcc-choose-shared-layouts with a target model's bank geometry.
 std::unique_ptr<mlir::Pass>
 createChooseSharedLayouts(const BankGeometry &geometry);
+
+/// kcc-plan-lane-exchanges with a target model's exchanges and costs.
+std::unique_ptr<mlir::Pass> createPlanLaneExchanges(const TargetModel &model);
 
 /// registerKccNVIDIAPasses(): every pass of this folder plus the
 /// `kcc-lower-to-llvm` pipeline (for kcc-opt).

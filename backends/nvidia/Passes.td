@@ -60,4 +60,20 @@ def ChooseSharedLayouts : Pass<"kcc-choose-shared-layouts", "mlir::ModuleOp"> {
   ];
 }
 
+def PlanLaneExchanges : Pass<"kcc-plan-lane-exchanges", "mlir::ModuleOp"> {
+  let summary = "Choose the cross-lane exchanges of wave-reduction "
+                "butterflies from the target model's costs";
+  let description = [{
+    Layout IR -> layout IR. Plans the butterfly across the lanes of a warp
+    or wave with the cheapest exchange instruction per step and the cheapest
+    order of the lane bits (targets/LaneExchange.h), and records it on every
+    1-D `kcc.reduce` as `kcc.butterfly`. kcc uses the compiled target's
+    model; from kcc-opt, `target` names a built-in one.
+  }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
+           "Built-in target model whose exchanges and costs to use">
+  ];
+}
+
 #endif // KCC_NVIDIA_PASSES_TD

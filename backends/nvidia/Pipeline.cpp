@@ -91,6 +91,7 @@ void kcc::nvidia::buildTargetLayoutPipeline(OpPassManager &pm,
                                             unsigned numWarps, bool remarks) {
   buildLayoutPipeline(pm, target, numWarps, remarks);
   pm.addPass(createChooseSharedLayouts(bankGeometry(target)));
+  pm.addPass(createPlanLaneExchanges(target));
 }
 
 void kcc::nvidia::buildLowerToLLVMPipeline(OpPassManager &pm,

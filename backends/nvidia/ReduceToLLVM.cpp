@@ -3,7 +3,8 @@
 // 1-D tile -> uniform scalar:
 //   1. each thread combines its registers (replicated tiles: only owners of a
 //      distinct chunk contribute, the others use the identity);
-//   2. warp butterfly with nvvm.shfl.sync bfly (mask 0xffffffff);
+//   2. warp/wave butterfly with the exchanges kcc-plan-lane-exchanges chose
+//      (shfl.sync.bfly on NVIDIA; DPP, ds_swizzle, ds_bpermute on AMD);
 //   3. with several warps: barrier, lane 0 of each warp writes its partial to
 //      shared memory, barrier, every thread combines the partials in warp
 //      order, so that all threads hold the same (uniform) value.
@@ -91,12 +92,37 @@ static Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value x,
   return x;
 }
 
-/// Butterfly exchange (lane ^ offset) of an i32/f32/i64/f64 value.
-static Value shflBfly(const TargetOps &ops, OpBuilder &b, Location loc, Value v,
-                      int offset) {
+/// One butterfly step: the exchange instruction and the partner mask.
+struct ExchangeStep {
+  StringRef kind;
+  unsigned mask;
+};
+
+/// The butterfly of `op`: its kcc.butterfly plan, or without one the
+/// vendor's default exchange for xor warp/2 down to 1.
+static SmallVector<ExchangeStep> butterflyOf(ReduceOp op, const TargetOps &ops,
+                                             unsigned warp) {
+  SmallVector<ExchangeStep> steps;
+  if (auto plan = op->getAttrOfType<ArrayAttr>(KccDialect::kButterflyAttr)) {
+    for (Attribute a : plan) {
+      auto d = cast<DictionaryAttr>(a);
+      steps.push_back({d.getAs<StringAttr>("op").getValue(),
+                       unsigned(d.getAs<IntegerAttr>("mask").getInt())});
+    }
+    return steps;
+  }
+  for (unsigned m = warp / 2; m >= 1; m /= 2)
+    steps.push_back({ops.defaultExchange(m), m});
+  return steps;
+}
+
+/// Butterfly exchange (lane ^ mask) of an i32/f32/i64/f64 value; null when
+/// the target cannot emit `step`.
+static Value exchange(const TargetOps &ops, OpBuilder &b, Location loc,
+                      Value v, ExchangeStep step) {
   Type i32 = b.getI32Type();
   auto shfl = [&](Value x) -> Value {
-    return ops.shuffleXor32(b, loc, x, offset);
+    return ops.exchange32(b, loc, x, step.kind, step.mask);
   };
   Type t = v.getType();
   if (t.getIntOrFloatBitWidth() == 32)
@@ -106,6 +132,8 @@ static Value shflBfly(const TargetOps &ops, OpBuilder &b, Location loc, Value v,
   Value pair = LLVM::BitcastOp::create(b, loc, v2, v);
   Value lo = shfl(extractElem(b, loc, pair, 0));
   Value hi = shfl(extractElem(b, loc, pair, 1));
+  if (!lo || !hi)
+    return nullptr;
   return LLVM::BitcastOp::create(b, loc, t, buildVector(b, loc, {lo, hi}));
 }
 
@@ -137,8 +165,15 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
       if (Value own = ownerPred(b, loc, sl, tid))
         a = arith::SelectOp::create(b, loc, own, a,
                                     identity(b, loc, kind, acc));
-      for (int off = sl.warp / 2; off >= 1; off /= 2)
-        a = combine(b, loc, kind, a, shflBfly(ops, b, loc, a, off));
+      for (ExchangeStep step : butterflyOf(op, ops, sl.warp)) {
+        Value other = exchange(ops, b, loc, a, step);
+        if (!other)
+          return op.emitError("kcc internal error: the butterfly step ")
+                 << step.kind << " (lane ^ " << step.mask
+                 << ") cannot be emitted for this target; its plan comes "
+                    "from another target model";
+        a = combine(b, loc, kind, a, other);
+      }
       unsigned warps = sl.threads / sl.warp;
       if (warps > 1) {
         Value base = smemBase(b, loc, op);

@@ -3,15 +3,12 @@
 // NVVM for NVIDIA (32-lane warps) and ROCDL for AMD (64-lane waves). The
 // kcc-convert-to-llvm pass picks one with its `vendor` option.
 //
-// AMD cross-lane exchange (the butterfly of wave reductions), by offset:
-//   offset < 32: ds_swizzle in bit-mask mode (and 0x1f, xor = offset). It
-//     goes through the LDS crossbar without touching LDS memory and needs no
-//     address register.
-//   offset = 32: ds_bpermute with byte address (lane ^ 32) * 4; ds_swizzle
-//     only permutes within 32-lane halves.
-// DPP would be cheaper for xor 1 and 2 (a VALU operand modifier, no LDS-unit
-// round trip), but gfx9 DPP row controls cannot express xor 4, 8 or 16, so
-// it would only shorten the two last steps; docs/amd.md has the reasoning.
+// Cross-lane exchanges are emitted by the name the butterfly plan chose
+// (kcc-plan-lane-exchanges, targets/LaneExchange.h): shfl.sync.bfly on
+// NVIDIA; on AMD DPP quad_perm / row_half_mirror / row_mirror (VALU operand
+// modifiers, within 4/8/16 lanes), ds_swizzle in bit-mask mode (any xor
+// within 32 lanes, no LDS memory, no address register) and ds_bpermute (any
+// lane, by byte address).
 //
 //===----------------------------------------------------------------------===//
 #include "backends/nvidia/LoweringUtils.h"
@@ -56,12 +53,15 @@ public:
   void barrier(OpBuilder &b, Location loc) const override {
     NVVM::Barrier0Op::create(b, loc);
   }
-  Value shuffleXor32(OpBuilder &b, Location loc, Value v,
-                     unsigned offset) const override {
+  Value exchange32(OpBuilder &b, Location loc, Value v, StringRef kind,
+                   unsigned mask) const override {
+    if (kind != "shfl.bfly" || mask == 0 || mask >= 32)
+      return nullptr;
     return NVVM::ShflOp::create(
-        b, loc, v.getType(), i32Const(b, loc, -1), v, i32Const(b, loc, offset),
+        b, loc, v.getType(), i32Const(b, loc, -1), v, i32Const(b, loc, mask),
         i32Const(b, loc, 0x1f), NVVM::ShflKind::bfly, UnitAttr());
   }
+  StringRef defaultExchange(unsigned) const override { return "shfl.bfly"; }
   void markKernel(LLVM::LLVMFuncOp fn, unsigned threads) const override {
     Builder b(fn.getContext());
     fn->setAttr("nvvm.kernel", b.getUnitAttr());
@@ -123,17 +123,38 @@ public:
     // __syncthreads() is on AMD; the fences order the LDS accesses.
     ROCDL::BarrierOp::create(b, loc);
   }
-  Value shuffleXor32(OpBuilder &b, Location loc, Value v,
-                     unsigned offset) const override {
+  Value exchange32(OpBuilder &b, Location loc, Value v, StringRef kind,
+                   unsigned mask) const override {
     Type i32 = b.getI32Type();
     Type orig = v.getType();
+    // DPP controls (GCN3+ encoding): quad_perm selectors 2 bits per lane,
+    // row_mirror 0x140, row_half_mirror 0x141.
+    std::optional<uint32_t> dpp;
+    if (kind == "dpp.quad_perm" && mask >= 1 && mask <= 3) {
+      dpp = 0;
+      for (unsigned l = 0; l < 4; ++l)
+        *dpp |= (l ^ mask) << (2 * l);
+    } else if (kind == "dpp.row_half_mirror" && mask == 7) {
+      dpp = 0x141;
+    } else if (kind == "dpp.row_mirror" && mask == 15) {
+      dpp = 0x140;
+    } else if (!((kind == "ds_swizzle" && mask >= 1 && mask < 32) ||
+                 (kind == "ds_bpermute" && mask >= 1 && mask < 64))) {
+      return nullptr;
+    }
     if (orig != i32)
       v = LLVM::BitcastOp::create(b, loc, i32, v);
     Value r;
-    if (offset < 32) {
+    if (dpp) {
+      // All rows and banks enabled. Every source lane of these controls
+      // exists, so bound_ctrl (0 for a missing source) changes nothing; it
+      // lets LLVM's DPP combiner fold the move into the combining VALU op.
+      r = ROCDL::DPPUpdateOp::create(b, loc, i32, v, v, *dpp, 0xf, 0xf,
+                                     /*boundCtrl=*/true);
+    } else if (kind == "ds_swizzle") {
       // Bit-mask mode: lane' = ((lane & and) | or) ^ xor within 32 lanes;
       // offset bit 15 clear selects it.
-      int32_t pattern = 0x1f | (int32_t(offset) << 10);
+      int32_t pattern = 0x1f | (int32_t(mask) << 10);
       r = ROCDL::DsSwizzleOp::create(b, loc, i32, v, i32Const(b, loc, pattern));
     } else {
       Value lo =
@@ -141,13 +162,16 @@ public:
                                    i32Const(b, loc, 0), nullptr, nullptr);
       Value lane = ROCDL::MbcntHiOp::create(b, loc, i32, i32Const(b, loc, -1),
                                             lo, nullptr, nullptr);
-      Value src = arith::XOrIOp::create(b, loc, lane, i32Const(b, loc, offset));
+      Value src = arith::XOrIOp::create(b, loc, lane, i32Const(b, loc, mask));
       Value addr = arith::ShLIOp::create(b, loc, src, i32Const(b, loc, 2));
       r = ROCDL::DsBpermuteOp::create(b, loc, i32, addr, v);
     }
     if (orig != i32)
       r = LLVM::BitcastOp::create(b, loc, orig, r);
     return r;
+  }
+  StringRef defaultExchange(unsigned mask) const override {
+    return mask < 32 ? "ds_swizzle" : "ds_bpermute";
   }
   /// Fully unrolled, the 255-step loop of row_max's reduction has its loads
   /// clustered by the AMDGPU scheduler: 512 VGPRs and 266 spilled (measured

@@ -6,6 +6,7 @@
 #include "ir/Dialect.h"
 #include "passes/AxisInfo.h"
 #include "targets/BankConflicts.h"
+#include "targets/LaneExchange.h"
 #include "targets/TmaRules.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -55,6 +56,36 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
             func->getAttrOfType<IntegerAttr>(KccDialect::kNumWarpsAttr))
       entry.threads = warps.getInt() * target.warpSize;
 
+    // The plain butterfly's cost (xor exchanges only), to show the saving.
+    unsigned plainCycles = 0;
+    if (llvm::Expected<ButterflyPlan> plain =
+            planButterfly(target, target.warpSize))
+      plainCycles = plain->plainCycles;
+    else
+      llvm::consumeError(plain.takeError());
+    func.walk([&](ReduceOp red) {
+      auto plan = red->getAttrOfType<ArrayAttr>(KccDialect::kButterflyAttr);
+      if (!plan)
+        return;
+      Butterfly bf;
+      bf.loc = locString(red.getLoc());
+      bf.op = opName(red);
+      bf.lanes = target.warpSize;
+      bf.plainCycles = plainCycles;
+      bf.choices = target.laneExchanges.size();
+      for (Attribute a : plan) {
+        auto d = cast<DictionaryAttr>(a);
+        StringRef kind = d.getAs<StringAttr>("op").getValue();
+        int64_t mask = d.getAs<IntegerAttr>("mask").getInt();
+        bf.steps += llvm::formatv("{0}{1} ^{2}", bf.steps.empty() ? "" : ", ",
+                                  kind, mask)
+                        .str();
+        for (const auto &[name, cycles] : target.laneExchanges)
+          if (name == kind)
+            bf.cycles += cycles;
+      }
+      entry.butterflies.push_back(std::move(bf));
+    });
     func.walk([&](Operation *op) {
       // A TMA copy: one box per instruction, issued by one thread.
       if (isa<TmaLoadOp, TmaStoreOp>(op)) {
@@ -217,6 +248,19 @@ void Report::printText(llvm::raw_ostream &os) const {
           os << "    not taken: " << n.path << " [" << n.rule << "] "
              << n.reason << "\n";
       }
+      if (!e.butterflies.empty())
+        os << "  wave reductions (butterfly exchanges; cycles as the target "
+              "model estimates them):\n";
+      for (const Butterfly &bf : e.butterflies) {
+        os << llvm::formatv("    {0}: {1} over {2} lanes: {3}", bf.loc, bf.op,
+                            bf.lanes, bf.steps);
+        if (bf.choices > 1)
+          os << llvm::formatv(": {0} cycles (xor exchanges only: {1})",
+                              bf.cycles, bf.plainCycles);
+        else
+          os << " (the target's only exchange)";
+        os << "\n";
+      }
       if (e.shared.empty())
         continue;
       os << "  shared memory (" << e.bankModel << "):\n";
@@ -236,7 +280,15 @@ llvm::json::Value Report::toJSON() const {
   for (const std::string &symbol : order) {
     llvm::json::Array ts;
     for (const TargetEntry &e : kernels.at(symbol)) {
-      llvm::json::Array mem, shared;
+      llvm::json::Array mem, shared, butterflies;
+      for (const Butterfly &bf : e.butterflies)
+        butterflies.push_back(llvm::json::Object{
+            {"loc", bf.loc},
+            {"op", bf.op},
+            {"lanes", bf.lanes},
+            {"exchanges", bf.steps},
+            {"cycles", bf.cycles},
+            {"xor_only_cycles", bf.plainCycles}});
       for (const MemoryOp &m : e.memoryOps) {
         llvm::json::Array nt;
         for (const NotTaken &n : m.notTaken)
@@ -266,7 +318,8 @@ llvm::json::Value Report::toJSON() const {
                            {"threads", e.threads},
                            {"bank_model", e.bankModel},
                            {"memory_ops", std::move(mem)},
-                           {"shared_memory_accesses", std::move(shared)}};
+                           {"shared_memory_accesses", std::move(shared)},
+                           {"wave_reductions", std::move(butterflies)}};
       if (e.haveResources) {
         t["registers"] = e.registers;
         t["shared_memory_bytes"] = e.sharedBytes;

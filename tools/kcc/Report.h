@@ -4,7 +4,8 @@
 // Per kernel and target: each global memory operation's path (vector width,
 // and every faster path not taken with the rule that refused it), the
 // bank-conflict degree of each shared-memory access under the target's bank
-// model, and registers / shared memory / spills from ptxas.
+// model, the exchanges of each wave reduction with their modelled cost, and
+// registers / shared memory / spills from ptxas.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KCC_TOOLS_KCC_REPORT_H
@@ -59,8 +60,15 @@ private:
     bool store = false;
     unsigned bytes = 0, instructions = 0, wavefronts = 0, ideal = 0, degree = 1;
   };
+  /// A 1-D reduction's butterfly across the lanes of a warp/wave.
+  struct Butterfly {
+    std::string loc, op, steps;
+    unsigned lanes = 0, cycles = 0, plainCycles = 0;
+    size_t choices = 0; // exchange kinds the target model lists
+  };
   struct TargetEntry {
     std::string target, bankModel;
+    std::vector<Butterfly> butterflies;
     unsigned threads = 0;
     bool haveResources = false;
     unsigned registers = 0, sharedBytes = 0, spillBytes = 0, stackBytes = 0;
