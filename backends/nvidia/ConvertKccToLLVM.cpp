@@ -224,6 +224,14 @@ SmallVector<Value> kcc::nvidia::delinearize(OpBuilder &b, Location loc,
   return multi;
 }
 
+unsigned kcc::nvidia::axisReductionStoreElems(const TileLayout &l,
+                                              unsigned elemBytes) {
+  unsigned n = l.vec;
+  while (n > 1 && (n * elemBytes > 16 || l.regs % n != 0))
+    n /= 2;
+  return n;
+}
+
 SmemPadding kcc::nvidia::smemPaddingOf(Operation *op) {
   SmemPadding p;
   if (auto a = op->getAttrOfType<DenseI32ArrayAttr>(KccDialect::kSmemPaddingAttr)) {

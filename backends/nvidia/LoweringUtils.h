@@ -22,6 +22,11 @@
 namespace kcc::nvidia {
 
 /// Per-thread view of one tile type.
+struct TileLayout;
+/// Elements per shared-memory store of a rank >= 2 reduction: a layout chunk
+/// of `vec` consecutive elements, at most 16 bytes.
+unsigned axisReductionStoreElems(const TileLayout &l, unsigned elemBytes);
+
 struct TileLayout {
   int64_t numElems = 0;
   unsigned vec = 1; // effective vec
@@ -55,9 +60,16 @@ public:
                                 unsigned axis) const = 0;
   /// Block-wide barrier that also orders shared-memory accesses.
   virtual void barrier(mlir::OpBuilder &b, mlir::Location loc) const = 0;
-  /// The 32-bit value `v` of lane (this lane ^ offset), offset < warpSize().
-  virtual mlir::Value shuffleXor32(mlir::OpBuilder &b, mlir::Location loc,
-                                   mlir::Value v, unsigned offset) const = 0;
+  /// The 32-bit value `v` of lane (this lane ^ mask) through the exchange
+  /// instruction `kind` (a target-model name, targets/LaneExchange.h), or
+  /// null when this vendor has no such instruction or it cannot reach that
+  /// partner.
+  virtual mlir::Value exchange32(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Value v, llvm::StringRef kind,
+                                 unsigned mask) const = 0;
+  /// The exchange used for lane ^ mask when no plan was made (kcc-opt
+  /// pipelines without kcc-plan-lane-exchanges).
+  virtual llvm::StringRef defaultExchange(unsigned mask) const = 0;
   /// Whether f64 exp/exp2/log/log2 can be lowered (NVIDIA: libdevice; AMD
   /// would need the ROCm device libraries, which kcc does not link).
   virtual bool hasF64Transcendentals() const { return true; }

@@ -212,12 +212,20 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
     ops.barrier(b, loc);
     SmallVector<Value> regs = unpack(b, loc, adaptor.getSrc());
     Value sBase = threadBase(b, loc, sl, tid);
+    // A thread's registers come in chunks of `vec` consecutive elements:
+    // each chunk is one vector store of up to 16 bytes, so a warp's store
+    // covers consecutive addresses (scalar stores of 4-element chunks were
+    // 4-way bank conflicts). The scratch base is 16-byte aligned.
+    unsigned piece = axisReductionStoreElems(sl, sbytes);
     emitIf(b, loc, ownerPred(b, loc, sl, tid), [&](OpBuilder &ib) {
-      for (unsigned r = 0; r < sl.regs; ++r) {
+      for (unsigned r = 0; r < sl.regs; r += piece) {
         Value flat = flatIndex(ib, loc, sl, sBase, r);
         Value addr = LLVM::GEPOp::create(ib, loc, ptr3, st, base, flat);
-        LLVM::StoreOp::create(ib, loc, toStorage(ib, loc, regs[r]), addr,
-                              sbytes);
+        SmallVector<Value> elems;
+        for (unsigned i = 0; i < piece; ++i)
+          elems.push_back(toStorage(ib, loc, regs[r + i]));
+        Value v = piece == 1 ? elems[0] : buildVector(ib, loc, elems);
+        LLVM::StoreOp::create(ib, loc, v, addr, sbytes * piece);
       }
     });
     ops.barrier(b, loc);

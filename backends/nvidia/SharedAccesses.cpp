@@ -195,9 +195,20 @@ kcc::nvidia::describeSharedAccesses(Operation *op,
       unsigned bytes = storageBytes(elem);
       int64_t axis = red.getAxis();
       ArrayRef<int64_t> sshape = srcT.getShape();
-      perRegister(
-          out, op, "axis reduction store", true, bytes, sl, sl.regs,
-          [&](unsigned t, unsigned r) { return flatOf(sl, t, r, true); });
+      // One vector store per chunk piece (ReduceToLLVM.cpp); addresses in
+      // units of the piece.
+      unsigned piece = axisReductionStoreElems(sl, bytes);
+      perRegister(out, op, "axis reduction store", true, bytes * piece, sl,
+                  sl.regs / piece,
+                  [&](unsigned t, unsigned i) -> std::optional<int64_t> {
+                    std::optional<int64_t> f = flatOf(sl, t, i * piece, true);
+                    if (!f)
+                      return std::nullopt;
+                    return *f / piece;
+                  });
+      for (SharedAccess &a : llvm::make_range(out.end() - sl.regs / piece,
+                                              out.end()))
+        a.reg *= piece;
       // Loads walk the axis (k = 0, 1, ...); every k shifts all lanes by the
       // same stride, so k = 0 has the conflicts of every step.
       perRegister(out, op, "axis reduction load", false, bytes, dl, dl.regs,
