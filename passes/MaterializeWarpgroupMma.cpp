@@ -274,18 +274,57 @@ LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
       if (!linked)
         outside.push_back(&use);
     }
-    // A lone truncf (the epilogue's cast to a 16-bit output) runs in the
-    // accumulator layout, so the relayout moves half the bytes.
-    if (outside.size() == 1)
-      if (auto trunc = dyn_cast<arith::TruncFOp>(outside.front()->getOwner())) {
-        Type narrow = trunc.getType();
-        trunc.getResult().setType(accType(narrow));
-        OpBuilder b(trunc->getBlock(), std::next(trunc->getIterator()));
+    // The elementwise epilogue (bias, activation, the cast to a 16-bit
+    // output: kcc::epilogueChain) runs in the accumulator layout, so the
+    // relayout (or the direct store into the TMA stage) comes at its end;
+    // its splats and row/column broadcasts are rebuilt in that layout.
+    if (outside.size() == 1) {
+      SmallVector<Operation *> chain = kcc::epilogueChain(*outside.front());
+      if (!chain.empty()) {
+        llvm::SmallPtrSet<Value, 8> inChain = {v};
+        for (Operation *op : chain) {
+          OpBuilder b(op);
+          for (OpOperand &operand : op->getOpOperands()) {
+            Value x = operand.get();
+            if (inChain.contains(x))
+              continue;
+            Type t = accType(x.getType());
+            Operation *def = x.getDefiningOp();
+            Value rebuilt;
+            if (auto splat = dyn_cast<kcc::SplatOp>(def))
+              rebuilt = kcc::SplatOp::create(b, def->getLoc(), t,
+                                             splat.getOperand());
+            else if (auto bc = dyn_cast<kcc::BroadcastOp>(def))
+              rebuilt = kcc::BroadcastOp::create(b, def->getLoc(), t,
+                                                 bc.getSrc());
+            else
+              rebuilt = arith::ConstantOp::create(
+                  b, def->getLoc(), t,
+                  DenseElementsAttr::get(
+                      cast<ShapedType>(t),
+                      cast<DenseElementsAttr>(
+                          cast<arith::ConstantOp>(def).getValue())
+                          .getSplatValue<Attribute>()));
+            operand.set(rebuilt);
+            if (def->use_empty())
+              def->erase();
+          }
+          Value r = op->getResult(0);
+          r.setType(accType(r.getType()));
+          inChain.insert(r);
+        }
+        Operation *last = chain.back();
+        Value end = last->getResult(0);
+        Type plainEnd = RankedTensorType::get(
+            cast<RankedTensorType>(end.getType()).getShape(),
+            cast<RankedTensorType>(end.getType()).getElementType());
+        OpBuilder b(last->getBlock(), std::next(last->getIterator()));
         auto cvt =
-            kcc::ConvertLayoutOp::create(b, trunc.getLoc(), narrow, trunc);
-        trunc.getResult().replaceAllUsesExcept(cvt.getResult(), cvt);
+            kcc::ConvertLayoutOp::create(b, last->getLoc(), plainEnd, end);
+        end.replaceAllUsesExcept(cvt.getResult(), cvt);
         continue;
       }
+    }
     if (!outside.empty()) {
       OpBuilder b(ctx);
       if (auto arg = dyn_cast<BlockArgument>(v))

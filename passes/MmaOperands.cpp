@@ -6,6 +6,8 @@
 #include "passes/TensorMaps.h"
 #include "targets/TargetModel.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -191,4 +193,51 @@ SmemStoreOp kcc::epilogueStore(Value tile) {
       return nullptr;
   }
   return staged;
+}
+
+/// Whether `v` is the same in every row or every column of a tile (so it
+/// can be materialized in any layout from a small source).
+static bool isSplatOrLineBroadcast(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return false;
+  if (isa<SplatOp>(def))
+    return true;
+  if (auto cst = dyn_cast<arith::ConstantOp>(def))
+    if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()))
+      return dense.isSplat();
+  if (auto bc = dyn_cast<BroadcastOp>(def)) {
+    ArrayRef<int64_t> src = bc.getSrc().getType().getShape();
+    return src.size() == 2 && (src[0] == 1 || src[1] == 1);
+  }
+  return false;
+}
+
+SmallVector<Operation *> kcc::epilogueChain(OpOperand &use) {
+  SmallVector<Operation *> chain;
+  Value from = use.get();
+  auto shape = cast<RankedTensorType>(from.getType()).getShape();
+  Operation *op = use.getOwner();
+  while (op) {
+    Dialect *d = op->getDialect();
+    if (!d || !isa<arith::ArithDialect, math::MathDialect>(d) ||
+        isa<arith::ConstantOp>(op) || op->getNumResults() != 1 ||
+        op->getNumRegions() != 0)
+      break;
+    auto rt = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!rt || rt.getShape() != shape)
+      break;
+    bool ok = llvm::all_of(op->getOperands(), [&](Value operand) {
+      return operand == from || isSplatOrLineBroadcast(operand);
+    });
+    if (!ok)
+      break;
+    chain.push_back(op);
+    Value r = op->getResult(0);
+    if (!r.hasOneUse())
+      break;
+    from = r;
+    op = *r.getUsers().begin();
+  }
+  return chain;
 }

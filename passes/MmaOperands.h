@@ -57,6 +57,14 @@ std::string mmaStageRefusal(mlir::Operation *op, const TargetModel &target);
 /// the pipeliner's shared-memory budget keeps no relayout scratch for them.
 SmemStoreOp epilogueStore(mlir::Value tile);
 
+/// The elementwise epilogue that starts at `use` of a wgmma accumulator (a
+/// bias add, an activation, the cast to the output type): the chain of
+/// arith/math ops, each the only user of the previous one, whose other
+/// operands are splats, splat constants or row/column broadcasts ([1, N] or
+/// [M, 1] tiles). Those ops can run in the accumulator layout, so the tile
+/// leaves it only at the chain's end. Empty when the first user is not one.
+llvm::SmallVector<mlir::Operation *> epilogueChain(mlir::OpOperand &use);
+
 } // namespace kcc
 
 #endif // KCC_PASSES_MMAOPERANDS_H

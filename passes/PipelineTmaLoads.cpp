@@ -129,7 +129,8 @@ int64_t scratchReserve(func::FuncOp func, const kcc::TargetModel &target) {
     // memory (kcc-materialize-warpgroup-mma).
     // Not when it goes straight into a TMA store's stage (the GEMM
     // epilogue, kcc::epilogueStore): follow the accumulator out of its loop
-    // and through the cast to the output type.
+    // and through its elementwise epilogue (bias, activation, the cast to
+    // the output type: kcc::epilogueChain).
     if (isa<kcc::DotOp>(op)) {
       Value leaving = op->getResult(0);
       if (leaving.hasOneUse())
@@ -137,9 +138,12 @@ int64_t scratchReserve(func::FuncOp func, const kcc::TargetModel &target) {
           if (auto loop = dyn_cast<scf::ForOp>(yield->getParentOp()))
             leaving =
                 loop.getResult(leaving.getUses().begin()->getOperandNumber());
-      if (leaving.hasOneUse())
-        if (auto cast = dyn_cast<arith::TruncFOp>(*leaving.getUsers().begin()))
-          leaving = cast.getResult();
+      if (leaving.hasOneUse()) {
+        SmallVector<Operation *> chain =
+            kcc::epilogueChain(*leaving.getUses().begin());
+        if (!chain.empty())
+          leaving = chain.back()->getResult(0);
+      }
       if (!kcc::epilogueStore(leaving))
         reserve = std::max(reserve, tileBytes(op->getResult(0).getType()));
       return;

@@ -518,6 +518,59 @@ struct TransLowering : OpConversionPattern<TransOp> {
   }
 };
 
+/// A row or column vector (bias) broadcast into a wgmma accumulator's
+/// layout (the GEMM epilogue, kcc::epilogueChain; the source is [1, N] or
+/// [M, 1]): owners write the source to shared memory, then each accumulator
+/// register reads its element's row or column (registerMap gives them).
+static Value broadcastToAccumulator(const TargetOps &ops, OpBuilder &b,
+                                    BroadcastOp op, Value src) {
+  Location loc = op.getLoc();
+  auto srcT = op.getSrc().getType();
+  auto dstT = op.getType();
+  Type elem = srcT.getElementType();
+  Type st = storageType(elem);
+  unsigned bytes = storageBytes(elem);
+  Value base = smemBase(b, loc, op);
+  auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  SmemPadding padding = smemPaddingOf(op);
+  Value tid = ops.threadId(b, loc);
+  ops.barrier(b, loc);
+  SmallVector<Value> regs = unpack(b, loc, src);
+  RegisterMap in = registerMap(b, loc, srcT, tid);
+  auto store = [&](OpBuilder &ib) {
+    for (auto [r, flat] : llvm::enumerate(in.flat)) {
+      Value addr = LLVM::GEPOp::create(ib, loc, ptr3, st, base,
+                                       padIndex(ib, loc, flat, padding));
+      LLVM::StoreOp::create(ib, loc, toStorage(ib, loc, regs[r]), addr,
+                            bytes);
+    }
+  };
+  if (in.owner)
+    emitIf(b, loc, in.owner, store);
+  else
+    store(b);
+  ops.barrier(b, loc);
+  // A [1, N] source is read at each register's column, [M, 1] at its row:
+  // one load per distinct column (row) of the thread, shared by the
+  // registers in it.
+  RegisterMap out = registerMap(b, loc, dstT, tid);
+  bool byColumn = srcT.getShape()[0] == 1;
+  llvm::DenseMap<Value, Value> loaded;
+  SmallVector<Value> vals;
+  for (size_t r = 0; r < out.flat.size(); ++r) {
+    Value index = byColumn ? out.cols[r] : out.rows[r];
+    Value &v = loaded[index];
+    if (!v) {
+      Value addr = LLVM::GEPOp::create(b, loc, ptr3, st, base,
+                                       padIndex(b, loc, index, padding));
+      v = fromStorage(b, loc, LLVM::LoadOp::create(b, loc, st, addr, bytes),
+                      elem);
+    }
+    vals.push_back(v);
+  }
+  return buildVector(b, loc, vals);
+}
+
 struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -539,6 +592,12 @@ struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
       return success();
     }
     ArrayRef<int64_t> sshape = srcT.getShape(), dshape = dstT.getShape();
+    if (isa<WgmmaAccLayoutAttr>(dstT.getEncoding())) {
+      rewriter.replaceOp(op, broadcastToAccumulator(targetOpsOf(*this),
+                                                    rewriter, op,
+                                                    adaptor.getSrc()));
+      return success();
+    }
     Value v = relayoutThroughSmem(
         targetOpsOf(*this), rewriter, loc, op, adaptor.getSrc(), sl, dl,
         srcT.getElementType(), [&](Value dflat) {
@@ -945,14 +1004,20 @@ static LogicalResult prepare(ModuleOp module, const TargetOps &ops,
           return;
         if (isa_and_nonnull<WgmmaAccLayoutAttr>(tt.getEncoding())) {
           // Only these ops know the accumulator's register mapping.
-          if (!isa<WarpgroupMmaOp, WarpgroupMmaWaitOp, ConvertLayoutOp,
-                   SmemStoreOp, SplatOp, arith::ConstantOp, arith::TruncFOp,
-                   scf::ForOp, scf::IfOp, scf::YieldOp>(op)) {
+          // Elementwise arith/math ops work register by register.
+          bool elementwise =
+              isa_and_nonnull<arith::ArithDialect, math::MathDialect>(
+                  op->getDialect());
+          if (!elementwise &&
+              !isa<WarpgroupMmaOp, WarpgroupMmaWaitOp, ConvertLayoutOp,
+                   SmemStoreOp, SplatOp, BroadcastOp, scf::ForOp, scf::IfOp,
+                   scf::YieldOp>(op)) {
             op->emitError("kcc: internal error: ")
                 << op->getName()
                 << " on a wgmma accumulator (only warpgroup_mma, its wait, "
-                   "convert_layout, smem_store, splat, truncf and control "
-                   "flow handle that layout)";
+                   "convert_layout, smem_store, splat, broadcast, "
+                   "elementwise arith/math and control flow handle that "
+                   "layout)";
             ok = false;
           } else if (ops.warpSize() != 32) {
             op->emitError("kcc: wgmma accumulators exist on NVIDIA sm_90a "

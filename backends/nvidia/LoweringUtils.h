@@ -181,6 +181,9 @@ DotScratch dotScratch(DotOp op);
 struct RegisterMap {
   llvm::SmallVector<mlir::Value> flat;
   mlir::Value owner; // null: every thread owns its registers
+  /// #kcc.wgmma_acc only: each register's row and column, one Value per
+  /// distinct row / column (registers share them).
+  llvm::SmallVector<mlir::Value> rows, cols;
 };
 RegisterMap registerMap(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::RankedTensorType type, mlir::Value tid);

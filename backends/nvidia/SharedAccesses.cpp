@@ -81,6 +81,58 @@ void relayout(std::vector<SharedAccess> &out, Operation *op,
                 return padding.index(mapFlat(*flatOf(dl, t, r, false)));
               });
 }
+/// Row-major flat index of accumulator register r of thread t in a
+/// #kcc.wgmma_acc tile of m x n (registerMap in WarpgroupMmaToNVVM.cpp).
+int64_t accumulatorFlat(unsigned t, unsigned r, int64_t m, int64_t n,
+                        unsigned warpgroups) {
+  int64_t perRep = n / 2, rep = r / perRep, i = r % perRep;
+  int64_t wg = t / 128, warp = (t / 32) % 4, lane = t % 32;
+  int64_t row = (wg + rep * warpgroups) * 64 + 16 * warp + lane / 4;
+  int64_t col = 2 * (lane % 4);
+  return row * n + col + 8 * ((i / 2) % 2) * n + 8 * (i / 4) + i % 2;
+}
+
+/// A row/column vector broadcast into an accumulator (ConvertKccToLLVM.cpp,
+/// broadcastToAccumulator): owners store the source, each accumulator
+/// register loads its element.
+void describeBroadcastToAccumulator(std::vector<SharedAccess> &out,
+                                    BroadcastOp bc,
+                                    const SmemPadding &padding) {
+  auto srcT = bc.getSrc().getType();
+  auto dstT = bc.getType();
+  auto acc = cast<WgmmaAccLayoutAttr>(dstT.getEncoding());
+  TileLayout sl = TileLayout::get(srcT);
+  unsigned bytes = storageBytes(srcT.getElementType());
+  perRegister(out, bc, "broadcast store", true, bytes, sl, sl.regs,
+              [&](unsigned t, unsigned r) -> std::optional<int64_t> {
+                std::optional<int64_t> f = flatOf(sl, t, r, true);
+                if (!f)
+                  return std::nullopt;
+                return padding.index(*f);
+              });
+  ArrayRef<int64_t> sshape = srcT.getShape(), dshape = dstT.getShape();
+  TileLayout dl;
+  dl.threads = 128 * acc.getWarpgroups();
+  dl.warp = 32;
+  // One load per distinct source element of a thread: the registers of the
+  // first row pair (a column source) or the first of each row (a row one).
+  SmallVector<unsigned> loadRegs;
+  int64_t perRep = dshape[1] / 2, regs = acc.getElemsPerThread(dshape);
+  for (int64_t r = 0; r < regs; ++r) {
+    int64_t i = r % perRep;
+    bool first = sshape[0] == 1 ? (r < perRep && i % 4 < 2) : (i == 0 || i == 2);
+    if (first)
+      loadRegs.push_back(r);
+  }
+  perRegister(out, bc, "broadcast load", false, bytes, dl, loadRegs.size(),
+              [&](unsigned t, unsigned j) -> std::optional<int64_t> {
+                int64_t f = accumulatorFlat(t, loadRegs[j], dshape[0],
+                                            dshape[1], acc.getWarpgroups());
+                return padding.index(
+                    multiToIndex(indexToMulti(f, dshape), sshape));
+              });
+}
+
 /// dot's FMA lowering (DotToFMA.cpp): owners store a (padded rows) and b;
 /// then each k step loads a[i,k] once per distinct row and b[k,j] once per
 /// distinct column of the thread's registers of c. Every k shifts all lanes
@@ -147,7 +199,10 @@ kcc::nvidia::describeSharedAccesses(Operation *op,
   if (smemBytesFor(op) == 0)
     return out;
   SmemPadding padding = override ? *override : smemPaddingOf(op);
-  if (auto bc = dyn_cast<BroadcastOp>(op)) {
+  if (auto bc = dyn_cast<BroadcastOp>(op);
+      bc && isa<WgmmaAccLayoutAttr>(bc.getType().getEncoding())) {
+    describeBroadcastToAccumulator(out, bc, padding);
+  } else if (auto bc = dyn_cast<BroadcastOp>(op)) {
     ArrayRef<int64_t> sshape = bc.getSrc().getType().getShape();
     ArrayRef<int64_t> dshape = bc.getType().getShape();
     relayout(out, op, bc.getSrc().getType(), bc.getType(), padding,

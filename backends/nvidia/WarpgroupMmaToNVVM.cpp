@@ -320,15 +320,23 @@ RegisterMap kcc::nvidia::registerMap(OpBuilder &b, Location loc,
         arith::DivUIOp::create(b, loc, lane, k(4)));
     Value col0 = arith::MulIOp::create(
         b, loc, arith::RemUIOp::create(b, loc, lane, k(4)), k(2));
+    SmallVector<Value> colOf(n / 2);
+    for (int64_t i = 0; i < n / 2; ++i)
+      colOf[i] = i % 4 < 2 ? arith::AddIOp::create(b, loc, col0,
+                                                   k(8 * (i / 4) + i % 2))
+                           : colOf[i - 2]; // same column, 8 rows down
     for (int64_t rep = 0; rep < reps; ++rep) {
       Value mb = arith::AddIOp::create(b, loc, wg, k(rep * wgs));
       Value rowBase = arith::AddIOp::create(
           b, loc, arith::MulIOp::create(b, loc, mb, k(64)), row0);
+      Value rowBelow = arith::AddIOp::create(b, loc, rowBase, k(8));
       Value base = arith::AddIOp::create(
           b, loc, arith::MulIOp::create(b, loc, rowBase, k(n)), col0);
       for (int64_t i = 0; i < n / 2; ++i) {
         int64_t off = 8 * ((i / 2) % 2) * n + 8 * (i / 4) + i % 2;
         map.flat.push_back(arith::AddIOp::create(b, loc, base, k(off)));
+        map.rows.push_back((i / 2) % 2 ? rowBelow : rowBase);
+        map.cols.push_back(colOf[i]);
       }
     }
     return map;
