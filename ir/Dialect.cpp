@@ -241,11 +241,11 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
   if (name == kButterflyAttr) {
     auto steps = dyn_cast<ArrayAttr>(attr.getValue());
     bool ok = steps && llvm::all_of(steps, [](Attribute a) {
-      auto d = dyn_cast<DictionaryAttr>(a);
-      auto mask = d ? d.getAs<IntegerAttr>("mask") : IntegerAttr();
-      return d && d.size() == 2 && d.getAs<StringAttr>("op") && mask &&
-             mask.getInt() > 0;
-    });
+                auto d = dyn_cast<DictionaryAttr>(a);
+                auto mask = d ? d.getAs<IntegerAttr>("mask") : IntegerAttr();
+                return d && d.size() == 2 && d.getAs<StringAttr>("op") &&
+                       mask && mask.getInt() > 0;
+              });
     if (!ok)
       return op->emitError() << kButterflyAttr
                              << " must be an array of {op = \"<exchange>\", "

@@ -292,11 +292,11 @@ LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
             Operation *def = x.getDefiningOp();
             Value rebuilt;
             if (auto splat = dyn_cast<kcc::SplatOp>(def))
-              rebuilt = kcc::SplatOp::create(b, def->getLoc(), t,
-                                             splat.getOperand());
+              rebuilt =
+                  kcc::SplatOp::create(b, def->getLoc(), t, splat.getOperand());
             else if (auto bc = dyn_cast<kcc::BroadcastOp>(def))
-              rebuilt = kcc::BroadcastOp::create(b, def->getLoc(), t,
-                                                 bc.getSrc());
+              rebuilt =
+                  kcc::BroadcastOp::create(b, def->getLoc(), t, bc.getSrc());
             else
               rebuilt = arith::ConstantOp::create(
                   b, def->getLoc(), t,

@@ -15,7 +15,10 @@ const unsigned kHalfMirrorMasks[] = {7};
 const unsigned kMirrorMasks[] = {15};
 
 const LaneExchangeKind kKinds[] = {
-    {"shfl.bfly", Vendor::NVIDIA, 31, {},
+    {"shfl.bfly",
+     Vendor::NVIDIA,
+     31,
+     {},
      "shfl.sync.bfly: any partner lane by xor within the warp"},
     {"dpp.quad_perm", Vendor::AMD, 0, kQuadMasks,
      "DPP quad_perm operand modifier: xor 1, 2 or 3 within 4 lanes"},
@@ -23,10 +26,16 @@ const LaneExchangeKind kKinds[] = {
      "DPP row_half_mirror operand modifier: lane ^ 7 within 8 lanes"},
     {"dpp.row_mirror", Vendor::AMD, 0, kMirrorMasks,
      "DPP row_mirror operand modifier: lane ^ 15 within a row of 16 lanes"},
-    {"ds_swizzle", Vendor::AMD, 31, {},
+    {"ds_swizzle",
+     Vendor::AMD,
+     31,
+     {},
      "ds_swizzle_b32 bit-mask mode: any xor within 32-lane halves, through "
      "the LDS crossbar"},
-    {"ds_bpermute", Vendor::AMD, 63, {},
+    {"ds_bpermute",
+     Vendor::AMD,
+     63,
+     {},
      "ds_bpermute_b32: any partner lane of the wave, through the LDS "
      "crossbar, with a lane address"},
 };
@@ -56,9 +65,8 @@ kcc::defaultLaneExchanges(Vendor v) {
 
 /// The cheapest exchange of `model` that reduces `bit` once the bits in
 /// `reduced` are reduced, or false.
-static bool cheapestStep(const TargetModel &model, unsigned lanes,
-                         unsigned bit, unsigned reduced, bool plainOnly,
-                         ButterflyStep &out) {
+static bool cheapestStep(const TargetModel &model, unsigned lanes, unsigned bit,
+                         unsigned reduced, bool plainOnly, ButterflyStep &out) {
   bool found = false;
   for (const auto &[name, cycles] : model.laneExchanges) {
     const LaneExchangeKind *kind = findLaneExchange(name);

@@ -34,11 +34,11 @@ enum class Vendor;
 
 /// One exchange instruction kcc can emit, by its target-model name.
 struct LaneExchangeKind {
-  llvm::StringRef name;  // e.g. "dpp.row_mirror"
-  Vendor vendor;         // the only vendor that has it
-  unsigned maxMask;      // masks 1..maxMask, when `masks` is empty
+  llvm::StringRef name;           // e.g. "dpp.row_mirror"
+  Vendor vendor;                  // the only vendor that has it
+  unsigned maxMask;               // masks 1..maxMask, when `masks` is empty
   llvm::ArrayRef<unsigned> masks; // otherwise exactly these
-  llvm::StringRef what;  // one line for --report and errors
+  llvm::StringRef what;           // one line for --report and errors
   bool reaches(unsigned mask) const;
 };
 
@@ -51,15 +51,15 @@ const LaneExchangeKind *findLaneExchange(llvm::StringRef name);
 std::vector<std::pair<std::string, unsigned>> defaultLaneExchanges(Vendor v);
 
 struct ButterflyStep {
-  unsigned bit;       // the lane-index bit this step reduces
-  std::string op;     // the exchange's target-model name
-  unsigned mask;      // partner = lane ^ mask
-  unsigned cycles;    // the model's cost of the exchange
+  unsigned bit;    // the lane-index bit this step reduces
+  std::string op;  // the exchange's target-model name
+  unsigned mask;   // partner = lane ^ mask
+  unsigned cycles; // the model's cost of the exchange
 };
 
 struct ButterflyPlan {
   std::vector<ButterflyStep> steps;
-  unsigned cycles = 0;        // sum over the steps
+  unsigned cycles = 0; // sum over the steps
   /// The cost of the same butterfly with only exchanges that reach any
   /// partner by xor (no bit order to exploit): what the plan saves.
   unsigned plainCycles = 0;

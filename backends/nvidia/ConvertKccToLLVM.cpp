@@ -541,8 +541,7 @@ static Value broadcastToAccumulator(const TargetOps &ops, OpBuilder &b,
     for (auto [r, flat] : llvm::enumerate(in.flat)) {
       Value addr = LLVM::GEPOp::create(ib, loc, ptr3, st, base,
                                        padIndex(ib, loc, flat, padding));
-      LLVM::StoreOp::create(ib, loc, toStorage(ib, loc, regs[r]), addr,
-                            bytes);
+      LLVM::StoreOp::create(ib, loc, toStorage(ib, loc, regs[r]), addr, bytes);
     }
   };
   if (in.owner)
@@ -593,9 +592,9 @@ struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
     }
     ArrayRef<int64_t> sshape = srcT.getShape(), dshape = dstT.getShape();
     if (isa<WgmmaAccLayoutAttr>(dstT.getEncoding())) {
-      rewriter.replaceOp(op, broadcastToAccumulator(targetOpsOf(*this),
-                                                    rewriter, op,
-                                                    adaptor.getSrc()));
+      rewriter.replaceOp(op,
+                         broadcastToAccumulator(targetOpsOf(*this), rewriter,
+                                                op, adaptor.getSrc()));
       return success();
     }
     Value v = relayoutThroughSmem(

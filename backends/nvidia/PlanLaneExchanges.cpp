@@ -29,7 +29,8 @@ namespace {
 struct PlanLaneExchanges
     : kcc::nvidia::impl::PlanLaneExchangesBase<PlanLaneExchanges> {
   using Base::Base;
-  explicit PlanLaneExchanges(const TargetModel &model) : explicitModel(&model) {}
+  explicit PlanLaneExchanges(const TargetModel &model)
+      : explicitModel(&model) {}
 
   void runOnOperation() override {
     const TargetModel *model = explicitModel;
@@ -50,8 +51,7 @@ struct PlanLaneExchanges
       return;
     // A model may lack the exchanges a butterfly needs (a layout-only
     // experiment, say): that is an error only for kernels that reduce.
-    llvm::Expected<ButterflyPlan> plan =
-        planButterfly(*model, model->warpSize);
+    llvm::Expected<ButterflyPlan> plan = planButterfly(*model, model->warpSize);
     if (!plan) {
       reduces.front().emitError("kcc: cannot reduce across the lanes of a "
                                 "warp on this target: ")
@@ -64,9 +64,9 @@ struct PlanLaneExchanges
       steps.push_back(DictionaryAttr::get(
           ctx, {NamedAttribute(StringAttr::get(ctx, "op"),
                                StringAttr::get(ctx, s.op)),
-                NamedAttribute(StringAttr::get(ctx, "mask"),
-                               IntegerAttr::get(IntegerType::get(ctx, 32),
-                                                s.mask))}));
+                NamedAttribute(
+                    StringAttr::get(ctx, "mask"),
+                    IntegerAttr::get(IntegerType::get(ctx, 32), s.mask))}));
     auto attr = ArrayAttr::get(ctx, steps);
     for (ReduceOp op : reduces)
       op->setAttr(KccDialect::kButterflyAttr, attr);

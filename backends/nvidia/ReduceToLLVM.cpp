@@ -118,8 +118,8 @@ static SmallVector<ExchangeStep> butterflyOf(ReduceOp op, const TargetOps &ops,
 
 /// Butterfly exchange (lane ^ mask) of an i32/f32/i64/f64 value; null when
 /// the target cannot emit `step`.
-static Value exchange(const TargetOps &ops, OpBuilder &b, Location loc,
-                      Value v, ExchangeStep step) {
+static Value exchange(const TargetOps &ops, OpBuilder &b, Location loc, Value v,
+                      ExchangeStep step) {
   Type i32 = b.getI32Type();
   auto shfl = [&](Value x) -> Value {
     return ops.exchange32(b, loc, x, step.kind, step.mask);

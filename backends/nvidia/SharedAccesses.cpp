@@ -120,7 +120,8 @@ void describeBroadcastToAccumulator(std::vector<SharedAccess> &out,
   int64_t perRep = dshape[1] / 2, regs = acc.getElemsPerThread(dshape);
   for (int64_t r = 0; r < regs; ++r) {
     int64_t i = r % perRep;
-    bool first = sshape[0] == 1 ? (r < perRep && i % 4 < 2) : (i == 0 || i == 2);
+    bool first =
+        sshape[0] == 1 ? (r < perRep && i % 4 < 2) : (i == 0 || i == 2);
     if (first)
       loadRegs.push_back(r);
   }
@@ -261,8 +262,8 @@ kcc::nvidia::describeSharedAccesses(Operation *op,
                       return std::nullopt;
                     return *f / piece;
                   });
-      for (SharedAccess &a : llvm::make_range(out.end() - sl.regs / piece,
-                                              out.end()))
+      for (SharedAccess &a :
+           llvm::make_range(out.end() - sl.regs / piece, out.end()))
         a.reg *= piece;
       // Loads walk the axis (k = 0, 1, ...); every k shifts all lanes by the
       // same stride, so k = 0 has the conflicts of every step.

@@ -57,9 +57,9 @@ public:
                    unsigned mask) const override {
     if (kind != "shfl.bfly" || mask == 0 || mask >= 32)
       return nullptr;
-    return NVVM::ShflOp::create(
-        b, loc, v.getType(), i32Const(b, loc, -1), v, i32Const(b, loc, mask),
-        i32Const(b, loc, 0x1f), NVVM::ShflKind::bfly, UnitAttr());
+    return NVVM::ShflOp::create(b, loc, v.getType(), i32Const(b, loc, -1), v,
+                                i32Const(b, loc, mask), i32Const(b, loc, 0x1f),
+                                NVVM::ShflKind::bfly, UnitAttr());
   }
   StringRef defaultExchange(unsigned) const override { return "shfl.bfly"; }
   void markKernel(LLVM::LLVMFuncOp fn, unsigned threads) const override {

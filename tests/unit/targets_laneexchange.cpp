@@ -85,10 +85,11 @@ TEST_CASE("the costs decide: expensive DPP is not used") {
 TEST_CASE("a mirror needs the bits it also flips reduced first") {
   // Without quad_perm, half_mirror (lane ^ 7) serves one of bits 0-2 only
   // after the other two: the planner reduces those by ds_swizzle first.
-  llvm::Expected<ButterflyPlan> p = planButterfly(
-      amdWith({{"dpp.row_half_mirror", 1}, {"ds_swizzle", 20},
-               {"ds_bpermute", 28}}),
-      64);
+  llvm::Expected<ButterflyPlan> p =
+      planButterfly(amdWith({{"dpp.row_half_mirror", 1},
+                             {"ds_swizzle", 20},
+                             {"ds_bpermute", 28}}),
+                    64);
   REQUIRE(p);
   CHECK(p->cycles == 28 + 4 * 20 + 1);
   CHECK(reducesAllLanes(*p, 64));
@@ -124,8 +125,7 @@ inherits = "gfx942"
                   "can emit dpp.quad_perm, dpp.row_half_mirror, "
                   "dpp.row_mirror, ds_swizzle, ds_bpermute") !=
         std::string::npos);
-  CHECK(loadError(std::string(base) +
-                  "[lane_exchange]\ndpp.quad_perm = 6\n")
+  CHECK(loadError(std::string(base) + "[lane_exchange]\ndpp.quad_perm = 6\n")
             .find("quote exchange names that contain dots") !=
         std::string::npos);
   CHECK(loadError(std::string(base) + "[lane_exchange]\nds_bpermute = 0\n")
@@ -136,8 +136,10 @@ name = "n"
 inherits = "sm_90a"
 [lane_exchange]
 ds_swizzle = 20
-)").find("unknown lane exchange 'ds_swizzle' for this vendor; kcc can emit "
-         "shfl.bfly") != std::string::npos);
+)")
+            .find("unknown lane exchange 'ds_swizzle' for this vendor; kcc can "
+                  "emit "
+                  "shfl.bfly") != std::string::npos);
   // A model without the table gets the vendor's exchanges.
   llvm::Expected<TargetModel> plain = parseTargetModel(R"(
 name = "a"

@@ -282,13 +282,13 @@ llvm::json::Value Report::toJSON() const {
     for (const TargetEntry &e : kernels.at(symbol)) {
       llvm::json::Array mem, shared, butterflies;
       for (const Butterfly &bf : e.butterflies)
-        butterflies.push_back(llvm::json::Object{
-            {"loc", bf.loc},
-            {"op", bf.op},
-            {"lanes", bf.lanes},
-            {"exchanges", bf.steps},
-            {"cycles", bf.cycles},
-            {"xor_only_cycles", bf.plainCycles}});
+        butterflies.push_back(
+            llvm::json::Object{{"loc", bf.loc},
+                               {"op", bf.op},
+                               {"lanes", bf.lanes},
+                               {"exchanges", bf.steps},
+                               {"cycles", bf.cycles},
+                               {"xor_only_cycles", bf.plainCycles}});
       for (const MemoryOp &m : e.memoryOps) {
         llvm::json::Array nt;
         for (const NotTaken &n : m.notTaken)
