@@ -30,6 +30,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 namespace kcc {
 #define GEN_PASS_DEF_KCCMATERIALIZEWARPGROUPMMA
@@ -145,6 +146,51 @@ void stageEpilogue(kcc::ConvertLayoutOp cvt) {
   cvt.erase();
 }
 
+/// `x` (a splat, a splat constant or a row/column broadcast) rebuilt with
+/// type `t` at `b`: such values can be made in any layout.
+Value rebuildInLayout(OpBuilder &b, Value x, Type t) {
+  Operation *def = x.getDefiningOp();
+  if (auto splat = dyn_cast<kcc::SplatOp>(def))
+    return kcc::SplatOp::create(b, def->getLoc(), t, splat.getOperand());
+  if (auto bc = dyn_cast<kcc::BroadcastOp>(def))
+    return kcc::BroadcastOp::create(b, def->getLoc(), t, bc.getSrc());
+  auto dense = cast<DenseElementsAttr>(cast<arith::ConstantOp>(def).getValue());
+  return arith::ConstantOp::create(
+      b, def->getLoc(), t,
+      DenseElementsAttr::get(cast<ShapedType>(t),
+                             dense.getSplatValue<Attribute>()));
+}
+
+/// Runs the elementwise epilogue `chain` (kcc::epilogueChain) that starts at
+/// accumulator `acc` in the accumulator layout (`accType` of a plain type):
+/// its splats and broadcasts are rebuilt in that layout, and the tile leaves
+/// it through one convert_layout after the last op.
+void retypeEpilogueChain(Value acc, ArrayRef<Operation *> chain,
+                         function_ref<Type(Type)> accType) {
+  llvm::SmallPtrSet<Value, 8> inChain = {acc};
+  Type plainEnd;
+  for (Operation *op : chain) {
+    OpBuilder b(op);
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value x = operand.get();
+      if (inChain.contains(x))
+        continue;
+      operand.set(rebuildInLayout(b, x, accType(x.getType())));
+      if (Operation *def = x.getDefiningOp(); def->use_empty())
+        def->erase();
+    }
+    Value r = op->getResult(0);
+    plainEnd = r.getType();
+    r.setType(accType(plainEnd));
+    inChain.insert(r);
+  }
+  Operation *last = chain.back();
+  Value end = last->getResult(0);
+  OpBuilder b(last->getBlock(), std::next(last->getIterator()));
+  auto cvt = kcc::ConvertLayoutOp::create(b, last->getLoc(), plainEnd, end);
+  end.replaceAllUsesExcept(cvt.getResult(), cvt);
+}
+
 LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
   MLIRContext *ctx = func.getContext();
   struct Site {
@@ -241,10 +287,9 @@ LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
     bool native = !def || isa<kcc::WarpgroupMmaOp, scf::ForOp>(def);
     if (def && isa<kcc::SplatOp>(def)) {
       OpBuilder b(def);
-      auto splat = kcc::SplatOp::create(b, def->getLoc(), acc,
-                                        def->getOperand(0));
+      Value splat = rebuildInLayout(b, v, acc);
       // Users outside the web keep the original splat.
-      v.replaceUsesWithIf(splat.getResult(), [&](OpOperand &use) {
+      v.replaceUsesWithIf(splat, [&](OpOperand &use) {
         return isa<kcc::WarpgroupMmaOp, scf::ForOp, scf::YieldOp>(
             use.getOwner());
       });
@@ -281,47 +326,7 @@ LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
     if (outside.size() == 1) {
       SmallVector<Operation *> chain = kcc::epilogueChain(*outside.front());
       if (!chain.empty()) {
-        llvm::SmallPtrSet<Value, 8> inChain = {v};
-        for (Operation *op : chain) {
-          OpBuilder b(op);
-          for (OpOperand &operand : op->getOpOperands()) {
-            Value x = operand.get();
-            if (inChain.contains(x))
-              continue;
-            Type t = accType(x.getType());
-            Operation *def = x.getDefiningOp();
-            Value rebuilt;
-            if (auto splat = dyn_cast<kcc::SplatOp>(def))
-              rebuilt =
-                  kcc::SplatOp::create(b, def->getLoc(), t, splat.getOperand());
-            else if (auto bc = dyn_cast<kcc::BroadcastOp>(def))
-              rebuilt =
-                  kcc::BroadcastOp::create(b, def->getLoc(), t, bc.getSrc());
-            else
-              rebuilt = arith::ConstantOp::create(
-                  b, def->getLoc(), t,
-                  DenseElementsAttr::get(
-                      cast<ShapedType>(t),
-                      cast<DenseElementsAttr>(
-                          cast<arith::ConstantOp>(def).getValue())
-                          .getSplatValue<Attribute>()));
-            operand.set(rebuilt);
-            if (def->use_empty())
-              def->erase();
-          }
-          Value r = op->getResult(0);
-          r.setType(accType(r.getType()));
-          inChain.insert(r);
-        }
-        Operation *last = chain.back();
-        Value end = last->getResult(0);
-        Type plainEnd = RankedTensorType::get(
-            cast<RankedTensorType>(end.getType()).getShape(),
-            cast<RankedTensorType>(end.getType()).getElementType());
-        OpBuilder b(last->getBlock(), std::next(last->getIterator()));
-        auto cvt =
-            kcc::ConvertLayoutOp::create(b, last->getLoc(), plainEnd, end);
-        end.replaceAllUsesExcept(cvt.getResult(), cvt);
+        retypeEpilogueChain(v, chain, accType);
         continue;
       }
     }

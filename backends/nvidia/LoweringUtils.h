@@ -22,11 +22,6 @@
 namespace kcc::nvidia {
 
 /// Per-thread view of one tile type.
-struct TileLayout;
-/// Elements per shared-memory store of a rank >= 2 reduction: a layout chunk
-/// of `vec` consecutive elements, at most 16 bytes.
-unsigned axisReductionStoreElems(const TileLayout &l, unsigned elemBytes);
-
 struct TileLayout {
   int64_t numElems = 0;
   unsigned vec = 1; // effective vec
@@ -43,6 +38,10 @@ struct TileLayout {
     return int64_t(r / vec) * threads * vec + r % vec;
   }
 };
+
+/// Elements per shared-memory store of a rank >= 2 reduction: a layout chunk
+/// of `vec` consecutive elements, at most 16 bytes.
+unsigned axisReductionStoreElems(const TileLayout &l, unsigned elemBytes);
 
 /// What differs between vendors in the lowering: special registers, the
 /// block barrier, cross-lane exchange within a warp/wave and the kernel's
@@ -173,6 +172,16 @@ struct DotScratch {
   int64_t bytes = 0; // in all
 };
 DotScratch dotScratch(DotOp op);
+
+/// A position in a #kcc.wgmma_acc tile: thread t's registers sit at
+/// accumulatorOrigin(t) + accumulatorOffset(n, warpgroups, r), the offsets
+/// being the same for every thread (WarpgroupMmaToNVVM.cpp; registerMap
+/// emits the same in IR).
+struct AccumulatorPos {
+  int64_t row, col;
+};
+AccumulatorPos accumulatorOrigin(unsigned t);
+AccumulatorPos accumulatorOffset(int64_t n, unsigned warpgroups, unsigned r);
 
 /// Row-major flat index (i32) of each register of this thread in a tile of
 /// `type` (#kcc.blocked or #kcc.wgmma_acc), and whether the thread owns it

@@ -81,17 +81,6 @@ void relayout(std::vector<SharedAccess> &out, Operation *op,
                 return padding.index(mapFlat(*flatOf(dl, t, r, false)));
               });
 }
-/// Row-major flat index of accumulator register r of thread t in a
-/// #kcc.wgmma_acc tile of m x n (registerMap in WarpgroupMmaToNVVM.cpp).
-int64_t accumulatorFlat(unsigned t, unsigned r, int64_t m, int64_t n,
-                        unsigned warpgroups) {
-  int64_t perRep = n / 2, rep = r / perRep, i = r % perRep;
-  int64_t wg = t / 128, warp = (t / 32) % 4, lane = t % 32;
-  int64_t row = (wg + rep * warpgroups) * 64 + 16 * warp + lane / 4;
-  int64_t col = 2 * (lane % 4);
-  return row * n + col + 8 * ((i / 2) % 2) * n + 8 * (i / 4) + i % 2;
-}
-
 /// A row/column vector broadcast into an accumulator (ConvertKccToLLVM.cpp,
 /// broadcastToAccumulator): owners store the source, each accumulator
 /// register loads its element.
@@ -114,23 +103,23 @@ void describeBroadcastToAccumulator(std::vector<SharedAccess> &out,
   TileLayout dl;
   dl.threads = 128 * acc.getWarpgroups();
   dl.warp = 32;
-  // One load per distinct source element of a thread: the registers of the
-  // first row pair (a column source) or the first of each row (a row one).
-  SmallVector<unsigned> loadRegs;
-  int64_t perRep = dshape[1] / 2, regs = acc.getElemsPerThread(dshape);
-  for (int64_t r = 0; r < regs; ++r) {
-    int64_t i = r % perRep;
-    bool first =
-        sshape[0] == 1 ? (r < perRep && i % 4 < 2) : (i == 0 || i == 2);
-    if (first)
-      loadRegs.push_back(r);
+  // One load per distinct column (a [1, N] source) or row ([M, 1]) of a
+  // thread, as the lowering emits them.
+  int64_t n = dshape[1];
+  unsigned wgs = acc.getWarpgroups();
+  bool byColumn = sshape[0] == 1;
+  SmallVector<AccumulatorPos> loads;
+  std::set<int64_t> seen;
+  for (unsigned r = 0, e = acc.getElemsPerThread(dshape); r < e; ++r) {
+    AccumulatorPos off = accumulatorOffset(n, wgs, r);
+    if (seen.insert(byColumn ? off.col : off.row).second)
+      loads.push_back(off);
   }
-  perRegister(out, bc, "broadcast load", false, bytes, dl, loadRegs.size(),
+  perRegister(out, bc, "broadcast load", false, bytes, dl, loads.size(),
               [&](unsigned t, unsigned j) -> std::optional<int64_t> {
-                int64_t f = accumulatorFlat(t, loadRegs[j], dshape[0],
-                                            dshape[1], acc.getWarpgroups());
-                return padding.index(
-                    multiToIndex(indexToMulti(f, dshape), sshape));
+                AccumulatorPos o = accumulatorOrigin(t);
+                return padding.index(byColumn ? o.col + loads[j].col
+                                              : o.row + loads[j].row);
               });
 }
 

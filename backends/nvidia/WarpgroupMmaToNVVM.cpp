@@ -34,7 +34,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "backends/nvidia/LoweringUtils.h"
+
 #include "targets/WgmmaRules.h"
+#include <map>
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -302,42 +304,55 @@ struct ConvertLayoutLowering : OpConversionPattern<ConvertLayoutOp> {
 
 } // namespace
 
+AccumulatorPos kcc::nvidia::accumulatorOrigin(unsigned t) {
+  unsigned wg = t / 128, warp = t / 32 % 4, lane = t % 32;
+  return {64 * wg + 16 * warp + lane / 4, 2 * (lane % 4)};
+}
+
+AccumulatorPos kcc::nvidia::accumulatorOffset(int64_t n, unsigned warpgroups,
+                                              unsigned r) {
+  // Per 64-row block of the warpgroup (`rep`), n/2 registers: pairs of
+  // neighbours in a row, the second pair of each 4 eight rows down, every
+  // 4 registers the next 8 columns.
+  int64_t perRep = n / 2, rep = r / perRep, i = r % perRep;
+  return {64 * rep * warpgroups + 8 * ((i / 2) % 2), 8 * (i / 4) + i % 2};
+}
+
 RegisterMap kcc::nvidia::registerMap(OpBuilder &b, Location loc,
                                      RankedTensorType type, Value tid) {
   RegisterMap map;
   if (auto acc = dyn_cast<WgmmaAccLayoutAttr>(type.getEncoding())) {
-    int64_t n = type.getShape()[1], m = type.getShape()[0];
-    unsigned wgs = acc.getWarpgroups();
-    int64_t reps = (m / 64 + wgs - 1) / wgs;
+    int64_t n = type.getShape()[1];
     auto k = [&](int64_t v) { return i32Const(b, loc, v); };
+    // The thread's origin (accumulatorOrigin) in IR.
     Value wg = arith::DivUIOp::create(b, loc, tid, k(128));
     Value warp = arith::RemUIOp::create(
         b, loc, arith::DivUIOp::create(b, loc, tid, k(32)), k(4));
     Value lane = arith::RemUIOp::create(b, loc, tid, k(32));
-    // row0 = 16 warp + lane / 4; col0 = 2 (lane mod 4)
     Value row0 = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, warp, k(16)),
+        b, loc,
+        arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, wg, k(64)),
+                              arith::MulIOp::create(b, loc, warp, k(16))),
         arith::DivUIOp::create(b, loc, lane, k(4)));
     Value col0 = arith::MulIOp::create(
         b, loc, arith::RemUIOp::create(b, loc, lane, k(4)), k(2));
-    SmallVector<Value> colOf(n / 2);
-    for (int64_t i = 0; i < n / 2; ++i)
-      colOf[i] = i % 4 < 2 ? arith::AddIOp::create(b, loc, col0,
-                                                   k(8 * (i / 4) + i % 2))
-                           : colOf[i - 2]; // same column, 8 rows down
-    for (int64_t rep = 0; rep < reps; ++rep) {
-      Value mb = arith::AddIOp::create(b, loc, wg, k(rep * wgs));
-      Value rowBase = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, mb, k(64)), row0);
-      Value rowBelow = arith::AddIOp::create(b, loc, rowBase, k(8));
-      Value base = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, rowBase, k(n)), col0);
-      for (int64_t i = 0; i < n / 2; ++i) {
-        int64_t off = 8 * ((i / 2) % 2) * n + 8 * (i / 4) + i % 2;
-        map.flat.push_back(arith::AddIOp::create(b, loc, base, k(off)));
-        map.rows.push_back((i / 2) % 2 ? rowBelow : rowBase);
-        map.cols.push_back(colOf[i]);
-      }
+    Value base = arith::AddIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, row0, k(n)), col0);
+    // Registers share rows and columns: one Value per distinct offset.
+    std::map<int64_t, Value> rows, cols;
+    auto at = [&](std::map<int64_t, Value> &cache, Value origin, int64_t off) {
+      Value &v = cache[off];
+      if (!v)
+        v = off ? (Value)arith::AddIOp::create(b, loc, origin, k(off)) : origin;
+      return v;
+    };
+    for (unsigned r = 0, e = acc.getElemsPerThread(type.getShape()); r < e;
+         ++r) {
+      AccumulatorPos off = accumulatorOffset(n, acc.getWarpgroups(), r);
+      map.flat.push_back(
+          arith::AddIOp::create(b, loc, base, k(off.row * n + off.col)));
+      map.rows.push_back(at(rows, row0, off.row));
+      map.cols.push_back(at(cols, col0, off.col));
     }
     return map;
   }

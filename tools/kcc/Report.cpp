@@ -43,6 +43,13 @@ std::string opName(Operation *op) {
 void Report::addTarget(ModuleOp module, const TargetModel &target,
                        std::vector<Remark> remarks) {
   BankGeometry banks = bankGeometry(target);
+  // The plain butterfly's cost (xor exchanges only), to show the saving.
+  unsigned plainCycles = 0;
+  if (llvm::Expected<ButterflyPlan> plain =
+          planButterfly(target, target.warpSize))
+    plainCycles = plain->plainCycles;
+  else
+    llvm::consumeError(plain.takeError());
   for (auto func : module.getOps<func::FuncOp>()) {
     std::string symbol = func.getSymName().str();
     if (!kernels.count(symbol))
@@ -56,13 +63,6 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
             func->getAttrOfType<IntegerAttr>(KccDialect::kNumWarpsAttr))
       entry.threads = warps.getInt() * target.warpSize;
 
-    // The plain butterfly's cost (xor exchanges only), to show the saving.
-    unsigned plainCycles = 0;
-    if (llvm::Expected<ButterflyPlan> plain =
-            planButterfly(target, target.warpSize))
-      plainCycles = plain->plainCycles;
-    else
-      llvm::consumeError(plain.takeError());
     func.walk([&](ReduceOp red) {
       auto plan = red->getAttrOfType<ArrayAttr>(KccDialect::kButterflyAttr);
       if (!plan)
