@@ -2,6 +2,7 @@
 
 #include "ir/Dialect.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/IR/OpImplementation.h"
@@ -474,6 +475,44 @@ LogicalResult TmaStoreOp::verify() {
            << map.getBox().size() << ")";
   return checkStageShape(*this, getSrc().getType(), map.getBox(),
                          map.getElementType(), "the box");
+}
+
+LogicalResult MBarrierArriveOp::verify() {
+  if (!getPerWarpgroup())
+    return success();
+  for (Region *r = getOperation()->getParentRegion(); r;
+       r = r->getParentRegion())
+    if (auto ws = dyn_cast<WarpSpecializeOp>(r->getParentOp()))
+      return r == &ws.getConsumer()
+                 ? success()
+                 : emitOpError("per_warpgroup arrives only in the consumer "
+                               "region of kcc.warp_specialize, not in its "
+                               "producer");
+  return emitOpError("per_warpgroup arrives only inside the consumer region "
+                     "of kcc.warp_specialize");
+}
+
+LogicalResult WarpSpecializeOp::verify() {
+  // setmaxnreg: a multiple of 8 in [24, 256], and the producer gives
+  // registers away.
+  for (auto [what, regs] : {std::pair{"producer_regs", getProducerRegs()},
+                            {"consumer_regs", getConsumerRegs()}})
+    if (regs < 24 || regs > 256 || regs % 8 != 0)
+      return emitOpError() << what << " = " << regs
+                           << " is not a multiple of 8 from 24 to 256 "
+                              "(setmaxnreg's operand)";
+  if (getProducerRegs() > getConsumerRegs())
+    return emitOpError("producer_regs must not exceed consumer_regs");
+  if (getProducerWarps() % 4 != 0)
+    return emitOpError("producer_warps must be whole warpgroups (a multiple "
+                       "of 4): setmaxnreg applies per warpgroup");
+  Operation *next = getOperation()->getNextNode();
+  if (!next || !next->hasTrait<OpTrait::IsTerminator>())
+    return emitOpError("must be the last operation before its block's "
+                       "terminator: code after it would run on both roles");
+  if (!isa_and_nonnull<func::FuncOp>(getOperation()->getParentOp()))
+    return emitOpError("must be directly in a kernel's body");
+  return success();
 }
 
 LogicalResult WarpgroupMmaOp::verify() {

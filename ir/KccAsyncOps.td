@@ -71,8 +71,21 @@ def Kcc_MBarrierArriveExpectTxOp : Kcc_Op<"mbarrier_arrive_expect_tx"> {
 
 def Kcc_MBarrierArriveOp : Kcc_Op<"mbarrier_arrive"> {
   let summary = "arrive once on an mbarrier (no transaction bytes)";
-  let arguments = (ins Kcc_MBarrier:$bars, I32:$index);
-  let assemblyFormat = "$bars `[` $index `]` attr-dict `:` type($bars)";
+  let description = [{
+    With `per_warpgroup` (only in the consumer region of
+    kcc.warp_specialize): every consumer warpgroup arrives once, each after
+    its own earlier operations (its first thread arrives once the warpgroup's
+    wgmma groups it waited for have retired), so the phase counts
+    `consumer_warpgroups` arrivals. This is how consumers release a stage to
+    the producer without a barrier across all of them.
+  }];
+  let arguments = (ins Kcc_MBarrier:$bars, I32:$index,
+                       UnitAttr:$per_warpgroup);
+  let assemblyFormat = [{
+    $bars `[` $index `]` (`per_warpgroup` $per_warpgroup^)? attr-dict `:`
+    type($bars)
+  }];
+  let hasVerifier = 1;
 }
 
 def Kcc_MBarrierWaitOp : Kcc_Op<"mbarrier_wait"> {
@@ -228,6 +241,40 @@ def Kcc_WarpgroupMmaWaitOp : Kcc_Op<"warpgroup_mma_wait",
   let assemblyFormat = [{
     $pending ($values^ `:` type($values))? attr-dict
   }];
+}
+
+def Kcc_WarpSpecializeOp : Kcc_Op<"warp_specialize",
+    [NoTerminator, RecursiveMemoryEffects]> {
+  let summary = "split the CTA into a producer warpgroup and consumer warps";
+  let description = [{
+    The CTA's threads split into two roles that run concurrently and meet
+    only through mbarriers:
+      * `producer`: `producer_warps` extra warps (one warpgroup) after the
+        kernel's `kcc.num_warps`; they lower their register budget to
+        `producer_regs` (setmaxnreg.dec) and one thread of them executes
+        the region: it issues the TMA copies of a pipeline, waiting for
+        "empty" barriers before it refills a stage.
+      * `consumer`: the kernel's `kcc.num_warps` warps (threads 0 .. N-1,
+        so tile layouts are unchanged), `consumer_warpgroups` warpgroups
+        that raise their budget to `consumer_regs` (setmaxnreg.inc) and
+        execute the region as the whole CTA executed the code before: one-
+        thread operations are issued by thread 0 and `kcc.cta_barrier`
+        synchronizes the consumer threads only (a named barrier).
+    The op is executed by every thread once the barriers it uses are
+    initialized (kcc.fence_mbarrier_init before it). Nothing follows it in
+    its block but the terminator: the kernel ends when both roles have.
+    kcc-verify-async-protocol runs the two regions as concurrent roles.
+  }];
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<1>]>:$producer_warps,
+                       ConfinedAttr<I32Attr, [IntMinValue<1>]>:$consumer_warpgroups,
+                       I32Attr:$producer_regs, I32Attr:$consumer_regs);
+  let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$consumer);
+  let assemblyFormat = [{
+    `producer` `(` `warps` `=` $producer_warps `,` `regs` `=` $producer_regs
+    `)` $producer `consumer` `(` `warpgroups` `=` $consumer_warpgroups `,`
+    `regs` `=` $consumer_regs `)` $consumer attr-dict
+  }];
+  let hasVerifier = 1;
 }
 
 #endif // KCC_ASYNC_OPS_TD

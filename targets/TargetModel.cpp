@@ -533,6 +533,18 @@ llvm::Error readModel(const toml::table &table, llvm::StringRef bufferName,
         return r.uint("min_alloc_columns", model.tmem.minAllocColumns, true);
       }))
     return e;
+  if (llvm::Error e = section(
+          top, "warp_specialization", bufferName, [&](TableReader &r) {
+            WarpSpecializationModel &ws = model.warpSpecialization;
+            if (auto e = r.uint("producer_registers", ws.producerRegisters,
+                                true))
+              return e;
+            if (auto e = r.uint("consumer_registers", ws.consumerRegisters,
+                                true))
+              return e;
+            return r.uint("register_file", ws.registerFile, true);
+          }))
+    return e;
   if (llvm::Error e = top.finish())
     return e;
 
@@ -566,6 +578,24 @@ llvm::Error readModel(const toml::table &table, llvm::StringRef bufferName,
     return errorAt(bufferName, where("registers_per_thread"),
                    "registers_per_thread must be at least 2 (one tile may "
                    "use half of them)");
+  // setmaxnreg takes a multiple of 8 in [24, 256] (PTX ISA 8.0).
+  for (auto [key, regs] :
+       {std::pair{"warp_specialization.producer_registers",
+                  model.warpSpecialization.producerRegisters},
+        {"warp_specialization.consumer_registers",
+         model.warpSpecialization.consumerRegisters}})
+    if (model.warpSpecialization.enabled() &&
+        (regs < 24 || regs > 256 || regs % 8 != 0))
+      return errorAt(bufferName, where(key),
+                     llvm::Twine(key) + " must be a multiple of 8 from 24 to "
+                     "256 (setmaxnreg's operand)");
+  if (model.warpSpecialization.enabled() &&
+      model.warpSpecialization.producerRegisters >
+          model.warpSpecialization.consumerRegisters)
+    return errorAt(bufferName, where("warp_specialization.producer_registers"),
+                   "warp_specialization.producer_registers must not exceed "
+                   "consumer_registers: the producer gives registers to the "
+                   "consumers");
   if (model.sharedMemory.banks == 0)
     return errorAt(bufferName, where("shared_memory.banks"),
                    "shared_memory.banks must be at least 1");

@@ -84,6 +84,17 @@ struct TmemModel {
   unsigned minAllocColumns = 0;
 };
 
+/// Register reallocation between warpgroups (`setmaxnreg`, sm_90a+), which
+/// makes a warp-specialized pipeline worth it: the producer warpgroup gives
+/// registers back, the consumer warpgroups take them.
+/// ([warp_specialization]; absent: kernels are not warp-specialized.)
+struct WarpSpecializationModel {
+  unsigned producerRegisters = 0; // 0: no warp specialization
+  unsigned consumerRegisters = 0;
+  unsigned registerFile = 0; // 32-bit registers per SM (one CTA may hold all)
+  bool enabled() const { return producerRegisters != 0; }
+};
+
 struct TargetModel {
   std::string name; // e.g. "sm_90a"
   Vendor vendor = Vendor::NVIDIA;
@@ -101,6 +112,7 @@ struct TargetModel {
   TmaModel tma;
   MmaModel mma;
   TmemModel tmem;
+  WarpSpecializationModel warpSpecialization;
   /// Asynchronous global->shared mechanisms, e.g. "cp.async", "tma".
   std::vector<std::string> asyncCopy;
   /// Cross-lane exchanges for the butterflies of wave reductions, with their
