@@ -227,7 +227,18 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
   if (name == kMaskUniformAttr || name == kDataDependentAttr ||
       name == kMmaOperandAttr || name == kMmaOverlapAttr)
     return success(isa<UnitAttr>(attr.getValue()));
-  if (name == kTileAccessAttr || name == kTmaRefusedAttr)
+  if (name == kRolesAttr)
+    return success(isa<IntegerAttr>(attr.getValue()));
+  if (name == kProducerWarpsAttr) {
+    auto w = dyn_cast<IntegerAttr>(attr.getValue());
+    return w && w.getInt() > 0 && w.getInt() % 4 == 0
+               ? success()
+               : op->emitError() << kProducerWarpsAttr
+                                 << " must be a positive multiple of 4 (whole "
+                                    "warpgroups)";
+  }
+  if (name == kTileAccessAttr || name == kTmaRefusedAttr ||
+      name == kWarpSpecializeRefusedAttr)
     return success(isa<StringAttr>(attr.getValue()));
   if (name == kSmemOffsetAttr || name == kDynamicSmemBytesAttr)
     return success(isa<IntegerAttr>(attr.getValue()));
@@ -475,6 +486,15 @@ LogicalResult TmaStoreOp::verify() {
            << map.getBox().size() << ")";
   return checkStageShape(*this, getSrc().getType(), map.getBox(),
                          map.getElementType(), "the box");
+}
+
+unsigned kcc::blockWarps(Operation *func) {
+  auto warps = func->getAttrOfType<IntegerAttr>(KccDialect::kNumWarpsAttr);
+  if (!warps)
+    return 0;
+  auto producer =
+      func->getAttrOfType<IntegerAttr>(KccDialect::kProducerWarpsAttr);
+  return unsigned(warps.getInt()) + (producer ? unsigned(producer.getInt()) : 0);
 }
 
 LogicalResult MBarrierArriveOp::verify() {

@@ -30,6 +30,10 @@ mlir::Type getI1Like(mlir::Type type);
 int64_t getNumElements(mlir::Type type);
 /// The blocked layout of a tile type, or null if it has none yet.
 BlockedLayoutAttr getBlockedLayout(mlir::Type type);
+/// Warps per block of a kernel: its kcc.num_warps (the warps tile layouts
+/// use) plus its kcc.producer_warps (a warp-specialized producer); 0 when
+/// the kernel has no kcc.num_warps yet.
+unsigned blockWarps(mlir::Operation *func);
 } // namespace kcc
 
 #define GET_OP_CLASSES

@@ -87,6 +87,16 @@ def Kcc_Dialect : Dialect {
     // one iteration after their use, so its warpgroup_mma may leave one
     // group in flight (passes/PipelineTmaLoads.cpp).
     static constexpr ::llvm::StringLiteral kMmaOverlapAttr = "kcc.mma_overlap";
+    // On a kernel: warps beyond kcc.num_warps that run the producer role of
+    // its kcc.warp_specialize (threads per block = (num_warps +
+    // producer_warps) x warp size; kcc::blockWarps).
+    static constexpr ::llvm::StringLiteral kProducerWarpsAttr = "kcc.producer_warps";
+    // On an scf.for that kcc-pipeline-tma-loads did not warp-specialize:
+    // why (shown by --report).
+    static constexpr ::llvm::StringLiteral kWarpSpecializeRefusedAttr = "kcc.warp_specialize_refused";
+    // On the scf.if the NVIDIA lowering splits a kcc.warp_specialize into:
+    // the consumer threads (then: the producer warpgroup, else: consumers).
+    static constexpr ::llvm::StringLiteral kRolesAttr = "kcc.roles";
   }];
 }
 

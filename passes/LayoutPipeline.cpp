@@ -19,13 +19,14 @@
 using namespace mlir;
 
 void kcc::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
-                              unsigned numWarps, bool remarks) {
+                              unsigned numWarps, bool remarks,
+                              bool warpSpecialize) {
   pm.addPass(createCheckTargetSupport(target));
   // TMA copies first (accesses with a tensor map), proven before anything
   // else touches them; the rest are expanded to vector accesses.
   pm.addPass(createMaterializeTmaCopies(target));
   if (target.hasAsyncCopy("tma")) {
-    pm.addPass(createPipelineTmaLoads(target));
+    pm.addPass(createPipelineTmaLoads(target, /*stages=*/3, warpSpecialize));
     pm.addPass(createKccMaterializeWarpgroupMma());
     pm.addPass(createKccVerifyAsyncProtocol());
   }

@@ -33,9 +33,11 @@ std::unique_ptr<mlir::Pass>
 createMaterializeTmaCopies(const TargetModel &target);
 /// Software-pipelines the TMA loads of for loops over `stages` shared
 /// stages, fewer where they would not fit `target`'s shared memory
-/// (PipelineTmaLoads.cpp).
+/// (PipelineTmaLoads.cpp). With `warpSpecialize`, loops feeding wgmma on a
+/// target with [warp_specialization] get a producer warpgroup.
 std::unique_ptr<mlir::Pass> createPipelineTmaLoads(const TargetModel &target,
-                                                   unsigned stages = 3);
+                                                   unsigned stages = 3,
+                                                   bool warpSpecialize = true);
 void registerPipelineTmaLoadsPass();
 /// Registers both for kcc-opt (with built-in target models by name).
 void registerTensorMapPasses();
@@ -46,9 +48,12 @@ void registerMaterializeTmaCopiesPass();
 /// on element types without a matrix-multiply shape) at their source
 /// location, canonicalizes, CSEs and runs kcc-assign-layouts with the target
 /// model's numbers. `numWarps` 0 lets the pass choose; `remarks` asks for the
-/// access-width remarks of --report. `target` must outlive the pass manager.
+/// access-width remarks of --report; `warpSpecialize` false keeps TMA
+/// pipelines on one role (kcc --warp-specialize=false). `target` must outlive
+/// the pass manager.
 void buildLayoutPipeline(mlir::OpPassManager &pm, const TargetModel &target,
-                         unsigned numWarps, bool remarks);
+                         unsigned numWarps, bool remarks,
+                         bool warpSpecialize = true);
 } // namespace kcc
 
 #endif // KCC_PASSES_PASSES_H

@@ -41,9 +41,13 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <functional>
 
 using namespace mlir;
 
@@ -176,9 +180,10 @@ struct PipelineTmaLoads
   PipelineTmaLoads(const PipelineTmaLoads &other) : PassWrapper(other) {
     target = other.target;
   }
-  PipelineTmaLoads(const kcc::TargetModel &model, unsigned depth)
+  PipelineTmaLoads(const kcc::TargetModel &model, unsigned depth, bool ws)
       : target(&model) {
     stages = depth;
+    warpSpecialize = ws;
   }
 
   StringRef getArgument() const override { return "kcc-pipeline-tma-loads"; }
@@ -190,6 +195,12 @@ struct PipelineTmaLoads
   Option<unsigned> stages{*this, "stages",
                           llvm::cl::desc("Pipeline depth (shared stages)"),
                           llvm::cl::init(3)};
+  Option<bool> warpSpecialize{
+      *this, "warp-specialize",
+      llvm::cl::desc("Split loops whose loads feed wgmma into a producer "
+                     "warpgroup and consumer warpgroups where the target "
+                     "model has [warp_specialization]"),
+      llvm::cl::init(true)};
   Option<std::string> targetName{
       *this, "target",
       llvm::cl::desc("Built-in target model whose shared memory bounds the "
@@ -213,6 +224,200 @@ struct PipelineTmaLoads
   void pipelineLoop(func::FuncOp func, scf::ForOp loop,
                     ArrayRef<std::pair<kcc::LoadTileOp, Value>> loads);
 };
+
+/// How a pipelined loop is warp-specialized: where the CTA splits, what the
+/// producer recomputes, and the roles' sizes.
+struct RolePlan {
+  Operation *splitAfter = nullptr; // last op before kcc.warp_specialize
+  SmallVector<Operation *> producerSlice; // scalar ops the producer clones
+  unsigned consumerWarpgroups = 0;
+  unsigned producerRegs = 0, consumerRegs = 0;
+};
+
+constexpr unsigned kProducerWarps = 4; // one warpgroup: setmaxnreg's unit
+
+bool isSetupOp(Operation *op) {
+  return isa<kcc::SmemAllocOp, kcc::MBarrierAllocOp, kcc::MBarrierInitOp,
+             kcc::FenceMBarrierInitOp>(op);
+}
+
+/// Scalar, side-effect-free and region-free: safe to run on every thread
+/// (before the split) or to recompute in the producer.
+bool isPureScalar(Operation *op) {
+  return op->getNumRegions() == 0 && isMemoryEffectFree(op) &&
+         llvm::all_of(op->getResultTypes(), [](Type t) {
+           return t.isIntOrIndexOrFloat();
+         });
+}
+
+/// Why `loop` (pipelined with `lag` 1 for wgmma) cannot be split into a
+/// producer warpgroup and consumer warpgroups; empty when `plan` is filled.
+std::string planRoles(func::FuncOp func, scf::ForOp loop,
+                      ArrayRef<Value> needed, const kcc::TargetModel &target,
+                      RolePlan &plan) {
+  const kcc::WarpSpecializationModel &ws = target.warpSpecialization;
+  if (!ws.enabled())
+    return "target '" + target.name +
+           "' has no register reallocation between warpgroups "
+           "([warp_specialization] in its model)";
+  Block &entry = func.getBody().front();
+  if (loop->getBlock() != &entry)
+    return "the loop is not directly in the kernel's body (the consumer "
+           "role takes everything after it)";
+  // Warpgroups: as kcc-materialize-warpgroup-mma chooses them, two when
+  // every wgmma accumulator has at least two 64-row blocks.
+  unsigned warpgroups = 2;
+  bool anyDot = false;
+  func.walk([&](kcc::DotOp dot) {
+    bool t;
+    kcc::LoadTileOp a = kcc::mmaOperandLoad(dot.getA(), t);
+    if (!a || !a->hasAttr(kcc::KccDialect::kMmaOperandAttr))
+      return;
+    anyDot = true;
+    warpgroups = std::min<unsigned>(
+        warpgroups, std::max<int64_t>(1, dot.getType().getShape()[0] / 64));
+  });
+  if (!anyDot)
+    return "no wgmma dot reads the loop's stages";
+  unsigned warps = 4 * warpgroups + kProducerWarps;
+  if (warps * target.warpSize > target.maxThreadsPerBlock)
+    return std::to_string(warps * target.warpSize) +
+           " threads with the producer warpgroup exceed the target's " +
+           std::to_string(target.maxThreadsPerBlock);
+  // The consumers take what the producer gives back, within the SM's
+  // register file and setmaxnreg's steps of 8.
+  unsigned consumerThreads = 4 * warpgroups * target.warpSize;
+  unsigned producerThreads = kProducerWarps * target.warpSize;
+  int64_t left = int64_t(ws.registerFile) -
+                 int64_t(producerThreads) * ws.producerRegisters;
+  unsigned consumerRegs = std::min<int64_t>(
+      ws.consumerRegisters, left > 0 ? left / consumerThreads / 8 * 8 : 0);
+  if (consumerRegs < 24 || consumerRegs <= ws.producerRegisters)
+    return "the register file of " + std::to_string(ws.registerFile) +
+           " leaves the consumer threads " + std::to_string(consumerRegs) +
+           " registers each, no more than the producer's " +
+           std::to_string(ws.producerRegisters) + ": nothing to reallocate";
+  // The split: after the kernel's barrier and buffer setup; what comes
+  // before it runs on every thread, so it must be scalar.
+  Operation *splitAfter = nullptr;
+  for (Operation &op : entry) {
+    if (&op == loop.getOperation())
+      break;
+    if (isSetupOp(&op))
+      splitAfter = &op;
+  }
+  for (Operation &op : entry) {
+    if (&op == splitAfter || &op == loop.getOperation())
+      break;
+    if (!splitAfter)
+      break;
+    if (!isSetupOp(&op) && !isPureScalar(&op))
+      return "'" + op.getName().getStringRef().str() +
+             "' runs before the kernel's barrier setup ends, and would run on "
+             "the producer warpgroup too";
+  }
+  // The producer recomputes the loop bounds and the copies' loop-invariant
+  // coordinates from scalar ops after the split.
+  llvm::SetVector<Operation *> slice;
+  std::string why;
+  std::function<bool(Value)> collect = [&](Value v) {
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != &entry ||
+        (splitAfter && !splitAfter->isBeforeInBlock(def)))
+      return true; // an argument, or defined before the split
+    if (def == splitAfter)
+      return true;
+    if (slice.contains(def))
+      return true;
+    if (!isPureScalar(def)) {
+      why = "the producer would recompute a value of '" +
+            def->getName().getStringRef().str() +
+            "', which is not a side-effect-free scalar op";
+      return false;
+    }
+    for (Value o : def->getOperands())
+      if (!collect(o))
+        return false;
+    slice.insert(def);
+    return true;
+  };
+  for (Value v : needed)
+    if (!collect(v))
+      return why;
+  plan.splitAfter = splitAfter;
+  plan.producerSlice = slice.takeVector();
+  llvm::sort(plan.producerSlice,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  plan.consumerWarpgroups = warpgroups;
+  plan.producerRegs = ws.producerRegisters;
+  plan.consumerRegs = consumerRegs;
+  return "";
+}
+
+/// Splits the kernel after its setup into kcc.warp_specialize: the producer
+/// region recomputes the loop bounds and coordinates (`roles.producerSlice`)
+/// and runs the loop's copies, waiting for the consumers to release a stage
+/// (`empty`) before refilling it; the consumer region gets the rest of the
+/// kernel, `loop` included. `issue(b, k, s, mapping)` builds the copies of
+/// iteration `k` into stage `s`.
+void buildRoles(
+    func::FuncOp func, scf::ForOp loop, const RolePlan &roles, int64_t depth,
+    int64_t step, Value empty,
+    function_ref<void(OpBuilder &, Value, Value, const IRMapping &)> issue) {
+  MLIRContext *ctx = func.getContext();
+  Location loc = loop.getLoc();
+  Block &entry = func.getBody().front();
+  // Split after the last setup op (roles.splitAfter, or the pipeline's own
+  // at the block's start).
+  OpBuilder b(ctx);
+  for (Operation &op : entry) {
+    if (&op == loop.getOperation())
+      break;
+    if (isSetupOp(&op))
+      b.setInsertionPointAfter(&op);
+  }
+  auto ws = kcc::WarpSpecializeOp::create(
+      b, loc, kProducerWarps, roles.consumerWarpgroups, roles.producerRegs,
+      roles.consumerRegs);
+  Block *producer = &ws.getProducer().emplaceBlock();
+  Block *consumer = &ws.getConsumer().emplaceBlock();
+  consumer->getOperations().splice(consumer->end(), entry.getOperations(),
+                                   std::next(ws->getIterator()),
+                                   entry.getTerminator()->getIterator());
+  func->setAttr(kcc::KccDialect::kProducerWarpsAttr,
+                b.getI32IntegerAttr(kProducerWarps));
+
+  OpBuilder pb = OpBuilder::atBlockBegin(producer);
+  IRMapping mapping;
+  for (Operation *op : roles.producerSlice)
+    pb.clone(*op, mapping);
+  Value lb = mapping.lookupOrDefault(loop.getLowerBound());
+  Value ub = mapping.lookupOrDefault(loop.getUpperBound());
+  auto copies = scf::ForOp::create(pb, loc, lb, ub,
+                                   mapping.lookupOrDefault(loop.getStep()));
+  OpBuilder lb2 = OpBuilder::atBlockBegin(copies.getBody());
+  Value k = copies.getInductionVar();
+  Value it = arith::DivSIOp::create(lb2, loc,
+                                    arith::SubIOp::create(lb2, loc, k, lb),
+                                    constI32(lb2, loc, step));
+  Value stage = arith::RemSIOp::create(lb2, loc, it, constI32(lb2, loc, depth));
+  // Iteration `it` reuses the stage of iteration it - depth: wait for its
+  // release, phase (it / depth) - 1 of the stage's empty barrier. The first
+  // round of stages is free.
+  Value reuse = arith::CmpIOp::create(lb2, loc, arith::CmpIPredicate::sge, it,
+                                      constI32(lb2, loc, depth));
+  auto wait = scf::IfOp::create(lb2, loc, reuse, /*withElseRegion=*/false);
+  {
+    OpBuilder wb = OpBuilder::atBlockBegin(wait.thenBlock());
+    Value round = arith::SubIOp::create(
+        wb, loc, arith::DivSIOp::create(wb, loc, it, constI32(wb, loc, depth)),
+        constI32(wb, loc, 1));
+    Value parity =
+        arith::AndIOp::create(wb, loc, round, constI32(wb, loc, 1));
+    kcc::MBarrierWaitOp::create(wb, loc, empty, stage, parity);
+  }
+  issue(lb2, k, stage, mapping);
+}
 
 void PipelineTmaLoads::runOnKernel(func::FuncOp func) {
   MLIRContext *ctx = func.getContext();
@@ -281,6 +486,33 @@ void PipelineTmaLoads::pipelineLoop(
     return entry.first->hasAttr(kcc::KccDialect::kMmaOperandAttr);
   });
   int64_t depth = stages + lag;
+  // Warp specialization (loops feeding wgmma): a producer warpgroup issues
+  // the copies and waits on per-stage "empty" barriers the consumers arrive
+  // on, so no barrier across the CTA is left in the loop.
+  RolePlan roles;
+  bool specialize = false;
+  if (lag && warpSpecialize) {
+    SmallVector<Value> needed{loop.getLowerBound(), loop.getUpperBound(),
+                              loop.getStep()};
+    auto outside = [&](Value v) {
+      return !loop->isAncestor(v.getParentBlock()->getParentOp()) &&
+             v.getParentBlock() != loop.getBody();
+    };
+    for (auto [i, entry] : llvm::enumerate(loads)) {
+      for (Operation *op : slices[i])
+        for (Value o : op->getOperands())
+          if (outside(o))
+            needed.push_back(o);
+      for (Value c : kcc::LoadTileOp(entry.first).getCoords())
+        if (outside(c))
+          needed.push_back(c);
+    }
+    std::string why = planRoles(func, loop, needed, *target, roles);
+    specialize = why.empty();
+    if (!specialize)
+      loop->setAttr(kcc::KccDialect::kWarpSpecializeRefusedAttr,
+                    StringAttr::get(ctx, why));
+  }
   // The stages must fit the target's shared memory per block, less what the
   // kernel already holds and the scratch its relayouts and reductions may
   // need (kcc-convert-to-llvm checks the exact total).
@@ -290,7 +522,7 @@ void PipelineTmaLoads::pipelineLoop(
   int64_t budget = limit - others - reserve;
   // A depth's bytes: its stages and mbarriers, and each buffer's alignment.
   auto cost = [&](int64_t d) {
-    int64_t bytes = d * perStage;
+    int64_t bytes = d * perStage + (specialize ? 8 * d : 0);
     for (auto [load, map] : loads)
       bytes +=
           8 * d + (cast<kcc::TensorMapType>(map.getType()).getSwizzle() ? 1024
@@ -339,14 +571,26 @@ void PipelineTmaLoads::pipelineLoop(
       kcc::MBarrierInitOp::create(eb, loc, p.bars, constI32(eb, loc, s), 1);
     pipes.push_back(p);
   }
+  // The consumers release a stage to the producer: one arrival per
+  // consumer warpgroup once its wgmma group reading the stage retired.
+  Value empty;
+  if (specialize) {
+    empty = kcc::MBarrierAllocOp::create(eb, loc,
+                                         kcc::MBarrierType::get(ctx, depth));
+    for (int64_t s = 0; s < depth; ++s)
+      kcc::MBarrierInitOp::create(eb, loc, empty, constI32(eb, loc, s),
+                                  roles.consumerWarpgroups);
+  }
   kcc::FenceMBarrierInitOp::create(eb, loc);
 
   // Copy of iteration `k` (a value of the induction variable's type) into
-  // stage `s`, built with `b`.
-  auto issue = [&](OpBuilder &b, unsigned i, Value k, Value s) {
+  // stage `s`, built with `b`; `outer` maps loop-invariant values (the
+  // producer's recomputed copies).
+  auto issue = [&](OpBuilder &b, unsigned i, Value k, Value s,
+                   const IRMapping *outer = nullptr) {
     Pipe &p = pipes[i];
     Location loc = p.loc;
-    IRMapping mapping;
+    IRMapping mapping = outer ? *outer : IRMapping();
     mapping.map(loop.getInductionVar(), k);
     for (Operation *op : slices[i])
       b.clone(*op, mapping);
@@ -365,9 +609,16 @@ void PipelineTmaLoads::pipelineLoop(
                                            "counts the full box)"));
   };
 
-  // Prologue.
+  // The copies: a producer role issuing every iteration's, or a prologue
+  // issuing the first `depth` here and refills at the end of the body.
+  if (specialize)
+    buildRoles(func, loop, roles, depth, *step, empty,
+               [&](OpBuilder &b, Value k, Value s, const IRMapping &m) {
+                 for (unsigned i = 0; i < pipes.size(); ++i)
+                   issue(b, i, k, s, &m);
+               });
   OpBuilder pb(loop);
-  for (int64_t s = 0; s < depth; ++s) {
+  for (int64_t s = 0; s < depth && !specialize; ++s) {
     Value k = arith::AddIOp::create(pb, loc, lb,
                                     constI32(pb, loc, s * *step));
     Value go = arith::CmpIOp::create(pb, loc, arith::CmpIPredicate::slt, k, ub);
@@ -395,9 +646,25 @@ void PipelineTmaLoads::pipelineLoop(
     p.load.replaceAllUsesWith(read.getResult());
     p.load.erase();
   }
+  OpBuilder tb(loop.getBody()->getTerminator());
+  if (specialize) {
+    // Release the stage read `lag` iterations ago: each warpgroup's
+    // warpgroup_mma above retired its group (pending = 1).
+    loop->setAttr(kcc::KccDialect::kMmaOverlapAttr, UnitAttr::get(ctx));
+    Value done = arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::sge, it,
+                                       constI32(tb, loc, lag));
+    auto release = scf::IfOp::create(tb, loc, done, /*withElseRegion=*/false);
+    OpBuilder rb = OpBuilder::atBlockBegin(release.thenBlock());
+    Value old = arith::RemSIOp::create(
+        rb, loc,
+        arith::AddIOp::create(rb, loc, it, constI32(rb, loc, depth - lag)),
+        constI32(rb, loc, depth));
+    kcc::MBarrierArriveOp::create(rb, loc, empty, old,
+                                  /*per_warpgroup=*/true);
+    return;
+  }
   // Release and refill: the stage read `lag` iterations ago gets the
   // iteration `depth` after it.
-  OpBuilder tb(loop.getBody()->getTerminator());
   kcc::CtaBarrierOp::create(tb, loc);
   Value next = arith::AddIOp::create(
       tb, loc, iv, constI32(tb, loc, (depth - lag) * *step));
@@ -424,8 +691,9 @@ void PipelineTmaLoads::pipelineLoop(
 } // namespace
 
 std::unique_ptr<Pass> kcc::createPipelineTmaLoads(const TargetModel &target,
-                                                  unsigned stages) {
-  return std::make_unique<PipelineTmaLoads>(target, stages);
+                                                  unsigned stages,
+                                                  bool warpSpecialize) {
+  return std::make_unique<PipelineTmaLoads>(target, stages, warpSpecialize);
 }
 
 void kcc::registerPipelineTmaLoadsPass() {

@@ -26,6 +26,23 @@
 //    contains async ops.
 //  * Execution is capped at kMaxSteps executed operations per choice (a
 //    "cannot prove" error at the loop that exceeds it).
+//  * kcc.warp_specialize: its producer and consumer regions run as two
+//    concurrent roles (coroutines: each on its own thread, exactly one
+//    running at a time) that share the typestate and meet only through
+//    mbarriers. A wait whose phase cannot complete yet (missing arrivals,
+//    or tx bytes still expected) blocks its role and the other one runs;
+//    a blocked role resumes as soon as an op of the other role makes its
+//    wait completable (wake-up preemption: the released role runs at once,
+//    the adversarial order for "released too early" bugs). Both roles
+//    blocked, or one blocked after the other finished, is a deadlock. Each
+//    choice runs twice: producer first and consumer first.
+//    What this does NOT prove: only these two schedules are explored, not
+//    every interleaving, so a deadlock, a parity or byte-count mismatch or
+//    an overwrite caught by an instantaneous check (a wgmma group or
+//    tma_store still reading the stage) that only another interleaving
+//    reaches is missed. Whether a write follows the release of the other
+//    role's reads is decided from what each role has observed through its
+//    waits (below), which holds in every interleaving.
 //
 // Rules checked (messages say what to add or change):
 //  * mbarrier: use before init, use after inval, init twice, use before
@@ -43,6 +60,17 @@
 //    tma_load of a box an un-completed tma_store writes, and a kernel ending
 //    with uncommitted or un-waited tma_stores or with loads in flight (the
 //    "trip count smaller than the pipeline depth" bug).
+//  * roles: a read (smem_load, warpgroup_mma, tma_store) of a loaded stage
+//    needs a wait observed in its own role (or before the split). A role
+//    may overwrite a stage the other role read only after one of its waits
+//    observed an arrival that covers the read: the consumer arrives from
+//    one thread, so its smem_loads need a kcc.cta_barrier before the
+//    arrival, and its wgmma groups must have retired before it, seen by
+//    each warpgroup's leader (per_warpgroup, which counts
+//    consumer_warpgroups arrivals, or a plain arrival with one warpgroup).
+//    The producer is one thread: no kcc.cta_barrier, generic-proxy or
+//    wgmma ops, bulk groups or proxy fences there; barriers are initialized
+//    before the split, and the split is neither nested nor in a loop.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,11 +89,16 @@
 #include "llvm/Support/MathExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <array>
+#include <condition_variable>
 #include <deque>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <numeric>
 #include <optional>
 #include <string>
+#include <thread>
 
 namespace kcc {
 #define GEN_PASS_DEF_KCCVERIFYASYNCPROTOCOL
@@ -182,10 +215,38 @@ struct Diag {
 // Typestate
 //===----------------------------------------------------------------------===//
 
+/// Who executes an op: the whole CTA (outside kcc.warp_specialize) or one
+/// of its roles.
+enum Role { Cta = 0, Producer = 1, Consumer = 2 };
+constexpr int kRoles = 3;
+const char *roleName(int r) {
+  return r == Producer ? "producer" : r == Consumer ? "consumer" : "CTA";
+}
+/// Per-role times (step counts), -1: none.
+using RoleTimes = std::array<int64_t, kRoles>;
+constexpr RoleTimes kNoTimes = {-1, -1, -1};
+
+/// What arrivals make known to a role that observes their phase, per
+/// arriving role: its latest arrival; the latest time by which the reads of
+/// all its threads (smem_load) had completed; and the same for the reads an
+/// arriving leader thread sees complete (wgmma groups its warpgroup
+/// retired, tma_stores it waited for).
+struct Release {
+  RoleTimes arrived = kNoTimes, complete = kNoTimes, leaderComplete = kNoTimes;
+  void join(const Release &o) {
+    for (int q = 0; q < kRoles; ++q) {
+      arrived[q] = std::max(arrived[q], o.arrived[q]);
+      complete[q] = std::max(complete[q], o.complete[q]);
+      leaderComplete[q] = std::max(leaderComplete[q], o.leaderComplete[q]);
+    }
+  }
+};
+
 struct Phase {
   int64_t arrivals = 0, expected = 0, brought = 0;
   llvm::SmallVector<Operation *, 2> arms;  // arrive / arrive_expect_tx
   llvm::SmallVector<Operation *, 2> loads; // tma_loads signaling it
+  Release released; // learned by a wait observing the phase
   bool armed() const { return arrivals > 0 || expected > 0; }
   bool touched() const { return armed() || !loads.empty(); }
 };
@@ -195,9 +256,11 @@ struct Barrier {
   Operation *allocOp = nullptr, *initOp = nullptr, *invalOp = nullptr;
   bool fenced = false;
   int64_t count = 0;
-  int64_t phase = 0;     // number of the current (incomplete) phase
-  int64_t observed = -1; // highest phase a wait has seen complete
+  int64_t phase = 0; // number of the current (incomplete) phase
+  // Per role: highest phase a wait of that role has seen complete.
+  RoleTimes observed = kNoTimes;
   Phase cur;
+  Release lastReleased; // `released` of phase `phase` - 1
 };
 
 struct Stage {
@@ -206,13 +269,21 @@ struct Stage {
   // Async data: the barrier and phase its copy signals.
   Value bars;
   int64_t barIndex = 0, phase = 0;
-  bool landed = false;
+  unsigned landedIn = 0; // roles (bit per Role) that observed the copy
   // Generic data: fence_proxy_async after it, cta_barrier after it, and a
   // cta_barrier after that fence.
   bool fenced = false, synced = false, fencedSynced = false;
   int64_t issuedAt = 0;           // step count when the copy was issued
   bool consumed = false;          // read by smem_load or tma_store
   Operation *reader = nullptr;    // last smem_load not yet released
+  int readerRole = Cta;           // the role of `reader`
+  // The last reads by a role, kept after cta_barrier (which syncs one role
+  // only): the other role may write once it observed releases made after
+  // they completed. `readEnd`: wgmma (at retirement) and tma_store reads;
+  // `threadReadEnd`: smem_load, by every thread.
+  int lastReaderRole = Cta;
+  Operation *lastReader = nullptr, *lastThreadReader = nullptr;
+  int64_t readEnd = -1, threadReadEnd = -1;
   Operation *tmaReader = nullptr; // tma_store whose group is not waited
   Operation *mmaReader = nullptr; // warpgroup_mma whose group is in flight
 };
@@ -248,14 +319,78 @@ bool containsAsyncOp(Operation *root) {
 }
 
 //===----------------------------------------------------------------------===//
+// Role threads: the two roles of kcc.warp_specialize run as coroutines on
+// two threads (the interpreter is recursive, so a role suspends with its
+// stack), reused by every run of a function. A baton (`turn`) says who runs:
+// a role, or the verifier's thread (Cta); everyone else sleeps.
+//===----------------------------------------------------------------------===//
+
+class RoleThreads {
+public:
+  RoleThreads() {
+    for (int r : {Producer, Consumer})
+      threads[r] = std::thread([this, r] { serve(r); });
+  }
+  ~RoleThreads() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      shutdown = true;
+    }
+    for (int r : {Producer, Consumer}) {
+      cv[r].notify_one();
+      threads[r].join();
+    }
+  }
+
+  /// Gives the baton to `next` and sleeps until it comes back to `me`.
+  void pass(int me, int next) {
+    std::unique_lock<std::mutex> lock(mutex);
+    turn = next;
+    cv[next].notify_one();
+    cv[me].wait(lock, [&] { return turn == me; });
+  }
+  /// Gives the baton to `next` for good (a role that finished).
+  void leave(int next) {
+    std::lock_guard<std::mutex> lock(mutex);
+    turn = next;
+    cv[next].notify_one();
+  }
+
+  /// What a role thread runs when it gets the baton outside of pass().
+  std::function<void(int)> job;
+
+private:
+  void serve(int me) {
+    std::unique_lock<std::mutex> lock(mutex);
+    for (;;) {
+      cv[me].wait(lock, [&] { return shutdown || turn == me; });
+      if (shutdown)
+        return;
+      // A copy: once this role leaves, the next run may replace `job`.
+      std::function<void(int)> run = job;
+      lock.unlock();
+      run(me); // ends with leave()
+      lock.lock();
+    }
+  }
+
+  std::mutex mutex;
+  std::condition_variable cv[kRoles];
+  int turn = Cta;
+  bool shutdown = false;
+  std::thread threads[kRoles];
+};
+
+//===----------------------------------------------------------------------===//
 // The interpreter: one execution of a function for one argument choice.
 //===----------------------------------------------------------------------===//
 
 class Interp {
 public:
   Interp(func::FuncOp func, const llvm::DenseMap<Value, int64_t> &args,
-         const llvm::DenseMap<Operation *, bool> *branches = nullptr)
-      : func(func), branches(branches) {
+         const llvm::DenseMap<Operation *, bool> *branches = nullptr,
+         RoleThreads *threads = nullptr, int firstRole = Producer)
+      : func(func), branches(branches), threads(threads), firstRole(firstRole) {
     for (BlockArgument a : func.getArguments()) {
       auto it = args.find(a);
       if (it != args.end())
@@ -287,8 +422,10 @@ private:
   unsigned nextSym = 0;
   int64_t steps = 0;
   Operation *returnOp = nullptr;
-  // Loops being executed, innermost last: (loop, induction variable value).
-  llvm::SmallVector<std::pair<scf::ForOp, int64_t>, 2> loops;
+  // Loops being executed per role, innermost last: (loop, induction
+  // variable value).
+  std::array<llvm::SmallVector<std::pair<scf::ForOp, int64_t>, 2>, kRoles>
+      roleLoops;
   // The last loop that finished at nesting depth 0, with its trip count and
   // the step count when it started.
   Operation *lastTopLoop = nullptr;
@@ -307,6 +444,28 @@ private:
   };
   std::deque<MmaGroup> mmaGroups;
 
+  // kcc.warp_specialize: the role executing now; per role its last
+  // kcc.cta_barrier (`synced`), its last point where every warpgroup's
+  // leader had seen its own wgmma groups retire (`wgSynced`: cta_barrier or
+  // per_warpgroup arrival), and what it learned of the others' through
+  // waits.
+  int role = Cta;
+  RoleThreads *threads;
+  int firstRole;
+  RoleTimes synced = kNoTimes, wgSynced = kNoTimes;
+  std::array<Release, kRoles> learned;
+  // The roles' progress in the kcc.warp_specialize being executed (only
+  // touched by the baton holder).
+  struct Roles {
+    bool finished[kRoles] = {};
+    kcc::MBarrierWaitOp blockedAt[kRoles] = {};
+    bool cancelled = false;
+    int64_t warpgroups = 1;
+  };
+  std::unique_ptr<Roles> roles;
+
+  auto &loops() { return roleLoops[role]; }
+
   Scalar fresh() {
     Scalar s;
     s.terms.push_back({nextSym++, 1});
@@ -323,20 +482,21 @@ private:
     return s;
   }
 
-  std::string context() const {
-    if (loops.empty())
+  std::string context(int r) const {
+    if (roleLoops[r].empty())
       return "";
     std::string s;
     llvm::raw_string_ostream os(s);
     os << " (loop iteration with induction variable ";
-    llvm::interleave(loops, os, [&](const auto &l) { os << l.second; }, ", ");
+    llvm::interleave(
+        roleLoops[r], os, [&](const auto &l) { os << l.second; }, ", ");
     os << ")";
     return s;
   }
 
   Diag &fail(Location loc, const llvm::Twine &problem,
              const llvm::Twine &advice) {
-    diag = Diag{loc, problem.str() + context(), advice.str(), {}};
+    diag = Diag{loc, problem.str() + context(role), advice.str(), {}};
     return *diag;
   }
 
@@ -370,7 +530,7 @@ private:
   bool execBlock(Block &block, llvm::SmallVectorImpl<Scalar> *yielded) {
     for (Operation &op : block) {
       if (++steps > kMaxSteps) {
-        Operation *at = loops.empty() ? &op : loops.front().first;
+        Operation *at = loops().empty() ? &op : loops().front().first;
         fail(at->getLoc(),
              "cannot prove the async protocol: the verifier executes at most " +
                  llvm::Twine(kMaxSteps) +
@@ -386,13 +546,15 @@ private:
             yielded->push_back(scalarWidth(v.getType()) ? get(v) : Scalar());
         continue;
       }
-      if (!exec(&op))
+      if (!exec(&op) || (role != Cta && !wakeOther()))
         return false;
     }
     return true;
   }
 
   bool exec(Operation *op) {
+    if (auto ws = dyn_cast<kcc::WarpSpecializeOp>(op))
+      return execWarpSpecialize(ws);
     if (auto forOp = dyn_cast<scf::ForOp>(op))
       return execFor(forOp);
     if (auto ifOp = dyn_cast<scf::IfOp>(op))
@@ -444,10 +606,10 @@ private:
       for (auto [arg, val] : llvm::zip(forOp.getRegionIterArgs(), iter))
         if (scalarWidth(arg.getType()))
           env[arg] = val;
-      loops.push_back({forOp, iv});
+      loops().push_back({forOp, iv});
       llvm::SmallVector<Scalar> next;
       bool ok = execBlock(*forOp.getBody(), &next);
-      loops.pop_back();
+      loops().pop_back();
       if (!ok)
         return false;
       iter = std::move(next);
@@ -461,7 +623,7 @@ private:
     for (auto [res, val] : llvm::zip(forOp.getResults(), iter))
       if (scalarWidth(res.getType()))
         env[res] = val;
-    if (loops.empty()) {
+    if (loops().empty()) {
       lastTopLoop = forOp;
       lastTopTrip = trip;
       lastTopStart = start;
@@ -490,6 +652,226 @@ private:
       if (scalarWidth(res.getType()))
         env[res] = val;
     return true;
+  }
+
+  //===--------------------------------------------------------------------===//
+  // Warp-specialized roles
+  //===--------------------------------------------------------------------===//
+
+  static int otherRole(int r) { return r == Producer ? Consumer : Producer; }
+
+  /// Rejects what a role cannot execute: the producer is one thread that
+  /// issues copies and waits on barriers; barriers are set up by the whole
+  /// CTA before the split.
+  bool checkRoles(kcc::WarpSpecializeOp ws) {
+    if (role != Cta || !loops().empty()) {
+      fail(ws.getLoc(),
+           "cannot prove the async protocol of a kcc.warp_specialize nested "
+           "in a role or in a loop",
+           "split the kernel once, directly in its body");
+      return false;
+    }
+    for (int r : {Producer, Consumer}) {
+      Operation *bad = nullptr;
+      std::string problem, advice;
+      Region &region = r == Producer ? ws.getProducer() : ws.getConsumer();
+      region.walk<WalkOrder::PreOrder>([&](Operation *op) {
+        std::string name = "'" + op->getName().getStringRef().str() + "'";
+        if (isa<kcc::WarpSpecializeOp>(op)) {
+          problem = "cannot prove the async protocol of a kcc.warp_specialize "
+                    "nested in a role";
+          advice = "split the kernel once, directly in its body";
+        } else if (isa<kcc::MBarrierInitOp, kcc::FenceMBarrierInitOp>(op)) {
+          problem = name + " in the " + roleName(r) +
+                    " region: barriers are initialized by the whole CTA "
+                    "before kcc.warp_specialize, which the other role does "
+                    "not wait for here";
+          advice = "move it before kcc.warp_specialize (the last "
+                   "kcc.mbarrier_init followed by kcc.fence_mbarrier_init)";
+        } else if (r == Producer && isa<kcc::CtaBarrierOp>(op)) {
+          problem = "kcc.cta_barrier in the producer region waits for threads "
+                    "that never reach it (one producer thread executes the "
+                    "region, the consumers synchronize among themselves): a "
+                    "deadlock";
+          advice = "synchronize with the consumers through mbarriers (wait "
+                   "on a barrier they arrive on)";
+        } else if (r == Producer &&
+                   isa<kcc::SmemLoadOp, kcc::SmemStoreOp, kcc::WarpgroupMmaOp,
+                       kcc::WarpgroupMmaWaitOp, kcc::TmaStoreOp,
+                       kcc::BulkCommitGroupOp, kcc::BulkWaitGroupOp,
+                       kcc::FenceProxyAsyncOp>(op)) {
+          problem = name + " in the producer region: the producer issues "
+                           "copies and waits on barriers only";
+          advice = "move " + name + " to the consumer region";
+        } else {
+          return WalkResult::advance();
+        }
+        bad = op;
+        return WalkResult::interrupt();
+      });
+      if (bad) {
+        fail(bad->getLoc(), problem, advice)
+            .notes.push_back({ws.getLoc(), "the roles split here"});
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /// Runs the producer and consumer regions of `ws` as coroutines on the
+  /// role threads; this thread sleeps while they run.
+  bool execWarpSpecialize(kcc::WarpSpecializeOp ws) {
+    if (!checkRoles(ws))
+      return false;
+    std::unique_ptr<RoleThreads> own;
+    if (!threads)
+      threads = (own = std::make_unique<RoleThreads>()).get();
+    roles = std::make_unique<Roles>();
+    Roles &r = *roles;
+    r.warpgroups = ws.getConsumerWarpgroups();
+    auto entry = [](Region &r) { return r.empty() ? nullptr : &r.front(); };
+    std::array<Block *, kRoles> bodies = {nullptr, entry(ws.getProducer()),
+                                          entry(ws.getConsumer())};
+    threads->job = [&](int me) { runRole(me, bodies[me]); };
+    threads->pass(Cta, firstRole);
+    // After a failure the other role is suspended: let it unwind.
+    r.cancelled = !r.finished[Producer] || !r.finished[Consumer];
+    for (int other : {Producer, Consumer})
+      if (!r.finished[other])
+        threads->pass(Cta, other);
+    role = Cta;
+    roles.reset();
+    if (own)
+      threads = nullptr;
+    return !diag;
+  }
+
+  /// Role `me`'s region, run on its thread; hands the baton on at the end.
+  void runRole(int me, Block *body) {
+    Roles &r = *roles;
+    role = me;
+    bool ok = !r.cancelled && (!body || execBlock(*body, nullptr));
+    r.finished[me] = true;
+    int other = otherRole(me), next = Cta;
+    if (ok && !r.finished[other]) {
+      if (kcc::MBarrierWaitOp theirs = r.blockedAt[other];
+          theirs && blocks(theirs))
+        deadlock(other, theirs);
+      else
+        next = other;
+    }
+    threads->leave(next);
+  }
+
+  /// Passes the baton to `next` and waits until it comes back; false when
+  /// the run was cancelled meanwhile (unwind without a diagnostic).
+  bool handTo(int next) {
+    int me = role;
+    threads->pass(me, next);
+    role = me;
+    return !roles->cancelled;
+  }
+
+  /// Wake-up preemption: once the running role's last op made the other
+  /// role's blocked wait completable, the other role runs at once.
+  bool wakeOther() {
+    kcc::MBarrierWaitOp theirs = roles->blockedAt[otherRole(role)];
+    return !theirs || blocks(theirs) || handTo(otherRole(role));
+  }
+
+  /// The barrier whose pending phase `w` waits for (its parity), or null
+  /// when `w` names another phase or cannot be evaluated (wait() reports).
+  Barrier *pendingBarrier(kcc::MBarrierWaitOp w) {
+    auto it = barriers.find(w.getBars());
+    auto index = env.find(w.getIndex()), parity = env.find(w.getParity());
+    if (it == barriers.end() || index == env.end() || parity == env.end() ||
+        !index->second.isConst() || !parity->second.isConst() ||
+        index->second.c < 0 ||
+        index->second.c >= static_cast<int64_t>(it->second.size()))
+      return nullptr;
+    Barrier &b = it->second[index->second.c];
+    if (b.life != Barrier::Live || !b.fenced ||
+        parity->second.c != (b.phase & 1))
+      return nullptr;
+    return &b;
+  }
+
+  /// Whether wait `w` in a role blocks: its phase cannot complete yet.
+  bool blocks(kcc::MBarrierWaitOp w) {
+    Barrier *b = pendingBarrier(w);
+    return b &&
+           (b->cur.arrivals < b->count || b->cur.expected > b->cur.brought);
+  }
+
+  /// Blocks the running role at `w` until the other role makes it
+  /// completable; false on a deadlock (reported) or cancellation.
+  bool block(kcc::MBarrierWaitOp w) {
+    Roles &r = *roles;
+    int me = role, other = otherRole(me);
+    kcc::MBarrierWaitOp theirs = r.blockedAt[other];
+    if (r.finished[other] || (theirs && blocks(theirs))) {
+      deadlock(me, w);
+      return false;
+    }
+    r.blockedAt[me] = w;
+    bool ok = handTo(other);
+    r.blockedAt[me] = nullptr;
+    return ok;
+  }
+
+  /// "barrier #i phase P (what it still lacks)" for a blocked wait.
+  std::string pendingText(kcc::MBarrierWaitOp w) {
+    Barrier *b = pendingBarrier(w);
+    std::string s = "barrier #" + std::to_string(indexOf(w.getBars(), b)) +
+                    " phase " + std::to_string(b->phase) + " (";
+    if (b->cur.arrivals < b->count)
+      s += std::to_string(b->cur.arrivals) + " of " + std::to_string(b->count) +
+           " arrivals";
+    if (b->cur.expected > b->cur.brought)
+      s += std::string(b->cur.arrivals < b->count ? "; " : "") + "expect_tx " +
+           std::to_string(b->cur.expected) + " bytes, the copies bring " +
+           std::to_string(b->cur.brought);
+    return s + ")";
+  }
+
+  /// Reports that role `r`, blocked at `w`, never resumes: the other role
+  /// has finished or is blocked too (then reported at the producer's wait).
+  void deadlock(int r, kcc::MBarrierWaitOp w) {
+    int other = otherRole(r);
+    kcc::MBarrierWaitOp theirs =
+        roles->finished[other] ? nullptr : roles->blockedAt[other];
+    if (theirs && r == Consumer) {
+      std::swap(r, other);
+      std::swap(w, theirs);
+    }
+    std::string problem =
+        std::string("deadlock between the warp-specialized roles: the ") +
+        roleName(r) + " waits here for " + pendingText(w) + " and the " +
+        roleName(other) +
+        (theirs ? " waits for " + pendingText(theirs) : " has finished") +
+        context(r);
+    std::string advice;
+    Barrier *b = pendingBarrier(w);
+    if (b->cur.arrivals < b->count)
+      advice = "arrive on the barrier as many times per phase as its "
+               "kcc.mbarrier_init count, from the role that does not wait on "
+               "it (a per_warpgroup arrival counts consumer_warpgroups = " +
+               std::to_string(roles->warpgroups) + "), or change the count";
+    else
+      advice = "make the kcc.mbarrier_arrive_expect_tx bytes equal the box "
+               "bytes of the kcc.tma_load ops that signal the barrier in this "
+               "phase";
+    diag = Diag{w.getLoc(), problem, advice, {}};
+    if (theirs)
+      diag->notes.push_back(
+          {theirs.getLoc(), std::string("the ") + roleName(other) +
+                                " waits here" + context(other)});
+    if (b->cur.arrivals < b->count)
+      diag->notes.push_back(
+          {b->initOp->getLoc(),
+           "count " + std::to_string(b->count) + " set here"});
+    else
+      addTxNotes(*diag, *b);
   }
 
   //===--------------------------------------------------------------------===//
@@ -743,10 +1125,19 @@ private:
   /// The phase of `b` completes: every copy signaling it has landed.
   void completePhase(Barrier &b) {
     b.phase++;
+    b.lastReleased = b.cur.released;
     b.cur = Phase();
   }
 
-  bool arrive(Operation *op, Value bars, Value index, int64_t bytes) {
+  /// The running role's wait saw `phase` of `b` complete: it learns what
+  /// the arrivals of that phase released.
+  void observe(Barrier &b, int64_t phase, const Release &released) {
+    b.observed[role] = std::max(b.observed[role], phase);
+    learned[role].join(released);
+  }
+
+  bool arrive(Operation *op, Value bars, Value index, int64_t bytes,
+              bool perWarpgroup = false) {
     Barrier *b = barrierAt(op, bars, index);
     if (!b || !usable(op, bars, b, /*needFence=*/true))
       return false;
@@ -773,6 +1164,19 @@ private:
     b->cur.arrivals++;
     b->cur.expected = addWrap(b->cur.expected, bytes);
     b->cur.arms.push_back(op);
+    // What the arrival releases: the producer is one thread; a consumer
+    // arrival is made by thread 0 (plain: the leader of warpgroup 0) or by
+    // each warpgroup's leader, without a barrier among the others.
+    if (role != Cta) {
+      bool one = role == Producer;
+      Release r;
+      r.arrived[role] = steps;
+      r.complete[role] = one ? steps : synced[role];
+      r.leaderComplete[role] = one || perWarpgroup || roles->warpgroups == 1
+                                   ? steps
+                                   : wgSynced[role];
+      b->cur.released.join(r);
+    }
     return true;
   }
 
@@ -791,6 +1195,11 @@ private:
   }
 
   bool wait(kcc::MBarrierWaitOp op) {
+    // A role blocks while its phase cannot complete yet; then the normal
+    // rules apply.
+    while (role != Cta && blocks(op))
+      if (!block(op))
+        return false;
     Value bars = op.getBars();
     Barrier *b = barrierAt(op, bars, op.getIndex());
     if (!b || !usable(op, bars, b, /*needFence=*/true))
@@ -809,7 +1218,12 @@ private:
     if (*parity != curParity) {
       // try_wait.parity on the other parity names the previous phase, which
       // is complete (or, in phase 0, counts as complete): it returns at once.
-      if (b->cur.touched()) {
+      // In a role, the other one may have completed the phase and armed the
+      // next: this role waits for the completed phase if it has not seen it.
+      bool behind =
+          role != Cta && b->phase >= 1 &&
+          std::max(b->observed[role], b->observed[Cta]) < b->phase - 1;
+      if (b->cur.touched() && !behind) {
         Diag &d = fail(
             op.getLoc(),
             "wrong phase parity: waits for parity " + llvm::Twine(*parity) +
@@ -836,7 +1250,7 @@ private:
         return false;
       }
       // Waiting again for the phase that just completed: returns at once.
-      b->observed = std::max(b->observed, b->phase - 1);
+      observe(*b, b->phase - 1, b->lastReleased);
       return true;
     }
     if (!b->cur.armed()) {
@@ -882,7 +1296,7 @@ private:
                             "count " + std::to_string(b->count) + " set here"});
       return false;
     }
-    b->observed = b->phase;
+    observe(*b, b->phase, b->cur.released);
     completePhase(*b);
     return true;
   }
@@ -917,16 +1331,32 @@ private:
     return s - stages.find(buf)->second.data();
   }
 
-  /// A copy into `s` has landed once a wait observed its phase (or a later
-  /// one: phases complete in order).
-  bool landed(Stage &s) {
-    if (s.data != Stage::Async || s.landed)
+  /// A copy into `s` has landed for role `r` once a wait of that role or of
+  /// the whole CTA observed its phase (or a later one: phases complete in
+  /// order); for r = -1, once any wait did.
+  bool landed(Stage &s, int r = -1) {
+    if (s.data != Stage::Async)
       return true;
+    unsigned mask = r < 0 ? ~0u : (1u << r) | (1u << Cta);
     auto it = barriers.find(s.bars);
-    if (it != barriers.end() && s.barIndex < (int64_t)it->second.size() &&
-        it->second[s.barIndex].observed >= s.phase)
-      s.landed = true;
-    return s.landed;
+    if (!(s.landedIn & mask) && it != barriers.end() &&
+        s.barIndex < (int64_t)it->second.size())
+      for (int q = 0; q < kRoles; ++q)
+        if ((mask >> q & 1) && it->second[s.barIndex].observed[q] >= s.phase)
+          s.landedIn |= 1u << q;
+    return s.landedIn & mask;
+  }
+
+  /// Records a read of `s` by `op` in the running role.
+  void noteRead(Stage &s, Operation *op) {
+    s.lastReaderRole = role;
+    if (isa<kcc::SmemLoadOp>(op)) {
+      s.lastThreadReader = op;
+      s.threadReadEnd = std::max(s.threadReadEnd, steps);
+    } else {
+      s.lastReader = op;
+      s.readEnd = std::max(s.readEnd, steps);
+    }
   }
 
   /// Checks that stage `s` may be overwritten by `op` (a tma_load or
@@ -938,9 +1368,14 @@ private:
            "writing " + name +
                " while a kcc.warpgroup_mma group still reads it (its wgmma "
                "group has not been retired)",
-           "retire the group first (kcc.warpgroup_mma_wait, or a later "
-           "warpgroup_mma with a smaller `pending`) and release the stage "
-           "with kcc.cta_barrier")
+           role != Cta
+               ? "release the stage to the " + llvm::Twine(roleName(role)) +
+                     " only after the group reading it has retired "
+                     "(kcc.warpgroup_mma_wait, or a later warpgroup_mma with "
+                     "a smaller `pending`)"
+               : "retire the group first (kcc.warpgroup_mma_wait, or a "
+                 "later warpgroup_mma with a smaller `pending`) and release "
+                 "the stage with kcc.cta_barrier")
           .notes.push_back({s.mmaReader->getLoc(), "the warpgroup_mma "
                                                    "reading the stage"});
       return false;
@@ -960,19 +1395,32 @@ private:
                                                    "stage"});
       return false;
     }
+    // In a role, the other role's readers release a stage through an
+    // mbarrier this role waits on (e.g. the producer's empty barrier).
+    auto roleAdvice = [&] {
+      return std::string("in the ") + roleName(otherRole(role)) +
+             ", arrive on a barrier once its reads of the stage have "
+             "completed (per_warpgroup, after the kcc.warpgroup_mma reading "
+             "it has retired), and wait on that barrier in the " +
+             roleName(role) + " before writing the stage";
+    };
     if (s.data == Stage::Async && !landed(s)) {
       fail(op->getLoc(),
            "overwriting a stage before its consumers released it: " + name +
                " still has a kcc.tma_load in flight (no wait has completed "
                "barrier #" +
                llvm::Twine(s.barIndex) + " phase " + llvm::Twine(s.phase) + ")",
-           "wait for the earlier copy, read the stage and release it with "
-           "kcc.cta_barrier before writing it again")
+           role != Cta ? llvm::Twine(roleAdvice())
+                       : "wait for the earlier copy, read the stage and "
+                         "release it with kcc.cta_barrier before writing it "
+                         "again")
           .notes.push_back(
               {s.writer->getLoc(), "the earlier copy into the stage"});
       return false;
     }
-    if (s.reader) {
+    bool otherReader =
+        role != Cta && s.readerRole != role && s.readerRole != Cta;
+    if (s.reader && !otherReader) {
       fail(op->getLoc(),
            "overwriting a stage before its consumers released it: no "
            "kcc.cta_barrier after the last kcc.smem_load of " +
@@ -985,18 +1433,74 @@ private:
       fail(op->getLoc(),
            "overwriting a stage before its consumers released it: the data "
            "loaded into " +
-               name + " was never read",
-           "read the stage (kcc.smem_load or kcc.tma_store) before writing it "
-           "again, or check the stage index")
+               name + (role != Cta ? " has not been read" : " was never read"),
+           role != Cta ? llvm::Twine(roleAdvice())
+                       : "read the stage (kcc.smem_load or kcc.tma_store) "
+                         "before writing it again, or check the stage index")
           .notes.push_back({s.writer->getLoc(), "the unread copy"});
       return false;
     }
-    return true;
+    // A read by the other role: this role must have observed a release
+    // made after it completed.
+    int q = s.lastReaderRole;
+    if (role == Cta || q == role || q == Cta)
+      return true;
+    const Release &seen = learned[role];
+    bool thread = s.threadReadEnd > seen.complete[q];
+    bool leader = !thread && s.readEnd > seen.leaderComplete[q];
+    if (!thread && !leader)
+      return true;
+    Operation *read = thread ? s.lastThreadReader : s.lastReader;
+    const char *reader = roleName(q);
+    // An observed arrival after the read that does not cover every thread.
+    if ((thread ? s.threadReadEnd : s.readEnd) <= seen.arrived[q]) {
+      if (thread)
+        fail(op->getLoc(),
+             llvm::Twine("overwriting a stage before its consumers released "
+                         "it: the ") +
+                 reader + " arrived on a barrier the " + roleName(role) +
+                 " waited for after its last kcc.smem_load of " + name +
+                 ", but only one thread (per warpgroup) arrives, while the "
+                 "others may still be reading the stage",
+             "add kcc.cta_barrier before the arrival");
+      else
+        fail(op->getLoc(),
+             llvm::Twine("overwriting a stage before its consumers released "
+                         "it: the ") +
+                 reader + " arrived on a barrier the " + roleName(role) +
+                 " waited for after its last read of " + name +
+                 ", but a plain kcc.mbarrier_arrive is made by one thread, "
+                 "and the kcc.warpgroup_mma groups of the other warpgroups "
+                 "may still read the stage",
+             "arrive with per_warpgroup (each warpgroup once its own groups "
+             "retired), or add kcc.cta_barrier before the arrival");
+    } else {
+      fail(op->getLoc(),
+           "overwriting a stage before its consumers released it: no "
+           "kcc.mbarrier_wait of the " +
+               llvm::Twine(roleName(role)) + " has observed an arrival the " +
+               reader + " made after its last read of " + name + " completed" +
+               (isa<kcc::WarpgroupMmaOp>(read)
+                    ? " (a kcc.warpgroup_mma reads until its group retires)"
+                    : ""),
+           roleAdvice());
+    }
+    diag->notes.push_back({read->getLoc(), "the last read of the stage"});
+    return false;
   }
 
   /// Checks that `op` may read stage `s` (smem_load or tma_store).
   bool readable(Operation *op, Value buf, Stage &s) {
     std::string name = "stage " + std::to_string(stageIndex(buf, &s));
+    if (s.data == Stage::None && role != Cta) {
+      fail(op->getLoc(),
+           "reading a stage before its barrier phase completed: " + name +
+               " holds no data yet and no kcc.mbarrier_wait of the " +
+               roleName(role) + " waits for the copy that fills it",
+           "wait on the barrier that the copy into the stage signals before "
+           "the read");
+      return false;
+    }
     if (s.data == Stage::None) {
       fail(op->getLoc(),
            "reads " + name +
@@ -1005,12 +1509,14 @@ private:
            "load or store the stage first, or check the stage index");
       return false;
     }
-    if (s.data == Stage::Async && !landed(s)) {
+    if (s.data == Stage::Async && !landed(s, role)) {
       fail(op->getLoc(),
            "reading a stage before its barrier phase completed: " + name +
                " is filled by a kcc.tma_load that signals barrier #" +
                llvm::Twine(s.barIndex) + " in phase " + llvm::Twine(s.phase) +
-               ", and no kcc.mbarrier_wait has observed that phase",
+               ", and no kcc.mbarrier_wait" +
+               (role != Cta ? std::string(" of the ") + roleName(role) : "") +
+               " has observed that phase",
            "add kcc.mbarrier_wait on barrier #" + llvm::Twine(s.barIndex) +
                ", parity " + llvm::Twine(s.phase & 1) + " before the read")
           .notes.push_back({s.writer->getLoc(), "the copy into the stage"});
@@ -1071,9 +1577,11 @@ private:
   /// Retires wgmma groups until at most `pending` are in flight.
   void retireMma(int64_t pending) {
     while (int64_t(mmaGroups.size()) > pending) {
-      for (Stage *st : mmaGroups.front().stages)
+      for (Stage *st : mmaGroups.front().stages) {
         if (st->mmaReader == mmaGroups.front().op)
           st->mmaReader = nullptr;
+        st->readEnd = std::max(st->readEnd, steps);
+      }
       mmaGroups.pop_front();
     }
   }
@@ -1095,6 +1603,8 @@ private:
     }
     s->consumed = true;
     s->reader = op;
+    s->readerRole = role;
+    noteRead(*s, op);
     return true;
   }
 
@@ -1187,6 +1697,7 @@ private:
         return false;
     s->consumed = true;
     s->tmaReader = op;
+    noteRead(*s, op);
     openGroup.push_back(std::move(copy));
     return true;
   }
@@ -1195,8 +1706,11 @@ private:
     for (BulkCopy &c : group) {
       auto it = stages.find(c.src);
       if (it != stages.end() && c.stage < (int64_t)it->second.size() &&
-          it->second[c.stage].tmaReader == c.op)
+          it->second[c.stage].tmaReader == c.op) {
         it->second[c.stage].tmaReader = nullptr;
+        it->second[c.stage].readEnd =
+            std::max(it->second[c.stage].readEnd, steps);
+      }
       if (readOnly)
         unfinished.push_back(c);
     }
@@ -1266,8 +1780,16 @@ private:
     if (auto e = dyn_cast<kcc::MBarrierArriveExpectTxOp>(op))
       return arrive(op, e.getBars(), e.getIndex(),
                     static_cast<int64_t>(e.getBytes()));
-    if (auto a = dyn_cast<kcc::MBarrierArriveOp>(op))
-      return arrive(op, a.getBars(), a.getIndex(), 0);
+    if (auto a = dyn_cast<kcc::MBarrierArriveOp>(op)) {
+      if (!a.getPerWarpgroup() || !roles)
+        return arrive(op, a.getBars(), a.getIndex(), 0);
+      // Each consumer warpgroup's leader, once it saw its groups retire.
+      wgSynced[role] = steps;
+      for (int64_t i = 0; i < roles->warpgroups; ++i)
+        if (!arrive(op, a.getBars(), a.getIndex(), 0, /*perWarpgroup=*/true))
+          return false;
+      return true;
+    }
     if (auto w = dyn_cast<kcc::MBarrierWaitOp>(op))
       return wait(w);
     if (auto inval = dyn_cast<kcc::MBarrierInvalOp>(op)) {
@@ -1318,6 +1840,9 @@ private:
       return true;
     }
     if (isa<kcc::CtaBarrierOp>(op)) {
+      // In the consumer role: a named barrier of the consumer threads.
+      if (role != Cta)
+        synced[role] = wgSynced[role] = steps;
       for (auto &entry : stages)
         for (Stage &s : entry.second) {
           s.reader = nullptr;
@@ -1642,8 +2167,21 @@ struct VerifyAsyncProtocol
           << " data-dependent branches per kernel; split the kernel";
       return false;
     }
+    // Warp-specialized kernels: each run once with the producer starting,
+    // once with the consumer starting.
+    bool specialized = false;
+    func.walk([&](kcc::WarpSpecializeOp) { specialized = true; });
+    llvm::SmallVector<int> schedules{Producer};
+    std::optional<RoleThreads> threads;
+    if (specialized) {
+      schedules.push_back(Consumer);
+      threads.emplace();
+    }
     std::optional<Diag> first;
     llvm::SmallVector<int64_t> firstChoice;
+    // The schedule of the first failure when the other one passed with the
+    // same choice and branch sides (then it is worth naming).
+    int firstOnlyIn = Cta;
     size_t failures = 0;
     for (const auto &choice : choices) {
       llvm::DenseMap<Value, int64_t> bound;
@@ -1655,13 +2193,25 @@ struct VerifyAsyncProtocol
         llvm::DenseMap<Operation *, bool> branches;
         for (auto [i, op] : llvm::enumerate(dataIfs))
           branches[op] = (sides >> i) & 1;
-        Interp interp(func, bound, &branches);
-        if (interp.run())
+        llvm::SmallVector<int> failedIn;
+        std::optional<Diag> diag;
+        for (int start : schedules) {
+          Interp interp(func, bound, &branches, threads ? &*threads : nullptr,
+                        start);
+          if (interp.run())
+            continue;
+          failedIn.push_back(start);
+          if (!diag)
+            diag = interp.diag;
+        }
+        if (failedIn.empty())
           continue;
         failed = true;
         if (!first) {
-          first = interp.diag;
+          first = diag;
           firstChoice = choice;
+          if (failedIn.size() < schedules.size())
+            firstOnlyIn = failedIn.front();
         }
       }
       failures += failed;
@@ -1670,12 +2220,19 @@ struct VerifyAsyncProtocol
       return true;
 
     std::string with;
-    if (failures < choices.size()) {
+    bool named = failures < choices.size() && !args.empty();
+    if (named || firstOnlyIn != Cta) {
       llvm::raw_string_ostream os(with);
-      os << " (with ";
-      for (size_t i = 0; i < args.size(); ++i)
-        os << (i ? ", " : "") << argName(func, args[i]) << " = "
-           << firstChoice[i];
+      os << " (";
+      if (named) {
+        os << "with ";
+        for (size_t i = 0; i < args.size(); ++i)
+          os << (i ? ", " : "") << argName(func, args[i]) << " = "
+             << firstChoice[i];
+      }
+      if (firstOnlyIn != Cta)
+        os << (named ? ", " : "") << "when the " << roleName(firstOnlyIn)
+           << " starts first";
       os << ")";
     }
     InFlightDiagnostic d = emitError(first->loc)

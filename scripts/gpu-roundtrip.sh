@@ -115,12 +115,21 @@ gemm_bench() { # out build [full]
     > "$out/gemm-configure.log" 2>&1 || { cat "$out/gemm-configure.log"; return 1; }
   cmake --build "$build" -j > "$out/gemm-build.log" 2>&1 || { cat "$out/gemm-build.log"; return 1; }
   lib=$build/libkcc_gemm.so
+  # The same kernels without warp specialization (prepare compiles them with
+  # --warp-specialize=false), timed side by side as kernel@onerole.
+  compare=()
+  if [ -f .gpu-gen/onerole/gemm.kcc.cpp ]; then
+    cmake -S bench/gemm -B "$build-onerole" -DKCC_GEN_DIR="$PWD/.gpu-gen/onerole" \
+      -DCMAKE_BUILD_TYPE=Release > "$out/gemm-configure-onerole.log" 2>&1 &&
+      cmake --build "$build-onerole" -j > "$out/gemm-build-onerole.log" 2>&1 &&
+      compare=(--compare-lib "onerole=$build-onerole/libkcc_gemm.so")
+  fi
   if [ -n "$full" ]; then
     sass_counts .gpu-gen/gemm.fatbin "$out/gemm" || status=1
   fi
   # shellcheck disable=SC2086 # KCC_GEMM_ARGS is a list of flags
   watch "${KCC_GEMM_TIMEOUT:-480}" gemm python3 bench/gemm/run_gemm.py --lib "$lib" \
-    --out "$out/gemm.md" ${KCC_GEMM_ARGS:-} 2>&1 | tee "$out/gemm.log" || status=1
+    "${compare[@]}" --out "$out/gemm.md" ${KCC_GEMM_ARGS:-} 2>&1 | tee "$out/gemm.log" || status=1
   if [ -n "$full" ] && [ "${KCC_GEMM_MEMCHECK:-1}" != 0 ]; then
     watch "${KCC_GEMM_MEMCHECK_TIMEOUT:-300}" gemm-memcheck env PYTORCH_NO_CUDA_MEMORY_CACHING=1 \
       compute-sanitizer --tool memcheck --error-exitcode 3 \
@@ -140,6 +149,8 @@ prepare)
   # The GEMM benchmark kernels (wgmma on sm_90a; not bundled yet: their
   # tile sizes do not suit the FMA fallback of the other targets).
   "$kcc" bench/gemm/gemm.kc -o .gpu-gen --target=sm_90a
+  mkdir -p .gpu-gen/onerole
+  "$kcc" bench/gemm/gemm.kc -o .gpu-gen/onerole --target=sm_90a --warp-specialize=false
   # For the "no image for this GPU" test: a fatbin that holds Blackwell only.
   "$kcc" tests/gpu/Inputs/blackwell_only.kc -o .gpu-gen --target=sm_100a
   # More than 48 KiB of dynamic shared memory (cuFuncSetAttribute at launch).

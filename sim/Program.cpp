@@ -906,6 +906,17 @@ private:
       emit(Opc::Nop, op);
       return true;
     }
+    // setmaxnreg moves registers between warpgroups; the simulator has no
+    // register file to move, but checks the operand PTX requires.
+    if (auto regs = dyn_cast<NVVM::SetMaxRegisterOp>(op)) {
+      uint32_t n = regs.getRegCount();
+      if (n < 24 || n > 256 || n % 8 != 0)
+        return fail(op, "setmaxnreg with " + std::to_string(n) +
+                            " registers: PTX requires a multiple of 8 from "
+                            "24 to 256");
+      emit(Opc::Nop, op);
+      return true;
+    }
     if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op);
         asmOp && isWgmmaAsm(asmOp))
       return decodeWgmma(asmOp);
@@ -1049,6 +1060,16 @@ private:
   bool decodeCallIntrinsic(LLVM::CallIntrinsicOp call) {
     Operation *op = call.getOperation();
     StringRef name = call.getIntrin();
+    // bar.sync id, count (warp-specialized consumers' named barrier).
+    if (name == "llvm.nvvm.barrier.cta.sync.aligned.count" ||
+        name == "llvm.nvvm.barrier.cta.sync.count") {
+      if (call.getArgs().size() != 2)
+        return fail(op, "'" + name + "' takes a barrier id and a count");
+      Inst &in = emit(Opc::Barrier, op);
+      in.a = slot(call.getArgs()[0]);
+      in.b = slot(call.getArgs()[1]);
+      return true;
+    }
     std::optional<Opc> opc =
         llvm::StringSwitch<std::optional<Opc>>(name)
             .Cases({"llvm.nvvm.ex2.approx.f32", "llvm.nvvm.ex2.approx.ftz.f32",

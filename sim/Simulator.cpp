@@ -1,6 +1,8 @@
 //===- Simulator.cpp - scheduling, barriers, deadlocks, the launch --------===//
 #include "sim/Machine.h"
 
+#include "ir/Dialect.h"
+
 #include "mlir/IR/BuiltinAttributes.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -322,8 +324,8 @@ std::array<uint32_t, 3> kernelBlockDim(mlir::LLVM::LLVMFuncOp func,
         d[i] = a[i];
       return d;
     }
-  if (auto w = func->getAttrOfType<mlir::IntegerAttr>("kcc.num_warps"))
-    return {uint32_t(w.getInt()) * warpSize, 1, 1};
+  if (unsigned warps = kcc::blockWarps(func))
+    return {warps * warpSize, 1, 1};
   return {0, 0, 0};
 }
 } // namespace

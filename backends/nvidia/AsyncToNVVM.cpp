@@ -53,9 +53,12 @@ Value elementAddr(OpBuilder &b, Location loc, Value base, Value index,
 }
 
 /// Builds `body` so that only thread 0 runs it: the thread that issues the
-/// protocol's one-thread operations.
+/// protocol's one-thread operations. A warp-specialized producer runs on one
+/// thread already.
 void onLeader(const ConversionPattern &pattern, OpBuilder &b, Location loc,
               function_ref<void(OpBuilder &)> body) {
+  if (roleAt(b.getInsertionBlock()).role == Role::Producer)
+    return body(b);
   const TargetOps &ops = targetOpsOf(pattern);
   Value leader =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
@@ -148,13 +151,26 @@ struct ArriveLowering : OpConversionPattern<MBarrierArriveOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     // expect_tx of 0 is a plain arrive (and has the same intrinsic form).
-    onLeader(*this, rewriter, loc,
-           [&](OpBuilder &b) {
-             NVVM::MBarrierArriveExpectTxOp::create(
-                 b, loc, Type(), barrierAt(b, loc, a.getBars(), a.getIndex()),
-                 i32Const(b, loc, 0), NVVM::MemScopeKind::CTA,
-                 /*relaxed=*/false, Value());
-           });
+    auto arrive = [&](OpBuilder &b) {
+      NVVM::MBarrierArriveExpectTxOp::create(
+          b, loc, Type(), barrierAt(b, loc, a.getBars(), a.getIndex()),
+          i32Const(b, loc, 0), NVVM::MemScopeKind::CTA,
+          /*relaxed=*/false, Value());
+    };
+    if (op.getPerWarpgroup()) {
+      // The first thread of each consumer warpgroup, after that
+      // warpgroup's own wgmma waits (warpgroups are 128 aligned threads).
+      const TargetOps &ops = targetOpsOf(*this);
+      Value lane = arith::AndIOp::create(rewriter, loc,
+                                         ops.threadId(rewriter, loc),
+                                         i32Const(rewriter, loc, 127));
+      emitIf(rewriter, loc,
+             arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
+                                   lane, i32Const(rewriter, loc, 0)),
+             arrive);
+    } else {
+      onLeader(*this, rewriter, loc, arrive);
+    }
     rewriter.eraseOp(op);
     return success();
   }
@@ -306,6 +322,10 @@ struct CtaBarrierLowering : OpConversionPattern<CtaBarrierOp> {
   LogicalResult
   matchAndRewrite(CtaBarrierOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    if (roleAt(rewriter.getInsertionBlock()).role == Role::Producer)
+      return op.emitError("kcc: kcc.cta_barrier in the producer role of "
+                          "kcc.warp_specialize, which one thread runs: it "
+                          "would wait for threads that never arrive");
     targetOpsOf(*this).barrier(rewriter, op.getLoc());
     rewriter.eraseOp(op);
     return success();
@@ -401,6 +421,56 @@ bool kcc::nvidia::hasAsyncOps(Operation *op) {
                    : WalkResult::advance();
       })
       .wasInterrupted();
+}
+
+constexpr StringLiteral kRolesAttr = KccDialect::kRolesAttr;
+
+RoleInfo kcc::nvidia::roleAt(Block *block) {
+  for (Region *r = block ? block->getParent() : nullptr; r;
+       r = r->getParentRegion()) {
+    auto split = dyn_cast_or_null<scf::IfOp>(r->getParentOp());
+    if (!split)
+      continue;
+    if (auto n = split->getAttrOfType<IntegerAttr>(kRolesAttr))
+      return {r == &split.getThenRegion() ? Role::Producer : Role::Consumer,
+              unsigned(n.getInt())};
+  }
+  return {};
+}
+
+void kcc::nvidia::splitRoles(func::FuncOp fn, const TargetOps &ops) {
+  auto warps = fn->getAttrOfType<IntegerAttr>(KccDialect::kNumWarpsAttr);
+  unsigned consumers = (warps ? warps.getInt() : 4) * ops.warpSize();
+  SmallVector<WarpSpecializeOp> splits;
+  fn.walk([&](WarpSpecializeOp ws) { splits.push_back(ws); });
+  for (WarpSpecializeOp ws : splits) {
+    OpBuilder b(ws);
+    Location loc = ws.getLoc();
+    Value tid = ops.threadId(b, loc);
+    Value producer = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::uge,
+                                           tid, i32Const(b, loc, consumers));
+    auto split = scf::IfOp::create(b, loc, producer, /*withElseRegion=*/true);
+    split->setAttr(kRolesAttr, b.getI32IntegerAttr(consumers));
+    // Producer warpgroup: give registers back, then one thread issues.
+    OpBuilder pb = OpBuilder::atBlockBegin(split.thenBlock());
+    NVVM::SetMaxRegisterOp::create(pb, loc, ws.getProducerRegs(),
+                                   NVVM::SetMaxRegisterAction::decrease);
+    auto issuer = scf::IfOp::create(
+        pb, loc,
+        arith::CmpIOp::create(pb, loc, arith::CmpIPredicate::eq, tid,
+                              i32Const(pb, loc, consumers)),
+        /*withElseRegion=*/false);
+    Block *thenBlock = issuer.thenBlock();
+    thenBlock->getOperations().splice(thenBlock->getTerminator()->getIterator(),
+                                      ws.getProducer().front().getOperations());
+    OpBuilder cb = OpBuilder::atBlockBegin(split.elseBlock());
+    NVVM::SetMaxRegisterOp::create(cb, loc, ws.getConsumerRegs(),
+                                   NVVM::SetMaxRegisterAction::increase);
+    Block *elseBlock = split.elseBlock();
+    elseBlock->getOperations().splice(elseBlock->getTerminator()->getIterator(),
+                                      ws.getConsumer().front().getOperations());
+    ws.erase();
+  }
 }
 
 int64_t kcc::nvidia::prepareAsyncBuffers(func::FuncOp fn, int64_t scratch,

@@ -384,9 +384,9 @@ struct FuncLowering : OpConversionPattern<func::FuncOp> {
                                        LLVM::CConv::C, nullptr, attrs);
     if (op->hasAttr(KccDialect::kKernelAttr)) {
       const TargetOps &ops = targetOpsOf(*this);
-      unsigned warps = 4;
-      if (auto w = op->getAttrOfType<IntegerAttr>(KccDialect::kNumWarpsAttr))
-        warps = w.getInt();
+      unsigned warps = blockWarps(op);
+      if (warps == 0)
+        warps = 4;
       ops.markKernel(fn, warps * ops.warpSize());
     }
     // Argument facts: kcc.align -> llvm.align on pointers.
@@ -1060,8 +1060,10 @@ static LogicalResult prepare(ModuleOp module, const TargetOps &ops,
         ok = false;
       }
     int64_t scratch = smem, alignment = 16;
-    if (async)
+    if (async) {
       smem = prepareAsyncBuffers(fn, smem, alignment);
+      splitRoles(fn, ops);
+    }
     if (smem > plan.limit) {
       auto diag = fn.emitError("kcc: kernel needs ")
                   << smem << " bytes of shared memory (" << scratch

@@ -86,6 +86,19 @@ public:
   virtual void addLegalDialects(mlir::ConversionTarget &target) const = 0;
 };
 
+/// The warp-specialized roles after splitRoles: which part of the CTA runs
+/// the code being lowered at a block.
+enum class Role { Whole, Producer, Consumer };
+struct RoleInfo {
+  Role role = Role::Whole;
+  unsigned consumerThreads = 0; // threads 0 .. N-1 are the consumers
+};
+RoleInfo roleAt(mlir::Block *block);
+/// Rewrites each kcc.warp_specialize of `fn` into the branches the roles
+/// run (setmaxnreg, then the producer on one thread of its warpgroup, the
+/// consumers on threads 0 .. N-1); roleAt recognizes them.
+void splitRoles(mlir::func::FuncOp fn, const TargetOps &ops);
+
 /// NVVM: %tid.x, bar.sync 0, shfl.sync.bfly, nvvm.kernel + maxntid.
 std::unique_ptr<TargetOps> createNVVMTargetOps();
 /// ROCDL (wave64): workitem.id.x, s_barrier with workgroup fences,

@@ -88,8 +88,9 @@ void kcc::nvidia::registerCompilerDialects(DialectRegistry &registry) {
 
 void kcc::nvidia::buildTargetLayoutPipeline(OpPassManager &pm,
                                             const TargetModel &target,
-                                            unsigned numWarps, bool remarks) {
-  buildLayoutPipeline(pm, target, numWarps, remarks);
+                                            unsigned numWarps, bool remarks,
+                                            bool warpSpecialize) {
+  buildLayoutPipeline(pm, target, numWarps, remarks, warpSpecialize);
   pm.addPass(createChooseSharedLayouts(bankGeometry(target)));
   pm.addPass(createPlanLaneExchanges(target));
 }

@@ -51,6 +51,19 @@ public:
     }
   }
   void barrier(OpBuilder &b, Location loc) const override {
+    // Warp-specialized consumers synchronize among themselves: a named
+    // barrier (1) with their thread count; the producer is not in it. (The
+    // intrinsic, not nvvm.barrier: MLIR 22 prints nvvm.barrier with both
+    // operands in a form its parser misreads, taking a trailing loc(...) for
+    // the reduction attribute.)
+    RoleInfo role = roleAt(b.getInsertionBlock());
+    if (role.role == Role::Consumer) {
+      LLVM::CallIntrinsicOp::create(
+          b, loc, b.getStringAttr("llvm.nvvm.barrier.cta.sync.aligned.count"),
+          ValueRange{i32Const(b, loc, 1),
+                     i32Const(b, loc, role.consumerThreads)});
+      return;
+    }
     NVVM::Barrier0Op::create(b, loc);
   }
   Value exchange32(OpBuilder &b, Location loc, Value v, StringRef kind,

@@ -405,11 +405,13 @@ class Report:
             lines.append(f"| {r['variant'].upper()} | {r['T']}->{r['O']} | {r['shape']} | {r['kernel']} | "
                          f"{fmt(r['max_abs'])} | {fmt(r['max_rel'])} | {fmt(r['atol'], '.1e')} | "
                          f"{fmt(r['worst'], '.3f')} | {result} |")
+        label = self.args.compare_label
         if self.perf:
+            extra = (f" kcc@{label} TFLOP/s | kcc@{label} / cuBLAS |" if label else "")
             lines += ["", "### Performance (TFLOP/s = 2*M*N*K / t)", "",
                       "| variant | T->O | MxNxK | kcc kernel | kcc TFLOP/s | cuBLAS TFLOP/s | Triton TFLOP/s | "
-                      "kcc / cuBLAS | Triton / cuBLAS |",
-                      "|---|---|---|---|---:|---:|---:|---:|---:|"]
+                      "kcc / cuBLAS | Triton / cuBLAS |" + extra,
+                      "|---|---|---|---|---:|---:|---:|---:|---:|" + ("---:|---:|" if label else "")]
             for r in self.perf:
                 def ratio(x):
                     return fmt(x / r["cublas_tflops"], ".2f") if x and r["cublas_tflops"] else "n/a"
@@ -419,7 +421,9 @@ class Report:
                 lines.append(f"| {r['variant'].upper()} | {r['T']}->{r['O']} | {r['shape']} | {r['kcc_kernel']}{mark} | "
                              f"{fmt(r['kcc_tflops'], '.1f')} | {fmt(r['cublas_tflops'], '.1f')} | "
                              f"{fmt(r['triton_tflops'], '.1f')} | {ratio(r['kcc_tflops'])} | "
-                             f"{ratio(r['triton_tflops'])} |")
+                             f"{ratio(r['triton_tflops'])} |" +
+                             (f" {fmt(r['other_tflops'], '.1f')} | {ratio(r['other_tflops'])} |"
+                              if label else ""))
         if self.notes:
             lines += ["", "Notes:", ""] + [f"- {n}" for n in self.notes]
         return "\n".join(lines) + "\n"
@@ -478,6 +482,10 @@ def main():
     p.add_argument("--rtol", type=float, default=1e-2)
     p.add_argument("--atol", type=float, help="default: 1e-3 * max(1, sqrt(K/1024))")
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--compare-lib", metavar="LABEL=PATH",
+                   help="a second kcc GEMM library (e.g. one compiled with --warp-specialize=false), "
+                        "checked and timed in the same run; its kernels are named KERNEL@LABEL and "
+                        "its fastest gets a column")
     args = p.parse_args()
 
     if not torch.cuda.is_available():
@@ -498,6 +506,20 @@ def main():
     report = Report(args)
     kernels = discover(lib, os.path.abspath(args.lib), tiles, args.variants, args.dtypes, outputs,
                        report.notes)
+    args.compare_label = None
+    if args.compare_lib:
+        label, _, path = args.compare_lib.partition("=")
+        if not label or not path:
+            sys.exit("--compare-lib expects LABEL=PATH")
+        lib2 = ctypes.CDLL(os.path.abspath(path))
+        others = discover(lib2, os.path.abspath(path), tiles, args.variants, args.dtypes, outputs,
+                          report.notes)
+        for key, fns in others.items():
+            for fn in fns:
+                fn.name += "@" + label
+            if key in kernels:
+                kernels[key] = kernels[key] + fns
+        args.compare_label = label
     print("kcc functions: " + (", ".join(f.name for fs in kernels.values() for f in fs) or "none"))
 
     if args.quick:
@@ -662,13 +684,17 @@ def time_case(key, base, x, y, xl, yl, ref, flops, kernels, args, report, triton
         return
     # The timed outputs, checked too (Triton's especially: it is not checked elsewhere).
     for name in sides:
-        if name in ("cublas",) or name.startswith("gemm"):
+        if name in ("cublas",) or name.startswith("gemm"):  # kcc's (@LABEL too) are checked above
             continue
         max_abs, max_rel, worst = compare(outs[name], ref, rtol, atol)
         report.check(dict(base, side=name, kernel=name, max_abs=max_abs, max_rel=max_rel, worst=worst,
                           ok=worst == worst and worst <= 1.0, error=None))
-    kcc_names = [f.name for f in launchable]
+    kcc_names = [f.name for f in launchable if "@" not in f.name]
+    other_names = [f.name for f in launchable if "@" in f.name]
+    if not kcc_names:
+        return
     fastest = min(kcc_names, key=lambda n: best[n])
+    other = min(other_names, key=lambda n: best[n]) if other_names else None
 
     def tflops(ms):
         return flops / ms / 1e9 if ms else None
@@ -681,7 +707,8 @@ def time_case(key, base, x, y, xl, yl, ref, flops, kernels, args, report, triton
                kcc_ms=best[fastest], kcc_tflops=tflops(best[fastest]),
                cublas_ms=best.get("cublas"), cublas_tflops=tflops(best.get("cublas")),
                triton_ms=best.get("triton"), triton_tflops=tflops(best.get("triton")),
-               kcc_all={n: {"ms": best[n], "tflops": tflops(best[n])} for n in kcc_names})
+               other_kernel=other, other_tflops=tflops(best[other]) if other else None,
+               kcc_all={n: {"ms": best[n], "tflops": tflops(best[n])} for n in kcc_names + other_names})
     report.timed(rec)
 
 

@@ -118,8 +118,7 @@ SimCell kcc::difftest::runSimCase(
   // Size guard: a case too large for CI is skipped, and says so.
   uint64_t ctas = uint64_t(grid[0]) * grid[1] * grid[2];
   uint64_t threadsPerCta = 0;
-  if (auto w = func->getAttrOfType<mlir::IntegerAttr>("kcc.num_warps"))
-    threadsPerCta = uint64_t(w.getInt()) * options.warpSize;
+  threadsPerCta = uint64_t(kcc::blockWarps(func)) * options.warpSize;
   if (ctas * threadsPerCta > limits.maxThreads) {
     out.cell = formatv("SKIP(too large: {0} CTAs x {1} threads > "
                        "--sim-max-threads={2})",

@@ -333,7 +333,8 @@ private:
       // Shared buffers are laid out with the bank model here too, so the
       // report shows the conflicts of what will be emitted.
       nvidia::buildTargetLayoutPipeline(pm, target, options.numWarps,
-                                        options.report != ReportKind::None);
+                                        options.report != ReportKind::None,
+                                        options.warpSpecialize);
       // The pass's access-width remarks feed the report, not the terminal.
       std::vector<Report::Remark> remarks;
       mlir::ScopedDiagnosticHandler remarkHandler(
@@ -353,14 +354,13 @@ private:
     for (auto func : module->getOps<mlir::func::FuncOp>()) {
       host::Specialization *spec =
           host::findSpecialization(info, func.getSymName());
-      auto warps =
-          func->getAttrOfType<mlir::IntegerAttr>(KccDialect::kNumWarpsAttr);
+      unsigned warps = blockWarps(func);
       if (!spec || !warps)
         continue;
       host::TargetBuild build;
       build.target = target.name;
       build.sm = target.sm;
-      build.threads = warps.getInt() * target.warpSize;
+      build.threads = warps * target.warpSize;
       spec->builds.push_back(build);
     }
 

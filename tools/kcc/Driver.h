@@ -26,6 +26,7 @@ struct Options {
   std::vector<std::pair<std::string, std::string>> defines;
   bool timePasses = false;
   unsigned numWarps = 0;                 // 0: the compiler chooses per kernel
+  bool warpSpecialize = true;            // producer warpgroups where legal
   ReportKind report = ReportKind::None;  // --report: printed to stdout
   std::string depfile;                   // --depfile: Makefile rule to write
   std::vector<std::string> dependencies; // files read besides the inputs

@@ -59,9 +59,20 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
     entry.bankModel = llvm::formatv("{0} banks x {1} B, {2} lanes", banks.banks,
                                     banks.bankBytes, banks.lanes)
                           .str();
-    if (auto warps =
-            func->getAttrOfType<IntegerAttr>(KccDialect::kNumWarpsAttr))
-      entry.threads = warps.getInt() * target.warpSize;
+    entry.threads = blockWarps(func) * target.warpSize;
+    func.walk([&](Operation *op) {
+      if (auto ws = dyn_cast<WarpSpecializeOp>(op))
+        entry.roles = llvm::formatv(
+            "warp-specialized: a producer warpgroup ({0} warps, setmaxnreg "
+            "{1}) issues the TMA pipeline; {2} consumer warpgroup(s) "
+            "(setmaxnreg {3}) release its stages through per-stage "
+            "mbarriers",
+            ws.getProducerWarps(), ws.getProducerRegs(),
+            ws.getConsumerWarpgroups(), ws.getConsumerRegs());
+      else if (auto why = op->getAttrOfType<StringAttr>(
+                   KccDialect::kWarpSpecializeRefusedAttr))
+        entry.roles = "not warp-specialized: " + why.str();
+    });
 
     func.walk([&](ReduceOp red) {
       auto plan = red->getAttrOfType<ArrayAttr>(KccDialect::kButterflyAttr);
@@ -237,6 +248,8 @@ void Report::printText(llvm::raw_ostream &os) const {
       else
         os << " (registers and shared memory: compile to cubin or fatbin)";
       os << "\n";
+      if (!e.roles.empty())
+        os << "  " << e.roles << "\n";
       for (const MemoryOp &m : e.memoryOps) {
         os << llvm::formatv("  {0}: {1} {2} x {3}: {4}, {5} B per access "
                             "({6} x {3})\n",
@@ -316,6 +329,7 @@ llvm::json::Value Report::toJSON() const {
                                             {"conflict_degree", s.degree}});
       llvm::json::Object t{{"target", e.target},
                            {"threads", e.threads},
+                           {"roles", e.roles},
                            {"bank_model", e.bankModel},
                            {"memory_ops", std::move(mem)},
                            {"shared_memory_accesses", std::move(shared)},

@@ -70,6 +70,9 @@ private:
     std::string target, bankModel;
     std::vector<Butterfly> butterflies;
     unsigned threads = 0;
+    // Warp specialization: how the threads are split, or why a TMA
+    // pipeline feeding wgmma was not split (empty: no such pipeline).
+    std::string roles;
     bool haveResources = false;
     unsigned registers = 0, sharedBytes = 0, spillBytes = 0, stackBytes = 0;
     std::vector<MemoryOp> memoryOps;

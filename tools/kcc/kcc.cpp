@@ -55,6 +55,11 @@ static cl::opt<unsigned> numWarps(
     cl::desc("Warps per CTA for every kernel (power of two, 1-32; default: "
              "chosen per kernel from its largest tile)"),
     cl::value_desc("N"), cl::init(0), cl::cat(kccCategory));
+static cl::opt<bool> warpSpecialize(
+    "warp-specialize",
+    cl::desc("Give TMA pipelines that feed wgmma a producer warpgroup (with "
+             "setmaxnreg) where the target model allows it (default: true)"),
+    cl::init(true), cl::cat(kccCategory));
 static cl::opt<std::string> report(
     "report",
     cl::desc("Print, per kernel and target, each memory operation's path and "
@@ -162,6 +167,7 @@ int main(int argc, char **argv) {
     return fail("invalid --num-warps=" + std::to_string(numWarps) +
                 "; use a power of two from 1 to 32");
   options.numWarps = numWarps;
+  options.warpSpecialize = warpSpecialize;
   if (depfile.getNumOccurrences()) {
     if (options.outputDir == "-")
       return fail("--depfile needs output files; give an output directory "
