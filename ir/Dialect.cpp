@@ -494,7 +494,8 @@ unsigned kcc::blockWarps(Operation *func) {
     return 0;
   auto producer =
       func->getAttrOfType<IntegerAttr>(KccDialect::kProducerWarpsAttr);
-  return unsigned(warps.getInt()) + (producer ? unsigned(producer.getInt()) : 0);
+  return unsigned(warps.getInt()) +
+         (producer ? unsigned(producer.getInt()) : 0);
 }
 
 LogicalResult MBarrierArriveOp::verify() {

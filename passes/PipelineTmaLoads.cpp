@@ -41,8 +41,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
@@ -228,7 +228,7 @@ struct PipelineTmaLoads
 /// How a pipelined loop is warp-specialized: where the CTA splits, what the
 /// producer recomputes, and the roles' sizes.
 struct RolePlan {
-  Operation *splitAfter = nullptr; // last op before kcc.warp_specialize
+  Operation *splitAfter = nullptr;        // last op before kcc.warp_specialize
   SmallVector<Operation *> producerSlice; // scalar ops the producer clones
   unsigned consumerWarpgroups = 0;
   unsigned producerRegs = 0, consumerRegs = 0;
@@ -245,9 +245,8 @@ bool isSetupOp(Operation *op) {
 /// (before the split) or to recompute in the producer.
 bool isPureScalar(Operation *op) {
   return op->getNumRegions() == 0 && isMemoryEffectFree(op) &&
-         llvm::all_of(op->getResultTypes(), [](Type t) {
-           return t.isIntOrIndexOrFloat();
-         });
+         llvm::all_of(op->getResultTypes(),
+                      [](Type t) { return t.isIntOrIndexOrFloat(); });
 }
 
 /// Why `loop` (pipelined with `lag` 1 for wgmma) cannot be split into a
@@ -397,9 +396,9 @@ void buildRoles(
                                    mapping.lookupOrDefault(loop.getStep()));
   OpBuilder lb2 = OpBuilder::atBlockBegin(copies.getBody());
   Value k = copies.getInductionVar();
-  Value it = arith::DivSIOp::create(lb2, loc,
-                                    arith::SubIOp::create(lb2, loc, k, lb),
-                                    constI32(lb2, loc, step));
+  Value it =
+      arith::DivSIOp::create(lb2, loc, arith::SubIOp::create(lb2, loc, k, lb),
+                             constI32(lb2, loc, step));
   Value stage = arith::RemSIOp::create(lb2, loc, it, constI32(lb2, loc, depth));
   // Iteration `it` reuses the stage of iteration it - depth: wait for its
   // release, phase (it / depth) - 1 of the stage's empty barrier. The first
@@ -412,8 +411,7 @@ void buildRoles(
     Value round = arith::SubIOp::create(
         wb, loc, arith::DivSIOp::create(wb, loc, it, constI32(wb, loc, depth)),
         constI32(wb, loc, 1));
-    Value parity =
-        arith::AndIOp::create(wb, loc, round, constI32(wb, loc, 1));
+    Value parity = arith::AndIOp::create(wb, loc, round, constI32(wb, loc, 1));
     kcc::MBarrierWaitOp::create(wb, loc, empty, stage, parity);
   }
   issue(lb2, k, stage, mapping);

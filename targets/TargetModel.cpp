@@ -533,14 +533,14 @@ llvm::Error readModel(const toml::table &table, llvm::StringRef bufferName,
         return r.uint("min_alloc_columns", model.tmem.minAllocColumns, true);
       }))
     return e;
-  if (llvm::Error e = section(
-          top, "warp_specialization", bufferName, [&](TableReader &r) {
+  if (llvm::Error e =
+          section(top, "warp_specialization", bufferName, [&](TableReader &r) {
             WarpSpecializationModel &ws = model.warpSpecialization;
-            if (auto e = r.uint("producer_registers", ws.producerRegisters,
-                                true))
+            if (auto e =
+                    r.uint("producer_registers", ws.producerRegisters, true))
               return e;
-            if (auto e = r.uint("consumer_registers", ws.consumerRegisters,
-                                true))
+            if (auto e =
+                    r.uint("consumer_registers", ws.consumerRegisters, true))
               return e;
             return r.uint("register_file", ws.registerFile, true);
           }))
@@ -588,7 +588,7 @@ llvm::Error readModel(const toml::table &table, llvm::StringRef bufferName,
         (regs < 24 || regs > 256 || regs % 8 != 0))
       return errorAt(bufferName, where(key),
                      llvm::Twine(key) + " must be a multiple of 8 from 24 to "
-                     "256 (setmaxnreg's operand)");
+                                        "256 (setmaxnreg's operand)");
   if (model.warpSpecialization.enabled() &&
       model.warpSpecialization.producerRegisters >
           model.warpSpecialization.consumerRegisters)

@@ -161,9 +161,9 @@ struct ArriveLowering : OpConversionPattern<MBarrierArriveOp> {
       // The first thread of each consumer warpgroup, after that
       // warpgroup's own wgmma waits (warpgroups are 128 aligned threads).
       const TargetOps &ops = targetOpsOf(*this);
-      Value lane = arith::AndIOp::create(rewriter, loc,
-                                         ops.threadId(rewriter, loc),
-                                         i32Const(rewriter, loc, 127));
+      Value lane =
+          arith::AndIOp::create(rewriter, loc, ops.threadId(rewriter, loc),
+                                i32Const(rewriter, loc, 127));
       emitIf(rewriter, loc,
              arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq,
                                    lane, i32Const(rewriter, loc, 0)),
