@@ -505,7 +505,16 @@ void PipelineTmaLoads::pipelineLoop(
         if (outside(c))
           needed.push_back(c);
     }
-    std::string why = planRoles(func, loop, needed, *target, roles);
+    // Stages read by threads (smem_load) would need a barrier of all the
+    // consumers before each release: the single role has one already.
+    std::string why;
+    for (auto [load, map] : loads)
+      if (!load->hasAttr(kcc::KccDialect::kMmaOperandAttr))
+        why = "a tile of the loop is read by threads, not only by wgmma: "
+              "releasing its stage would need a barrier of all consumers, "
+              "which the single-role pipeline has already";
+    if (why.empty())
+      why = planRoles(func, loop, needed, *target, roles);
     specialize = why.empty();
     if (!specialize)
       loop->setAttr(kcc::KccDialect::kWarpSpecializeRefusedAttr,
