@@ -283,11 +283,16 @@ std::string planRoles(func::FuncOp func, scf::ForOp loop,
     return std::to_string(warps * target.warpSize) +
            " threads with the producer warpgroup exceed the target's " +
            std::to_string(target.maxThreadsPerBlock);
-  // The consumers take what the producer gives back, within the SM's
-  // register file and setmaxnreg's steps of 8.
+  // The consumers take what the producer gives back. The pool is the CTA's
+  // allocation: one CTA per SM (the lowering asks ptxas for it) gets the
+  // most registers per thread the register file allows for its threads,
+  // in setmaxnreg's steps of 8 (168 for 384 threads of a 64K file).
   unsigned consumerThreads = 4 * warpgroups * target.warpSize;
   unsigned producerThreads = kProducerWarps * target.warpSize;
-  int64_t left = int64_t(ws.registerFile) -
+  int64_t perThread = std::min<int64_t>(
+      target.registersPerThread,
+      int64_t(ws.registerFile) / (consumerThreads + producerThreads) / 8 * 8);
+  int64_t left = perThread * (consumerThreads + producerThreads) -
                  int64_t(producerThreads) * ws.producerRegisters;
   unsigned consumerRegs = std::min<int64_t>(
       ws.consumerRegisters, left > 0 ? left / consumerThreads / 8 * 8 : 0);

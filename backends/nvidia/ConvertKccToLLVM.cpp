@@ -388,6 +388,13 @@ struct FuncLowering : OpConversionPattern<func::FuncOp> {
       if (warps == 0)
         warps = 4;
       ops.markKernel(fn, warps * ops.warpSize());
+      // setmaxnreg moves registers within the CTA's allocation: one CTA per
+      // SM (.minnctapersm 1) makes ptxas allocate the most maxntid allows
+      // (168 for 384 threads), the pool kcc-pipeline-tma-loads split
+      // between the roles. Without it ptxas allocates what the code uses
+      // and setmaxnreg.inc may wait for registers that never come.
+      if (op->hasAttr(KccDialect::kProducerWarpsAttr))
+        fn->setAttr("nvvm.minctasm", rewriter.getI32IntegerAttr(1));
     }
     // Argument facts: kcc.align -> llvm.align on pointers.
     for (unsigned i = 0; i < ft.getNumInputs(); ++i) {
