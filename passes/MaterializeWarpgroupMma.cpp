@@ -221,12 +221,10 @@ LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
   if (sites.empty())
     return success();
 
-  // Warpgroups: two when every accumulator has at least two 64-row blocks.
   unsigned warpgroups = 2;
   for (Site &s : sites)
-    warpgroups = std::min<unsigned>(
-        warpgroups,
-        std::max<int64_t>(1, s.dot.getType().getShape()[0] / 64));
+    warpgroups = std::min(
+        warpgroups, kcc::accumulatorWarpgroups(s.dot.getType().getShape()[0]));
   unsigned warps = 4 * warpgroups;
   if (auto attr =
           func->getAttrOfType<IntegerAttr>(kcc::KccDialect::kNumWarpsAttr))

@@ -47,6 +47,14 @@ llvm::SmallVector<int64_t> mmaOperandBox(llvm::ArrayRef<int64_t> tile,
 /// map serves another target); empty otherwise.
 std::string mmaStageRefusal(mlir::Operation *op, const TargetModel &target);
 
+/// Warpgroups that run a wgmma accumulator of `rows` rows: two when it has
+/// at least two 64-row blocks, else one. A kernel uses the fewest any of
+/// its accumulators allows (kcc-materialize-warpgroup-mma; the
+/// warp-specialized pipeline sizes its empty barriers by the same rule).
+inline unsigned accumulatorWarpgroups(int64_t rows) {
+  return rows >= 128 ? 2 : 1;
+}
+
 /// The smem_store through which `tile` (a wgmma accumulator leaving the
 /// accumulator layout, or its cast) can be staged for a TMA store straight
 /// from the accumulator registers; null if it cannot. It can when one user

@@ -263,8 +263,7 @@ std::string planRoles(func::FuncOp func, scf::ForOp loop,
   if (loop->getBlock() != &entry)
     return "the loop is not directly in the kernel's body (the consumer "
            "role takes everything after it)";
-  // Warpgroups: as kcc-materialize-warpgroup-mma chooses them, two when
-  // every wgmma accumulator has at least two 64-row blocks.
+  // Warpgroups: as kcc-materialize-warpgroup-mma will choose them.
   unsigned warpgroups = 2;
   bool anyDot = false;
   func.walk([&](kcc::DotOp dot) {
@@ -273,8 +272,8 @@ std::string planRoles(func::FuncOp func, scf::ForOp loop,
     if (!a || !a->hasAttr(kcc::KccDialect::kMmaOperandAttr))
       return;
     anyDot = true;
-    warpgroups = std::min<unsigned>(
-        warpgroups, std::max<int64_t>(1, dot.getType().getShape()[0] / 64));
+    warpgroups = std::min(
+        warpgroups, kcc::accumulatorWarpgroups(dot.getType().getShape()[0]));
   });
   if (!anyDot)
     return "no wgmma dot reads the loop's stages";
@@ -311,9 +310,7 @@ std::string planRoles(func::FuncOp func, scf::ForOp loop,
       splitAfter = &op;
   }
   for (Operation &op : entry) {
-    if (&op == splitAfter || &op == loop.getOperation())
-      break;
-    if (!splitAfter)
+    if (!splitAfter || &op == splitAfter)
       break;
     if (!isSetupOp(&op) && !isPureScalar(&op))
       return "'" + op.getName().getStringRef().str() +
@@ -329,8 +326,6 @@ std::string planRoles(func::FuncOp func, scf::ForOp loop,
     if (!def || def->getBlock() != &entry ||
         (splitAfter && !splitAfter->isBeforeInBlock(def)))
       return true; // an argument, or defined before the split
-    if (def == splitAfter)
-      return true;
     if (slice.contains(def))
       return true;
     if (!isPureScalar(def)) {

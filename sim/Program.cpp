@@ -906,14 +906,10 @@ private:
       emit(Opc::Nop, op);
       return true;
     }
-    // setmaxnreg moves registers between warpgroups; the simulator has no
-    // register file to move, but checks the operand PTX requires.
-    if (auto regs = dyn_cast<NVVM::SetMaxRegisterOp>(op)) {
-      uint32_t n = regs.getRegCount();
-      if (n < 24 || n > 256 || n % 8 != 0)
-        return fail(op, "setmaxnreg with " + std::to_string(n) +
-                            " registers: PTX requires a multiple of 8 from "
-                            "24 to 256");
+    // setmaxnreg moves registers between warpgroups: the simulator has no
+    // register file to move (nvvm.setmaxregister's verifier checks the
+    // operand).
+    if (isa<NVVM::SetMaxRegisterOp>(op)) {
       emit(Opc::Nop, op);
       return true;
     }
