@@ -159,6 +159,12 @@ struct Kernel {
   bool hasGrid = false;
   llvm::SMLoc gridLoc;
   std::vector<ExprPtr> grid;
+  /// group(N): launch the 2-D grid as a 1-D grid in grouped order (N
+  /// consecutive values of program_id(1) per group). `group` is N as
+  /// written: an integer literal or a constant parameter's name.
+  bool hasGroup = false;
+  llvm::SMLoc groupLoc;
+  ExprPtr group;
   std::vector<SpecializeClause> specializations;
   std::vector<StmtPtr> body;
   llvm::SMLoc bodyEndLoc;

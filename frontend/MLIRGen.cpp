@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <deque>
+#include <functional>
 #include <map>
 #include <set>
 
@@ -293,6 +294,11 @@ private:
   TV genIndex(const Expr &e);
   std::optional<int64_t> genConstInt(const Expr &e, StringRef what);
 
+  /// group(N): the func's kcc.raster_group and, at the top of the body, the
+  /// grid extents and the kcc.program_grid marker that hands them to
+  /// kcc-rasterize-programs.
+  bool genProgramGrid(mlir::func::FuncOp func);
+
   // --- statements ----------------------------------------------------------------
   void genBlock(const std::vector<StmtPtr> &stmts, bool newScope = true);
   void genStmt(const Stmt &s);
@@ -463,6 +469,8 @@ void Gen::run() {
     }
     scopes.back()[p.name] = Binding{tv, false, p.loc};
   }
+  if (ok && k.hasGroup)
+    ok = genProgramGrid(func);
   if (ok)
     genBlock(k.body, /*newScope=*/true);
   b.setInsertionPointToEnd(entry);
@@ -470,6 +478,68 @@ void Gen::run() {
   // return goes at the end of the entry block.
   mlir::func::ReturnOp::create(b, loc(k.bodyEndLoc));
   (void)errorsBefore;
+}
+
+bool Gen::genProgramGrid(mlir::func::FuncOp func) {
+  std::optional<int64_t> n = groupSize(k, spec);
+  if (!n || *n < 1 || *n > INT32_MAX) {
+    error(k.group->loc, "group size must be a positive i32, but '" +
+                            k.group->name + "' is " +
+                            (n ? std::to_string(*n) : "not an integer") +
+                            " in this specialization; give it a value >= 1");
+    return false;
+  }
+  func->setAttr(kcc::ProgramGridOp::kRasterGroupAttr,
+                b.getI32IntegerAttr(int32_t(*n)));
+  // The extents are computed in the kernel like any body expression (grid
+  // expressions only use integer parameters, dim, literals and + - * / %,
+  // cdiv, min, max), as the i32 values num_programs returns. The host
+  // evaluates them as untyped C (int64_t), so a grid may mix i32 and i64
+  // parameters: here each integer parameter it names reads as i32.
+  std::set<std::string> names;
+  std::function<void(const Expr &)> collect = [&](const Expr &e) {
+    if (e.kind == ExprKind::Ident)
+      names.insert(e.name);
+    for (const ExprPtr *sub : {&e.lhs, &e.rhs})
+      if (*sub)
+        collect(**sub);
+    for (const CallArg &a : e.args)
+      if (a.value)
+        collect(*a.value);
+  };
+  collect(*k.grid[0]);
+  collect(*k.grid[1]);
+  scopes.emplace_back();
+  for (const std::string &name : names) {
+    Binding *bound = lookup(name);
+    Type t =
+        bound && bound->val.kind == TV::Val ? bound->val.getType() : Type();
+    if (!isIntTy(t) || t.isInteger(1) || t.isInteger(32))
+      continue;
+    mlir::Location l = loc(bound->loc);
+    Value v =
+        t.getIntOrFloatBitWidth() > 32
+            ? Value(arith::TruncIOp::create(b, l, b.getI32Type(), bound->val.v))
+            : Value(arith::ExtSIOp::create(b, l, b.getI32Type(), bound->val.v));
+    scopes.back()[name] = Binding{TV::value(v), false, bound->loc};
+  }
+  Value extents[2];
+  for (int axis = 0; axis < 2; ++axis) {
+    const Expr &e = *k.grid[axis];
+    extents[axis] = materialize(gen(e), b.getI32Type());
+    if (!extents[axis] || !extents[axis].getType().isInteger(32)) {
+      if (extents[axis]) // gridToC accepted it: not expected
+        error(e.loc, "grid expression has type " +
+                         typeToString(extents[axis].getType()) +
+                         "; group(N) needs an i32");
+      scopes.pop_back();
+      return false;
+    }
+  }
+  scopes.pop_back();
+  kcc::ProgramGridOp::create(b, loc(k.groupLoc), extents[0], extents[1],
+                             uint32_t(*n));
+  return true;
 }
 
 //===----------------------------------------------------------------------===//

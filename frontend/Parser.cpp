@@ -398,6 +398,26 @@ std::unique_ptr<Kernel> Parser::parseKernel() {
       }
       if (!expect(Tok::RParen, "to close 'grid('"))
         return nullptr;
+    } else if (tok.text == "group") {
+      // Sema checks that N is a positive constant and the grid is 2-D.
+      if (kernel->hasGroup)
+        errorHere("kernel '" + kernel->name +
+                  "' has more than one group clause; keep one group(N)");
+      kernel->hasGroup = true;
+      kernel->groupLoc = tok.loc();
+      advance();
+      if (!expect(Tok::LParen, "after 'group' (write group(8))"))
+        return nullptr;
+      if (tok.is(Tok::RParen)) {
+        errorHere("group takes the number of program_id(1) values per group, "
+                  "e.g. group(8)");
+        return nullptr;
+      }
+      kernel->group = parseExpr();
+      if (!kernel->group)
+        return nullptr;
+      if (!expect(Tok::RParen, "to close 'group(' (it takes one value)"))
+        return nullptr;
     } else if (tok.text == "specialize") {
       SpecializeClause clause;
       clause.loc = tok.loc();
@@ -427,7 +447,7 @@ std::unique_ptr<Kernel> Parser::parseKernel() {
       kernel->specializations.push_back(std::move(clause));
     } else {
       errorHere("unknown kernel clause '" + tok.text +
-                "'; expected grid(...), specialize(...) or '{'");
+                "'; expected grid(...), group(...), specialize(...) or '{'");
       return nullptr;
     }
   }

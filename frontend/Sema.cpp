@@ -343,6 +343,83 @@ mlir::Type kcc::frontend::resolveType(const TypeRef &ref, const Kernel &kernel,
   return {};
 }
 
+/// The form of a group(N) clause: a 2-D grid, N an integer literal >= 1 or
+/// an integer constant parameter (whose value groupSize() checks per
+/// specialization).
+static bool checkGroup(const Kernel &k, Diagnostics &diags) {
+  bool ok = true;
+  // A grid of 0 or more than 3 expressions is an error of its own.
+  if (k.hasGrid && !k.grid.empty() && k.grid.size() <= 3 &&
+      k.grid.size() != 2) {
+    diags.error(k.groupLoc,
+                "group(N) rasterizes a 2-D grid, but the grid of kernel '" +
+                    k.name + "' has " + std::to_string(k.grid.size()) +
+                    (k.grid.size() == 1 ? " expression" : " expressions") +
+                    "; write grid(gx, gy) and index the programs with "
+                    "program_id(0) and program_id(1), or remove group");
+    ok = false;
+  }
+  if (!k.group)
+    return false; // a syntax error, reported
+  const Expr &e = *k.group;
+  const char *hint = "; write a positive integer literal or an integer "
+                     "constant parameter, e.g. group(8)";
+  if (e.kind == ExprKind::IntLit) {
+    if (e.intTooLarge || e.intValue < 1 || e.intValue > INT32_MAX) {
+      diags.error(e.loc,
+                  "group size must be a positive i32, got " +
+                      std::string(e.intTooLarge ? "a literal past 2^63"
+                                                : std::to_string(e.intValue)) +
+                      hint);
+      return false;
+    }
+    return ok;
+  }
+  if (e.kind == ExprKind::Unary && e.unOp == UnOp::Neg && e.lhs &&
+      e.lhs->kind == ExprKind::IntLit) {
+    diags.error(e.loc, "group size must be a positive i32, got -" +
+                           std::to_string(e.lhs->intValue) + hint);
+    return false;
+  }
+  if (e.kind == ExprKind::Ident) {
+    for (const ConstParam &cp : k.constParams)
+      if (cp.name == e.name) {
+        if (cp.kindName == "i32" || cp.kindName == "i64")
+          return ok;
+        diags.error(e.loc, "group size must be an integer, but '" + e.name +
+                               "' is a " + cp.kindName + " constant" + hint);
+        return false;
+      }
+    bool isParam = llvm::any_of(
+        k.params, [&](const Param &p) { return p.name == e.name; });
+    diags.error(e.loc, "group size must be a compile-time constant, but '" +
+                           e.name + "' is " +
+                           (isParam ? "a kernel parameter (known only at "
+                                      "launch)"
+                                    : "not a constant parameter") +
+                           hint);
+    return false;
+  }
+  diags.error(e.loc, Twine("group size must be a literal or a constant "
+                           "parameter's name, not an expression") +
+                         hint);
+  return false;
+}
+
+std::optional<int64_t> kcc::frontend::groupSize(const Kernel &kernel,
+                                                const Specialization &spec) {
+  if (!kernel.group)
+    return std::nullopt;
+  const Expr &e = *kernel.group;
+  if (e.kind == ExprKind::IntLit)
+    return int64_t(e.intValue);
+  for (size_t i = 0; i < kernel.constParams.size(); ++i)
+    if (e.kind == ExprKind::Ident && kernel.constParams[i].name == e.name &&
+        spec.values[i].kind == ConstVal::Int)
+      return spec.values[i].intValue;
+  return std::nullopt;
+}
+
 /// Signature checks that do not depend on a specialization.
 static bool checkSignature(const Kernel &k, mlir::MLIRContext &ctx,
                            Diagnostics &diags) {
@@ -479,6 +556,8 @@ static bool checkSignature(const Kernel &k, mlir::MLIRContext &ctx,
                                std::to_string(k.grid.size()));
     ok = false;
   }
+  if (k.hasGroup)
+    ok &= checkGroup(k, diags);
   return ok;
 }
 

@@ -89,6 +89,12 @@ mlir::Type resolveType(const TypeRef &ref, const Kernel &kernel,
                        const Specialization &spec, mlir::MLIRContext &ctx,
                        Diagnostics &diags);
 
+/// N of a kernel's group(N) clause in one specialization (not range
+/// checked: a constant parameter may be < 1 there), or nullopt if it has
+/// none. checkModule has checked the clause's form.
+std::optional<int64_t> groupSize(const Kernel &kernel,
+                                 const Specialization &spec);
+
 /// Converts a kernel's grid clause to three C expressions for one
 /// specialization. Returns false (after reporting) on error.
 bool gridToC(const Kernel &kernel, const Specialization &spec,

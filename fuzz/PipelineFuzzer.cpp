@@ -49,7 +49,11 @@ bool isExpectedPipelineError(llvm::StringRef msg) {
          (msg.starts_with("kcc: dot needs ") &&
           msg.contains("bytes of shared memory")) ||
          msg.contains("has no matrix-multiply") ||
-         msg.contains("is not supported on AMD targets yet");
+         msg.contains("is not supported on AMD targets yet") ||
+         // kcc-prove-tile-coverage's verdicts on the user's stores.
+         msg.starts_with("cannot prove that the stores cover tensor") ||
+         msg.starts_with("the stores never cover tensor") ||
+         (msg.starts_with("programs (") && msg.contains(") both write"));
 }
 
 std::string print(mlir::Operation *op) {
@@ -118,6 +122,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
 
   mlir::ModuleOp module = *tileIR;
+  {
+    // As kcc does before lowering: the coverage proof (isl), then the
+    // grouped launch order of group(N) kernels.
+    stage = "coverage proof";
+    mlir::PassManager pm(&ctx);
+    pm.addPass(createKccProveTileCoverage());
+    pm.addPass(createRasterizePrograms());
+    if (mlir::failed(pm.run(module)))
+      return 0;
+  }
   module->setAttr(KccDialect::kTargetAttr,
                   mlir::StringAttr::get(&ctx, target->name));
   {

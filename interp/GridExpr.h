@@ -10,22 +10,12 @@
 #ifndef KCC_INTERP_GRIDEXPR_H
 #define KCC_INTERP_GRIDEXPR_H
 
-#include <cstdint>
-#include <functional>
-#include <optional>
-#include <string>
-#include <string_view>
+#include "ir/CExpr.h"
 
 namespace kcc::interp {
 
-/// Evaluates a C expression of integer literals, names (looked up with
-/// `lookup`), parentheses, unary - +, * / %, + -, < > <= >= == != and ?:,
-/// in int64_t. Fails with a message on an unknown name, division by zero,
-/// overflow or a syntax error.
-bool evaluateCExpr(
-    std::string_view expr,
-    const std::function<std::optional<int64_t>(std::string_view)> &lookup,
-    int64_t &result, std::string &error);
+/// The grid's C expressions are parsed and evaluated by ir/CExpr.h.
+using kcc::evaluateCExpr;
 
 } // namespace kcc::interp
 

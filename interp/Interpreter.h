@@ -90,6 +90,13 @@ std::optional<RunError> runKernel(mlir::func::FuncOp func,
 bool evaluateGrid(mlir::func::FuncOp func, const std::vector<KernelArg> &args,
                   Grid &grid, std::string &error);
 
+/// The coverage guards of `func` (`kcc.coverage`, from
+/// kcc-prove-tile-coverage) for `args`: false with a message if one is
+/// false, as the launch stubs refuse such a launch.
+bool checkCoverageGuards(mlir::func::FuncOp func,
+                         const std::vector<KernelArg> &args,
+                         std::string &error);
+
 /// The first file:line:col inside `loc` (through name, call-site and fused
 /// locations), if any.
 std::optional<mlir::FileLineColLoc> findFileLineCol(mlir::Location loc);

@@ -211,6 +211,22 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
              << kGridAttr << " must be an array of three C expressions";
     return success();
   }
+  if (name == kCoverageAttr) {
+    auto entries = dyn_cast<ArrayAttr>(attr.getValue());
+    bool ok = entries && llvm::all_of(entries, [](Attribute a) {
+                auto d = dyn_cast<DictionaryAttr>(a);
+                return d && d.getAs<StringAttr>("tensor") &&
+                       (d.getAs<StringAttr>("unproven") ||
+                        (d.getAs<IntegerAttr>("stores") &&
+                         !d.get("guard") == !d.getAs<StringAttr>("when")));
+              });
+    if (!ok)
+      return op->emitError()
+             << kCoverageAttr
+             << " must be an array of {tensor, stores[, guard, when]} or "
+                "{tensor, unproven}";
+    return success();
+  }
   if (name == kNumWarpsAttr)
     return isPowerOfTwoIntAttr(attr.getValue())
                ? success()
@@ -266,6 +282,14 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == kBaseNameAttr || name == kTargetAttr)
     return success(isa<StringAttr>(attr.getValue()));
+  if (name == ProgramGridOp::kRasterGroupAttr) {
+    auto n = dyn_cast<IntegerAttr>(attr.getValue());
+    return n && n.getInt() > 0 ? success()
+                               : op->emitError()
+                                     << name
+                                     << " (group(N)) must be a positive "
+                                        "integer";
+  }
   return op->emitError() << "unknown kcc attribute " << name;
 }
 

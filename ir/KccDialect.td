@@ -37,6 +37,9 @@ def Kcc_Dialect : Dialect {
     // Discardable attribute names this dialect gives meaning to.
     static constexpr ::llvm::StringLiteral kKernelAttr = "kcc.kernel";
     static constexpr ::llvm::StringLiteral kGridAttr = "kcc.grid";
+    // kcc-prove-tile-coverage's result: per stored tensor {tensor, stores,
+    // [guard (C), when (text)]} or {tensor, unproven}.
+    static constexpr ::llvm::StringLiteral kCoverageAttr = "kcc.coverage";
     static constexpr ::llvm::StringLiteral kAlignAttr = "kcc.align";
     static constexpr ::llvm::StringLiteral kDivisibilityAttr = "kcc.divisibility";
     static constexpr ::llvm::StringLiteral kSpecializationAttr = "kcc.specialization";

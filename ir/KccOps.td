@@ -22,6 +22,27 @@ def Kcc_NumProgramsOp : Kcc_Op<"num_programs", [Pure]> {
   let assemblyFormat = "`(` $axis `)` attr-dict `:` type($result)";
 }
 
+def Kcc_ProgramGridOp : Kcc_Op<"program_grid"> {
+  let summary = "the 2-D program grid extents of a kernel launched in "
+                "grouped order; consumed by kcc-rasterize-programs";
+  let description = [{
+    Emitted by the frontend at the start of a kernel with a `group(N)`
+    clause: `gx` and `gy` are its grid expressions (num_programs(0) and
+    num_programs(1)) evaluated in the kernel, and `group` is N. Until
+    kcc-rasterize-programs replaces program_id and num_programs with their
+    grouped 1-D form and erases this op, the kernel is in its 2-D form:
+    `kcc.grid` holds both extents. No later stage accepts it.
+  }];
+  let arguments = (ins I32:$gx, I32:$gy,
+                       ConfinedAttr<I32Attr, [IntMinValue<1>]>:$group);
+  let assemblyFormat = "$gx `,` $gy attr-dict";
+  let extraClassDeclaration = [{
+    /// The function attribute holding N (an i32) of a kernel with group(N).
+    static constexpr ::llvm::StringLiteral kRasterGroupAttr =
+        "kcc.raster_group";
+  }];
+}
+
 def Kcc_ArangeOp : Kcc_Op<"arange", [Pure]> {
   let summary = "the 1-D tile [start, start+1, ..., end-1]";
   let arguments = (ins I32Attr:$start, I32Attr:$end);

@@ -19,6 +19,11 @@ struct TargetModel;
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 
+/// Makes the 2-D grid of every group(N) kernel a 1-D launch in grouped order
+/// (RasterizePrograms.cpp). Run on the tile IR once, right after the
+/// frontend; kernels without group(N) are untouched.
+std::unique_ptr<mlir::Pass> createRasterizePrograms();
+
 /// Refuses operations the target cannot compile (CheckTargetSupport.cpp).
 std::unique_ptr<mlir::Pass> createCheckTargetSupport(const TargetModel &target);
 

@@ -6,6 +6,23 @@ include "mlir/Pass/PassBase.td"
 
 // Passes are added here, one file each (see passes/*.cpp).
 
+def KccRasterizePrograms : Pass<"kcc-rasterize-programs", "mlir::ModuleOp"> {
+  let summary = "Launch the 2-D grid of a group(N) kernel as a 1-D grid in "
+                "grouped order";
+  let description = [{
+    Tile IR -> tile IR, right after the frontend. In each function with a
+    `kcc.program_grid %gx, %gy {group = N}` marker (a kernel with
+    group(N)), program b of a 1-D launch of gx * gy programs runs the 2-D
+    program g = b / (N*gx), size = min(gy - g*N, N),
+    program_id(1) = g*N + (b % (N*gx)) % size,
+    program_id(0) = (b % (N*gx)) / size: program_id(0)/(1) and
+    num_programs(0)/(1) (%gx, %gy) are replaced, kcc.grid becomes
+    ["((gx) * (gy))", "1", "1"] and the marker is erased (kcc.raster_group
+    stays on the function). Functions without a marker are untouched.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect"];
+}
+
 def KccAssignLayouts : Pass<"kcc-assign-layouts", "mlir::ModuleOp"> {
   let summary = "Give every tile of a kernel a #kcc.blocked layout and "
                 "annotate vectorizable loads and stores";
@@ -33,6 +50,32 @@ def KccAssignLayouts : Pass<"kcc-assign-layouts", "mlir::ModuleOp"> {
            "Most elements of one tile a thread may hold in registers">,
     Option<"remarks", "remarks", "bool", /*default=*/"false",
            "Emit a remark per tile load/store explaining its access width">,
+  ];
+}
+
+def KccProveTileCoverage : Pass<"kcc-prove-tile-coverage", "mlir::ModuleOp"> {
+  let summary = "Prove with isl that each tensor's store_tile boxes cover it "
+                "exactly once; record the launch guards where they do only "
+                "for some sizes";
+  let description = [{
+    Tile IR, before lowering. For each tensor a kernel writes with
+    store_tile: the union over programs, loop iterations and branches of the
+    stores' boxes, clipped to the tensor, must be the whole tensor (else the
+    sizes for which it is become `guard`, a C expression the stubs check at
+    launch, or it is an error if no non-empty size is covered), and no
+    element may be written by two programs (an error). The result is the
+    kernel attribute `kcc.coverage`: one dictionary per tensor with
+    `tensor`, `stores` and, where coverage depends on the sizes, `guard` (C)
+    and `when` (the same for people); or `unproven` with the reason when the
+    code is not quasi-affine and `unproven=warning`.
+  }];
+  let options = [
+    Option<"unproven", "unproven", "std::string", /*default=*/"\"error\"",
+           "What a tensor whose coverage cannot be proven is: error or "
+           "warning">,
+    Option<"maxOperations", "max-operations", "unsigned long",
+           /*default=*/"2000000",
+           "isl's operation budget per kernel (then: unproven)">,
   ];
 }
 

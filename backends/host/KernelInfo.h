@@ -66,11 +66,20 @@ struct TargetBuild {
   unsigned spillLoadBytes = 0;
 };
 
+/// A tensor the kernel's stores cover only for some sizes (kcc.coverage):
+/// the stubs refuse a launch where `expr` is false.
+struct CoverageGuard {
+  std::string tensor; // parameter name
+  std::string expr;   // C over the integer parameter names
+  std::string text;   // the same condition for people (floor(a / b))
+};
+
 struct Specialization {
   std::string symbol;                   // entry name, e.g. vector_add_f32_1024
   std::vector<ConstantValue> constants; // in declaration order
   std::vector<ParamInfo> params;        // in declaration order
   std::array<std::string, 3> grid;      // C expressions over param names
+  std::vector<CoverageGuard> coverage;  // launch guards, if any
   std::vector<TargetBuild> builds;      // one per target, in target order
 };
 

@@ -54,6 +54,13 @@ bool host::collectKernelInfo(mlir::ModuleOp tileIR, ModuleInfo &info) {
     }
     for (auto [i, g] : llvm::enumerate(grid))
       spec.grid[i] = mlir::cast<mlir::StringAttr>(g).str();
+    if (auto cov =
+            func->getAttrOfType<mlir::ArrayAttr>(KccDialect::kCoverageAttr))
+      for (auto entry : cov.getAsRange<mlir::DictionaryAttr>())
+        if (auto guard = entry.getAs<mlir::StringAttr>("guard"))
+          spec.coverage.push_back(
+              {entry.getAs<mlir::StringAttr>("tensor").str(), guard.str(),
+               entry.getAs<mlir::StringAttr>("when").str()});
     for (mlir::Attribute nameAttr : order) {
       ConstantValue c;
       c.name = mlir::cast<mlir::StringAttr>(nameAttr).str();

@@ -66,11 +66,21 @@ std::string kcc::host::emitManifest(const ModuleInfo &module,
         builds.push_back(buildJson(b));
       for (const std::string &g : s.grid)
         grid.push_back(g);
-      specs.push_back(json::Object{{"symbol", s.symbol},
-                                   {"constants", std::move(constants)},
-                                   {"params", std::move(params)},
-                                   {"grid", std::move(grid)},
-                                   {"targets", std::move(builds)}});
+      json::Object spec{{"symbol", s.symbol},
+                        {"constants", std::move(constants)},
+                        {"params", std::move(params)},
+                        {"grid", std::move(grid)},
+                        {"targets", std::move(builds)}};
+      // Launch guards from the coverage proof: a launch where `guard` (C
+      // over the parameter names) is false leaves `tensor` partly unwritten.
+      if (!s.coverage.empty()) {
+        json::Array guards;
+        for (const CoverageGuard &g : s.coverage)
+          guards.push_back(json::Object{
+              {"tensor", g.tensor}, {"guard", g.expr}, {"when", g.text}});
+        spec["coverage_guards"] = std::move(guards);
+      }
+      specs.push_back(std::move(spec));
     }
     json::Array constantNames;
     if (!k.specializations.empty())

@@ -399,6 +399,8 @@ std::string gridExpr(const std::string &e) { return e.empty() ? "1" : e; }
 struct SpecPlan {
   const Specialization *spec;
   std::vector<std::string> gridParams; // integer params the grid uses, in order
+  // Per coverage guard, the integer params it uses, in order.
+  std::vector<std::vector<std::string>> guardParams;
   std::vector<const TargetBuild *> builds; // the vendor's, in target order
 };
 
@@ -656,6 +658,15 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
       for (const ParamInfo &p : s.params)
         if (used.count(p.name))
           sp.gridParams.push_back(p.name);
+      for (const CoverageGuard &g : s.coverage) {
+        std::set<std::string> guardUses;
+        if (!scanGrid(g.expr, s, guardUses, error))
+          return false;
+        sp.guardParams.emplace_back();
+        for (const ParamInfo &p : s.params)
+          if (guardUses.count(p.name))
+            sp.guardParams.back().push_back(p.name);
+      }
       kp.specs.push_back(std::move(sp));
     }
     kp.dispatcher = planDispatcher(k);
@@ -943,6 +954,19 @@ std::string emitSource(const ModuleInfo &m,
         c += "  kcc_grid[" + std::to_string(d) + "] = " + gridExpr(s.grid[d]) +
              ";\n";
       c += "}\n";
+      // The sizes for which kcc proved the stores cover each tensor.
+      for (size_t g = 0; g < s.coverage.size(); ++g) {
+        std::vector<std::string> cparams;
+        for (const std::string &p : sp.guardParams[g])
+          cparams.push_back("int64_t " + p);
+        if (cparams.empty())
+          cparams.push_back("void");
+        c += wrapCall("",
+                      "static bool covers_" + s.symbol + "_" +
+                          std::to_string(g) + "(",
+                      cparams, ") {");
+        c += "  return " + s.coverage[g].expr + ";\n}\n";
+      }
     }
   c += "\n} // namespace kcc_impl\n";
 
@@ -973,6 +997,31 @@ std::string emitSource(const ModuleInfo &m,
         else if (isIntegerKind(p.elem) && p.divisibility > 0)
           check("kcc::rt::checkDivisibility",
                 {desc, cString(p.name), p.name, int64Literal(p.divisibility)});
+      }
+      for (size_t g = 0; g < s.coverage.size(); ++g) {
+        const std::vector<std::string> &used = sp.guardParams[g];
+        c += wrapCall("  ",
+                      "if (!kcc_impl::covers_" + s.symbol + "_" +
+                          std::to_string(g) + "(",
+                      used, ")) {");
+        std::vector<std::string> quoted;
+        for (const std::string &p : used)
+          quoted.push_back(cString(p));
+        std::string n = std::to_string(used.size());
+        if (used.empty()) {
+          c += "    const char *const *kcc_names = nullptr;\n";
+          c += "    const int64_t *kcc_values = nullptr;\n";
+        } else {
+          c += wrapCall("    ", "const char *const kcc_names[] = {", quoted,
+                        "};");
+          c += wrapCall("    ", "const int64_t kcc_values[] = {", used, "};");
+        }
+        c += wrapCall("    ", "return kcc::rt::uncoveredTensor(",
+                      {desc, cString(s.coverage[g].tensor),
+                       cString(s.coverage[g].text), "kcc_names", "kcc_values",
+                       n},
+                      ");");
+        c += "  }\n";
       }
       c += "  int64_t grid[3];\n";
       std::vector<std::string> gargs = sp.gridParams;

@@ -237,3 +237,19 @@ Status kcc::rt::checkDivisibility(const KernelDesc &kernel, const char *param,
                         "; the kernel was compiled with multiple_of(" +
                         std::to_string(divisor) + ")");
 }
+
+Status kcc::rt::uncoveredTensor(const KernelDesc &kernel, const char *tensor,
+                                const char *condition, const char *const *names,
+                                const int64_t *values, unsigned n) {
+  std::string sizes;
+  for (unsigned i = 0; i < n; ++i)
+    sizes += std::string(i ? ", " : "") + names[i] + " = " +
+             std::to_string(values[i]);
+  return makeStatus(
+      KCC_ERROR_INVALID_ARGUMENT,
+      std::string("kcc: ") + symbolOf(kernel) +
+          ": the kernel's stores would leave part of tensor '" +
+          (tensor ? tensor : "?") + "' unwritten with these sizes (" + sizes +
+          "); kcc proved they cover it when " + (condition ? condition : "?") +
+          ". Check that the tensors' shapes match");
+}

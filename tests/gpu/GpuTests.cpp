@@ -138,6 +138,25 @@ static void testTile2D(const char *sym, bool transpose, F launch) {
       }
     check(bad == 0, name, bad ? std::to_string(bad) + " elements wrong" : "exact");
   }
+  // A dst with more rows than the grid (sized by src) covers: the stub
+  // refuses the launch (kcc's coverage guard), leaving dst untouched.
+  {
+    int m = 77, n = 301, dm = (transpose ? n : m) + 256, dn = transpose ? m : n;
+    int sStride = (n + padElems) / padElems * padElems;
+    int dStride = (dn + padElems) / padElems * padElems;
+    std::vector<T> sentinel(size_t(dm) * dStride, Elem<T>::put(-7.0f));
+    DeviceBuf<T> ds(randomVec<T>(size_t(m) * sStride)), dd(sentinel);
+    kcc::Status s = launch(dd.ptr, dm, dn, dStride, ds.ptr, m, n, sStride);
+    CUDA_OK(cudaDeviceSynchronize());
+    std::vector<T> out = dd.download();
+    bool untouched = true;
+    for (const T &x : out)
+      untouched &= Elem<T>::get(x) == -7.0f;
+    check(s.code == KCC_ERROR_INVALID_ARGUMENT &&
+              s.message.find("unwritten") != std::string::npos && untouched,
+          std::string(sym) + " refuses a dst its stores do not cover",
+          s.message);
+  }
 }
 
 //===--- vector_add / axpy ----------------------------------------------===//

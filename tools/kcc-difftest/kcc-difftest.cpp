@@ -7,9 +7,10 @@
 //   kcc-difftest --compare DIR
 //
 // Runs every (kernel, specialization, case) of a case file through the tile
-// IR interpreter (the `interp` leg, the reference) and the SIMT simulator
-// on kcc's lowering for each simulated target (the `sim-<target>` legs,
-// SimLegs.h), and prints a table of legs. With --emit-cases it
+// IR interpreter (the `interp` leg, the reference; a group(N) kernel runs
+// over its 2-D grid) and the SIMT simulator on kcc's lowering for each
+// simulated target (the `sim-<target>` legs, SimLegs.h; a group(N) kernel
+// runs as kcc launches it), and prints a table of legs. With --emit-cases it
 // also writes the inputs, the interpreter's outputs and a run list for the
 // GPU leg (gpu-leg/KccGpuLeg.cpp); --compare then checks the GPU's outputs
 // against the interpreter's. docs/difftest.md has the whole procedure.
@@ -28,6 +29,7 @@
 #include "interp/GridExpr.h"
 #include "interp/Interpreter.h"
 #include "ir/Dialect.h"
+#include "passes/Passes.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/CommandLine.h"
@@ -39,6 +41,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include "mlir/Pass/PassManager.h"
 
 #include <chrono>
 #include <cstring>
@@ -178,7 +182,11 @@ struct PreparedCase {
   std::vector<interp::KernelArg> args;
   std::vector<RunArg> runArgs;
   std::vector<RunOutput> outputs;
+  /// The interpreter's grid (a group(N) kernel's 2-D grid) and the launch
+  /// grid of kcc's code (its 1-D grid in grouped order), which the sim legs
+  /// and the GPU leg run. The same for every other kernel.
   interp::Grid grid = {1, 1, 1};
+  interp::Grid launchGrid = {1, 1, 1};
 };
 
 class DiffTest {
@@ -186,7 +194,10 @@ public:
   DiffTest(SourceMgr &sourceMgr, const CaseFile &cases)
       : sourceMgr(sourceMgr), cases(cases) {}
 
-  int run(mlir::ModuleOp module, StringRef stem) {
+  /// `module` is the interpreter's (the kernels as written), `launched` the
+  /// same kernels as kcc compiles them (kcc-rasterize-programs applied).
+  int run(mlir::ModuleOp module, mlir::ModuleOp launched, StringRef stem) {
+    launchedModule = launched;
     KernelMap kernels;
     std::vector<std::string> order;
     for (auto f : module.getOps<mlir::func::FuncOp>()) {
@@ -229,7 +240,7 @@ public:
       }
     }
 
-    if (!prepareLegs(module))
+    if (!prepareLegs(launched))
       return 1;
     if (!emitCases.empty() && !prepareEmit(stem))
       return 1;
@@ -255,6 +266,7 @@ private:
   const CaseFile &cases;
   std::vector<SimLeg> simLegs;
   Table table{{}};
+  mlir::ModuleOp launchedModule;
 
   /// The sim legs of --legs, each with its module; the table's columns.
   bool prepareLegs(mlir::ModuleOp module) {
@@ -466,7 +478,15 @@ private:
       return caseErrorB(c.loc, "case '" + c.name +
                                    "' has no output buffer (output = true)");
     std::string err;
+    if (!interp::checkCoverageGuards(f, p.args, err))
+      return caseErrorB(c.loc, err + where);
     if (!interp::evaluateGrid(f, p.args, p.grid, err))
+      return caseErrorB(c.loc, err + where);
+    auto launchF =
+        launchedModule.lookupSymbol<mlir::func::FuncOp>(f.getSymName());
+    if (!launchF)
+      return caseErrorB(c.loc, "internal error: no launched form" + where);
+    if (!interp::evaluateGrid(launchF, p.args, p.launchGrid, err))
       return caseErrorB(c.loc, err + where);
     return true;
   }
@@ -512,9 +532,10 @@ private:
       details.push_back("interp: " + message);
     bool simFail = false;
     for (SimLeg &leg : simLegs) {
-      SimCell cell = runSimCase(leg, f.getSymName(), inputs, p.args, p.runArgs,
-                                p.outputs, err ? nullptr : &p.buffers, p.grid,
-                                {simMaxThreads, simSeed}, sourceMgr);
+      SimCell cell =
+          runSimCase(leg, f.getSymName(), inputs, p.args, p.runArgs, p.outputs,
+                     err ? nullptr : &p.buffers, p.launchGrid,
+                     {simMaxThreads, simSeed}, sourceMgr);
       if (cell.cell == "FAIL") {
         simFail = true;
         errs() << cases.path << ":" << c.loc.line << ":" << c.loc.column
@@ -590,7 +611,7 @@ private:
         rc.amdThreads = amd->second;
     }
     for (int d = 0; d < 3; ++d)
-      rc.grid[d] = p.grid[d];
+      rc.grid[d] = p.launchGrid[d];
     rc.args = p.runArgs;
     rc.outputs = p.outputs;
     rc.interpPassed = interpError.empty();
@@ -816,6 +837,24 @@ int main(int argc, char **argv) {
              << " generated.\n";
     return 1;
   }
+  // What kcc compiles: a group(N) kernel launched as a 1-D grid in grouped
+  // order, for the sim legs and the GPU cases. The interpreter, the
+  // reference, runs the kernel as written over its 2-D grid, so a wrong
+  // rasterization shows up as a mismatch.
+  // First, as kcc does, the coverage proof: its launch guards (checked per
+  // case, as the stubs check them) and its errors.
+  {
+    mlir::PassManager pm(&ctx);
+    pm.addPass(createKccProveTileCoverage());
+    if (failed(pm.run(*module)))
+      return 1;
+  }
+  mlir::OwningOpRef<mlir::ModuleOp> launched(module->clone());
+  mlir::PassManager pm(&ctx);
+  pm.addPass(createRasterizePrograms());
+  if (failed(pm.run(*launched)))
+    return 1;
+  module->walk([](ProgramGridOp marker) { marker.erase(); });
   DiffTest test(sourceMgr, cases);
-  return test.run(*module, sys::path::stem(positional[0]));
+  return test.run(*module, *launched, sys::path::stem(positional[0]));
 }

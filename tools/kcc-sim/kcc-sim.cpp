@@ -22,11 +22,13 @@
 #include "frontend/Frontend.h"
 #include "interp/Element.h"
 #include "interp/GridExpr.h"
+#include "passes/Passes.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -157,6 +159,12 @@ int runLower() {
   mlir::OwningOpRef<mlir::ModuleOp> tile =
       frontend::buildTileIR(sourceMgr, ctx, options, errors);
   if (!tile || errors)
+    return 1;
+  // As kcc compiles it: a group(N) kernel's 1-D launch in grouped order (its
+  // kcc.grid, which the run reads, is the flat grid too).
+  mlir::PassManager pm(&ctx);
+  pm.addPass(createRasterizePrograms());
+  if (failed(pm.run(*tile)))
     return 1;
   mlir::OwningOpRef<mlir::ModuleOp> withMaps =
       sim::withTensorMaps(*tile, *target);

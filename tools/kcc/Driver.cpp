@@ -190,6 +190,26 @@ public:
     }
     if (options.emit == EmitKind::TileIR)
       return write(stem + ".tile.mlir", printOp(*tileIR), false);
+    // Before anything is lowered: the stores of each tensor cover it exactly
+    // once (isl), or the sizes that do become launch guards.
+    {
+      mlir::TimingScope scope = timing.nest("coverage proof");
+      mlir::PassManager pm(&ctx);
+      KccProveTileCoverageOptions coverage;
+      coverage.unproven = options.unprovenCoverageIsError ? "error" : "warning";
+      pm.addPass(createKccProveTileCoverage(coverage));
+      if (failed(pm.run(*tileIR)))
+        return false;
+    }
+    // group(N) kernels: from here on every consumer (both vendors, the
+    // stubs, the manifest) sees the flat 1-D launch in grouped order.
+    {
+      mlir::TimingScope scope = timing.nest("rasterize programs");
+      mlir::PassManager pm(&ctx);
+      pm.addPass(createRasterizePrograms());
+      if (failed(pm.run(*tileIR)))
+        return false;
+    }
     // NVIDIA kernels receive their TMA tensor maps as trailing arguments,
     // the same for every NVIDIA target of the fatbin (one stub serves them
     // all); AMD targets compile the tile IR without them.

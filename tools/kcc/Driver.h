@@ -27,6 +27,9 @@ struct Options {
   bool timePasses = false;
   unsigned numWarps = 0;                 // 0: the compiler chooses per kernel
   bool warpSpecialize = true;            // producer warpgroups where legal
+  // --unproven-coverage: a tensor whose coverage isl cannot prove is an
+  // error (true) or a warning.
+  bool unprovenCoverageIsError = true;
   ReportKind report = ReportKind::None;  // --report: printed to stdout
   std::string depfile;                   // --depfile: Makefile rule to write
   std::vector<std::string> dependencies; // files read besides the inputs

@@ -74,6 +74,23 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
         entry.roles = "not warp-specialized: " + why.str();
     });
 
+    if (auto cov = func->getAttrOfType<ArrayAttr>(KccDialect::kCoverageAttr))
+      for (auto d : cov.getAsRange<DictionaryAttr>()) {
+        std::string tensor = d.getAs<StringAttr>("tensor").str();
+        if (auto why = d.getAs<StringAttr>("unproven"))
+          entry.coverage.push_back("coverage of '" + tensor +
+                                   "': not proven (" + why.str() + ")");
+        else if (auto when = d.getAs<StringAttr>("when"))
+          entry.coverage.push_back("coverage of '" + tensor +
+                                   "': every element written exactly "
+                                   "once when " +
+                                   when.str() +
+                                   "; the stubs refuse other sizes");
+        else
+          entry.coverage.push_back("coverage of '" + tensor +
+                                   "': every element written exactly once, "
+                                   "for all sizes");
+      }
     func.walk([&](ReduceOp red) {
       auto plan = red->getAttrOfType<ArrayAttr>(KccDialect::kButterflyAttr);
       if (!plan)
@@ -250,6 +267,8 @@ void Report::printText(llvm::raw_ostream &os) const {
       os << "\n";
       if (!e.roles.empty())
         os << "  " << e.roles << "\n";
+      for (const std::string &c : e.coverage)
+        os << "  " << c << "\n";
       for (const MemoryOp &m : e.memoryOps) {
         os << llvm::formatv("  {0}: {1} {2} x {3}: {4}, {5} B per access "
                             "({6} x {3})\n",
@@ -327,9 +346,13 @@ llvm::json::Value Report::toJSON() const {
                                             {"wavefronts", s.wavefronts},
                                             {"ideal_wavefronts", s.ideal},
                                             {"conflict_degree", s.degree}});
+      llvm::json::Array coverage;
+      for (const std::string &c : e.coverage)
+        coverage.push_back(c);
       llvm::json::Object t{{"target", e.target},
                            {"threads", e.threads},
                            {"roles", e.roles},
+                           {"coverage", std::move(coverage)},
                            {"bank_model", e.bankModel},
                            {"memory_ops", std::move(mem)},
                            {"shared_memory_accesses", std::move(shared)},

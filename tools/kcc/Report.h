@@ -73,6 +73,8 @@ private:
     // Warp specialization: how the threads are split, or why a TMA
     // pipeline feeding wgmma was not split (empty: no such pipeline).
     std::string roles;
+    // kcc-prove-tile-coverage's verdict per stored tensor, as sentences.
+    std::vector<std::string> coverage;
     bool haveResources = false;
     unsigned registers = 0, sharedBytes = 0, spillBytes = 0, stackBytes = 0;
     std::vector<MemoryOp> memoryOps;

@@ -60,6 +60,11 @@ static cl::opt<bool> warpSpecialize(
     cl::desc("Give TMA pipelines that feed wgmma a producer warpgroup (with "
              "setmaxnreg) where the target model allows it (default: true)"),
     cl::init(true), cl::cat(kccCategory));
+static cl::opt<std::string> unprovenCoverage(
+    "unproven-coverage",
+    cl::desc("What a tensor whose coverage by store_tile the compiler cannot "
+             "prove (with isl) is: error (default) or warning"),
+    cl::value_desc("error|warning"), cl::init("error"), cl::cat(kccCategory));
 static cl::opt<std::string> report(
     "report",
     cl::desc("Print, per kernel and target, each memory operation's path and "
@@ -168,6 +173,10 @@ int main(int argc, char **argv) {
                 "; use a power of two from 1 to 32");
   options.numWarps = numWarps;
   options.warpSpecialize = warpSpecialize;
+  if (unprovenCoverage != "error" && unprovenCoverage != "warning")
+    return fail("invalid --unproven-coverage=" + unprovenCoverage +
+                "; use error or warning");
+  options.unprovenCoverageIsError = unprovenCoverage == "error";
   if (depfile.getNumOccurrences()) {
     if (options.outputDir == "-")
       return fail("--depfile needs output files; give an output directory "

@@ -105,6 +105,15 @@ Status checkAlignment(const KernelDesc &kernel, const char *param,
 Status checkDivisibility(const KernelDesc &kernel, const char *param,
                          int64_t value, int64_t divisor);
 
+/// The error a stub returns when the launch's sizes are outside those for
+/// which the compiler proved that the kernel's stores cover `tensor` (its
+/// coverage guard was false): KCC_ERROR_INVALID_ARGUMENT naming the tensor,
+/// the `n` parameters the guard reads with their `values`, and `condition`,
+/// the sizes that are covered.
+Status uncoveredTensor(const KernelDesc &kernel, const char *tensor,
+                       const char *condition, const char *const *names,
+                       const int64_t *values, unsigned n);
+
 /// Launches `kernel` on the current CUDA context (retaining device 0's primary
 /// context if none is current). The module is loaded once per context, on
 /// first use. A grid with a zero dimension launches nothing and succeeds.
