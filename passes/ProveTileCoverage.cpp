@@ -64,6 +64,24 @@ struct Unprovable {
   std::string why;
 };
 
+/// The set where `a <kind> b` holds (kind: a comparison of CExpr).
+isl_set *compareSet(CExpr::Kind kind, isl_pw_aff *a, isl_pw_aff *b) {
+  switch (kind) {
+  case CExpr::Kind::Lt:
+    return isl_pw_aff_lt_set(a, b);
+  case CExpr::Kind::Le:
+    return isl_pw_aff_le_set(a, b);
+  case CExpr::Kind::Gt:
+    return isl_pw_aff_gt_set(a, b);
+  case CExpr::Kind::Ge:
+    return isl_pw_aff_ge_set(a, b);
+  case CExpr::Kind::Eq:
+    return isl_pw_aff_eq_set(a, b);
+  default:
+    return isl_pw_aff_ne_set(a, b);
+  }
+}
+
 /// Quasi-affine functions of one statement's iteration space: set dims
 /// [p0, p1, p2, loop ivs (outermost first), element coordinates] over the
 /// kernel's integer parameters.
@@ -245,31 +263,15 @@ FailureOr<isl::Set> AffineBuilder::condition(Value v) {
     if (failed(b))
       return failure();
     using P = arith::CmpIPredicate;
-    isl_set *(*f)(isl_pw_aff *, isl_pw_aff *) = nullptr;
-    switch (cmp.getPredicate()) {
-    case P::slt:
-      f = isl_pw_aff_lt_set;
-      break;
-    case P::sle:
-      f = isl_pw_aff_le_set;
-      break;
-    case P::sgt:
-      f = isl_pw_aff_gt_set;
-      break;
-    case P::sge:
-      f = isl_pw_aff_ge_set;
-      break;
-    case P::eq:
-      f = isl_pw_aff_eq_set;
-      break;
-    case P::ne:
-      f = isl_pw_aff_ne_set;
-      break;
-    default:
-      (void)fail(loc, "it compares without sign");
-      return failure();
-    }
-    return isl::Set(f(a->take(), b->take()));
+    static const std::pair<P, CExpr::Kind> kinds[] = {
+        {P::slt, CExpr::Kind::Lt}, {P::sle, CExpr::Kind::Le},
+        {P::sgt, CExpr::Kind::Gt}, {P::sge, CExpr::Kind::Ge},
+        {P::eq, CExpr::Kind::Eq},  {P::ne, CExpr::Kind::Ne}};
+    for (auto [pred, kind] : kinds)
+      if (cmp.getPredicate() == pred)
+        return isl::Set(compareSet(kind, a->take(), b->take()));
+    (void)fail(loc, "it compares without sign");
+    return failure();
   }
   if (isa<arith::AndIOp, arith::OrIOp, arith::XOrIOp>(op)) {
     FailureOr<isl::Set> a = condition(op->getOperand(0));
@@ -353,27 +355,7 @@ FailureOr<isl::PwAff> AffineBuilder::cexpr(const CExpr &e, Location loc) {
     FailureOr<isl::PwAff> b = succeeded(a) ? cexpr(*e.operands[1], loc) : a;
     if (failed(b))
       return failure();
-    isl_set *s = nullptr;
-    switch (e.kind) {
-    case K::Lt:
-      s = isl_pw_aff_lt_set(a->take(), b->take());
-      break;
-    case K::Le:
-      s = isl_pw_aff_le_set(a->take(), b->take());
-      break;
-    case K::Gt:
-      s = isl_pw_aff_gt_set(a->take(), b->take());
-      break;
-    case K::Ge:
-      s = isl_pw_aff_ge_set(a->take(), b->take());
-      break;
-    case K::Eq:
-      s = isl_pw_aff_eq_set(a->take(), b->take());
-      break;
-    default:
-      s = isl_pw_aff_ne_set(a->take(), b->take());
-      break;
-    }
+    isl_set *s = compareSet(e.kind, a->take(), b->take());
     return wrap(isl_set_indicator_function(s));
   }
   default:

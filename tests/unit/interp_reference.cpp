@@ -5,6 +5,7 @@
 #include "frontend/Frontend.h"
 #include "interp/Element.h"
 #include "interp/Interpreter.h"
+#include "InterpTestUtil.h"
 #include "ir/Dialect.h"
 
 #include "llvm/Support/MemoryBuffer.h"
@@ -15,6 +16,7 @@
 #include <random>
 
 using namespace kcc::interp;
+using namespace kcc::interp::test;
 
 namespace {
 struct Kernels {
@@ -64,17 +66,6 @@ std::vector<double> randomValues(int64_t n, double lo, double hi, unsigned seed,
   return v;
 }
 
-KernelArg ptr(unsigned buffer) {
-  KernelArg a;
-  a.isPointer = true;
-  a.buffer = buffer;
-  return a;
-}
-KernelArg i32(int64_t v) {
-  KernelArg a;
-  a.intValue = v;
-  return a;
-}
 KernelArg f32(double v) {
   KernelArg a;
   a.floatValue = v;

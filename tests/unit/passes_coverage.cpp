@@ -5,6 +5,7 @@
 #include "frontend/Frontend.h"
 #include "interp/Element.h"
 #include "interp/Interpreter.h"
+#include "InterpTestUtil.h"
 #include "ir/CExpr.h"
 #include "ir/Dialect.h"
 #include "passes/Passes.h"
@@ -18,6 +19,7 @@
 #include <map>
 
 using namespace kcc::interp;
+using namespace kcc::interp::test;
 
 namespace {
 
@@ -116,17 +118,6 @@ Buffer filled(const char *name, int64_t n, double v) {
   return b;
 }
 
-KernelArg pointer(unsigned buffer) {
-  KernelArg a;
-  a.isPointer = true;
-  a.buffer = buffer;
-  return a;
-}
-KernelArg integer(int64_t v) {
-  KernelArg a;
-  a.intValue = v;
-  return a;
-}
 
 /// Runs `f`; true if every element of buffers[0] changed from the sentinel.
 bool runCovers(mlir::func::FuncOp f, const std::vector<KernelArg> &args,
@@ -155,9 +146,9 @@ void checkTwoTensors(Proven &p, llvm::StringRef name, const char *d,
         for (int64_t s1 = 0; s1 <= 5; ++s1) {
           std::vector<Buffer> bufs = {filled("dst", d0 * d1, -7.0),
                                       filled("src", s0 * s1, 3.0)};
-          std::vector<KernelArg> args = {pointer(0),  integer(d0), integer(d1),
-                                         integer(d1), pointer(1),  integer(s0),
-                                         integer(s1), integer(s1)};
+          std::vector<KernelArg> args = {ptr(0),  i32(d0), i32(d1),
+                                         i32(d1), ptr(1),  i32(s0),
+                                         i32(s1), i32(s1)};
           std::string dn(d), sn(s);
           bool guard = guardHolds(f, {{dn + "_dim0", d0},
                                       {dn + "_dim1", d1},
@@ -184,10 +175,10 @@ void checkOneTensor(Proven &p, llvm::StringRef name, const char *param,
   for (int64_t n = 0; n <= 21; ++n)
     for (int64_t m = param ? -1 : 0; m <= (param ? 21 : 0); ++m) {
       std::vector<Buffer> bufs = {filled("out", n, -7.0)};
-      std::vector<KernelArg> args = {pointer(0), integer(n)};
+      std::vector<KernelArg> args = {ptr(0), i32(n)};
       std::map<std::string, int64_t> values = {{"out_dim0", n}};
       if (param) {
-        args.push_back(integer(m));
+        args.push_back(i32(m));
         values[param] = m;
       }
       bool guard = guardHolds(f, values);
