@@ -2,10 +2,10 @@
 // on bundled kernels: vector_add, softmax (one-read and streaming paths) and
 // layernorm (both paths), f32 and f16, ragged sizes. This tests the
 // interpreter itself, not just its agreement with itself.
+#include "InterpTestUtil.h"
 #include "frontend/Frontend.h"
 #include "interp/Element.h"
 #include "interp/Interpreter.h"
-#include "InterpTestUtil.h"
 #include "ir/Dialect.h"
 
 #include "llvm/Support/MemoryBuffer.h"

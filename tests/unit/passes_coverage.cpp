@@ -2,10 +2,10 @@
 // combination of small sizes, the launch guard the proof computes (or its
 // absence: covered for all sizes) must say exactly whether running the
 // kernel on the reference interpreter writes every element of the tensor.
+#include "InterpTestUtil.h"
 #include "frontend/Frontend.h"
 #include "interp/Element.h"
 #include "interp/Interpreter.h"
-#include "InterpTestUtil.h"
 #include "ir/CExpr.h"
 #include "ir/Dialect.h"
 #include "passes/Passes.h"
@@ -118,7 +118,6 @@ Buffer filled(const char *name, int64_t n, double v) {
   return b;
 }
 
-
 /// Runs `f`; true if every element of buffers[0] changed from the sentinel.
 bool runCovers(mlir::func::FuncOp f, const std::vector<KernelArg> &args,
                std::vector<Buffer> &buffers) {
@@ -146,9 +145,8 @@ void checkTwoTensors(Proven &p, llvm::StringRef name, const char *d,
         for (int64_t s1 = 0; s1 <= 5; ++s1) {
           std::vector<Buffer> bufs = {filled("dst", d0 * d1, -7.0),
                                       filled("src", s0 * s1, 3.0)};
-          std::vector<KernelArg> args = {ptr(0),  i32(d0), i32(d1),
-                                         i32(d1), ptr(1),  i32(s0),
-                                         i32(s1), i32(s1)};
+          std::vector<KernelArg> args = {ptr(0), i32(d0), i32(d1), i32(d1),
+                                         ptr(1), i32(s0), i32(s1), i32(s1)};
           std::string dn(d), sn(s);
           bool guard = guardHolds(f, {{dn + "_dim0", d0},
                                       {dn + "_dim1", d1},
