@@ -27,9 +27,10 @@
 // remainder by constants, min/max and select. Anything else (a coordinate
 // loaded from memory, a product of two sizes, a loop-carried value) makes
 // the coverage of that tensor unprovable: an error at the store naming the
-// value, or with `unproven=warning` a warning and no guard. The integers
-// are mathematical: i32 wrap-around in coordinate arithmetic is not
-// modelled.
+// value, or with `unproven=warning` a warning and no guard. Box origins
+// (tile x coordinate) are computed in i32 by the code: sizes where one
+// would wrap are not proven (they leave the guard). The coordinate
+// expressions themselves are modelled as mathematical integers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -630,8 +631,9 @@ public:
 
   /// The elements of `tensor` each program writes: the set
   /// [p0, p1, p2, e...] (clipped to the tensor), or why it is unknown.
+  /// Adds to `wrapSizes` the sizes where a box origin leaves i32.
   FailureOr<isl::Set> writes(ArrayRef<kcc::StoreTileOp> stores,
-                             Unprovable &why);
+                             isl::Set &wrapSizes, Unprovable &why);
 
   /// 0 <= e_k < dims_k in [e...].
   isl::Set tensorDomain(kcc::StoreTileOp store);
@@ -721,7 +723,7 @@ bool KernelProof::init(std::optional<Unprovable> &gridFailure) {
 }
 
 FailureOr<isl::Set> KernelProof::writes(ArrayRef<kcc::StoreTileOp> stores,
-                                        Unprovable &why) {
+                                        isl::Set &wrapSizes, Unprovable &why) {
   isl::Set all;
   for (kcc::StoreTileOp store : stores) {
     auto tile = cast<RankedTensorType>(store.getValue().getType());
@@ -798,6 +800,10 @@ FailureOr<isl::Set> KernelProof::writes(ArrayRef<kcc::StoreTileOp> stores,
       bool inThen = branch.getThenRegion().isAncestor(store->getParentRegion());
       meet(inThen ? c->take() : isl_set_complement(c->take()));
     }
+    // The executions (before any element is chosen) whose box origin,
+    // tile * coordinate in i32, would wrap: there the code computes other
+    // indices than this model, so those sizes are not proven.
+    isl::Set instances = s;
     for (unsigned k = 0; k < rank; ++k) {
       FailureOr<isl::PwAff> c = b.value(store.getCoords()[k]);
       FailureOr<isl::PwAff> dim =
@@ -808,6 +814,14 @@ FailureOr<isl::Set> KernelProof::writes(ArrayRef<kcc::StoreTileOp> stores,
       isl::PwAff e = b.var(isl_dim_set, 3 + loops + k);
       isl::PwAff origin(
           isl_pw_aff_scale_val(c->take(), isl_val_int_from_si(ctx, box)));
+      isl::Set wraps(isl_set_intersect(
+          instances.copy(),
+          isl_set_union(isl_pw_aff_gt_set(origin.copy(),
+                                          b.constant(INT32_MAX).take()),
+                        isl_pw_aff_lt_set(origin.copy(),
+                                          b.constant(INT32_MIN).take()))));
+      wrapSizes = isl::Set(
+          isl_set_union(wrapSizes.take(), isl_set_params(wraps.take())));
       meet(isl_pw_aff_ge_set(e.copy(), origin.copy()));
       meet(isl_pw_aff_lt_set(
           e.copy(), isl_pw_aff_add(origin.take(), b.constant(box).take())));
@@ -938,7 +952,8 @@ LogicalResult ProveTileCoverage::proveKernel(func::FuncOp f) {
       unprovable(*gridFailure);
       continue;
     }
-    FailureOr<isl::Set> written = kp.writes(stores, why);
+    isl::Set wrapSizes(isl_set_empty(kp.paramSpace.copy()));
+    FailureOr<isl::Set> written = kp.writes(stores, wrapSizes, why);
     if (failed(written)) {
       unprovable(why);
       continue;
@@ -954,13 +969,15 @@ LogicalResult ProveTileCoverage::proveKernel(func::FuncOp f) {
     isl::Map twoPrograms(isl_map_intersect_params(
         isl_map_subtract(shared.take(), isl_map_identity(isl_space_map_from_set(
                                             kp.setSpace(3).take()))),
-        kp.context.copy()));
+        isl_set_subtract(kp.context.copy(), wrapSizes.copy())));
     // Uncovered elements.
     isl::Set uncovered(isl_set_intersect_params(
         isl_set_subtract(domain.copy(), isl_set_project_out(written->copy(),
                                                             isl_dim_set, 0, 3)),
         kp.context.copy()));
-    isl::Set badSizes(isl_set_params(uncovered.copy()));
+    isl::Set badSizes(isl_set_intersect(
+        isl_set_union(isl_set_params(uncovered.copy()), wrapSizes.copy()),
+        kp.context.copy()));
     isl::Set goodSizes(isl_set_subtract(kp.context.copy(), badSizes.copy()));
     isl::Set nonEmpty(isl_set_params(domain.copy()));
     isl::Set coveredNonEmpty(
@@ -990,6 +1007,16 @@ LogicalResult ProveTileCoverage::proveKernel(func::FuncOp f) {
                                 : " when " + kp.paramValues(pairs, pt))
                         << "; the result would depend on which runs last. "
                            "Give each program its own tiles";
+      ok = false;
+      continue;
+    }
+    if (isl_set_is_empty(coveredNonEmpty.get()) == isl_bool_true &&
+        isl_set_is_empty(uncovered.get()) == isl_bool_true) {
+      first.emitError() << "the box origins (tile size x coordinate) of "
+                           "tensor '"
+                        << name
+                        << "' overflow i32 for every size that has elements; "
+                           "check the tile coordinates";
       ok = false;
       continue;
     }
