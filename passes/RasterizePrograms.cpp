@@ -19,8 +19,9 @@
 // num_programs(2) stay: the launch has one program along z, as before.
 // kcc.grid becomes ["((gx) < 0 || (gy) < 0 ? -1 : (gx) * (gy))", "1", "1"]
 // (a negative extent stays an error at launch) from the original C
-// expressions, so the stubs, the manifest, the simulator and the
-// interpreter launch the flat grid. The marker is erased; kcc.raster_group
+// expressions, so the stubs, the manifest and the simulator launch the
+// flat grid (kcc-difftest's interpreter leg, the reference, runs the
+// kernel as written, over its 2-D grid). The marker is erased; kcc.raster_group
 // is kept on the function as a record that the flat launch is grouped (it
 // no longer drives anything). A function without a marker is untouched, so
 // running the pass twice changes nothing.
