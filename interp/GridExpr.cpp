@@ -1,7 +1,13 @@
-//===- GridExpr.cpp - evaluate kcc.grid expressions -----------------------===//
-#include "interp/GridExpr.h"
+//===- GridExpr.cpp - a launch's grid and coverage guards -----------------===//
+//
+// evaluateGrid and checkCoverageGuards (interp/Interpreter.h): the C
+// expressions of kcc.grid and kcc.coverage, evaluated by ir/CExpr.h as the
+// launch stubs evaluate them.
+//
+//===----------------------------------------------------------------------===//
 #include "interp/Interpreter.h"
 
+#include "ir/CExpr.h"
 #include "ir/Dialect.h"
 
 using namespace kcc::interp;

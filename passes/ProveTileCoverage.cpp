@@ -368,6 +368,24 @@ FailureOr<isl::PwAff> AffineBuilder::cexpr(const CExpr &e, Location loc) {
 // Guards as C
 //===----------------------------------------------------------------------===//
 
+/// The C operator of an isl AST comparison, or null.
+const char *comparison(isl_ast_expr_op_type type) {
+  switch (type) {
+  case isl_ast_expr_op_eq:
+    return "==";
+  case isl_ast_expr_op_le:
+    return "<=";
+  case isl_ast_expr_op_lt:
+    return "<";
+  case isl_ast_expr_op_ge:
+    return ">=";
+  case isl_ast_expr_op_gt:
+    return ">";
+  default:
+    return nullptr;
+  }
+}
+
 /// Prints an isl AST expression as C, in the subset ir/CExpr.h evaluates
 /// (C's truncating division made flooring where isl floors). Returns false
 /// on an operation kcc does not print.
@@ -444,17 +462,9 @@ bool printAst(isl_ast_expr *e, std::string &out) {
   case isl_ast_expr_op_select:
     out += "(" + args[0] + " ? " + args[1] + " : " + args[2] + ")";
     return true;
-  case isl_ast_expr_op_eq:
-    return infix("==");
-  case isl_ast_expr_op_le:
-    return infix("<=");
-  case isl_ast_expr_op_lt:
-    return infix("<");
-  case isl_ast_expr_op_ge:
-    return infix(">=");
-  case isl_ast_expr_op_gt:
-    return infix(">");
   default:
+    if (const char *op = comparison(isl_ast_expr_op_get_type(e)))
+      return infix(op);
     return false;
   }
 }
@@ -581,17 +591,9 @@ std::optional<Sum> humanAst(isl_ast_expr *e) {
     return Sum{{"(" + sumText(args[0]) + " ? " + sumText(args[1]) + " : " +
                     sumText(args[2]) + ")",
                 false}};
-  case isl_ast_expr_op_eq:
-    return compare("==");
-  case isl_ast_expr_op_le:
-    return compare("<=");
-  case isl_ast_expr_op_lt:
-    return compare("<");
-  case isl_ast_expr_op_ge:
-    return compare(">=");
-  case isl_ast_expr_op_gt:
-    return compare(">");
   default:
+    if (const char *op = comparison(isl_ast_expr_op_get_type(e)))
+      return compare(op);
     return std::nullopt;
   }
 }
@@ -920,7 +922,11 @@ LogicalResult ProveTileCoverage::proveKernel(func::FuncOp f) {
                            : "?";
     SmallVector<NamedAttribute> entry{
         attrs.getNamedAttr("tensor", attrs.getStringAttr(name))};
-    auto unprovable = [&](const Unprovable &u) {
+    auto unprovable = [&](Unprovable u) {
+      // A failed isl operation (the budget ran out) shows up as a null
+      // result wherever it happened; say so instead of what it looked like.
+      if (ctx.failed())
+        u = {first.getLoc(), "the proof ran out of its operation budget"};
       InFlightDiagnostic d =
           (asError ? first.emitError() : first.emitWarning())
           << "cannot prove that the stores cover tensor '" << name

@@ -26,7 +26,7 @@
 #include "backends/nvidia/Pipeline.h"
 #include "frontend/Frontend.h"
 #include "interp/Element.h"
-#include "interp/GridExpr.h"
+#include "ir/CExpr.h"
 #include "interp/Interpreter.h"
 #include "ir/Dialect.h"
 #include "passes/Passes.h"
@@ -408,7 +408,7 @@ private:
         for (const SizeSpec &s : b->shape) {
           int64_t n;
           std::string err;
-          if (!interp::evaluateCExpr(s.expr, lookup, n, err))
+          if (!kcc::evaluateCExpr(s.expr, lookup, n, err))
             return caseErrorB(s.loc, "size '" + s.expr + "': " + err + where);
           if (n <= 0 || n > (int64_t(1) << 32))
             return caseErrorB(s.loc, "size '" + s.expr + "' is " + Twine(n) +

@@ -21,7 +21,7 @@
 #include "backends/nvidia/Pipeline.h"
 #include "frontend/Frontend.h"
 #include "interp/Element.h"
-#include "interp/GridExpr.h"
+#include "ir/CExpr.h"
 #include "passes/Passes.h"
 
 #include "mlir/IR/AsmState.h"
@@ -488,7 +488,7 @@ int main(int argc, char **argv) {
           return std::nullopt;
         return it->second;
       };
-      if (!interp::evaluateCExpr(cast<mlir::StringAttr>(g[d]).getValue().str(),
+      if (!kcc::evaluateCExpr(cast<mlir::StringAttr>(g[d]).getValue().str(),
                                  lookup, v, e))
         return fail("kcc.grid: " + e);
       if (v < 0 || v > (int64_t(1) << 31))
