@@ -26,8 +26,8 @@
 #include "backends/nvidia/Pipeline.h"
 #include "frontend/Frontend.h"
 #include "interp/Element.h"
-#include "ir/CExpr.h"
 #include "interp/Interpreter.h"
+#include "ir/CExpr.h"
 #include "ir/Dialect.h"
 #include "passes/Passes.h"
 

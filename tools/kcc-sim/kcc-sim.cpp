@@ -489,7 +489,7 @@ int main(int argc, char **argv) {
         return it->second;
       };
       if (!kcc::evaluateCExpr(cast<mlir::StringAttr>(g[d]).getValue().str(),
-                                 lookup, v, e))
+                              lookup, v, e))
         return fail("kcc.grid: " + e);
       if (v < 0 || v > (int64_t(1) << 31))
         return fail(
