@@ -9,13 +9,15 @@ cd "$(dirname "$0")/.."
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 # libclang-rt-22-dev: the sanitizer and libFuzzer runtimes of
-# scripts/ci-sanitizers.sh (only recommended by clang-22).
-if ! dpkg -s llvm-22-dev libmlir-22-dev mlir-22-tools clang-22 lld-22 llvm-22-tools \
+# scripts/ci-sanitizers.sh (only recommended by clang-22). clang-tools-22:
+# clang-offload-bundler, which packs the AMD HSACOs (the 22.1.8 clang-22
+# package does not ship it).
+if ! dpkg -s llvm-22-dev libmlir-22-dev mlir-22-tools clang-22 clang-tools-22 lld-22 llvm-22-tools \
       libisl-dev libtomlplusplus-dev doctest-dev ninja-build cmake make dpkg-dev \
       libamdhip64-dev libclang-rt-22-dev >/dev/null 2>&1; then
   $SUDO apt-get update
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends \
-    llvm-22-dev libmlir-22-dev mlir-22-tools clang-22 lld-22 llvm-22-tools \
+    llvm-22-dev libmlir-22-dev mlir-22-tools clang-22 clang-tools-22 lld-22 llvm-22-tools \
     libisl-dev libtomlplusplus-dev doctest-dev ninja-build cmake python3 \
     make dpkg-dev libamdhip64-dev libclang-rt-22-dev
 fi
