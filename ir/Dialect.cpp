@@ -254,8 +254,15 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                                     "warpgroups)";
   }
   if (name == kTileAccessAttr || name == kTmaRefusedAttr ||
-      name == kWarpSpecializeRefusedAttr)
+      name == kWarpSpecializeRefusedAttr || name == kMmaRefusedAttr)
     return success(isa<StringAttr>(attr.getValue()));
+  if (name == kMmaAttr) {
+    auto s = dyn_cast<StringAttr>(attr.getValue());
+    if (s && isa<DotOp>(op) && s.getValue() == "mma.sync.m16n8k16")
+      return success();
+    return op->emitError() << kMmaAttr
+                           << " must be \"mma.sync.m16n8k16\" on a kcc.dot";
+  }
   if (name == kSmemOffsetAttr || name == kDynamicSmemBytesAttr)
     return success(isa<IntegerAttr>(attr.getValue()));
   if (name == kSmemPaddingAttr) {
@@ -402,6 +409,22 @@ LogicalResult DotOp::verify() {
       b.getDimSize(1) != c.getDimSize(1))
     return emitOpError("shapes do not form a matrix product: ")
            << a << " * " << b << " + " << c;
+  // A dot whose accumulator has the MMA register layout runs as mma.sync
+  // m16n8k16 (passes/MaterializeWarpMma.cpp checked these).
+  if (isa_and_nonnull<WgmmaAccLayoutAttr>(c.getEncoding())) {
+    Type e = a.getElementType();
+    if ((!e.isF16() && !e.isBF16()) || b.getElementType() != e ||
+        !c.getElementType().isF32())
+      return emitOpError("an accumulator in the #kcc.wgmma_acc layout needs "
+                         "f16 or bf16 operands of one type and an f32 "
+                         "accumulator");
+    if (c != getResult().getType())
+      return emitOpError("result type must match the accumulator");
+    if (a.getDimSize(0) % 64 != 0 || b.getDimSize(1) % 16 != 0 ||
+        a.getDimSize(1) % 16 != 0)
+      return emitOpError("an mma.sync dot needs M a multiple of 64, N and K "
+                         "multiples of 16");
+  }
   return success();
 }
 

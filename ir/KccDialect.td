@@ -90,6 +90,11 @@ def Kcc_Dialect : Dialect {
     // one iteration after their use, so its warpgroup_mma may leave one
     // group in flight (passes/PipelineTmaLoads.cpp).
     static constexpr ::llvm::StringLiteral kMmaOverlapAttr = "kcc.mma_overlap";
+    // On a kcc.dot: the tensor-core instruction it is lowered to
+    // ("mma.sync.m16n8k16", passes/MaterializeWarpMma.cpp), or why it stays
+    // on the CUDA cores (kcc.mma_refused); both shown by --report.
+    static constexpr ::llvm::StringLiteral kMmaAttr = "kcc.mma";
+    static constexpr ::llvm::StringLiteral kMmaRefusedAttr = "kcc.mma_refused";
     // On a kernel: warps beyond kcc.num_warps that run the producer role of
     // its kcc.warp_specialize (threads per block = (num_warps +
     // producer_warps) x warp size; kcc::blockWarps).

@@ -38,6 +38,7 @@ void kcc::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
   pm.addPass(createKccExpandTileAccesses(expand));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  pm.addPass(createMaterializeWarpMma(target));
   KccAssignLayoutsOptions options;
   options.warpSize = target.warpSize;
   options.maxVectorBytes = target.maxVectorBytes;

@@ -21,6 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/AccumulatorWeb.h"
 #include "passes/MmaOperands.h"
 #include "passes/Passes.h"
 
@@ -66,51 +67,6 @@ struct MaterializeWarpgroupMma
   LogicalResult runOnKernel(func::FuncOp func);
 };
 
-/// The values that must carry the accumulator layout with `seeds`: through
-/// scf.for init/iter_arg/yield/result links.
-llvm::SetVector<Value> accumulatorWeb(ArrayRef<Value> seeds) {
-  llvm::SetVector<Value> web;
-  SmallVector<Value> work(seeds);
-  auto add = [&](Value v) {
-    if (web.insert(v))
-      work.push_back(v);
-  };
-  while (!work.empty()) {
-    Value v = work.pop_back_val();
-    web.insert(v);
-    // v is a loop's iter_arg or result: the other three links.
-    scf::ForOp loop;
-    unsigned idx = 0;
-    if (auto arg = dyn_cast<BlockArgument>(v)) {
-      loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
-      if (loop && arg.getArgNumber() > 0)
-        idx = arg.getArgNumber() - 1;
-      else
-        loop = nullptr;
-    } else if (auto res = dyn_cast<OpResult>(v)) {
-      if ((loop = dyn_cast<scf::ForOp>(res.getOwner())))
-        idx = res.getResultNumber();
-    }
-    if (loop) {
-      add(loop.getRegionIterArgs()[idx]);
-      add(loop.getResult(idx));
-      add(loop.getInitArgs()[idx]);
-      add(loop.getBody()->getTerminator()->getOperand(idx));
-    }
-    // v is yielded by a loop or initializes one.
-    for (OpOperand &use : v.getUses()) {
-      Operation *user = use.getOwner();
-      if (isa<scf::YieldOp>(user))
-        if (auto loop = dyn_cast<scf::ForOp>(user->getParentOp()))
-          add(loop.getResult(use.getOperandNumber()));
-      if (auto loop = dyn_cast<scf::ForOp>(user))
-        if (use.getOperandNumber() >= 3)
-          add(loop.getResult(use.getOperandNumber() - 3));
-    }
-  }
-  return web;
-}
-
 /// The epilogue of a GEMM: a tile that leaves the accumulator layout to be
 /// staged for a TMA store goes into the stage straight from the accumulator
 /// registers; its other readers (the masked-store fallback beside the TMA
@@ -145,52 +101,6 @@ void stageEpilogue(kcc::ConvertLayoutOp cvt) {
   }
   cvt.erase();
 }
-
-/// `x` (a splat, a splat constant or a row/column broadcast) rebuilt with
-/// type `t` at `b`: such values can be made in any layout.
-Value rebuildInLayout(OpBuilder &b, Value x, Type t) {
-  Operation *def = x.getDefiningOp();
-  if (auto splat = dyn_cast<kcc::SplatOp>(def))
-    return kcc::SplatOp::create(b, def->getLoc(), t, splat.getOperand());
-  if (auto bc = dyn_cast<kcc::BroadcastOp>(def))
-    return kcc::BroadcastOp::create(b, def->getLoc(), t, bc.getSrc());
-  auto dense = cast<DenseElementsAttr>(cast<arith::ConstantOp>(def).getValue());
-  return arith::ConstantOp::create(
-      b, def->getLoc(), t,
-      DenseElementsAttr::get(cast<ShapedType>(t),
-                             dense.getSplatValue<Attribute>()));
-}
-
-/// Runs the elementwise epilogue `chain` (kcc::epilogueChain) that starts at
-/// accumulator `acc` in the accumulator layout (`accType` of a plain type):
-/// its splats and broadcasts are rebuilt in that layout, and the tile leaves
-/// it through one convert_layout after the last op.
-void retypeEpilogueChain(Value acc, ArrayRef<Operation *> chain,
-                         function_ref<Type(Type)> accType) {
-  llvm::SmallPtrSet<Value, 8> inChain = {acc};
-  Type plainEnd;
-  for (Operation *op : chain) {
-    OpBuilder b(op);
-    for (OpOperand &operand : op->getOpOperands()) {
-      Value x = operand.get();
-      if (inChain.contains(x))
-        continue;
-      operand.set(rebuildInLayout(b, x, accType(x.getType())));
-      if (Operation *def = x.getDefiningOp(); def->use_empty())
-        def->erase();
-    }
-    Value r = op->getResult(0);
-    plainEnd = r.getType();
-    r.setType(accType(plainEnd));
-    inChain.insert(r);
-  }
-  Operation *last = chain.back();
-  Value end = last->getResult(0);
-  OpBuilder b(last->getBlock(), std::next(last->getIterator()));
-  auto cvt = kcc::ConvertLayoutOp::create(b, last->getLoc(), plainEnd, end);
-  end.replaceAllUsesExcept(cvt.getResult(), cvt);
-}
-
 LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
   MLIRContext *ctx = func.getContext();
   struct Site {
@@ -235,10 +145,6 @@ LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
   func->setAttr(kcc::KccDialect::kNumWarpsAttr,
                 IntegerAttr::get(IntegerType::get(ctx, 32), warps));
   auto layout = kcc::WgmmaAccLayoutAttr::get(ctx, warpgroups);
-  auto accType = [&](Type t) {
-    auto tt = cast<RankedTensorType>(t);
-    return RankedTensorType::get(tt.getShape(), tt.getElementType(), layout);
-  };
 
   // Rewrite the dots (their results keep the plain type until the web is
   // retyped below).
@@ -271,74 +177,14 @@ LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
     seeds.append({mma.getResult(), mma.getAcc()});
   }
 
-  llvm::SetVector<Value> web = accumulatorWeb(seeds);
+  auto isWgmma = [](Operation *op) { return isa<kcc::WarpgroupMmaOp>(op); };
+  FailureOr<llvm::SetVector<Value>> retyped = kcc::retypeAccumulatorWeb(
+      func, seeds, layout,
+      [&](OpOperand &use) { return isWgmma(use.getOwner()); }, isWgmma);
+  if (failed(retyped))
+    return failure();
+  llvm::SetVector<Value> &web = *retyped;
   auto inWeb = [&](Value v) { return web.contains(v); };
-  for (Value v : web) {
-    if (!isa<RankedTensorType>(v.getType()))
-      return func.emitError("kcc: internal error: a non-tile joined a wgmma "
-                            "accumulator");
-    Type plain = v.getType();
-    Type acc = accType(plain);
-    // Producers that cannot make the layout themselves hand over through a
-    // convert_layout (splats are rebuilt in it).
-    Operation *def = v.getDefiningOp();
-    bool native = !def || isa<kcc::WarpgroupMmaOp, scf::ForOp>(def);
-    if (def && isa<kcc::SplatOp>(def)) {
-      OpBuilder b(def);
-      Value splat = rebuildInLayout(b, v, acc);
-      // Users outside the web keep the original splat.
-      v.replaceUsesWithIf(splat, [&](OpOperand &use) {
-        return isa<kcc::WarpgroupMmaOp, scf::ForOp, scf::YieldOp>(
-            use.getOwner());
-      });
-      continue;
-    }
-    if (def && !native) {
-      OpBuilder b(def->getBlock(), std::next(def->getIterator()));
-      auto cvt = kcc::ConvertLayoutOp::create(b, def->getLoc(), acc, v);
-      v.replaceUsesWithIf(cvt.getResult(), [&](OpOperand &use) {
-        return use.getOwner() != cvt &&
-               isa<kcc::WarpgroupMmaOp, scf::ForOp, scf::YieldOp>(
-                   use.getOwner());
-      });
-      continue;
-    }
-    // Users outside the web read a converted copy.
-    v.setType(acc);
-    SmallVector<OpOperand *> outside;
-    for (OpOperand &use : v.getUses()) {
-      Operation *user = use.getOwner();
-      bool linked = isa<kcc::WarpgroupMmaOp>(user) ||
-                    (isa<scf::YieldOp>(user) &&
-                     isa<scf::ForOp>(user->getParentOp()) &&
-                     inWeb(user->getParentOp()->getResult(
-                         use.getOperandNumber()))) ||
-                    (isa<scf::ForOp>(user) && use.getOperandNumber() >= 3);
-      if (!linked)
-        outside.push_back(&use);
-    }
-    // The elementwise epilogue (bias, activation, the cast to a 16-bit
-    // output: kcc::epilogueChain) runs in the accumulator layout, so the
-    // relayout (or the direct store into the TMA stage) comes at its end;
-    // its splats and row/column broadcasts are rebuilt in that layout.
-    if (outside.size() == 1) {
-      SmallVector<Operation *> chain = kcc::epilogueChain(*outside.front());
-      if (!chain.empty()) {
-        retypeEpilogueChain(v, chain, accType);
-        continue;
-      }
-    }
-    if (!outside.empty()) {
-      OpBuilder b(ctx);
-      if (auto arg = dyn_cast<BlockArgument>(v))
-        b.setInsertionPointToStart(arg.getOwner());
-      else
-        b.setInsertionPointAfter(v.getDefiningOp());
-      auto cvt = kcc::ConvertLayoutOp::create(b, v.getLoc(), plain, v);
-      for (OpOperand *use : outside)
-        use->set(cvt.getResult());
-    }
-  }
 
   // The wait behind each overlapped loop: the loop's accumulators pass
   // through it, so every reader comes after the retirement. The loop and its

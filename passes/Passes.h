@@ -44,6 +44,10 @@ std::unique_ptr<mlir::Pass> createPipelineTmaLoads(const TargetModel &target,
                                                    unsigned stages = 3,
                                                    bool warpSpecialize = true);
 void registerPipelineTmaLoadsPass();
+/// Puts the f16/bf16 dots of a target whose tensor-core instruction is
+/// mma.sync on the tensor cores (MaterializeWarpMma.cpp); a no-op elsewhere.
+std::unique_ptr<mlir::Pass> createMaterializeWarpMma(const TargetModel &target);
+void registerMaterializeWarpMmaPass();
 /// Registers both for kcc-opt (with built-in target models by name).
 void registerTensorMapPasses();
 void registerMaterializeTmaCopiesPass();

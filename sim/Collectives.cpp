@@ -94,6 +94,19 @@ bool Machine::tryCollective(unsigned warp, bool &fired) {
       if (threads[i].state == TS::Collective && threads[i].pc == pc)
         present |= 1ull << (i - first);
     auto lane = [&](unsigned l) -> Thread & { return threads[first + l]; };
+    if (in.opc == Opc::LdMatrix || in.opc == Opc::MmaSync) {
+      // Whole-warp matrix ops write their own (several) result slots.
+      if (!warpMatrixOp(first, last, present, in))
+        return false;
+      for (unsigned l = 0; l < opts.warpSize; ++l)
+        if (present >> l & 1) {
+          ++lane(l).pc;
+          makeReady(lane(l));
+        }
+      ++result.stats.collectives;
+      fired = true;
+      continue;
+    }
     auto reg = [&](unsigned l, uint32_t slot) -> uint64_t & {
       return lane(l).regs[slot];
     };

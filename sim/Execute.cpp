@@ -595,6 +595,8 @@ bool Machine::execute(Thread &t, unsigned budget) {
     case Opc::ReadLane:
     case Opc::ReadFirstLane:
     case Opc::Dpp:
+    case Opc::LdMatrix:
+    case Opc::MmaSync:
       // Needs the other lanes: wait until the warp's lanes are all here.
       t.state = TS::Collective;
       return true;

@@ -8,6 +8,7 @@
 //   Memory.cpp       the address map, bounds and alignment checks
 //   Races.cpp        happens-before tracking of shared memory
 //   Collectives.cpp  shfl / ds_bpermute / ds_swizzle / DPP / readlane
+//   WarpMma.cpp      ldmatrix and mma.sync (warp-wide matrix fragments)
 //   Async.cpp        mbarriers, TMA copies, bulk groups
 //   Banks.cpp        bank-conflict accounting with targets/BankConflicts.h
 //   Wgmma.cpp        warpgroup MMA (wgmma.mma_async, commit / wait groups)
@@ -231,6 +232,10 @@ public:
   // Collectives.cpp: fires the warp's cross-lane op if every live lane is
   // blocked. False on a fault.
   bool tryCollective(unsigned warp, bool &fired);
+  // WarpMma.cpp: ldmatrix / mma.sync for the lanes first..last-1 of a warp,
+  // all present at `in`. False on a fault.
+  bool warpMatrixOp(unsigned first, unsigned last, uint64_t present,
+                    const Inst &in);
 
   // Async.cpp
   std::map<uint64_t, MBarrier> mbarriers; // by shared offset

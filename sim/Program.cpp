@@ -465,6 +465,66 @@ private:
     return true;
   }
 
+  /// nvvm.ldmatrix of 8x8 b16 matrices: the result is one i32 per matrix
+  /// (a struct of them for x2 / x4), one slot each.
+  bool decodeLdMatrix(NVVM::LdMatrixOp ld) {
+    if (ld.getShape().getM() != 8 || ld.getShape().getN() != 8 ||
+        ld.getEltType() != NVVM::LdStMatrixEltType::B16)
+      return fail(ld, "the simulator implements ldmatrix of 8x8 b16 "
+                      "matrices only");
+    unsigned num = ld.getNum();
+    Value res = ld.getRes();
+    slots[res] = nextSlot;
+    nextSlot += num;
+    Inst &in = emit(Opc::LdMatrix, ld);
+    in.res = slots[res];
+    in.a = slot(ld.getPtr());
+    in.lanes = num;
+    in.bits = 32;
+    in.addrSpace = 3;
+    in.sub = ld.getLayout() == NVVM::MMALayout::col;
+    return true;
+  }
+
+  /// nvvm.mma.sync m16n8k16 row.col with f16 or bf16 operands and f32
+  /// accumulators: aux = bf16 flag, then (slot, lanes) of the 4 A and 2 B
+  /// registers (vector<2xf16> or packed i32), then the 4 C slots.
+  bool decodeMmaSync(NVVM::MmaOp mma) {
+    auto shape = mma.getShape();
+    auto ptx = mma.getMultiplicandAPtxType();
+    bool f16 = ptx == NVVM::MMATypes::f16, bf16 = ptx == NVVM::MMATypes::bf16;
+    auto res = dyn_cast<LLVM::LLVMStructType>(mma.getRes().getType());
+    if (shape.getM() != 16 || shape.getN() != 8 || shape.getK() != 16 ||
+        !(f16 || bf16) || mma.getMultiplicandBPtxType() != ptx ||
+        mma.getLayoutA() != NVVM::MMALayout::row ||
+        mma.getLayoutB() != NVVM::MMALayout::col ||
+        mma.getOperandA().size() != 4 || mma.getOperandB().size() != 2 ||
+        mma.getOperandC().size() != 4 || !res ||
+        res.getBody().size() != 4 ||
+        llvm::any_of(mma.getOperandC(),
+                     [](Value v) { return !v.getType().isF32(); }))
+      return fail(mma, "the simulator implements mma.sync.aligned.m16n8k16."
+                       "row.col.f32 with f16 or bf16 operands only");
+    Value r = mma.getRes();
+    slots[r] = nextSlot;
+    nextSlot += 4;
+    Inst &in = emit(Opc::MmaSync, mma);
+    in.res = slots[r];
+    in.ek = EK::F32, in.bits = 32, in.lanes = 4;
+    in.aux = p.aux.size();
+    p.aux.push_back(bf16);
+    for (Value v : llvm::concat<Value>(mma.getOperandA(), mma.getOperandB())) {
+      std::optional<TypeInfo> t = typeInfo(v.getType());
+      if (!t || t->lanes * t->bits != 32)
+        return fail(mma, "mma.sync operand registers must be 32 bits");
+      p.aux.push_back(slot(v));
+      p.aux.push_back(t->lanes);
+    }
+    for (Value v : mma.getOperandC())
+      p.aux.push_back(slot(v));
+    return true;
+  }
+
   /// An empty inline asm whose outputs are tied to its inputs ("=f,..,0,..")
   /// keeps registers in place across it (kcc's accumulator fence after
   /// wgmma.wait_group): output j is a copy of input j.
@@ -922,7 +982,8 @@ private:
       auto src = slots.find(ev.getContainer());
       if (!st || src == slots.end() || ev.getPosition().size() != 1)
         return fail(op, "the simulator supports llvm.extractvalue only of "
-                        "the results of wgmma.mma_async and operand fences");
+                        "the results of wgmma.mma_async, ldmatrix, mma.sync "
+                        "and operand fences");
       // Read the source slot before assign(): inserting may grow the map and
       // invalidate the iterator.
       uint32_t srcSlot = src->second + uint32_t(ev.getPosition()[0]);
@@ -1138,6 +1199,10 @@ private:
       in->sub = uint8_t(shfl.getKind());
       return true;
     }
+    if (auto ld = dyn_cast<NVVM::LdMatrixOp>(op))
+      return decodeLdMatrix(ld);
+    if (auto mma = dyn_cast<NVVM::MmaOp>(op))
+      return decodeMmaSync(mma);
     if (name == "rocdl.ds_swizzle")
       return emitResult(Opc::Swizzle, op) != nullptr;
     if (auto dpp = dyn_cast<ROCDL::DPPUpdateOp>(op)) {

@@ -130,6 +130,12 @@ enum class Opc : uint16_t {
   Dpp, // a old, b src; aux: ctrl, rowMask, bankMask, boundCtrl
   MbcntLo,
   MbcntHi,
+  // Warp-wide matrix ops (WarpMma.cpp), collectives of the whole warp.
+  // LdMatrix: a the shared address, res `lanes` i32 slots, sub 1 = .trans.
+  // MmaSync (m16n8k16, f32 accumulator): res 4 f32 slots, aux a MmaSyncAux
+  // record.
+  LdMatrix,
+  MmaSync,
   // mbarriers and bulk async copies (MBarrier.h).
   MBarInit,
   MBarArrive,

@@ -980,7 +980,12 @@ static LogicalResult prepare(ModuleOp module, const TargetOps &ops,
               << bytes << " bytes of shared memory for a ("
               << shape(dot.getA().getType()) << ") and b ("
               << shape(dot.getB().getType())
-              << "), which its CUDA-core lowering stages there: more than "
+              << "), which its "
+              << (isa_and_nonnull<WgmmaAccLayoutAttr>(
+                      dot.getC().getType().getEncoding())
+                      ? "mma.sync"
+                      : "CUDA-core")
+              << " lowering stages there: more than "
                  "the "
               << plan.limit << " bytes one block may use on " << plan.target
               << "; use smaller tiles (e.g. a loop over K)";
@@ -1015,7 +1020,7 @@ static LogicalResult prepare(ModuleOp module, const TargetOps &ops,
               isa_and_nonnull<arith::ArithDialect, math::MathDialect>(
                   op->getDialect());
           if (!elementwise &&
-              !isa<WarpgroupMmaOp, WarpgroupMmaWaitOp, ConvertLayoutOp,
+              !isa<WarpgroupMmaOp, WarpgroupMmaWaitOp, DotOp, ConvertLayoutOp,
                    SmemStoreOp, SplatOp, BroadcastOp, scf::ForOp, scf::IfOp,
                    scf::YieldOp>(op)) {
             op->emitError("kcc: internal error: ")
@@ -1152,6 +1157,7 @@ void ConvertKccToLLVMPass::runOnOperation() {
   patterns.add<ElementwiseLowering>(tc, ctx);
   populateReducePatterns(tc, patterns);
   populateDotPatterns(tc, patterns);
+  populateDotMmaSyncPatterns(tc, patterns);
   populateAsyncPatterns(tc, patterns);
   populateWarpgroupMmaPatterns(tc, patterns);
   ops->addMathPatterns(tc, patterns, target);

@@ -241,12 +241,21 @@ DotScratch kcc::nvidia::dotScratch(DotOp op) {
   unsigned aBytes = storageBytes(aT.getElementType());
   unsigned bBytes = storageBytes(bT.getElementType());
   DotScratch s;
-  // One 4-byte bank word of padding per row (an 8-byte element for f64):
-  // with K a multiple of the banks' sweep, unpadded rows would all start in
-  // the same bank, and the lanes of a warp read several rows at one k.
-  s.aRowStride = k + std::max<int64_t>(1, 4 / aBytes);
+  if (isa_and_nonnull<WgmmaAccLayoutAttr>(op.getC().getType().getEncoding())) {
+    // mma.sync (DotToMmaSync.cpp): ldmatrix reads eight 16-byte rows per
+    // matrix; a 16-byte pad per row puts them in eight different groups of
+    // four banks, and keeps every row 16-byte aligned.
+    s.aRowStride = k + 16 / aBytes;
+    s.bRowStride = n + 16 / bBytes;
+  } else {
+    // One 4-byte bank word of padding per row (an 8-byte element for f64):
+    // with K a multiple of the banks' sweep, unpadded rows would all start
+    // in the same bank, and the lanes of a warp read several rows at one k.
+    s.aRowStride = k + std::max<int64_t>(1, 4 / aBytes);
+    s.bRowStride = n;
+  }
   s.bOffset = llvm::alignTo(m * s.aRowStride * aBytes, 16);
-  s.bytes = s.bOffset + k * n * bBytes;
+  s.bytes = s.bOffset + k * s.bRowStride * bBytes;
   return s;
 }
 

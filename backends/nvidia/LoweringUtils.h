@@ -176,11 +176,13 @@ mlir::Value padIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value flat,
 /// Shared-memory bytes needed by one op (0 if none).
 int64_t smemBytesFor(mlir::Operation *op);
 
-/// Where the FMA lowering of dot (DotToFMA.cpp) stages its operands in the
-/// shared-memory scratch: a row-major with rows of `aRowStride` elements
-/// (K plus padding) from byte 0, b row-major from byte `bOffset`.
+/// Where the lowerings of dot (DotToFMA.cpp, DotToMmaSync.cpp) stage its
+/// operands in the shared-memory scratch: a row-major with rows of
+/// `aRowStride` elements (K plus padding) from byte 0, b row-major with rows
+/// of `bRowStride` elements from byte `bOffset`.
 struct DotScratch {
   int64_t aRowStride = 0;
+  int64_t bRowStride = 0;
   int64_t bOffset = 0;
   int64_t bytes = 0; // in all
 };
@@ -221,6 +223,9 @@ int64_t prepareAsyncBuffers(mlir::func::FuncOp fn, int64_t scratch,
 // Pattern sets living in other files.
 void populateReducePatterns(KccTypeConverter &tc,
                             mlir::RewritePatternSet &patterns);
+/// kcc.dot with an mma.sync accumulator (DotToMmaSync.cpp).
+void populateDotMmaSyncPatterns(KccTypeConverter &tc,
+                                mlir::RewritePatternSet &patterns);
 void populateDotPatterns(KccTypeConverter &tc,
                          mlir::RewritePatternSet &patterns);
 void populateAsyncPatterns(KccTypeConverter &tc,

@@ -123,6 +123,55 @@ void describeBroadcastToAccumulator(std::vector<SharedAccess> &out,
               });
 }
 
+/// dot's mma.sync lowering (DotToMmaSync.cpp): owners store a and b one
+/// layout chunk at a time into rows padded by 16 bytes; each K step loads
+/// fragments with ldmatrix.x4, modelled as one 16-byte access per lane (the
+/// lane's row address; ldmatrix serves a matrix of 8 such rows per
+/// wavefront, like a quarter warp's 16-byte accesses). Every K step and
+/// column block shifts all lanes by the same amount, so the first has the
+/// conflicts of every one.
+void describeMmaDot(std::vector<SharedAccess> &out, DotOp dot) {
+  auto aT = dot.getA().getType(), bT = dot.getB().getType();
+  auto acc = cast<WgmmaAccLayoutAttr>(dot.getC().getType().getEncoding());
+  DotScratch s = dotScratch(dot);
+  unsigned bytes = storageBytes(aT.getElementType());
+  auto stores = [&](const char *what, RankedTensorType t, int64_t base,
+                    int64_t stride) {
+    TileLayout l = TileLayout::get(t);
+    int64_t cols = t.getDimSize(1);
+    unsigned vec = std::min<int64_t>(l.vec, cols);
+    perRegister(out, dot, what, true, bytes * vec, l, l.regs / vec,
+                [&](unsigned th, unsigned i) -> std::optional<int64_t> {
+                  std::optional<int64_t> f = flatOf(l, th, i * vec, true);
+                  if (!f)
+                    return std::nullopt;
+                  return (base + *f / cols * stride + *f % cols) / vec;
+                });
+    for (SharedAccess &a : llvm::make_range(out.end() - l.regs / vec, out.end()))
+      a.reg *= vec;
+  };
+  int64_t bBase = s.bOffset / bytes;
+  stores("operand a store", aT, 0, s.aRowStride);
+  stores("operand b store", bT, bBase, s.bRowStride);
+  TileLayout wl;
+  wl.threads = 128 * acc.getWarpgroups();
+  wl.warp = 32;
+  auto ldmatrix = [&](const char *what, auto addr) {
+    perRegister(out, dot, what, false, 16, wl, 1,
+                [&](unsigned t, unsigned) -> std::optional<int64_t> {
+                  unsigned lane = t % 32;
+                  return (addr(t) + 8 * (lane / 16)) / 8;
+                });
+  };
+  ldmatrix("ldmatrix a", [&](unsigned t) -> int64_t {
+    int64_t row = 64 * (t / 128) + 16 * (t / 32 % 4) + t % 16;
+    return row * s.aRowStride;
+  });
+  ldmatrix("ldmatrix.trans b", [&](unsigned t) -> int64_t {
+    return bBase + int64_t(t % 16) * s.bRowStride;
+  });
+}
+
 /// dot's FMA lowering (DotToFMA.cpp): owners store a (padded rows) and b;
 /// then each k step loads a[i,k] once per distinct row and b[k,j] once per
 /// distinct column of the thread's registers of c. Every k shifts all lanes
@@ -212,6 +261,9 @@ kcc::nvidia::describeSharedAccesses(Operation *op,
       SmallVector<int64_t> ij = indexToMulti(f, dshape);
       return multiToIndex({ij[1], ij[0]}, sshape);
     });
+  } else if (auto dot = dyn_cast<DotOp>(op);
+             dot && isa<WgmmaAccLayoutAttr>(dot.getC().getType().getEncoding())) {
+    describeMmaDot(out, dot);
   } else if (auto dot = dyn_cast<DotOp>(op)) {
     describeDot(out, dot);
   } else if (auto red = dyn_cast<ReduceOp>(op)) {

@@ -20,6 +20,7 @@ int main(int argc, char **argv) {
   kcc::registerKccPasses();
   kcc::registerTensorMapPasses();
   kcc::registerMaterializeTmaCopiesPass();
+  kcc::registerMaterializeWarpMmaPass();
   kcc::registerPipelineTmaLoadsPass();
   kcc::nvidia::registerKccNVIDIAPasses();
   kcc::registerTestHostStubsPass();

@@ -1,0 +1,38 @@
+//===- AccumulatorWeb.h - give an MMA accumulator its register layout -*- C++ -*-===//
+//
+// Shared by the passes that put dots on tensor cores
+// (kcc-materialize-warpgroup-mma, kcc-materialize-warp-mma): the tiles that
+// must hold an MMA accumulator in the instruction's register layout, and the
+// rewrite that gives it to them.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KCC_PASSES_ACCUMULATORWEB_H
+#define KCC_PASSES_ACCUMULATORWEB_H
+
+#include "ir/Dialect.h"
+
+#include "llvm/ADT/SetVector.h"
+
+namespace kcc {
+
+/// The values that must carry the accumulator layout with `seeds` (the MMA
+/// ops' accumulators and results): closed under scf.for
+/// init/iter_arg/yield/result links.
+llvm::SetVector<mlir::Value> accumulatorWeb(llvm::ArrayRef<mlir::Value> seeds);
+
+/// Retypes the web of `seeds` to `layout`. `isAccUse(use)` says whether a use
+/// is the accumulator operand of one of the rewritten MMA ops, and
+/// `isMmaResult(op)` whether `op` is one of them. Splats in the web are
+/// rebuilt in the layout; other producers hand over through
+/// kcc.convert_layout; users outside the web read a converted copy, except
+/// that a lone elementwise epilogue (kcc::epilogueChain) runs in the layout
+/// and converts at its end. Returns the web; fails (with an error on `func`)
+/// if a non-tile joined it.
+mlir::FailureOr<llvm::SetVector<mlir::Value>> retypeAccumulatorWeb(
+    mlir::Operation *func, llvm::ArrayRef<mlir::Value> seeds,
+    mlir::Attribute layout, llvm::function_ref<bool(mlir::OpOperand &)> isAccUse,
+    llvm::function_ref<bool(mlir::Operation *)> isMmaResult);
+
+} // namespace kcc
+
+#endif // KCC_PASSES_ACCUMULATORWEB_H

@@ -1,0 +1,127 @@
+//===- WarpMma.cpp - ldmatrix and mma.sync across a warp ------------------===//
+//
+// Both are `.sync.aligned`: every lane of the warp executes the same
+// instruction together, so they run as collectives (Collectives.cpp) that
+// need all 32 lanes.
+//  - ldmatrix.x{1,2,4}.m8n8.b16: lane 8 j + i gives the address of row i of
+//    matrix j (16 bytes in shared memory). Without .trans lane l receives
+//    row l / 4, elements 2 (l % 4) and 2 (l % 4) + 1 of each matrix; with
+//    .trans it receives column l / 4, rows 2 (l % 4) and 2 (l % 4) + 1. The
+//    row reads are shared-memory reads of the lane that gave the address
+//    (race and bounds checks).
+//  - mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}: fragments per the
+//    PTX ISA ("Matrix Fragments for mma.m16n8k16"), g = l / 4, t = l % 4:
+//    a0..a3 = A[g][2t..], A[g+8][2t..], A[g][2t+8..], A[g+8][2t+8..];
+//    b0, b1 = B[2t..][g], B[2t+8..][g]; c0..c3 = C[g][2t, 2t+1],
+//    C[g+8][2t, 2t+1]. D = A B + C, each product exact in f32 and summed in
+//    k order (the tensor cores' rounding of the sum may differ in the last
+//    bits; difftests compare with a tolerance).
+//
+//===----------------------------------------------------------------------===//
+#include "sim/Float.h"
+#include "sim/Machine.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace kcc::sim;
+using namespace kcc::sim::detail;
+
+bool Machine::warpMatrixOp(unsigned first, unsigned last, uint64_t present,
+                           const Inst &in) {
+  const char *what = in.opc == Opc::LdMatrix ? "ldmatrix" : "mma.sync";
+  if (opts.warpSize != 32 || last - first != 32 || present != 0xffffffffull) {
+    for (unsigned l = 0; l < 32; ++l)
+      if (first + l >= last || !(present >> l & 1)) {
+        setFault(in.op,
+                 llvm::formatv("{0}.sync.aligned needs all 32 lanes of warp "
+                               "{1}; lane {2} {3}",
+                               what, first / 32, l,
+                               first + l >= last ? "does not exist"
+                                                 : "is not at this op")
+                     .str());
+        return false;
+      }
+  }
+  auto reg = [&](unsigned l, uint32_t slot) -> uint64_t & {
+    return threads[first + l].regs[slot];
+  };
+
+  if (in.opc == Opc::LdMatrix) {
+    // The 8 rows (16 bytes each) of every matrix, read by the lanes that
+    // gave their addresses.
+    unsigned num = in.lanes;
+    std::vector<std::array<uint16_t, 8>> rows(8 * num);
+    for (unsigned r = 0; r < 8 * num; ++r) {
+      Thread &t = threads[first + r];
+      uint64_t addr = reg(r, in.a), offset = ~0ull;
+      if (addr % 16) {
+        setFault(in.op, llvm::formatv("ldmatrix row address {0:x} of {1} is "
+                                      "not 16-byte aligned",
+                                      addr, threadName(t))
+                            .str());
+        return false;
+      }
+      uint8_t *p = resolve(t, in.op, 3, addr, 16, false, &offset);
+      if (!p || !sharedAccess(&t, in.op, offset, 16, false))
+        return false;
+      std::memcpy(rows[r].data(), p, 16);
+    }
+    for (unsigned l = 0; l < 32; ++l)
+      for (unsigned j = 0; j < num; ++j) {
+        const auto *m = &rows[8 * j];
+        uint32_t lo, hi;
+        if (in.sub) { // .trans
+          lo = m[2 * (l % 4)][l / 4];
+          hi = m[2 * (l % 4) + 1][l / 4];
+        } else {
+          lo = m[l / 4][2 * (l % 4)];
+          hi = m[l / 4][2 * (l % 4) + 1];
+        }
+        reg(l, in.res + j) = lo | hi << 16;
+      }
+    return true;
+  }
+
+  // mma.sync: gather the fragments into A (16x16), B (16x8) and C (16x8).
+  const uint32_t *aux = prog.aux.data() + in.aux;
+  bool bf16 = aux[0];
+  auto packed = [&](unsigned l, unsigned i) -> uint32_t {
+    uint32_t slot = aux[1 + 2 * i], lanes = aux[2 + 2 * i];
+    if (lanes == 2)
+      return uint32_t(reg(l, slot) & 0xffff) |
+             uint32_t(reg(l, slot + 1) & 0xffff) << 16;
+    return uint32_t(reg(l, slot));
+  };
+  auto value = [&](uint16_t h) {
+    return bf16 ? bf16ToFloat(h) : halfToFloat(h);
+  };
+  float a[16][16], b[16][8], c[16][8];
+  for (unsigned l = 0; l < 32; ++l) {
+    unsigned g = l / 4, t = l % 4;
+    for (unsigned i = 0; i < 4; ++i) {
+      uint32_t x = packed(l, i);
+      unsigned row = g + 8 * (i % 2), col = 2 * t + 8 * (i / 2);
+      a[row][col] = value(x & 0xffff);
+      a[row][col + 1] = value(x >> 16);
+    }
+    for (unsigned i = 0; i < 2; ++i) {
+      uint32_t x = packed(l, 4 + i);
+      unsigned k = 2 * t + 8 * i;
+      b[k][g] = value(x & 0xffff);
+      b[k + 1][g] = value(x >> 16);
+    }
+    for (unsigned i = 0; i < 4; ++i)
+      c[g + 8 * (i / 2)][2 * t + i % 2] = asF32(reg(l, aux[13 + i]));
+  }
+  for (unsigned l = 0; l < 32; ++l) {
+    unsigned g = l / 4, t = l % 4;
+    for (unsigned i = 0; i < 4; ++i) {
+      unsigned row = g + 8 * (i / 2), col = 2 * t + i % 2;
+      float d = c[row][col];
+      for (unsigned k = 0; k < 16; ++k)
+        d += a[row][k] * b[k][col];
+      reg(l, in.res + i) = bitsOf(d);
+    }
+  }
+  return true;
+}
