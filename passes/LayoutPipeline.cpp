@@ -38,7 +38,7 @@ void kcc::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
   pm.addPass(createKccExpandTileAccesses(expand));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  pm.addPass(createMaterializeWarpMma(target));
+  pm.addPass(createMaterializeWarpMma(target, numWarps));
   KccAssignLayoutsOptions options;
   options.warpSize = target.warpSize;
   options.maxVectorBytes = target.maxVectorBytes;

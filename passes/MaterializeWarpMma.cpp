@@ -1,8 +1,9 @@
 //===- MaterializeWarpMma.cpp - dots on Ampere tensor cores ---------------===//
 //
-// kcc-materialize-warp-mma puts the dots of a target whose tensor-core
-// instruction is the warp-level `mma.sync` (the target model's [mma]) on the
-// tensor cores: a qualifying dot keeps its register operands, and its
+// kcc-materialize-warp-mma puts dots on the warp-level `mma.sync` tensor
+// cores: on sm_80, whose [mma] instruction it is, and on later targets that
+// list it as `mma_sync` (sm_90a, sm_100a: the dots their main instruction
+// did not take). A qualifying dot keeps its register operands, and its
 // accumulator web (the dot's accumulator and result, the scf.for links that
 // carry it, its splat initialization, a lone elementwise epilogue) is
 // retyped to #kcc.wgmma_acc, the layout in which warp w of warpgroup g holds
@@ -53,7 +54,8 @@ struct MaterializeWarpMma
   MaterializeWarpMma(const MaterializeWarpMma &other) : PassWrapper(other) {
     target = other.target;
   }
-  explicit MaterializeWarpMma(const kcc::TargetModel &model) : target(&model) {}
+  MaterializeWarpMma(const kcc::TargetModel &model, unsigned numWarps)
+      : target(&model), numWarps(numWarps) {}
 
   StringRef getArgument() const override { return "kcc-materialize-warp-mma"; }
   StringRef getDescription() const override {
@@ -70,9 +72,29 @@ struct MaterializeWarpMma
                                   target);
   }
 
+  /// Whether the target runs mma.sync.m16n8k16 on `elem` operands: its main
+  /// instruction's table (sm_80), or the [mma] mma_sync list of a later
+  /// architecture.
+  bool hasMmaSync(Type elem) const {
+    if (target->mma.instruction == "mma.sync")
+      return m16n8k16(*target, elem) != nullptr;
+    return llvm::is_contained(target->mma.mmaSync, typeName(elem));
+  }
+
   void runOnOperation() override {
-    if (target->mma.instruction != "mma.sync")
+    if (target->mma.instruction != "mma.sync" && target->mma.mmaSync.empty()) {
+      // Say why the dots stay on the SIMD cores (--report).
+      if (!target->mma.instruction.empty())
+        getOperation().walk([&](kcc::DotOp dot) {
+          dot->setAttr(kcc::KccDialect::kMmaRefusedAttr,
+                       StringAttr::get(&getContext(),
+                                       "kcc does not lower target '" +
+                                           target->name + "''s " +
+                                           target->mma.instruction +
+                                           " instructions yet"));
+        });
       return;
+    }
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (func->hasAttr(kcc::KccDialect::kKernelAttr) && !func.isExternal())
         if (failed(runOnKernel(func)))
@@ -85,6 +107,7 @@ struct MaterializeWarpMma
   LogicalResult runOnKernel(func::FuncOp func);
 
   const kcc::TargetModel *target = nullptr;
+  unsigned numWarps = 0; // kcc --num-warps (0: not given)
 };
 
 std::string MaterializeWarpMma::refusal(kcc::DotOp dot,
@@ -97,7 +120,7 @@ std::string MaterializeWarpMma::refusal(kcc::DotOp dot,
            ", " + typeName(b.getElementType()) + ")";
   if (!elem.isF16() && !elem.isBF16())
     return "kcc runs mma.sync on f16 and bf16 inputs, not " + typeName(elem);
-  if (!m16n8k16(*target, elem))
+  if (!hasMmaSync(elem))
     return "target '" + target->name + "' lists no m16n8k16 mma.sync shape "
            "for " + typeName(elem);
   if (!c.getElementType().isF32())
@@ -147,9 +170,13 @@ LogicalResult MaterializeWarpMma::runOnKernel(func::FuncOp func) {
     warpgroups = std::min(warpgroups, kcc::accumulatorWarpgroups(
                                           dot.getType().getShape()[0]));
   std::string kernelWhy;
-  if (auto attr =
-          func->getAttrOfType<IntegerAttr>(kcc::KccDialect::kNumWarpsAttr)) {
-    int64_t asked = attr.getInt();
+  if (func->hasAttr(kcc::KccDialect::kProducerWarpsAttr))
+    kernelWhy = "the kernel is warp-specialized for its wgmma pipeline; its "
+                "other dots stay on the CUDA cores";
+  else if (auto attr =
+               func->getAttrOfType<IntegerAttr>(kcc::KccDialect::kNumWarpsAttr);
+           attr || numWarps) {
+    int64_t asked = attr ? attr.getInt() : numWarps;
     if (asked == 4 || asked == 8)
       warpgroups = std::min<unsigned>(warpgroups, asked / 4);
     else
@@ -190,9 +217,9 @@ LogicalResult MaterializeWarpMma::runOnKernel(func::FuncOp func) {
 
 } // namespace
 
-std::unique_ptr<Pass>
-kcc::createMaterializeWarpMma(const TargetModel &target) {
-  return std::make_unique<MaterializeWarpMma>(target);
+std::unique_ptr<Pass> kcc::createMaterializeWarpMma(const TargetModel &target,
+                                                    unsigned numWarps) {
+  return std::make_unique<MaterializeWarpMma>(target, numWarps);
 }
 
 void kcc::registerMaterializeWarpMmaPass() {

@@ -46,7 +46,10 @@ std::unique_ptr<mlir::Pass> createPipelineTmaLoads(const TargetModel &target,
 void registerPipelineTmaLoadsPass();
 /// Puts the f16/bf16 dots of a target whose tensor-core instruction is
 /// mma.sync on the tensor cores (MaterializeWarpMma.cpp); a no-op elsewhere.
-std::unique_ptr<mlir::Pass> createMaterializeWarpMma(const TargetModel &target);
+/// `numWarps` (0: not given) is kcc --num-warps, which a kernel's own
+/// kcc.num_warps overrides.
+std::unique_ptr<mlir::Pass> createMaterializeWarpMma(const TargetModel &target,
+                                                    unsigned numWarps = 0);
 void registerMaterializeWarpMmaPass();
 /// Registers both for kcc-opt (with built-in target models by name).
 void registerTensorMapPasses();

@@ -19,7 +19,8 @@
 #        the tensor-core/TMA instructions in the SASS of .gpu-gen/gemm.fatbin
 #        (OUTDIR/gemm-sass.txt), runs bench/gemm/run_gemm.py (OUTDIR/gemm.md,
 #        gemm.jsonl, gemm.log) and its --quick correctness pass under
-#        compute-sanitizer memcheck (OUTDIR/gemm-memcheck.log).
+#        compute-sanitizer memcheck (OUTDIR/gemm-memcheck.log); the same for
+#        the sm_80 (mma.sync) build in .gpu-gen/ampere (OUTDIR/gemm-ampere*).
 #        KCC_GEMM_ARGS adds run_gemm.py flags to the benchmark run (e.g.
 #        "--dtypes f16 --variants nn" or "--quick"); KCC_GEMM_TIMEOUT (480 s)
 #        and KCC_GEMM_MEMCHECK_TIMEOUT (300 s) are the watchdog limits;
@@ -130,6 +131,27 @@ gemm_bench() { # out build [full]
   # shellcheck disable=SC2086 # KCC_GEMM_ARGS is a list of flags
   watch "${KCC_GEMM_TIMEOUT:-480}" gemm python3 bench/gemm/run_gemm.py --lib "$lib" \
     "${compare[@]}" --out "$out/gemm.md" ${KCC_GEMM_ARGS:-} 2>&1 | tee "$out/gemm.log" || status=1
+  # The sm_80 build (mma.sync), JIT-compiled from its PTX: checked against
+  # torch.mm, timed beside cuBLAS and Triton in its own process, memcheck.
+  if [ -f .gpu-gen/ampere/gemm.kcc.cpp ]; then
+    if cmake -S bench/gemm -B "$build-ampere" -DKCC_GEN_DIR="$PWD/.gpu-gen/ampere" \
+        -DCMAKE_BUILD_TYPE=Release > "$out/gemm-configure-ampere.log" 2>&1 &&
+      cmake --build "$build-ampere" -j > "$out/gemm-build-ampere.log" 2>&1; then
+      [ -n "$full" ] && { sass_counts .gpu-gen/ampere/gemm.fatbin "$out/gemm-ampere" || status=1; }
+      watch "${KCC_GEMM_TIMEOUT:-480}" gemm-ampere python3 bench/gemm/run_gemm.py \
+        --lib "$build-ampere/libkcc_gemm.so" --variants nn --outputs same \
+        --out "$out/gemm-ampere.md" 2>&1 | tail -n 30 | tee "$out/gemm-ampere.log" || status=1
+      if [ -n "$full" ] && [ "${KCC_GEMM_MEMCHECK:-1}" != 0 ]; then
+        watch "${KCC_GEMM_MEMCHECK_TIMEOUT:-300}" gemm-ampere-memcheck env PYTORCH_NO_CUDA_MEMORY_CACHING=1 \
+          compute-sanitizer --tool memcheck --error-exitcode 3 \
+          python3 bench/gemm/run_gemm.py --lib "$build-ampere/libkcc_gemm.so" --quick --ref cpu \
+          --variants nn --out "$out/gemm-ampere-memcheck.md" > "$out/gemm-ampere-memcheck.log" 2>&1 || status=1
+        tail -n 3 "$out/gemm-ampere-memcheck.log"
+      fi
+    else
+      cat "$out/gemm-build-ampere.log"; status=1
+    fi
+  fi
   if [ -n "$full" ] && [ "${KCC_GEMM_MEMCHECK:-1}" != 0 ]; then
     watch "${KCC_GEMM_MEMCHECK_TIMEOUT:-300}" gemm-memcheck env PYTORCH_NO_CUDA_MEMORY_CACHING=1 \
       compute-sanitizer --tool memcheck --error-exitcode 3 \
@@ -151,6 +173,11 @@ prepare)
   "$kcc" bench/gemm/gemm.kc -o .gpu-gen --target=sm_90a
   mkdir -p .gpu-gen/onerole
   "$kcc" bench/gemm/gemm.kc -o .gpu-gen/onerole --target=sm_90a --warp-specialize=false
+  # The same kernels for sm_80 only (mma.sync + ldmatrix): the fatbin's
+  # compute_80 PTX is JIT-compiled for the H100, so the Ampere path runs
+  # there (gemm_bench: its own correctness pass and table).
+  mkdir -p .gpu-gen/ampere
+  "$kcc" bench/gemm/gemm.kc -o .gpu-gen/ampere --target=sm_80
   # For the "no image for this GPU" test: a fatbin that holds Blackwell only.
   "$kcc" tests/gpu/Inputs/blackwell_only.kc -o .gpu-gen --target=sm_100a
   # More than 48 KiB of dynamic shared memory (cuFuncSetAttribute at launch).

@@ -478,6 +478,8 @@ llvm::Error readModel(const toml::table &table, llvm::StringRef bufferName,
           section(top, "mma", bufferName, [&](TableReader &r) -> llvm::Error {
             if (auto e = r.string("instruction", model.mma.instruction, true))
               return e;
+            if (auto e = r.stringList("mma_sync", model.mma.mmaSync))
+              return e;
             const toml::node *shapes = r.node("shapes");
             if (!shapes)
               return llvm::Error::success();

@@ -75,6 +75,10 @@ struct MmaShape {
 struct MmaModel {
   std::string instruction; // "mma.sync", "wgmma", "tcgen05.mma", "mfma"
   std::vector<MmaShape> shapes;
+  /// A/B types of the warp-level mma.sync.m16n8k16 that an architecture
+  /// whose main instruction is another keeps from sm_80 (kcc uses it for the
+  /// dots that instruction does not take).
+  std::vector<std::string> mmaSync;
 };
 
 /// Blackwell tensor memory.

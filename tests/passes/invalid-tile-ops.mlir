@@ -95,3 +95,29 @@ func.func @map_of(%p: !kcc.ptr<f32>, %m: !kcc.tensormap<[32, 64], f32, swizzle =
 func.func @rank(%p: !kcc.ptr<f32> {kcc.tensor_rank = 3 : i32}) {
   return
 }
+
+// -----
+
+// A dot whose accumulator has the MMA register layout runs as mma.sync: it
+// needs f16/bf16 operands, an f32 accumulator and whole m16n8k16 blocks.
+func.func @mma_sync_types(%a: tensor<64x16xf32, #kcc.blocked<vec = 1, threads = 128, warp = 32>>, %b: tensor<16x16xf32, #kcc.blocked<vec = 1, threads = 128, warp = 32>>, %c: tensor<64x16xf32, #kcc.wgmma_acc<warpgroups = 1>>) {
+  // expected-error@+1 {{an accumulator in the #kcc.wgmma_acc layout needs f16 or bf16 operands of one type and an f32 accumulator}}
+  %r = kcc.dot %a, %b, %c : tensor<64x16xf32, #kcc.blocked<vec = 1, threads = 128, warp = 32>>, tensor<16x16xf32, #kcc.blocked<vec = 1, threads = 128, warp = 32>> -> tensor<64x16xf32, #kcc.wgmma_acc<warpgroups = 1>>
+  return
+}
+
+// -----
+
+func.func @mma_sync_shape(%a: tensor<64x16xf16, #kcc.blocked<vec = 1, threads = 128, warp = 32>>, %b: tensor<16x8xf16, #kcc.blocked<vec = 1, threads = 128, warp = 32>>, %c: tensor<64x8xf32, #kcc.wgmma_acc<warpgroups = 1>>) {
+  // expected-error@+1 {{an mma.sync dot needs M a multiple of 64, N and K multiples of 16}}
+  %r = kcc.dot %a, %b, %c : tensor<64x16xf16, #kcc.blocked<vec = 1, threads = 128, warp = 32>>, tensor<16x8xf16, #kcc.blocked<vec = 1, threads = 128, warp = 32>> -> tensor<64x8xf32, #kcc.wgmma_acc<warpgroups = 1>>
+  return
+}
+
+// -----
+
+func.func @mma_attr(%a: tensor<64x16xf32>, %b: tensor<16x16xf32>, %c: tensor<64x16xf32>) {
+  // expected-error@+1 {{kcc.mma must be "mma.sync.m16n8k16" on a kcc.dot}}
+  %r = kcc.dot %a, %b, %c {kcc.mma = "wgmma"} : tensor<64x16xf32>, tensor<16x16xf32> -> tensor<64x16xf32>
+  return
+}

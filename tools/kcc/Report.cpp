@@ -91,6 +91,34 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
                                    "': every element written exactly once, "
                                    "for all sizes");
       }
+    func.walk([&](Operation *op) {
+      auto shape = [](Value a, Value b) {
+        auto at = cast<ShapedType>(a.getType()), bt = cast<ShapedType>(b.getType());
+        return llvm::formatv("{0}x{1}x{2} {3}", at.getDimSize(0),
+                             bt.getDimSize(bt.getRank() - 1), at.getDimSize(1),
+                             typeString(at.getElementType()))
+            .str();
+      };
+      if (auto mma = dyn_cast<WarpgroupMmaOp>(op)) {
+        auto acc = mma.getAcc().getType();
+        entry.dots.push_back(llvm::formatv(
+            "{0}: dot {1}x{2} on tensor cores (wgmma.mma_async from swizzled "
+            "TMA stages)",
+            locString(op->getLoc()), acc.getDimSize(0), acc.getDimSize(1)));
+      } else if (auto dot = dyn_cast<DotOp>(op)) {
+        std::string where = locString(op->getLoc()) + ": dot " +
+                            shape(dot.getA(), dot.getB());
+        if (auto mma = op->getAttrOfType<StringAttr>(KccDialect::kMmaAttr))
+          entry.dots.push_back(where + " on tensor cores (" + mma.str() +
+                               ", fragments by ldmatrix from padded shared "
+                               "memory)");
+        else if (auto why =
+                     op->getAttrOfType<StringAttr>(KccDialect::kMmaRefusedAttr))
+          entry.dots.push_back(where + " on CUDA cores (FMAs): " + why.str());
+        else
+          entry.dots.push_back(where + " on CUDA cores (FMAs)");
+      }
+    });
     func.walk([&](ReduceOp red) {
       auto plan = red->getAttrOfType<ArrayAttr>(KccDialect::kButterflyAttr);
       if (!plan)
@@ -269,6 +297,8 @@ void Report::printText(llvm::raw_ostream &os) const {
         os << "  " << e.roles << "\n";
       for (const std::string &c : e.coverage)
         os << "  " << c << "\n";
+      for (const std::string &d : e.dots)
+        os << "  " << d << "\n";
       for (const MemoryOp &m : e.memoryOps) {
         os << llvm::formatv("  {0}: {1} {2} x {3}: {4}, {5} B per access "
                             "({6} x {3})\n",
@@ -349,10 +379,14 @@ llvm::json::Value Report::toJSON() const {
       llvm::json::Array coverage;
       for (const std::string &c : e.coverage)
         coverage.push_back(c);
+      llvm::json::Array dots;
+      for (const std::string &d : e.dots)
+        dots.push_back(d);
       llvm::json::Object t{{"target", e.target},
                            {"threads", e.threads},
                            {"roles", e.roles},
                            {"coverage", std::move(coverage)},
+                           {"dots", std::move(dots)},
                            {"bank_model", e.bankModel},
                            {"memory_ops", std::move(mem)},
                            {"shared_memory_accesses", std::move(shared)},

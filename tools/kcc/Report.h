@@ -75,6 +75,8 @@ private:
     std::string roles;
     // kcc-prove-tile-coverage's verdict per stored tensor, as sentences.
     std::vector<std::string> coverage;
+    // Where each dot runs (tensor cores, or CUDA/SIMD cores and why).
+    std::vector<std::string> dots;
     bool haveResources = false;
     unsigned registers = 0, sharedBytes = 0, spillBytes = 0, stackBytes = 0;
     std::vector<MemoryOp> memoryOps;
