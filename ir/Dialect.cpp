@@ -140,6 +140,25 @@ unsigned WgmmaAccLayoutAttr::getElemsPerThread(ArrayRef<int64_t> shape) const {
 }
 
 //===----------------------------------------------------------------------===//
+// MfmaAccLayoutAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+MfmaAccLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                          unsigned waves) {
+  if (waves == 0 || waves > 16)
+    return emitError() << "waves must be 1-16, got " << waves;
+  return success();
+}
+
+unsigned MfmaAccLayoutAttr::getElemsPerThread(ArrayRef<int64_t> shape) const {
+  int64_t slabs = shape[0] / 16;
+  int64_t mine = (slabs + getWaves() - 1) / getWaves();
+  return static_cast<unsigned>(
+      std::min<int64_t>(mine * (shape[1] / 4), UINT_MAX));
+}
+
+//===----------------------------------------------------------------------===//
 // Attribute verification on kernels and their arguments
 //===----------------------------------------------------------------------===//
 
@@ -258,10 +277,15 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
     return success(isa<StringAttr>(attr.getValue()));
   if (name == kMmaAttr) {
     auto s = dyn_cast<StringAttr>(attr.getValue());
-    if (s && isa<DotOp>(op) && s.getValue() == "mma.sync.m16n8k16")
+    if (s && isa<DotOp>(op) &&
+        llvm::is_contained({"mma.sync.m16n8k16", "mfma.f32.16x16x16f16",
+                            "mfma.f32.16x16x16bf16.1k"},
+                           s.getValue()))
       return success();
     return op->emitError() << kMmaAttr
-                           << " must be \"mma.sync.m16n8k16\" on a kcc.dot";
+                           << " must be \"mma.sync.m16n8k16\", "
+                              "\"mfma.f32.16x16x16f16\" or "
+                              "\"mfma.f32.16x16x16bf16.1k\" on a kcc.dot";
   }
   if (name == kSmemOffsetAttr || name == kDynamicSmemBytesAttr)
     return success(isa<IntegerAttr>(attr.getValue()));
@@ -411,17 +435,24 @@ LogicalResult DotOp::verify() {
            << a << " * " << b << " + " << c;
   // A dot whose accumulator has the MMA register layout runs as mma.sync
   // m16n8k16 (passes/MaterializeWarpMma.cpp checked these).
-  if (isa_and_nonnull<WgmmaAccLayoutAttr>(c.getEncoding())) {
+  // ... and one in the MFMA layout as v_mfma_f32_16x16x16.
+  auto mfma = dyn_cast_or_null<MfmaAccLayoutAttr>(c.getEncoding());
+  if (isa_and_nonnull<WgmmaAccLayoutAttr>(c.getEncoding()) || mfma) {
     Type e = a.getElementType();
     if ((!e.isF16() && !e.isBF16()) || b.getElementType() != e ||
         !c.getElementType().isF32())
-      return emitOpError("an accumulator in the #kcc.wgmma_acc layout needs "
-                         "f16 or bf16 operands of one type and an f32 "
-                         "accumulator");
+      return emitOpError("an accumulator in the ")
+             << c.getEncoding()
+             << " layout needs f16 or bf16 operands of one type and an f32 "
+                "accumulator";
     if (c != getResult().getType())
       return emitOpError("result type must match the accumulator");
-    if (a.getDimSize(0) % 64 != 0 || b.getDimSize(1) % 16 != 0 ||
-        a.getDimSize(1) % 16 != 0)
+    if (mfma && (a.getDimSize(0) % (16 * mfma.getWaves()) != 0 ||
+                 b.getDimSize(1) % 16 != 0 || a.getDimSize(1) % 16 != 0))
+      return emitOpError("an MFMA dot needs M a multiple of 16 x waves, N and "
+                         "K multiples of 16");
+    if (!mfma && (a.getDimSize(0) % 64 != 0 || b.getDimSize(1) % 16 != 0 ||
+                  a.getDimSize(1) % 16 != 0))
       return emitOpError("an mma.sync dot needs M a multiple of 64, N and K "
                          "multiples of 16");
   }

@@ -160,4 +160,27 @@ def Kcc_WgmmaAccLayoutAttr : AttrDef<Kcc_Dialect, "WgmmaAccLayout"> {
   }];
 }
 
+def Kcc_MfmaAccLayoutAttr : AttrDef<Kcc_Dialect, "MfmaAccLayout"> {
+  let mnemonic = "mfma_acc";
+  let summary = "register layout of an AMD MFMA 16x16x16 accumulator tile";
+  let description = [{
+    The layout `v_mfma_f32_16x16x16{f16,bf16}` leaves an M x N accumulator
+    in, over the CTA's `waves` waves of 64 lanes: the tile's 16-row slabs go
+    to the waves in turn (slab s to wave s mod waves), and a wave stacks its
+    slabs in increasing s. In a slab, register 4 j + i (0 <= i < 4) of lane
+    l holds element
+      row = 4 (l / 16) + i,  col = 16 j + l mod 16
+    (AMD's matrix instruction calculator, "D[i][j]: lane j + 16 (i / 4),
+    item i mod 4"). Only kcc.dot, the loop that carries it, splats,
+    elementwise ops and kcc.convert_layout see this layout.
+  }];
+  let parameters = (ins "unsigned":$waves);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Registers each thread holds for an M x N tile.
+    unsigned getElemsPerThread(llvm::ArrayRef<int64_t> shape) const;
+  }];
+}
+
 #endif // KCC_TYPES_TD

@@ -1,18 +1,22 @@
-//===- MaterializeWarpMma.cpp - dots on Ampere tensor cores ---------------===//
+//===- MaterializeWarpMma.cpp - dots on warp-level tensor cores -----------===//
 //
-// kcc-materialize-warp-mma puts dots on the warp-level `mma.sync` tensor
-// cores: on sm_80, whose [mma] instruction it is, and on later targets that
-// list it as `mma_sync` (sm_90a, sm_100a: the dots their main instruction
-// did not take). A qualifying dot keeps its register operands, and its
-// accumulator web (the dot's accumulator and result, the scf.for links that
-// carry it, its splat initialization, a lone elementwise epilogue) is
-// retyped to #kcc.wgmma_acc, the layout in which warp w of warpgroup g holds
-// rows 16 w.. of the 64-row blocks g, g + W, ...: exactly the D fragments of
-// `mma.sync.m16n8k16` when each warp computes its 16-row slabs over all N
-// columns. The NVIDIA lowering (backends/nvidia/DotToMmaSync.cpp) stages the
-// operands in padded shared memory and loads their fragments with ldmatrix.
+// kcc-materialize-warp-mma puts dots on the warp/wave-level matrix
+// instructions whose operands are registers:
+//  - mma.sync.m16n8k16 on sm_80, whose [mma] instruction it is, and on later
+//    targets that list it as `mma_sync` (sm_90a, sm_100a: the dots their
+//    main instruction did not take). The accumulator gets #kcc.wgmma_acc,
+//    the layout in which warp w of warpgroup g holds rows 16 w.. of the
+//    64-row blocks g, g + W, ...: exactly the D fragments of mma.sync when
+//    each warp computes its 16-row slabs over all N columns
+//    (backends/nvidia/DotToMmaSync.cpp: ldmatrix from padded shared memory).
+//  - v_mfma_f32_16x16x16{f16,bf16} on gfx90a and gfx942 ([mma] mfma): the
+//    accumulator gets #kcc.mfma_acc, wave w holding the 16-row slabs w,
+//    w + W, ... (backends/nvidia/DotToMfma.cpp: fragments from padded LDS).
+// A qualifying dot keeps its register operands, and its accumulator web (the
+// dot's accumulator and result, the scf.for links that carry it, its splat
+// initialization, a lone elementwise epilogue) is retyped to the layout.
 // Each dot is marked kcc.mma, or kcc.mma_refused with the reason it stays
-// on the CUDA cores (FMAs), which --report shows.
+// on the CUDA/SIMD cores (FMAs), which --report shows.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,7 +41,7 @@ std::string typeName(Type t) {
   return s;
 }
 
-/// The m16n8k16 entry of the target's [mma] table for `elem`, if any.
+/// The m16n8k16 entry of an mma.sync target's [mma] table for `elem`.
 const kcc::MmaShape *m16n8k16(const kcc::TargetModel &target, Type elem) {
   for (const kcc::MmaShape &s : target.mma.shapes)
     if (s.a == typeName(elem) && s.m == 16 && s.nMin <= 8 && 8 <= s.nMax &&
@@ -59,8 +63,8 @@ struct MaterializeWarpMma
 
   StringRef getArgument() const override { return "kcc-materialize-warp-mma"; }
   StringRef getDescription() const override {
-    return "Put f16/bf16 dots with an f32 accumulator on mma.sync tensor "
-           "cores (targets whose [mma] instruction is mma.sync)";
+    return "Put f16/bf16 dots with an f32 accumulator on mma.sync (NVIDIA) "
+           "or MFMA (AMD) matrix cores";
   }
 
   Option<std::string> targetName{
@@ -72,18 +76,38 @@ struct MaterializeWarpMma
                                   target);
   }
 
-  /// Whether the target runs mma.sync.m16n8k16 on `elem` operands: its main
-  /// instruction's table (sm_80), or the [mma] mma_sync list of a later
-  /// architecture.
-  bool hasMmaSync(Type elem) const {
-    if (target->mma.instruction == "mma.sync")
-      return m16n8k16(*target, elem) != nullptr;
-    return llvm::is_contained(target->mma.mmaSync, typeName(elem));
+  bool mfma() const { return target->mma.instruction == "mfma"; }
+  /// The instruction's name, its accumulator's unit (a warpgroup of 128
+  /// threads for mma.sync, a wave of 64 for MFMA) and the rows one unit
+  /// takes per block (64, 16).
+  const char *instruction() const { return mfma() ? "MFMA" : "mma.sync"; }
+  unsigned unitThreads() const { return mfma() ? 64 : 128; }
+  unsigned unitRows() const { return mfma() ? 16 : 64; }
+  const char *unitName() const { return mfma() ? "wave" : "warpgroup"; }
+
+  /// The kcc.mma name of the instruction for `elem` operands, or empty when
+  /// the target has none: mma.sync.m16n8k16 from its main instruction's
+  /// table (sm_80) or the [mma] mma_sync list of a later architecture; the
+  /// 16x16x16 MFMA from an mfma table (gfx90a, gfx942).
+  std::string instructionFor(Type elem) const {
+    if (mfma()) {
+      for (const kcc::MmaShape &s : target->mma.shapes)
+        if (s.a == typeName(elem) && s.m == 16 && s.nMin <= 16 &&
+            16 <= s.nMax && s.k == 16)
+          return elem.isBF16() ? "mfma.f32.16x16x16bf16.1k"
+                               : "mfma.f32.16x16x16f16";
+      return "";
+    }
+    bool has = target->mma.instruction == "mma.sync"
+                   ? m16n8k16(*target, elem) != nullptr
+                   : llvm::is_contained(target->mma.mmaSync, typeName(elem));
+    return has ? "mma.sync.m16n8k16" : "";
   }
 
   void runOnOperation() override {
-    if (target->mma.instruction != "mma.sync" && target->mma.mmaSync.empty()) {
-      // Say why the dots stay on the SIMD cores (--report).
+    if (target->mma.instruction != "mma.sync" && !mfma() &&
+        target->mma.mmaSync.empty()) {
+      // Say why the dots stay on the CUDA cores (--report).
       if (!target->mma.instruction.empty())
         getOperation().walk([&](kcc::DotOp dot) {
           dot->setAttr(kcc::KccDialect::kMmaRefusedAttr,
@@ -101,46 +125,54 @@ struct MaterializeWarpMma
           return signalPassFailure();
   }
 
-  /// Why `dot` cannot run as mma.sync with `warpgroups` warpgroups (empty:
-  /// it can).
-  std::string refusal(kcc::DotOp dot, unsigned warpgroups) const;
+  /// Why `dot` cannot run on the tensor cores with `units` accumulator
+  /// units (empty: it can).
+  std::string refusal(kcc::DotOp dot, unsigned units) const;
   LogicalResult runOnKernel(func::FuncOp func);
 
   const kcc::TargetModel *target = nullptr;
   unsigned numWarps = 0; // kcc --num-warps (0: not given)
 };
 
-std::string MaterializeWarpMma::refusal(kcc::DotOp dot,
-                                        unsigned warpgroups) const {
+std::string MaterializeWarpMma::refusal(kcc::DotOp dot, unsigned units) const {
   auto a = dot.getA().getType(), b = dot.getB().getType();
   auto c = dot.getC().getType();
   Type elem = a.getElementType();
+  std::string inst = instruction();
   if (elem != b.getElementType())
     return "its operands have different element types (" + typeName(elem) +
            ", " + typeName(b.getElementType()) + ")";
   if (!elem.isF16() && !elem.isBF16())
-    return "kcc runs mma.sync on f16 and bf16 inputs, not " + typeName(elem);
-  if (!hasMmaSync(elem))
-    return "target '" + target->name + "' lists no m16n8k16 mma.sync shape "
-           "for " + typeName(elem);
+    return "kcc runs " + inst + " on f16 and bf16 inputs, not " +
+           typeName(elem);
+  if (instructionFor(elem).empty())
+    return "target '" + target->name + "' lists no " +
+           (mfma() ? "16x16x16 MFMA" : "m16n8k16 mma.sync") + " shape for " +
+           typeName(elem);
   if (!c.getElementType().isF32())
-    return "mma.sync is used with an f32 accumulator, not " +
+    return inst + " is used with an f32 accumulator, not " +
            typeName(c.getElementType());
   int64_t m = a.getShape()[0], k = a.getShape()[1], n = b.getShape()[1];
-  if (m % 64 != 0)
-    return "M = " + std::to_string(m) + " is not a multiple of 64 (each warp "
-           "of a warpgroup takes 16 rows of a 64-row block)";
+  int64_t rows = int64_t(unitRows()) * units;
+  if (m % rows != 0)
+    return "M = " + std::to_string(m) + " is not a multiple of " +
+           std::to_string(rows) + " (each of the kernel's " +
+           std::to_string(units) + " " + unitName() + "(s) takes " +
+           (mfma() ? "16-row slabs" : "64-row blocks, a warp 16 rows of each") +
+           ")";
   if (n % 16 != 0)
-    return "N = " + std::to_string(n) + " is not a multiple of 16 (B's "
-           "fragments are loaded two 8-column blocks at a time)";
+    return "N = " + std::to_string(n) + " is not a multiple of 16 (" +
+           (mfma() ? "the instruction's N" :
+                     "B's fragments are loaded two 8-column blocks at a time") +
+           ")";
   if (k % 16 != 0)
     return "K = " + std::to_string(k) + " is not a multiple of 16 (the "
-           "m16n8k16 instruction's K)";
-  // The accumulator and the operand tiles live in registers of 128 W
-  // threads: each within the layout pass's per-tile budget (half the
-  // register file, as kcc-assign-layouts allows).
+           "instruction's K)";
+  // The accumulator and the operand tiles live in registers of the
+  // accumulator's threads: each within the layout pass's per-tile budget
+  // (half the register file, as kcc-assign-layouts allows).
   int64_t budget = llvm::PowerOf2Ceil(target->registersPerThread / 2);
-  int64_t threads = 128 * warpgroups;
+  int64_t threads = int64_t(unitThreads()) * units;
   for (auto [what, t] : {std::pair<const char *, RankedTensorType>{
                              "the accumulator", c},
                          {"operand a", a},
@@ -150,7 +182,8 @@ std::string MaterializeWarpMma::refusal(kcc::DotOp dot,
       return std::string(what) + " (" + std::to_string(t.getDimSize(0)) +
              "x" + std::to_string(t.getDimSize(1)) + ") would take " +
              std::to_string(regs) + " registers per thread with " +
-             std::to_string(threads / 32) + " warps (at most " +
+             std::to_string(threads / target->warpSize) + " " +
+             (mfma() ? "waves" : "warps") + " (at most " +
              std::to_string(budget) + ")";
   }
   return "";
@@ -163,12 +196,19 @@ LogicalResult MaterializeWarpMma::runOnKernel(func::FuncOp func) {
   if (dots.empty())
     return success();
 
-  // One accumulator layout per kernel: the fewest warpgroups any dot's M
-  // allows (as for wgmma), or what the kernel's num_warps asks for.
-  unsigned warpgroups = 2;
+  // One accumulator layout per kernel, over all of its threads: as many
+  // units as the kernel's num_warps makes, or else the fewest any dot's M
+  // suggests (mma.sync: two warpgroups from 128 rows, as for wgmma; MFMA:
+  // up to four waves, one 16-row slab each at least).
+  auto natural = [&](int64_t m) -> unsigned {
+    if (!mfma())
+      return kcc::accumulatorWarpgroups(m);
+    return std::max<int64_t>(1, std::min<int64_t>(4, m / 16));
+  };
+  unsigned units = mfma() ? 4 : 2;
   for (kcc::DotOp dot : dots)
-    warpgroups = std::min(warpgroups, kcc::accumulatorWarpgroups(
-                                          dot.getType().getShape()[0]));
+    units = std::min(units, natural(dot.getType().getShape()[0]));
+  unsigned warpsPerUnit = unitThreads() / target->warpSize;
   std::string kernelWhy;
   if (func->hasAttr(kcc::KccDialect::kProducerWarpsAttr))
     kernelWhy = "the kernel is warp-specialized for its wgmma pipeline; its "
@@ -177,29 +217,37 @@ LogicalResult MaterializeWarpMma::runOnKernel(func::FuncOp func) {
                func->getAttrOfType<IntegerAttr>(kcc::KccDialect::kNumWarpsAttr);
            attr || numWarps) {
     int64_t asked = attr ? attr.getInt() : numWarps;
-    if (asked == 4 || asked == 8)
-      warpgroups = std::min<unsigned>(warpgroups, asked / 4);
+    int64_t most = mfma() ? 16 : 8;
+    if (asked % warpsPerUnit == 0 && asked <= most && asked >= warpsPerUnit)
+      units = asked / warpsPerUnit;
     else
-      kernelWhy = "the kernel asks for " + std::to_string(asked) +
-                  " warps; mma.sync accumulators are laid out over 4 or 8";
+      kernelWhy = "the kernel asks for " + std::to_string(asked) + " " +
+                  (mfma() ? "waves" : "warps") + "; " + instruction() +
+                  " accumulators are laid out over " +
+                  (mfma() ? "1 to 16 waves" : "4 or 8 warps");
   }
 
   SmallVector<kcc::DotOp> sites;
   for (kcc::DotOp dot : dots) {
-    std::string why = kernelWhy.empty() ? refusal(dot, warpgroups) : kernelWhy;
+    std::string why = kernelWhy.empty() ? refusal(dot, units) : kernelWhy;
     if (!why.empty()) {
       dot->setAttr(kcc::KccDialect::kMmaRefusedAttr, StringAttr::get(ctx, why));
       continue;
     }
     dot->setAttr(kcc::KccDialect::kMmaAttr,
-                 StringAttr::get(ctx, "mma.sync.m16n8k16"));
+                 StringAttr::get(ctx, instructionFor(dot.getA().getType()
+                                                         .getElementType())));
     sites.push_back(dot);
   }
   if (sites.empty())
     return success();
 
   func->setAttr(kcc::KccDialect::kNumWarpsAttr,
-                IntegerAttr::get(IntegerType::get(ctx, 32), 4 * warpgroups));
+                IntegerAttr::get(IntegerType::get(ctx, 32),
+                                 units * warpsPerUnit));
+  Attribute layout =
+      mfma() ? Attribute(kcc::MfmaAccLayoutAttr::get(ctx, units))
+             : Attribute(kcc::WgmmaAccLayoutAttr::get(ctx, units));
   SmallVector<Value> seeds;
   for (kcc::DotOp dot : sites)
     seeds.append({dot.getResult(), dot.getC()});
@@ -208,7 +256,7 @@ LogicalResult MaterializeWarpMma::runOnKernel(func::FuncOp func) {
     return dot && dot->hasAttr(kcc::KccDialect::kMmaAttr);
   };
   return success(succeeded(kcc::retypeAccumulatorWeb(
-      func, seeds, kcc::WgmmaAccLayoutAttr::get(ctx, warpgroups),
+      func, seeds, layout,
       [&](OpOperand &use) {
         return isSite(use.getOwner()) && use.getOperandNumber() == 2;
       },

@@ -94,7 +94,8 @@ bool Machine::tryCollective(unsigned warp, bool &fired) {
       if (threads[i].state == TS::Collective && threads[i].pc == pc)
         present |= 1ull << (i - first);
     auto lane = [&](unsigned l) -> Thread & { return threads[first + l]; };
-    if (in.opc == Opc::LdMatrix || in.opc == Opc::MmaSync) {
+    if (in.opc == Opc::LdMatrix || in.opc == Opc::MmaSync ||
+        in.opc == Opc::Mfma) {
       // Whole-warp matrix ops write their own (several) result slots.
       if (!warpMatrixOp(first, last, present, in))
         return false;

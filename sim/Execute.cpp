@@ -597,6 +597,7 @@ bool Machine::execute(Thread &t, unsigned budget) {
     case Opc::Dpp:
     case Opc::LdMatrix:
     case Opc::MmaSync:
+    case Opc::Mfma:
       // Needs the other lanes: wait until the warp's lanes are all here.
       t.state = TS::Collective;
       return true;

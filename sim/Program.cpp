@@ -525,6 +525,31 @@ private:
     return true;
   }
 
+  /// v_mfma_f32_16x16x16: (a, b: 4 x f16 or i16, c: 4 x f32, cbsz, abid,
+  /// blgp) -> 4 x f32; the broadcast controls must be 0.
+  bool decodeMfma(Operation *op, bool bf16) {
+    if (op->getNumOperands() != 6)
+      return fail(op, "expected 6 MFMA operands");
+    for (unsigned i = 3; i < 6; ++i) {
+      auto c = op->getOperand(i).getDefiningOp<LLVM::ConstantOp>();
+      auto v = c ? dyn_cast<IntegerAttr>(c.getValue()) : IntegerAttr();
+      if (!v || v.getInt() != 0)
+        return fail(op, "the simulator implements MFMA with cbsz = abid = "
+                        "blgp = 0 only");
+    }
+    for (unsigned i = 0; i < 3; ++i) {
+      std::optional<TypeInfo> t = typeInfo(op->getOperand(i).getType());
+      if (!t || t->lanes != 4 || t->bits != (i < 2 ? 16 : 32))
+        return fail(op, "MFMA 16x16x16 operands must be 4 x 16-bit (a, b) "
+                        "and 4 x f32 (c)");
+    }
+    Inst *in = emitResult(Opc::Mfma, op);
+    if (!in)
+      return false;
+    in->sub = bf16;
+    return true;
+  }
+
   /// An empty inline asm whose outputs are tied to its inputs ("=f,..,0,..")
   /// keeps registers in place across it (kcc's accumulator fence after
   /// wgmma.wait_group): output j is a copy of input j.
@@ -608,6 +633,10 @@ private:
       return true;
     uint64_t offset = 0;
     SmallVector<LLVM::GlobalOp> dynamic;
+    // Only the kernel's own buffers: a module holds every kernel of a file,
+    // and a CTA gets the shared memory of the one it runs.
+    llvm::StringSet<> used;
+    func.walk([&](LLVM::AddressOfOp a) { used.insert(a.getGlobalName()); });
     for (auto g : module.getOps<LLVM::GlobalOp>()) {
       if (g.getAddrSpace() != 3)
         continue;
@@ -619,6 +648,8 @@ private:
         dynamic.push_back(g);
         continue;
       }
+      if (!used.contains(g.getSymName()))
+        continue;
       uint64_t align = 1;
       std::optional<uint64_t> size = storeSize(g.getGlobalType(), &align);
       if (!size)
@@ -642,8 +673,6 @@ private:
       for (LLVM::GlobalOp g : dynamic)
         align = std::max<uint64_t>(align, g.getAlignment().value_or(1));
       offset = (offset + align - 1) / align * align;
-      llvm::StringSet<> used;
-      func.walk([&](LLVM::AddressOfOp a) { used.insert(a.getGlobalName()); });
       for (LLVM::GlobalOp g : dynamic) {
         sharedOffset[g.getSymName()] = offset;
         if (used.contains(g.getSymName()))
@@ -1203,6 +1232,13 @@ private:
       return decodeLdMatrix(ld);
     if (auto mma = dyn_cast<NVVM::MmaOp>(op))
       return decodeMmaSync(mma);
+    if (name == "rocdl.mfma.f32.16x16x16f16" ||
+        name == "rocdl.mfma.f32.16x16x16bf16.1k")
+      return decodeMfma(op, name.ends_with("1k"));
+    if (name.starts_with("rocdl.mfma."))
+      return fail(op, "the simulator implements the MFMA instructions "
+                      "v_mfma_f32_16x16x16f16 and v_mfma_f32_16x16x16bf16_1k "
+                      "only");
     if (name == "rocdl.ds_swizzle")
       return emitResult(Opc::Swizzle, op) != nullptr;
     if (auto dpp = dyn_cast<ROCDL::DPPUpdateOp>(op)) {

@@ -136,6 +136,9 @@ enum class Opc : uint16_t {
   // record.
   LdMatrix,
   MmaSync,
+  // v_mfma_f32_16x16x16{f16,bf16_1k}: a, b the 4-lane operand slots, c the
+  // 4 accumulator slots; sub 1 = bf16.
+  Mfma,
   // mbarriers and bulk async copies (MBarrier.h).
   MBarInit,
   MBarArrive,

@@ -1,14 +1,17 @@
 //===- WarpMma.cpp - ldmatrix and mma.sync across a warp ------------------===//
 //
-// Both are `.sync.aligned`: every lane of the warp executes the same
-// instruction together, so they run as collectives (Collectives.cpp) that
-// need all 32 lanes.
+// Each is executed by the whole warp (wave) together, so they run as
+// collectives (Collectives.cpp) that need every lane: 32 for ldmatrix and
+// mma.sync (`.sync.aligned`), 64 for MFMA.
 //  - ldmatrix.x{1,2,4}.m8n8.b16: lane 8 j + i gives the address of row i of
 //    matrix j (16 bytes in shared memory). Without .trans lane l receives
 //    row l / 4, elements 2 (l % 4) and 2 (l % 4) + 1 of each matrix; with
 //    .trans it receives column l / 4, rows 2 (l % 4) and 2 (l % 4) + 1. The
 //    row reads are shared-memory reads of the lane that gave the address
 //    (race and bounds checks).
+//  - v_mfma_f32_16x16x16{f16,bf16_1k} (AMD, wave64): fragments per AMD's
+//    matrix instruction calculator, l = lane: A[l % 16][4 (l / 16) + e],
+//    B[4 (l / 16) + e][l % 16], C/D[4 (l / 16) + e][l % 16], e = 0..3.
 //  - mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}: fragments per the
 //    PTX ISA ("Matrix Fragments for mma.m16n8k16"), g = l / 4, t = l % 4:
 //    a0..a3 = A[g][2t..], A[g+8][2t..], A[g][2t+8..], A[g+8][2t+8..];
@@ -28,14 +31,26 @@ using namespace kcc::sim::detail;
 
 bool Machine::warpMatrixOp(unsigned first, unsigned last, uint64_t present,
                            const Inst &in) {
-  const char *what = in.opc == Opc::LdMatrix ? "ldmatrix" : "mma.sync";
-  if (opts.warpSize != 32 || last - first != 32 || present != 0xffffffffull) {
-    for (unsigned l = 0; l < 32; ++l)
+  bool mfma = in.opc == Opc::Mfma;
+  const char *what = in.opc == Opc::LdMatrix ? "ldmatrix.sync.aligned"
+                     : mfma                  ? "v_mfma_f32_16x16x16"
+                                             : "mma.sync.aligned";
+  unsigned width = mfma ? 64 : 32;
+  uint64_t all = mfma ? ~0ull : 0xffffffffull;
+  if (opts.warpSize != width) {
+    setFault(in.op, llvm::formatv("{0} needs {1}-lane warps; this target's "
+                                  "have {2}",
+                                  what, width, opts.warpSize)
+                        .str());
+    return false;
+  }
+  if (last - first != width || present != all) {
+    for (unsigned l = 0; l < width; ++l)
       if (first + l >= last || !(present >> l & 1)) {
         setFault(in.op,
-                 llvm::formatv("{0}.sync.aligned needs all 32 lanes of warp "
-                               "{1}; lane {2} {3}",
-                               what, first / 32, l,
+                 llvm::formatv("{0} needs all {1} lanes of warp {2}; lane {3} "
+                               "{4}",
+                               what, width, first / width, l,
                                first + l >= last ? "does not exist"
                                                  : "is not at this op")
                      .str());
@@ -45,6 +60,31 @@ bool Machine::warpMatrixOp(unsigned first, unsigned last, uint64_t present,
   auto reg = [&](unsigned l, uint32_t slot) -> uint64_t & {
     return threads[first + l].regs[slot];
   };
+
+  if (mfma) {
+    // A[i][k]: lane i + 16 (k / 4), item k % 4; B[k][j]: lane j + 16 (k / 4),
+    // item k % 4; C/D[i][j]: lane j + 16 (i / 4), item i % 4.
+    auto value = [&](uint64_t h) {
+      return in.sub ? bf16ToFloat(uint16_t(h)) : halfToFloat(uint16_t(h));
+    };
+    float a[16][16], b[16][16], c[16][16];
+    for (unsigned l = 0; l < 64; ++l)
+      for (unsigned e = 0; e < 4; ++e) {
+        unsigned q = 4 * (l / 16) + e, x = l % 16;
+        a[x][q] = value(reg(l, in.a + e));
+        b[q][x] = value(reg(l, in.b + e));
+        c[q][x] = asF32(reg(l, in.c + e));
+      }
+    for (unsigned l = 0; l < 64; ++l)
+      for (unsigned e = 0; e < 4; ++e) {
+        unsigned row = 4 * (l / 16) + e, col = l % 16;
+        float d = c[row][col];
+        for (unsigned k = 0; k < 16; ++k)
+          d += a[row][k] * b[k][col];
+        reg(l, in.res + e) = bitsOf(d);
+      }
+    return true;
+  }
 
   if (in.opc == Opc::LdMatrix) {
     // The 8 rows (16 bytes each) of every matrix, read by the lanes that

@@ -36,10 +36,11 @@ TileLayout TileLayout::get(RankedTensorType type) {
   TileLayout l;
   // A wgmma accumulator: only its register count means anything here (splats
   // and elementwise ops); WarpgroupMmaToNVVM.cpp maps its registers.
-  if (auto acc = dyn_cast<WgmmaAccLayoutAttr>(type.getEncoding())) {
+  if (isAccumulatorLayout(type.getEncoding())) {
     l.numElems = type.getNumElements();
-    l.threads = 128 * acc.getWarpgroups();
-    l.regs = acc.getElemsPerThread(type.getShape());
+    l.threads = accumulatorThreads(type.getEncoding());
+    l.warp = isa<MfmaAccLayoutAttr>(type.getEncoding()) ? 64 : 32;
+    l.regs = accumulatorRegs(type);
     l.nchunks = l.numElems;
     return l;
   }
@@ -70,9 +71,8 @@ KccTypeConverter::KccTypeConverter(MLIRContext *ctx, const TargetOps &ops)
   addConversion(
       [ctx](TensorMapType) -> Type { return LLVM::LLVMPointerType::get(ctx); });
   addConversion([ctx](RankedTensorType t) -> std::optional<Type> {
-    if (auto acc = dyn_cast_or_null<WgmmaAccLayoutAttr>(t.getEncoding()))
-      return VectorType::get({acc.getElemsPerThread(t.getShape())},
-                             t.getElementType());
+    if (isAccumulatorLayout(t.getEncoding()))
+      return VectorType::get({accumulatorRegs(t)}, t.getElementType());
     auto enc = dyn_cast_or_null<BlockedLayoutAttr>(t.getEncoding());
     if (!enc)
       return std::nullopt;
@@ -598,7 +598,7 @@ struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
       return success();
     }
     ArrayRef<int64_t> sshape = srcT.getShape(), dshape = dstT.getShape();
-    if (isa<WgmmaAccLayoutAttr>(dstT.getEncoding())) {
+    if (isAccumulatorLayout(dstT.getEncoding())) {
       rewriter.replaceOp(op,
                          broadcastToAccumulator(targetOpsOf(*this), rewriter,
                                                 op, adaptor.getSrc()));
@@ -981,9 +981,8 @@ static LogicalResult prepare(ModuleOp module, const TargetOps &ops,
               << shape(dot.getA().getType()) << ") and b ("
               << shape(dot.getB().getType())
               << "), which its "
-              << (isa_and_nonnull<WgmmaAccLayoutAttr>(
-                      dot.getC().getType().getEncoding())
-                      ? "mma.sync"
+              << (isAccumulatorLayout(dot.getC().getType().getEncoding())
+                      ? "tensor-core"
                       : "CUDA-core")
               << " lowering stages there: more than "
                  "the "
@@ -1013,7 +1012,7 @@ static LogicalResult prepare(ModuleOp module, const TargetOps &ops,
         auto tt = dyn_cast<RankedTensorType>(t);
         if (!tt)
           return;
-        if (isa_and_nonnull<WgmmaAccLayoutAttr>(tt.getEncoding())) {
+        if (isAccumulatorLayout(tt.getEncoding())) {
           // Only these ops know the accumulator's register mapping.
           // Elementwise arith/math ops work register by register.
           bool elementwise =
@@ -1025,14 +1024,16 @@ static LogicalResult prepare(ModuleOp module, const TargetOps &ops,
                    scf::YieldOp>(op)) {
             op->emitError("kcc: internal error: ")
                 << op->getName()
-                << " on a wgmma accumulator (only warpgroup_mma, its wait, "
-                   "convert_layout, smem_store, splat, broadcast, "
+                << " on an MMA accumulator (only dot, warpgroup_mma, its "
+                   "wait, convert_layout, smem_store, splat, broadcast, "
                    "elementwise arith/math and control flow handle that "
                    "layout)";
             ok = false;
-          } else if (ops.warpSize() != 32) {
-            op->emitError("kcc: wgmma accumulators exist on NVIDIA sm_90a "
-                          "only");
+          } else if (ops.warpSize() !=
+                     (isa<MfmaAccLayoutAttr>(tt.getEncoding()) ? 64u : 32u)) {
+            op->emitError("kcc: internal error: ")
+                << tt.getEncoding() << " on a target with " << ops.warpSize()
+                << "-lane warps";
             ok = false;
           }
           return;
@@ -1158,6 +1159,7 @@ void ConvertKccToLLVMPass::runOnOperation() {
   populateReducePatterns(tc, patterns);
   populateDotPatterns(tc, patterns);
   populateDotMmaSyncPatterns(tc, patterns);
+  populateDotMfmaPatterns(tc, patterns);
   populateAsyncPatterns(tc, patterns);
   populateWarpgroupMmaPatterns(tc, patterns);
   ops->addMathPatterns(tc, patterns, target);

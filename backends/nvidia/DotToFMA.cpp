@@ -241,10 +241,11 @@ DotScratch kcc::nvidia::dotScratch(DotOp op) {
   unsigned aBytes = storageBytes(aT.getElementType());
   unsigned bBytes = storageBytes(bT.getElementType());
   DotScratch s;
-  if (isa_and_nonnull<WgmmaAccLayoutAttr>(op.getC().getType().getEncoding())) {
+  if (isAccumulatorLayout(op.getC().getType().getEncoding())) {
     // mma.sync (DotToMmaSync.cpp): ldmatrix reads eight 16-byte rows per
     // matrix; a 16-byte pad per row puts them in eight different groups of
-    // four banks, and keeps every row 16-byte aligned.
+    // four banks, and keeps every row 16-byte aligned for the vector
+    // stores (MFMA, DotToMfma.cpp, the same).
     s.aRowStride = k + 16 / aBytes;
     s.bRowStride = n + 16 / bBytes;
   } else {

@@ -28,40 +28,6 @@ using namespace kcc::nvidia;
 
 namespace {
 
-/// Stores tile `v` (#kcc.blocked, owners only) row-major at `base` with rows
-/// of `rowStride` elements, one vector store per chunk of the layout. The
-/// chunk never crosses a row (its width divides the row) and `rowStride`
-/// keeps every chunk aligned to its size.
-void storeRows(const TargetOps &ops, OpBuilder &b, Location loc, Value v,
-               RankedTensorType type, Value base, int64_t rowStride) {
-  TileLayout l = TileLayout::get(type);
-  Type elem = type.getElementType();
-  unsigned bytes = storageBytes(elem);
-  int64_t cols = type.getDimSize(1);
-  unsigned vec = std::min<int64_t>(l.vec, cols);
-  auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), 3);
-  Value tid = ops.threadId(b, loc);
-  SmallVector<Value> regs = unpack(b, loc, v);
-  Value tBase = threadBase(b, loc, l, tid);
-  unsigned logCols = llvm::Log2_64(cols);
-  emitIf(b, loc, ownerPred(b, loc, l, tid), [&](OpBuilder &ib) {
-    for (unsigned r = 0; r < l.regs; r += vec) {
-      Value flat = flatIndex(ib, loc, l, tBase, r);
-      Value row = arith::ShRUIOp::create(ib, loc, flat, i32Const(ib, loc, logCols));
-      Value col =
-          arith::AndIOp::create(ib, loc, flat, i32Const(ib, loc, cols - 1));
-      Value idx = arith::AddIOp::create(
-          ib, loc, arith::MulIOp::create(ib, loc, row, i32Const(ib, loc, rowStride)),
-          col);
-      Value addr = LLVM::GEPOp::create(ib, loc, ptr3, elem, base, idx);
-      Value chunk = vec == 1
-                        ? regs[r]
-                        : buildVector(ib, loc, ArrayRef(regs).slice(r, vec));
-      LLVM::StoreOp::create(ib, loc, chunk, addr, vec * bytes);
-    }
-  });
-}
-
 struct DotMmaSyncLowering : OpConversionPattern<DotOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -91,8 +57,8 @@ struct DotMmaSyncLowering : OpConversionPattern<DotOp> {
     Value bBase = LLVM::GEPOp::create(b, loc, ptr3, b.getI8Type(), aBase,
                                       ArrayRef<LLVM::GEPArg>{int32_t(s.bOffset)});
     ops.barrier(b, loc);
-    storeRows(ops, b, loc, adaptor.getA(), aT, aBase, s.aRowStride);
-    storeRows(ops, b, loc, adaptor.getB(), bT, bBase, s.bRowStride);
+    storeTileRows(ops, b, loc, adaptor.getA(), aT, aBase, s.aRowStride);
+    storeTileRows(ops, b, loc, adaptor.getB(), bT, bBase, s.bRowStride);
     ops.barrier(b, loc);
 
     // 2. This lane's ldmatrix row addresses (element offsets): lanes 0-15
@@ -194,6 +160,36 @@ struct DotMmaSyncLowering : OpConversionPattern<DotOp> {
 };
 
 } // namespace
+
+void kcc::nvidia::storeTileRows(const TargetOps &ops, OpBuilder &b, Location loc, Value v,
+               RankedTensorType type, Value base, int64_t rowStride) {
+  TileLayout l = TileLayout::get(type);
+  Type elem = type.getElementType();
+  unsigned bytes = storageBytes(elem);
+  int64_t cols = type.getDimSize(1);
+  unsigned vec = std::min<int64_t>(l.vec, cols);
+  auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  Value tid = ops.threadId(b, loc);
+  SmallVector<Value> regs = unpack(b, loc, v);
+  Value tBase = threadBase(b, loc, l, tid);
+  unsigned logCols = llvm::Log2_64(cols);
+  emitIf(b, loc, ownerPred(b, loc, l, tid), [&](OpBuilder &ib) {
+    for (unsigned r = 0; r < l.regs; r += vec) {
+      Value flat = flatIndex(ib, loc, l, tBase, r);
+      Value row = arith::ShRUIOp::create(ib, loc, flat, i32Const(ib, loc, logCols));
+      Value col =
+          arith::AndIOp::create(ib, loc, flat, i32Const(ib, loc, cols - 1));
+      Value idx = arith::AddIOp::create(
+          ib, loc, arith::MulIOp::create(ib, loc, row, i32Const(ib, loc, rowStride)),
+          col);
+      Value addr = LLVM::GEPOp::create(ib, loc, ptr3, elem, base, idx);
+      Value chunk = vec == 1
+                        ? regs[r]
+                        : buildVector(ib, loc, ArrayRef(regs).slice(r, vec));
+      LLVM::StoreOp::create(ib, loc, chunk, addr, vec * bytes);
+    }
+  });
+}
 
 void kcc::nvidia::populateDotMmaSyncPatterns(KccTypeConverter &tc,
                                              RewritePatternSet &patterns) {

@@ -187,25 +187,37 @@ struct DotScratch {
   int64_t bytes = 0; // in all
 };
 DotScratch dotScratch(DotOp op);
+/// Stores tile `v` (#kcc.blocked, owners only) row-major at `base` (shared
+/// memory) with rows of `rowStride` elements, one vector store per chunk of
+/// the layout: the chunk never crosses a row (its width divides the row) and
+/// `rowStride` must keep every chunk aligned to its size (DotToMmaSync.cpp).
+void storeTileRows(const TargetOps &ops, mlir::OpBuilder &b, mlir::Location loc,
+                   mlir::Value v, mlir::RankedTensorType type, mlir::Value base,
+                   int64_t rowStride);
 
-/// A position in a #kcc.wgmma_acc tile: thread t's registers sit at
-/// accumulatorOrigin(t) + accumulatorOffset(n, warpgroups, r), the offsets
-/// being the same for every thread (WarpgroupMmaToNVVM.cpp; registerMap
-/// emits the same in IR).
+/// A position in an MMA accumulator tile (#kcc.wgmma_acc, #kcc.mfma_acc):
+/// thread t's registers sit at accumulatorOrigin(layout, t) +
+/// accumulatorOffset(layout, n, r), the offsets being the same for every
+/// thread (WarpgroupMmaToNVVM.cpp; registerMap emits the same in IR).
 struct AccumulatorPos {
   int64_t row, col;
 };
-AccumulatorPos accumulatorOrigin(unsigned t);
-AccumulatorPos accumulatorOffset(int64_t n, unsigned warpgroups, unsigned r);
+bool isAccumulatorLayout(mlir::Attribute layout);
+/// Threads an accumulator layout spreads over, and registers per thread.
+unsigned accumulatorThreads(mlir::Attribute layout);
+unsigned accumulatorRegs(mlir::RankedTensorType type);
+AccumulatorPos accumulatorOrigin(mlir::Attribute layout, unsigned t);
+AccumulatorPos accumulatorOffset(mlir::Attribute layout, int64_t n,
+                                 unsigned r);
 
 /// Row-major flat index (i32) of each register of this thread in a tile of
-/// `type` (#kcc.blocked or #kcc.wgmma_acc), and whether the thread owns it
-/// (WarpgroupMmaToNVVM.cpp). In #kcc.wgmma_acc, registers 2i and 2i + 1 are
-/// neighbours in a row.
+/// `type` (#kcc.blocked or an accumulator layout), and whether the thread
+/// owns it (WarpgroupMmaToNVVM.cpp). In #kcc.wgmma_acc, registers 2i and
+/// 2i + 1 are neighbours in a row.
 struct RegisterMap {
   llvm::SmallVector<mlir::Value> flat;
   mlir::Value owner; // null: every thread owns its registers
-  /// #kcc.wgmma_acc only: each register's row and column, one Value per
+  /// Accumulator layouts only: each register's row and column, one Value per
   /// distinct row / column (registers share them).
   llvm::SmallVector<mlir::Value> rows, cols;
 };
@@ -226,6 +238,9 @@ void populateReducePatterns(KccTypeConverter &tc,
 /// kcc.dot with an mma.sync accumulator (DotToMmaSync.cpp).
 void populateDotMmaSyncPatterns(KccTypeConverter &tc,
                                 mlir::RewritePatternSet &patterns);
+/// kcc.dot with an MFMA accumulator (DotToMfma.cpp).
+void populateDotMfmaPatterns(KccTypeConverter &tc,
+                             mlir::RewritePatternSet &patterns);
 void populateDotPatterns(KccTypeConverter &tc,
                          mlir::RewritePatternSet &patterns);
 void populateAsyncPatterns(KccTypeConverter &tc,

@@ -89,7 +89,7 @@ void describeBroadcastToAccumulator(std::vector<SharedAccess> &out,
                                     const SmemPadding &padding) {
   auto srcT = bc.getSrc().getType();
   auto dstT = bc.getType();
-  auto acc = cast<WgmmaAccLayoutAttr>(dstT.getEncoding());
+  Attribute acc = dstT.getEncoding();
   TileLayout sl = TileLayout::get(srcT);
   unsigned bytes = storageBytes(srcT.getElementType());
   perRegister(out, bc, "broadcast store", true, bytes, sl, sl.regs,
@@ -100,24 +100,21 @@ void describeBroadcastToAccumulator(std::vector<SharedAccess> &out,
                 return padding.index(*f);
               });
   ArrayRef<int64_t> sshape = srcT.getShape(), dshape = dstT.getShape();
-  TileLayout dl;
-  dl.threads = 128 * acc.getWarpgroups();
-  dl.warp = 32;
+  TileLayout dl = TileLayout::get(dstT);
   // One load per distinct column (a [1, N] source) or row ([M, 1]) of a
   // thread, as the lowering emits them.
   int64_t n = dshape[1];
-  unsigned wgs = acc.getWarpgroups();
   bool byColumn = sshape[0] == 1;
   SmallVector<AccumulatorPos> loads;
   std::set<int64_t> seen;
-  for (unsigned r = 0, e = acc.getElemsPerThread(dshape); r < e; ++r) {
-    AccumulatorPos off = accumulatorOffset(n, wgs, r);
+  for (unsigned r = 0, e = accumulatorRegs(dstT); r < e; ++r) {
+    AccumulatorPos off = accumulatorOffset(acc, n, r);
     if (seen.insert(byColumn ? off.col : off.row).second)
       loads.push_back(off);
   }
   perRegister(out, bc, "broadcast load", false, bytes, dl, loads.size(),
               [&](unsigned t, unsigned j) -> std::optional<int64_t> {
-                AccumulatorPos o = accumulatorOrigin(t);
+                AccumulatorPos o = accumulatorOrigin(acc, t);
                 return padding.index(byColumn ? o.col + loads[j].col
                                               : o.row + loads[j].row);
               });
@@ -130,9 +127,13 @@ void describeBroadcastToAccumulator(std::vector<SharedAccess> &out,
 /// wavefront, like a quarter warp's 16-byte accesses). Every K step and
 /// column block shifts all lanes by the same amount, so the first has the
 /// conflicts of every one.
+/// The MFMA lowering (DotToMfma.cpp) stores the same way; lane l loads its
+/// A fragment with one 8-byte load (row 16 w + l % 16, column 4 (l / 16))
+/// and its B fragment with 2-byte loads down a column (row 4 (l / 16) + i,
+/// column l % 16; every i and column block shifts all lanes alike).
 void describeMmaDot(std::vector<SharedAccess> &out, DotOp dot) {
   auto aT = dot.getA().getType(), bT = dot.getB().getType();
-  auto acc = cast<WgmmaAccLayoutAttr>(dot.getC().getType().getEncoding());
+  Attribute acc = dot.getC().getType().getEncoding();
   DotScratch s = dotScratch(dot);
   unsigned bytes = storageBytes(aT.getElementType());
   auto stores = [&](const char *what, RankedTensorType t, int64_t base,
@@ -153,9 +154,22 @@ void describeMmaDot(std::vector<SharedAccess> &out, DotOp dot) {
   int64_t bBase = s.bOffset / bytes;
   stores("operand a store", aT, 0, s.aRowStride);
   stores("operand b store", bT, bBase, s.bRowStride);
-  TileLayout wl;
-  wl.threads = 128 * acc.getWarpgroups();
-  wl.warp = 32;
+  TileLayout wl = TileLayout::get(dot.getC().getType());
+  if (auto mfma = dyn_cast<MfmaAccLayoutAttr>(acc)) {
+    perRegister(out, dot, "A fragment load", false, 8, wl, 1,
+                [&](unsigned t, unsigned) -> std::optional<int64_t> {
+                  unsigned lane = t % 64;
+                  return ((16 * (t / 64) + lane % 16) * s.aRowStride +
+                          4 * (lane / 16)) /
+                         4;
+                });
+    perRegister(out, dot, "B fragment load", false, bytes, wl, 1,
+                [&](unsigned t, unsigned) -> std::optional<int64_t> {
+                  unsigned lane = t % 64;
+                  return bBase + 4 * (lane / 16) * s.bRowStride + lane % 16;
+                });
+    return;
+  }
   auto ldmatrix = [&](const char *what, auto addr) {
     perRegister(out, dot, what, false, 16, wl, 1,
                 [&](unsigned t, unsigned) -> std::optional<int64_t> {
@@ -239,7 +253,7 @@ kcc::nvidia::describeSharedAccesses(Operation *op,
     return out;
   SmemPadding padding = override ? *override : smemPaddingOf(op);
   if (auto bc = dyn_cast<BroadcastOp>(op);
-      bc && isa<WgmmaAccLayoutAttr>(bc.getType().getEncoding())) {
+      bc && isAccumulatorLayout(bc.getType().getEncoding())) {
     describeBroadcastToAccumulator(out, bc, padding);
   } else if (auto bc = dyn_cast<BroadcastOp>(op)) {
     ArrayRef<int64_t> sshape = bc.getSrc().getType().getShape();
@@ -262,7 +276,7 @@ kcc::nvidia::describeSharedAccesses(Operation *op,
       return multiToIndex({ij[1], ij[0]}, sshape);
     });
   } else if (auto dot = dyn_cast<DotOp>(op);
-             dot && isa<WgmmaAccLayoutAttr>(dot.getC().getType().getEncoding())) {
+             dot && isAccumulatorLayout(dot.getC().getType().getEncoding())) {
     describeMmaDot(out, dot);
   } else if (auto dot = dyn_cast<DotOp>(op)) {
     describeDot(out, dot);

@@ -304,16 +304,44 @@ struct ConvertLayoutLowering : OpConversionPattern<ConvertLayoutOp> {
 
 } // namespace
 
-AccumulatorPos kcc::nvidia::accumulatorOrigin(unsigned t) {
+bool kcc::nvidia::isAccumulatorLayout(Attribute layout) {
+  return isa_and_nonnull<WgmmaAccLayoutAttr, MfmaAccLayoutAttr>(layout);
+}
+
+unsigned kcc::nvidia::accumulatorThreads(Attribute layout) {
+  if (auto mfma = dyn_cast<MfmaAccLayoutAttr>(layout))
+    return 64 * mfma.getWaves();
+  return 128 * cast<WgmmaAccLayoutAttr>(layout).getWarpgroups();
+}
+
+unsigned kcc::nvidia::accumulatorRegs(RankedTensorType type) {
+  if (auto mfma = dyn_cast<MfmaAccLayoutAttr>(type.getEncoding()))
+    return mfma.getElemsPerThread(type.getShape());
+  return cast<WgmmaAccLayoutAttr>(type.getEncoding())
+      .getElemsPerThread(type.getShape());
+}
+
+AccumulatorPos kcc::nvidia::accumulatorOrigin(Attribute layout, unsigned t) {
+  if (isa<MfmaAccLayoutAttr>(layout)) {
+    unsigned wave = t / 64, lane = t % 64;
+    return {16 * wave + 4 * (lane / 16), lane % 16};
+  }
   unsigned wg = t / 128, warp = t / 32 % 4, lane = t % 32;
   return {64 * wg + 16 * warp + lane / 4, 2 * (lane % 4)};
 }
 
-AccumulatorPos kcc::nvidia::accumulatorOffset(int64_t n, unsigned warpgroups,
+AccumulatorPos kcc::nvidia::accumulatorOffset(Attribute layout, int64_t n,
                                               unsigned r) {
+  if (auto mfma = dyn_cast<MfmaAccLayoutAttr>(layout)) {
+    // Per 16-row slab of the wave (`rep`), n/4 registers: 4 rows of one
+    // column per 16-column block.
+    int64_t perRep = n / 4, rep = r / perRep, i = r % perRep;
+    return {16 * rep * mfma.getWaves() + i % 4, 16 * (i / 4)};
+  }
   // Per 64-row block of the warpgroup (`rep`), n/2 registers: pairs of
   // neighbours in a row, the second pair of each 4 eight rows down, every
   // 4 registers the next 8 columns.
+  unsigned warpgroups = cast<WgmmaAccLayoutAttr>(layout).getWarpgroups();
   int64_t perRep = n / 2, rep = r / perRep, i = r % perRep;
   return {64 * rep * warpgroups + 8 * ((i / 2) % 2), 8 * (i / 4) + i % 2};
 }
@@ -321,21 +349,34 @@ AccumulatorPos kcc::nvidia::accumulatorOffset(int64_t n, unsigned warpgroups,
 RegisterMap kcc::nvidia::registerMap(OpBuilder &b, Location loc,
                                      RankedTensorType type, Value tid) {
   RegisterMap map;
-  if (auto acc = dyn_cast<WgmmaAccLayoutAttr>(type.getEncoding())) {
+  Attribute layout = type.getEncoding();
+  if (isAccumulatorLayout(layout)) {
     int64_t n = type.getShape()[1];
     auto k = [&](int64_t v) { return i32Const(b, loc, v); };
     // The thread's origin (accumulatorOrigin) in IR.
-    Value wg = arith::DivUIOp::create(b, loc, tid, k(128));
-    Value warp = arith::RemUIOp::create(
-        b, loc, arith::DivUIOp::create(b, loc, tid, k(32)), k(4));
-    Value lane = arith::RemUIOp::create(b, loc, tid, k(32));
-    Value row0 = arith::AddIOp::create(
-        b, loc,
-        arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, wg, k(64)),
-                              arith::MulIOp::create(b, loc, warp, k(16))),
-        arith::DivUIOp::create(b, loc, lane, k(4)));
-    Value col0 = arith::MulIOp::create(
-        b, loc, arith::RemUIOp::create(b, loc, lane, k(4)), k(2));
+    Value row0, col0;
+    if (isa<MfmaAccLayoutAttr>(layout)) {
+      Value wave = arith::DivUIOp::create(b, loc, tid, k(64));
+      Value lane = arith::RemUIOp::create(b, loc, tid, k(64));
+      row0 = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, wave, k(16)),
+          arith::MulIOp::create(
+              b, loc, arith::DivUIOp::create(b, loc, lane, k(16)), k(4)));
+      col0 = arith::RemUIOp::create(b, loc, lane, k(16));
+    } else {
+      Value wg = arith::DivUIOp::create(b, loc, tid, k(128));
+      Value warp = arith::RemUIOp::create(
+          b, loc, arith::DivUIOp::create(b, loc, tid, k(32)), k(4));
+      Value lane = arith::RemUIOp::create(b, loc, tid, k(32));
+      row0 = arith::AddIOp::create(
+          b, loc,
+          arith::AddIOp::create(b, loc,
+                                arith::MulIOp::create(b, loc, wg, k(64)),
+                                arith::MulIOp::create(b, loc, warp, k(16))),
+          arith::DivUIOp::create(b, loc, lane, k(4)));
+      col0 = arith::MulIOp::create(
+          b, loc, arith::RemUIOp::create(b, loc, lane, k(4)), k(2));
+    }
     Value base = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, row0, k(n)), col0);
     // Registers share rows and columns: one Value per distinct offset.
@@ -346,9 +387,8 @@ RegisterMap kcc::nvidia::registerMap(OpBuilder &b, Location loc,
         v = off ? (Value)arith::AddIOp::create(b, loc, origin, k(off)) : origin;
       return v;
     };
-    for (unsigned r = 0, e = acc.getElemsPerThread(type.getShape()); r < e;
-         ++r) {
-      AccumulatorPos off = accumulatorOffset(n, acc.getWarpgroups(), r);
+    for (unsigned r = 0, e = accumulatorRegs(type); r < e; ++r) {
+      AccumulatorPos off = accumulatorOffset(layout, n, r);
       map.flat.push_back(
           arith::AddIOp::create(b, loc, base, k(off.row * n + off.col)));
       map.rows.push_back(at(rows, row0, off.row));

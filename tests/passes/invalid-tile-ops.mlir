@@ -101,7 +101,7 @@ func.func @rank(%p: !kcc.ptr<f32> {kcc.tensor_rank = 3 : i32}) {
 // A dot whose accumulator has the MMA register layout runs as mma.sync: it
 // needs f16/bf16 operands, an f32 accumulator and whole m16n8k16 blocks.
 func.func @mma_sync_types(%a: tensor<64x16xf32, #kcc.blocked<vec = 1, threads = 128, warp = 32>>, %b: tensor<16x16xf32, #kcc.blocked<vec = 1, threads = 128, warp = 32>>, %c: tensor<64x16xf32, #kcc.wgmma_acc<warpgroups = 1>>) {
-  // expected-error@+1 {{an accumulator in the #kcc.wgmma_acc layout needs f16 or bf16 operands of one type and an f32 accumulator}}
+  // expected-error@+1 {{an accumulator in the #kcc.wgmma_acc<warpgroups = 1> layout needs f16 or bf16 operands of one type and an f32 accumulator}}
   %r = kcc.dot %a, %b, %c : tensor<64x16xf32, #kcc.blocked<vec = 1, threads = 128, warp = 32>>, tensor<16x16xf32, #kcc.blocked<vec = 1, threads = 128, warp = 32>> -> tensor<64x16xf32, #kcc.wgmma_acc<warpgroups = 1>>
   return
 }
@@ -117,7 +117,22 @@ func.func @mma_sync_shape(%a: tensor<64x16xf16, #kcc.blocked<vec = 1, threads = 
 // -----
 
 func.func @mma_attr(%a: tensor<64x16xf32>, %b: tensor<16x16xf32>, %c: tensor<64x16xf32>) {
-  // expected-error@+1 {{kcc.mma must be "mma.sync.m16n8k16" on a kcc.dot}}
+  // expected-error@+1 {{kcc.mma must be "mma.sync.m16n8k16", "mfma.f32.16x16x16f16" or "mfma.f32.16x16x16bf16.1k" on a kcc.dot}}
   %r = kcc.dot %a, %b, %c {kcc.mma = "wgmma"} : tensor<64x16xf32>, tensor<16x16xf32> -> tensor<64x16xf32>
+  return
+}
+
+// -----
+
+func.func @mfma_shape(%a: tensor<32x16xf16, #kcc.blocked<vec = 1, threads = 128, warp = 64>>, %b: tensor<16x16xf16, #kcc.blocked<vec = 1, threads = 128, warp = 64>>, %c: tensor<32x16xf32, #kcc.mfma_acc<waves = 4>>) {
+  // expected-error@+1 {{an MFMA dot needs M a multiple of 16 x waves, N and K multiples of 16}}
+  %r = kcc.dot %a, %b, %c : tensor<32x16xf16, #kcc.blocked<vec = 1, threads = 128, warp = 64>>, tensor<16x16xf16, #kcc.blocked<vec = 1, threads = 128, warp = 64>> -> tensor<32x16xf32, #kcc.mfma_acc<waves = 4>>
+  return
+}
+
+// -----
+
+// expected-error@+1 {{waves must be 1-16, got 0}}
+func.func @mfma_waves(%c: tensor<32x16xf32, #kcc.mfma_acc<waves = 0>>) {
   return
 }

@@ -108,15 +108,19 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
       } else if (auto dot = dyn_cast<DotOp>(op)) {
         std::string where = locString(op->getLoc()) + ": dot " +
                             shape(dot.getA(), dot.getB());
+        bool amd = target.vendor == Vendor::AMD;
+        std::string simd = amd ? " on SIMD cores (FMAs)" : " on CUDA cores (FMAs)";
         if (auto mma = op->getAttrOfType<StringAttr>(KccDialect::kMmaAttr))
-          entry.dots.push_back(where + " on tensor cores (" + mma.str() +
-                               ", fragments by ldmatrix from padded shared "
-                               "memory)");
+          entry.dots.push_back(
+              where + (amd ? " on matrix cores (" : " on tensor cores (") +
+              mma.str() +
+              (amd ? ", fragments loaded from padded LDS)"
+                   : ", fragments by ldmatrix from padded shared memory)"));
         else if (auto why =
                      op->getAttrOfType<StringAttr>(KccDialect::kMmaRefusedAttr))
-          entry.dots.push_back(where + " on CUDA cores (FMAs): " + why.str());
+          entry.dots.push_back(where + simd + ": " + why.str());
         else
-          entry.dots.push_back(where + " on CUDA cores (FMAs)");
+          entry.dots.push_back(where + simd);
       }
     });
     func.walk([&](ReduceOp red) {
