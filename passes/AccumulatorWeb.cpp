@@ -100,10 +100,11 @@ void retypeEpilogueChain(Value acc, ArrayRef<Operation *> chain,
 }
 } // namespace
 
-FailureOr<llvm::SetVector<Value>> kcc::retypeAccumulatorWeb(
-    Operation *func, ArrayRef<Value> seeds, Attribute layout,
-    function_ref<bool(OpOperand &)> isAccUse,
-    function_ref<bool(Operation *)> isMmaResult) {
+FailureOr<llvm::SetVector<Value>>
+kcc::retypeAccumulatorWeb(Operation *func, ArrayRef<Value> seeds,
+                          Attribute layout,
+                          function_ref<bool(OpOperand &)> isAccUse,
+                          function_ref<bool(Operation *)> isMmaResult) {
   auto accType = [&](Type t) {
     auto tt = cast<RankedTensorType>(t);
     return RankedTensorType::get(tt.getShape(), tt.getElementType(), layout);

@@ -1,4 +1,5 @@
-//===- AccumulatorWeb.h - give an MMA accumulator its register layout -*- C++ -*-===//
+//===- AccumulatorWeb.h - give an MMA accumulator its register layout -*- C++
+//-*-===//
 //
 // Shared by the passes that put dots on tensor cores
 // (kcc-materialize-warpgroup-mma, kcc-materialize-warp-mma): the tiles that
@@ -28,10 +29,11 @@ llvm::SetVector<mlir::Value> accumulatorWeb(llvm::ArrayRef<mlir::Value> seeds);
 /// that a lone elementwise epilogue (kcc::epilogueChain) runs in the layout
 /// and converts at its end. Returns the web; fails (with an error on `func`)
 /// if a non-tile joined it.
-mlir::FailureOr<llvm::SetVector<mlir::Value>> retypeAccumulatorWeb(
-    mlir::Operation *func, llvm::ArrayRef<mlir::Value> seeds,
-    mlir::Attribute layout, llvm::function_ref<bool(mlir::OpOperand &)> isAccUse,
-    llvm::function_ref<bool(mlir::Operation *)> isMmaResult);
+mlir::FailureOr<llvm::SetVector<mlir::Value>>
+retypeAccumulatorWeb(mlir::Operation *func, llvm::ArrayRef<mlir::Value> seeds,
+                     mlir::Attribute layout,
+                     llvm::function_ref<bool(mlir::OpOperand &)> isAccUse,
+                     llvm::function_ref<bool(mlir::Operation *)> isMmaResult);
 
 } // namespace kcc
 

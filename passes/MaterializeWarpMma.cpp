@@ -110,12 +110,12 @@ struct MaterializeWarpMma
       // Say why the dots stay on the CUDA cores (--report).
       if (!target->mma.instruction.empty())
         getOperation().walk([&](kcc::DotOp dot) {
-          dot->setAttr(kcc::KccDialect::kMmaRefusedAttr,
-                       StringAttr::get(&getContext(),
-                                       "kcc does not lower target '" +
-                                           target->name + "''s " +
-                                           target->mma.instruction +
-                                           " instructions yet"));
+          dot->setAttr(
+              kcc::KccDialect::kMmaRefusedAttr,
+              StringAttr::get(&getContext(), "kcc does not lower target '" +
+                                                 target->name + "''s " +
+                                                 target->mma.instruction +
+                                                 " instructions yet"));
         });
       return;
     }
@@ -162,25 +162,26 @@ std::string MaterializeWarpMma::refusal(kcc::DotOp dot, unsigned units) const {
            ")";
   if (n % 16 != 0)
     return "N = " + std::to_string(n) + " is not a multiple of 16 (" +
-           (mfma() ? "the instruction's N" :
-                     "B's fragments are loaded two 8-column blocks at a time") +
+           (mfma() ? "the instruction's N"
+                   : "B's fragments are loaded two 8-column blocks at a time") +
            ")";
   if (k % 16 != 0)
-    return "K = " + std::to_string(k) + " is not a multiple of 16 (the "
+    return "K = " + std::to_string(k) +
+           " is not a multiple of 16 (the "
            "instruction's K)";
   // The accumulator and the operand tiles live in registers of the
   // accumulator's threads: each within the layout pass's per-tile budget
   // (half the register file, as kcc-assign-layouts allows).
   int64_t budget = llvm::PowerOf2Ceil(target->registersPerThread / 2);
   int64_t threads = int64_t(unitThreads()) * units;
-  for (auto [what, t] : {std::pair<const char *, RankedTensorType>{
-                             "the accumulator", c},
-                         {"operand a", a},
-                         {"operand b", b}}) {
+  for (auto [what, t] :
+       {std::pair<const char *, RankedTensorType>{"the accumulator", c},
+        {"operand a", a},
+        {"operand b", b}}) {
     int64_t regs = t.getNumElements() / threads;
     if (regs > budget)
-      return std::string(what) + " (" + std::to_string(t.getDimSize(0)) +
-             "x" + std::to_string(t.getDimSize(1)) + ") would take " +
+      return std::string(what) + " (" + std::to_string(t.getDimSize(0)) + "x" +
+             std::to_string(t.getDimSize(1)) + ") would take " +
              std::to_string(regs) + " registers per thread with " +
              std::to_string(threads / target->warpSize) + " " +
              (mfma() ? "waves" : "warps") + " (at most " +
@@ -234,20 +235,21 @@ LogicalResult MaterializeWarpMma::runOnKernel(func::FuncOp func) {
       dot->setAttr(kcc::KccDialect::kMmaRefusedAttr, StringAttr::get(ctx, why));
       continue;
     }
-    dot->setAttr(kcc::KccDialect::kMmaAttr,
-                 StringAttr::get(ctx, instructionFor(dot.getA().getType()
-                                                         .getElementType())));
+    dot->setAttr(
+        kcc::KccDialect::kMmaAttr,
+        StringAttr::get(ctx,
+                        instructionFor(dot.getA().getType().getElementType())));
     sites.push_back(dot);
   }
   if (sites.empty())
     return success();
 
-  func->setAttr(kcc::KccDialect::kNumWarpsAttr,
-                IntegerAttr::get(IntegerType::get(ctx, 32),
-                                 units * warpsPerUnit));
-  Attribute layout =
-      mfma() ? Attribute(kcc::MfmaAccLayoutAttr::get(ctx, units))
-             : Attribute(kcc::WgmmaAccLayoutAttr::get(ctx, units));
+  func->setAttr(
+      kcc::KccDialect::kNumWarpsAttr,
+      IntegerAttr::get(IntegerType::get(ctx, 32), units * warpsPerUnit));
+  Attribute layout = mfma()
+                         ? Attribute(kcc::MfmaAccLayoutAttr::get(ctx, units))
+                         : Attribute(kcc::WgmmaAccLayoutAttr::get(ctx, units));
   SmallVector<Value> seeds;
   for (kcc::DotOp dot : sites)
     seeds.append({dot.getResult(), dot.getC()});

@@ -49,7 +49,7 @@ void registerPipelineTmaLoadsPass();
 /// `numWarps` (0: not given) is kcc --num-warps, which a kernel's own
 /// kcc.num_warps overrides.
 std::unique_ptr<mlir::Pass> createMaterializeWarpMma(const TargetModel &target,
-                                                    unsigned numWarps = 0);
+                                                     unsigned numWarps = 0);
 void registerMaterializeWarpMmaPass();
 /// Registers both for kcc-opt (with built-in target models by name).
 void registerTensorMapPasses();

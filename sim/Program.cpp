@@ -499,8 +499,7 @@ private:
         mma.getLayoutA() != NVVM::MMALayout::row ||
         mma.getLayoutB() != NVVM::MMALayout::col ||
         mma.getOperandA().size() != 4 || mma.getOperandB().size() != 2 ||
-        mma.getOperandC().size() != 4 || !res ||
-        res.getBody().size() != 4 ||
+        mma.getOperandC().size() != 4 || !res || res.getBody().size() != 4 ||
         llvm::any_of(mma.getOperandC(),
                      [](Value v) { return !v.getType().isF32(); }))
       return fail(mma, "the simulator implements mma.sync.aligned.m16n8k16."

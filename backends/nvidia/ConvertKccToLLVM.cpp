@@ -979,8 +979,7 @@ static LogicalResult prepare(ModuleOp module, const TargetOps &ops,
           dot.emitError("kcc: dot needs ")
               << bytes << " bytes of shared memory for a ("
               << shape(dot.getA().getType()) << ") and b ("
-              << shape(dot.getB().getType())
-              << "), which its "
+              << shape(dot.getB().getType()) << "), which its "
               << (isAccumulatorLayout(dot.getC().getType().getEncoding())
                       ? "tensor-core"
                       : "CUDA-core")

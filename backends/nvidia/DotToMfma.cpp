@@ -113,23 +113,23 @@ struct DotMfmaLowering : OpConversionPattern<DotOp> {
                 lb, LLVM::LoadOp::create(lb, l, frag, addr, /*alignment=*/8)));
           }
           Value bStep = arith::AddIOp::create(
-              lb, l, bLane, arith::MulIOp::create(lb, l, k0, c32(s.bRowStride)));
+              lb, l, bLane,
+              arith::MulIOp::create(lb, l, k0, c32(s.bRowStride)));
           SmallVector<Value> next(accs.begin(), accs.end());
           for (int64_t j = 0; j < n / 16; ++j) {
             SmallVector<Value> bs;
             for (int64_t i = 0; i < 4; ++i) {
-              Value idx = arith::AddIOp::create(
-                  lb, l, bStep, c32(i * s.bRowStride + 16 * j));
+              Value idx = arith::AddIOp::create(lb, l, bStep,
+                                                c32(i * s.bRowStride + 16 * j));
               Value addr = LLVM::GEPOp::create(lb, l, ptr3, elem, bBase, idx);
               bs.push_back(LLVM::LoadOp::create(lb, l, elem, addr, 2));
             }
             Value bFrag = operand(lb, buildVector(lb, l, bs));
             for (int64_t rep = 0; rep < reps; ++rep) {
               int64_t r0 = rep * (n / 4) + 4 * j;
-              Value c = buildVector(
-                  lb, l, ArrayRef<Value>(next).slice(r0, 4));
-              SmallVector<Value> args = {aFrag[rep], bFrag, c, zero, zero,
-                                         zero};
+              Value c = buildVector(lb, l, ArrayRef<Value>(next).slice(r0, 4));
+              SmallVector<Value> args = {aFrag[rep], bFrag, c,
+                                         zero,       zero,  zero};
               Value d =
                   bf16 ? ROCDL::mfma_f32_16x16x16bf16_1k::create(lb, l, acc4,
                                                                  args)

@@ -54,8 +54,9 @@ struct DotMmaSyncLowering : OpConversionPattern<DotOp> {
 
     // 1. a and b to shared memory.
     Value aBase = smemBase(b, loc, op);
-    Value bBase = LLVM::GEPOp::create(b, loc, ptr3, b.getI8Type(), aBase,
-                                      ArrayRef<LLVM::GEPArg>{int32_t(s.bOffset)});
+    Value bBase =
+        LLVM::GEPOp::create(b, loc, ptr3, b.getI8Type(), aBase,
+                            ArrayRef<LLVM::GEPArg>{int32_t(s.bOffset)});
     ops.barrier(b, loc);
     storeTileRows(ops, b, loc, adaptor.getA(), aT, aBase, s.aRowStride);
     storeTileRows(ops, b, loc, adaptor.getB(), bT, bBase, s.bRowStride);
@@ -78,9 +79,9 @@ struct DotMmaSyncLowering : OpConversionPattern<DotOp> {
         arith::MulIOp::create(b, loc, warp, k32(16)));
     Value aLane = arith::AddIOp::create(
         b, loc,
-        arith::MulIOp::create(
-            b, loc, arith::AddIOp::create(b, loc, slabRow, laneRow),
-            k32(s.aRowStride)),
+        arith::MulIOp::create(b, loc,
+                              arith::AddIOp::create(b, loc, slabRow, laneRow),
+                              k32(s.aRowStride)),
         laneCol);
     Value bLane = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, laneRow, k32(s.bRowStride)),
@@ -96,10 +97,10 @@ struct DotMmaSyncLowering : OpConversionPattern<DotOp> {
     auto ldmatrix = [&](OpBuilder &lb, Value offset, bool trans) {
       Value addr = LLVM::GEPOp::create(lb, loc, ptr3, elem,
                                        trans ? bBase : aBase, offset);
-      Value x = NVVM::LdMatrixOp::create(
-          lb, loc, x4, addr, 4,
-          trans ? NVVM::MMALayout::col : NVVM::MMALayout::row, shape,
-          NVVM::LdStMatrixEltType::B16);
+      Value x = NVVM::LdMatrixOp::create(lb, loc, x4, addr, 4,
+                                         trans ? NVVM::MMALayout::col
+                                               : NVVM::MMALayout::row,
+                                         shape, NVVM::LdStMatrixEltType::B16);
       SmallVector<Value> regs;
       for (int64_t i = 0; i < 4; ++i) {
         Value r = LLVM::ExtractValueOp::create(lb, loc, x, i);
@@ -126,12 +127,13 @@ struct DotMmaSyncLowering : OpConversionPattern<DotOp> {
                     lb, l, aStep, c32(64 * warpgroups * rep * s.aRowStride)),
                 /*trans=*/false));
           Value bStep = arith::AddIOp::create(
-              lb, l, bLane, arith::MulIOp::create(lb, l, k0, c32(s.bRowStride)));
+              lb, l, bLane,
+              arith::MulIOp::create(lb, l, k0, c32(s.bRowStride)));
           SmallVector<Value> next(accs.begin(), accs.end());
           for (int64_t n0 = 0; n0 < n; n0 += 16) {
-            SmallVector<Value> bFrag = ldmatrix(
-                lb, arith::AddIOp::create(lb, l, bStep, c32(n0)),
-                /*trans=*/true);
+            SmallVector<Value> bFrag =
+                ldmatrix(lb, arith::AddIOp::create(lb, l, bStep, c32(n0)),
+                         /*trans=*/true);
             for (int64_t half = 0; half < 2; ++half) {
               int64_t block = n0 / 8 + half; // 8-column block j
               for (int64_t rep = 0; rep < reps; ++rep) {
@@ -161,8 +163,9 @@ struct DotMmaSyncLowering : OpConversionPattern<DotOp> {
 
 } // namespace
 
-void kcc::nvidia::storeTileRows(const TargetOps &ops, OpBuilder &b, Location loc, Value v,
-               RankedTensorType type, Value base, int64_t rowStride) {
+void kcc::nvidia::storeTileRows(const TargetOps &ops, OpBuilder &b,
+                                Location loc, Value v, RankedTensorType type,
+                                Value base, int64_t rowStride) {
   TileLayout l = TileLayout::get(type);
   Type elem = type.getElementType();
   unsigned bytes = storageBytes(elem);
@@ -176,11 +179,13 @@ void kcc::nvidia::storeTileRows(const TargetOps &ops, OpBuilder &b, Location loc
   emitIf(b, loc, ownerPred(b, loc, l, tid), [&](OpBuilder &ib) {
     for (unsigned r = 0; r < l.regs; r += vec) {
       Value flat = flatIndex(ib, loc, l, tBase, r);
-      Value row = arith::ShRUIOp::create(ib, loc, flat, i32Const(ib, loc, logCols));
+      Value row =
+          arith::ShRUIOp::create(ib, loc, flat, i32Const(ib, loc, logCols));
       Value col =
           arith::AndIOp::create(ib, loc, flat, i32Const(ib, loc, cols - 1));
       Value idx = arith::AddIOp::create(
-          ib, loc, arith::MulIOp::create(ib, loc, row, i32Const(ib, loc, rowStride)),
+          ib, loc,
+          arith::MulIOp::create(ib, loc, row, i32Const(ib, loc, rowStride)),
           col);
       Value addr = LLVM::GEPOp::create(ib, loc, ptr3, elem, base, idx);
       Value chunk = vec == 1

@@ -207,8 +207,7 @@ bool isAccumulatorLayout(mlir::Attribute layout);
 unsigned accumulatorThreads(mlir::Attribute layout);
 unsigned accumulatorRegs(mlir::RankedTensorType type);
 AccumulatorPos accumulatorOrigin(mlir::Attribute layout, unsigned t);
-AccumulatorPos accumulatorOffset(mlir::Attribute layout, int64_t n,
-                                 unsigned r);
+AccumulatorPos accumulatorOffset(mlir::Attribute layout, int64_t n, unsigned r);
 
 /// Row-major flat index (i32) of each register of this thread in a tile of
 /// `type` (#kcc.blocked or an accumulator layout), and whether the thread

@@ -148,7 +148,8 @@ void describeMmaDot(std::vector<SharedAccess> &out, DotOp dot) {
                     return std::nullopt;
                   return (base + *f / cols * stride + *f % cols) / vec;
                 });
-    for (SharedAccess &a : llvm::make_range(out.end() - l.regs / vec, out.end()))
+    for (SharedAccess &a :
+         llvm::make_range(out.end() - l.regs / vec, out.end()))
       a.reg *= vec;
   };
   int64_t bBase = s.bOffset / bytes;

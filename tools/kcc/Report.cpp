@@ -93,7 +93,8 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
       }
     func.walk([&](Operation *op) {
       auto shape = [](Value a, Value b) {
-        auto at = cast<ShapedType>(a.getType()), bt = cast<ShapedType>(b.getType());
+        auto at = cast<ShapedType>(a.getType()),
+             bt = cast<ShapedType>(b.getType());
         return llvm::formatv("{0}x{1}x{2} {3}", at.getDimSize(0),
                              bt.getDimSize(bt.getRank() - 1), at.getDimSize(1),
                              typeString(at.getElementType()))
@@ -106,10 +107,11 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
             "TMA stages)",
             locString(op->getLoc()), acc.getDimSize(0), acc.getDimSize(1)));
       } else if (auto dot = dyn_cast<DotOp>(op)) {
-        std::string where = locString(op->getLoc()) + ": dot " +
-                            shape(dot.getA(), dot.getB());
+        std::string where =
+            locString(op->getLoc()) + ": dot " + shape(dot.getA(), dot.getB());
         bool amd = target.vendor == Vendor::AMD;
-        std::string simd = amd ? " on SIMD cores (FMAs)" : " on CUDA cores (FMAs)";
+        std::string simd =
+            amd ? " on SIMD cores (FMAs)" : " on CUDA cores (FMAs)";
         if (auto mma = op->getAttrOfType<StringAttr>(KccDialect::kMmaAttr))
           entry.dots.push_back(
               where + (amd ? " on matrix cores (" : " on tensor cores (") +
