@@ -57,14 +57,9 @@ struct DotMfmaLowering : OpConversionPattern<DotOp> {
     auto k32 = [&](int64_t v) { return i32Const(b, loc, v); };
 
     // 1. a and b to LDS.
-    Value aBase = smemBase(b, loc, op);
-    Value bBase =
-        LLVM::GEPOp::create(b, loc, ptr3, b.getI8Type(), aBase,
-                            ArrayRef<LLVM::GEPArg>{int32_t(s.bOffset)});
-    ops.barrier(b, loc);
-    storeTileRows(ops, b, loc, adaptor.getA(), aT, aBase, s.aRowStride);
-    storeTileRows(ops, b, loc, adaptor.getB(), bT, bBase, s.bRowStride);
-    ops.barrier(b, loc);
+    Value aBase, bBase;
+    std::tie(aBase, bBase) =
+        stageDotOperands(ops, b, loc, op, adaptor.getA(), adaptor.getB());
 
     // 2. This lane's fragment origins (element offsets): A row
     // 16 w + l % 16, column 4 (l / 16); B row 4 (l / 16), column l % 16.

@@ -53,14 +53,9 @@ struct DotMmaSyncLowering : OpConversionPattern<DotOp> {
     auto k32 = [&](int64_t v) { return i32Const(b, loc, v); };
 
     // 1. a and b to shared memory.
-    Value aBase = smemBase(b, loc, op);
-    Value bBase =
-        LLVM::GEPOp::create(b, loc, ptr3, b.getI8Type(), aBase,
-                            ArrayRef<LLVM::GEPArg>{int32_t(s.bOffset)});
-    ops.barrier(b, loc);
-    storeTileRows(ops, b, loc, adaptor.getA(), aT, aBase, s.aRowStride);
-    storeTileRows(ops, b, loc, adaptor.getB(), bT, bBase, s.bRowStride);
-    ops.barrier(b, loc);
+    Value aBase, bBase;
+    std::tie(aBase, bBase) =
+        stageDotOperands(ops, b, loc, op, adaptor.getA(), adaptor.getB());
 
     // 2. This lane's ldmatrix row addresses (element offsets): lanes 0-15
     // give rows 0-15 of the first 8 columns, lanes 16-31 the same rows of
@@ -194,6 +189,24 @@ void kcc::nvidia::storeTileRows(const TargetOps &ops, OpBuilder &b,
       LLVM::StoreOp::create(ib, loc, chunk, addr, vec * bytes);
     }
   });
+}
+
+std::pair<Value, Value> kcc::nvidia::stageDotOperands(const TargetOps &ops,
+                                                      OpBuilder &b,
+                                                      Location loc, DotOp op,
+                                                      Value a, Value bTile) {
+  DotScratch s = dotScratch(op);
+  auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  Value aBase = smemBase(b, loc, op);
+  Value bBase =
+      LLVM::GEPOp::create(b, loc, ptr3, b.getI8Type(), aBase,
+                          ArrayRef<LLVM::GEPArg>{int32_t(s.bOffset)});
+  ops.barrier(b, loc); // earlier readers of the scratch are done
+  storeTileRows(ops, b, loc, a, op.getA().getType(), aBase, s.aRowStride);
+  storeTileRows(ops, b, loc, bTile, op.getB().getType(), bBase,
+                s.bRowStride);
+  ops.barrier(b, loc);
+  return {aBase, bBase};
 }
 
 void kcc::nvidia::populateDotMmaSyncPatterns(KccTypeConverter &tc,

@@ -191,6 +191,12 @@ DotScratch dotScratch(DotOp op);
 /// memory) with rows of `rowStride` elements, one vector store per chunk of
 /// the layout: the chunk never crosses a row (its width divides the row) and
 /// `rowStride` must keep every chunk aligned to its size (DotToMmaSync.cpp).
+/// The tensor-core lowerings' staging (DotToMmaSync.cpp, DotToMfma.cpp):
+/// barrier, a and b (converted values) stored with storeTileRows into the
+/// scratch as dotScratch lays it out, barrier; returns a's and b's bases.
+std::pair<mlir::Value, mlir::Value>
+stageDotOperands(const TargetOps &ops, mlir::OpBuilder &b, mlir::Location loc,
+                 DotOp op, mlir::Value a, mlir::Value bTile);
 void storeTileRows(const TargetOps &ops, mlir::OpBuilder &b, mlir::Location loc,
                    mlir::Value v, mlir::RankedTensorType type, mlir::Value base,
                    int64_t rowStride);
