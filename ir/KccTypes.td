@@ -148,8 +148,12 @@ def Kcc_WgmmaAccLayoutAttr : AttrDef<Kcc_Dialect, "WgmmaAccLayout"> {
     (0 <= i < N/2) of lane l of warp w of the warpgroup holds element
       row = 16 w + l / 4 + 8 ((i / 2) mod 2),  col = 8 (i / 4) + 2 (l mod 4) + i mod 2
     (PTX ISA, "wgmma .m64nNk16 register fragment D"), and a thread stacks the
-    blocks it owns in increasing b. Only kcc.warpgroup_mma, the loop that
-    carries it, splats and kcc.convert_layout see this layout.
+    blocks it owns in increasing b. The same registers are the D fragments
+    of mma.sync.m16n8k16 when warp w computes its 16 rows of each block over
+    all N columns, so a kcc.dot that runs as mma.sync
+    (passes/MaterializeWarpMma.cpp) uses this layout too. Only
+    kcc.warpgroup_mma, such dots, the loop that carries the accumulator,
+    splats, elementwise ops and kcc.convert_layout see it.
   }];
   let parameters = (ins "unsigned":$warpgroups);
   let assemblyFormat = "`<` struct(params) `>`";

@@ -89,8 +89,8 @@ bool Machine::warpMatrixOp(unsigned first, unsigned last, uint64_t present,
   if (in.opc == Opc::LdMatrix) {
     // The 8 rows (16 bytes each) of every matrix, read by the lanes that
     // gave their addresses.
-    unsigned num = in.lanes;
-    std::vector<std::array<uint16_t, 8>> rows(8 * num);
+    unsigned num = in.lanes; // at most 4 (the decoder's x1, x2, x4)
+    std::array<std::array<uint16_t, 8>, 32> rows;
     for (unsigned r = 0; r < 8 * num; ++r) {
       Thread &t = threads[first + r];
       uint64_t addr = reg(r, in.a), offset = ~0ull;

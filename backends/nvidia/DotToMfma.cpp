@@ -92,12 +92,10 @@ struct DotMfmaLowering : OpConversionPattern<DotOp> {
     };
 
     // 3. The K steps, carrying the accumulators.
-    SmallVector<Value> init = unpack(b, loc, adaptor.getC());
-    auto loop = scf::ForOp::create(
-        b, loc, k32(0), k32(k / 16), k32(1), init,
-        [&](OpBuilder &lb, Location l, Value step, ValueRange accs) {
+    Value result = accumulateKSteps(
+        b, loc, adaptor.getC(), k / 16,
+        [&](OpBuilder &lb, Location l, Value k0, MutableArrayRef<Value> next) {
           auto c32 = [&](int64_t v) { return i32Const(lb, l, v); };
-          Value k0 = arith::MulIOp::create(lb, l, step, c32(16));
           SmallVector<Value> aFrag;
           Value aStep = arith::AddIOp::create(lb, l, aLane, k0);
           for (int64_t rep = 0; rep < reps; ++rep) {
@@ -110,7 +108,6 @@ struct DotMfmaLowering : OpConversionPattern<DotOp> {
           Value bStep = arith::AddIOp::create(
               lb, l, bLane,
               arith::MulIOp::create(lb, l, k0, c32(s.bRowStride)));
-          SmallVector<Value> next(accs.begin(), accs.end());
           for (int64_t j = 0; j < n / 16; ++j) {
             SmallVector<Value> bs;
             for (int64_t i = 0; i < 4; ++i) {
@@ -135,10 +132,8 @@ struct DotMfmaLowering : OpConversionPattern<DotOp> {
                 next[r0 + i] = extractElem(lb, l, d, i);
             }
           }
-          scf::YieldOp::create(lb, l, next);
         });
-    SmallVector<Value> out(loop.getResults());
-    rewriter.replaceOp(op, buildVector(b, loc, out));
+    rewriter.replaceOp(op, result);
     return success();
   }
 };

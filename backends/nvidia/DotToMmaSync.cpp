@@ -106,12 +106,10 @@ struct DotMmaSyncLowering : OpConversionPattern<DotOp> {
     };
 
     // 3. The K steps, carrying the accumulators.
-    SmallVector<Value> init = unpack(b, loc, adaptor.getC());
-    auto loop = scf::ForOp::create(
-        b, loc, k32(0), k32(k / 16), k32(1), init,
-        [&](OpBuilder &lb, Location l, Value step, ValueRange accs) {
+    Value result = accumulateKSteps(
+        b, loc, adaptor.getC(), k / 16,
+        [&](OpBuilder &lb, Location l, Value k0, MutableArrayRef<Value> next) {
           auto c32 = [&](int64_t v) { return i32Const(lb, l, v); };
-          Value k0 = arith::MulIOp::create(lb, l, step, c32(16));
           // A fragments of every slab of this warp.
           SmallVector<SmallVector<Value>> aFrag;
           Value aStep = arith::AddIOp::create(lb, l, aLane, k0);
@@ -124,7 +122,6 @@ struct DotMmaSyncLowering : OpConversionPattern<DotOp> {
           Value bStep = arith::AddIOp::create(
               lb, l, bLane,
               arith::MulIOp::create(lb, l, k0, c32(s.bRowStride)));
-          SmallVector<Value> next(accs.begin(), accs.end());
           for (int64_t n0 = 0; n0 < n; n0 += 16) {
             SmallVector<Value> bFrag =
                 ldmatrix(lb, arith::AddIOp::create(lb, l, bStep, c32(n0)),
@@ -148,10 +145,8 @@ struct DotMmaSyncLowering : OpConversionPattern<DotOp> {
               }
             }
           }
-          scf::YieldOp::create(lb, l, next);
         });
-    SmallVector<Value> out(loop.getResults());
-    rewriter.replaceOp(op, buildVector(b, loc, out));
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -207,6 +202,23 @@ std::pair<Value, Value> kcc::nvidia::stageDotOperands(const TargetOps &ops,
                 s.bRowStride);
   ops.barrier(b, loc);
   return {aBase, bBase};
+}
+
+Value kcc::nvidia::accumulateKSteps(
+    OpBuilder &b, Location loc, Value acc, int64_t steps,
+    function_ref<void(OpBuilder &, Location, Value, MutableArrayRef<Value>)>
+        body) {
+  SmallVector<Value> init = unpack(b, loc, acc);
+  auto loop = scf::ForOp::create(
+      b, loc, i32Const(b, loc, 0), i32Const(b, loc, steps), i32Const(b, loc, 1),
+      init, [&](OpBuilder &lb, Location l, Value step, ValueRange accs) {
+        SmallVector<Value> next(accs.begin(), accs.end());
+        body(lb, l, arith::MulIOp::create(lb, l, step, i32Const(lb, l, 16)),
+             next);
+        scf::YieldOp::create(lb, l, next);
+      });
+  SmallVector<Value> out(loop.getResults());
+  return buildVector(b, loc, out);
 }
 
 void kcc::nvidia::populateDotMmaSyncPatterns(KccTypeConverter &tc,
