@@ -282,7 +282,15 @@ private:
   }
 
   // --- expressions ------------------------------------------------------------
-  TV gen(const Expr &e);
+  /// Every value carries the location of the expression that made it, so
+  /// later checks (coordinates, operands) can point at it.
+  TV gen(const Expr &e) {
+    TV t = genExpr(e);
+    if (!t.loc.isValid())
+      t.loc = e.loc;
+    return t;
+  }
+  TV genExpr(const Expr &e);
   TV genBinary(BinOp op, TV a, TV bv, SMLoc l);
   TV genUnary(const Expr &e);
   TV genCall(const Expr &e);
@@ -820,7 +828,7 @@ void Gen::genFor(const Stmt &s) {
 // Expressions
 //===----------------------------------------------------------------------===//
 
-TV Gen::gen(const Expr &e) {
+TV Gen::genExpr(const Expr &e) {
   switch (e.kind) {
   case ExprKind::IntLit: {
     if (e.intTooLarge) {
