@@ -277,7 +277,7 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
     return success(isa<StringAttr>(attr.getValue()));
   if (name == kMmaAttr) {
     auto s = dyn_cast<StringAttr>(attr.getValue());
-    if (s && isa<DotOp>(op) &&
+    if (s && isa<DotOp, WarpMmaOp>(op) &&
         llvm::is_contained({"mma.sync.m16n8k16", "mfma.f32.16x16x16f16",
                             "mfma.f32.16x16x16bf16.1k"},
                            s.getValue()))
@@ -285,7 +285,8 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
     return op->emitError() << kMmaAttr
                            << " must be \"mma.sync.m16n8k16\", "
                               "\"mfma.f32.16x16x16f16\" or "
-                              "\"mfma.f32.16x16x16bf16.1k\" on a kcc.dot";
+                              "\"mfma.f32.16x16x16bf16.1k\" on a kcc.dot or "
+                              "kcc.warp_mma";
   }
   if (name == kSmemOffsetAttr || name == kDynamicSmemBytesAttr)
     return success(isa<IntegerAttr>(attr.getValue()));
@@ -507,7 +508,8 @@ static int64_t elementBytes(Type elem) {
 
 LogicalResult SmemType::verify(function_ref<InFlightDiagnostic()> emitError,
                                ArrayRef<int64_t> shape, Type elementType,
-                               unsigned stages, unsigned swizzle) {
+                               unsigned stages, unsigned swizzle,
+                               unsigned pad) {
   if (shape.empty() || shape.size() > 2 ||
       llvm::any_of(shape, [](int64_t d) { return d <= 0; }))
     return emitError() << "a shared-memory tile has 1 or 2 positive dimensions";
@@ -518,12 +520,24 @@ LogicalResult SmemType::verify(function_ref<InFlightDiagnostic()> emitError,
   if (swizzle != 0 && swizzle != 32 && swizzle != 64 && swizzle != 128)
     return emitError() << "swizzle must be 0, 32, 64 or 128 bytes, got "
                        << swizzle;
+  if (pad != 0) {
+    int64_t rowBytes = shape.back() * elementBytes(elementType);
+    if (shape.size() != 2 || swizzle != 0 || pad % 16 != 0 ||
+        rowBytes % 16 != 0)
+      return emitError() << "row padding needs a 2-D unswizzled tile whose "
+                            "rows and padding are whole 16-byte chunks, got "
+                         << rowBytes << "-byte rows and pad = " << pad;
+  }
   return success();
 }
 
+int64_t SmemType::getRowBytes() const {
+  return getShape().back() * elementBytes(getElementType()) + getPad();
+}
+
 int64_t SmemType::getStageBytes() const {
-  int64_t n = elementBytes(getElementType());
-  for (int64_t d : getShape())
+  int64_t n = getRowBytes();
+  for (int64_t d : getShape().drop_back())
     n *= d;
   return n;
 }
@@ -542,6 +556,9 @@ static LogicalResult checkStageShape(Operation *op, SmemType smem,
   if (smem.getShape() != shape || smem.getElementType() != elem)
     return op->emitOpError() << what << " does not match the stage shape of "
                              << smem;
+  if (smem.getPad() != 0 && isa<TmaLoadOp, TmaStoreOp>(op))
+    return op->emitOpError() << "TMA boxes are dense; a row-padded stage "
+                             << smem << " cannot hold one";
   return success();
 }
 
@@ -633,6 +650,55 @@ LogicalResult WarpgroupMmaOp::verify() {
   int64_t kb = getBKMajor() ? b.getShape()[1] : b.getShape()[0];
   if (ka != kb || acc.getShape()[0] != m || acc.getShape()[1] != n)
     return emitOpError("shapes do not form acc[M,N] += a[M,K] x b[K,N]");
+  return success();
+}
+
+LogicalResult WarpMmaOp::verify() {
+  auto acc = cast<RankedTensorType>(getAcc().getType());
+  if (acc != getResult().getType())
+    return emitOpError("result type must match the accumulator");
+  if (acc.getEncoding() && !isa<WgmmaAccLayoutAttr>(acc.getEncoding()))
+    return emitOpError("the accumulator needs the #kcc.wgmma_acc layout");
+  SmemType a = getA().getType(), b = getB().getType();
+  if (a.getShape().size() != 2 || b.getShape().size() != 2 ||
+      acc.getRank() != 2)
+    return emitOpError("operands must be 2-D");
+  if (a.getSwizzle() != 0 || b.getSwizzle() != 0 || a.getPad() == 0 ||
+      b.getPad() == 0)
+    return emitOpError("operand stages must be unswizzled and row-padded");
+  Type elem = a.getElementType();
+  if (elem != b.getElementType() || !(elem.isF16() || elem.isBF16()) ||
+      !acc.getElementType().isF32())
+    return emitOpError("takes f16 or bf16 operands of one type and an f32 "
+                       "accumulator");
+  int64_t m = getAKMajor() ? a.getShape()[0] : a.getShape()[1];
+  int64_t ka = getAKMajor() ? a.getShape()[1] : a.getShape()[0];
+  int64_t n = getBKMajor() ? b.getShape()[0] : b.getShape()[1];
+  int64_t kb = getBKMajor() ? b.getShape()[1] : b.getShape()[0];
+  if (ka != kb || acc.getShape()[0] != m || acc.getShape()[1] != n)
+    return emitOpError("shapes do not form acc[M,N] += a[M,K] x b[K,N]");
+  if (m % 16 || n % 16 || ka % 16)
+    return emitOpError("M, N and K must be multiples of 16");
+  return success();
+}
+
+LogicalResult CpAsyncOp::verify() {
+  SmemType dst = getDst().getType();
+  auto ptr = cast<PtrType>(getBase().getType());
+  size_t rank = dst.getShape().size();
+  if (getDims().size() != rank || getCoords().size() != rank ||
+      getStrides().size() != rank - 1)
+    return emitOpError("needs ")
+           << rank << " sizes, " << rank << " coordinates and " << rank - 1
+           << " strides for a stage of rank " << rank;
+  if (ptr.getPointeeType() != dst.getElementType())
+    return emitOpError("copies ")
+           << ptr.getPointeeType() << " elements into a stage of "
+           << dst.getElementType();
+  if (dst.getSwizzle() != 0 ||
+      dst.getShape().back() * elementBytes(dst.getElementType()) % 16 != 0)
+    return emitOpError("needs an unswizzled stage whose rows are whole "
+                       "16-byte chunks");
   return success();
 }
 

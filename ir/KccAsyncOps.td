@@ -165,6 +165,62 @@ def Kcc_BulkWaitGroupOp : Kcc_Op<"bulk_wait_group"> {
   let assemblyFormat = "$pending (`read` $read^)? attr-dict";
 }
 
+def Kcc_CpAsyncOp : Kcc_Op<"cp_async", [AttrSizedOperandSegments]> {
+  let summary = "copy a tile of a strided tensor into a stage, per thread (cp.async)";
+  let description = [{
+    The tile of the stage's shape at block coordinates `coords` of the
+    tensor (`base`, `dims`, row stride `strides`; the operands of
+    kcc.load_tile) is copied into stage `stage` of `dst` in 16-byte chunks,
+    each by one thread with `cp.async.cg`. Elements outside the tensor are
+    written as zeros. The copies join the issuing thread's open cp.async
+    group; they land only when a kcc.cp_async_wait_group retires the group,
+    and other threads may read them only after a kcc.cta_barrier that
+    follows that wait.
+  }];
+  let arguments = (ins Kcc_Ptr:$base, Variadic<I32>:$dims,
+                       Variadic<I32>:$strides, Variadic<I32>:$coords,
+                       Kcc_Smem:$dst, I32:$stage);
+  let assemblyFormat = [{
+    $base `[` $dims `]` `strides` `[` $strides `]` `at` `[` $coords `]` `->`
+    $dst `[` $stage `]` attr-dict `:` type($base) `,` type($dst)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kcc_CpAsyncCommitGroupOp : Kcc_Op<"cp_async_commit_group"> {
+  let summary = "close each thread's open cp.async group (possibly empty)";
+  let assemblyFormat = "attr-dict";
+}
+
+def Kcc_CpAsyncWaitGroupOp : Kcc_Op<"cp_async_wait_group"> {
+  let summary = "wait until at most `pending` of the thread's cp.async groups are in flight";
+  let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<0>]>:$pending);
+  let assemblyFormat = "$pending attr-dict";
+}
+
+def Kcc_WarpMmaOp : Kcc_Op<"warp_mma"> {
+  let summary = "acc + A x B with warp-level MMAs, operands in padded shared stages";
+  let description = [{
+    `result = a x b + acc` where A (M x K) is stage `a_stage` of `a` and B
+    (K x N) is stage `b_stage` of `b`, both row-padded unswizzled stages
+    (written by kcc.cp_async). `a_k_major` says the stage holds A as M x K
+    rather than K x M; `b_k_major` that it holds B as N x K rather than
+    K x N. Lowered to ldmatrix (.trans where the stage's rows run along M or
+    N) and mma.sync.m16n8k16 per warp; the accumulator has the
+    #kcc.wgmma_acc layout. Every thread reads the stages: a kcc.cta_barrier
+    must separate this op from the next write of either stage.
+  }];
+  let arguments = (ins Kcc_Smem:$a, I32:$a_stage, Kcc_Smem:$b, I32:$b_stage,
+                       Kcc_Tile:$acc, BoolAttr:$a_k_major,
+                       BoolAttr:$b_k_major);
+  let results = (outs Kcc_Tile:$result);
+  let assemblyFormat = [{
+    $a `[` $a_stage `]` `,` $b `[` $b_stage `]` `,` $acc attr-dict `:`
+    type($a) `,` type($b) `,` type($acc) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Kcc_FenceProxyAsyncOp : Kcc_Op<"fence_proxy_async"> {
   let summary = "order generic-proxy shared-memory writes before async-proxy reads";
   let assemblyFormat = "attr-dict";

@@ -50,19 +50,25 @@ def Kcc_SmemType : TypeDef<Kcc_Dialect, "Smem"> {
     resource with a state (empty, in flight, full, in use, released) that the
     async verifier tracks. `swizzle` is the TMA/wgmma swizzle span of the
     layout in bytes (0: none, 32, 64 or 128); a swizzled buffer is aligned to
-    1024 bytes, any other to 128.
+    1024 bytes, any other to 128. `pad` bytes follow each row of a 2-D
+    unswizzled tile (0: dense rows): padded rows keep the 8 rows an ldmatrix
+    reads in distinct banks (kcc-pipeline-async-copies stages mma.sync
+    operands this way).
   }];
   let parameters = (ins ArrayRefParameter<"int64_t">:$shape,
                         "::mlir::Type":$elementType, "unsigned":$stages,
-                        "unsigned":$swizzle);
+                        "unsigned":$swizzle,
+                        DefaultValuedParameter<"unsigned", "0">:$pad);
   let assemblyFormat = [{
     `<` `[` $shape `]` `,` $elementType `,` `stages` `=` $stages `,`
-        `swizzle` `=` $swizzle `>`
+        `swizzle` `=` $swizzle (`,` `pad` `=` $pad^)? `>`
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    /// Bytes of one stage (one tile).
+    /// Bytes of one stage (one tile, with its row padding).
     int64_t getStageBytes() const;
+    /// Bytes from one row of a stage to the next (2-D tiles).
+    int64_t getRowBytes() const;
   }];
 }
 

@@ -30,6 +30,8 @@ void kcc::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
     pm.addPass(createKccMaterializeWarpgroupMma());
     pm.addPass(createKccVerifyAsyncProtocol());
   }
+  // Loop loads feeding dots that TMA did not take: cp.async stages.
+  pm.addPass(createPipelineAsyncCopies(target));
   KccExpandTileAccessesOptions expand;
   expand.tmaReason =
       llvm::is_contained(target.asyncCopy, "tma")

@@ -50,6 +50,27 @@ const kcc::MmaShape *m16n8k16(const kcc::TargetModel &target, Type elem) {
   return nullptr;
 }
 
+/// The row-padded stage read behind dot operand `v`: smem_load, optionally
+/// under a trans.
+kcc::SmemLoadOp paddedRead(Value v, bool &transposed) {
+  transposed = false;
+  if (auto tr = v.getDefiningOp<kcc::TransOp>()) {
+    transposed = true;
+    v = tr.getSrc();
+  }
+  auto read = v.getDefiningOp<kcc::SmemLoadOp>();
+  if (!read || read.getSrc().getType().getPad() == 0)
+    return nullptr;
+  return read;
+}
+
+/// The accumulator operand of a kcc.dot or kcc.warp_mma.
+OpOperand &accOperand(Operation *op) {
+  if (auto mma = dyn_cast<kcc::WarpMmaOp>(op))
+    return mma.getAccMutable();
+  return cast<kcc::DotOp>(op).getCMutable();
+}
+
 struct MaterializeWarpMma
     : PassWrapper<MaterializeWarpMma, OperationPass<ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(MaterializeWarpMma)
@@ -244,6 +265,40 @@ LogicalResult MaterializeWarpMma::runOnKernel(func::FuncOp func) {
   if (sites.empty())
     return success();
 
+  // Operands that kcc-pipeline-async-copies staged (row-padded stages read
+  // by smem_load, possibly under trans): the tensor cores read the stages
+  // (kcc.warp_mma), not registers.
+  SmallVector<Operation *> mmaOps;
+  for (kcc::DotOp dot : sites) {
+    bool aTrans = false, bTrans = false;
+    kcc::SmemLoadOp a = paddedRead(dot.getA(), aTrans);
+    kcc::SmemLoadOp b = paddedRead(dot.getB(), bTrans);
+    if (mfma() || !a || !b) {
+      mmaOps.push_back(dot);
+      continue;
+    }
+    OpBuilder builder(dot);
+    auto mma = kcc::WarpMmaOp::create(
+        builder, dot.getLoc(), dot.getType(), a.getSrc(), a.getStage(),
+        b.getSrc(), b.getStage(), dot.getC(), builder.getBoolAttr(!aTrans),
+        builder.getBoolAttr(bTrans));
+    mma->setAttr(kcc::KccDialect::kMmaAttr,
+                 dot->getAttr(kcc::KccDialect::kMmaAttr));
+    Value aUse = dot.getA(), bUse = dot.getB();
+    dot.replaceAllUsesWith(mma.getResult());
+    dot.erase();
+    for (Value v : {aUse, bUse}) {
+      Operation *def = v.getDefiningOp();
+      if (!def || !def->use_empty())
+        continue;
+      Value src = isa<kcc::TransOp>(def) ? def->getOperand(0) : Value();
+      def->erase();
+      if (src && src.use_empty())
+        src.getDefiningOp()->erase();
+    }
+    mmaOps.push_back(mma);
+  }
+
   func->setAttr(
       kcc::KccDialect::kNumWarpsAttr,
       IntegerAttr::get(IntegerType::get(ctx, 32), units * warpsPerUnit));
@@ -251,16 +306,16 @@ LogicalResult MaterializeWarpMma::runOnKernel(func::FuncOp func) {
                          ? Attribute(kcc::MfmaAccLayoutAttr::get(ctx, units))
                          : Attribute(kcc::WgmmaAccLayoutAttr::get(ctx, units));
   SmallVector<Value> seeds;
-  for (kcc::DotOp dot : sites)
-    seeds.append({dot.getResult(), dot.getC()});
+  for (Operation *op : mmaOps)
+    seeds.append({op->getResult(0), accOperand(op).get()});
   auto isSite = [&](Operation *op) {
-    auto dot = dyn_cast<kcc::DotOp>(op);
-    return dot && dot->hasAttr(kcc::KccDialect::kMmaAttr);
+    return isa<kcc::DotOp, kcc::WarpMmaOp>(op) &&
+           op->hasAttr(kcc::KccDialect::kMmaAttr);
   };
   return success(succeeded(kcc::retypeAccumulatorWeb(
       func, seeds, layout,
       [&](OpOperand &use) {
-        return isSite(use.getOwner()) && use.getOperandNumber() == 2;
+        return isSite(use.getOwner()) && &accOperand(use.getOwner()) == &use;
       },
       isSite)));
 }

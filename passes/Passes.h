@@ -44,6 +44,13 @@ std::unique_ptr<mlir::Pass> createPipelineTmaLoads(const TargetModel &target,
                                                    unsigned stages = 3,
                                                    bool warpSpecialize = true);
 void registerPipelineTmaLoadsPass();
+/// Software-pipelines the loads of for loops that feed dots with cp.async
+/// over `stages` row-padded shared stages, fewer where they would not fit
+/// `target`'s shared memory (PipelineAsyncCopies.cpp); a no-op on targets
+/// without cp.async.
+std::unique_ptr<mlir::Pass>
+createPipelineAsyncCopies(const TargetModel &target, unsigned stages = 3);
+void registerPipelineAsyncCopiesPass();
 /// Puts the f16/bf16 dots of a target whose tensor-core instruction is
 /// mma.sync on the tensor cores (MaterializeWarpMma.cpp); a no-op elsewhere.
 /// `numWarps` (0: not given) is kcc --num-warps, which a kernel's own

@@ -31,6 +31,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/AxisInfo.h"
+#include "passes/LoopPipelining.h"
 #include "passes/MmaOperands.h"
 #include "passes/Passes.h"
 #include "passes/TensorMaps.h"
@@ -51,126 +52,9 @@
 
 using namespace mlir;
 
+using namespace kcc::pipelining;
+
 namespace {
-
-Value constI32(OpBuilder &b, Location loc, int64_t v) {
-  return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(v)));
-}
-
-/// Whether `v` is computed by pure arith ops from constants and the kernel's
-/// arguments only (what the async verifier can evaluate).
-bool fromArguments(Value v, func::FuncOp func, unsigned depth = 0) {
-  if (depth > 32)
-    return false;
-  if (auto arg = dyn_cast<BlockArgument>(v))
-    return arg.getOwner() == &func.getBody().front();
-  Operation *def = v.getDefiningOp();
-  if (!def || def->getDialect()->getNamespace() != "arith" ||
-      def->getNumRegions() != 0)
-    return false;
-  return llvm::all_of(def->getOperands(), [&](Value o) {
-    return fromArguments(o, func, depth + 1);
-  });
-}
-
-/// The ops of `loop`'s body that compute `v` from the induction variable
-/// and values defined outside the loop, in program order; false if `v`
-/// depends on anything else (loads, iteration arguments, region ops).
-bool coordinateSlice(Value v, scf::ForOp loop,
-                     llvm::SetVector<Operation *> &slice) {
-  if (v == loop.getInductionVar())
-    return true;
-  if (auto arg = dyn_cast<BlockArgument>(v))
-    return !loop->isAncestor(arg.getOwner()->getParentOp());
-  Operation *def = v.getDefiningOp();
-  if (!loop->isAncestor(def))
-    return true;
-  if (def->getBlock() != loop.getBody() || def->getNumRegions() != 0 ||
-      !(def->getDialect()->getNamespace() == "arith" ||
-        isa<kcc::ProgramIdOp, kcc::NumProgramsOp>(def)))
-    return false;
-  for (Value o : def->getOperands())
-    if (!coordinateSlice(o, loop, slice))
-      return false;
-  slice.insert(def);
-  return true;
-}
-
-/// Shared memory `func` already has for async buffers (the stages of
-/// materialized copies and of loops pipelined before, their mbarriers),
-/// alignment included.
-int64_t asyncBufferBytes(func::FuncOp func) {
-  int64_t bytes = 0;
-  func.walk([&](Operation *op) {
-    if (auto alloc = dyn_cast<kcc::SmemAllocOp>(op)) {
-      kcc::SmemType t = alloc.getType();
-      bytes += t.getStageBytes() * t.getStages() + (t.getSwizzle() ? 1024 : 128);
-    } else if (auto bars = dyn_cast<kcc::MBarrierAllocOp>(op)) {
-      bytes += 8 * int64_t(bars.getType().getCount());
-    }
-  });
-  return bytes;
-}
-
-/// What the NVIDIA lowering's scratch buffer (relayouts and reductions, one
-/// buffer reused by all) can need: the largest tile one of those ops moves
-/// through shared memory, before the padding of kcc-choose-shared-layouts.
-/// Layouts are not chosen yet, so every such op counts.
-int64_t scratchReserve(func::FuncOp func, const kcc::TargetModel &target) {
-  auto tileBytes = [](Type type) -> int64_t {
-    auto tile = dyn_cast<RankedTensorType>(type);
-    if (!tile)
-      return 0;
-    Type elem = tile.getElementType();
-    int64_t bytes = elem.isIntOrFloat()
-                        ? std::max<int64_t>(1, elem.getIntOrFloatBitWidth() / 8)
-                        : 8; // pointers
-    return tile.getNumElements() * bytes;
-  };
-  int64_t reserve = 0;
-  func.walk([&](Operation *op) {
-    // A wgmma accumulator reaches other ops through a relayout in shared
-    // memory (kcc-materialize-warpgroup-mma).
-    // Not when it goes straight into a TMA store's stage (the GEMM
-    // epilogue, kcc::epilogueStore): follow the accumulator out of its loop
-    // and through its elementwise epilogue (bias, activation, the cast to
-    // the output type: kcc::epilogueChain).
-    if (isa<kcc::DotOp>(op)) {
-      Value leaving = op->getResult(0);
-      if (leaving.hasOneUse())
-        if (auto yield = dyn_cast<scf::YieldOp>(*leaving.getUsers().begin()))
-          if (auto loop = dyn_cast<scf::ForOp>(yield->getParentOp()))
-            leaving =
-                loop.getResult(leaving.getUses().begin()->getOperandNumber());
-      if (leaving.hasOneUse()) {
-        SmallVector<Operation *> chain =
-            kcc::epilogueChain(*leaving.getUses().begin());
-        if (!chain.empty())
-          leaving = chain.back()->getResult(0);
-      }
-      if (!kcc::epilogueStore(leaving))
-        reserve = std::max(reserve, tileBytes(op->getResult(0).getType()));
-      return;
-    }
-    if (!isa<kcc::ReduceOp, kcc::BroadcastOp, kcc::TransOp, kcc::ExpandDimsOp,
-             kcc::ReshapeOp>(op))
-      return;
-    // Nor a wgmma operand's trans: the tensor cores read the stage
-    // transposed (the instruction's transpose flag).
-    if (auto load = op->getOperand(0).getDefiningOp<kcc::LoadTileOp>();
-        load && isa<kcc::TransOp>(op) &&
-        load->hasAttr(kcc::KccDialect::kMmaOperandAttr) &&
-        kcc::mmaStageRefusal(load, target).empty())
-      return;
-    Type src = op->getOperand(0).getType();
-    int64_t bytes = tileBytes(src);
-    // A 1-D reduction keeps one 8-byte partial per warp (at most 32).
-    if (isa<kcc::ReduceOp>(op) && cast<RankedTensorType>(src).getRank() == 1)
-      bytes = 32 * 8;
-    reserve = std::max(reserve, bytes);
-  });
-  return reserve;
-}
 
 struct PipelineTmaLoads
     : PassWrapper<PipelineTmaLoads, OperationPass<ModuleOp>> {
@@ -525,7 +409,13 @@ void PipelineTmaLoads::pipelineLoop(
   // need (kcc-convert-to-llvm checks the exact total).
   int64_t limit = target->sharedMemory.bytesPerBlock;
   int64_t others = asyncBufferBytes(func),
-          reserve = scratchReserve(func, *target);
+          reserve = scratchReserve(func, [&](kcc::TransOp trans) {
+            // A wgmma operand's trans: the tensor cores read the stage
+            // transposed (the instruction's transpose flag).
+            auto load = trans.getSrc().getDefiningOp<kcc::LoadTileOp>();
+            return load && load->hasAttr(kcc::KccDialect::kMmaOperandAttr) &&
+                   kcc::mmaStageRefusal(load, *target).empty();
+          });
   int64_t budget = limit - others - reserve;
   // A depth's bytes: its stages and mbarriers, and each buffer's alignment.
   auto cost = [&](int64_t d) {
@@ -571,7 +461,7 @@ void PipelineTmaLoads::pipelineLoop(
         eb, loc,
         kcc::SmemType::get(ctx, load.getType().getShape(),
                            mapType.getElementType(), depth,
-                           mapType.getSwizzle()));
+                           mapType.getSwizzle(), /*pad=*/0));
     p.bars = kcc::MBarrierAllocOp::create(eb, loc,
                                           kcc::MBarrierType::get(ctx, depth));
     for (int64_t s = 0; s < depth; ++s)

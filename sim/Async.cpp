@@ -403,6 +403,60 @@ Machine::Step Machine::asyncOp(Thread &t, const Inst &in) {
     }
     return Step::Continue;
   }
+  case Opc::CpAsync: {
+    // The chunk is checked as written here (a copy may land any time until
+    // its group is waited for, so nobody may still be reading it) and
+    // written when its group retires (nobody may read it before).
+    CpAsyncCopy c;
+    c.op = in.op;
+    c.bytes = in.sub;
+    uint64_t srcBytes = in.c == ~0u ? c.bytes : uint64_t(uint32_t(R[in.c]));
+    if ((c.bytes != 4 && c.bytes != 8 && c.bytes != 16) || srcBytes > c.bytes) {
+      setFault(in.op, llvm::formatv("cp.async of {0} bytes with src-size {1}: "
+                                    "the size must be 4, 8 or 16 and the "
+                                    "src-size at most the size",
+                                    c.bytes, srcBytes));
+      return Step::Fault;
+    }
+    for (auto [addr, what] : {std::pair{R[in.a], "destination"},
+                              std::pair{R[in.b], "source"}})
+      if (addr % c.bytes) {
+        setFault(in.op, llvm::formatv("cp.async of {0} bytes: the {1} address "
+                                      "{2:x} is not {0}-byte aligned",
+                                      c.bytes, what, addr));
+        return Step::Fault;
+      }
+    uint64_t sharedOffset = ~0ull;
+    if (!resolve(t, in.op, in.addrSpace, R[in.a], c.bytes, true,
+                 &sharedOffset))
+      return Step::Fault;
+    c.shared = sharedOffset;
+    if (!sharedAccess(&t, in.op, c.shared, c.bytes, true))
+      return Step::Fault;
+    if (srcBytes) {
+      uint8_t *src = resolve(t, in.op, in.srcAddrSpace, R[in.b], srcBytes,
+                             false, nullptr);
+      if (!src)
+        return Step::Fault;
+      std::memcpy(c.data.data(), src, srcBytes);
+    }
+    t.cpOpen.push_back(c);
+    return Step::Continue;
+  }
+  case Opc::CpAsyncCommit:
+    t.cpGroups.push_back(std::move(t.cpOpen));
+    t.cpOpen.clear();
+    return Step::Continue;
+  case Opc::CpAsyncWait:
+    while (t.cpGroups.size() > in.a) {
+      for (const CpAsyncCopy &c : t.cpGroups.front()) {
+        if (!sharedAccess(&t, c.op, c.shared, c.bytes, true))
+          return Step::Fault;
+        std::memcpy(shared.data() + c.shared, c.data.data(), c.bytes);
+      }
+      t.cpGroups.pop_front();
+    }
+    return Step::Continue;
   default:
     setFault(in.op, "internal error: opcode without an implementation");
     return Step::Fault;

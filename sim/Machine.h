@@ -59,6 +59,15 @@ using Clock = std::vector<std::pair<uint32_t, uint32_t>>;
 void joinInto(Clock &into, const Clock &from);
 uint32_t clockOf(const Clock &c, uint32_t id); // 0 when absent
 
+/// A cp.async of one thread: its source bytes (read at issue), landing in
+/// shared memory when a wait_group retires its group.
+struct CpAsyncCopy {
+  uint32_t op = 0;
+  uint64_t shared = 0; // offset
+  uint8_t bytes = 0;
+  std::array<uint8_t, 16> data{};
+};
+
 struct Thread {
   uint32_t pc = 0;
   TS state = TS::Ready;
@@ -81,6 +90,10 @@ struct Thread {
   // last wgmma.commit_group, and committed groups, oldest first.
   std::vector<uint32_t> wgOpen;
   std::deque<std::vector<uint32_t>> wgGroups;
+  // cp.async groups: copies since the last commit_group, committed groups
+  // (oldest first).
+  std::vector<CpAsyncCopy> cpOpen;
+  std::deque<std::vector<CpAsyncCopy>> cpGroups;
   uint32_t exitPc = 0;
   bool queued = false; // in Machine::ready
 };

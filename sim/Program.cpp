@@ -1334,6 +1334,25 @@ private:
         p.aux.push_back(slot(v));
       return true;
     }
+    if (auto cp = dyn_cast<NVVM::CpAsyncOp>(op)) {
+      Inst &in = emit(Opc::CpAsync, op);
+      in.a = slot(cp.getDst());
+      in.b = slot(cp.getSrc());
+      in.c = cp.getCpSize() ? slot(cp.getCpSize()) : ~0u;
+      in.sub = uint8_t(cp.getSize());
+      in.addrSpace = typeInfo(cp.getDst().getType())->addrSpace;
+      in.srcAddrSpace = typeInfo(cp.getSrc().getType())->addrSpace;
+      return true;
+    }
+    if (isa<NVVM::CpAsyncCommitGroupOp>(op)) {
+      emit(Opc::CpAsyncCommit, op);
+      return true;
+    }
+    if (auto wait = dyn_cast<NVVM::CpAsyncWaitGroupOp>(op)) {
+      Inst &in = emit(Opc::CpAsyncWait, op);
+      in.a = wait.getN();
+      return true;
+    }
     if (isa<NVVM::CpAsyncBulkCommitGroupOp>(op)) {
       emit(Opc::BulkCommit, op);
       return true;

@@ -152,6 +152,12 @@ enum class Opc : uint16_t {
   BulkCommit,
   BulkWait,
   FenceProxyAsync,
+  // cp.async (non-bulk, Async.cpp): a = shared dst slot, b = global src
+  // slot, c = src-size slot (kNone: all of it), sub = cp-size. The group
+  // ops: CpAsyncWait's a = the number of groups left pending.
+  CpAsync,
+  CpAsyncCommit,
+  CpAsyncWait,
   // Warpgroup MMA (Wgmma.cpp). Wgmma: res the N/2 result slots, a / b the
   // descriptor slots, c the scale-d slot (kNone: sub holds it), aux a
   // WgmmaAux record. WgmmaWait: a = the number of groups left pending.

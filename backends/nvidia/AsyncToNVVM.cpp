@@ -92,6 +92,24 @@ Value stageAt(OpBuilder &b, Location loc, Value buffer, Value stage,
   return elementAddr(b, loc, buffer, stage, type.getStageBytes());
 }
 
+/// Element `flat` (row-major in the tile) of a stage of `type`: dense, or
+/// with `pad` bytes after each row.
+Value stageElementAddr(OpBuilder &b, Location loc, Value stage, Value flat,
+                       SmemType type) {
+  unsigned bytes = storageBytes(type.getElementType());
+  if (type.getPad() == 0)
+    return elementAddr(b, loc, stage, flat, bytes);
+  int64_t cols = type.getShape().back();
+  Value row = arith::DivUIOp::create(b, loc, flat, i32Const(b, loc, cols));
+  Value col = arith::RemUIOp::create(b, loc, flat, i32Const(b, loc, cols));
+  Value offset = arith::AddIOp::create(
+      b, loc,
+      arith::MulIOp::create(b, loc, row, i32Const(b, loc, type.getRowBytes())),
+      arith::MulIOp::create(b, loc, col, i32Const(b, loc, bytes)));
+  return LLVM::GEPOp::create(b, loc, stage.getType(), b.getI8Type(), stage,
+                             ValueRange{offset});
+}
+
 struct MBarrierInitLowering : OpConversionPattern<MBarrierInitOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -351,8 +369,10 @@ struct SmemLoadLowering : OpConversionPattern<SmemLoadOp> {
         threadBase(rewriter, loc, l, targetOpsOf(*this).threadId(rewriter, loc));
     SmallVector<Value> regs;
     for (unsigned r = 0; r < l.regs; r += l.vec) {
-      Value addr = elementAddr(rewriter, loc, stage,
-                               flatIndex(rewriter, loc, l, base, r), bytes);
+      Value addr =
+          stageElementAddr(rewriter, loc, stage,
+                           flatIndex(rewriter, loc, l, base, r),
+                           op.getSrc().getType());
       auto vt = VectorType::get({int64_t(l.vec)}, st);
       Value v = LLVM::LoadOp::create(rewriter, loc, vt, addr, l.vec * bytes);
       for (Value e : unpack(rewriter, loc, v))
@@ -383,7 +403,8 @@ struct SmemStoreLowering : OpConversionPattern<SmemStoreOp> {
       SmallVector<Value> regs = unpack(rewriter, loc, a.getValue());
       RegisterMap map = registerMap(rewriter, loc, type, tid);
       for (size_t r = 0; r + 1 < regs.size(); r += 2) {
-        Value addr = elementAddr(rewriter, loc, stage, map.flat[r], bytes);
+        Value addr = stageElementAddr(rewriter, loc, stage, map.flat[r],
+                                      op.getDst().getType());
         Value pair = buildVector(rewriter, loc,
                                  {toStorage(rewriter, loc, regs[r]),
                                   toStorage(rewriter, loc, regs[r + 1])});
@@ -397,8 +418,9 @@ struct SmemStoreLowering : OpConversionPattern<SmemStoreOp> {
     SmallVector<Value> regs = unpack(rewriter, loc, a.getValue());
     emitIf(rewriter, loc, ownerPred(rewriter, loc, l, tid), [&](OpBuilder &b) {
       for (unsigned r = 0; r < l.regs; r += l.vec) {
-        Value addr =
-            elementAddr(b, loc, stage, flatIndex(b, loc, l, base, r), bytes);
+        Value addr = stageElementAddr(b, loc, stage,
+                                      flatIndex(b, loc, l, base, r),
+                                      op.getDst().getType());
         SmallVector<Value> chunk;
         for (unsigned i = r; i < r + l.vec; ++i)
           chunk.push_back(toStorage(b, loc, regs[i]));
@@ -406,6 +428,119 @@ struct SmemStoreLowering : OpConversionPattern<SmemStoreOp> {
                               l.vec * bytes);
       }
     });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Each thread copies chunks tid, tid + T, ... of the stage's 16-byte
+/// chunks (row-major; T threads in the CTA) with cp.async.cg, whose
+/// src-size is the chunk's bytes inside the tensor: 0 past the last row or
+/// column (the chunk is zero-filled, and its source address is the tensor's
+/// base so no address outside the tensor is formed), fewer than 16 where
+/// the last column falls inside the chunk.
+struct CpAsyncLowering : OpConversionPattern<CpAsyncOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CpAsyncOp op, OpAdaptor a,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    SmemType type = op.getDst().getType();
+    // The kernel (func.func, or llvm.func once converted: it keeps the
+    // attributes).
+    Operation *fn = op->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
+    unsigned warps = blockWarps(fn);
+    unsigned threads = (warps ? warps : 4) * targetOpsOf(*this).warpSize();
+    if (fn->hasAttr(KccDialect::kProducerWarpsAttr))
+      return op.emitError("kcc: internal error: kcc.cp_async in a kernel "
+                          "with warp roles");
+    unsigned bytes = storageBytes(type.getElementType());
+    int64_t rows = type.getShape()[0], cols = type.getShape()[1];
+    int64_t chunkElems = 16 / bytes, perRow = cols / chunkElems;
+    int64_t chunks = rows * perRow;
+    auto k32 = [&](int64_t v) { return i32Const(b, loc, v); };
+    auto i64 = b.getI64Type();
+    Value tid = targetOpsOf(*this).threadId(b, loc);
+    Value stage = stageAt(b, loc, a.getDst(), a.getStage(), type);
+    Value rowBase = arith::MulIOp::create(b, loc, a.getCoords()[0], k32(rows));
+    Value colBase = arith::MulIOp::create(b, loc, a.getCoords()[1], k32(cols));
+    Value dim0 = a.getDims()[0], dim1 = a.getDims()[1];
+    Value stride =
+        arith::ExtSIOp::create(b, loc, i64, a.getStrides()[0]);
+    for (int64_t q0 = 0; q0 < chunks; q0 += threads) {
+      Value q = arith::AddIOp::create(b, loc, tid, k32(q0));
+      Value guard =
+          q0 + threads <= chunks
+              ? Value()
+              : arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, q,
+                                      k32(chunks));
+      emitIf(b, loc, guard, [&](OpBuilder &ib) {
+        auto c32 = [&](int64_t v) { return i32Const(ib, loc, v); };
+        Value row = arith::DivUIOp::create(ib, loc, q, c32(perRow));
+        Value chunk = arith::RemUIOp::create(ib, loc, q, c32(perRow));
+        Value grow = arith::AddIOp::create(ib, loc, rowBase, row);
+        Value gcol = arith::AddIOp::create(
+            ib, loc, colBase, arith::MulIOp::create(ib, loc, chunk,
+                                                    c32(chunkElems)));
+        // Unsigned comparisons: a negative coordinate or size is outside.
+        Value inside = arith::AndIOp::create(
+            ib, loc,
+            arith::CmpIOp::create(ib, loc, arith::CmpIPredicate::ult, grow,
+                                  dim0),
+            arith::CmpIOp::create(ib, loc, arith::CmpIPredicate::ult, gcol,
+                                  dim1));
+        Value left = arith::MulIOp::create(
+            ib, loc, arith::SubIOp::create(ib, loc, dim1, gcol), c32(bytes));
+        Value srcBytes = arith::SelectOp::create(
+            ib, loc, inside, arith::MinUIOp::create(ib, loc, left, c32(16)),
+            c32(0));
+        Value offset = arith::AddIOp::create(
+            ib, loc,
+            arith::MulIOp::create(
+                ib, loc, arith::ExtUIOp::create(ib, loc, i64, grow), stride),
+            arith::ExtUIOp::create(ib, loc, i64, gcol));
+        offset = arith::SelectOp::create(ib, loc, inside, offset,
+                                         intConst(ib, loc, i64, 0));
+        Value src = LLVM::GEPOp::create(ib, loc, a.getBase().getType(),
+                                        storageType(type.getElementType()),
+                                        a.getBase(), ValueRange{offset});
+        Value dstOffset = arith::AddIOp::create(
+            ib, loc,
+            arith::MulIOp::create(ib, loc, row, c32(type.getRowBytes())),
+            arith::MulIOp::create(ib, loc, chunk, c32(16)));
+        Value dst = LLVM::GEPOp::create(ib, loc, stage.getType(),
+                                        ib.getI8Type(), stage,
+                                        ValueRange{dstOffset});
+        NVVM::CpAsyncOp::create(ib, loc, dst, src, ib.getI32IntegerAttr(16),
+                                NVVM::LoadCacheModifierKindAttr::get(
+                                    ib.getContext(),
+                                    NVVM::LoadCacheModifierKind::CG),
+                                srcBytes);
+      });
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct CpAsyncCommitGroupLowering : OpConversionPattern<CpAsyncCommitGroupOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CpAsyncCommitGroupOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::CpAsyncCommitGroupOp::create(rewriter, op.getLoc());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct CpAsyncWaitGroupLowering : OpConversionPattern<CpAsyncWaitGroupOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CpAsyncWaitGroupOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::CpAsyncWaitGroupOp::create(rewriter, op.getLoc(), op.getPending());
     rewriter.eraseOp(op);
     return success();
   }
@@ -505,6 +640,8 @@ void kcc::nvidia::populateAsyncPatterns(KccTypeConverter &tc,
                ArriveExpectTxLowering, ArriveLowering, WaitLowering,
                InvalLowering, TmaLoadLowering, TmaStoreLowering,
                CommitGroupLowering, WaitGroupLowering, FenceProxyAsyncLowering,
-               CtaBarrierLowering, SmemLoadLowering, SmemStoreLowering>(
+               CtaBarrierLowering, SmemLoadLowering, SmemStoreLowering,
+               CpAsyncLowering, CpAsyncCommitGroupLowering,
+               CpAsyncWaitGroupLowering>(
       tc, patterns.getContext());
 }

@@ -28,6 +28,140 @@ using namespace kcc::nvidia;
 
 namespace {
 
+/// Where the tensor cores read one operand: row-major in shared memory from
+/// `base` with rows of `rowStride` elements, along K (A: M x K, B: N x K)
+/// when `kMajor`, else across it (A: K x M, B: K x N).
+struct StagedOperand {
+  Value base;
+  int64_t rowStride;
+  bool kMajor;
+};
+
+/// acc (a converted #kcc.wgmma_acc vector) + A x B over K = `k` with
+/// ldmatrix + mma.sync.m16n8k16; warp w of warpgroup g computes the 16-row
+/// slabs 64 (g + W rep) + 16 w of A over all N columns.
+Value emitMmaSync(const TargetOps &ops, OpBuilder &b, Location loc, Value acc,
+                  Type elem, int64_t m, int64_t n, int64_t k,
+                  unsigned warpgroups, StagedOperand a, StagedOperand bOp) {
+  MLIRContext *ctx = b.getContext();
+  bool bf16 = elem.isBF16();
+  int64_t reps = m / (64 * warpgroups); // 64-row blocks per warpgroup
+  auto ptr3 = LLVM::LLVMPointerType::get(ctx, 3);
+  auto k32 = [&](int64_t v) { return i32Const(b, loc, v); };
+  auto add = [&](OpBuilder &ob, Value x, Value y) {
+    return arith::AddIOp::create(ob, loc, x, y).getResult();
+  };
+
+  // ldmatrix.x4 takes one row address per lane: lanes 8j..8j+7 give the
+  // rows of matrix j. Along K (A: M x K) matrices 0-3 are (rows 0-7, k
+  // 0-7), (rows 8-15, k 0-7), (rows 0-7, k 8-15), (rows 8-15, k 8-15): lane
+  // l gives row l % 16, column 8 (l / 16). Across K (A: K x M) the same
+  // four come transposed (.trans) from stage row k = l % 8 + 8 (l / 16),
+  // column 8 ((l / 8) % 2). B's four are (k 0-7, n 0-7), (k 8-15, n 0-7),
+  // (k 0-7, n 8-15), (k 8-15, n 8-15): across K (K x N) lane l gives row
+  // l % 16, column 8 (l / 16), .trans; along K (N x K) row n = l % 8 +
+  // 8 (l / 16), column k = 8 ((l / 8) % 2).
+  Value tid = ops.threadId(b, loc);
+  Value lane = arith::AndIOp::create(b, loc, tid, k32(31));
+  Value warp = arith::AndIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, tid, k32(5)), k32(3));
+  Value wg = arith::ShRUIOp::create(b, loc, tid, k32(7));
+  Value row16 = arith::AndIOp::create(b, loc, lane, k32(15));
+  Value col16 = arith::MulIOp::create(
+      b, loc, arith::ShRUIOp::create(b, loc, lane, k32(4)), k32(8));
+  Value row8 = add(b, arith::AndIOp::create(b, loc, lane, k32(7)), col16);
+  Value col8 = arith::MulIOp::create(
+      b, loc,
+      arith::AndIOp::create(b, loc,
+                            arith::ShRUIOp::create(b, loc, lane, k32(3)),
+                            k32(1)),
+      k32(8));
+  // This lane's element offset in an operand for block (rows, K) offsets 0:
+  // the A layout of the fragment is row16/col16 along K, row8/col8 across.
+  auto laneOffset = [&](const StagedOperand &o, bool isA) {
+    bool first = isA == o.kMajor; // row16/col16 (A along K, B across K)
+    Value r = first ? row16 : row8, c = first ? col16 : col8;
+    return add(b, arith::MulIOp::create(b, loc, r, k32(o.rowStride)), c);
+  };
+  // Row of this warp's first slab: 64 g + 16 w.
+  Value slabRow = add(b, arith::MulIOp::create(b, loc, wg, k32(64)),
+                      arith::MulIOp::create(b, loc, warp, k32(16)));
+  // The lane's address for (m or n offset `mn`, k offset `k0`).
+  Value aLane = laneOffset(a, /*isA=*/true);
+  Value bLane = laneOffset(bOp, /*isA=*/false);
+  auto at = [&](OpBuilder &ob, const StagedOperand &o, Value lanePart,
+                Value mn, Value k0) {
+    Value row = o.kMajor ? mn : k0, col = o.kMajor ? k0 : mn;
+    return add(ob, lanePart,
+               add(ob,
+                   arith::MulIOp::create(ob, loc, row,
+                                         i32Const(ob, loc, o.rowStride)),
+                   col));
+  };
+
+  auto i32 = b.getI32Type();
+  auto f32 = b.getF32Type();
+  Type x4 = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32});
+  Type d4 = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+  auto half2 = VectorType::get({2}, elem);
+  auto shape = NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8);
+  // Four 8x8 b16 matrices; .trans where the stage's rows run across the
+  // fragment's (A across K, B across K is the "col" operand's natural
+  // transpose).
+  auto ldmatrix = [&](OpBuilder &lb, Value base, Value offset, bool trans) {
+    Value addr = LLVM::GEPOp::create(lb, loc, ptr3, elem, base, offset);
+    Value x = NVVM::LdMatrixOp::create(
+        lb, loc, x4, addr, 4,
+        trans ? NVVM::MMALayout::col : NVVM::MMALayout::row, shape,
+        NVVM::LdStMatrixEltType::B16);
+    SmallVector<Value> regs;
+    for (int64_t i = 0; i < 4; ++i) {
+      Value r = LLVM::ExtractValueOp::create(lb, loc, x, i);
+      // f16 operands are vector<2xf16>; bf16 ones stay packed in i32.
+      regs.push_back(bf16 ? r : LLVM::BitcastOp::create(lb, loc, half2, r));
+    }
+    return regs;
+  };
+
+  return accumulateKSteps(
+      b, loc, acc, k / 16,
+      [&](OpBuilder &lb, Location l, Value k0, MutableArrayRef<Value> next) {
+        auto c32 = [&](int64_t v) { return i32Const(lb, l, v); };
+        // A fragments of every slab of this warp.
+        SmallVector<SmallVector<Value>> aFrag;
+        for (int64_t rep = 0; rep < reps; ++rep) {
+          Value mn = add(lb, slabRow, c32(64 * warpgroups * rep));
+          aFrag.push_back(ldmatrix(lb, a.base, at(lb, a, aLane, mn, k0),
+                                   /*trans=*/!a.kMajor));
+        }
+        for (int64_t n0 = 0; n0 < n; n0 += 16) {
+          SmallVector<Value> bFrag =
+              ldmatrix(lb, bOp.base, at(lb, bOp, bLane, c32(n0), k0),
+                       /*trans=*/!bOp.kMajor);
+          for (int64_t half = 0; half < 2; ++half) {
+            int64_t block = n0 / 8 + half; // 8-column block j
+            for (int64_t rep = 0; rep < reps; ++rep) {
+              int64_t r0 = rep * (n / 2) + 4 * block;
+              SmallVector<Value> c(next.begin() + r0, next.begin() + r0 + 4);
+              auto mma = NVVM::MmaOp::create(
+                  lb, l, d4, aFrag[rep],
+                  ValueRange{bFrag[2 * half], bFrag[2 * half + 1]}, c,
+                  ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
+                  std::array<NVVM::MMATypes, 2>{
+                      bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16,
+                      bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16},
+                  std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
+                                                 NVVM::MMALayout::col});
+              for (int64_t i = 0; i < 4; ++i)
+                next[r0 + i] = LLVM::ExtractValueOp::create(lb, l, mma, i);
+            }
+          }
+        }
+      });
+}
+
+/// A dot on registers: a and b staged row-major (A along K, B across K)
+/// into the padded scratch first.
 struct DotMmaSyncLowering : OpConversionPattern<DotOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -35,118 +169,60 @@ struct DotMmaSyncLowering : OpConversionPattern<DotOp> {
   matchAndRewrite(DotOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     RankedTensorType aT = op.getA().getType(), bT = op.getB().getType();
-    RankedTensorType cT = op.getC().getType();
-    auto layout = dyn_cast_or_null<WgmmaAccLayoutAttr>(cT.getEncoding());
+    auto layout =
+        dyn_cast_or_null<WgmmaAccLayoutAttr>(op.getC().getType().getEncoding());
     if (!layout)
       return rewriter.notifyMatchFailure(op, "not an mma.sync dot");
     Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
     const TargetOps &ops = targetOpsOf(*this);
-    MLIRContext *ctx = b.getContext();
-    Type elem = aT.getElementType();
-    bool bf16 = elem.isBF16();
-    int64_t m = aT.getDimSize(0), k = aT.getDimSize(1), n = bT.getDimSize(1);
-    unsigned warpgroups = layout.getWarpgroups();
-    int64_t reps = m / (64 * warpgroups); // 64-row blocks per warpgroup
     DotScratch s = dotScratch(op);
-    auto ptr3 = LLVM::LLVMPointerType::get(ctx, 3);
-    auto k32 = [&](int64_t v) { return i32Const(b, loc, v); };
+    auto [aBase, bBase] =
+        stageDotOperands(ops, rewriter, loc, op, adaptor.getA(), adaptor.getB());
+    rewriter.replaceOp(
+        op, emitMmaSync(ops, rewriter, loc, adaptor.getC(), aT.getElementType(),
+                        aT.getDimSize(0), bT.getDimSize(1), aT.getDimSize(1),
+                        layout.getWarpgroups(), {aBase, s.aRowStride, true},
+                        {bBase, s.bRowStride, false}));
+    return success();
+  }
+};
 
-    // 1. a and b to shared memory.
-    Value aBase, bBase;
-    std::tie(aBase, bBase) =
-        stageDotOperands(ops, b, loc, op, adaptor.getA(), adaptor.getB());
+/// Stage byte address of stage `stage` of a buffer of `type`.
+Value stageBase(OpBuilder &b, Location loc, Value buffer, Value stage,
+                SmemType type) {
+  Value offset =
+      arith::MulIOp::create(b, loc, stage, i32Const(b, loc, type.getStageBytes()));
+  return LLVM::GEPOp::create(b, loc, buffer.getType(), b.getI8Type(), buffer,
+                             ValueRange{offset});
+}
 
-    // 2. This lane's ldmatrix row addresses (element offsets): lanes 0-15
-    // give rows 0-15 of the first 8 columns, lanes 16-31 the same rows of
-    // the next 8 (A: m rows x k columns; B: k rows x n columns).
-    Value tid = ops.threadId(b, loc);
-    Value lane = arith::AndIOp::create(b, loc, tid, k32(31));
-    Value warp = arith::AndIOp::create(
-        b, loc, arith::ShRUIOp::create(b, loc, tid, k32(5)), k32(3));
-    Value wg = arith::ShRUIOp::create(b, loc, tid, k32(7));
-    Value laneRow = arith::AndIOp::create(b, loc, lane, k32(15));
-    Value laneCol = arith::MulIOp::create(
-        b, loc, arith::ShRUIOp::create(b, loc, lane, k32(4)), k32(8));
-    // Row of this warp's first slab: 64 g + 16 w.
-    Value slabRow = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, wg, k32(64)),
-        arith::MulIOp::create(b, loc, warp, k32(16)));
-    Value aLane = arith::AddIOp::create(
-        b, loc,
-        arith::MulIOp::create(b, loc,
-                              arith::AddIOp::create(b, loc, slabRow, laneRow),
-                              k32(s.aRowStride)),
-        laneCol);
-    Value bLane = arith::AddIOp::create(
-        b, loc, arith::MulIOp::create(b, loc, laneRow, k32(s.bRowStride)),
-        laneCol);
+/// Operands already in row-padded stages (kcc-pipeline-async-copies): read
+/// in place.
+struct WarpMmaLowering : OpConversionPattern<WarpMmaOp> {
+  using OpConversionPattern::OpConversionPattern;
 
-    auto i32 = b.getI32Type();
-    auto f32 = b.getF32Type();
-    Type x4 = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32});
-    Type d4 = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
-    auto half2 = VectorType::get({2}, elem);
-    auto shape = NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8);
-    // Four 8x8 b16 matrices; `trans` for B.
-    auto ldmatrix = [&](OpBuilder &lb, Value offset, bool trans) {
-      Value addr = LLVM::GEPOp::create(lb, loc, ptr3, elem,
-                                       trans ? bBase : aBase, offset);
-      Value x = NVVM::LdMatrixOp::create(lb, loc, x4, addr, 4,
-                                         trans ? NVVM::MMALayout::col
-                                               : NVVM::MMALayout::row,
-                                         shape, NVVM::LdStMatrixEltType::B16);
-      SmallVector<Value> regs;
-      for (int64_t i = 0; i < 4; ++i) {
-        Value r = LLVM::ExtractValueOp::create(lb, loc, x, i);
-        // f16 operands are vector<2xf16>; bf16 ones stay packed in i32.
-        regs.push_back(bf16 ? r : LLVM::BitcastOp::create(lb, loc, half2, r));
-      }
-      return regs;
-    };
-
-    // 3. The K steps, carrying the accumulators.
-    Value result = accumulateKSteps(
-        b, loc, adaptor.getC(), k / 16,
-        [&](OpBuilder &lb, Location l, Value k0, MutableArrayRef<Value> next) {
-          auto c32 = [&](int64_t v) { return i32Const(lb, l, v); };
-          // A fragments of every slab of this warp.
-          SmallVector<SmallVector<Value>> aFrag;
-          Value aStep = arith::AddIOp::create(lb, l, aLane, k0);
-          for (int64_t rep = 0; rep < reps; ++rep)
-            aFrag.push_back(ldmatrix(
-                lb,
-                arith::AddIOp::create(
-                    lb, l, aStep, c32(64 * warpgroups * rep * s.aRowStride)),
-                /*trans=*/false));
-          Value bStep = arith::AddIOp::create(
-              lb, l, bLane,
-              arith::MulIOp::create(lb, l, k0, c32(s.bRowStride)));
-          for (int64_t n0 = 0; n0 < n; n0 += 16) {
-            SmallVector<Value> bFrag =
-                ldmatrix(lb, arith::AddIOp::create(lb, l, bStep, c32(n0)),
-                         /*trans=*/true);
-            for (int64_t half = 0; half < 2; ++half) {
-              int64_t block = n0 / 8 + half; // 8-column block j
-              for (int64_t rep = 0; rep < reps; ++rep) {
-                int64_t r0 = rep * (n / 2) + 4 * block;
-                SmallVector<Value> c(next.begin() + r0, next.begin() + r0 + 4);
-                auto mma = NVVM::MmaOp::create(
-                    lb, l, d4, aFrag[rep],
-                    ValueRange{bFrag[2 * half], bFrag[2 * half + 1]}, c,
-                    ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
-                    std::array<NVVM::MMATypes, 2>{
-                        bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16,
-                        bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16},
-                    std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
-                                                   NVVM::MMALayout::col});
-                for (int64_t i = 0; i < 4; ++i)
-                  next[r0 + i] = LLVM::ExtractValueOp::create(lb, l, mma, i);
-              }
-            }
-          }
-        });
-    rewriter.replaceOp(op, result);
+  LogicalResult
+  matchAndRewrite(WarpMmaOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto accT = cast<RankedTensorType>(op.getAcc().getType());
+    auto layout = dyn_cast_or_null<WgmmaAccLayoutAttr>(accT.getEncoding());
+    if (!layout)
+      return op.emitError("kcc: internal error: kcc.warp_mma without the "
+                          "#kcc.wgmma_acc layout");
+    Location loc = op.getLoc();
+    SmemType aT = op.getA().getType(), bT = op.getB().getType();
+    unsigned bytes = storageBytes(aT.getElementType());
+    int64_t k = op.getAKMajor() ? aT.getShape()[1] : aT.getShape()[0];
+    StagedOperand a{stageBase(rewriter, loc, adaptor.getA(),
+                              adaptor.getAStage(), aT),
+                    aT.getRowBytes() / bytes, op.getAKMajor()};
+    StagedOperand b{stageBase(rewriter, loc, adaptor.getB(),
+                              adaptor.getBStage(), bT),
+                    bT.getRowBytes() / bytes, op.getBKMajor()};
+    rewriter.replaceOp(
+        op, emitMmaSync(targetOpsOf(*this), rewriter, loc, adaptor.getAcc(),
+                        aT.getElementType(), accT.getDimSize(0),
+                        accT.getDimSize(1), k, layout.getWarpgroups(), a, b));
     return success();
   }
 };
@@ -223,5 +299,5 @@ Value kcc::nvidia::accumulateKSteps(
 
 void kcc::nvidia::populateDotMmaSyncPatterns(KccTypeConverter &tc,
                                              RewritePatternSet &patterns) {
-  patterns.add<DotMmaSyncLowering>(tc, patterns.getContext());
+  patterns.add<DotMmaSyncLowering, WarpMmaLowering>(tc, patterns.getContext());
 }

@@ -22,6 +22,7 @@ int main(int argc, char **argv) {
   kcc::registerMaterializeTmaCopiesPass();
   kcc::registerMaterializeWarpMmaPass();
   kcc::registerPipelineTmaLoadsPass();
+  kcc::registerPipelineAsyncCopiesPass();
   kcc::nvidia::registerKccNVIDIAPasses();
   kcc::registerTestHostStubsPass();
   return mlir::asMainReturnCode(
