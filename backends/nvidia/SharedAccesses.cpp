@@ -3,6 +3,8 @@
 #include "backends/nvidia/LoweringUtils.h"
 #include "ir/Dialect.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
 #include <set>
 
 using namespace mlir;
@@ -187,6 +189,54 @@ void describeMmaDot(std::vector<SharedAccess> &out, DotOp dot) {
   });
 }
 
+/// kcc.warp_mma (DotToMmaSync.cpp): ldmatrix rows straight from the
+/// row-padded stages, per lane as emitMmaSync addresses them (first 16-row
+/// slab, k0 = 0, n0 = 0: later ones add whole rows or 16-byte columns).
+void describeWarpMma(std::vector<SharedAccess> &out, WarpMmaOp mma) {
+  auto accT = cast<RankedTensorType>(mma.getAcc().getType());
+  TileLayout wl = TileLayout::get(accT);
+  SmemType aT = mma.getA().getType(), bT = mma.getB().getType();
+  auto rowCol = [](unsigned lane, bool first) -> std::pair<int64_t, int64_t> {
+    if (first) // lanes 0-15: rows 0-15 of column 0; 16-31: of column 8
+      return {lane % 16, 8 * (lane / 16)};
+    return {lane % 8 + 8 * (lane / 16), 8 * (lane / 8 % 2)};
+  };
+  auto ldmatrix = [&](const char *what, SmemType t, bool isA, bool kMajor) {
+    perRegister(out, mma, what, false, 16, wl, 1,
+                [&](unsigned th, unsigned) -> std::optional<int64_t> {
+                  auto [r, c] = rowCol(th % 32, isA == kMajor);
+                  // A's slab offset 64 g + 16 w runs along its M axis.
+                  int64_t slab = 64 * (th / 128) + 16 * (th / 32 % 4);
+                  if (isA)
+                    (kMajor ? r : c) += slab;
+                  return (r * t.getRowBytes() + c * 2) / 16;
+                });
+  };
+  ldmatrix(mma.getAKMajor() ? "ldmatrix a (stage)" : "ldmatrix.trans a (stage)",
+           aT, true, mma.getAKMajor());
+  ldmatrix(mma.getBKMajor() ? "ldmatrix b (stage)" : "ldmatrix.trans b (stage)",
+           bT, false, mma.getBKMajor());
+}
+
+/// kcc.cp_async (AsyncToNVVM.cpp): thread t writes the stage's 16-byte
+/// chunks t, t + T, ... (row-major, padded rows).
+void describeCpAsync(std::vector<SharedAccess> &out, CpAsyncOp cp) {
+  SmemType t = cp.getDst().getType();
+  unsigned warps = blockWarps(cp->getParentOfType<func::FuncOp>());
+  TileLayout l;
+  l.threads = (warps ? warps : 4) * 32;
+  int64_t perRow = t.getShape()[1] * storageBytes(t.getElementType()) / 16;
+  int64_t chunks = t.getShape()[0] * perRow;
+  unsigned regs = unsigned((chunks + l.threads - 1) / l.threads);
+  perRegister(out, cp, "cp.async chunk", true, 16, l, regs,
+              [&](unsigned th, unsigned i) -> std::optional<int64_t> {
+                int64_t q = int64_t(i) * l.threads + th;
+                if (q >= chunks)
+                  return std::nullopt;
+                return (q / perRow * t.getRowBytes() + q % perRow * 16) / 16;
+              });
+}
+
 /// dot's FMA lowering (DotToFMA.cpp): owners store a (padded rows) and b;
 /// then each k step loads a[i,k] once per distinct row and b[k,j] once per
 /// distinct column of the thread's registers of c. Every k shifts all lanes
@@ -250,6 +300,15 @@ std::vector<SharedAccess>
 kcc::nvidia::describeSharedAccesses(Operation *op,
                                     std::optional<SmemPadding> override) {
   std::vector<SharedAccess> out;
+  // Ops on pipeline stages rather than on the scratch.
+  if (auto mma = dyn_cast<WarpMmaOp>(op)) {
+    describeWarpMma(out, mma);
+    return out;
+  }
+  if (auto cp = dyn_cast<CpAsyncOp>(op)) {
+    describeCpAsync(out, cp);
+    return out;
+  }
   if (smemBytesFor(op) == 0)
     return out;
   SmemPadding padding = override ? *override : smemPaddingOf(op);

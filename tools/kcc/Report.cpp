@@ -10,6 +10,7 @@
 #include "targets/TmaRules.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace kcc;
@@ -106,6 +107,16 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
             "{0}: dot {1}x{2} on tensor cores (wgmma.mma_async from swizzled "
             "TMA stages)",
             locString(op->getLoc()), acc.getDimSize(0), acc.getDimSize(1)));
+      } else if (auto mma = dyn_cast<WarpMmaOp>(op)) {
+        SmemType a = mma.getA().getType();
+        auto acc = cast<ShapedType>(mma.getAcc().getType());
+        int64_t k = mma.getAKMajor() ? a.getShape()[1] : a.getShape()[0];
+        entry.dots.push_back(llvm::formatv(
+            "{0}: dot {1}x{2}x{3} {4} on tensor cores ({5}, fragments by "
+            "ldmatrix from the cp.async stages)",
+            locString(op->getLoc()), acc.getDimSize(0), acc.getDimSize(1), k,
+            typeString(a.getElementType()),
+            op->getAttrOfType<StringAttr>(KccDialect::kMmaAttr).getValue()));
       } else if (auto dot = dyn_cast<DotOp>(op)) {
         std::string where =
             locString(op->getLoc()) + ": dot " + shape(dot.getA(), dot.getB());
@@ -148,7 +159,29 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
       }
       entry.butterflies.push_back(std::move(bf));
     });
+    llvm::DenseSet<Value> stagedTiles;
     func.walk([&](Operation *op) {
+      // A cp.async pipeline's copy: 16-byte chunks, one per thread and
+      // instruction.
+      if (auto cp = dyn_cast<CpAsyncOp>(op)) {
+        // The prologue's and the loop's copies of one tile: one line.
+        if (!stagedTiles.insert(cp.getDst()).second)
+          return;
+        SmemType t = cp.getDst().getType();
+        MemoryOp m;
+        m.loc = locString(op->getLoc());
+        m.kind = "load";
+        m.elem = typeString(t.getElementType());
+        m.elements = t.getShape()[0] * t.getShape()[1];
+        m.path = "cp.async";
+        m.accessBytes = 16;
+        m.accessElems = 16 / getElementBytes(t.getElementType());
+        if (auto why =
+                op->getAttrOfType<StringAttr>(KccDialect::kTileAccessAttr))
+          m.explanation = why.str();
+        entry.memoryOps.push_back(std::move(m));
+        // Falls through to its shared-memory writes below.
+      }
       // A TMA copy: one box per instruction, issued by one thread.
       if (isa<TmaLoadOp, TmaStoreOp>(op)) {
         auto map = cast<TensorMapType>(
@@ -212,7 +245,18 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
                "encode a tensor map from; declare a tensor<T, R> parameter "
                "and use load_tile/store_tile"});
         }
-        if (isLoad && target.hasAsyncCopy("cp.async"))
+        // kcc-pipeline-async-copies says why it did not stage a dot
+        // operand (after the TMA reason in kcc.tile_access).
+        StringRef refused = "not pipelined with cp.async: ";
+        auto access =
+            op->getAttrOfType<StringAttr>(KccDialect::kTileAccessAttr);
+        size_t at = access ? access.getValue().find(refused) : StringRef::npos;
+        if (isLoad && target.hasAsyncCopy("cp.async") &&
+            at != StringRef::npos)
+          m.notTaken.push_back(
+              {"cp.async", "cp-async-not-pipelined",
+               access.getValue().substr(at + refused.size()).str()});
+        else if (isLoad && target.hasAsyncCopy("cp.async"))
           m.notTaken.push_back(
               {"cp.async", "no-shared-stage",
                "cp.async copies global to shared memory; this tile goes "
