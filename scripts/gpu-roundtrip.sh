@@ -21,6 +21,10 @@
 #        gemm.jsonl, gemm.log) and its --quick correctness pass under
 #        compute-sanitizer memcheck (OUTDIR/gemm-memcheck.log); the same for
 #        the sm_80 (mma.sync) build in .gpu-gen/ampere (OUTDIR/gemm-ampere*).
+#   there:  scripts/gpu-roundtrip.sh remote-gemm-ampere [OUTDIR]
+#        the sm_80 part alone (KCC_GEMM_AMPERE_ARGS: its run_gemm.py flags,
+#        e.g. "--variants nn,nt,tn --outputs same,f32 --passes 1 --batches 8"
+#        for docs/results/2026-11-23-h100-ampere-cp-async).
 #        KCC_GEMM_ARGS adds run_gemm.py flags to the benchmark run (e.g.
 #        "--dtypes f16 --variants nn" or "--quick"); KCC_GEMM_TIMEOUT (480 s)
 #        and KCC_GEMM_MEMCHECK_TIMEOUT (300 s) are the watchdog limits;
@@ -106,6 +110,34 @@ sass_counts() { # fatbin out-prefix
   cat "$prefix-sass.txt"
 }
 
+# The sm_80 build of the GEMMs (mma.sync from cp.async stages), its
+# compute_80 PTX JIT-compiled for the GPU at hand: checked against torch.mm,
+# timed beside cuBLAS and Triton in its own process (OUTDIR/gemm-ampere.md;
+# KCC_GEMM_AMPERE_ARGS, default "--variants nn --outputs same"), and with
+# "full" the SASS counts and memcheck.
+gemm_ampere() { # out build [full]
+  local out=$1 build=$2 full=${3:-} status=0
+  if ! cmake -S bench/gemm -B "$build-ampere" -DKCC_GEN_DIR="$PWD/.gpu-gen/ampere" \
+      -DCMAKE_BUILD_TYPE=Release > "$out/gemm-configure-ampere.log" 2>&1 ||
+    ! cmake --build "$build-ampere" -j > "$out/gemm-build-ampere.log" 2>&1; then
+    cat "$out/gemm-configure-ampere.log" "$out/gemm-build-ampere.log"; return 1
+  fi
+  [ -n "$full" ] && { sass_counts .gpu-gen/ampere/gemm.fatbin "$out/gemm-ampere" || status=1; }
+  # shellcheck disable=SC2086 # KCC_GEMM_AMPERE_ARGS is a list of flags
+  watch "${KCC_GEMM_TIMEOUT:-480}" gemm-ampere python3 bench/gemm/run_gemm.py \
+    --lib "$build-ampere/libkcc_gemm.so" ${KCC_GEMM_AMPERE_ARGS:---variants nn --outputs same} \
+    --out "$out/gemm-ampere.md" > "$out/gemm-ampere.log" 2>&1 || status=1
+  tail -n 30 "$out/gemm-ampere.log"
+  if [ -n "$full" ] && [ "${KCC_GEMM_MEMCHECK:-1}" != 0 ]; then
+    watch "${KCC_GEMM_MEMCHECK_TIMEOUT:-300}" gemm-ampere-memcheck env PYTORCH_NO_CUDA_MEMORY_CACHING=1 \
+      compute-sanitizer --tool memcheck --error-exitcode 3 \
+      python3 bench/gemm/run_gemm.py --lib "$build-ampere/libkcc_gemm.so" --quick --ref cpu \
+      --variants nn --out "$out/gemm-ampere-memcheck.md" > "$out/gemm-ampere-memcheck.log" 2>&1 || status=1
+    tail -n 3 "$out/gemm-ampere-memcheck.log"
+  fi
+  return $status
+}
+
 # The GEMM benchmark: builds bench/gemm (libkcc_gemm.so) from the generated
 # stubs and runs run_gemm.py under the watchdog; with "full" also the SASS
 # counts and the --quick correctness pass under compute-sanitizer memcheck
@@ -131,26 +163,9 @@ gemm_bench() { # out build [full]
   # shellcheck disable=SC2086 # KCC_GEMM_ARGS is a list of flags
   watch "${KCC_GEMM_TIMEOUT:-480}" gemm python3 bench/gemm/run_gemm.py --lib "$lib" \
     "${compare[@]}" --out "$out/gemm.md" ${KCC_GEMM_ARGS:-} 2>&1 | tee "$out/gemm.log" || status=1
-  # The sm_80 build (mma.sync), JIT-compiled from its PTX: checked against
-  # torch.mm, timed beside cuBLAS and Triton in its own process, memcheck.
+  # The sm_80 build (mma.sync), JIT-compiled from its PTX.
   if [ -f .gpu-gen/ampere/gemm.kcc.cpp ]; then
-    if cmake -S bench/gemm -B "$build-ampere" -DKCC_GEN_DIR="$PWD/.gpu-gen/ampere" \
-        -DCMAKE_BUILD_TYPE=Release > "$out/gemm-configure-ampere.log" 2>&1 &&
-      cmake --build "$build-ampere" -j > "$out/gemm-build-ampere.log" 2>&1; then
-      [ -n "$full" ] && { sass_counts .gpu-gen/ampere/gemm.fatbin "$out/gemm-ampere" || status=1; }
-      watch "${KCC_GEMM_TIMEOUT:-480}" gemm-ampere python3 bench/gemm/run_gemm.py \
-        --lib "$build-ampere/libkcc_gemm.so" --variants nn --outputs same \
-        --out "$out/gemm-ampere.md" 2>&1 | tail -n 30 | tee "$out/gemm-ampere.log" || status=1
-      if [ -n "$full" ] && [ "${KCC_GEMM_MEMCHECK:-1}" != 0 ]; then
-        watch "${KCC_GEMM_MEMCHECK_TIMEOUT:-300}" gemm-ampere-memcheck env PYTORCH_NO_CUDA_MEMORY_CACHING=1 \
-          compute-sanitizer --tool memcheck --error-exitcode 3 \
-          python3 bench/gemm/run_gemm.py --lib "$build-ampere/libkcc_gemm.so" --quick --ref cpu \
-          --variants nn --out "$out/gemm-ampere-memcheck.md" > "$out/gemm-ampere-memcheck.log" 2>&1 || status=1
-        tail -n 3 "$out/gemm-ampere-memcheck.log"
-      fi
-    else
-      cat "$out/gemm-build-ampere.log"; status=1
-    fi
+    gemm_ampere "$out" "$build" "$full" || status=1
   fi
   if [ -n "$full" ] && [ "${KCC_GEMM_MEMCHECK:-1}" != 0 ]; then
     watch "${KCC_GEMM_MEMCHECK_TIMEOUT:-300}" gemm-memcheck env PYTORCH_NO_CUDA_MEMORY_CACHING=1 \
@@ -284,8 +299,15 @@ remote-gemm)
   gemm_bench "$out" "$build-gemm" full || status=1
   exit $status
   ;;
+remote-gemm-ampere)
+  out=${2:-gpu-results}
+  mkdir -p "$out"
+  [ -f .gpu-gen/ampere/gemm.kcc.cpp ] || { echo "no .gpu-gen/ampere/gemm.kcc.cpp: run prepare here and copy .gpu-gen" >&2; exit 1; }
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/device.txt"
+  gemm_ampere "$out" "${KCC_GPU_BUILD:-/tmp/kcc-gpu-build}-gemm" full
+  ;;
 *)
-  echo "usage: $0 prepare | remote [OUTDIR] | remote-gemm [OUTDIR] | prepare-consumer | remote-consumer [OUTDIR]" >&2
+  echo "usage: $0 prepare | remote [OUTDIR] | remote-gemm [OUTDIR] | remote-gemm-ampere [OUTDIR] | prepare-consumer | remote-consumer [OUTDIR]" >&2
   exit 2
   ;;
 esac
