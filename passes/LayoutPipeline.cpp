@@ -28,10 +28,11 @@ void kcc::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
   if (target.hasAsyncCopy("tma")) {
     pm.addPass(createPipelineTmaLoads(target, /*stages=*/3, warpSpecialize));
     pm.addPass(createKccMaterializeWarpgroupMma());
-    pm.addPass(createKccVerifyAsyncProtocol());
   }
   // Loop loads feeding dots that TMA did not take: cp.async stages.
   pm.addPass(createPipelineAsyncCopies(target));
+  if (target.hasAsyncCopy("tma") || target.hasAsyncCopy("cp.async"))
+    pm.addPass(createKccVerifyAsyncProtocol());
   KccExpandTileAccessesOptions expand;
   expand.tmaReason =
       llvm::is_contained(target.asyncCopy, "tma")

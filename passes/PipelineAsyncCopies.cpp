@@ -35,6 +35,7 @@
 // added to kcc.tma_refused, which --report shows. S is the `stages` option
 // (3), lowered (not below 2) until the stages fit the target's shared
 // memory per block next to the kernel's other buffers and scratch.
+// kcc-verify-async-protocol then proves the protocol (its cp.async rules).
 //
 //===----------------------------------------------------------------------===//
 
@@ -176,6 +177,11 @@ void PipelineAsyncCopies::pipelineLoop(func::FuncOp func, scf::ForOp loop,
   std::optional<int64_t> step = getConstantIntValue(loop.getStep());
   if (!step || *step <= 0)
     return refuseAll("the loop's step is not a positive constant");
+  if (!fromArguments(loop.getLowerBound(), func) ||
+      !fromArguments(loop.getUpperBound(), func))
+    return refuseAll("the loop's bounds are not computed from constants and "
+                     "the kernel's integer arguments, so the pipeline's "
+                     "protocol could not be proven");
   SmallVector<llvm::SetVector<Operation *>> slices(loads.size());
   for (auto [i, load] : llvm::enumerate(loads))
     for (Value c : load.getCoords())

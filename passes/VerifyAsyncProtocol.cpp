@@ -56,6 +56,14 @@
 //    the stage released: no copy in flight, loaded data read, a cta_barrier
 //    after the last smem_load and no un-waited tma_store reading it.
 //  * proxies: smem_store -> fence_proxy_async -> cta_barrier -> tma_store.
+//  * cp.async groups (kcc.cp_async, kcc-pipeline-async-copies): every thread
+//    copies its own chunks, so a stage filled by cp.async may be read only
+//    after a kcc.cp_async_wait_group retired the copy's group (each thread's
+//    own chunks landed) and a kcc.cta_barrier followed (everyone's did); it
+//    may be overwritten only once no copy into it is in flight and a
+//    kcc.cta_barrier followed its last read (smem_load, warp_mma); the
+//    kernel must not end with a copy that was never waited for. The
+//    producer role issues none of them.
 //  * bulk async-groups: overlapping tma_stores to one map in one group, a
 //    tma_load of a box an un-completed tma_store writes, and a kernel ending
 //    with uncommitted or un-waited tma_stores or with loads in flight (the
@@ -264,7 +272,7 @@ struct Barrier {
 };
 
 struct Stage {
-  enum Data { None, Async, Generic } data = None;
+  enum Data { None, Async, Generic, CpAsync } data = None;
   Operation *writer = nullptr; // the tma_load or smem_store of the data
   // Async data: the barrier and phase its copy signals.
   Value bars;
@@ -286,6 +294,16 @@ struct Stage {
   int64_t readEnd = -1, threadReadEnd = -1;
   Operation *tmaReader = nullptr; // tma_store whose group is not waited
   Operation *mmaReader = nullptr; // warpgroup_mma whose group is in flight
+  // CpAsync data: its group was retired by a wait_group, and a cta_barrier
+  // followed that wait.
+  bool cpWaited = false, cpSynced = false;
+};
+
+/// A cp.async in its thread group: the stage it fills (the copy is current
+/// while the stage's writer is still `op`).
+struct CpCopy {
+  Operation *op;
+  Stage *stage;
 };
 
 struct BulkCopy {
@@ -303,7 +321,9 @@ bool isAsyncOp(Operation *op) {
              kcc::TmaLoadOp, kcc::TmaStoreOp, kcc::BulkCommitGroupOp,
              kcc::BulkWaitGroupOp, kcc::FenceProxyAsyncOp, kcc::CtaBarrierOp,
              kcc::SmemLoadOp, kcc::SmemStoreOp, kcc::WarpgroupMmaOp,
-             kcc::WarpgroupMmaWaitOp, kcc::ConvertLayoutOp>(op);
+             kcc::WarpgroupMmaWaitOp, kcc::ConvertLayoutOp, kcc::CpAsyncOp,
+             kcc::CpAsyncCommitGroupOp, kcc::CpAsyncWaitGroupOp,
+             kcc::WarpMmaOp>(op);
 }
 
 bool containsAsyncOp(Operation *root) {
@@ -435,6 +455,9 @@ private:
   llvm::MapVector<Value, llvm::SmallVector<Stage, 2>> stages;
   std::vector<BulkCopy> openGroup;
   std::deque<std::vector<BulkCopy>> committed; // oldest first
+  // cp.async groups (the same in every thread): open, committed oldest first.
+  std::vector<CpCopy> cpOpen;
+  std::deque<std::vector<CpCopy>> cpCommitted;
   std::vector<BulkCopy> unfinished; // sources released, writes not complete
   // wgmma groups in flight, oldest first: the warpgroup_mma and the stages
   // (buffer, stage pointer) it is still reading.
@@ -699,7 +722,9 @@ private:
                    isa<kcc::SmemLoadOp, kcc::SmemStoreOp, kcc::WarpgroupMmaOp,
                        kcc::WarpgroupMmaWaitOp, kcc::TmaStoreOp,
                        kcc::BulkCommitGroupOp, kcc::BulkWaitGroupOp,
-                       kcc::FenceProxyAsyncOp>(op)) {
+                       kcc::FenceProxyAsyncOp, kcc::CpAsyncOp,
+                       kcc::CpAsyncCommitGroupOp, kcc::CpAsyncWaitGroupOp,
+                       kcc::WarpMmaOp>(op)) {
           problem = name + " in the producer region: the producer issues "
                            "copies and waits on barriers only";
           advice = "move " + name + " to the consumer region";
@@ -1350,7 +1375,7 @@ private:
   /// Records a read of `s` by `op` in the running role.
   void noteRead(Stage &s, Operation *op) {
     s.lastReaderRole = role;
-    if (isa<kcc::SmemLoadOp>(op)) {
+    if (isa<kcc::SmemLoadOp, kcc::WarpMmaOp>(op)) {
       s.lastThreadReader = op;
       s.threadReadEnd = std::max(s.threadReadEnd, steps);
     } else {
@@ -1404,6 +1429,18 @@ private:
              "it has retired), and wait on that barrier in the " +
              roleName(role) + " before writing the stage";
     };
+    if (s.data == Stage::CpAsync && !s.cpWaited) {
+      fail(op->getLoc(),
+           "overwriting a stage before its consumers released it: " + name +
+               " still has a kcc.cp_async in flight (its group has not been "
+               "retired by kcc.cp_async_wait_group)",
+           "wait for the earlier copy (kcc.cp_async_wait_group), read the "
+           "stage and release it with kcc.cta_barrier before writing it "
+           "again")
+          .notes.push_back(
+              {s.writer->getLoc(), "the earlier copy into the stage"});
+      return false;
+    }
     if (s.data == Stage::Async && !landed(s)) {
       fail(op->getLoc(),
            "overwriting a stage before its consumers released it: " + name +
@@ -1429,7 +1466,8 @@ private:
           .notes.push_back({s.reader->getLoc(), "the last read of the stage"});
       return false;
     }
-    if (s.data == Stage::Async && !s.consumed) {
+    if ((s.data == Stage::Async || s.data == Stage::CpAsync) &&
+        !s.consumed) {
       fail(op->getLoc(),
            "overwriting a stage before its consumers released it: the data "
            "loaded into " +
@@ -1507,6 +1545,26 @@ private:
                ", which holds no data (nothing was loaded or "
                "stored into it)",
            "load or store the stage first, or check the stage index");
+      return false;
+    }
+    if (s.data == Stage::CpAsync && !s.cpWaited) {
+      fail(op->getLoc(),
+           "reading " + name +
+               " before its cp.async copy landed: no kcc.cp_async_wait_group "
+               "has retired the group of the copy that fills it",
+           "add kcc.cp_async_wait_group N (N = the groups committed after "
+           "that copy's) and kcc.cta_barrier before the read")
+          .notes.push_back({s.writer->getLoc(), "the copy into the stage"});
+      return false;
+    }
+    if (s.data == Stage::CpAsync && !s.cpSynced) {
+      fail(op->getLoc(),
+           "reading " + name +
+               " after this thread's cp.async copies landed but before the "
+               "other threads' did: no kcc.cta_barrier follows the "
+               "kcc.cp_async_wait_group",
+           "add kcc.cta_barrier between the wait and the read")
+          .notes.push_back({s.writer->getLoc(), "the copy into the stage"});
       return false;
     }
     if (s.data == Stage::Async && !landed(s, role)) {
@@ -1839,6 +1897,35 @@ private:
             s.fenced = true;
       return true;
     }
+    if (auto cp = dyn_cast<kcc::CpAsyncOp>(op)) {
+      Stage *s = stageAt(op, cp.getDst(), cp.getStage());
+      if (!s || !writable(op, cp.getDst(), *s))
+        return false;
+      *s = Stage();
+      s->data = Stage::CpAsync;
+      s->writer = op;
+      s->issuedAt = steps;
+      cpOpen.push_back({op, s});
+      return true;
+    }
+    if (isa<kcc::CpAsyncCommitGroupOp>(op)) {
+      cpCommitted.push_back(std::move(cpOpen));
+      cpOpen.clear();
+      return true;
+    }
+    if (auto w = dyn_cast<kcc::CpAsyncWaitGroupOp>(op)) {
+      // wait_group retires committed groups only; the open one stays.
+      while (int64_t(cpCommitted.size()) > int64_t(w.getPending())) {
+        for (const CpCopy &c : cpCommitted.front())
+          if (c.stage->writer == c.op)
+            c.stage->cpWaited = true;
+        cpCommitted.pop_front();
+      }
+      return true;
+    }
+    if (auto mma = dyn_cast<kcc::WarpMmaOp>(op))
+      return readStage(op, mma.getA(), mma.getAStage()) &&
+             readStage(op, mma.getB(), mma.getBStage());
     if (isa<kcc::CtaBarrierOp>(op)) {
       // In the consumer role: a named barrier of the consumer threads.
       if (role != Cta)
@@ -1846,6 +1933,8 @@ private:
       for (auto &entry : stages)
         for (Stage &s : entry.second) {
           s.reader = nullptr;
+          if (s.data == Stage::CpAsync && s.cpWaited)
+            s.cpSynced = true;
           if (s.data == Stage::Generic) {
             s.synced = true;
             s.fencedSynced = s.fencedSynced || s.fenced;
@@ -1944,6 +2033,19 @@ private:
         return false;
       }
     for (auto &entry : stages)
+      for (Stage &s : entry.second)
+        if (s.data == Stage::CpAsync && !s.cpWaited) {
+          fail(s.writer->getLoc(),
+               "the kernel ends while this kcc.cp_async into stage " +
+                   std::to_string(stageIndex(entry.first, &s)) +
+                   " is still in flight: no kcc.cp_async_wait_group retires "
+                   "its group",
+               "issue only the copies the loop will read (guard each with "
+               "scf.if on the trip count), or wait for them")
+              .notes.push_back({end, "the kernel ends here"});
+          return false;
+        }
+    for (auto &entry : stages)
       for (Stage &s : entry.second) {
         if (s.data != Stage::Async || landed(s))
           continue;
@@ -2001,6 +2103,10 @@ controlArguments(func::FuncOp func, llvm::SmallVector<int64_t> &divisors) {
       work.push_back(s.getStage());
     else if (auto m = dyn_cast<kcc::WarpgroupMmaOp>(op))
       work.append({m.getAStage(), m.getBStage()});
+    else if (auto m = dyn_cast<kcc::WarpMmaOp>(op))
+      work.append({m.getAStage(), m.getBStage()});
+    else if (auto c = dyn_cast<kcc::CpAsyncOp>(op))
+      work.push_back(c.getStage());
     else if (auto s = dyn_cast<kcc::SmemStoreOp>(op))
       work.push_back(s.getStage());
     else if (isa<kcc::MBarrierInitOp, kcc::MBarrierArriveOp,
