@@ -281,7 +281,8 @@ private:
     return b.getI32Type();
   }
 
-  // --- expressions ------------------------------------------------------------
+  // --- expressions
+  // ------------------------------------------------------------
   /// Every value carries the location of the expression that made it, so
   /// later checks (coordinates, operands) can point at it.
   TV gen(const Expr &e) {

@@ -631,53 +631,57 @@ LogicalResult WarpSpecializeOp::verify() {
   return success();
 }
 
-LogicalResult WarpgroupMmaOp::verify() {
-  auto acc = cast<RankedTensorType>(getAcc().getType());
-  if (acc != getResult().getType())
-    return emitOpError("result type must match the accumulator");
+/// What warpgroup_mma and warp_mma share: the accumulator (#kcc.wgmma_acc
+/// once layouts are assigned) and 2-D stages that form acc[M,N] +=
+/// a[M,K] x b[K,N] with the given majorness; `k` is K.
+template <typename MmaOp>
+static LogicalResult verifyStagedMma(MmaOp op, int64_t &k) {
+  auto acc = cast<RankedTensorType>(op.getAcc().getType());
+  if (acc != op.getResult().getType())
+    return op.emitOpError("result type must match the accumulator");
   // Before layout assignment the tile has no layout yet.
   if (acc.getEncoding() && !isa<WgmmaAccLayoutAttr>(acc.getEncoding()))
-    return emitOpError("the accumulator needs the #kcc.wgmma_acc layout");
-  SmemType a = getA().getType(), b = getB().getType();
+    return op.emitOpError("the accumulator needs the #kcc.wgmma_acc layout");
+  SmemType a = op.getA().getType(), b = op.getB().getType();
   if (a.getShape().size() != 2 || b.getShape().size() != 2 ||
       acc.getRank() != 2)
-    return emitOpError("operands must be 2-D");
-  if (a.getSwizzle() != 128 || b.getSwizzle() != 128)
-    return emitOpError("operand stages must use the 128-byte swizzle");
-  int64_t m = getAKMajor() ? a.getShape()[0] : a.getShape()[1];
-  int64_t ka = getAKMajor() ? a.getShape()[1] : a.getShape()[0];
-  int64_t n = getBKMajor() ? b.getShape()[0] : b.getShape()[1];
-  int64_t kb = getBKMajor() ? b.getShape()[1] : b.getShape()[0];
+    return op.emitOpError("operands must be 2-D");
+  bool aK = op.getAKMajor(), bK = op.getBKMajor();
+  int64_t m = aK ? a.getShape()[0] : a.getShape()[1];
+  int64_t ka = aK ? a.getShape()[1] : a.getShape()[0];
+  int64_t n = bK ? b.getShape()[0] : b.getShape()[1];
+  int64_t kb = bK ? b.getShape()[1] : b.getShape()[0];
   if (ka != kb || acc.getShape()[0] != m || acc.getShape()[1] != n)
-    return emitOpError("shapes do not form acc[M,N] += a[M,K] x b[K,N]");
+    return op.emitOpError("shapes do not form acc[M,N] += a[M,K] x b[K,N]");
+  k = ka;
+  return success();
+}
+
+LogicalResult WarpgroupMmaOp::verify() {
+  int64_t k;
+  if (failed(verifyStagedMma(*this, k)))
+    return failure();
+  if (getA().getType().getSwizzle() != 128 ||
+      getB().getType().getSwizzle() != 128)
+    return emitOpError("operand stages must use the 128-byte swizzle");
   return success();
 }
 
 LogicalResult WarpMmaOp::verify() {
-  auto acc = cast<RankedTensorType>(getAcc().getType());
-  if (acc != getResult().getType())
-    return emitOpError("result type must match the accumulator");
-  if (acc.getEncoding() && !isa<WgmmaAccLayoutAttr>(acc.getEncoding()))
-    return emitOpError("the accumulator needs the #kcc.wgmma_acc layout");
+  int64_t k;
+  if (failed(verifyStagedMma(*this, k)))
+    return failure();
   SmemType a = getA().getType(), b = getB().getType();
-  if (a.getShape().size() != 2 || b.getShape().size() != 2 ||
-      acc.getRank() != 2)
-    return emitOpError("operands must be 2-D");
   if (a.getSwizzle() != 0 || b.getSwizzle() != 0 || a.getPad() == 0 ||
       b.getPad() == 0)
     return emitOpError("operand stages must be unswizzled and row-padded");
   Type elem = a.getElementType();
+  auto acc = cast<RankedTensorType>(getAcc().getType());
   if (elem != b.getElementType() || !(elem.isF16() || elem.isBF16()) ||
       !acc.getElementType().isF32())
     return emitOpError("takes f16 or bf16 operands of one type and an f32 "
                        "accumulator");
-  int64_t m = getAKMajor() ? a.getShape()[0] : a.getShape()[1];
-  int64_t ka = getAKMajor() ? a.getShape()[1] : a.getShape()[0];
-  int64_t n = getBKMajor() ? b.getShape()[0] : b.getShape()[1];
-  int64_t kb = getBKMajor() ? b.getShape()[1] : b.getShape()[0];
-  if (ka != kb || acc.getShape()[0] != m || acc.getShape()[1] != n)
-    return emitOpError("shapes do not form acc[M,N] += a[M,K] x b[K,N]");
-  if (m % 16 || n % 16 || ka % 16)
+  if (acc.getShape()[0] % 16 || acc.getShape()[1] % 16 || k % 16)
     return emitOpError("M, N and K must be multiples of 16");
   return success();
 }

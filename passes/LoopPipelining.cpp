@@ -55,7 +55,8 @@ int64_t asyncBufferBytes(func::FuncOp func) {
   func.walk([&](Operation *op) {
     if (auto alloc = dyn_cast<kcc::SmemAllocOp>(op)) {
       kcc::SmemType t = alloc.getType();
-      bytes += t.getStageBytes() * t.getStages() + (t.getSwizzle() ? 1024 : 128);
+      bytes +=
+          t.getStageBytes() * t.getStages() + (t.getSwizzle() ? 1024 : 128);
     } else if (auto bars = dyn_cast<kcc::MBarrierAllocOp>(op)) {
       bytes += 8 * int64_t(bars.getType().getCount());
     }

@@ -1,4 +1,5 @@
-//===- LoopPipelining.h - helpers of the loop pipeliners ----------*- C++ -*-===//
+//===- LoopPipelining.h - helpers of the loop pipeliners ----------*- C++
+//-*-===//
 //
 // What kcc-pipeline-tma-loads (TMA + mbarriers, sm_90a) and
 // kcc-pipeline-async-copies (cp.async groups, sm_80) share: which loop
@@ -22,8 +23,7 @@ mlir::Value constI32(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
 
 /// Whether `v` is computed by pure arith ops from constants and the kernel's
 /// arguments only (what the async verifier can evaluate).
-bool fromArguments(mlir::Value v, mlir::func::FuncOp func,
-                   unsigned depth = 0);
+bool fromArguments(mlir::Value v, mlir::func::FuncOp func, unsigned depth = 0);
 
 /// The ops of `loop`'s body that compute `v` from the induction variable
 /// and values defined outside the loop, in program order; false if `v`

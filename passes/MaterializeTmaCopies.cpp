@@ -139,9 +139,9 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
   OpBuilder b(ctx);
   b.setInsertionPointToStart(&entry);
   Location entryLoc = func.getLoc();
-  auto stageOf = [&](ArrayRef<int64_t> shape, Type elem,
-                     unsigned swizzle = 0) {
-    auto type = kcc::SmemType::get(ctx, shape, elem, /*stages=*/1, swizzle, /*pad=*/0);
+  auto stageOf = [&](ArrayRef<int64_t> shape, Type elem, unsigned swizzle = 0) {
+    auto type =
+        kcc::SmemType::get(ctx, shape, elem, /*stages=*/1, swizzle, /*pad=*/0);
     return Stage{kcc::SmemAllocOp::create(b, entryLoc, type), type};
   };
   auto describe = [&](Operation *copy, kcc::TensorMapType type, Value map) {

@@ -48,8 +48,8 @@ void registerPipelineTmaLoadsPass();
 /// over `stages` row-padded shared stages, fewer where they would not fit
 /// `target`'s shared memory (PipelineAsyncCopies.cpp); a no-op on targets
 /// without cp.async.
-std::unique_ptr<mlir::Pass>
-createPipelineAsyncCopies(const TargetModel &target, unsigned stages = 3);
+std::unique_ptr<mlir::Pass> createPipelineAsyncCopies(const TargetModel &target,
+                                                      unsigned stages = 3);
 void registerPipelineAsyncCopiesPass();
 /// Puts the f16/bf16 dots of a target whose tensor-core instruction is
 /// mma.sync on the tensor cores (MaterializeWarpMma.cpp); a no-op elsewhere.

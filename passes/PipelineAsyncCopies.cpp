@@ -91,9 +91,7 @@ struct PipelineAsyncCopies
     stages = depth;
   }
 
-  StringRef getArgument() const override {
-    return "kcc-pipeline-async-copies";
-  }
+  StringRef getArgument() const override { return "kcc-pipeline-async-copies"; }
   StringRef getDescription() const override {
     return "Software-pipeline the dot operand loads of scf.for bodies over N "
            "shared stages with cp.async";
@@ -131,7 +129,8 @@ struct PipelineAsyncCopies
 /// Adds why `op` is not a cp.async copy to its kcc.tma_refused reason.
 void refuse(Operation *op, const Twine &why) {
   std::string text;
-  if (auto old = op->getAttrOfType<StringAttr>(kcc::KccDialect::kTmaRefusedAttr))
+  if (auto old =
+          op->getAttrOfType<StringAttr>(kcc::KccDialect::kTmaRefusedAttr))
     text = old.str() + "; ";
   text += ("not pipelined with cp.async: " + why).str();
   op->setAttr(kcc::KccDialect::kTmaRefusedAttr,
@@ -153,9 +152,9 @@ void PipelineAsyncCopies::runOnKernel(func::FuncOp func) {
     if (type.getDimSize(1) * 2 % 16 != 0)
       return refuse(load, "rows of " + Twine(type.getDimSize(1) * 2) +
                               " bytes are not whole 16-byte chunks");
-    if (Value other = load.getOther();
-        other && !matchPattern(other, m_AnyZeroFloat()) &&
-        !matchPattern(other, m_Zero()))
+    if (Value other = load.getOther(); other &&
+                                       !matchPattern(other, m_AnyZeroFloat()) &&
+                                       !matchPattern(other, m_Zero()))
       return refuse(load, "elements outside the tensor read a value other "
                           "than zero, and cp.async fills with zeros");
     byLoop[loop].push_back(load);
@@ -238,7 +237,8 @@ void PipelineAsyncCopies::pipelineLoop(func::FuncOp func, scf::ForOp loop,
   OpBuilder eb = OpBuilder::atBlockBegin(&entry);
   SmallVector<Value> buffers;
   for (kcc::LoadTileOp load : loads)
-    buffers.push_back(kcc::SmemAllocOp::create(eb, loc, stageType(load, depth)));
+    buffers.push_back(
+        kcc::SmemAllocOp::create(eb, loc, stageType(load, depth)));
 
   // The copies of iteration `k` (a value of the induction variable's type)
   // into stage `s`, built with `b`.
@@ -251,9 +251,9 @@ void PipelineAsyncCopies::pipelineLoop(func::FuncOp func, scf::ForOp loop,
       SmallVector<Value> coords;
       for (Value c : load.getCoords())
         coords.push_back(mapping.lookupOrDefault(c));
-      auto copy = kcc::CpAsyncOp::create(
-          b, load.getLoc(), load.getBase(), load.getDims(), load.getStrides(),
-          coords, buffers[i], s);
+      auto copy = kcc::CpAsyncOp::create(b, load.getLoc(), load.getBase(),
+                                         load.getDims(), load.getStrides(),
+                                         coords, buffers[i], s);
       copy->setAttr(kcc::KccDialect::kTileAccessAttr,
                     StringAttr::get(ctx, "cp.async 16-byte chunks, " +
                                              Twine(depth) +
@@ -277,14 +277,14 @@ void PipelineAsyncCopies::pipelineLoop(func::FuncOp func, scf::ForOp loop,
 
   OpBuilder bb = OpBuilder::atBlockBegin(loop.getBody());
   Value iv = loop.getInductionVar();
-  Value it = arith::DivSIOp::create(bb, loc,
-                                    arith::SubIOp::create(bb, loc, iv, lb),
-                                    constI32(bb, loc, *step));
+  Value it =
+      arith::DivSIOp::create(bb, loc, arith::SubIOp::create(bb, loc, iv, lb),
+                             constI32(bb, loc, *step));
   Value stage = arith::RemSIOp::create(bb, loc, it, constI32(bb, loc, depth));
   kcc::CpAsyncWaitGroupOp::create(bb, loc, depth - 2);
   kcc::CtaBarrierOp::create(bb, loc);
-  Value next =
-      arith::AddIOp::create(bb, loc, iv, constI32(bb, loc, (depth - 1) * *step));
+  Value next = arith::AddIOp::create(bb, loc, iv,
+                                     constI32(bb, loc, (depth - 1) * *step));
   Value more =
       arith::CmpIOp::create(bb, loc, arith::CmpIPredicate::slt, next, ub);
   Value refillStage = arith::RemSIOp::create(

@@ -1466,8 +1466,7 @@ private:
           .notes.push_back({s.reader->getLoc(), "the last read of the stage"});
       return false;
     }
-    if ((s.data == Stage::Async || s.data == Stage::CpAsync) &&
-        !s.consumed) {
+    if ((s.data == Stage::Async || s.data == Stage::CpAsync) && !s.consumed) {
       fail(op->getLoc(),
            "overwriting a stage before its consumers released it: the data "
            "loaded into " +

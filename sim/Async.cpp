@@ -418,8 +418,8 @@ Machine::Step Machine::asyncOp(Thread &t, const Inst &in) {
                                     c.bytes, srcBytes));
       return Step::Fault;
     }
-    for (auto [addr, what] : {std::pair{R[in.a], "destination"},
-                              std::pair{R[in.b], "source"}})
+    for (auto [addr, what] :
+         {std::pair{R[in.a], "destination"}, std::pair{R[in.b], "source"}})
       if (addr % c.bytes) {
         setFault(in.op, llvm::formatv("cp.async of {0} bytes: the {1} address "
                                       "{2:x} is not {0}-byte aligned",
@@ -427,15 +427,14 @@ Machine::Step Machine::asyncOp(Thread &t, const Inst &in) {
         return Step::Fault;
       }
     uint64_t sharedOffset = ~0ull;
-    if (!resolve(t, in.op, in.addrSpace, R[in.a], c.bytes, true,
-                 &sharedOffset))
+    if (!resolve(t, in.op, in.addrSpace, R[in.a], c.bytes, true, &sharedOffset))
       return Step::Fault;
     c.shared = sharedOffset;
     if (!sharedAccess(&t, in.op, c.shared, c.bytes, true))
       return Step::Fault;
     if (srcBytes) {
-      uint8_t *src = resolve(t, in.op, in.srcAddrSpace, R[in.b], srcBytes,
-                             false, nullptr);
+      uint8_t *src =
+          resolve(t, in.op, in.srcAddrSpace, R[in.b], srcBytes, false, nullptr);
       if (!src)
         return Step::Fault;
       std::memcpy(c.data.data(), src, srcBytes);

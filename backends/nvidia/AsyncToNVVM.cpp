@@ -86,12 +86,6 @@ Value barrierAt(OpBuilder &b, Location loc, Value bars, Value index) {
   return elementAddr(b, loc, bars, index, 8);
 }
 
-/// Stage `stage` of a buffer of `type`.
-Value stageAt(OpBuilder &b, Location loc, Value buffer, Value stage,
-              SmemType type) {
-  return elementAddr(b, loc, buffer, stage, type.getStageBytes());
-}
-
 /// Element `flat` (row-major in the tile) of a stage of `type`: dense, or
 /// with `pad` bytes after each row.
 Value stageElementAddr(OpBuilder &b, Location loc, Value stage, Value flat,
@@ -369,10 +363,9 @@ struct SmemLoadLowering : OpConversionPattern<SmemLoadOp> {
         threadBase(rewriter, loc, l, targetOpsOf(*this).threadId(rewriter, loc));
     SmallVector<Value> regs;
     for (unsigned r = 0; r < l.regs; r += l.vec) {
-      Value addr =
-          stageElementAddr(rewriter, loc, stage,
-                           flatIndex(rewriter, loc, l, base, r),
-                           op.getSrc().getType());
+      Value addr = stageElementAddr(rewriter, loc, stage,
+                                    flatIndex(rewriter, loc, l, base, r),
+                                    op.getSrc().getType());
       auto vt = VectorType::get({int64_t(l.vec)}, st);
       Value v = LLVM::LoadOp::create(rewriter, loc, vt, addr, l.vec * bytes);
       for (Value e : unpack(rewriter, loc, v))
@@ -418,9 +411,9 @@ struct SmemStoreLowering : OpConversionPattern<SmemStoreOp> {
     SmallVector<Value> regs = unpack(rewriter, loc, a.getValue());
     emitIf(rewriter, loc, ownerPred(rewriter, loc, l, tid), [&](OpBuilder &b) {
       for (unsigned r = 0; r < l.regs; r += l.vec) {
-        Value addr = stageElementAddr(b, loc, stage,
-                                      flatIndex(b, loc, l, base, r),
-                                      op.getDst().getType());
+        Value addr =
+            stageElementAddr(b, loc, stage, flatIndex(b, loc, l, base, r),
+                             op.getDst().getType());
         SmallVector<Value> chunk;
         for (unsigned i = r; i < r + l.vec; ++i)
           chunk.push_back(toStorage(b, loc, regs[i]));
@@ -466,8 +459,7 @@ struct CpAsyncLowering : OpConversionPattern<CpAsyncOp> {
     Value rowBase = arith::MulIOp::create(b, loc, a.getCoords()[0], k32(rows));
     Value colBase = arith::MulIOp::create(b, loc, a.getCoords()[1], k32(cols));
     Value dim0 = a.getDims()[0], dim1 = a.getDims()[1];
-    Value stride =
-        arith::ExtSIOp::create(b, loc, i64, a.getStrides()[0]);
+    Value stride = arith::ExtSIOp::create(b, loc, i64, a.getStrides()[0]);
     for (int64_t q0 = 0; q0 < chunks; q0 += threads) {
       Value q = arith::AddIOp::create(b, loc, tid, k32(q0));
       Value guard =
@@ -481,8 +473,8 @@ struct CpAsyncLowering : OpConversionPattern<CpAsyncOp> {
         Value chunk = arith::RemUIOp::create(ib, loc, q, c32(perRow));
         Value grow = arith::AddIOp::create(ib, loc, rowBase, row);
         Value gcol = arith::AddIOp::create(
-            ib, loc, colBase, arith::MulIOp::create(ib, loc, chunk,
-                                                    c32(chunkElems)));
+            ib, loc, colBase,
+            arith::MulIOp::create(ib, loc, chunk, c32(chunkElems)));
         // Unsigned comparisons: a negative coordinate or size is outside.
         Value inside = arith::AndIOp::create(
             ib, loc,
@@ -509,14 +501,14 @@ struct CpAsyncLowering : OpConversionPattern<CpAsyncOp> {
             ib, loc,
             arith::MulIOp::create(ib, loc, row, c32(type.getRowBytes())),
             arith::MulIOp::create(ib, loc, chunk, c32(16)));
-        Value dst = LLVM::GEPOp::create(ib, loc, stage.getType(),
-                                        ib.getI8Type(), stage,
-                                        ValueRange{dstOffset});
-        NVVM::CpAsyncOp::create(ib, loc, dst, src, ib.getI32IntegerAttr(16),
-                                NVVM::LoadCacheModifierKindAttr::get(
-                                    ib.getContext(),
-                                    NVVM::LoadCacheModifierKind::CG),
-                                srcBytes);
+        Value dst =
+            LLVM::GEPOp::create(ib, loc, stage.getType(), ib.getI8Type(), stage,
+                                ValueRange{dstOffset});
+        NVVM::CpAsyncOp::create(
+            ib, loc, dst, src, ib.getI32IntegerAttr(16),
+            NVVM::LoadCacheModifierKindAttr::get(
+                ib.getContext(), NVVM::LoadCacheModifierKind::CG),
+            srcBytes);
       });
     }
     rewriter.eraseOp(op);
@@ -547,6 +539,11 @@ struct CpAsyncWaitGroupLowering : OpConversionPattern<CpAsyncWaitGroupOp> {
 };
 
 } // namespace
+
+Value kcc::nvidia::stageAt(OpBuilder &b, Location loc, Value buffer,
+                           Value stage, SmemType type) {
+  return elementAddr(b, loc, buffer, stage, type.getStageBytes());
+}
 
 bool kcc::nvidia::hasAsyncOps(Operation *op) {
   return op
@@ -635,13 +632,13 @@ int64_t kcc::nvidia::prepareAsyncBuffers(func::FuncOp fn, int64_t scratch,
 
 void kcc::nvidia::populateAsyncPatterns(KccTypeConverter &tc,
                                         RewritePatternSet &patterns) {
-  patterns.add<AllocLowering<SmemAllocOp>, AllocLowering<MBarrierAllocOp>,
-               MBarrierInitLowering, FenceMBarrierInitLowering,
-               ArriveExpectTxLowering, ArriveLowering, WaitLowering,
-               InvalLowering, TmaLoadLowering, TmaStoreLowering,
-               CommitGroupLowering, WaitGroupLowering, FenceProxyAsyncLowering,
-               CtaBarrierLowering, SmemLoadLowering, SmemStoreLowering,
-               CpAsyncLowering, CpAsyncCommitGroupLowering,
-               CpAsyncWaitGroupLowering>(
-      tc, patterns.getContext());
+  patterns
+      .add<AllocLowering<SmemAllocOp>, AllocLowering<MBarrierAllocOp>,
+           MBarrierInitLowering, FenceMBarrierInitLowering,
+           ArriveExpectTxLowering, ArriveLowering, WaitLowering, InvalLowering,
+           TmaLoadLowering, TmaStoreLowering, CommitGroupLowering,
+           WaitGroupLowering, FenceProxyAsyncLowering, CtaBarrierLowering,
+           SmemLoadLowering, SmemStoreLowering, CpAsyncLowering,
+           CpAsyncCommitGroupLowering, CpAsyncWaitGroupLowering>(
+          tc, patterns.getContext());
 }

@@ -1019,12 +1019,13 @@ static LogicalResult prepare(ModuleOp module, const TargetOps &ops,
                   op->getDialect());
           if (!elementwise &&
               !isa<WarpgroupMmaOp, WarpgroupMmaWaitOp, WarpMmaOp, DotOp,
-                   ConvertLayoutOp, SmemStoreOp, SplatOp, BroadcastOp, scf::ForOp, scf::IfOp,
-                   scf::YieldOp>(op)) {
+                   ConvertLayoutOp, SmemStoreOp, SplatOp, BroadcastOp,
+                   scf::ForOp, scf::IfOp, scf::YieldOp>(op)) {
             op->emitError("kcc: internal error: ")
                 << op->getName()
                 << " on an MMA accumulator (only dot, warpgroup_mma, its "
-                   "wait, warp_mma, convert_layout, smem_store, splat, broadcast, "
+                   "wait, warp_mma, convert_layout, smem_store, splat, "
+                   "broadcast, "
                    "elementwise arith/math and control flow handle that "
                    "layout)";
             ok = false;

@@ -72,9 +72,8 @@ Value emitMmaSync(const TargetOps &ops, OpBuilder &b, Location loc, Value acc,
   Value row8 = add(b, arith::AndIOp::create(b, loc, lane, k32(7)), col16);
   Value col8 = arith::MulIOp::create(
       b, loc,
-      arith::AndIOp::create(b, loc,
-                            arith::ShRUIOp::create(b, loc, lane, k32(3)),
-                            k32(1)),
+      arith::AndIOp::create(
+          b, loc, arith::ShRUIOp::create(b, loc, lane, k32(3)), k32(1)),
       k32(8));
   // This lane's element offset in an operand for block (rows, K) offsets 0:
   // the A layout of the fragment is row16/col16 along K, row8/col8 across.
@@ -89,14 +88,14 @@ Value emitMmaSync(const TargetOps &ops, OpBuilder &b, Location loc, Value acc,
   // The lane's address for (m or n offset `mn`, k offset `k0`).
   Value aLane = laneOffset(a, /*isA=*/true);
   Value bLane = laneOffset(bOp, /*isA=*/false);
-  auto at = [&](OpBuilder &ob, const StagedOperand &o, Value lanePart,
-                Value mn, Value k0) {
+  auto at = [&](OpBuilder &ob, const StagedOperand &o, Value lanePart, Value mn,
+                Value k0) {
     Value row = o.kMajor ? mn : k0, col = o.kMajor ? k0 : mn;
-    return add(ob, lanePart,
-               add(ob,
-                   arith::MulIOp::create(ob, loc, row,
-                                         i32Const(ob, loc, o.rowStride)),
-                   col));
+    return add(
+        ob, lanePart,
+        add(ob,
+            arith::MulIOp::create(ob, loc, row, i32Const(ob, loc, o.rowStride)),
+            col));
   };
 
   auto i32 = b.getI32Type();
@@ -110,10 +109,10 @@ Value emitMmaSync(const TargetOps &ops, OpBuilder &b, Location loc, Value acc,
   // transpose).
   auto ldmatrix = [&](OpBuilder &lb, Value base, Value offset, bool trans) {
     Value addr = LLVM::GEPOp::create(lb, loc, ptr3, elem, base, offset);
-    Value x = NVVM::LdMatrixOp::create(
-        lb, loc, x4, addr, 4,
-        trans ? NVVM::MMALayout::col : NVVM::MMALayout::row, shape,
-        NVVM::LdStMatrixEltType::B16);
+    Value x = NVVM::LdMatrixOp::create(lb, loc, x4, addr, 4,
+                                       trans ? NVVM::MMALayout::col
+                                             : NVVM::MMALayout::row,
+                                       shape, NVVM::LdStMatrixEltType::B16);
     SmallVector<Value> regs;
     for (int64_t i = 0; i < 4; ++i) {
       Value r = LLVM::ExtractValueOp::create(lb, loc, x, i);
@@ -176,8 +175,8 @@ struct DotMmaSyncLowering : OpConversionPattern<DotOp> {
     Location loc = op.getLoc();
     const TargetOps &ops = targetOpsOf(*this);
     DotScratch s = dotScratch(op);
-    auto [aBase, bBase] =
-        stageDotOperands(ops, rewriter, loc, op, adaptor.getA(), adaptor.getB());
+    auto [aBase, bBase] = stageDotOperands(ops, rewriter, loc, op,
+                                           adaptor.getA(), adaptor.getB());
     rewriter.replaceOp(
         op, emitMmaSync(ops, rewriter, loc, adaptor.getC(), aT.getElementType(),
                         aT.getDimSize(0), bT.getDimSize(1), aT.getDimSize(1),
@@ -186,15 +185,6 @@ struct DotMmaSyncLowering : OpConversionPattern<DotOp> {
     return success();
   }
 };
-
-/// Stage byte address of stage `stage` of a buffer of `type`.
-Value stageBase(OpBuilder &b, Location loc, Value buffer, Value stage,
-                SmemType type) {
-  Value offset =
-      arith::MulIOp::create(b, loc, stage, i32Const(b, loc, type.getStageBytes()));
-  return LLVM::GEPOp::create(b, loc, buffer.getType(), b.getI8Type(), buffer,
-                             ValueRange{offset});
-}
 
 /// Operands already in row-padded stages (kcc-pipeline-async-copies): read
 /// in place.
@@ -213,16 +203,16 @@ struct WarpMmaLowering : OpConversionPattern<WarpMmaOp> {
     SmemType aT = op.getA().getType(), bT = op.getB().getType();
     unsigned bytes = storageBytes(aT.getElementType());
     int64_t k = op.getAKMajor() ? aT.getShape()[1] : aT.getShape()[0];
-    StagedOperand a{stageBase(rewriter, loc, adaptor.getA(),
-                              adaptor.getAStage(), aT),
-                    aT.getRowBytes() / bytes, op.getAKMajor()};
-    StagedOperand b{stageBase(rewriter, loc, adaptor.getB(),
-                              adaptor.getBStage(), bT),
-                    bT.getRowBytes() / bytes, op.getBKMajor()};
-    rewriter.replaceOp(
-        op, emitMmaSync(targetOpsOf(*this), rewriter, loc, adaptor.getAcc(),
-                        aT.getElementType(), accT.getDimSize(0),
-                        accT.getDimSize(1), k, layout.getWarpgroups(), a, b));
+    StagedOperand a{
+        stageAt(rewriter, loc, adaptor.getA(), adaptor.getAStage(), aT),
+        aT.getRowBytes() / bytes, op.getAKMajor()};
+    StagedOperand b{
+        stageAt(rewriter, loc, adaptor.getB(), adaptor.getBStage(), bT),
+        bT.getRowBytes() / bytes, op.getBKMajor()};
+    rewriter.replaceOp(op, emitMmaSync(targetOpsOf(*this), rewriter, loc,
+                                       adaptor.getAcc(), aT.getElementType(),
+                                       accT.getDimSize(0), accT.getDimSize(1),
+                                       k, layout.getWarpgroups(), a, b));
     return success();
   }
 };

@@ -238,6 +238,9 @@ struct RegisterMap {
 RegisterMap registerMap(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::RankedTensorType type, mlir::Value tid);
 
+/// The address of stage `stage` (i32) of a converted shared buffer of `type`.
+mlir::Value stageAt(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer,
+                    mlir::Value stage, SmemType type);
 /// Whether `op` contains async IR (stages, mbarriers, TMA copies).
 bool hasAsyncOps(mlir::Operation *op);
 /// Places the stages and mbarriers of `fn` after its `scratch` bytes of

@@ -15,12 +15,11 @@ namespace {
 /// Whether SmemType's verifier accepts the parameters.
 bool accepts(mlir::MLIRContext &ctx, llvm::ArrayRef<int64_t> shape,
              mlir::Type elem, unsigned swizzle, unsigned pad) {
-  mlir::ScopedDiagnosticHandler quiet(&ctx, [](mlir::Diagnostic &) {
-    return mlir::success();
-  });
+  mlir::ScopedDiagnosticHandler quiet(
+      &ctx, [](mlir::Diagnostic &) { return mlir::success(); });
   return bool(SmemType::getChecked(
-      [&] { return mlir::emitError(mlir::UnknownLoc::get(&ctx)); }, &ctx,
-      shape, elem, /*stages=*/2u, swizzle, pad));
+      [&] { return mlir::emitError(mlir::UnknownLoc::get(&ctx)); }, &ctx, shape,
+      elem, /*stages=*/2u, swizzle, pad));
 }
 
 } // namespace

@@ -251,8 +251,7 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
         auto access =
             op->getAttrOfType<StringAttr>(KccDialect::kTileAccessAttr);
         size_t at = access ? access.getValue().find(refused) : StringRef::npos;
-        if (isLoad && target.hasAsyncCopy("cp.async") &&
-            at != StringRef::npos)
+        if (isLoad && target.hasAsyncCopy("cp.async") && at != StringRef::npos)
           m.notTaken.push_back(
               {"cp.async", "cp-async-not-pipelined",
                access.getValue().substr(at + refused.size()).str()});
