@@ -1460,8 +1460,8 @@ private:
     if (s.reader && !otherReader) {
       fail(op->getLoc(),
            "overwriting a stage before its consumers released it: no "
-           "kcc.cta_barrier after the last kcc.smem_load of " +
-               name,
+           "kcc.cta_barrier after the last " +
+               s.reader->getName().getStringRef() + " of " + name,
            "add kcc.cta_barrier after the last read of the stage")
           .notes.push_back({s.reader->getLoc(), "the last read of the stage"});
       return false;
