@@ -2,6 +2,8 @@
 
 #include "ir/Dialect.h"
 
+#include "targets/TmemRules.h"
+
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
@@ -159,6 +161,29 @@ unsigned MfmaAccLayoutAttr::getElemsPerThread(ArrayRef<int64_t> shape) const {
 }
 
 //===----------------------------------------------------------------------===//
+// TmemAccLayoutAttr and TmemType
+//===----------------------------------------------------------------------===//
+
+LogicalResult
+TmemAccLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                          unsigned warpgroups) {
+  if (warpgroups == 0 || warpgroups > 4)
+    return emitError() << "warpgroups must be 1-4, got " << warpgroups;
+  return success();
+}
+
+unsigned TmemAccLayoutAttr::getElemsPerThread(ArrayRef<int64_t> shape) const {
+  return static_cast<unsigned>(shape[1] / getWarpgroups());
+}
+
+LogicalResult TmemType::verify(function_ref<InFlightDiagnostic()> emitError,
+                               unsigned columns) {
+  if (llvm::Error e = checkTmemAlloc(columns))
+    return emitError() << llvm::toString(std::move(e));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Attribute verification on kernels and their arguments
 //===----------------------------------------------------------------------===//
 
@@ -275,6 +300,16 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
   if (name == kTileAccessAttr || name == kTmaRefusedAttr ||
       name == kWarpSpecializeRefusedAttr || name == kMmaRefusedAttr)
     return success(isa<StringAttr>(attr.getValue()));
+  if (name == kTensorCoreRefusedAttr) {
+    auto d = dyn_cast<DictionaryAttr>(attr.getValue());
+    if (d && isa<DotOp, WarpMmaOp>(op) && llvm::all_of(d, [](NamedAttribute e) {
+          return isa<StringAttr>(e.getValue());
+        }))
+      return success();
+    return op->emitError() << kTensorCoreRefusedAttr
+                           << " must be a dictionary from target names to "
+                              "reasons, on kcc.dot or kcc.warp_mma";
+  }
   if (name == kMmaAttr) {
     auto s = dyn_cast<StringAttr>(attr.getValue());
     if (s && isa<DotOp, WarpMmaOp>(op) &&
@@ -683,6 +718,65 @@ LogicalResult WarpMmaOp::verify() {
                        "accumulator");
   if (acc.getShape()[0] % 16 || acc.getShape()[1] % 16 || k % 16)
     return emitOpError("M, N and K must be multiples of 16");
+  return success();
+}
+
+LogicalResult Tcgen05MmaOp::verify() {
+  SmemType a = getA().getType(), b = getB().getType();
+  if (a.getShape().size() != 2 || b.getShape().size() != 2)
+    return emitOpError("operands must be 2-D");
+  if (a.getSwizzle() != 128 || b.getSwizzle() != 128)
+    return emitOpError("operand stages must use the 128-byte swizzle");
+  Type elem = a.getElementType();
+  if (elem != b.getElementType() || !(elem.isF16() || elem.isBF16()))
+    return emitOpError("takes f16 or bf16 operands of one type");
+  bool aK = getAKMajor(), bK = getBKMajor();
+  int64_t m = aK ? a.getShape()[0] : a.getShape()[1];
+  int64_t ka = aK ? a.getShape()[1] : a.getShape()[0];
+  int64_t n = bK ? b.getShape()[0] : b.getShape()[1];
+  int64_t kb = bK ? b.getShape()[1] : b.getShape()[0];
+  if (ka != kb)
+    return emitOpError("A has K = ") << ka << " but B has K = " << kb;
+  if (llvm::Error e = checkTcgen05MmaShape(Tcgen05Kind::F16, m, n, 16))
+    return emitOpError(llvm::toString(std::move(e)));
+  if (m != 128)
+    return emitOpError("kcc places the accumulator in TMEM lanes 0-127 "
+                       "(one row per lane): M must be 128, got ")
+           << m;
+  if (ka % 16)
+    return emitOpError("K = ") << ka << " is not a multiple of 16";
+  if (int64_t(getTmem().getType().getColumns()) < n)
+    return emitOpError("the ") << m << "x" << n << " f32 accumulator needs "
+                               << n << " TMEM columns, the allocation has "
+                               << getTmem().getType().getColumns();
+  return success();
+}
+
+LogicalResult TmemLoadOp::verify() {
+  auto tile = cast<RankedTensorType>(getType());
+  if (tile.getRank() != 2 || tile.getShape()[0] != 128 ||
+      !tile.getElementType().isF32())
+    return emitOpError("reads a 128 x N f32 accumulator, not ") << tile;
+  int64_t n = tile.getShape()[1];
+  if (n > int64_t(getTmem().getType().getColumns()))
+    return emitOpError("reads ")
+           << n << " columns of a " << getTmem().getType().getColumns()
+           << "-column allocation";
+  auto layout = dyn_cast_or_null<TmemAccLayoutAttr>(tile.getEncoding());
+  if (!layout) {
+    if (tile.getEncoding())
+      return emitOpError("the result needs the #kcc.tmem_acc layout");
+    return success();
+  }
+  unsigned wgs = layout.getWarpgroups();
+  if (n % (32 * wgs))
+    return emitOpError("N = ")
+           << n << " is not a multiple of 32 columns per warpgroup (" << wgs
+           << " warpgroups)";
+  // Warp w reads rows 32 (w mod 4) .. + 31: its own lane quarter.
+  for (unsigned w = 0; w < 4 * wgs; ++w)
+    if (llvm::Error e = checkTmemAccess(w, 32 * (w % 4), 32))
+      return emitOpError(llvm::toString(std::move(e)));
   return success();
 }
 

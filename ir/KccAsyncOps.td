@@ -333,4 +333,88 @@ def Kcc_WarpSpecializeOp : Kcc_Op<"warp_specialize",
   let hasVerifier = 1;
 }
 
+//===----------------------------------------------------------------------===//
+// Blackwell tensor memory and tcgen05 (sm_100a)
+//===----------------------------------------------------------------------===//
+
+def Kcc_TmemAllocOp : Kcc_Op<"tmem_alloc"> {
+  let summary = "allocate TMEM columns for the CTA";
+  let description = [{
+    Warp 0 allocates `columns` columns of all 128 TMEM lanes
+    (tcgen05.alloc.cta_group::1, a power of two in [32, 512]); with
+    `relinquish` it then gives up the CTA's permit to allocate more
+    (tcgen05.relinquish_alloc_permit: the kernel's last allocation). The
+    address reaches every thread through shared memory and a CTA barrier.
+    Executed by every thread, once, before any tcgen05 op; every path to the
+    kernel's end must free it with kcc.tmem_dealloc
+    (kcc-verify-async-protocol checks both).
+  }];
+  let arguments = (ins UnitAttr:$relinquish);
+  let results = (outs Kcc_Tmem:$tmem);
+  let assemblyFormat = "(`relinquish` $relinquish^)? attr-dict `:` type($tmem)";
+}
+
+def Kcc_TmemDeallocOp : Kcc_Op<"tmem_dealloc"> {
+  let summary = "free a TMEM allocation";
+  let description = [{
+    Executed by every thread: a CTA barrier (every tcgen05.ld of the
+    allocation has completed), then warp 0 frees it
+    (tcgen05.dealloc.cta_group::1). No tcgen05.mma writing it may be in
+    flight.
+  }];
+  let arguments = (ins Kcc_Tmem:$tmem);
+  let assemblyFormat = "$tmem attr-dict `:` type($tmem)";
+}
+
+def Kcc_Tcgen05MmaOp : Kcc_Op<"tcgen05_mma"> {
+  let summary = "D (in TMEM) = A x B (+ D) on Blackwell tensor cores";
+  let description = [{
+    `d = a x b + (accumulate ? d : 0)` where A (128 x K) is stage `a_stage`
+    of `a` and B (K x N) is stage `b_stage` of `b`, both landed by TMA with
+    the 128-byte swizzle (the stages kcc.warpgroup_mma reads; `a_k_major` and
+    `b_k_major` as there), and D is the 128 x N f32 accumulator at the start
+    of `tmem` (lane r holds row r, column c of the allocation column c).
+    One thread issues one tcgen05.mma.cta_group::1.kind::f16 per K step of
+    16; the first uses `accumulate`, the rest accumulate. The op is
+    asynchronous: it reads both stages and writes D until a later
+    kcc.tcgen05_commit's mbarrier phase completes, and a wait observing that
+    phase retires it (and everything issued before it).
+  }];
+  let arguments = (ins Kcc_Smem:$a, I32:$a_stage, Kcc_Smem:$b, I32:$b_stage,
+                       Kcc_Tmem:$tmem, I1:$accumulate, BoolAttr:$a_k_major,
+                       BoolAttr:$b_k_major);
+  let assemblyFormat = [{
+    $a `[` $a_stage `]` `,` $b `[` $b_stage `]` `,` $tmem `,` $accumulate
+    attr-dict `:` type($a) `,` type($b) `,` type($tmem)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kcc_Tcgen05CommitOp : Kcc_Op<"tcgen05_commit"> {
+  let summary = "arrive on an mbarrier once the issued tcgen05.mma complete";
+  let description = [{
+    The thread that issued the kcc.tcgen05_mma ops makes one arrival on
+    mbarrier `index` of `bars` when every tcgen05.mma it issued before has
+    completed (tcgen05.commit.cta_group::1.mbarrier::arrive::one): a wait
+    observing that phase may then reuse their stages and read D.
+  }];
+  let arguments = (ins Kcc_MBarrier:$bars, I32:$index);
+  let assemblyFormat = "$bars `[` $index `]` attr-dict `:` type($bars)";
+}
+
+def Kcc_TmemLoadOp : Kcc_Op<"tmem_load"> {
+  let summary = "read a tcgen05 accumulator from TMEM into registers";
+  let description = [{
+    Every thread reads its row of the 128 x N f32 accumulator at the start
+    of `tmem` into the #kcc.tmem_acc layout (tcgen05.ld.sync.aligned.32x32b,
+    32 columns per instruction, then tcgen05.wait::ld). Each warp's address
+    names its own quarter of the lanes and is the same in all its threads;
+    the verifier checks the layout keeps every warp inside its quarter.
+  }];
+  let arguments = (ins Kcc_Tmem:$tmem);
+  let results = (outs Kcc_Tile:$result);
+  let assemblyFormat = "$tmem attr-dict `:` type($tmem) `->` type($result)";
+  let hasVerifier = 1;
+}
+
 #endif // KCC_ASYNC_OPS_TD

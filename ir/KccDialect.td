@@ -95,6 +95,11 @@ def Kcc_Dialect : Dialect {
     // on the CUDA cores (kcc.mma_refused); both shown by --report.
     static constexpr ::llvm::StringLiteral kMmaAttr = "kcc.mma";
     static constexpr ::llvm::StringLiteral kMmaRefusedAttr = "kcc.mma_refused";
+    // On a kcc.dot: per target whose main tensor-core instruction (wgmma,
+    // tcgen05.mma) the dot cannot use, why (target name -> reason;
+    // passes/AddTensorMaps.cpp); --report shows it.
+    static constexpr ::llvm::StringLiteral kTensorCoreRefusedAttr =
+        "kcc.tensor_core_refused";
     // On a kernel: warps beyond kcc.num_warps that run the producer role of
     // its kcc.warp_specialize (threads per block = (num_warps +
     // producer_warps) x warp size; kcc::blockWarps).

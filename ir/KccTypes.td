@@ -100,10 +100,26 @@ def Kcc_TensorMapType : TypeDef<Kcc_Dialect, "TensorMap"> {
   }];
 }
 
+def Kcc_TmemType : TypeDef<Kcc_Dialect, "Tmem"> {
+  let mnemonic = "tmem";
+  let summary = "a Blackwell tensor-memory (TMEM) allocation of the CTA";
+  let description = [{
+    `columns` 32-bit columns of all 128 TMEM lanes, allocated by
+    kcc.tmem_alloc and freed by kcc.tmem_dealloc (sm_100a). The value is the
+    allocation's base address (lane 0, first column); kcc.tcgen05_mma writes
+    an accumulator there and kcc.tmem_load reads it back into registers.
+  }];
+  let parameters = (ins "unsigned":$columns);
+  let assemblyFormat = "`<` $columns `>`";
+  let genVerifyDecl = 1;
+}
+
 def Kcc_Smem : Type<CPred<"::mlir::isa<::kcc::SmemType>($_self)">,
                     "kcc shared-memory buffer", "::kcc::SmemType">;
 def Kcc_MBarrier : Type<CPred<"::mlir::isa<::kcc::MBarrierType>($_self)">,
                         "kcc mbarrier array", "::kcc::MBarrierType">;
+def Kcc_Tmem : Type<CPred<"::mlir::isa<::kcc::TmemType>($_self)">,
+                    "kcc TMEM allocation", "::kcc::TmemType">;
 def Kcc_TensorMap : Type<CPred<"::mlir::isa<::kcc::TensorMapType>($_self)">,
                          "kcc TMA tensor map", "::kcc::TensorMapType">;
 
@@ -189,6 +205,28 @@ def Kcc_MfmaAccLayoutAttr : AttrDef<Kcc_Dialect, "MfmaAccLayout"> {
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     /// Registers each thread holds for an M x N tile.
+    unsigned getElemsPerThread(llvm::ArrayRef<int64_t> shape) const;
+  }];
+}
+
+def Kcc_TmemAccLayoutAttr : AttrDef<Kcc_Dialect, "TmemAccLayout"> {
+  let mnemonic = "tmem_acc";
+  let summary = "register layout of a tcgen05 accumulator read from TMEM";
+  let description = [{
+    The layout `tcgen05.ld.32x32b` leaves a 128 x N f32 accumulator in when
+    the CTA's `warpgroups` warpgroups read it: warp w of a warpgroup may only
+    reach TMEM lanes 32 (w mod 4) .. 32 (w mod 4) + 31, so lane l of warp w
+    holds row 32 (w mod 4) + l; warpgroup g takes the 32-column chunks
+    g, g + warpgroups, ... of that row, and register i holds column
+      32 (g + warpgroups (i / 32)) + i mod 32.
+    Only kcc.tmem_load, splats, elementwise ops, kcc.convert_layout and the
+    epilogue's kcc.smem_store see this layout.
+  }];
+  let parameters = (ins "unsigned":$warpgroups);
+  let assemblyFormat = "`<` struct(params) `>`";
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// Registers each thread holds for a 128 x N tile.
     unsigned getElemsPerThread(llvm::ArrayRef<int64_t> shape) const;
   }];
 }

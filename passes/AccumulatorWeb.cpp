@@ -6,6 +6,8 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
 using namespace mlir;
@@ -180,4 +182,45 @@ kcc::retypeAccumulatorWeb(Operation *func, ArrayRef<Value> seeds,
     }
   }
   return web;
+}
+
+/// One accumulator leaving its layout (see stageAccumulatorEpilogues).
+static void stageEpilogue(kcc::ConvertLayoutOp cvt) {
+  kcc::SmemStoreOp staged = kcc::epilogueStore(cvt.getResult());
+  if (!staged)
+    return;
+  staged.getValueMutable().set(cvt.getSrc());
+  // One relayout per block, ahead of its first reader.
+  llvm::MapVector<Block *, Operation *> first;
+  for (Operation *user : cvt->getUsers()) {
+    auto [it, fresh] = first.insert({user->getBlock(), user});
+    if (!fresh && user->isBeforeInBlock(it->second))
+      it->second = user;
+  }
+  int64_t index = *getConstantIntValue(staged.getStage());
+  for (auto [block, user] : first) {
+    OpBuilder b(user);
+    Location loc = cvt.getLoc();
+    Value stage = arith::ConstantIntOp::create(b, loc, index, 32);
+    kcc::CtaBarrierOp::create(b, loc);
+    kcc::SmemStoreOp::create(b, loc, cvt.getSrc(), staged.getDst(), stage);
+    kcc::CtaBarrierOp::create(b, loc);
+    Value relaid =
+        kcc::SmemLoadOp::create(b, loc, cvt.getType(), staged.getDst(), stage);
+    cvt.getResult().replaceUsesWithIf(relaid, [&](OpOperand &use) {
+      return use.getOwner()->getBlock() == block;
+    });
+  }
+  cvt.erase();
+}
+
+void kcc::stageAccumulatorEpilogues(Operation *func, Attribute layout) {
+  SmallVector<kcc::ConvertLayoutOp> leaving;
+  func->walk([&](kcc::ConvertLayoutOp cvt) {
+    auto src = cast<RankedTensorType>(cvt.getSrc().getType());
+    if (src.getEncoding() == layout)
+      leaving.push_back(cvt);
+  });
+  for (kcc::ConvertLayoutOp cvt : leaving)
+    stageEpilogue(cvt);
 }

@@ -35,6 +35,15 @@ retypeAccumulatorWeb(mlir::Operation *func, llvm::ArrayRef<mlir::Value> seeds,
                      llvm::function_ref<bool(mlir::OpOperand &)> isAccUse,
                      llvm::function_ref<bool(mlir::Operation *)> isMmaResult);
 
+/// The epilogue of a GEMM: a tile that leaves the accumulator `layout`
+/// (kcc.convert_layout) only to be staged for a TMA store goes into the
+/// stage straight from the accumulator registers; its other readers (the
+/// masked-store fallback beside the TMA store) relayout through that same
+/// stage. The kernel then keeps no relayout scratch for the accumulator,
+/// which lets 128 x 256 tiles keep three pipeline stages
+/// (kcc::epilogueStore says when).
+void stageAccumulatorEpilogues(mlir::Operation *func, mlir::Attribute layout);
+
 } // namespace kcc
 
 #endif // KCC_PASSES_ACCUMULATORWEB_H

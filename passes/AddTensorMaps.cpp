@@ -114,6 +114,23 @@ struct AddTensorMaps : PassWrapper<AddTensorMaps, OperationPass<ModuleOp>> {
       maps.insert(
           {{*base, kcc::TensorMapType::get(ctx, box, elem, swizzle)}, true});
     });
+    // Why each dot misses the main tensor-core instruction of a target
+    // that has one (--report explains the fallback with it).
+    func.walk([&](kcc::DotOp dot) {
+      SmallVector<NamedAttribute> refused;
+      for (const kcc::TargetModel *t : targets) {
+        const std::string &inst = t->mma.instruction;
+        if (inst != "wgmma" && inst != "tcgen05.mma")
+          continue;
+        std::string why = kcc::wgmmaRefusal(dot, *t);
+        if (!why.empty())
+          refused.push_back(NamedAttribute(StringAttr::get(ctx, t->name),
+                                           StringAttr::get(ctx, why)));
+      }
+      if (!refused.empty())
+        dot->setAttr(kcc::KccDialect::kTensorCoreRefusedAttr,
+                     DictionaryAttr::get(ctx, refused));
+    });
     SmallVector<Attribute> newNames(names ? names.getValue()
                                           : ArrayRef<Attribute>());
     for (auto &[key, added] : maps) {

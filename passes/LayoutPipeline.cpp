@@ -27,7 +27,10 @@ void kcc::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
   pm.addPass(createMaterializeTmaCopies(target));
   if (target.hasAsyncCopy("tma")) {
     pm.addPass(createPipelineTmaLoads(target, /*stages=*/3, warpSpecialize));
-    pm.addPass(createKccMaterializeWarpgroupMma());
+    if (target.mma.instruction == "tcgen05.mma")
+      pm.addPass(createKccMaterializeTcgen05Mma());
+    else
+      pm.addPass(createKccMaterializeWarpgroupMma());
   }
   // Loop loads feeding dots that TMA did not take: cp.async stages.
   pm.addPass(createPipelineAsyncCopies(target));

@@ -284,6 +284,9 @@ LogicalResult MaterializeWarpMma::runOnKernel(func::FuncOp func) {
         builder.getBoolAttr(bTrans));
     mma->setAttr(kcc::KccDialect::kMmaAttr,
                  dot->getAttr(kcc::KccDialect::kMmaAttr));
+    if (Attribute refused =
+            dot->getAttr(kcc::KccDialect::kTensorCoreRefusedAttr))
+      mma->setAttr(kcc::KccDialect::kTensorCoreRefusedAttr, refused);
     Value aUse = dot.getA(), bUse = dot.getB();
     dot.replaceAllUsesWith(mma.getResult());
     dot.erase();
@@ -312,12 +315,19 @@ LogicalResult MaterializeWarpMma::runOnKernel(func::FuncOp func) {
     return isa<kcc::DotOp, kcc::WarpMmaOp>(op) &&
            op->hasAttr(kcc::KccDialect::kMmaAttr);
   };
-  return success(succeeded(kcc::retypeAccumulatorWeb(
-      func, seeds, layout,
-      [&](OpOperand &use) {
-        return isSite(use.getOwner()) && &accOperand(use.getOwner()) == &use;
-      },
-      isSite)));
+  if (failed(kcc::retypeAccumulatorWeb(
+          func, seeds, layout,
+          [&](OpOperand &use) {
+            return isSite(use.getOwner()) &&
+                   &accOperand(use.getOwner()) == &use;
+          },
+          isSite)))
+    return failure();
+  // A tile that leaves the accumulator only for a TMA store's stage goes
+  // there from its registers, as wgmma's do (the pipeliners' budgets keep no
+  // relayout scratch for it: kcc::pipelining::scratchReserve).
+  kcc::stageAccumulatorEpilogues(func, layout);
+  return success();
 }
 
 } // namespace

@@ -15,8 +15,8 @@
 // flight across iterations: the loop then runs under `if (lb < ub)` with
 // `warpgroup_mma_wait 0` on its accumulators inside. A tile that leaves the
 // web only to be staged for a TMA store is stored from the accumulator
-// registers (see stageEpilogue). kcc-assign-layouts leaves those types
-// alone and gives the rest #kcc.blocked with the warps this pass fixes (4
+// registers (kcc::stageAccumulatorEpilogues). kcc-assign-layouts leaves those
+// types alone and gives the rest #kcc.blocked with the warps this pass fixes (4
 // per warpgroup).
 //
 //===----------------------------------------------------------------------===//
@@ -42,20 +42,6 @@ using namespace mlir;
 
 namespace {
 
-/// The swizzled stage read behind dot operand `v`: smem_load, optionally
-/// under a trans.
-kcc::SmemLoadOp swizzledRead(Value v, bool &transposed) {
-  transposed = false;
-  if (auto tr = v.getDefiningOp<kcc::TransOp>()) {
-    transposed = true;
-    v = tr.getSrc();
-  }
-  auto read = v.getDefiningOp<kcc::SmemLoadOp>();
-  if (!read || read.getSrc().getType().getSwizzle() == 0)
-    return nullptr;
-  return read;
-}
-
 struct MaterializeWarpgroupMma
     : kcc::impl::KccMaterializeWarpgroupMmaBase<MaterializeWarpgroupMma> {
   void runOnOperation() override {
@@ -67,40 +53,6 @@ struct MaterializeWarpgroupMma
   LogicalResult runOnKernel(func::FuncOp func);
 };
 
-/// The epilogue of a GEMM: a tile that leaves the accumulator layout to be
-/// staged for a TMA store goes into the stage straight from the accumulator
-/// registers; its other readers (the masked-store fallback beside the TMA
-/// store) relayout through that same stage. The kernel keeps no relayout
-/// scratch for the accumulator, which lets 128 x 256 tiles keep three
-/// pipeline stages (kcc::epilogueStore says when).
-void stageEpilogue(kcc::ConvertLayoutOp cvt) {
-  kcc::SmemStoreOp staged = kcc::epilogueStore(cvt.getResult());
-  if (!staged)
-    return;
-  staged.getValueMutable().set(cvt.getSrc());
-  // One relayout per block, ahead of its first reader.
-  llvm::MapVector<Block *, Operation *> first;
-  for (Operation *user : cvt->getUsers()) {
-    auto [it, fresh] = first.insert({user->getBlock(), user});
-    if (!fresh && user->isBeforeInBlock(it->second))
-      it->second = user;
-  }
-  int64_t index = *getConstantIntValue(staged.getStage());
-  for (auto [block, user] : first) {
-    OpBuilder b(user);
-    Location loc = cvt.getLoc();
-    Value stage = arith::ConstantIntOp::create(b, loc, index, 32);
-    kcc::CtaBarrierOp::create(b, loc);
-    kcc::SmemStoreOp::create(b, loc, cvt.getSrc(), staged.getDst(), stage);
-    kcc::CtaBarrierOp::create(b, loc);
-    Value relaid =
-        kcc::SmemLoadOp::create(b, loc, cvt.getType(), staged.getDst(), stage);
-    cvt.getResult().replaceUsesWithIf(relaid, [&](OpOperand &use) {
-      return use.getOwner()->getBlock() == block;
-    });
-  }
-  cvt.erase();
-}
 LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
   MLIRContext *ctx = func.getContext();
   struct Site {
@@ -112,8 +64,8 @@ LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
   bool ok = true;
   func.walk([&](kcc::DotOp dot) {
     Site s{dot, nullptr, nullptr, false, false};
-    s.a = swizzledRead(dot.getA(), s.aT);
-    s.b = swizzledRead(dot.getB(), s.bT);
+    s.a = kcc::swizzledStageRead(dot.getA(), s.aT);
+    s.b = kcc::swizzledStageRead(dot.getB(), s.bT);
     if (!s.a && !s.b)
       return; // CUDA-core path
     if (!s.a || !s.b) {
@@ -219,14 +171,7 @@ LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
     scf::YieldOp::create(eb, loc, loop.getInitArgs());
   }
 
-  SmallVector<kcc::ConvertLayoutOp> leaving;
-  func.walk([&](kcc::ConvertLayoutOp cvt) {
-    auto src = cast<RankedTensorType>(cvt.getSrc().getType());
-    if (isa_and_nonnull<kcc::WgmmaAccLayoutAttr>(src.getEncoding()))
-      leaving.push_back(cvt);
-  });
-  for (kcc::ConvertLayoutOp cvt : leaving)
-    stageEpilogue(cvt);
+  kcc::stageAccumulatorEpilogues(func, layout);
   return success();
 }
 

@@ -11,6 +11,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/STLExtras.h"
 
 using namespace mlir;
@@ -23,6 +24,18 @@ kcc::LoadTileOp kcc::mmaOperandLoad(Value v, bool &transposed) {
     v = tr.getSrc();
   }
   return v.getDefiningOp<LoadTileOp>();
+}
+
+kcc::SmemLoadOp kcc::swizzledStageRead(Value v, bool &transposed) {
+  transposed = false;
+  if (auto tr = v.getDefiningOp<TransOp>()) {
+    transposed = true;
+    v = tr.getSrc();
+  }
+  auto read = v.getDefiningOp<SmemLoadOp>();
+  if (!read || read.getSrc().getType().getSwizzle() == 0)
+    return nullptr;
+  return read;
 }
 
 static std::string elemName(Type t) {
@@ -53,11 +66,41 @@ static bool onlyDotUses(LoadTileOp load, SmallVectorImpl<DotOp> &dots) {
   return true;
 }
 
+/// Why the accumulator of `dot` cannot stay in TMEM across its loop: it
+/// must be a zero-initialized loop-carried value that only this dot reads
+/// and whose result the loop yields back, so the loop itself carries
+/// nothing (kcc-materialize-tcgen05-mma removes it from the iter_args).
+static std::string tmemAccumulatorRefusal(kcc::DotOp dot) {
+  auto loop = dyn_cast<scf::ForOp>(dot->getParentOp());
+  auto arg = dyn_cast<BlockArgument>(dot.getC());
+  if (!loop || !arg || arg.getOwner() != loop.getBody() ||
+      arg.getArgNumber() == 0)
+    return "the accumulator is not carried by the loop around the dot; "
+           "kcc 0.1 keeps tcgen05 accumulators in TMEM only across a K loop";
+  unsigned i = arg.getArgNumber() - 1;
+  Value init = loop.getInitArgs()[i];
+  if (auto splat = init.getDefiningOp<kcc::SplatOp>())
+    init = splat.getOperand();
+  if (!matchPattern(init, m_AnyZeroFloat()))
+    return "the accumulator does not start as zeros(...): kcc 0.1 does not "
+           "copy an initial accumulator into TMEM";
+  if (!arg.hasOneUse())
+    return "the loop-carried accumulator is read outside the dot, but it "
+           "lives in TMEM until the loop ends";
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  if (yield.getOperand(i) != dot.getResult() || !dot->hasOneUse())
+    return "the dot's result is used in the loop other than as the next "
+           "iteration's accumulator";
+  return "";
+}
+
 /// The dot-level rules (instruction, types, shape), without the operands'
 /// own users.
 static std::string dotShapeRefusal(kcc::DotOp dot,
                                    const kcc::TargetModel &target) {
-  if (target.mma.instruction != "wgmma")
+  const std::string &inst = target.mma.instruction;
+  bool tcgen05 = inst == "tcgen05.mma";
+  if (inst != "wgmma" && !tcgen05)
     return "target '" + target.name + "' has no wgmma (its tensor-core path "
            "is not implemented in kcc 0.1: the dot uses FMAs)";
   auto a = cast<RankedTensorType>(dot.getA().getType());
@@ -65,9 +108,9 @@ static std::string dotShapeRefusal(kcc::DotOp dot,
   auto c = cast<RankedTensorType>(dot.getC().getType());
   Type elem = a.getElementType();
   if (!elem.isF16() && !elem.isBF16())
-    return "wgmma is used for f16 and bf16 inputs, not " + elemName(elem);
+    return inst + " is used for f16 and bf16 inputs, not " + elemName(elem);
   if (!c.getElementType().isF32())
-    return "wgmma is used with an f32 accumulator, not " +
+    return inst + " is used with an f32 accumulator, not " +
            elemName(c.getElementType());
   int64_t m = a.getShape()[0], k = a.getShape()[1], n = b.getShape()[1];
   const kcc::MmaShape *shape = nullptr;
@@ -75,18 +118,31 @@ static std::string dotShapeRefusal(kcc::DotOp dot,
     if (s.a == elemName(elem))
       shape = &s;
   if (!shape)
-    return "target '" + target.name + "' lists no wgmma shape for " +
+    return "target '" + target.name + "' lists no " + inst + " shape for " +
            elemName(elem);
+  if (tcgen05 && m != 128)
+    return "M = " + std::to_string(m) +
+           ": kcc places tcgen05 accumulators in the 128 TMEM lanes, one row "
+           "per lane, so M must be 128";
   if (m % shape->m != 0)
     return "M = " + std::to_string(m) + " is not a multiple of wgmma's M (" +
            std::to_string(shape->m) + ")";
   if (k % shape->k != 0)
-    return "K = " + std::to_string(k) + " is not a multiple of wgmma's K (" +
-           std::to_string(shape->k) + ")";
+    return "K = " + std::to_string(k) + " is not a multiple of " + inst +
+           "'s K (" + std::to_string(shape->k) + ")";
   if (n < shape->nMin || n > shape->nMax || (n - shape->nMin) % shape->nStep)
-    return "N = " + std::to_string(n) + " is not a wgmma N (" +
+    return "N = " + std::to_string(n) + " is not a " + inst + " N (" +
            std::to_string(shape->nMin) + ".." + std::to_string(shape->nMax) +
            " step " + std::to_string(shape->nStep) + ")";
+  if (tcgen05) {
+    unsigned wgs = kcc::tmemAccumulatorWarpgroups(n);
+    if (n % (32 * wgs))
+      return "N = " + std::to_string(n) + " is not a multiple of " +
+             std::to_string(32 * wgs) + ": each of the " + std::to_string(wgs) +
+             " warpgroups reading the accumulator from TMEM takes whole "
+             "32-column chunks";
+    return tmemAccumulatorRefusal(dot);
+  }
   // Registers: a thread of a warpgroup holds N/2 f32 per 64-row block, and
   // kcc gives a CTA at most two warpgroups (M / 64 blocks share them).
   int64_t blocks = m / 64, perThread = (blocks + 1) / 2 * (n / 2);
@@ -159,8 +215,8 @@ std::string kcc::mmaStageRefusal(Operation *op, const TargetModel &target) {
   if (why.empty())
     return "";
   return "the tile is a dot operand whose tensor map has the 128-byte "
-         "swizzle wgmma reads, but on " +
-         target.name + " the dot does not use wgmma (" + why + ")";
+         "swizzle the tensor cores read, but on " +
+         target.name + " the dot does not use them (" + why + ")";
 }
 
 SmemStoreOp kcc::epilogueStore(Value tile) {

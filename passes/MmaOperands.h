@@ -55,6 +55,17 @@ inline unsigned accumulatorWarpgroups(int64_t rows) {
   return rows >= 128 ? 2 : 1;
 }
 
+/// The 128-byte swizzled stage read behind dot operand `v` (a kcc.smem_load
+/// of it, optionally under kcc.trans, which sets `transposed`); null if `v`
+/// is anything else.
+SmemLoadOp swizzledStageRead(mlir::Value v, bool &transposed);
+
+/// Warpgroups that read a 128 x N tcgen05 accumulator from TMEM: two when
+/// N >= 128 (at most 128 registers per thread), else one.
+inline unsigned tmemAccumulatorWarpgroups(int64_t n) {
+  return n >= 128 ? 2 : 1;
+}
+
 /// The smem_store through which `tile` (a wgmma accumulator leaving the
 /// accumulator layout, or its cast) can be staged for a TMA store straight
 /// from the accumulator registers; null if it cannot. It can when one user

@@ -107,6 +107,22 @@ def KccMaterializeWarpgroupMma : Pass<"kcc-materialize-warpgroup-mma", "mlir::Mo
   }];
 }
 
+def KccMaterializeTcgen05Mma : Pass<"kcc-materialize-tcgen05-mma", "mlir::ModuleOp"> {
+  let summary = "Turn dots whose operands sit in 128-byte swizzled TMA "
+                "stages into kcc.tcgen05_mma with a TMEM accumulator "
+                "(Blackwell)";
+  let description = [{
+    Runs after the TMA passes on targets whose tensor-core instruction is
+    tcgen05.mma. The K loop's accumulator moves into a TMEM allocation
+    (kcc.tmem_alloc at entry, kcc.tmem_dealloc at the end): each iteration
+    issues kcc.tcgen05_mma and commits it to a per-stage mbarrier, and waits
+    for the previous iteration's commit before the pipeliner refills that
+    stage; after the loop a last commit and wait make the accumulator
+    complete and kcc.tmem_load reads it into the #kcc.tmem_acc layout. The
+    kernel gets kcc.num_warps = 4 per warpgroup (two when N >= 128).
+  }];
+}
+
 def KccVerifyAsyncProtocol : Pass<"kcc-verify-async-protocol", "mlir::ModuleOp"> {
   let summary = "Prove the async protocol (mbarriers, tx bytes, stages, "
                 "bulk groups, proxy fences) of every kernel before code emission";

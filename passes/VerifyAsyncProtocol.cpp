@@ -83,6 +83,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "targets/TmemRules.h"
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -255,6 +256,10 @@ struct Phase {
   llvm::SmallVector<Operation *, 2> arms;  // arrive / arrive_expect_tx
   llvm::SmallVector<Operation *, 2> loads; // tma_loads signaling it
   Release released; // learned by a wait observing the phase
+  // The last tcgen05_mma (by issue number) a kcc.tcgen05_commit arriving
+  // in this phase covers: a wait observing the phase retires it and those
+  // before it.
+  int64_t tcCovered = 0;
   bool armed() const { return arrivals > 0 || expected > 0; }
   bool touched() const { return armed() || !loads.empty(); }
 };
@@ -269,6 +274,7 @@ struct Barrier {
   RoleTimes observed = kNoTimes;
   Phase cur;
   Release lastReleased; // `released` of phase `phase` - 1
+  int64_t lastTcCovered = 0; // `tcCovered` of phase `phase` - 1
 };
 
 struct Stage {
@@ -293,7 +299,9 @@ struct Stage {
   Operation *lastReader = nullptr, *lastThreadReader = nullptr;
   int64_t readEnd = -1, threadReadEnd = -1;
   Operation *tmaReader = nullptr; // tma_store whose group is not waited
-  Operation *mmaReader = nullptr; // warpgroup_mma whose group is in flight
+  Operation *mmaReader = nullptr; // warpgroup_mma whose group is in flight,
+                                  // or tcgen05_mma not yet retired
+  int64_t tcSeq = 0;              // issue number of a tcgen05 mmaReader
   // CpAsync data: its group was retired by a wait_group, and a cta_barrier
   // followed that wait.
   bool cpWaited = false, cpSynced = false;
@@ -322,8 +330,9 @@ bool isAsyncOp(Operation *op) {
              kcc::BulkWaitGroupOp, kcc::FenceProxyAsyncOp, kcc::CtaBarrierOp,
              kcc::SmemLoadOp, kcc::SmemStoreOp, kcc::WarpgroupMmaOp,
              kcc::WarpgroupMmaWaitOp, kcc::ConvertLayoutOp, kcc::CpAsyncOp,
-             kcc::CpAsyncCommitGroupOp, kcc::CpAsyncWaitGroupOp,
-             kcc::WarpMmaOp>(op);
+             kcc::CpAsyncCommitGroupOp, kcc::CpAsyncWaitGroupOp, kcc::WarpMmaOp,
+             kcc::TmemAllocOp, kcc::TmemDeallocOp, kcc::Tcgen05MmaOp,
+             kcc::Tcgen05CommitOp, kcc::TmemLoadOp>(op);
 }
 
 bool containsAsyncOp(Operation *root) {
@@ -466,6 +475,14 @@ private:
     llvm::SmallVector<Stage *, 2> stages;
   };
   std::deque<MmaGroup> mmaGroups;
+  // tcgen05_mma ops issued and retired (issue numbers; they complete in
+  // order), the last one issued, and the TMEM allocations (by the value
+  // holding their address).
+  int64_t tcIssued = 0, tcRetired = 0;
+  Operation *lastTcMma = nullptr;
+  kcc::TmemAllocTracker tmem;
+  llvm::DenseMap<Value, unsigned> tmemIds;
+  llvm::DenseMap<Value, Operation *> tmemFreed;
 
   // kcc.warp_specialize: the role executing now; per role its last
   // kcc.cta_barrier (`synced`), its last point where every warpgroup's
@@ -1151,6 +1168,7 @@ private:
   void completePhase(Barrier &b) {
     b.phase++;
     b.lastReleased = b.cur.released;
+    b.lastTcCovered = b.cur.tcCovered;
     b.cur = Phase();
   }
 
@@ -1276,6 +1294,7 @@ private:
       }
       // Waiting again for the phase that just completed: returns at once.
       observe(*b, b->phase - 1, b->lastReleased);
+      retireTcgen05(b->lastTcCovered);
       return true;
     }
     if (!b->cur.armed()) {
@@ -1322,8 +1341,55 @@ private:
       return false;
     }
     observe(*b, b->phase, b->cur.released);
+    retireTcgen05(b->cur.tcCovered);
     completePhase(*b);
     return true;
+  }
+
+  /// A wait saw a tcgen05_commit's phase complete: the tcgen05_mma ops up to
+  /// issue number `covered` have finished reading their stages and writing
+  /// TMEM.
+  void retireTcgen05(int64_t covered) {
+    if (covered <= tcRetired)
+      return;
+    tcRetired = covered;
+    for (auto &entry : stages)
+      for (Stage &st : entry.second)
+        if (st.mmaReader && isa<kcc::Tcgen05MmaOp>(st.mmaReader) &&
+            st.tcSeq <= tcRetired) {
+          st.mmaReader = nullptr;
+          st.readEnd = std::max(st.readEnd, steps);
+        }
+  }
+
+  /// `tm` is a live TMEM allocation.
+  bool tmemLive(Operation *op, Value tm) {
+    if (!tmemIds.count(tm)) {
+      fail(op->getLoc(),
+           "uses TMEM that no kcc.tmem_alloc executed before allocated",
+           "allocate it with kcc.tmem_alloc at the start of the kernel");
+      return false;
+    }
+    if (Operation *freed = tmemFreed.lookup(tm)) {
+      fail(op->getLoc(), "uses TMEM after kcc.tmem_dealloc freed it",
+           "free the allocation after its last use")
+          .notes.push_back({freed->getLoc(), "freed here"});
+      return false;
+    }
+    return true;
+  }
+
+  /// No tcgen05_mma may still be running when `op` needs TMEM settled.
+  bool tcgen05Retired(Operation *op, const llvm::Twine &what) {
+    if (tcRetired >= tcIssued)
+      return true;
+    fail(op->getLoc(),
+         what + " while a kcc.tcgen05_mma may still be writing TMEM (no wait "
+                "has observed a kcc.tcgen05_commit issued after it)",
+         "commit the tcgen05_mma ops to an mbarrier (kcc.tcgen05_commit) and "
+         "wait on that phase first")
+        .notes.push_back({lastTcMma->getLoc(), "the tcgen05_mma in flight"});
+    return false;
   }
 
   //===--------------------------------------------------------------------===//
@@ -1388,6 +1454,17 @@ private:
   /// smem_store).
   bool writable(Operation *op, Value buf, Stage &s) {
     std::string name = "stage " + std::to_string(stageIndex(buf, &s));
+    if (s.mmaReader && isa<kcc::Tcgen05MmaOp>(s.mmaReader)) {
+      fail(op->getLoc(),
+           "writing " + name +
+               " while a kcc.tcgen05_mma may still read it: no wait has "
+               "observed a kcc.tcgen05_commit issued after that mma",
+           "commit the tcgen05_mma to an mbarrier (kcc.tcgen05_commit) and "
+           "wait on that phase before refilling the stage")
+          .notes.push_back({s.mmaReader->getLoc(), "the tcgen05_mma "
+                                                   "reading the stage"});
+      return false;
+    }
     if (s.mmaReader) {
       fail(op->getLoc(),
            "writing " + name +
@@ -1959,6 +2036,60 @@ private:
       retireMma(wait.getPending());
       return true;
     }
+    if (auto alloc = dyn_cast<kcc::TmemAllocOp>(op)) {
+      unsigned id = tmemIds.size();
+      tmemIds[alloc.getResult()] = id;
+      llvm::Error e = tmem.alloc(id, alloc.getType().getColumns());
+      if (!e && alloc.getRelinquish())
+        e = tmem.relinquishAllocPermit();
+      if (e) {
+        fail(op->getLoc(), llvm::toString(std::move(e)),
+             "allocate at most 512 TMEM columns per CTA, each allocation "
+             "once, before the kernel's first tcgen05 op, and relinquish "
+             "the permit only with the last one");
+        return false;
+      }
+      return true;
+    }
+    if (auto dealloc = dyn_cast<kcc::TmemDeallocOp>(op)) {
+      Value tm = dealloc.getTmem();
+      if (!tmemLive(op, tm) || !tcgen05Retired(op, "frees TMEM"))
+        return false;
+      if (llvm::Error e = tmem.dealloc(
+              tmemIds[tm], dealloc.getTmem().getType().getColumns())) {
+        fail(op->getLoc(), llvm::toString(std::move(e)),
+             "free each allocation once");
+        return false;
+      }
+      tmemFreed[tm] = op;
+      return true;
+    }
+    // tcgen05_mma reads both stages (async proxy) until a wait observes a
+    // commit issued after it.
+    if (auto mma = dyn_cast<kcc::Tcgen05MmaOp>(op)) {
+      if (!tmemLive(op, mma.getTmem()) ||
+          !readStage(op, mma.getA(), mma.getAStage()) ||
+          !readStage(op, mma.getB(), mma.getBStage()))
+        return false;
+      ++tcIssued;
+      lastTcMma = op;
+      for (Stage *st : {stageAt(op, mma.getA(), mma.getAStage()),
+                        stageAt(op, mma.getB(), mma.getBStage())}) {
+        st->mmaReader = op;
+        st->tcSeq = tcIssued;
+      }
+      return true;
+    }
+    if (auto commit = dyn_cast<kcc::Tcgen05CommitOp>(op)) {
+      if (!arrive(op, commit.getBars(), commit.getIndex(), 0))
+        return false;
+      Barrier *b = barrierAt(op, commit.getBars(), commit.getIndex());
+      b->cur.tcCovered = std::max(b->cur.tcCovered, tcIssued);
+      return true;
+    }
+    if (auto load = dyn_cast<kcc::TmemLoadOp>(op))
+      return tmemLive(op, load.getTmem()) &&
+             tcgen05Retired(op, "reads the TMEM accumulator");
     // The accumulator is only complete once every group has retired (it
     // leaves its layout through convert_layout or an epilogue smem_store).
     auto accRead = [](Operation *o) -> Value {
@@ -2003,6 +2134,14 @@ private:
 
   bool checkExit() {
     Location end = returnOp ? returnOp->getLoc() : func.getLoc();
+    if (lastTcMma && !tcgen05Retired(lastTcMma, "the kernel ends"))
+      return false;
+    if (llvm::Error e = tmem.exit()) {
+      fail(end, llvm::toString(std::move(e)),
+           "free every TMEM allocation with kcc.tmem_dealloc on every path "
+           "to the kernel's end");
+      return false;
+    }
     if (!mmaGroups.empty()) {
       fail(mmaGroups.front().op->getLoc(),
            "the kernel ends while this kcc.warpgroup_mma group is still in "

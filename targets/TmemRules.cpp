@@ -411,3 +411,14 @@ bool kcc::isLegalTcgen05MmaShape(Tcgen05Kind kind, unsigned m, unsigned n,
     *reason = std::move(text);
   return false;
 }
+
+llvm::Expected<uint32_t>
+kcc::encodeTcgen05F16InstrDescriptor(bool bf16, bool aMnMajor, bool bMnMajor,
+                                     unsigned m, unsigned n) {
+  if (llvm::Error e = checkTcgen05MmaShape(Tcgen05Kind::F16, m, n, 16))
+    return std::move(e);
+  uint32_t format = bf16 ? 1 : 0;
+  return (1u << 4) | (format << 7) | (format << 10) |
+         (uint32_t(aMnMajor) << 15) | (uint32_t(bMnMajor) << 16) |
+         ((n >> 3) << 17) | ((m >> 4) << 24);
+}

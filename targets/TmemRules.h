@@ -177,6 +177,16 @@ llvm::Error
 checkTcgen05MmaShape(Tcgen05Kind kind, unsigned m, unsigned n, unsigned k,
                      Tcgen05ASource aSource = Tcgen05ASource::SharedMemory);
 
+/// The 32-bit instruction descriptor of a dense tcgen05.mma.kind::f16 with
+/// an f32 accumulator (PTX ISA, "Instruction descriptor"): bits 4-5 the D
+/// format (1: f32), 7-9 and 10-12 the A and B formats (0: f16, 1: bf16),
+/// 15 and 16 whether A and B are MN-major (0: K-major), 17-22 N >> 3, 24-28
+/// M >> 4; sparsity, saturation, negation and the shift stay 0. Fails with
+/// the checkTcgen05MmaShape rules.
+llvm::Expected<uint32_t>
+encodeTcgen05F16InstrDescriptor(bool bf16, bool aMnMajor, bool bMnMajor,
+                                unsigned m, unsigned n);
+
 bool isLegalTcgen05MmaShape(
     Tcgen05Kind kind, unsigned m, unsigned n, unsigned k,
     std::string *reason = nullptr,

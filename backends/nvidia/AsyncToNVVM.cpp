@@ -387,21 +387,27 @@ struct SmemStoreLowering : OpConversionPattern<SmemStoreOp> {
     Value stage =
         stageAt(rewriter, loc, a.getDst(), a.getStage(), op.getDst().getType());
     Value tid = targetOpsOf(*this).threadId(rewriter, loc);
-    if (isa_and_nonnull<WgmmaAccLayoutAttr>(type.getEncoding())) {
-      // A wgmma accumulator straight into the stage (the epilogue of a
-      // GEMM): each thread's row neighbours as one 2-element store.
+    if (isa_and_nonnull<WgmmaAccLayoutAttr, TmemAccLayoutAttr>(
+            type.getEncoding())) {
+      // An accumulator straight into the stage (the epilogue of a GEMM):
+      // each thread's row neighbours as one vector store (pairs in
+      // #kcc.wgmma_acc, 16 bytes of a 32-column chunk in #kcc.tmem_acc).
       if (op.getDst().getType().getSwizzle() != 0)
-        return op.emitError("kcc: internal error: a wgmma accumulator is "
+        return op.emitError("kcc: internal error: an MMA accumulator is "
                             "stored only into an unswizzled stage");
+      unsigned vec = isa<WgmmaAccLayoutAttr>(type.getEncoding())
+                         ? 2
+                         : std::max(1u, 16 / bytes);
       SmallVector<Value> regs = unpack(rewriter, loc, a.getValue());
       RegisterMap map = registerMap(rewriter, loc, type, tid);
-      for (size_t r = 0; r + 1 < regs.size(); r += 2) {
+      for (size_t r = 0; r + vec <= regs.size(); r += vec) {
         Value addr = stageElementAddr(rewriter, loc, stage, map.flat[r],
                                       op.getDst().getType());
-        Value pair = buildVector(rewriter, loc,
-                                 {toStorage(rewriter, loc, regs[r]),
-                                  toStorage(rewriter, loc, regs[r + 1])});
-        LLVM::StoreOp::create(rewriter, loc, pair, addr, 2 * bytes);
+        SmallVector<Value> chunk;
+        for (size_t i = r; i < r + vec; ++i)
+          chunk.push_back(toStorage(rewriter, loc, regs[i]));
+        LLVM::StoreOp::create(rewriter, loc, buildVector(rewriter, loc, chunk),
+                              addr, vec * bytes);
       }
       rewriter.eraseOp(op);
       return success();
@@ -548,7 +554,8 @@ Value kcc::nvidia::stageAt(OpBuilder &b, Location loc, Value buffer,
 bool kcc::nvidia::hasAsyncOps(Operation *op) {
   return op
       ->walk([](Operation *o) {
-        return isa<SmemAllocOp, MBarrierAllocOp, TmaLoadOp, TmaStoreOp>(o)
+        return isa<SmemAllocOp, MBarrierAllocOp, TmaLoadOp, TmaStoreOp,
+                   TmemAllocOp>(o)
                    ? WalkResult::interrupt()
                    : WalkResult::advance();
       })
@@ -617,6 +624,9 @@ int64_t kcc::nvidia::prepareAsyncBuffers(func::FuncOp fn, int64_t scratch,
     } else if (auto bars = dyn_cast<MBarrierAllocOp>(op)) {
       align = 8;
       size = 8 * int64_t(bars.getType().getCount());
+    } else if (isa<TmemAllocOp>(op)) {
+      align = 4; // the slot tcgen05.alloc writes the TMEM address into
+      size = 4;
     } else {
       return;
     }

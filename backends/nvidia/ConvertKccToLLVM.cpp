@@ -68,6 +68,8 @@ KccTypeConverter::KccTypeConverter(MLIRContext *ctx, const TargetOps &ops)
   addConversion([ctx](MBarrierType) -> Type {
     return LLVM::LLVMPointerType::get(ctx, 3);
   });
+  // A TMEM allocation is its 32-bit TMEM address.
+  addConversion([ctx](TmemType) -> Type { return IntegerType::get(ctx, 32); });
   addConversion(
       [ctx](TensorMapType) -> Type { return LLVM::LLVMPointerType::get(ctx); });
   addConversion([ctx](RankedTensorType t) -> std::optional<Type> {
@@ -1019,8 +1021,8 @@ static LogicalResult prepare(ModuleOp module, const TargetOps &ops,
                   op->getDialect());
           if (!elementwise &&
               !isa<WarpgroupMmaOp, WarpgroupMmaWaitOp, WarpMmaOp, DotOp,
-                   ConvertLayoutOp, SmemStoreOp, SplatOp, BroadcastOp,
-                   scf::ForOp, scf::IfOp, scf::YieldOp>(op)) {
+                   TmemLoadOp, ConvertLayoutOp, SmemStoreOp, SplatOp,
+                   BroadcastOp, scf::ForOp, scf::IfOp, scf::YieldOp>(op)) {
             op->emitError("kcc: internal error: ")
                 << op->getName()
                 << " on an MMA accumulator (only dot, warpgroup_mma, its "
@@ -1162,6 +1164,7 @@ void ConvertKccToLLVMPass::runOnOperation() {
   populateDotMfmaPatterns(tc, patterns);
   populateAsyncPatterns(tc, patterns);
   populateWarpgroupMmaPatterns(tc, patterns);
+  populateTcgen05Patterns(tc, patterns);
   ops->addMathPatterns(tc, patterns, target);
   scf::populateSCFStructuralTypeConversionsAndLegality(tc, patterns, target);
 

@@ -249,6 +249,20 @@ bool hasAsyncOps(mlir::Operation *op);
 int64_t prepareAsyncBuffers(mlir::func::FuncOp fn, int64_t scratch,
                             int64_t &alignment);
 
+/// Tensor-core operand helpers (WarpgroupMmaToNVVM.cpp): the shared-window
+/// address (i64) of a shared pointer; a matrix descriptor `constant |
+/// ((addr + offset) & 0x3FFFF) >> 4`; a side-effecting inline asm with one
+/// output per type of `outputs`.
+mlir::Value sharedAddress(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value ptr3);
+mlir::Value mmaDescriptor(mlir::OpBuilder &b, mlir::Location loc,
+                          uint64_t constant, mlir::Value addr,
+                          mlir::Value offset);
+llvm::SmallVector<mlir::Value>
+asmWithOutputs(mlir::OpBuilder &b, mlir::Location loc,
+               llvm::ArrayRef<mlir::Type> outputs, mlir::ValueRange operands,
+               llvm::StringRef text, llvm::StringRef constraints);
+
 // Pattern sets living in other files.
 void populateReducePatterns(KccTypeConverter &tc,
                             mlir::RewritePatternSet &patterns);
@@ -264,6 +278,9 @@ void populateAsyncPatterns(KccTypeConverter &tc,
                            mlir::RewritePatternSet &patterns);
 void populateWarpgroupMmaPatterns(KccTypeConverter &tc,
                                   mlir::RewritePatternSet &patterns);
+/// TMEM and tcgen05 (Tcgen05ToNVVM.cpp).
+void populateTcgen05Patterns(KccTypeConverter &tc,
+                             mlir::RewritePatternSet &patterns);
 void populateMathPatterns(KccTypeConverter &tc,
                           mlir::RewritePatternSet &patterns,
                           mlir::ConversionTarget &target);

@@ -64,46 +64,6 @@ FailureOr<uint64_t> descriptorConstant(Operation *op, uint32_t lbo,
   return *desc;
 }
 
-/// Shared-window address (i64, low 18 bits significant) of `ptr3`.
-Value sharedAddress(OpBuilder &b, Location loc, Value ptr3) {
-  return LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), ptr3);
-}
-
-/// desc = constant | ((addr + offset) & 0x3FFFF) >> 4.
-Value descriptor(OpBuilder &b, Location loc, uint64_t constant, Value addr,
-                 Value offset) {
-  Value a = arith::AddIOp::create(b, loc, addr, offset);
-  a = arith::AndIOp::create(b, loc, a, intConst(b, loc, b.getI64Type(),
-                                                0x3FFFF));
-  a = arith::ShRUIOp::create(b, loc, a, intConst(b, loc, b.getI64Type(), 4));
-  return arith::OrIOp::create(
-      b, loc, a, intConst(b, loc, b.getI64Type(), int64_t(constant)));
-}
-
-/// A side-effecting inline asm with one output per type in `outputs`
-/// (returned as values: a single output is the asm's result, several are the
-/// fields of its struct).
-SmallVector<Value> asmWithOutputs(OpBuilder &b, Location loc,
-                                  ArrayRef<Type> outputs, ValueRange operands,
-                                  StringRef text, StringRef constraints) {
-  Type resultType = outputs.size() == 1
-                        ? outputs.front()
-                        : LLVM::LLVMStructType::getLiteral(b.getContext(),
-                                                           outputs);
-  auto asmOp = LLVM::InlineAsmOp::create(
-      b, loc, resultType, operands, text, constraints,
-      /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::TailCallKind::None,
-      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-      /*operand_attrs=*/ArrayAttr());
-  if (outputs.size() == 1)
-    return {asmOp.getResult(0)};
-  SmallVector<Value> out;
-  for (size_t i = 0; i < outputs.size(); ++i)
-    out.push_back(LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), i));
-  return out;
-}
-
 /// One `wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T` on `acc` (N/2 f32).
 SmallVector<Value> emitWgmma(OpBuilder &b, Location loc, StringRef elem,
                              int64_t n, Value descA, Value descB,
@@ -222,10 +182,12 @@ struct WarpgroupMmaLowering : OpConversionPattern<WarpgroupMmaOp> {
       ArrayRef<Value> acc(regs.data() + rep * perBlock, perBlock);
       SmallVector<Value> cur(acc);
       for (int64_t k0 = 0; k0 < k; k0 += 16) {
-        Value da = descriptor(b, loc, *aConst, aBase,
-                              sliceOffset(op.getAKMajor(), aRows, aRow0, k0));
-        Value db = descriptor(b, loc, *bConst, bBase,
-                              sliceOffset(op.getBKMajor(), bRows, Value(), k0));
+        Value da =
+            mmaDescriptor(b, loc, *aConst, aBase,
+                          sliceOffset(op.getAKMajor(), aRows, aRow0, k0));
+        Value db =
+            mmaDescriptor(b, loc, *bConst, bBase,
+                          sliceOffset(op.getBKMajor(), bRows, Value(), k0));
         cur = emitWgmma(b, loc, elemName, n, da, db, cur,
                         /*transA=*/!op.getAKMajor(),
                         /*transB=*/!op.getBKMajor());
@@ -304,19 +266,66 @@ struct ConvertLayoutLowering : OpConversionPattern<ConvertLayoutOp> {
 
 } // namespace
 
+/// Shared-window address (i64, low 18 bits significant) of `ptr3`.
+Value kcc::nvidia::sharedAddress(OpBuilder &b, Location loc, Value ptr3) {
+  return LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), ptr3);
+}
+
+/// desc = constant | ((addr + offset) & 0x3FFFF) >> 4.
+Value kcc::nvidia::mmaDescriptor(OpBuilder &b, Location loc, uint64_t constant,
+                                 Value addr, Value offset) {
+  Value a = arith::AddIOp::create(b, loc, addr, offset);
+  a = arith::AndIOp::create(b, loc, a,
+                            intConst(b, loc, b.getI64Type(), 0x3FFFF));
+  a = arith::ShRUIOp::create(b, loc, a, intConst(b, loc, b.getI64Type(), 4));
+  return arith::OrIOp::create(
+      b, loc, a, intConst(b, loc, b.getI64Type(), int64_t(constant)));
+}
+
+/// A side-effecting inline asm with one output per type in `outputs`
+/// (returned as values: a single output is the asm's result, several are the
+/// fields of its struct).
+SmallVector<Value> kcc::nvidia::asmWithOutputs(OpBuilder &b, Location loc,
+                                               ArrayRef<Type> outputs,
+                                               ValueRange operands,
+                                               StringRef text,
+                                               StringRef constraints) {
+  Type resultType =
+      outputs.size() == 1
+          ? outputs.front()
+          : LLVM::LLVMStructType::getLiteral(b.getContext(), outputs);
+  auto asmOp = LLVM::InlineAsmOp::create(
+      b, loc, resultType, operands, text, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+  if (outputs.size() == 1)
+    return {asmOp.getResult(0)};
+  SmallVector<Value> out;
+  for (size_t i = 0; i < outputs.size(); ++i)
+    out.push_back(LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), i));
+  return out;
+}
+
 bool kcc::nvidia::isAccumulatorLayout(Attribute layout) {
-  return isa_and_nonnull<WgmmaAccLayoutAttr, MfmaAccLayoutAttr>(layout);
+  return isa_and_nonnull<WgmmaAccLayoutAttr, MfmaAccLayoutAttr,
+                         TmemAccLayoutAttr>(layout);
 }
 
 unsigned kcc::nvidia::accumulatorThreads(Attribute layout) {
   if (auto mfma = dyn_cast<MfmaAccLayoutAttr>(layout))
     return 64 * mfma.getWaves();
+  if (auto tmem = dyn_cast<TmemAccLayoutAttr>(layout))
+    return 128 * tmem.getWarpgroups();
   return 128 * cast<WgmmaAccLayoutAttr>(layout).getWarpgroups();
 }
 
 unsigned kcc::nvidia::accumulatorRegs(RankedTensorType type) {
   if (auto mfma = dyn_cast<MfmaAccLayoutAttr>(type.getEncoding()))
     return mfma.getElemsPerThread(type.getShape());
+  if (auto tmem = dyn_cast<TmemAccLayoutAttr>(type.getEncoding()))
+    return tmem.getElemsPerThread(type.getShape());
   return cast<WgmmaAccLayoutAttr>(type.getEncoding())
       .getElemsPerThread(type.getShape());
 }
@@ -326,6 +335,8 @@ AccumulatorPos kcc::nvidia::accumulatorOrigin(Attribute layout, unsigned t) {
     unsigned wave = t / 64, lane = t % 64;
     return {16 * wave + 4 * (lane / 16), lane % 16};
   }
+  if (isa<TmemAccLayoutAttr>(layout)) // row 32 (w mod 4) + l, chunk g
+    return {32 * (t / 32 % 4) + t % 32, 32 * (t / 128)};
   unsigned wg = t / 128, warp = t / 32 % 4, lane = t % 32;
   return {64 * wg + 16 * warp + lane / 4, 2 * (lane % 4)};
 }
@@ -338,6 +349,8 @@ AccumulatorPos kcc::nvidia::accumulatorOffset(Attribute layout, int64_t n,
     int64_t perRep = n / 4, rep = r / perRep, i = r % perRep;
     return {16 * rep * mfma.getWaves() + i % 4, 16 * (i / 4)};
   }
+  if (auto tmem = dyn_cast<TmemAccLayoutAttr>(layout))
+    return {0, 32 * tmem.getWarpgroups() * (r / 32) + r % 32};
   // Per 64-row block of the warpgroup (`rep`), n/2 registers: pairs of
   // neighbours in a row, the second pair of each 4 eight rows down, every
   // 4 registers the next 8 columns.
@@ -363,6 +376,14 @@ RegisterMap kcc::nvidia::registerMap(OpBuilder &b, Location loc,
           arith::MulIOp::create(
               b, loc, arith::DivUIOp::create(b, loc, lane, k(16)), k(4)));
       col0 = arith::RemUIOp::create(b, loc, lane, k(16));
+    } else if (isa<TmemAccLayoutAttr>(layout)) {
+      Value warp = arith::RemUIOp::create(
+          b, loc, arith::DivUIOp::create(b, loc, tid, k(32)), k(4));
+      row0 = arith::AddIOp::create(b, loc,
+                                   arith::MulIOp::create(b, loc, warp, k(32)),
+                                   arith::RemUIOp::create(b, loc, tid, k(32)));
+      col0 = arith::MulIOp::create(
+          b, loc, arith::DivUIOp::create(b, loc, tid, k(128)), k(32));
     } else {
       Value wg = arith::DivUIOp::create(b, loc, tid, k(128));
       Value warp = arith::RemUIOp::create(

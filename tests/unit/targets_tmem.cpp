@@ -356,3 +356,22 @@ TEST_CASE("tcgen05.mma shapes, cta_group::1") {
     CHECK(legal == c.legalN);
   }
 }
+
+TEST_CASE("tcgen05 instruction descriptor, kind::f16 with f32 D, by hand") {
+  // f16 x f16, both K-major, 128 x 256: D format 1 at bit 4, N >> 3 = 32 at
+  // bits 17-22, M >> 4 = 8 at bits 24-28.
+  CHECK(
+      valueOf(encodeTcgen05F16InstrDescriptor(false, false, false, 128, 256)) ==
+      ((1u << 4) | (32u << 17) | (8u << 24)));
+  // bf16 (format 1 for A at bit 7 and B at bit 10), B MN-major (bit 16),
+  // 128 x 64.
+  CHECK(valueOf(encodeTcgen05F16InstrDescriptor(true, false, true, 128, 64)) ==
+        0x08110490u);
+  // A MN-major is bit 15.
+  CHECK(valueOf(encodeTcgen05F16InstrDescriptor(false, true, false, 64, 8)) ==
+        ((1u << 4) | (1u << 15) | (1u << 17) | (4u << 24)));
+  CHECK(ruleOf(encodeTcgen05F16InstrDescriptor(false, false, false, 96, 64)) ==
+        "tcgen05-shape-m");
+  CHECK(ruleOf(encodeTcgen05F16InstrDescriptor(false, false, false, 128,
+                                               260)) == "tcgen05-shape-n");
+}

@@ -92,6 +92,21 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
                                    "': every element written exactly once, "
                                    "for all sizes");
       }
+    // "; <instruction> not taken: <why>" for a dot that misses the
+    // target's main tensor-core instruction (wgmma, tcgen05.mma).
+    auto mainInstructionMissed = [&](Operation *op) -> std::string {
+      const std::string &inst = target.mma.instruction;
+      if (inst != "wgmma" && inst != "tcgen05.mma")
+        return "";
+      auto refused =
+          op->getAttrOfType<DictionaryAttr>(KccDialect::kTensorCoreRefusedAttr);
+      auto why =
+          refused ? refused.getAs<StringAttr>(target.name) : StringAttr();
+      return "; " + inst + " not taken: " +
+             (why ? why.str()
+                  : std::string("its operands did not get TMA stages (see "
+                                "the loads below)"));
+    };
     func.walk([&](Operation *op) {
       auto shape = [](Value a, Value b) {
         auto at = cast<ShapedType>(a.getType()),
@@ -107,33 +122,46 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
             "{0}: dot {1}x{2} on tensor cores (wgmma.mma_async from swizzled "
             "TMA stages)",
             locString(op->getLoc()), acc.getDimSize(0), acc.getDimSize(1)));
+      } else if (auto mma = dyn_cast<Tcgen05MmaOp>(op)) {
+        SmemType a = mma.getA().getType(), b = mma.getB().getType();
+        int64_t n = mma.getBKMajor() ? b.getShape()[0] : b.getShape()[1];
+        int64_t k = mma.getAKMajor() ? a.getShape()[1] : a.getShape()[0];
+        entry.dots.push_back(llvm::formatv(
+            "{0}: dot 128x{1}x{2} {3} on tensor cores (tcgen05.mma from "
+            "swizzled TMA stages, accumulator in {4} TMEM columns)",
+            locString(op->getLoc()), n, k, typeString(a.getElementType()),
+            mma.getTmem().getType().getColumns()));
       } else if (auto mma = dyn_cast<WarpMmaOp>(op)) {
+        std::string missed = mainInstructionMissed(op);
         SmemType a = mma.getA().getType();
         auto acc = cast<ShapedType>(mma.getAcc().getType());
         int64_t k = mma.getAKMajor() ? a.getShape()[1] : a.getShape()[0];
         entry.dots.push_back(llvm::formatv(
             "{0}: dot {1}x{2}x{3} {4} on tensor cores ({5}, fragments by "
-            "ldmatrix from the cp.async stages)",
+            "ldmatrix from the cp.async stages){6}",
             locString(op->getLoc()), acc.getDimSize(0), acc.getDimSize(1), k,
             typeString(a.getElementType()),
-            op->getAttrOfType<StringAttr>(KccDialect::kMmaAttr).getValue()));
+            op->getAttrOfType<StringAttr>(KccDialect::kMmaAttr).getValue(),
+            missed));
       } else if (auto dot = dyn_cast<DotOp>(op)) {
         std::string where =
             locString(op->getLoc()) + ": dot " + shape(dot.getA(), dot.getB());
         bool amd = target.vendor == Vendor::AMD;
         std::string simd =
             amd ? " on SIMD cores (FMAs)" : " on CUDA cores (FMAs)";
+        std::string missed = mainInstructionMissed(op);
         if (auto mma = op->getAttrOfType<StringAttr>(KccDialect::kMmaAttr))
           entry.dots.push_back(
               where + (amd ? " on matrix cores (" : " on tensor cores (") +
               mma.str() +
               (amd ? ", fragments loaded from padded LDS)"
-                   : ", fragments by ldmatrix from padded shared memory)"));
+                   : ", fragments by ldmatrix from padded shared memory)") +
+              missed);
         else if (auto why =
                      op->getAttrOfType<StringAttr>(KccDialect::kMmaRefusedAttr))
-          entry.dots.push_back(where + simd + ": " + why.str());
+          entry.dots.push_back(where + simd + ": " + why.str() + missed);
         else
-          entry.dots.push_back(where + simd);
+          entry.dots.push_back(where + simd + missed);
       }
     });
     func.walk([&](ReduceOp red) {

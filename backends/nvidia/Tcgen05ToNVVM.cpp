@@ -1,0 +1,306 @@
+//===- Tcgen05ToNVVM.cpp - TMEM and tcgen05.mma (sm_100a) -----------------===//
+//
+// Lowers the Blackwell ops of kcc-materialize-tcgen05-mma to inline PTX:
+//
+//   tmem_alloc     warp 0: tcgen05.alloc.cta_group::1 of C columns into a
+//                  4-byte shared slot (kcc.smem_offset), then (the last
+//                  allocation) relinquish_alloc_permit; every thread:
+//                  before_thread_sync fence, CTA barrier, after_thread_sync
+//                  fence, load the address.
+//   tmem_dealloc   every thread: fence, barrier, fence; warp 0 frees.
+//   tcgen05_mma    thread 0: one tcgen05.mma.cta_group::1.kind::f16 per K
+//                  step of 16, shared-memory descriptors for A and B (the
+//                  stage layout of WarpgroupMmaToNVVM.cpp; the sm_100
+//                  descriptor format, encodeTcgen05Descriptor) and the
+//                  instruction descriptor (encodeTcgen05F16InstrDescriptor).
+//   tcgen05_commit thread 0: tcgen05.commit.cta_group::1.mbarrier::arrive::
+//                  one on the mbarrier (its shared::cta address is a valid
+//                  shared::cluster address of the executing CTA).
+//   tmem_load      after_thread_sync fence; each warp reads its lane
+//                  quarter (warp-uniform address: base + (32 (w mod 4)) << 16
+//                  + column) 32 columns per tcgen05.ld.32x32b.x32, then
+//                  tcgen05.wait::ld.
+//
+// Nothing here has run on a GPU: no Blackwell GPU is available to kcc's
+// developers. ptxas -arch=sm_100a accepts the output
+// (tests/backends/nvidia/tcgen05.test).
+//
+//===----------------------------------------------------------------------===//
+
+#include "backends/nvidia/LoweringUtils.h"
+
+#include "targets/TmemRules.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace kcc;
+using namespace kcc::nvidia;
+
+namespace {
+
+constexpr int64_t kSpan = 128; // swizzle span (bytes): one stage row
+
+/// A side-effecting inline asm without outputs.
+void asmVoid(OpBuilder &b, Location loc, ValueRange operands, StringRef text,
+             StringRef constraints) {
+  LLVM::InlineAsmOp::create(
+      b, loc, TypeRange(), operands, text, constraints,
+      /*has_side_effects=*/true, /*is_align_stack=*/false,
+      LLVM::TailCallKind::None,
+      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
+      /*operand_attrs=*/ArrayAttr());
+}
+
+Value isWarp0(OpBuilder &b, Location loc, Value tid) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid,
+                               i32Const(b, loc, 32));
+}
+
+Value isThread0(OpBuilder &b, Location loc, Value tid) {
+  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
+                               i32Const(b, loc, 0));
+}
+
+/// The CTA barrier between tcgen05 work of different threads, with the
+/// tcgen05 fences around it that order their TMEM accesses.
+void tcgen05Barrier(const TargetOps &ops, OpBuilder &b, Location loc) {
+  asmVoid(b, loc, {}, "tcgen05.fence::before_thread_sync;", "");
+  ops.barrier(b, loc);
+  asmVoid(b, loc, {}, "tcgen05.fence::after_thread_sync;", "");
+}
+
+struct TmemAllocLowering : OpConversionPattern<TmemAllocOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TmemAllocOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto offset = op->getAttrOfType<IntegerAttr>(KccDialect::kSmemOffsetAttr);
+    if (!offset)
+      return op.emitError("internal error: no shared-memory offset assigned");
+    Value base = smemBase(b, loc, op);
+    Value slot =
+        LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                            ArrayRef<LLVM::GEPArg>{int32_t(offset.getInt())});
+    Value slot32 = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), slot);
+    const TargetOps &ops = targetOpsOf(*this);
+    Value tid = ops.threadId(b, loc);
+    unsigned columns = op.getType().getColumns();
+    emitIf(b, loc, isWarp0(b, loc, tid), [&](OpBuilder &wb) {
+      std::string text =
+          llvm::formatv("tcgen05.alloc.cta_group::1.sync.aligned.shared::"
+                        "cta.b32 [$0], {0};",
+                        columns)
+              .str();
+      if (op.getRelinquish())
+        text += "\ntcgen05.relinquish_alloc_permit.cta_group::1.sync."
+                "aligned;";
+      asmVoid(wb, loc, {slot32}, text, "r");
+    });
+    tcgen05Barrier(ops, b, loc);
+    rewriter.replaceOp(op, LLVM::LoadOp::create(b, loc, b.getI32Type(), slot));
+    return success();
+  }
+};
+
+struct TmemDeallocLowering : OpConversionPattern<TmemDeallocOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TmemDeallocOp op, OpAdaptor a,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    const TargetOps &ops = targetOpsOf(*this);
+    tcgen05Barrier(ops, rewriter, loc);
+    Value tid = ops.threadId(rewriter, loc);
+    unsigned columns = op.getTmem().getType().getColumns();
+    emitIf(rewriter, loc, isWarp0(rewriter, loc, tid), [&](OpBuilder &wb) {
+      asmVoid(wb, loc, {a.getTmem()},
+              llvm::formatv("tcgen05.dealloc.cta_group::1.sync.aligned.b32 "
+                            "$0, {0};",
+                            columns)
+                  .str(),
+              "r");
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// The constant part of a tcgen05 shared-memory descriptor (start 0).
+FailureOr<uint64_t> tcgen05DescriptorConstant(Operation *op, uint32_t lbo,
+                                              uint32_t sbo) {
+  Tcgen05DescriptorFields f;
+  f.leadingByteOffset = lbo;
+  f.strideByteOffset = sbo;
+  f.swizzle = Tcgen05Swizzle::B128;
+  llvm::Expected<uint64_t> desc = encodeTcgen05Descriptor(f);
+  if (!desc)
+    return op->emitError("kcc: the tcgen05 descriptor is illegal: ")
+           << llvm::toString(desc.takeError());
+  return *desc;
+}
+
+struct Tcgen05MmaLowering : OpConversionPattern<Tcgen05MmaOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(Tcgen05MmaOp op, OpAdaptor a,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    SmemType aType = op.getA().getType(), bType = op.getB().getType();
+    bool aK = op.getAKMajor(), bK = op.getBKMajor();
+    int64_t eb = storageBytes(aType.getElementType());
+    int64_t m = aK ? aType.getShape()[0] : aType.getShape()[1];
+    int64_t k = aK ? aType.getShape()[1] : aType.getShape()[0];
+    int64_t n = bK ? bType.getShape()[0] : bType.getShape()[1];
+    int64_t aRows = aType.getShape()[0], bRows = bType.getShape()[0];
+    // As wgmma's (WarpgroupMmaToNVVM.cpp): K-major SBO 1024 (next 8 rows);
+    // MN-major LBO = rows * 128 (next 64-element block along M/N).
+    auto lboOf = [&](bool kMajor, int64_t rows) -> uint32_t {
+      return kMajor ? 16 : uint32_t(rows * kSpan);
+    };
+    FailureOr<uint64_t> aConst =
+        tcgen05DescriptorConstant(op, lboOf(aK, aRows), 1024);
+    FailureOr<uint64_t> bConst =
+        tcgen05DescriptorConstant(op, lboOf(bK, bRows), 1024);
+    if (failed(aConst) || failed(bConst))
+      return failure();
+    llvm::Expected<uint32_t> idesc = encodeTcgen05F16InstrDescriptor(
+        aType.getElementType().isBF16(), !aK, !bK, m, n);
+    if (!idesc)
+      return op.emitError("kcc: no tcgen05 instruction descriptor: ")
+             << llvm::toString(idesc.takeError());
+    // Byte offset of the K step at k0 in a stage of `rows` rows.
+    auto stepOffset = [&](bool kMajor, int64_t rows, int64_t k0) -> int64_t {
+      int64_t kBytes = k0 * eb;
+      return kMajor ? (kBytes / kSpan) * rows * kSpan + kBytes % kSpan
+                    : k0 * kSpan;
+    };
+    auto stageAddr = [&](Value buffer, Value stage, SmemType t) {
+      return sharedAddress(b, loc, stageAt(b, loc, buffer, stage, t));
+    };
+    Value tid = targetOpsOf(*this).threadId(b, loc);
+    Value first =
+        arith::ExtUIOp::create(b, loc, b.getI32Type(), a.getAccumulate());
+    Value aBase = stageAddr(a.getA(), a.getAStage(), aType);
+    Value bBase = stageAddr(a.getB(), a.getBStage(), bType);
+    emitIf(b, loc, isThread0(b, loc, tid), [&](OpBuilder &ib) {
+      Value id = i32Const(ib, loc, int64_t(*idesc));
+      for (int64_t k0 = 0; k0 < k; k0 += 16) {
+        Value da = mmaDescriptor(
+            ib, loc, *aConst, aBase,
+            intConst(ib, loc, ib.getI64Type(), stepOffset(aK, aRows, k0)));
+        Value db = mmaDescriptor(
+            ib, loc, *bConst, bBase,
+            intConst(ib, loc, ib.getI64Type(), stepOffset(bK, bRows, k0)));
+        Value enable = k0 == 0 ? first : i32Const(ib, loc, 1);
+        asmVoid(ib, loc, {a.getTmem(), da, db, id, enable},
+                "{\n.reg .pred p;\nsetp.ne.b32 p, $4, 0;\n"
+                "tcgen05.mma.cta_group::1.kind::f16 [$0], $1, $2, $3, p;\n}",
+                "r,l,l,r,r");
+      }
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct Tcgen05CommitLowering : OpConversionPattern<Tcgen05CommitOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(Tcgen05CommitOp op, OpAdaptor a,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    Value tid = targetOpsOf(*this).threadId(b, loc);
+    Value bytes =
+        arith::MulIOp::create(b, loc, a.getIndex(), i32Const(b, loc, 8));
+    Value bar =
+        LLVM::GEPOp::create(b, loc, a.getBars().getType(), b.getI8Type(),
+                            a.getBars(), ValueRange{bytes});
+    Value bar32 = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), bar);
+    emitIf(b, loc, isThread0(b, loc, tid), [&](OpBuilder &ib) {
+      asmVoid(ib, loc, {bar32},
+              "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::"
+              "cluster.b64 [$0];",
+              "r");
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+struct TmemLoadLowering : OpConversionPattern<TmemLoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(TmemLoadOp op, OpAdaptor a,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto type = cast<RankedTensorType>(op.getType());
+    auto layout = dyn_cast_or_null<TmemAccLayoutAttr>(type.getEncoding());
+    if (!layout)
+      return op.emitError("kcc: internal error: kcc.tmem_load without the "
+                          "#kcc.tmem_acc layout");
+    unsigned wgs = layout.getWarpgroups();
+    int64_t chunks = type.getShape()[1] / (32 * wgs);
+    Value tid = targetOpsOf(*this).threadId(b, loc);
+    // The warp's lane quarter in bits 16-31, warpgroup g's first chunk.
+    Value warp = arith::RemUIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, tid, i32Const(b, loc, 32)),
+        i32Const(b, loc, 4));
+    Value lanes = arith::ShLIOp::create(
+        b, loc, arith::MulIOp::create(b, loc, warp, i32Const(b, loc, 32)),
+        i32Const(b, loc, 16));
+    Value col0 = arith::MulIOp::create(
+        b, loc, arith::DivUIOp::create(b, loc, tid, i32Const(b, loc, 128)),
+        i32Const(b, loc, 32));
+    Value base = arith::AddIOp::create(
+        b, loc, a.getTmem(), arith::AddIOp::create(b, loc, lanes, col0));
+    asmVoid(b, loc, {}, "tcgen05.fence::after_thread_sync;", "");
+    std::string text = "tcgen05.ld.sync.aligned.32x32b.x32.b32 {";
+    std::string constraints;
+    for (int i = 0; i < 32; ++i) {
+      text += (i ? ", $" : "$") + std::to_string(i);
+      constraints += "=r,";
+    }
+    text += "}, [$32];";
+    constraints += "r";
+    SmallVector<Value> regs;
+    for (int64_t c = 0; c < chunks; ++c) {
+      Value addr = arith::AddIOp::create(
+          b, loc, base, i32Const(b, loc, 32 * int64_t(wgs) * c));
+      for (Value v :
+           asmWithOutputs(b, loc, SmallVector<Type>(32, b.getI32Type()), {addr},
+                          text, constraints))
+        regs.push_back(v);
+    }
+    // The registers are defined once tcgen05.wait::ld retires the loads:
+    // pass them through it so no reader is scheduled before it.
+    std::string waitConstraints;
+    for (size_t i = 0; i < regs.size(); ++i)
+      waitConstraints += "=r,";
+    for (size_t i = 0; i < regs.size(); ++i)
+      waitConstraints += (i ? "," : "") + std::to_string(i);
+    SmallVector<Value> done =
+        asmWithOutputs(b, loc, SmallVector<Type>(regs.size(), b.getI32Type()),
+                       regs, "tcgen05.wait::ld.sync.aligned;", waitConstraints);
+    SmallVector<Value> floats;
+    for (Value v : done)
+      floats.push_back(LLVM::BitcastOp::create(b, loc, b.getF32Type(), v));
+    rewriter.replaceOp(op, buildVector(b, loc, floats));
+    return success();
+  }
+};
+
+} // namespace
+
+void kcc::nvidia::populateTcgen05Patterns(KccTypeConverter &tc,
+                                          RewritePatternSet &patterns) {
+  patterns.add<TmemAllocLowering, TmemDeallocLowering, Tcgen05MmaLowering,
+               Tcgen05CommitLowering, TmemLoadLowering>(tc,
+                                                        patterns.getContext());
+}
