@@ -77,6 +77,13 @@ static std::string tmemAccumulatorRefusal(kcc::DotOp dot) {
       arg.getArgNumber() == 0)
     return "the accumulator is not carried by the loop around the dot; "
            "kcc 0.1 keeps tcgen05 accumulators in TMEM only across a K loop";
+  for (Value v : {dot.getA(), dot.getB()}) {
+    bool transposed;
+    kcc::LoadTileOp load = kcc::mmaOperandLoad(v, transposed);
+    if (load && load->getParentOp() != loop)
+      return "an operand is loaded outside the K loop; kcc 0.1 feeds "
+             "tcgen05 from the loop's own TMA pipeline";
+  }
   unsigned i = arg.getArgNumber() - 1;
   Value init = loop.getInitArgs()[i];
   if (auto splat = init.getDefiningOp<kcc::SplatOp>())
