@@ -62,10 +62,7 @@ struct MaterializeTcgen05Mma
   LogicalResult runOnKernel(func::FuncOp func);
 };
 
-struct Site {
-  kcc::DotOp dot;
-  kcc::SmemLoadOp a, b;
-  bool aT = false, bT = false;
+struct Site : kcc::StagedDot {
   scf::ForOp loop;
   unsigned iterArg = 0; // index of the accumulator among the loop's iter_args
 };
@@ -98,31 +95,18 @@ Value iterationNumber(OpBuilder &b, Location loc, scf::ForOp loop) {
 
 LogicalResult MaterializeTcgen05Mma::runOnKernel(func::FuncOp func) {
   MLIRContext *ctx = func.getContext();
-  SmallVector<Site> sites;
-  bool ok = true;
-  func.walk([&](kcc::DotOp dot) {
-    Site s;
-    s.dot = dot;
-    s.a = kcc::swizzledStageRead(dot.getA(), s.aT);
-    s.b = kcc::swizzledStageRead(dot.getB(), s.bT);
-    if (!s.a && !s.b)
-      return; // another path (mma.sync, FMAs)
-    if (!s.a || !s.b) {
-      dot.emitError("kcc: one operand of this dot reached a tcgen05 "
-                    "(128-byte swizzled) shared-memory stage and the other "
-                    "did not; load both operands with load_tile in the same "
-                    "loop so both get TMA stages");
-      ok = false;
-      return;
-    }
-    if (failed(locate(s))) {
-      ok = false;
-      return;
-    }
-    sites.push_back(s);
-  });
-  if (!ok)
+  FailureOr<SmallVector<kcc::StagedDot>> staged =
+      kcc::collectStagedDots(func, "tcgen05");
+  if (failed(staged))
     return failure();
+  SmallVector<Site> sites;
+  for (kcc::StagedDot &d : *staged) {
+    Site s;
+    static_cast<kcc::StagedDot &>(s) = d;
+    if (failed(locate(s)))
+      return failure();
+    sites.push_back(s);
+  }
   if (sites.empty())
     return success();
 
@@ -194,7 +178,8 @@ LogicalResult MaterializeTcgen05Mma::runOnKernel(func::FuncOp func) {
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, it, zero);
     kcc::Tcgen05MmaOp::create(b, loc, s.a.getSrc(), s.a.getStage(),
                               s.b.getSrc(), s.b.getStage(), tm, accumulate,
-                              /*a_k_major=*/!s.aT, /*b_k_major=*/s.bT);
+                              /*a_k_major=*/!s.aTransposed,
+                              /*b_k_major=*/s.bTransposed);
     kcc::Tcgen05CommitOp::create(b, loc, done, s.a.getStage());
     Value after = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, it,
                                         constI32(b, loc, 1));
@@ -215,15 +200,7 @@ LogicalResult MaterializeTcgen05Mma::runOnKernel(func::FuncOp func) {
     auto yield = cast<scf::YieldOp>(s.loop.getBody()->getTerminator());
     Value arg = s.loop.getRegionIterArgs()[s.iterArg];
     yield->setOperand(s.iterArg, arg);
-    Value aOperand = s.dot.getA(), bOperand = s.dot.getB();
-    s.dot.erase();
-    for (Value v : {aOperand, bOperand})
-      if (Operation *def = v.getDefiningOp(); def && def->use_empty()) {
-        Value src = isa<kcc::TransOp>(def) ? def->getOperand(0) : Value();
-        def->erase();
-        if (src && src.use_empty())
-          src.getDefiningOp()->erase();
-      }
+    kcc::eraseDotAndOperandReads(s.dot);
 
     // After the loop: the accumulator, if the loop ran (else zeros).
     OpBuilder ab(s.loop->getBlock(), std::next(s.loop->getIterator()));

@@ -55,36 +55,16 @@ struct MaterializeWarpgroupMma
 
 LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
   MLIRContext *ctx = func.getContext();
-  struct Site {
-    kcc::DotOp dot;
-    kcc::SmemLoadOp a, b;
-    bool aT, bT;
-  };
-  SmallVector<Site> sites;
-  bool ok = true;
-  func.walk([&](kcc::DotOp dot) {
-    Site s{dot, nullptr, nullptr, false, false};
-    s.a = kcc::swizzledStageRead(dot.getA(), s.aT);
-    s.b = kcc::swizzledStageRead(dot.getB(), s.bT);
-    if (!s.a && !s.b)
-      return; // CUDA-core path
-    if (!s.a || !s.b) {
-      dot.emitError("kcc: one operand of this dot reached a wgmma "
-                    "(128-byte swizzled) shared-memory stage and the other "
-                    "did not; load both operands with load_tile in the same "
-                    "loop so both get TMA stages");
-      ok = false;
-      return;
-    }
-    sites.push_back(s);
-  });
-  if (!ok)
+  FailureOr<SmallVector<kcc::StagedDot>> staged =
+      kcc::collectStagedDots(func, "wgmma");
+  if (failed(staged))
     return failure();
+  SmallVector<kcc::StagedDot> &sites = *staged;
   if (sites.empty())
     return success();
 
   unsigned warpgroups = 2;
-  for (Site &s : sites)
+  for (kcc::StagedDot &s : sites)
     warpgroups = std::min(
         warpgroups, kcc::accumulatorWarpgroups(s.dot.getType().getShape()[0]));
   unsigned warps = 4 * warpgroups;
@@ -102,7 +82,7 @@ LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
   // retyped below).
   SmallVector<Value> seeds;
   llvm::SetVector<scf::ForOp> drained;
-  for (Site &s : sites) {
+  for (kcc::StagedDot &s : sites) {
     OpBuilder b(s.dot);
     // In a loop whose stages are refilled one iteration late
     // (kcc.mma_overlap), the group stays in flight while the next iteration
@@ -115,17 +95,10 @@ LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
     auto mma = kcc::WarpgroupMmaOp::create(
         b, s.dot.getLoc(), s.dot.getType(), s.a.getSrc(), s.a.getStage(),
         s.b.getSrc(), s.b.getStage(), s.dot.getC(),
-        /*a_k_major=*/!s.aT, /*b_k_major=*/s.bT, /*pending=*/overlap ? 1 : 0);
+        /*a_k_major=*/!s.aTransposed, /*b_k_major=*/s.bTransposed,
+        /*pending=*/overlap ? 1 : 0);
     s.dot.replaceAllUsesWith(mma.getResult());
-    Value aOperand = s.dot.getA(), bOperand = s.dot.getB();
-    s.dot.erase();
-    for (Value v : {aOperand, bOperand})
-      if (Operation *def = v.getDefiningOp(); def && def->use_empty()) {
-        Value src = isa<kcc::TransOp>(def) ? def->getOperand(0) : Value();
-        def->erase();
-        if (src && src.use_empty())
-          src.getDefiningOp()->erase();
-      }
+    kcc::eraseDotAndOperandReads(s.dot);
     seeds.append({mma.getResult(), mma.getAcc()});
   }
 

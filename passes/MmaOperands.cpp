@@ -38,6 +38,44 @@ kcc::SmemLoadOp kcc::swizzledStageRead(Value v, bool &transposed) {
   return read;
 }
 
+FailureOr<SmallVector<kcc::StagedDot>>
+kcc::collectStagedDots(Operation *func, StringRef instruction) {
+  SmallVector<StagedDot> sites;
+  bool ok = true;
+  func->walk([&](DotOp dot) {
+    StagedDot s{dot};
+    s.a = swizzledStageRead(dot.getA(), s.aTransposed);
+    s.b = swizzledStageRead(dot.getB(), s.bTransposed);
+    if (!s.a && !s.b)
+      return; // another path (mma.sync, FMAs)
+    if (!s.a || !s.b) {
+      dot.emitError("kcc: one operand of this dot reached a ")
+          << instruction
+          << " (128-byte swizzled) shared-memory stage and the other did "
+             "not; load both operands with load_tile in the same loop so "
+             "both get TMA stages";
+      ok = false;
+      return;
+    }
+    sites.push_back(s);
+  });
+  if (!ok)
+    return failure();
+  return sites;
+}
+
+void kcc::eraseDotAndOperandReads(DotOp dot) {
+  Value a = dot.getA(), b = dot.getB();
+  dot.erase();
+  for (Value v : {a, b})
+    if (Operation *def = v.getDefiningOp(); def && def->use_empty()) {
+      Value src = isa<TransOp>(def) ? def->getOperand(0) : Value();
+      def->erase();
+      if (src && src.use_empty())
+        src.getDefiningOp()->erase();
+    }
+}
+
 static std::string elemName(Type t) {
   std::string s;
   llvm::raw_string_ostream os(s);

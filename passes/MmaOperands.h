@@ -60,6 +60,23 @@ inline unsigned accumulatorWarpgroups(int64_t rows) {
 /// is anything else.
 SmemLoadOp swizzledStageRead(mlir::Value v, bool &transposed);
 
+/// A dot whose operands are both read from 128-byte swizzled stages (the
+/// TMA passes landed them): what the tensor-core passes rewrite.
+struct StagedDot {
+  DotOp dot;
+  SmemLoadOp a, b;
+  bool aTransposed = false, bTransposed = false;
+};
+
+/// The kernel's staged dots; a dot with only one staged operand is an error
+/// naming `instruction` (wgmma, tcgen05).
+mlir::FailureOr<llvm::SmallVector<StagedDot>>
+collectStagedDots(mlir::Operation *func, llvm::StringRef instruction);
+
+/// Erases `dot`, then its operand reads (smem_load, and trans of it) that
+/// nothing else uses.
+void eraseDotAndOperandReads(DotOp dot);
+
 /// Warpgroups that read a 128 x N tcgen05 accumulator from TMEM: two when
 /// N >= 128 (at most 128 registers per thread), else one.
 inline unsigned tmemAccumulatorWarpgroups(int64_t n) {

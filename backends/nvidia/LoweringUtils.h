@@ -255,6 +255,12 @@ int64_t prepareAsyncBuffers(mlir::func::FuncOp fn, int64_t scratch,
 /// output per type of `outputs`.
 mlir::Value sharedAddress(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Value ptr3);
+/// The constant part (offsets, 128-byte swizzle; start 0) of a wgmma or
+/// tcgen05 shared-memory descriptor, encoded by the target model's rules; an
+/// error on `op` if they refuse it.
+mlir::FailureOr<uint64_t> mmaDescriptorConstant(mlir::Operation *op,
+                                                uint32_t lbo, uint32_t sbo,
+                                                bool tcgen05);
 mlir::Value mmaDescriptor(mlir::OpBuilder &b, mlir::Location loc,
                           uint64_t constant, mlir::Value addr,
                           mlir::Value offset);

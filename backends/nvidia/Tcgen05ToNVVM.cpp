@@ -129,20 +129,6 @@ struct TmemDeallocLowering : OpConversionPattern<TmemDeallocOp> {
   }
 };
 
-/// The constant part of a tcgen05 shared-memory descriptor (start 0).
-FailureOr<uint64_t> tcgen05DescriptorConstant(Operation *op, uint32_t lbo,
-                                              uint32_t sbo) {
-  Tcgen05DescriptorFields f;
-  f.leadingByteOffset = lbo;
-  f.strideByteOffset = sbo;
-  f.swizzle = Tcgen05Swizzle::B128;
-  llvm::Expected<uint64_t> desc = encodeTcgen05Descriptor(f);
-  if (!desc)
-    return op->emitError("kcc: the tcgen05 descriptor is illegal: ")
-           << llvm::toString(desc.takeError());
-  return *desc;
-}
-
 struct Tcgen05MmaLowering : OpConversionPattern<Tcgen05MmaOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -163,9 +149,9 @@ struct Tcgen05MmaLowering : OpConversionPattern<Tcgen05MmaOp> {
       return kMajor ? 16 : uint32_t(rows * kSpan);
     };
     FailureOr<uint64_t> aConst =
-        tcgen05DescriptorConstant(op, lboOf(aK, aRows), 1024);
+        mmaDescriptorConstant(op, lboOf(aK, aRows), 1024, /*tcgen05=*/true);
     FailureOr<uint64_t> bConst =
-        tcgen05DescriptorConstant(op, lboOf(bK, bRows), 1024);
+        mmaDescriptorConstant(op, lboOf(bK, bRows), 1024, /*tcgen05=*/true);
     if (failed(aConst) || failed(bConst))
       return failure();
     llvm::Expected<uint32_t> idesc = encodeTcgen05F16InstrDescriptor(

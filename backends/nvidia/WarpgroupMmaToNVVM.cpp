@@ -35,6 +35,7 @@
 
 #include "backends/nvidia/LoweringUtils.h"
 
+#include "targets/TmemRules.h"
 #include "targets/WgmmaRules.h"
 #include <map>
 
@@ -48,21 +49,6 @@ using namespace kcc::nvidia;
 namespace {
 
 constexpr int64_t kSpan = 128; // swizzle span (bytes): one stage row
-
-/// The constant part of a descriptor (offsets and swizzle), start 0.
-FailureOr<uint64_t> descriptorConstant(Operation *op, uint32_t lbo,
-                                       uint32_t sbo) {
-  WgmmaDescriptorFields f;
-  f.leadingByteOffset = lbo;
-  f.strideByteOffset = sbo;
-  f.swizzle = WgmmaSwizzle::B128;
-  llvm::Expected<uint64_t> desc = encodeWgmmaDescriptor(f);
-  if (!desc) {
-    std::string why = llvm::toString(desc.takeError());
-    return op->emitError("kcc: the wgmma descriptor is illegal: ") << why;
-  }
-  return *desc;
-}
 
 /// One `wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T` on `acc` (N/2 f32).
 SmallVector<Value> emitWgmma(OpBuilder &b, Location loc, StringRef elem,
@@ -127,9 +113,11 @@ struct WarpgroupMmaLowering : OpConversionPattern<WarpgroupMmaOp> {
       return kMajor ? 16 : uint32_t(rows * kSpan);
     };
     FailureOr<uint64_t> aConst =
-        descriptorConstant(op, lboOf(op.getAKMajor(), aRows), 1024);
+        mmaDescriptorConstant(op, lboOf(op.getAKMajor(), aRows), 1024,
+                              /*tcgen05=*/false);
     FailureOr<uint64_t> bConst =
-        descriptorConstant(op, lboOf(op.getBKMajor(), bRows), 1024);
+        mmaDescriptorConstant(op, lboOf(op.getBKMajor(), bRows), 1024,
+                              /*tcgen05=*/false);
     if (failed(aConst) || failed(bConst))
       return failure();
 
@@ -306,6 +294,31 @@ SmallVector<Value> kcc::nvidia::asmWithOutputs(OpBuilder &b, Location loc,
   for (size_t i = 0; i < outputs.size(); ++i)
     out.push_back(LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), i));
   return out;
+}
+
+FailureOr<uint64_t> kcc::nvidia::mmaDescriptorConstant(Operation *op,
+                                                       uint32_t lbo,
+                                                       uint32_t sbo,
+                                                       bool tcgen05) {
+  llvm::Expected<uint64_t> desc = [&] {
+    if (tcgen05) {
+      Tcgen05DescriptorFields f;
+      f.leadingByteOffset = lbo;
+      f.strideByteOffset = sbo;
+      f.swizzle = Tcgen05Swizzle::B128;
+      return encodeTcgen05Descriptor(f);
+    }
+    WgmmaDescriptorFields f;
+    f.leadingByteOffset = lbo;
+    f.strideByteOffset = sbo;
+    f.swizzle = WgmmaSwizzle::B128;
+    return encodeWgmmaDescriptor(f);
+  }();
+  if (!desc)
+    return op->emitError("kcc: the ")
+           << (tcgen05 ? "tcgen05" : "wgmma")
+           << " descriptor is illegal: " << llvm::toString(desc.takeError());
+  return *desc;
 }
 
 bool kcc::nvidia::isAccumulatorLayout(Attribute layout) {

@@ -4,7 +4,8 @@
 // instruction are where the instruction's D fragment puts them, from the
 // PTX ISA (wgmma / mma.sync m16n8k16: row groupID (+8), column
 // 2 threadID_in_group + i % 2) and AMD's matrix instruction calculator
-// (v_mfma_f32_16x16x16: D[i][j] in lane j + 16 (i / 4), item i % 4).
+// (v_mfma_f32_16x16x16: D[i][j] in lane j + 16 (i / 4), item i % 4), and
+// the rows of the tcgen05.ld.32x32b lane quarters (#kcc.tmem_acc).
 #include "backends/nvidia/LoweringUtils.h"
 
 #include <doctest/doctest.h>
@@ -67,6 +68,35 @@ TEST_CASE("accumulator layouts cover their tile exactly once") {
         checkBijective(mlir::RankedTensorType::get(
             {m, n}, f32, MfmaAccLayoutAttr::get(&ctx, waves)));
       }
+  for (unsigned wgs : {1u, 2u})
+    for (int64_t n : {32, 64, 128, 256}) {
+      if (n % (32 * wgs))
+        continue;
+      CAPTURE(wgs);
+      CAPTURE(n);
+      checkBijective(mlir::RankedTensorType::get(
+          {128, n}, f32, TmemAccLayoutAttr::get(&ctx, wgs)));
+    }
+}
+
+TEST_CASE("tcgen05.ld 32x32b registers in #kcc.tmem_acc") {
+  // Tcgen05ToNVVM.cpp: warp w reads TMEM lanes 32 (w % 4) + lane (the row),
+  // chunk c of warpgroup g covers columns 32 (g + W c) .. + 31, one
+  // register each, in order.
+  mlir::MLIRContext ctx;
+  ctx.loadDialect<KccDialect>();
+  auto layout = TmemAccLayoutAttr::get(&ctx, 2);
+  int64_t n = 256;
+  for (unsigned t : {0u, 31u, 32u, 100u, 127u, 128u, 200u, 255u}) {
+    unsigned g = t / 128, warp = t / 32, lane = t % 32;
+    for (unsigned c = 0; c < n / 64; ++c)
+      for (unsigned i = 0; i < 32; ++i) {
+        AccumulatorPos o = accumulatorOrigin(layout, t);
+        AccumulatorPos d = accumulatorOffset(layout, n, 32 * c + i);
+        CHECK(o.row + d.row == 32 * (warp % 4) + lane);
+        CHECK(o.col + d.col == 32 * (g + 2 * c) + i);
+      }
+  }
 }
 
 TEST_CASE("mma.sync m16n8k16 D fragments in #kcc.wgmma_acc") {
