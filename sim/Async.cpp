@@ -92,7 +92,7 @@ void Machine::wakeMBarrierWaiters(uint64_t addr) {
 }
 
 /// Completes the phase if nothing is pending; wakes its waiters.
-static void maybeCompletePhase(Machine &mc, uint64_t addr) {
+void kcc::sim::detail::maybeCompletePhase(Machine &mc, uint64_t addr) {
   MBarrier &m = mc.mbarriers[addr];
   if (m.pending != 0 || m.tx != 0)
     return;
@@ -106,7 +106,7 @@ static void maybeCompletePhase(Machine &mc, uint64_t addr) {
 
 bool Machine::anyPendingCopy() const {
   for (const AsyncCopy &c : copies)
-    if (!c.done && !c.wgmma)
+    if (!c.done && !c.wgmma && !c.tcgen05)
       return true;
   return false;
 }
@@ -114,7 +114,8 @@ bool Machine::anyPendingCopy() const {
 bool Machine::completeRandomCopy(bool &any) {
   std::vector<uint32_t> pending;
   for (uint32_t i = 0; i < copies.size(); ++i)
-    if (!copies[i].done && !copies[i].wgmma) // wgmmas complete at wait_group
+    // wgmmas complete at wait_group, tcgen05.mma at their commit.
+    if (!copies[i].done && !copies[i].wgmma && !copies[i].tcgen05)
       pending.push_back(i);
   any = !pending.empty();
   if (!any)
@@ -124,7 +125,7 @@ bool Machine::completeRandomCopy(bool &any) {
 
 bool Machine::completeCopy(uint32_t index) {
   AsyncCopy &c = copies[index];
-  if (c.done || c.wgmma)
+  if (c.done || c.wgmma || c.tcgen05)
     return true;
   c.done = true;
   ++result.stats.asyncCopies;

@@ -610,6 +610,14 @@ bool Machine::execute(Thread &t, unsigned budget) {
       if (wgmmaGroupOp(t, in) == Step::Fault)
         return false;
       break;
+    case Opc::TmemAlloc:
+    case Opc::TmemDealloc:
+    case Opc::Tcgen05Mma:
+    case Opc::Tcgen05Commit:
+    case Opc::TmemLd:
+      if (tcgen05Op(t, in) == Step::Fault)
+        return false;
+      break;
     default: {
       Step s = asyncOp(t, in);
       if (s == Step::Fault)

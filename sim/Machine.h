@@ -12,6 +12,7 @@
 //   Async.cpp        mbarriers, TMA copies, bulk groups
 //   Banks.cpp        bank-conflict accounting with targets/BankConflicts.h
 //   Wgmma.cpp        warpgroup MMA (wgmma.mma_async, commit / wait groups)
+//   Tcgen05.cpp      Blackwell TMEM and tcgen05.mma / commit / ld
 //
 //===----------------------------------------------------------------------===//
 #ifndef KCC_SIM_MACHINE_H
@@ -94,6 +95,11 @@ struct Thread {
   // (oldest first).
   std::vector<CpAsyncCopy> cpOpen;
   std::deque<std::vector<CpAsyncCopy>> cpGroups;
+  // tcgen05.mma issued by this thread and not yet committed (indices into
+  // Machine::tcMmas), and the sync ids of all it issued: a commit's
+  // arrival waits for every earlier one, so it releases them all.
+  std::vector<uint32_t> tcOpen;
+  Clock tcIssued;
   uint32_t exitPc = 0;
   bool queued = false; // in Machine::ready
 };
@@ -133,6 +139,9 @@ struct AsyncCopy {
   // threads had seen when they issued it.
   bool wgmma = false;
   uint32_t wgmmaIndex = 0;
+  // A tcgen05.mma's shared-memory reads (Tcgen05.cpp): they happen when its
+  // tcgen05.commit completes it, ordered after what the issuer had seen.
+  bool tcgen05 = false;
   Clock seen;
   uint32_t seenGen = 0;
 };
@@ -163,6 +172,15 @@ inline uint32_t wgmmaTagIndex(uint64_t v) {
   return uint32_t(v >> 32) & 0x7fffffffu;
 }
 inline uint32_t wgmmaTagField(uint64_t v) { return uint32_t(v) & 0xffffu; }
+
+/// A tcgen05.mma issued by one thread: D (in TMEM) = A x B (+ D), run when
+/// a tcgen05.commit of its thread completes it.
+struct Tcgen05Run {
+  uint32_t op = 0, issuer = 0, copy = 0; // copy: its AsyncCopy
+  uint32_t d = 0, idesc = 0;
+  uint64_t descA = 0, descB = 0;
+  bool accumulate = false, done = false;
+};
 
 /// Pending warp-wide shared accesses of one op instance (bank model).
 struct BankRecord {
@@ -282,6 +300,17 @@ public:
   bool checkWgmmasRetired();
   std::string describeWarpgroup(unsigned warpgroup) const;
 
+  // Tcgen05.cpp: TMEM (lane-major, 128 x 512 32-bit cells), its
+  // allocations (first column -> columns), the allocation permit, and the
+  // tcgen05.mma of the CTA.
+  std::vector<uint32_t> tmem;
+  std::map<uint32_t, uint32_t> tmemAllocs;
+  bool tmemRelinquished = false;
+  std::vector<Tcgen05Run> tcMmas;
+  Step tcgen05Op(Thread &t, const Inst &in);
+  /// At the CTA's end: every tcgen05.mma committed, all TMEM freed.
+  bool checkTcgen05Exit();
+
   // Simulator.cpp
   std::vector<uint32_t> ready;
   std::array<unsigned, 16> barrierArrived{};
@@ -289,6 +318,10 @@ public:
   void makeReady(Thread &t);
   bool arriveBarrier(Thread &t, const Inst &in);
 };
+
+/// Completes the mbarrier's phase at `addr` if nothing is pending and wakes
+/// its waiters (Async.cpp).
+void maybeCompletePhase(Machine &mc, uint64_t addr);
 
 } // namespace kcc::sim::detail
 

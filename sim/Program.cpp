@@ -549,6 +549,109 @@ private:
     return true;
   }
 
+  /// The tcgen05 inline assembly of kcc's sm_100a lowering
+  /// (backends/nvidia/Tcgen05ToNVVM.cpp), matched by its exact text: the
+  /// simulator implements those forms only, each a located error otherwise.
+  bool decodeTcgen05(LLVM::InlineAsmOp op) {
+    StringRef text = StringRef(op.getAsmString()).trim();
+    auto refuse = [&](const Twine &why) {
+      return fail(op, "the simulator does not implement the tcgen05 inline "
+                      "assembly '" +
+                          text + "': " + why);
+    };
+    auto i32Input = [&](unsigned i, uint32_t &out) {
+      if (i >= op.getOperands().size() ||
+          !op.getOperands()[i].getType().isInteger(32))
+        return false;
+      out = slot(op.getOperands()[i]);
+      return true;
+    };
+    // The column count after "], " or "$0, " up to ';'.
+    auto columnsAfter = [&](StringRef marker, uint32_t &cols) {
+      size_t at = text.find(marker);
+      if (at == StringRef::npos)
+        return false;
+      StringRef rest = text.drop_front(at + marker.size());
+      return !rest.take_until([](char c) { return c == ';'; })
+                  .trim()
+                  .getAsInteger(10, cols);
+    };
+    if (text == "tcgen05.fence::before_thread_sync;" ||
+        text == "tcgen05.fence::after_thread_sync;") {
+      // Orders tcgen05 ops around a thread barrier; the simulator runs them
+      // at once.
+      emit(Opc::Nop, op);
+      return true;
+    }
+    if (text.starts_with("tcgen05.alloc.cta_group::1.sync.aligned.shared::"
+                         "cta.b32 [$0], ")) {
+      uint32_t cols, a;
+      if (!columnsAfter("[$0], ", cols) || !i32Input(0, a))
+        return refuse("expected [$0], <columns> with an i32 shared offset");
+      Inst &in = emit(Opc::TmemAlloc, op);
+      in.a = a, in.c = cols;
+      in.sub = text.contains("tcgen05.relinquish_alloc_permit.cta_group::1."
+                             "sync.aligned;");
+      return true;
+    }
+    if (text.starts_with(
+            "tcgen05.dealloc.cta_group::1.sync.aligned.b32 $0, ")) {
+      uint32_t cols, a;
+      if (!columnsAfter("$0, ", cols) || !i32Input(0, a))
+        return refuse("expected $0, <columns> with an i32 TMEM address");
+      Inst &in = emit(Opc::TmemDealloc, op);
+      in.a = a, in.c = cols;
+      return true;
+    }
+    if (text.contains("tcgen05.mma.cta_group::1.kind::f16 [$0], $1, $2, $3, "
+                      "p;") &&
+        text.contains("setp.ne.b32 p, $4, 0;")) {
+      uint32_t d, idesc, enable;
+      auto i64 = [&](unsigned i) {
+        return i < op.getOperands().size() &&
+               op.getOperands()[i].getType().isInteger(64);
+      };
+      if (!i32Input(0, d) || !i64(1) || !i64(2) || !i32Input(3, idesc) ||
+          !i32Input(4, enable))
+        return refuse("expected an i32 TMEM address, two i64 descriptors, an "
+                      "i32 instruction descriptor and an i32 enable-input-d");
+      Inst &in = emit(Opc::Tcgen05Mma, op);
+      in.a = d, in.b = slot(op.getOperands()[1]),
+      in.c = slot(op.getOperands()[2]);
+      in.aux = p.aux.size();
+      p.aux.push_back(idesc);
+      p.aux.push_back(enable);
+      return true;
+    }
+    if (text == "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::"
+                "cluster.b64 [$0];") {
+      uint32_t a;
+      if (!i32Input(0, a))
+        return refuse("expected an i32 shared offset");
+      emit(Opc::Tcgen05Commit, op).a = a;
+      return true;
+    }
+    if (text.starts_with("tcgen05.ld.sync.aligned.32x32b.x32.b32 {") &&
+        text.ends_with("}, [$32];")) {
+      uint32_t a;
+      Value res = op.getRes();
+      auto st = res ? dyn_cast<LLVM::LLVMStructType>(res.getType())
+                    : LLVM::LLVMStructType();
+      if (!st || st.getBody().size() != 32 ||
+          llvm::any_of(st.getBody(), [](Type t) { return !t.isInteger(32); }) ||
+          op.getOperands().size() != 1 || !i32Input(0, a))
+        return refuse("expected 32 i32 outputs and an i32 TMEM address");
+      slots[res] = nextSlot;
+      nextSlot += 32;
+      Inst &in = emit(Opc::TmemLd, op);
+      in.res = slots[res];
+      in.a = a;
+      in.ek = EK::Int, in.bits = 32, in.lanes = 32;
+      return true;
+    }
+    return refuse("not a form kcc emits");
+  }
+
   /// An empty inline asm whose outputs are tied to its inputs ("=f,..,0,..")
   /// keeps registers in place across it (kcc's accumulator fence after
   /// wgmma.wait_group): output j is a copy of input j.
@@ -1009,9 +1112,11 @@ private:
       auto st = dyn_cast<LLVM::LLVMStructType>(ev.getContainer().getType());
       auto src = slots.find(ev.getContainer());
       if (!st || src == slots.end() || ev.getPosition().size() != 1)
-        return fail(op, "the simulator supports llvm.extractvalue only of "
-                        "the results of wgmma.mma_async, ldmatrix, mma.sync "
-                        "and operand fences");
+        return fail(
+            op,
+            "the simulator supports llvm.extractvalue only of "
+            "the results of wgmma.mma_async, ldmatrix, mma.sync, tcgen05.ld "
+            "and operand fences");
       // Read the source slot before assign(): inserting may grow the map and
       // invalidate the iterator.
       uint32_t srcSlot = src->second + uint32_t(ev.getPosition()[0]);
@@ -1025,8 +1130,15 @@ private:
       return true;
     }
     if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op);
-        asmOp && StringRef(asmOp.getAsmString()).trim().empty())
+        asmOp && (StringRef(asmOp.getAsmString()).trim().empty() ||
+                  StringRef(asmOp.getAsmString()).trim() ==
+                      "tcgen05.wait::ld.sync.aligned;"))
+      // tcgen05.ld completes at once in the simulator: its wait (kcc ties
+      // the loaded registers through it) only keeps them in place.
       return decodeOperandFence(asmOp);
+    if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op);
+        asmOp && StringRef(asmOp.getAsmString()).contains("tcgen05."))
+      return decodeTcgen05(asmOp);
     if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op))
       return fail(op, "the simulator does not implement inline assembly '" +
                           asmOp.getAsmString() + "'");

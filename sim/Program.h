@@ -164,6 +164,18 @@ enum class Opc : uint16_t {
   Wgmma,
   WgmmaCommit,
   WgmmaWait,
+  // Blackwell tensor memory and tcgen05 (Tcgen05.cpp). TmemAlloc: a = the
+  // shared slot (i32 offset) the address goes to, c = columns, sub = 1 when
+  // it also relinquishes the allocation permit. TmemDealloc: a = the TMEM
+  // address, c = columns. Tcgen05Mma (kind::f16, cta_group::1): a = the D
+  // address, b / c = the A / B descriptors, aux: [idesc slot, enable-input-d
+  // slot]. Tcgen05Commit: a = the mbarrier (i32 shared offset).
+  // TmemLd (32x32b.x32): res the 32 result slots, a = the address.
+  TmemAlloc,
+  TmemDealloc,
+  Tcgen05Mma,
+  Tcgen05Commit,
+  TmemLd,
   Nop,
 };
 

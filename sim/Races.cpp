@@ -105,7 +105,7 @@ bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
     // except through later acquires, which only add order: an
     // under-approximation of races, never a false report. A wgmma's reads
     // are ordered after what its warpgroup had seen when it issued it.
-    if (c.wgmma)
+    if (c.wgmma || c.tcgen05)
       a = {asyncId, asyncId, c.seenGen, kAsyncGen, 1, &c.seen};
     else
       a = {asyncId, c.issuer, issuer.gen, kAsyncGen, 1, &issuer.acquired};
@@ -117,6 +117,8 @@ bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
     if (c.wgmma)
       return "the wgmma.mma_async of " +
              describeWarpgroup(wgmmas[c.wgmmaIndex].warpgroup);
+    if (c.tcgen05)
+      return "the tcgen05.mma issued by " + threadName(threads[c.issuer]);
     return "an asynchronous copy (TMA) issued by " +
            threadName(threads[c.issuer]);
   };
@@ -142,7 +144,8 @@ bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
          locOf(otherOp)});
     ++raceReports;
   };
-  bool asyncWgmma = !t && copies[asyncId - numThreads].wgmma;
+  bool asyncWgmma = !t && (copies[asyncId - numThreads].wgmma ||
+                           copies[asyncId - numThreads].tcgen05);
   size_t reportsBefore = raceReports;
   for (uint64_t b = offset; b < offset + bytes; ++b) {
     ByteShadow &s = shadow[b];

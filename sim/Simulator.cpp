@@ -147,6 +147,10 @@ bool Machine::runCta(std::array<uint32_t, 3> block,
   mbarriers.clear();
   copies.clear();
   wgmmas.clear();
+  tcMmas.clear();
+  tmem.assign(128 * 512, 0);
+  tmemAllocs.clear();
+  tmemRelinquished = false;
   barrierArrived.fill(0);
   exited = 0;
   ctaGen = 0;
@@ -251,7 +255,7 @@ bool Machine::runCta(std::array<uint32_t, 3> block,
       for (uint32_t i = 0; i < copies.size(); ++i)
         if (!completeCopy(i))
           return report();
-      if (!checkWgmmasRetired())
+      if (!checkWgmmasRetired() || !checkTcgen05Exit())
         return report();
       flushBanks();
       if (!checkPendingUninit())
