@@ -96,3 +96,11 @@ func.func @load_wider(%t: !kcc.tmem<128>) {
   %r = kcc.tmem_load %t : !kcc.tmem<128> -> tensor<128x256xf32, #kcc.tmem_acc<warpgroups = 2>>
   return
 }
+
+// -----
+
+func.func @refused_attr(%x: tensor<128x64xf16>, %y: tensor<64x128xf16>, %c: tensor<128x128xf32>) {
+  // expected-error@+1 {{kcc.tensor_core_refused must be a dictionary from target names to reasons, on kcc.dot or kcc.warp_mma}}
+  %d = kcc.dot %x, %y, %c {kcc.tensor_core_refused = {sm_100a = 1 : i32}} : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf32>
+  return
+}
