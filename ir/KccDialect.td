@@ -84,11 +84,12 @@ def Kcc_Dialect : Dialect {
     // each (passes/VerifyAsyncProtocol.cpp).
     static constexpr ::llvm::StringLiteral kDataDependentAttr = "kcc.data_dependent";
     // On a load_tile whose tensor map is the 128-byte swizzled operand box
-    // of a wgmma dot (passes/AddTensorMaps.cpp, MmaOperands.h).
+    // of a wgmma or tcgen05 dot (passes/AddTensorMaps.cpp, MmaOperands.h).
     static constexpr ::llvm::StringLiteral kMmaOperandAttr = "kcc.mma_operand";
-    // On an scf.for pipelined for wgmma operands: its stages are refilled
-    // one iteration after their use, so its warpgroup_mma may leave one
-    // group in flight (passes/PipelineTmaLoads.cpp).
+    // On an scf.for pipelined for wgmma / tcgen05 operands: its stages are
+    // refilled one iteration after their use, so its warpgroup_mma may leave
+    // one group in flight, its tcgen05_mma be retired one iteration late
+    // (passes/PipelineTmaLoads.cpp).
     static constexpr ::llvm::StringLiteral kMmaOverlapAttr = "kcc.mma_overlap";
     // On a kcc.dot: the tensor-core instruction it is lowered to
     // ("mma.sync.m16n8k16", passes/MaterializeWarpMma.cpp), or why it stays

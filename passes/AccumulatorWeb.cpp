@@ -198,7 +198,8 @@ static void stageEpilogue(kcc::ConvertLayoutOp cvt) {
       it->second = user;
   }
   int64_t index = *getConstantIntValue(staged.getStage());
-  for (auto [block, user] : first) {
+  for (auto [readerBlock, user] : first) {
+    Block *block = readerBlock; // captured below (C++17)
     OpBuilder b(user);
     Location loc = cvt.getLoc();
     Value stage = arith::ConstantIntOp::create(b, loc, index, 32);

@@ -119,10 +119,9 @@ struct AddTensorMaps : PassWrapper<AddTensorMaps, OperationPass<ModuleOp>> {
     func.walk([&](kcc::DotOp dot) {
       SmallVector<NamedAttribute> refused;
       for (const kcc::TargetModel *t : targets) {
-        const std::string &inst = t->mma.instruction;
-        if (inst != "wgmma" && inst != "tcgen05.mma")
+        if (!kcc::hasStagedMma(*t))
           continue;
-        std::string why = kcc::wgmmaRefusal(dot, *t);
+        std::string why = kcc::stagedMmaRefusal(dot, *t);
         if (!why.empty())
           refused.push_back(NamedAttribute(StringAttr::get(ctx, t->name),
                                            StringAttr::get(ctx, why)));

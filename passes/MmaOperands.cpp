@@ -43,7 +43,8 @@ kcc::collectStagedDots(Operation *func, StringRef instruction) {
   SmallVector<StagedDot> sites;
   bool ok = true;
   func->walk([&](DotOp dot) {
-    StagedDot s{dot};
+    StagedDot s;
+    s.dot = dot;
     s.a = swizzledStageRead(dot.getA(), s.aTransposed);
     s.b = swizzledStageRead(dot.getB(), s.bTransposed);
     if (!s.a && !s.b)
@@ -145,7 +146,7 @@ static std::string dotShapeRefusal(kcc::DotOp dot,
                                    const kcc::TargetModel &target) {
   const std::string &inst = target.mma.instruction;
   bool tcgen05 = inst == "tcgen05.mma";
-  if (inst != "wgmma" && !tcgen05)
+  if (!hasStagedMma(target))
     return "target '" + target.name + "' has no wgmma (its tensor-core path "
            "is not implemented in kcc 0.1: the dot uses FMAs)";
   auto a = cast<RankedTensorType>(dot.getA().getType());
@@ -212,7 +213,12 @@ static std::string loadRefusal(kcc::LoadTileOp load) {
   return "";
 }
 
-std::string kcc::wgmmaRefusal(DotOp dot, const TargetModel &target) {
+bool kcc::hasStagedMma(const TargetModel &target) {
+  return target.mma.instruction == "wgmma" ||
+         target.mma.instruction == "tcgen05.mma";
+}
+
+std::string kcc::stagedMmaRefusal(DotOp dot, const TargetModel &target) {
   std::string why = dotShapeRefusal(dot, target);
   if (!why.empty())
     return why;
@@ -239,7 +245,7 @@ std::string kcc::mmaOperandRefusal(LoadTileOp load,
   if (load->getUsers().empty() || !onlyDotUses(load, dots))
     return "not only used by dots";
   for (DotOp dot : dots) {
-    std::string why = wgmmaRefusal(dot, target);
+    std::string why = stagedMmaRefusal(dot, target);
     if (!why.empty())
       return why;
   }

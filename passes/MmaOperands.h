@@ -1,10 +1,12 @@
-//===- MmaOperands.h - which dots run on Hopper tensor cores ------*- C++ -*-===//
+//===- MmaOperands.h - which dots read TMA stages on tensor cores -*- C++
+//-*-===//
 //
 // Shared by kcc-add-tensor-maps (dot operands get 128-byte swizzled tensor
 // maps), the TMA passes (which land them in swizzled stages) and
-// kcc-materialize-warpgroup-mma (which turns the dot into wgmma): the rules
-// that decide whether a kcc.dot can be a warpgroup MMA on a target, judged
-// on the tile IR and the target model's [mma] table.
+// kcc-materialize-warpgroup-mma / kcc-materialize-tcgen05-mma (which turn
+// the dot into wgmma on Hopper, tcgen05.mma on Blackwell): the rules that
+// decide whether a kcc.dot can use the target's main tensor-core
+// instruction, judged on the tile IR and the target model's [mma] table.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KCC_PASSES_MMAOPERANDS_H
@@ -27,14 +29,21 @@ constexpr int64_t kMmaSwizzleBytes = 128;
 /// whether the dot sees it transposed; null if `v` is anything else.
 LoadTileOp mmaOperandLoad(mlir::Value v, bool &transposed);
 
-/// Why `dot` cannot run as wgmma on `target` (empty: it can). Checks the
-/// target's instruction and shapes, the element types (f16/bf16 inputs, f32
-/// accumulator), and that both operands are TMA-able tile loads used only by
-/// such dots whose innermost extent is whole 128-byte swizzle spans.
-std::string wgmmaRefusal(DotOp dot, const TargetModel &target);
+/// Whether `target`'s main tensor-core instruction reads its operands from
+/// swizzled TMA stages (wgmma, tcgen05.mma).
+bool hasStagedMma(const TargetModel &target);
 
-/// Why `load` (a load_tile) cannot be a wgmma operand on `target`: every
-/// user must be a dot that wgmmaRefusal accepts (directly or through trans).
+/// Why `dot` cannot run on `target`'s staged tensor-core instruction (wgmma
+/// or tcgen05.mma; empty: it can). Checks the target's instruction and
+/// shapes, the element types (f16/bf16 inputs, f32 accumulator), for
+/// tcgen05 the accumulator's life in TMEM, and that both operands are
+/// TMA-able tile loads used only by such dots whose innermost extent is
+/// whole 128-byte swizzle spans.
+std::string stagedMmaRefusal(DotOp dot, const TargetModel &target);
+
+/// Why `load` (a load_tile) cannot be a staged operand on `target`: every
+/// user must be a dot that stagedMmaRefusal accepts (directly or through
+/// trans).
 std::string mmaOperandRefusal(LoadTileOp load, const TargetModel &target);
 
 /// The TMA box of a wgmma operand tile: its innermost extent cut to one

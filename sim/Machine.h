@@ -319,6 +319,13 @@ public:
   bool arriveBarrier(Thread &t, const Inst &in);
 };
 
+/// The shared offset of element (mn, k) of a wgmma / tcgen05 operand with
+/// `eb`-byte elements in the canonical 128-byte swizzled layouts, from its
+/// descriptor's start, LBO and SBO (Wgmma.cpp's header derives it).
+uint64_t swizzledOperandOffset(uint64_t start, uint64_t lbo, uint64_t sbo,
+                               bool mnMajor, unsigned mn, unsigned k,
+                               unsigned eb);
+
 /// Completes the mbarrier's phase at `addr` if nothing is pending and wakes
 /// its waiters (Async.cpp).
 void maybeCompletePhase(Machine &mc, uint64_t addr);

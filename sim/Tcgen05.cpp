@@ -50,8 +50,6 @@ using namespace kcc::sim::detail;
 
 namespace {
 constexpr unsigned kColumns = 512;
-
-uint64_t swizzle128(uint64_t addr) { return addr ^ (((addr >> 7) & 7) << 4); }
 } // namespace
 
 /// The allocation holding columns [col, col + n), if one does.
@@ -122,14 +120,9 @@ static bool completeTcgen05(Machine &mc, uint32_t index) {
   auto read = [&](const kcc::Tcgen05DescriptorFields &f, bool mnMajor,
                   unsigned mn, unsigned k, const char *name,
                   float &out) -> bool {
-    uint64_t addr = f.startAddress;
-    if (!mnMajor)
-      addr += (mn / 8) * uint64_t(f.strideByteOffset) + (mn % 8) * 128 + k * 2;
-    else
-      addr += (mn / 64) * uint64_t(f.leadingByteOffset) +
-              (k / 8) * uint64_t(f.strideByteOffset) + (k % 8) * 128 +
-              (mn % 64) * 2;
-    addr = swizzle128(addr);
+    uint64_t addr =
+        swizzledOperandOffset(f.startAddress, f.leadingByteOffset,
+                              f.strideByteOffset, mnMajor, mn, k, 2);
     if (addr + 2 > mc.prog.sharedBytes)
       return fail(llvm::formatv("{0}'s element ({1}, k {2}) is at shared "
                                 "offset {3}, beyond the kernel's {4} bytes",

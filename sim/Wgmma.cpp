@@ -79,9 +79,6 @@ namespace {
 constexpr unsigned kWarpgroup = 128;
 constexpr uint32_t kNoSlot = ~0u;
 
-/// The 128-byte swizzle of a shared address (Swizzle<3,4,3>).
-uint64_t swizzle128(uint64_t addr) { return addr ^ (((addr >> 7) & 7) << 4); }
-
 const char *swizzleName(kcc::WgmmaSwizzle s) {
   switch (s) {
   case kcc::WgmmaSwizzle::None:
@@ -96,6 +93,20 @@ const char *swizzleName(kcc::WgmmaSwizzle s) {
   return "?";
 }
 } // namespace
+
+uint64_t kcc::sim::detail::swizzledOperandOffset(uint64_t start, uint64_t lbo,
+                                                 uint64_t sbo, bool mnMajor,
+                                                 unsigned mn, unsigned k,
+                                                 unsigned eb) {
+  uint64_t addr = start;
+  unsigned perSpan = 128 / eb;
+  if (!mnMajor)
+    addr += (mn / 8) * sbo + (mn % 8) * 128 + k * eb;
+  else
+    addr += (mn / perSpan) * lbo + (k / 8) * sbo + (k % 8) * 128 +
+            (mn % perSpan) * eb;
+  return addr ^ (((addr >> 7) & 7) << 4); // Swizzle<3,4,3>
+}
 
 std::string Machine::describeWarpgroup(unsigned wg) const {
   return llvm::formatv("warpgroup {0} (threads {1}-{2}) of CTA ({3}, {4}, {5})",
@@ -273,15 +284,9 @@ bool Machine::completeWgmma(uint32_t index) {
   auto read = [&](const kcc::WgmmaDescriptorFields &f, bool mnMajor,
                   unsigned mn, unsigned k, const char *name,
                   float &out) -> bool {
-    uint64_t addr = f.startAddress;
-    unsigned perSpan = 128 / eb;
-    if (!mnMajor)
-      addr += (mn / 8) * uint64_t(f.strideByteOffset) + (mn % 8) * 128 + k * eb;
-    else
-      addr += (mn / perSpan) * uint64_t(f.leadingByteOffset) +
-              (k / 8) * uint64_t(f.strideByteOffset) + (k % 8) * 128 +
-              (mn % perSpan) * eb;
-    addr = swizzle128(addr);
+    uint64_t addr =
+        swizzledOperandOffset(f.startAddress, f.leadingByteOffset,
+                              f.strideByteOffset, mnMajor, mn, k, eb);
     if (addr + eb > prog.sharedBytes) {
       setFault(r.op,
                llvm::formatv("wgmma.mma_async of {0} reads {1}'s element "

@@ -37,26 +37,26 @@ constexpr StringLiteral kSmemOffsetAttr = KccDialect::kSmemOffsetAttr;
 /// The suspend-time hint of mbarrier.try_wait (ns), as CUTLASS uses.
 constexpr int64_t kTryWaitTicks = 0x989680;
 
-Value smemAt(OpBuilder &b, Location loc, Operation *user, int64_t offset) {
+} // namespace
+
+Value kcc::nvidia::smemAt(OpBuilder &b, Location loc, Operation *user,
+                          int64_t offset) {
   Value base = smemBase(b, loc, user);
   return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
                              ArrayRef<LLVM::GEPArg>{int32_t(offset)});
 }
 
 /// Address of element `index` (i32) of `base` with `elemBytes`-byte elements.
-Value elementAddr(OpBuilder &b, Location loc, Value base, Value index,
-                  unsigned elemBytes) {
+static Value elementAddr(OpBuilder &b, Location loc, Value base, Value index,
+                         unsigned elemBytes) {
   Value bytes =
       arith::MulIOp::create(b, loc, index, i32Const(b, loc, elemBytes));
   return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
                              ValueRange{bytes});
 }
 
-/// Builds `body` so that only thread 0 runs it: the thread that issues the
-/// protocol's one-thread operations. A warp-specialized producer runs on one
-/// thread already.
-void onLeader(const ConversionPattern &pattern, OpBuilder &b, Location loc,
-              function_ref<void(OpBuilder &)> body) {
+void kcc::nvidia::onLeader(const ConversionPattern &pattern, OpBuilder &b,
+                           Location loc, function_ref<void(OpBuilder &)> body) {
   if (roleAt(b.getInsertionBlock()).role == Role::Producer)
     return body(b);
   const TargetOps &ops = targetOpsOf(pattern);
@@ -65,6 +65,8 @@ void onLeader(const ConversionPattern &pattern, OpBuilder &b, Location loc,
                             ops.threadId(b, loc), i32Const(b, loc, 0));
   emitIf(b, loc, leader, body);
 }
+
+namespace {
 
 template <typename Op>
 struct AllocLowering : OpConversionPattern<Op> {
@@ -81,10 +83,14 @@ struct AllocLowering : OpConversionPattern<Op> {
   }
 };
 
-/// mbarrier `index` of an mbarrier array (8 bytes each).
-Value barrierAt(OpBuilder &b, Location loc, Value bars, Value index) {
-  return elementAddr(b, loc, bars, index, 8);
+} // namespace
+
+Value kcc::nvidia::barrierAt(OpBuilder &b, Location loc, Value bars,
+                             Value index) {
+  return elementAddr(b, loc, bars, index, 8); // 8 bytes per mbarrier
 }
+
+namespace {
 
 /// Element `flat` (row-major in the tile) of a stage of `type`: dense, or
 /// with `pad` bytes after each row.

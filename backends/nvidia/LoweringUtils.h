@@ -238,6 +238,18 @@ struct RegisterMap {
 RegisterMap registerMap(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::RankedTensorType type, mlir::Value tid);
 
+/// The shared-memory address `offset` bytes into the kernel's buffer
+/// (`user` is an op of the kernel), mbarrier `index` of a converted mbarrier
+/// array, and `body` built so that only the thread issuing one-thread
+/// operations runs it (thread 0; a warp-specialized producer is one thread
+/// already) (AsyncToNVVM.cpp).
+mlir::Value smemAt(mlir::OpBuilder &b, mlir::Location loc,
+                   mlir::Operation *user, int64_t offset);
+mlir::Value barrierAt(mlir::OpBuilder &b, mlir::Location loc, mlir::Value bars,
+                      mlir::Value index);
+void onLeader(const mlir::ConversionPattern &pattern, mlir::OpBuilder &b,
+              mlir::Location loc,
+              llvm::function_ref<void(mlir::OpBuilder &)> body);
 /// The address of stage `stage` (i32) of a converted shared buffer of `type`.
 mlir::Value stageAt(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer,
                     mlir::Value stage, SmemType type);
@@ -252,9 +264,16 @@ int64_t prepareAsyncBuffers(mlir::func::FuncOp fn, int64_t scratch,
 /// Tensor-core operand helpers (WarpgroupMmaToNVVM.cpp): the shared-window
 /// address (i64) of a shared pointer; a matrix descriptor `constant |
 /// ((addr + offset) & 0x3FFFF) >> 4`; a side-effecting inline asm with one
-/// output per type of `outputs`.
+/// output per type of `outputs` (none: an asm without results).
 mlir::Value sharedAddress(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Value ptr3);
+/// A 128-byte swizzled operand stage of `rows` rows, as wgmma and tcgen05
+/// read it: the descriptor's LBO (K-major: unused, 16; MN-major: rows x 128,
+/// the next 64-element block along M/N) and the byte offset of the K step
+/// that starts at k0.
+uint32_t swizzledOperandLbo(bool kMajor, int64_t rows);
+int64_t swizzledKStepOffset(bool kMajor, int64_t rows, int64_t k0,
+                            int64_t elemBytes);
 /// The constant part (offsets, 128-byte swizzle; start 0) of a wgmma or
 /// tcgen05 shared-memory descriptor, encoded by the target model's rules; an
 /// error on `op` if they refuse it.

@@ -40,27 +40,15 @@ using namespace kcc::nvidia;
 
 namespace {
 
-constexpr int64_t kSpan = 128; // swizzle span (bytes): one stage row
-
 /// A side-effecting inline asm without outputs.
 void asmVoid(OpBuilder &b, Location loc, ValueRange operands, StringRef text,
              StringRef constraints) {
-  LLVM::InlineAsmOp::create(
-      b, loc, TypeRange(), operands, text, constraints,
-      /*has_side_effects=*/true, /*is_align_stack=*/false,
-      LLVM::TailCallKind::None,
-      LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
-      /*operand_attrs=*/ArrayAttr());
+  asmWithOutputs(b, loc, {}, operands, text, constraints);
 }
 
 Value isWarp0(OpBuilder &b, Location loc, Value tid) {
   return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, tid,
                                i32Const(b, loc, 32));
-}
-
-Value isThread0(OpBuilder &b, Location loc, Value tid) {
-  return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, tid,
-                               i32Const(b, loc, 0));
 }
 
 /// The CTA barrier between tcgen05 work of different threads, with the
@@ -81,10 +69,7 @@ struct TmemAllocLowering : OpConversionPattern<TmemAllocOp> {
     auto offset = op->getAttrOfType<IntegerAttr>(KccDialect::kSmemOffsetAttr);
     if (!offset)
       return op.emitError("internal error: no shared-memory offset assigned");
-    Value base = smemBase(b, loc, op);
-    Value slot =
-        LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
-                            ArrayRef<LLVM::GEPArg>{int32_t(offset.getInt())});
+    Value slot = smemAt(b, loc, op, offset.getInt());
     Value slot32 = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), slot);
     const TargetOps &ops = targetOpsOf(*this);
     Value tid = ops.threadId(b, loc);
@@ -143,15 +128,12 @@ struct Tcgen05MmaLowering : OpConversionPattern<Tcgen05MmaOp> {
     int64_t k = aK ? aType.getShape()[1] : aType.getShape()[0];
     int64_t n = bK ? bType.getShape()[0] : bType.getShape()[1];
     int64_t aRows = aType.getShape()[0], bRows = bType.getShape()[0];
-    // As wgmma's (WarpgroupMmaToNVVM.cpp): K-major SBO 1024 (next 8 rows);
-    // MN-major LBO = rows * 128 (next 64-element block along M/N).
-    auto lboOf = [&](bool kMajor, int64_t rows) -> uint32_t {
-      return kMajor ? 16 : uint32_t(rows * kSpan);
-    };
-    FailureOr<uint64_t> aConst =
-        mmaDescriptorConstant(op, lboOf(aK, aRows), 1024, /*tcgen05=*/true);
-    FailureOr<uint64_t> bConst =
-        mmaDescriptorConstant(op, lboOf(bK, bRows), 1024, /*tcgen05=*/true);
+    // The stages wgmma reads (WarpgroupMmaToNVVM.cpp); SBO 1024: the next
+    // 8 rows.
+    FailureOr<uint64_t> aConst = mmaDescriptorConstant(
+        op, swizzledOperandLbo(aK, aRows), 1024, /*tcgen05=*/true);
+    FailureOr<uint64_t> bConst = mmaDescriptorConstant(
+        op, swizzledOperandLbo(bK, bRows), 1024, /*tcgen05=*/true);
     if (failed(aConst) || failed(bConst))
       return failure();
     llvm::Expected<uint32_t> idesc = encodeTcgen05F16InstrDescriptor(
@@ -159,29 +141,24 @@ struct Tcgen05MmaLowering : OpConversionPattern<Tcgen05MmaOp> {
     if (!idesc)
       return op.emitError("kcc: no tcgen05 instruction descriptor: ")
              << llvm::toString(idesc.takeError());
-    // Byte offset of the K step at k0 in a stage of `rows` rows.
-    auto stepOffset = [&](bool kMajor, int64_t rows, int64_t k0) -> int64_t {
-      int64_t kBytes = k0 * eb;
-      return kMajor ? (kBytes / kSpan) * rows * kSpan + kBytes % kSpan
-                    : k0 * kSpan;
-    };
     auto stageAddr = [&](Value buffer, Value stage, SmemType t) {
       return sharedAddress(b, loc, stageAt(b, loc, buffer, stage, t));
     };
-    Value tid = targetOpsOf(*this).threadId(b, loc);
     Value first =
         arith::ExtUIOp::create(b, loc, b.getI32Type(), a.getAccumulate());
     Value aBase = stageAddr(a.getA(), a.getAStage(), aType);
     Value bBase = stageAddr(a.getB(), a.getBStage(), bType);
-    emitIf(b, loc, isThread0(b, loc, tid), [&](OpBuilder &ib) {
+    onLeader(*this, b, loc, [&](OpBuilder &ib) {
       Value id = i32Const(ib, loc, int64_t(*idesc));
       for (int64_t k0 = 0; k0 < k; k0 += 16) {
-        Value da = mmaDescriptor(
-            ib, loc, *aConst, aBase,
-            intConst(ib, loc, ib.getI64Type(), stepOffset(aK, aRows, k0)));
-        Value db = mmaDescriptor(
-            ib, loc, *bConst, bBase,
-            intConst(ib, loc, ib.getI64Type(), stepOffset(bK, bRows, k0)));
+        Value da =
+            mmaDescriptor(ib, loc, *aConst, aBase,
+                          intConst(ib, loc, ib.getI64Type(),
+                                   swizzledKStepOffset(aK, aRows, k0, eb)));
+        Value db =
+            mmaDescriptor(ib, loc, *bConst, bBase,
+                          intConst(ib, loc, ib.getI64Type(),
+                                   swizzledKStepOffset(bK, bRows, k0, eb)));
         Value enable = k0 == 0 ? first : i32Const(ib, loc, 1);
         asmVoid(ib, loc, {a.getTmem(), da, db, id, enable},
                 "{\n.reg .pred p;\nsetp.ne.b32 p, $4, 0;\n"
@@ -201,14 +178,9 @@ struct Tcgen05CommitLowering : OpConversionPattern<Tcgen05CommitOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     OpBuilder &b = rewriter;
-    Value tid = targetOpsOf(*this).threadId(b, loc);
-    Value bytes =
-        arith::MulIOp::create(b, loc, a.getIndex(), i32Const(b, loc, 8));
-    Value bar =
-        LLVM::GEPOp::create(b, loc, a.getBars().getType(), b.getI8Type(),
-                            a.getBars(), ValueRange{bytes});
-    Value bar32 = LLVM::PtrToIntOp::create(b, loc, b.getI32Type(), bar);
-    emitIf(b, loc, isThread0(b, loc, tid), [&](OpBuilder &ib) {
+    Value bar32 = LLVM::PtrToIntOp::create(
+        b, loc, b.getI32Type(), barrierAt(b, loc, a.getBars(), a.getIndex()));
+    onLeader(*this, b, loc, [&](OpBuilder &ib) {
       asmVoid(ib, loc, {bar32},
               "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::"
               "cluster.b64 [$0];",

@@ -109,18 +109,17 @@ struct WarpgroupMmaLowering : OpConversionPattern<WarpgroupMmaOp> {
     unsigned wgs = layout.getWarpgroups();
     int64_t blocks = m / 64, reps = (blocks + wgs - 1) / wgs;
 
-    auto lboOf = [&](bool kMajor, int64_t rows) -> uint32_t {
-      return kMajor ? 16 : uint32_t(rows * kSpan);
-    };
-    FailureOr<uint64_t> aConst =
-        mmaDescriptorConstant(op, lboOf(op.getAKMajor(), aRows), 1024,
-                              /*tcgen05=*/false);
-    FailureOr<uint64_t> bConst =
-        mmaDescriptorConstant(op, lboOf(op.getBKMajor(), bRows), 1024,
-                              /*tcgen05=*/false);
+    FailureOr<uint64_t> aConst = mmaDescriptorConstant(
+        op, swizzledOperandLbo(op.getAKMajor(), aRows), 1024,
+        /*tcgen05=*/false);
+    FailureOr<uint64_t> bConst = mmaDescriptorConstant(
+        op, swizzledOperandLbo(op.getBKMajor(), bRows), 1024,
+        /*tcgen05=*/false);
     if (failed(aConst) || failed(bConst))
       return failure();
 
+    // The stage offset in 64-bit arithmetic (ptxas keeps the wgmma
+    // pipeline free of injected warpgroup.arrive this way, C7519).
     auto stageAddr = [&](Value buffer, Value stage, SmemType t) {
       Value off = arith::ExtUIOp::create(
           b, loc, b.getI64Type(),
@@ -134,13 +133,8 @@ struct WarpgroupMmaLowering : OpConversionPattern<WarpgroupMmaOp> {
     // Byte offset in an operand stage of the slice at (row0 along M/N, k0).
     auto sliceOffset = [&](bool kMajor, int64_t rows, Value row0Bytes,
                            int64_t k0) -> Value {
-      int64_t kBytes = k0 * eb;
-      Value fixed;
-      if (kMajor) // block along K, then row0 rows down, then bytes in the span
-        fixed = intConst(b, loc, b.getI64Type(),
-                         (kBytes / kSpan) * rows * kSpan + kBytes % kSpan);
-      else // k0 rows down
-        fixed = intConst(b, loc, b.getI64Type(), k0 * kSpan);
+      Value fixed = intConst(b, loc, b.getI64Type(),
+                             swizzledKStepOffset(kMajor, rows, k0, eb));
       return row0Bytes ? arith::AddIOp::create(b, loc, row0Bytes, fixed)
                        : fixed;
     };
@@ -278,22 +272,37 @@ SmallVector<Value> kcc::nvidia::asmWithOutputs(OpBuilder &b, Location loc,
                                                ValueRange operands,
                                                StringRef text,
                                                StringRef constraints) {
-  Type resultType =
-      outputs.size() == 1
-          ? outputs.front()
-          : LLVM::LLVMStructType::getLiteral(b.getContext(), outputs);
+  // No outputs: no result; one: the output itself; more: a struct of them.
+  SmallVector<Type, 1> resultType;
+  if (outputs.size() == 1)
+    resultType.push_back(outputs.front());
+  else if (!outputs.empty())
+    resultType.push_back(
+        LLVM::LLVMStructType::getLiteral(b.getContext(), outputs));
   auto asmOp = LLVM::InlineAsmOp::create(
-      b, loc, resultType, operands, text, constraints,
+      b, loc, TypeRange(resultType), operands, text, constraints,
       /*has_side_effects=*/true, /*is_align_stack=*/false,
       LLVM::TailCallKind::None,
       LLVM::AsmDialectAttr::get(b.getContext(), LLVM::AsmDialect::AD_ATT),
       /*operand_attrs=*/ArrayAttr());
-  if (outputs.size() == 1)
-    return {asmOp.getResult(0)};
+  if (outputs.size() <= 1)
+    return SmallVector<Value>(asmOp->getResults());
   SmallVector<Value> out;
   for (size_t i = 0; i < outputs.size(); ++i)
     out.push_back(LLVM::ExtractValueOp::create(b, loc, asmOp.getResult(0), i));
   return out;
+}
+
+uint32_t kcc::nvidia::swizzledOperandLbo(bool kMajor, int64_t rows) {
+  return kMajor ? 16 : uint32_t(rows * kSpan);
+}
+
+int64_t kcc::nvidia::swizzledKStepOffset(bool kMajor, int64_t rows, int64_t k0,
+                                         int64_t elemBytes) {
+  int64_t kBytes = k0 * elemBytes;
+  // K-major: the block along K, then the bytes in its span; MN-major: k0
+  // rows down.
+  return kMajor ? (kBytes / kSpan) * rows * kSpan + kBytes % kSpan : k0 * kSpan;
 }
 
 FailureOr<uint64_t> kcc::nvidia::mmaDescriptorConstant(Operation *op,

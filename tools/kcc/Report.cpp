@@ -5,6 +5,7 @@
 #include "backends/nvidia/SharedAccesses.h"
 #include "ir/Dialect.h"
 #include "passes/AxisInfo.h"
+#include "passes/MmaOperands.h"
 #include "targets/BankConflicts.h"
 #include "targets/LaneExchange.h"
 #include "targets/TmaRules.h"
@@ -95,9 +96,9 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
     // "; <instruction> not taken: <why>" for a dot that misses the
     // target's main tensor-core instruction (wgmma, tcgen05.mma).
     auto mainInstructionMissed = [&](Operation *op) -> std::string {
-      const std::string &inst = target.mma.instruction;
-      if (inst != "wgmma" && inst != "tcgen05.mma")
+      if (!hasStagedMma(target))
         return "";
+      const std::string &inst = target.mma.instruction;
       auto refused =
           op->getAttrOfType<DictionaryAttr>(KccDialect::kTensorCoreRefusedAttr);
       auto why =
