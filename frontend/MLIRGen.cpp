@@ -1311,8 +1311,10 @@ TV Gen::genTileBuiltin(const Expr &e, const std::vector<const Expr *> &pos) {
   bool isLoad = name == "load_tile";
   const char *forms = name == "dim" ? "dim(tensor, axis)"
                       : isLoad ? "load_tile(tensor, [rows, cols], [i, j]), "
-                                 "load_tile(tensor, [rows, cols], [i, j], other)"
-                               : "store_tile(tensor, [i, j], tile)";
+                                 "load_tile(tensor, [rows, cols], [i, j], other), "
+                                 "load_tile(batched, [rows, cols], [b, i, j])"
+                               : "store_tile(tensor, [i, j], tile), "
+                                 "store_tile(batched, [b, i, j], tile)";
   size_t minArgs = name == "dim" ? 2 : 3;
   size_t maxArgs = isLoad ? 4 : minArgs;
   if (pos.size() < minArgs || pos.size() > maxArgs) {
@@ -1365,10 +1367,13 @@ TV Gen::genTileBuiltin(const Expr &e, const std::vector<const Expr *> &pos) {
                                  ? coordsTV.list
                                  : std::vector<TV>{coordsTV};
   if (int64_t(coordTVs.size()) != t.rank) {
-    error(coordExpr.loc, "a tensor of rank " + std::to_string(t.rank) +
-                             " takes " + std::to_string(t.rank) +
-                             " block coordinates, got " +
-                             std::to_string(coordTVs.size()));
+    error(coordExpr.loc,
+          "a tensor of rank " + std::to_string(t.rank) + " takes " +
+              std::to_string(t.rank) + " coordinates, got " +
+              std::to_string(coordTVs.size()) +
+              (t.rank == 3 ? " (the batch index, then the tile's two block "
+                             "coordinates)"
+                           : ""));
     return TV::poison();
   }
   llvm::SmallVector<Value> coords;
@@ -1391,9 +1396,11 @@ TV Gen::genTileBuiltin(const Expr &e, const std::vector<const Expr *> &pos) {
     auto shape = tileShape(shapeTV, pos[1]->loc, "load_tile");
     if (!shape)
       return TV::poison();
-    if (int64_t(shape->size()) != t.rank) {
+    if (int64_t(shape->size()) != std::min<int64_t>(t.rank, 2)) {
       error(pos[1]->loc, "the tile of a rank-" + std::to_string(t.rank) +
-                             " tensor has rank " + std::to_string(t.rank) +
+                             " tensor has rank " +
+                             std::to_string(std::min<int64_t>(t.rank, 2)) +
+                             (t.rank == 3 ? " (one matrix of the batch)" : "") +
                              ", got shape " + shapeToString(*shape));
       return TV::poison();
     }
@@ -1423,10 +1430,12 @@ TV Gen::genTileBuiltin(const Expr &e, const std::vector<const Expr *> &pos) {
   if (!val)
     return TV::poison();
   auto tile = mlir::dyn_cast<mlir::RankedTensorType>(val.getType());
-  if (!tile || tile.getRank() != t.rank) {
+  if (!tile || tile.getRank() != std::min<int64_t>(t.rank, 2)) {
     error(pos[2]->loc, "store_tile stores a tile of rank " +
-                           std::to_string(t.rank) + " (its shape is the box "
-                           "written), got " + typeToString(val.getType()));
+                           std::to_string(std::min<int64_t>(t.rank, 2)) +
+                           " (its shape is the box written" +
+                           (t.rank == 3 ? ", in one matrix of the batch" : "") +
+                           "), got " + typeToString(val.getType()));
     return TV::poison();
   }
   if (tile.getElementType() != elem) {

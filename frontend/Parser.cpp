@@ -268,7 +268,7 @@ std::unique_ptr<TypeRef> Parser::parseType() {
       return nullptr;
     type->rankLoc = tok.loc();
     if (!tok.is(Tok::IntLit)) {
-      errorHere("expected the rank of the tensor (1 or 2), found " +
+      errorHere("expected the rank of the tensor (1, 2 or 3), found " +
                 describe(tok));
       return nullptr;
     }

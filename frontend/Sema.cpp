@@ -273,8 +273,9 @@ static std::optional<ConstVal> parseDefine(const Define &d,
 //===----------------------------------------------------------------------===//
 
 /// The ranks kcc's tensors have (a larger one is an error at its `rank`, and
-/// the tensor's size/stride parameters are never enumerated).
-static bool validTensorRank(int64_t rank) { return rank >= 1 && rank <= 2; }
+/// the tensor's size/stride parameters are never enumerated). Rank 3 is a
+/// batch of matrices: its tiles are rank 2 at one batch index.
+static bool validTensorRank(int64_t rank) { return rank >= 1 && rank <= 3; }
 
 std::vector<std::string>
 kcc::frontend::tensorPartNames(llvm::StringRef name, int64_t rank) {
@@ -301,7 +302,7 @@ mlir::Type kcc::frontend::resolveType(const TypeRef &ref, const Kernel &kernel,
       return {};
     }
     if (ref.isTensor && !validTensorRank(ref.rank)) {
-      diags.error(ref.rankLoc, "tensor rank must be 1 or 2, got " +
+      diags.error(ref.rankLoc, "tensor rank must be 1, 2 or 3, got " +
                                    std::to_string(ref.rank));
       return {};
     }
@@ -343,20 +344,20 @@ mlir::Type kcc::frontend::resolveType(const TypeRef &ref, const Kernel &kernel,
   return {};
 }
 
-/// The form of a group(N) clause: a 2-D grid, N an integer literal >= 1 or
-/// an integer constant parameter (whose value groupSize() checks per
-/// specialization).
+/// The form of a group(N) clause: a 2-D grid (or a 3-D one, whose third
+/// axis, a batch, keeps its order), N an integer literal >= 1 or an integer
+/// constant parameter (whose value groupSize() checks per specialization).
 static bool checkGroup(const Kernel &k, Diagnostics &diags) {
   bool ok = true;
   // A grid of 0 or more than 3 expressions is an error of its own.
-  if (k.hasGrid && !k.grid.empty() && k.grid.size() <= 3 &&
-      k.grid.size() != 2) {
+  if (k.hasGrid && k.grid.size() == 1) {
     diags.error(k.groupLoc,
-                "group(N) rasterizes a 2-D grid, but the grid of kernel '" +
-                    k.name + "' has " + std::to_string(k.grid.size()) +
-                    (k.grid.size() == 1 ? " expression" : " expressions") +
-                    "; write grid(gx, gy) and index the programs with "
-                    "program_id(0) and program_id(1), or remove group");
+                "group(N) rasterizes the first two axes of a grid, but the "
+                "grid of kernel '" +
+                    k.name +
+                    "' has 1 expression; write grid(gx, gy) and index the "
+                    "programs with program_id(0) and program_id(1), or "
+                    "remove group");
     ok = false;
   }
   if (!k.group)
@@ -453,7 +454,7 @@ static bool checkSignature(const Kernel &k, mlir::MLIRContext &ctx,
     if (p.type->isTensor && !validTensorRank(p.type->rank)) {
       // Checked here, before anything enumerates the tensor's sizes and
       // strides: the kernel is not emitted.
-      diags.error(p.type->rankLoc, "tensor rank must be 1 or 2, got " +
+      diags.error(p.type->rankLoc, "tensor rank must be 1, 2 or 3, got " +
                                        std::to_string(p.type->rank));
       ok = false;
       continue;

@@ -497,21 +497,32 @@ private:
     const Val &b = get(base);
     if (!make(o, RankedTensorType::get(shape, base.getType()), ptrs))
       return false;
-    int64_t rows = shape.size() == 2 ? shape[0] : 1, cols = shape.back();
     auto scalar = [&](Value v) { return get(v).ints[0]; };
-    int64_t rowSize = shape.size() == 2 ? scalar(dims[0]) : 1;
-    int64_t colSize = scalar(dims.back());
-    int64_t stride = shape.size() == 2 ? scalar(strides[0]) : 0;
-    int64_t row0 = shape.size() == 2 ? scalar(coords[0]) * rows : 0;
-    int64_t col0 = scalar(coords.back()) * cols;
-    inside.assign(rows * cols, false);
-    for (int64_t i = 0; i < rows; ++i)
-      for (int64_t j = 0; j < cols; ++j) {
-        int64_t r = row0 + i, c = col0 + j, k = i * cols + j;
-        inside[k] = r >= 0 && r < rowSize && c >= 0 && c < colSize;
-        ptrs.bufs[k] = b.bufs[0];
-        ptrs.ints[k] = b.ints[0] + (inside[k] ? r * stride + c : 0);
+    // The tensor's leading dimensions beyond the tile's rank (a batch) are
+    // indexed by element, the tile's own by block.
+    size_t rank = dims.size(), lead = rank - shape.size();
+    int64_t n = 1;
+    for (int64_t d : shape)
+      n *= d;
+    inside.assign(n, false);
+    for (int64_t k = 0; k < n; ++k) {
+      bool in = true;
+      int64_t offset = 0, rest = k, inner = n;
+      for (size_t d = 0; d < rank; ++d) {
+        int64_t idx = scalar(coords[d]);
+        if (d >= lead) {
+          int64_t extent = shape[d - lead];
+          inner /= extent;
+          idx = idx * extent + rest / inner;
+          rest %= inner;
+        }
+        in = in && idx >= 0 && idx < scalar(dims[d]);
+        offset += idx * (d + 1 < rank ? scalar(strides[d]) : 1);
       }
+      inside[k] = in;
+      ptrs.bufs[k] = b.bufs[0];
+      ptrs.ints[k] = b.ints[0] + (in ? offset : 0);
+    }
     return true;
   }
 

@@ -228,9 +228,9 @@ LogicalResult KccDialect::verifyRegionArgAttribute(Operation *op,
   if (attr.getName() == kTensorRankAttr) {
     auto rank = dyn_cast<IntegerAttr>(attr.getValue());
     if (!isa<PtrType>(argType) || !rank || rank.getInt() < 1 ||
-        rank.getInt() > 2)
+        rank.getInt() > 3)
       return op->emitError() << kTensorRankAttr
-                             << " (1 or 2) applies to pointer arguments";
+                             << " (1, 2 or 3) applies to pointer arguments";
     return success();
   }
   return op->emitError() << "unknown kcc argument attribute " << attr.getName();
@@ -506,11 +506,17 @@ static LogicalResult verifyTileAccess(Operation *op, PtrType base,
   int64_t rank = tile.getRank();
   if (rank < 1 || rank > 2)
     return op->emitOpError("tiles of rank 1 or 2 only, got rank ") << rank;
-  if (int64_t(dims) != rank || int64_t(coords) != rank ||
-      int64_t(strides) != rank - 1)
+  // The tensor may have more dimensions than the tile (a batch): its leading
+  // coordinates are then element indices.
+  int64_t tensorRank = dims;
+  if (tensorRank < rank || tensorRank > 3 || int64_t(coords) != tensorRank ||
+      int64_t(strides) != tensorRank - 1)
     return op->emitOpError("a rank-")
-           << rank << " tile needs " << rank << " sizes, " << rank - 1
-           << " stride(s) and " << rank << " coordinates";
+           << rank << " tile of a tensor of rank " << rank
+           << " to 3 needs one size and one coordinate per tensor dimension "
+              "and one stride fewer, got "
+           << dims << " sizes, " << strides << " stride(s) and " << coords
+           << " coordinates";
   if (tile.getElementType() != base.getPointeeType())
     return op->emitOpError("tile element type ")
            << tile.getElementType() << " differs from the tensor's "
@@ -597,12 +603,28 @@ static LogicalResult checkStageShape(Operation *op, SmemType smem,
   return success();
 }
 
+/// The stage tile that holds one box: a batched box's leading unit
+/// dimensions (one matrix of the batch) are not the stage's.
+static FailureOr<SmallVector<int64_t>> stageShapeOfBox(Operation *op,
+                                                       TensorMapType map) {
+  ArrayRef<int64_t> box = map.getBox();
+  size_t lead = box.size() > 2 ? box.size() - 2 : 0;
+  if (llvm::any_of(box.take_front(lead), [](int64_t d) { return d != 1; }))
+    return op->emitOpError("a box of rank ")
+           << box.size() << " must be 1 wide in its leading dimensions (one "
+           << "matrix of a batch)";
+  return SmallVector<int64_t>(box.drop_front(lead));
+}
+
 LogicalResult TmaLoadOp::verify() {
   TensorMapType map = getMap().getType();
   if (getCoords().size() != map.getBox().size())
     return emitOpError("needs one coordinate per box dimension (")
            << map.getBox().size() << ")";
-  SmallVector<int64_t> shape(map.getBox());
+  FailureOr<SmallVector<int64_t>> stageShape = stageShapeOfBox(*this, map);
+  if (failed(stageShape))
+    return failure();
+  SmallVector<int64_t> shape = *stageShape;
   shape.back() *= getParts();
   return checkStageShape(*this, getDst().getType(), shape,
                          map.getElementType(),
@@ -614,7 +636,10 @@ LogicalResult TmaStoreOp::verify() {
   if (getCoords().size() != map.getBox().size())
     return emitOpError("needs one coordinate per box dimension (")
            << map.getBox().size() << ")";
-  return checkStageShape(*this, getSrc().getType(), map.getBox(),
+  FailureOr<SmallVector<int64_t>> shape = stageShapeOfBox(*this, map);
+  if (failed(shape))
+    return failure();
+  return checkStageShape(*this, getSrc().getType(), *shape,
                          map.getElementType(), "the box");
 }
 
@@ -783,12 +808,13 @@ LogicalResult TmemLoadOp::verify() {
 LogicalResult CpAsyncOp::verify() {
   SmemType dst = getDst().getType();
   auto ptr = cast<PtrType>(getBase().getType());
-  size_t rank = dst.getShape().size();
-  if (getDims().size() != rank || getCoords().size() != rank ||
-      getStrides().size() != rank - 1)
-    return emitOpError("needs ")
-           << rank << " sizes, " << rank << " coordinates and " << rank - 1
-           << " strides for a stage of rank " << rank;
+  // The tensor is the stage's rank, or one more (a batch).
+  size_t rank = getDims().size();
+  if (dst.getShape().size() != 2 || rank < 2 || rank > 3 ||
+      getCoords().size() != rank || getStrides().size() != rank - 1)
+    return emitOpError("needs a 2-D stage and, for a tensor of rank 2 or 3, "
+                       "one size and one coordinate per dimension and one "
+                       "stride fewer");
   if (ptr.getPointeeType() != dst.getElementType())
     return emitOpError("copies ")
            << ptr.getPointeeType() << " elements into a stage of "

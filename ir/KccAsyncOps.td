@@ -170,7 +170,8 @@ def Kcc_CpAsyncOp : Kcc_Op<"cp_async", [AttrSizedOperandSegments]> {
   let description = [{
     The tile of the stage's shape at block coordinates `coords` of the
     tensor (`base`, `dims`, row stride `strides`; the operands of
-    kcc.load_tile) is copied into stage `stage` of `dst` in 16-byte chunks,
+    kcc.load_tile; a batched tensor's leading coordinate is the batch index)
+    is copied into stage `stage` of `dst` in 16-byte chunks,
     each by one thread with `cp.async.cg`. Elements outside the tensor are
     written as zeros. The copies join the issuing thread's open cp.async
     group; they land only when a kcc.cp_async_wait_group retires the group,

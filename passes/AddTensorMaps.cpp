@@ -88,12 +88,12 @@ struct AddTensorMaps : PassWrapper<AddTensorMaps, OperationPass<ModuleOp>> {
         why = "no target with TMA was requested";
       // An operand of dots that some target runs as wgmma gets the 128-byte
       // swizzled box wgmma reads (the other targets then use vector loads).
-      SmallVector<int64_t> box(shape);
+      SmallVector<int64_t> box = kcc::withBatchDims(op, shape);
       unsigned swizzle = 0;
       if (auto load = dyn_cast<kcc::LoadTileOp>(op); load && why.empty())
         for (const kcc::TargetModel *t : targets)
           if (kcc::mmaOperandRefusal(load, *t).empty()) {
-            box = kcc::mmaOperandBox(shape, elem);
+            box = kcc::withBatchDims(op, kcc::mmaOperandBox(shape, elem));
             swizzle = kcc::kMmaSwizzleBytes;
             op->setAttr(kcc::KccDialect::kMmaOperandAttr, UnitAttr::get(ctx));
             break;
@@ -111,8 +111,8 @@ struct AddTensorMaps : PassWrapper<AddTensorMaps, OperationPass<ModuleOp>> {
         op->setAttr(kcc::KccDialect::kTmaRefusedAttr, StringAttr::get(ctx, why));
         return;
       }
-      maps.insert(
-          {{*base, kcc::TensorMapType::get(ctx, box, elem, swizzle)}, true});
+      maps.insert({{*base, kcc::TensorMapType::get(ctx, box, elem, swizzle)},
+                   true});
     });
     // Why each dot misses the main tensor-core instruction of a target
     // that has one (--report explains the fallback with it).

@@ -4,7 +4,8 @@
 // IR's pointer arithmetic and masked load/store on the tile's elements in
 // row-major order (reshaped from/to the tile): element (i, j) of the tile at
 // block (bi, bj) is base + (bi*S0 + i) * stride0 + (bj*S1 + j), present where
-// both indices are inside the tensor. The comparisons are unsigned, so a
+// both indices are inside the tensor; a batched (rank-3) tensor adds
+// batch * stride0 and checks the batch index too. The comparisons are unsigned, so a
 // negative block coordinate reads `other` and writes nothing, as TMA does; a
 // negative size is an empty dimension. Offsets are 64-bit, and a negative
 // stride walks backwards.
@@ -61,12 +62,32 @@ TileAddresses addressesOf(OpBuilder &b, Location loc, Value base,
   for (int64_t d : shape)
     n *= d;
   auto flatT = RankedTensorType::get({n}, b.getI32Type());
+  auto i64T = RankedTensorType::get({n}, b.getI64Type());
   Value flat = kcc::ArangeOp::create(b, loc, flatT, 0u, uint32_t(n));
+  Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
   Value offset, mask;
-  // Index along dimension d of flat element f: (f / inner) % shape[d], where
-  // inner is the product of the dimensions after d (powers of two).
+  // The tensor's dimensions before the tile's (a batch) are indexed by one
+  // element: a scalar index, bound check and offset shared by the tile.
+  unsigned lead = dims.size() - shape.size();
+  Value batchInside, batchOffset;
+  for (unsigned d = 0; d < lead; ++d) {
+    Value size = arith::MaxSIOp::create(b, loc, dims[d], zero);
+    Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
+                                         coords[d], size);
+    batchInside =
+        batchInside ? arith::AndIOp::create(b, loc, batchInside, inside)
+                    : inside;
+    Value wide = arith::MulIOp::create(
+        b, loc, arith::ExtUIOp::create(b, loc, b.getI64Type(), coords[d]),
+        arith::ExtSIOp::create(b, loc, b.getI64Type(), strides[d]));
+    batchOffset = batchOffset ? arith::AddIOp::create(b, loc, batchOffset, wide)
+                              : wide;
+  }
+  // Index along tile dimension d of flat element f: (f / inner) % shape[d],
+  // where inner is the product of the dimensions after d (powers of two).
   int64_t inner = n;
   for (unsigned d = 0; d < shape.size(); ++d) {
+    unsigned td = lead + d; // the tensor's dimension
     inner /= shape[d];
     Value local = flat;
     if (inner > 1)
@@ -75,29 +96,35 @@ TileAddresses addressesOf(OpBuilder &b, Location loc, Value base,
       local =
           arith::RemUIOp::create(b, loc, local, constI32(b, loc, shape[d], n));
     Value start = arith::MulIOp::create(
-        b, loc, coords[d],
+        b, loc, coords[td],
         arith::ConstantOp::create(b, loc,
                                   b.getI32IntegerAttr(int32_t(shape[d]))));
     Value idx =
         arith::AddIOp::create(b, loc, splatI32(b, loc, start, n), local);
     // A negative size is an empty dimension (not a huge unsigned one).
-    Value size = arith::MaxSIOp::create(
-        b, loc, dims[d],
-        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
+    Value size = arith::MaxSIOp::create(b, loc, dims[td], zero);
     Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                          idx, splatI32(b, loc, size, n));
     mask = mask ? arith::AndIOp::create(b, loc, mask, inside) : inside;
     // Row-major: the offset of index (i, j) is i * stride0 + j, in 64 bits
     // (a tensor may hold more than 2^31 elements). Inside the mask the
     // indices are non-negative.
-    auto i64T = RankedTensorType::get({n}, b.getI64Type());
     Value wide = arith::ExtUIOp::create(b, loc, i64T, idx);
-    if (d + 1 < shape.size()) {
-      Value stride = arith::ExtSIOp::create(b, loc, b.getI64Type(), strides[d]);
+    if (td + 1 < dims.size()) {
+      Value stride =
+          arith::ExtSIOp::create(b, loc, b.getI64Type(), strides[td]);
       wide = arith::MulIOp::create(
           b, loc, wide, kcc::SplatOp::create(b, loc, i64T, stride));
     }
     offset = offset ? arith::AddIOp::create(b, loc, offset, wide) : wide;
+  }
+  if (batchInside) {
+    mask = arith::AndIOp::create(
+        b, loc, mask,
+        kcc::SplatOp::create(b, loc, RankedTensorType::get({n}, b.getI1Type()),
+                             batchInside));
+    offset = arith::AddIOp::create(
+        b, loc, offset, kcc::SplatOp::create(b, loc, i64T, batchOffset));
   }
   auto ptrT = RankedTensorType::get({n}, base.getType());
   Value ptrs = kcc::SplatOp::create(b, loc, ptrT, base);

@@ -163,11 +163,15 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
     os << ")";
     copy->setAttr(kcc::KccDialect::kTileAccessAttr, StringAttr::get(ctx, text));
   };
-  auto scaledCoords = [&](OpBuilder &ob, Location loc, ValueRange coords,
+  // Element coordinates of the access's box (a batch index is one already).
+  auto scaledCoords = [&](OpBuilder &ob, Operation *access, ValueRange coords,
                           ArrayRef<int64_t> shape) {
     SmallVector<Value> out;
-    for (auto [c, s] : llvm::zip(coords, shape))
-      out.push_back(arith::MulIOp::create(ob, loc, c, constI32(ob, loc, s)));
+    for (auto [c, s] : llvm::zip(coords, kcc::withBatchDims(access, shape)))
+      out.push_back(s == 1 ? c
+                           : arith::MulIOp::create(ob, access->getLoc(), c,
+                                                   constI32(ob, access->getLoc(),
+                                                            s)));
     return out;
   };
 
@@ -198,7 +202,7 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
                                           parts * mapType.getBoxBytes());
     auto copy = kcc::TmaLoadOp::create(
         ob, loc, map,
-        scaledCoords(ob, loc, load.getCoords(), load.getType().getShape()),
+        scaledCoords(ob, load, load.getCoords(), load.getType().getShape()),
         stage.buffer, constI32(ob, loc, 0), bars, index, parts);
     describe(copy, mapType, map);
     // Wait where the tile is first needed, so later copies issue first.
@@ -287,7 +291,7 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
     }
     auto copy = kcc::TmaStoreOp::create(
         ob, loc, buffer, constI32(ob, loc, 0), map,
-        scaledCoords(ob, loc, store.getCoords(), tile.getShape()));
+        scaledCoords(ob, store, store.getCoords(), tile.getShape()));
     describe(copy, mapType, map);
     kcc::BulkCommitGroupOp::create(ob, loc);
     auto edge = cast<kcc::StoreTileOp>(eb.clone(*store));

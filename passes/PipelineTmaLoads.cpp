@@ -456,7 +456,8 @@ void PipelineTmaLoads::pipelineLoop(
     int64_t parts = kcc::tmaPartsOf(load, mapType);
     Pipe p{load, map, Value(), Value(), parts * mapType.getBoxBytes(), parts,
            SmallVector<Value>(load.getCoords()),
-           SmallVector<int64_t>(load.getType().getShape()), load.getLoc()};
+           kcc::withBatchDims(load, load.getType().getShape()),
+           load.getLoc()};
     p.buffer = kcc::SmemAllocOp::create(
         eb, loc,
         kcc::SmemType::get(ctx, load.getType().getShape(),

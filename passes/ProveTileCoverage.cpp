@@ -730,10 +730,9 @@ FailureOr<isl::Set> KernelProof::writes(ArrayRef<kcc::StoreTileOp> stores,
   for (kcc::StoreTileOp store : stores) {
     auto tile = cast<RankedTensorType>(store.getValue().getType());
     unsigned rank = store.getDims().size();
-    if (tile.getRank() != rank || store.getCoords().size() != rank) {
-      why = {store.getLoc(), "the tile's rank differs from the tensor's"};
-      return failure();
-    }
+    // A batched tensor's leading coordinates index single elements (a box
+    // extent of 1).
+    unsigned lead = rank - tile.getRank();
     // The statement's surroundings, outermost first.
     SmallVector<Operation *> chain;
     for (Operation *p = store->getParentOp(); p && p != f.getOperation();
@@ -812,7 +811,7 @@ FailureOr<isl::Set> KernelProof::writes(ArrayRef<kcc::StoreTileOp> stores,
           succeeded(c) ? b.value(store.getDims()[k]) : c;
       if (failed(dim))
         return bail();
-      int64_t box = tile.getDimSize(k);
+      int64_t box = k < lead ? 1 : tile.getDimSize(k - lead);
       isl::PwAff e = b.var(isl_dim_set, 3 + loops + k);
       isl::PwAff origin(
           isl_pw_aff_scale_val(c->take(), isl_val_int_from_si(ctx, box)));

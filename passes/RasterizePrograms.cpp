@@ -16,8 +16,9 @@
 //
 // (signed i32 arithmetic, what bench/gemm/gemm.kc wrote by hand before), and
 // num_programs(0) / num_programs(1) become %gx / %gy. program_id(2) and
-// num_programs(2) stay: the launch has one program along z, as before.
-// kcc.grid becomes ["((gx) < 0 || (gy) < 0 ? -1 : (gx) * (gy))", "1", "1"]
+// num_programs(2) stay: a 3-D grid's third axis (a batch) is launched along
+// z as written, each batch's programs in grouped order.
+// kcc.grid becomes ["((gx) < 0 || (gy) < 0 ? -1 : (gx) * (gy))", "1", gz]
 // (a negative extent stays an error at launch) from the original C
 // expressions, so the stubs, the manifest and the simulator launch the
 // flat grid (kcc-difftest's interpreter leg, the reference, runs the
@@ -120,8 +121,9 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker) {
   std::string ex = "(" + expr(0) + ")", ey = "(" + expr(1) + ")";
   std::string flatGrid =
       "(" + ex + " < 0 || " + ey + " < 0 ? -1 : " + ex + " * " + ey + ")";
+  // A third axis (a batch) keeps its extent and its program ids, along z.
   func->setAttr(kcc::KccDialect::kGridAttr,
-                b.getStrArrayAttr({flatGrid, "1", "1"}));
+                b.getStrArrayAttr({flatGrid, "1", expr(2)}));
   marker.erase();
   return success();
 }

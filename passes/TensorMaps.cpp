@@ -73,6 +73,14 @@ llvm::ArrayRef<int64_t> kcc::tileShapeOf(Operation *op) {
       .getShape();
 }
 
+SmallVector<int64_t> kcc::withBatchDims(Operation *op, ArrayRef<int64_t> shape) {
+  size_t rank = isa<LoadTileOp>(op) ? cast<LoadTileOp>(op).getDims().size()
+                                    : cast<StoreTileOp>(op).getDims().size();
+  SmallVector<int64_t> out(rank - std::min(rank, shape.size()), 1);
+  out.append(shape.begin(), shape.end());
+  return out;
+}
+
 std::optional<unsigned> kcc::tensorParamOf(Operation *op, std::string &why) {
   Value base;
   ValueRange dims, strides;
@@ -151,10 +159,12 @@ Value kcc::tensorMapFor(Operation *op, std::string &why) {
   // A wgmma operand's map has the 128-byte swizzled box of one span.
   Type want =
       op->hasAttr(KccDialect::kMmaOperandAttr)
-          ? TensorMapType::get(op->getContext(),
-                               mmaOperandBox(tileShapeOf(op), elem), elem,
-                               kMmaSwizzleBytes)
-          : TensorMapType::get(op->getContext(), tileShapeOf(op), elem, 0);
+          ? TensorMapType::get(
+                op->getContext(),
+                withBatchDims(op, mmaOperandBox(tileShapeOf(op), elem)), elem,
+                kMmaSwizzleBytes)
+          : TensorMapType::get(op->getContext(),
+                               withBatchDims(op, tileShapeOf(op)), elem, 0);
   for (BlockArgument arg : func.getArguments())
     if (auto of = func.getArgAttrOfType<IntegerAttr>(
             arg.getArgNumber(), KccDialect::kTensorMapOfAttr))

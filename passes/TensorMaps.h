@@ -12,6 +12,7 @@
 
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/SmallVector.h"
 
 #include <optional>
 #include <string>
@@ -50,6 +51,12 @@ int64_t tmaPartsOf(mlir::Operation *op, TensorMapType map);
 
 /// The tile shape of a load_tile/store_tile.
 llvm::ArrayRef<int64_t> tileShapeOf(mlir::Operation *op);
+
+/// `shape` (a tile's, or a box over its dimensions) with leading 1s up to
+/// the rank of the tensor that the access `op` reads or writes: the box of
+/// a batched access covers one element of the batch dimension.
+llvm::SmallVector<int64_t> withBatchDims(mlir::Operation *op,
+                                         llvm::ArrayRef<int64_t> shape);
 
 /// Resolves a TMA pass's `target` option (a built-in model name, as kcc-opt
 /// passes it) unless the driver already set `target`; an error naming `pass`

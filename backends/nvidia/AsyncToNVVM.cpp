@@ -468,10 +468,32 @@ struct CpAsyncLowering : OpConversionPattern<CpAsyncOp> {
     auto i64 = b.getI64Type();
     Value tid = targetOpsOf(*this).threadId(b, loc);
     Value stage = stageAt(b, loc, a.getDst(), a.getStage(), type);
-    Value rowBase = arith::MulIOp::create(b, loc, a.getCoords()[0], k32(rows));
-    Value colBase = arith::MulIOp::create(b, loc, a.getCoords()[1], k32(cols));
-    Value dim0 = a.getDims()[0], dim1 = a.getDims()[1];
-    Value stride = arith::ExtSIOp::create(b, loc, i64, a.getStrides()[0]);
+    // A batched tensor: the batch's matrix starts at batch * stride0, and a
+    // batch index outside the tensor empties it (every chunk zero-filled).
+    unsigned lead = a.getDims().size() - 2;
+    Value base = a.getBase();
+    Value dim0 = a.getDims()[lead], dim1 = a.getDims()[lead + 1];
+    if (lead) {
+      Value batch = a.getCoords()[0];
+      Value inside = arith::CmpIOp::create(
+          b, loc, arith::CmpIPredicate::ult, batch,
+          arith::MaxSIOp::create(b, loc, a.getDims()[0], k32(0)));
+      dim1 = arith::SelectOp::create(b, loc, inside, dim1, k32(0));
+      Value offset = arith::SelectOp::create(
+          b, loc, inside,
+          arith::MulIOp::create(
+              b, loc, arith::ExtUIOp::create(b, loc, i64, batch),
+              arith::ExtSIOp::create(b, loc, i64, a.getStrides()[0])),
+          intConst(b, loc, i64, 0));
+      base = LLVM::GEPOp::create(b, loc, base.getType(),
+                                 storageType(type.getElementType()), base,
+                                 ValueRange{offset});
+    }
+    Value rowBase =
+        arith::MulIOp::create(b, loc, a.getCoords()[lead], k32(rows));
+    Value colBase =
+        arith::MulIOp::create(b, loc, a.getCoords()[lead + 1], k32(cols));
+    Value stride = arith::ExtSIOp::create(b, loc, i64, a.getStrides()[lead]);
     for (int64_t q0 = 0; q0 < chunks; q0 += threads) {
       Value q = arith::AddIOp::create(b, loc, tid, k32(q0));
       Value guard =
@@ -506,9 +528,9 @@ struct CpAsyncLowering : OpConversionPattern<CpAsyncOp> {
             arith::ExtUIOp::create(ib, loc, i64, gcol));
         offset = arith::SelectOp::create(ib, loc, inside, offset,
                                          intConst(ib, loc, i64, 0));
-        Value src = LLVM::GEPOp::create(ib, loc, a.getBase().getType(),
+        Value src = LLVM::GEPOp::create(ib, loc, base.getType(),
                                         storageType(type.getElementType()),
-                                        a.getBase(), ValueRange{offset});
+                                        base, ValueRange{offset});
         Value dstOffset = arith::AddIOp::create(
             ib, loc,
             arith::MulIOp::create(ib, loc, row, c32(type.getRowBytes())),

@@ -1,8 +1,25 @@
 // RUN: kcc-opt %s -split-input-file -verify-diagnostics
 
 func.func @load_counts(%p: !kcc.ptr<f32>, %d: i32) {
-  // expected-error@+1 {{a rank-2 tile needs 2 sizes, 1 stride(s) and 2 coordinates}}
+  // expected-error@+1 {{a rank-2 tile of a tensor of rank 2 to 3 needs one size and one coordinate per tensor dimension and one stride fewer, got 1 sizes, 0 stride(s) and 2 coordinates}}
   %t = kcc.load_tile %p[%d] strides[] at[%d, %d] : !kcc.ptr<f32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+// A batched tensor (rank 3) takes its batch index as a third coordinate.
+func.func @batched_counts(%p: !kcc.ptr<f32>, %d: i32) {
+  // expected-error@+1 {{got 3 sizes, 2 stride(s) and 2 coordinates}}
+  %t = kcc.load_tile %p[%d, %d, %d] strides[%d, %d] at[%d, %d] : !kcc.ptr<f32> -> tensor<4x4xf32>
+  return
+}
+
+// -----
+
+func.func @rank4(%p: !kcc.ptr<f32>, %d: i32, %t: tensor<4x4xf32>) {
+  // expected-error@+1 {{got 4 sizes, 3 stride(s) and 4 coordinates}}
+  kcc.store_tile %t, %p[%d, %d, %d, %d] strides[%d, %d, %d] at[%d, %d, %d, %d] : tensor<4x4xf32>, !kcc.ptr<f32>
   return
 }
 
@@ -67,6 +84,27 @@ func.func @tma_coords(%m: !kcc.tensormap<[32, 64], f32, swizzle = 0>, %i: i32) {
 
 // -----
 
+// A batched box is one matrix of the batch: 1 wide in its leading dimension.
+func.func @tma_batched_box(%m: !kcc.tensormap<[2, 32, 64], f32, swizzle = 0>, %i: i32) {
+  %b = kcc.smem_alloc : !kcc.smem<[32, 64], f32, stages = 1, swizzle = 0>
+  // expected-error@+1 {{a box of rank 3 must be 1 wide in its leading dimensions (one matrix of a batch)}}
+  kcc.tma_store %b[%i] -> %m[%i, %i, %i] : !kcc.smem<[32, 64], f32, stages = 1, swizzle = 0>, !kcc.tensormap<[2, 32, 64], f32, swizzle = 0>
+  return
+}
+
+// -----
+
+func.func @tma_batched_ok(%m: !kcc.tensormap<[1, 32, 64], f32, swizzle = 0>, %i: i32) {
+  %b = kcc.smem_alloc : !kcc.smem<[32, 64], f32, stages = 1, swizzle = 0>
+  %bars = kcc.mbarrier_alloc : !kcc.mbarrier<1>
+  kcc.tma_load %m[%i, %i, %i] -> %b[%i], %bars[%i] : !kcc.tensormap<[1, 32, 64], f32, swizzle = 0>, !kcc.smem<[32, 64], f32, stages = 1, swizzle = 0>, !kcc.mbarrier<1>
+  // expected-error@+1 {{the boxes does not match the stage shape}}
+  kcc.tma_load %m[%i, %i, %i] -> %b[%i], %bars[%i] {parts = 2 : i32} : !kcc.tensormap<[1, 32, 64], f32, swizzle = 0>, !kcc.smem<[32, 64], f32, stages = 1, swizzle = 0>, !kcc.mbarrier<1>
+  return
+}
+
+// -----
+
 func.func @smem_load_shape(%i: i32) {
   %b = kcc.smem_alloc : !kcc.smem<[32, 64], f32, stages = 1, swizzle = 0>
   // expected-error@+1 {{the result tile does not match the stage shape}}
@@ -91,8 +129,8 @@ func.func @map_of(%p: !kcc.ptr<f32>, %m: !kcc.tensormap<[32, 64], f32, swizzle =
 
 // -----
 
-// expected-error@+1 {{kcc.tensor_rank (1 or 2) applies to pointer arguments}}
-func.func @rank(%p: !kcc.ptr<f32> {kcc.tensor_rank = 3 : i32}) {
+// expected-error@+1 {{kcc.tensor_rank (1, 2 or 3) applies to pointer arguments}}
+func.func @rank(%p: !kcc.ptr<f32> {kcc.tensor_rank = 4 : i32}) {
   return
 }
 

@@ -32,7 +32,7 @@ func.func @tma_into_padded(%m: !kcc.tensormap<[64, 64], f16, swizzle = 0>) {
 func.func @cp_async_rank(%p: !kcc.ptr<f16>, %n: i32) {
   %c0 = arith.constant 0 : i32
   %buf = kcc.smem_alloc : !kcc.smem<[64, 64], f16, stages = 2, swizzle = 0, pad = 16>
-  // expected-error@+1 {{needs 2 sizes, 2 coordinates and 1 strides for a stage of rank 2}}
+  // expected-error@+1 {{needs a 2-D stage and, for a tensor of rank 2 or 3, one size and one coordinate per dimension and one stride fewer}}
   kcc.cp_async %p[%n] strides[] at[%c0] -> %buf[%c0] : <f16>, <[64, 64], f16, stages = 2, swizzle = 0, pad = 16>
   return
 }
