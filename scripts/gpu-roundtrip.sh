@@ -128,12 +128,32 @@ gemm_ampere() { # out build [full]
     --lib "$build-ampere/libkcc_gemm.so" ${KCC_GEMM_AMPERE_ARGS:---variants nn --outputs same} \
     --out "$out/gemm-ampere.md" > "$out/gemm-ampere.log" 2>&1 || status=1
   tail -n 30 "$out/gemm-ampere.log"
+  KCC_BMM_ARGS="--quick" bmm_bench "$out" "$build-ampere/libkcc_gemm.so" -ampere || status=1
   if [ -n "$full" ] && [ "${KCC_GEMM_MEMCHECK:-1}" != 0 ]; then
     watch "${KCC_GEMM_MEMCHECK_TIMEOUT:-300}" gemm-ampere-memcheck env PYTORCH_NO_CUDA_MEMORY_CACHING=1 \
       compute-sanitizer --tool memcheck --error-exitcode 3 \
       python3 bench/gemm/run_gemm.py --lib "$build-ampere/libkcc_gemm.so" --quick --ref cpu \
       --variants nn --out "$out/gemm-ampere-memcheck.md" > "$out/gemm-ampere-memcheck.log" 2>&1 || status=1
     tail -n 3 "$out/gemm-ampere-memcheck.log"
+  fi
+  return $status
+}
+
+# The batched GEMMs of the same library (bench/gemm/run_bmm.py): checks
+# against torch.bmm and, unless KCC_BMM_ARGS says --quick, timings beside
+# torch.bmm and Triton; with "full" also the checks under memcheck.
+bmm_bench() { # out lib label [full]
+  local out=$1 lib=$2 label=$3 full=${4:-} status=0
+  # shellcheck disable=SC2086 # KCC_BMM_ARGS is a list of flags
+  watch "${KCC_GEMM_TIMEOUT:-480}" "bmm$label" python3 bench/gemm/run_bmm.py --lib "$lib" \
+    ${KCC_BMM_ARGS:-} --out "$out/bmm$label.md" > "$out/bmm$label.log" 2>&1 || status=1
+  tail -n 25 "$out/bmm$label.log"
+  if [ -n "$full" ] && [ "${KCC_GEMM_MEMCHECK:-1}" != 0 ]; then
+    watch "${KCC_GEMM_MEMCHECK_TIMEOUT:-300}" "bmm$label-memcheck" env PYTORCH_NO_CUDA_MEMORY_CACHING=1 \
+      compute-sanitizer --tool memcheck --error-exitcode 3 \
+      python3 bench/gemm/run_bmm.py --lib "$lib" --quick \
+      --out "$out/bmm$label-memcheck.md" > "$out/bmm$label-memcheck.log" 2>&1 || status=1
+    tail -n 3 "$out/bmm$label-memcheck.log"
   fi
   return $status
 }
@@ -163,6 +183,7 @@ gemm_bench() { # out build [full]
   # shellcheck disable=SC2086 # KCC_GEMM_ARGS is a list of flags
   watch "${KCC_GEMM_TIMEOUT:-480}" gemm python3 bench/gemm/run_gemm.py --lib "$lib" \
     "${compare[@]}" --out "$out/gemm.md" ${KCC_GEMM_ARGS:-} 2>&1 | tee "$out/gemm.log" || status=1
+  bmm_bench "$out" "$lib" "" "$full" || status=1
   # The sm_80 build (mma.sync), JIT-compiled from its PTX.
   if [ -f .gpu-gen/ampere/gemm.kcc.cpp ]; then
     gemm_ampere "$out" "$build" "$full" || status=1

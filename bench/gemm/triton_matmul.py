@@ -95,3 +95,65 @@ def best_config():
     """The config the autotuner chose for the last key it ran, as text (or None)."""
     config = getattr(_matmul_kernel, "best_config", None)
     return str(config) if config is not None else None
+
+
+# The batched product: the same kernel body with the batch along the grid's
+# second axis and one stride per operand for it (0 broadcasts an operand).
+@triton.autotune(configs=_configs(),
+                 key=["M", "N", "K", "stride_am", "stride_ak", "stride_bk", "stride_bn"])
+@triton.heuristics({"EVEN_K": lambda args: args["K"] % args["BLOCK_K"] == 0})
+@triton.jit
+def _bmm_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                stride_az, stride_am, stride_ak, stride_bz, stride_bk, stride_bn,
+                stride_cz, stride_cm, stride_cn,
+                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                GROUP_M: tl.constexpr, EVEN_K: tl.constexpr):
+    pid = tl.program_id(0)
+    z = tl.program_id(1).to(tl.int64)
+    tiles_m = tl.cdiv(M, BLOCK_M)
+    tiles_n = tl.cdiv(N, BLOCK_N)
+    in_group = GROUP_M * tiles_n
+    group_row = (pid // in_group) * GROUP_M
+    rows_here = min(tiles_m - group_row, GROUP_M)
+    tile_m = group_row + (pid % in_group) % rows_here
+    tile_n = (pid % in_group) // rows_here
+
+    rows = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    ks = tl.arange(0, BLOCK_K)
+    row_ok = rows < M
+    col_ok = cols < N
+    a_at = a_ptr + z * stride_az + rows[:, None] * stride_am + ks[None, :] * stride_ak
+    b_at = b_ptr + z * stride_bz + ks[:, None] * stride_bk + cols[None, :] * stride_bn
+
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for kb in range(0, tl.cdiv(K, BLOCK_K)):
+        if EVEN_K:
+            a_tile = tl.load(a_at, mask=row_ok[:, None], other=0.0)
+            b_tile = tl.load(b_at, mask=col_ok[None, :], other=0.0)
+        else:
+            k_left = K - kb * BLOCK_K
+            a_tile = tl.load(a_at, mask=row_ok[:, None] & (ks[None, :] < k_left), other=0.0)
+            b_tile = tl.load(b_at, mask=(ks[:, None] < k_left) & col_ok[None, :], other=0.0)
+        acc = tl.dot(a_tile, b_tile, acc)
+        a_at += BLOCK_K * stride_ak
+        b_at += BLOCK_K * stride_bk
+
+    c_at = c_ptr + z * stride_cz + rows[:, None] * stride_cm + cols[None, :] * stride_cn
+    tl.store(c_at, acc.to(c_ptr.dtype.element_ty), mask=row_ok[:, None] & col_ok[None, :])
+
+
+def bmm(a, b, c):
+    """c[B, M, N] = a[B, M, K] @ b[B, K, N] for 3-D CUDA tensors of any strides."""
+    B, M, K = a.shape
+    _, K2, N = b.shape
+    assert K == K2 and tuple(c.shape) == (B, M, N)
+
+    def grid(meta):
+        return (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]), B)
+
+    _bmm_kernel[grid](a, b, c, M, N, K,
+                      a.stride(0), a.stride(1), a.stride(2),
+                      b.stride(0), b.stride(1), b.stride(2),
+                      c.stride(0), c.stride(1), c.stride(2))
+    return c
