@@ -1310,11 +1310,12 @@ TV Gen::genTileBuiltin(const Expr &e, const std::vector<const Expr *> &pos) {
   mlir::Location l = loc(e.loc);
   bool isLoad = name == "load_tile";
   const char *forms = name == "dim" ? "dim(tensor, axis)"
-                      : isLoad ? "load_tile(tensor, [rows, cols], [i, j]), "
-                                 "load_tile(tensor, [rows, cols], [i, j], other), "
-                                 "load_tile(batched, [rows, cols], [b, i, j])"
-                               : "store_tile(tensor, [i, j], tile), "
-                                 "store_tile(batched, [b, i, j], tile)";
+                      : isLoad
+                          ? "load_tile(tensor, [rows, cols], [i, j]), "
+                            "load_tile(tensor, [rows, cols], [i, j], other), "
+                            "load_tile(batched, [rows, cols], [b, i, j])"
+                          : "store_tile(tensor, [i, j], tile), "
+                            "store_tile(batched, [b, i, j], tile)";
   size_t minArgs = name == "dim" ? 2 : 3;
   size_t maxArgs = isLoad ? 4 : minArgs;
   if (pos.size() < minArgs || pos.size() > maxArgs) {

@@ -229,8 +229,8 @@ LogicalResult KccDialect::verifyRegionArgAttribute(Operation *op,
     auto rank = dyn_cast<IntegerAttr>(attr.getValue());
     if (!isa<PtrType>(argType) || !rank || rank.getInt() < 1 ||
         rank.getInt() > 3)
-      return op->emitError() << kTensorRankAttr
-                             << " (1, 2 or 3) applies to pointer arguments";
+      return op->emitError()
+             << kTensorRankAttr << " (1, 2 or 3) applies to pointer arguments";
     return success();
   }
   return op->emitError() << "unknown kcc argument attribute " << attr.getName();

@@ -111,8 +111,8 @@ struct AddTensorMaps : PassWrapper<AddTensorMaps, OperationPass<ModuleOp>> {
         op->setAttr(kcc::KccDialect::kTmaRefusedAttr, StringAttr::get(ctx, why));
         return;
       }
-      maps.insert({{*base, kcc::TensorMapType::get(ctx, box, elem, swizzle)},
-                   true});
+      maps.insert(
+          {{*base, kcc::TensorMapType::get(ctx, box, elem, swizzle)}, true});
     });
     // Why each dot misses the main tensor-core instruction of a target
     // that has one (--report explains the fallback with it).

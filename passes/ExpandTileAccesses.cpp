@@ -5,9 +5,9 @@
 // row-major order (reshaped from/to the tile): element (i, j) of the tile at
 // block (bi, bj) is base + (bi*S0 + i) * stride0 + (bj*S1 + j), present where
 // both indices are inside the tensor; a batched (rank-3) tensor adds
-// batch * stride0 and checks the batch index too. The comparisons are unsigned, so a
-// negative block coordinate reads `other` and writes nothing, as TMA does; a
-// negative size is an empty dimension. Offsets are 64-bit, and a negative
+// batch * stride0 and checks the batch index too. The comparisons are unsigned,
+// so a negative block coordinate reads `other` and writes nothing, as TMA does;
+// a negative size is an empty dimension. Offsets are 64-bit, and a negative
 // stride walks backwards.
 // Layout assignment then vectorizes along the innermost dimension (the tensor
 // contract makes the base 16-byte aligned and the strides multiples of 16
@@ -74,14 +74,14 @@ TileAddresses addressesOf(OpBuilder &b, Location loc, Value base,
     Value size = arith::MaxSIOp::create(b, loc, dims[d], zero);
     Value inside = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult,
                                          coords[d], size);
-    batchInside =
-        batchInside ? arith::AndIOp::create(b, loc, batchInside, inside)
-                    : inside;
+    batchInside = batchInside
+                      ? arith::AndIOp::create(b, loc, batchInside, inside)
+                      : inside;
     Value wide = arith::MulIOp::create(
         b, loc, arith::ExtUIOp::create(b, loc, b.getI64Type(), coords[d]),
         arith::ExtSIOp::create(b, loc, b.getI64Type(), strides[d]));
-    batchOffset = batchOffset ? arith::AddIOp::create(b, loc, batchOffset, wide)
-                              : wide;
+    batchOffset =
+        batchOffset ? arith::AddIOp::create(b, loc, batchOffset, wide) : wide;
   }
   // Index along tile dimension d of flat element f: (f / inner) % shape[d],
   // where inner is the product of the dimensions after d (powers of two).

@@ -168,10 +168,10 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
                           ArrayRef<int64_t> shape) {
     SmallVector<Value> out;
     for (auto [c, s] : llvm::zip(coords, kcc::withBatchDims(access, shape)))
-      out.push_back(s == 1 ? c
-                           : arith::MulIOp::create(ob, access->getLoc(), c,
-                                                   constI32(ob, access->getLoc(),
-                                                            s)));
+      out.push_back(
+          s == 1 ? c
+                 : arith::MulIOp::create(ob, access->getLoc(), c,
+                                         constI32(ob, access->getLoc(), s)));
     return out;
   };
 

@@ -454,7 +454,12 @@ void PipelineTmaLoads::pipelineLoop(
   for (auto [load, map] : loads) {
     auto mapType = cast<kcc::TensorMapType>(map.getType());
     int64_t parts = kcc::tmaPartsOf(load, mapType);
-    Pipe p{load, map, Value(), Value(), parts * mapType.getBoxBytes(), parts,
+    Pipe p{load,
+           map,
+           Value(),
+           Value(),
+           parts * mapType.getBoxBytes(),
+           parts,
            SmallVector<Value>(load.getCoords()),
            kcc::withBatchDims(load, load.getType().getShape()),
            load.getLoc()};

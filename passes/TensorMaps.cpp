@@ -73,7 +73,8 @@ llvm::ArrayRef<int64_t> kcc::tileShapeOf(Operation *op) {
       .getShape();
 }
 
-SmallVector<int64_t> kcc::withBatchDims(Operation *op, ArrayRef<int64_t> shape) {
+SmallVector<int64_t> kcc::withBatchDims(Operation *op,
+                                        ArrayRef<int64_t> shape) {
   size_t rank = isa<LoadTileOp>(op) ? cast<LoadTileOp>(op).getDims().size()
                                     : cast<StoreTileOp>(op).getDims().size();
   SmallVector<int64_t> out(rank - std::min(rank, shape.size()), 1);
