@@ -38,7 +38,7 @@ import traceback
 import torch
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_gemm import DT, KccError, compare, dynamic_symbols, fmt, time_sides, tolerances  # noqa: E402
+from run_gemm import DT, KccGemm, compare, dynamic_symbols, fmt, time_sides, tolerances  # noqa: E402
 
 SYMBOL = re.compile(r"^kcc_(gemm_batched|gemm_batched_nt)_(f16|bf16)_(f16|bf16|f32)_(\d+)_(\d+)_(\d+)$")
 VARIANT = {"gemm_batched": "nn", "gemm_batched_nt": "nt"}
@@ -53,29 +53,17 @@ TIMED = [("nn", (64, 512, 512, 512)), ("nn", (16, 1024, 1024, 1024)),
          ("nt", (32, 2048, 2048, 128)), ("nt", (64, 1024, 1024, 64))]
 
 
-class KccBmm:
+class KccBmm(KccGemm):
+    """One C entry point; each tensor is (pointer, dim0, dim1, dim2, stride0, stride1)."""
+
     def __init__(self, lib, symbol, variant, t, o, tile):
-        self.symbol, self.variant, self.t, self.o, self.tile = symbol, variant, t, o, tile
-        self.name = symbol[len("kcc_"):]
-        self.fn = getattr(lib, symbol)
-        tensor = [ctypes.c_void_p] + [ctypes.c_int32] * 5
-        self.fn.argtypes = tensor * 3 + [ctypes.c_void_p]
-        self.fn.restype = ctypes.c_int
-        self.last_error = lib.kcc_last_error_message
-        self.last_error.argtypes = []
-        self.last_error.restype = ctypes.c_char_p
+        super().__init__(lib, symbol, variant, t, o, tile)
+        self.fn.argtypes = ([ctypes.c_void_p] + [ctypes.c_int32] * 5) * 3 + [ctypes.c_void_p]
 
     @staticmethod
     def _tensor(x):
         assert x.dim() == 3 and (x.stride(2) == 1 or x.numel() == 0), x.stride()
         return [x.data_ptr(), *x.shape, x.stride(0), x.stride(1)]
-
-    def __call__(self, c, x, y):
-        stream = torch.cuda.current_stream().cuda_stream
-        code = self.fn(*self._tensor(c), *self._tensor(x), *self._tensor(y), stream)
-        if code != 0:
-            msg = self.last_error().decode(errors="replace")
-            raise KccError(f"{self.name}: status {code}: {msg}")
 
 
 def discover(lib, path):
@@ -145,7 +133,7 @@ def check(kern, shape, layout, args, records):
         intact = sentinels_intact(c, cbuf)
         rec.update(max_abs=max_abs, max_rel=max_rel, worst=worst, sentinels=intact,
                    ok=intact and (B == 0 or (not math.isnan(worst) and worst <= 1.0)))
-    except KccError as e:
+    except RuntimeError as e:  # KccError: the stub's status and message
         rec.update(ok=False, error=str(e))
     records.append(rec)
     print(rec, flush=True)

@@ -32,25 +32,24 @@ def _configs():
     ]
 
 
-# Strides are part of the key: NN, NT and TN of one shape are tuned apart.
-@triton.autotune(configs=_configs(),
-                 key=["M", "N", "K", "stride_am", "stride_ak", "stride_bk", "stride_bn"])
-@triton.heuristics({"EVEN_K": lambda args: args["K"] % args["BLOCK_K"] == 0})
 @triton.jit
-def _matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
-                   stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
-                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                   GROUP_M: tl.constexpr, EVEN_K: tl.constexpr):
-    # Program id -> (tile row, tile column), GROUP_M tile rows at a time.
-    pid = tl.program_id(0)
+def _grouped_tile(pid, M, N, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                  GROUP_M: tl.constexpr):
+    """Program id -> (tile row, tile column), GROUP_M tile rows at a time."""
     tiles_m = tl.cdiv(M, BLOCK_M)
     tiles_n = tl.cdiv(N, BLOCK_N)
     in_group = GROUP_M * tiles_n
     group_row = (pid // in_group) * GROUP_M
     rows_here = min(tiles_m - group_row, GROUP_M)
-    tile_m = group_row + (pid % in_group) % rows_here
-    tile_n = (pid % in_group) // rows_here
+    return group_row + (pid % in_group) % rows_here, (pid % in_group) // rows_here
 
+
+@triton.jit
+def _tile_product(a_ptr, b_ptr, c_ptr, tile_m, tile_n, M, N, K,
+                  stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                  EVEN_K: tl.constexpr):
+    """C's tile (tile_m, tile_n) = A's rows x B's columns, pipelined over K."""
     rows = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
     cols = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
     ks = tl.arange(0, BLOCK_K)
@@ -74,6 +73,21 @@ def _matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
 
     c_at = c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn
     tl.store(c_at, acc.to(c_ptr.dtype.element_ty), mask=row_ok[:, None] & col_ok[None, :])
+
+
+# Strides are part of the key: NN, NT and TN of one shape are tuned apart.
+@triton.autotune(configs=_configs(),
+                 key=["M", "N", "K", "stride_am", "stride_ak", "stride_bk", "stride_bn"])
+@triton.heuristics({"EVEN_K": lambda args: args["K"] % args["BLOCK_K"] == 0})
+@triton.jit
+def _matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
+                   stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                   GROUP_M: tl.constexpr, EVEN_K: tl.constexpr):
+    tile_m, tile_n = _grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
+    _tile_product(a_ptr, b_ptr, c_ptr, tile_m, tile_n, M, N, K,
+                  stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                  BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K)
 
 
 def matmul(a, b, c):
@@ -108,39 +122,12 @@ def _bmm_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
                 stride_cz, stride_cm, stride_cn,
                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
                 GROUP_M: tl.constexpr, EVEN_K: tl.constexpr):
-    pid = tl.program_id(0)
+    tile_m, tile_n = _grouped_tile(tl.program_id(0), M, N, BLOCK_M, BLOCK_N, GROUP_M)
     z = tl.program_id(1).to(tl.int64)
-    tiles_m = tl.cdiv(M, BLOCK_M)
-    tiles_n = tl.cdiv(N, BLOCK_N)
-    in_group = GROUP_M * tiles_n
-    group_row = (pid // in_group) * GROUP_M
-    rows_here = min(tiles_m - group_row, GROUP_M)
-    tile_m = group_row + (pid % in_group) % rows_here
-    tile_n = (pid % in_group) // rows_here
-
-    rows = tile_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    cols = tile_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    ks = tl.arange(0, BLOCK_K)
-    row_ok = rows < M
-    col_ok = cols < N
-    a_at = a_ptr + z * stride_az + rows[:, None] * stride_am + ks[None, :] * stride_ak
-    b_at = b_ptr + z * stride_bz + ks[:, None] * stride_bk + cols[None, :] * stride_bn
-
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for kb in range(0, tl.cdiv(K, BLOCK_K)):
-        if EVEN_K:
-            a_tile = tl.load(a_at, mask=row_ok[:, None], other=0.0)
-            b_tile = tl.load(b_at, mask=col_ok[None, :], other=0.0)
-        else:
-            k_left = K - kb * BLOCK_K
-            a_tile = tl.load(a_at, mask=row_ok[:, None] & (ks[None, :] < k_left), other=0.0)
-            b_tile = tl.load(b_at, mask=(ks[:, None] < k_left) & col_ok[None, :], other=0.0)
-        acc = tl.dot(a_tile, b_tile, acc)
-        a_at += BLOCK_K * stride_ak
-        b_at += BLOCK_K * stride_bk
-
-    c_at = c_ptr + z * stride_cz + rows[:, None] * stride_cm + cols[None, :] * stride_cn
-    tl.store(c_at, acc.to(c_ptr.dtype.element_ty), mask=row_ok[:, None] & col_ok[None, :])
+    _tile_product(a_ptr + z * stride_az, b_ptr + z * stride_bz, c_ptr + z * stride_cz,
+                  tile_m, tile_n, M, N, K,
+                  stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn,
+                  BLOCK_M, BLOCK_N, BLOCK_K, EVEN_K)
 
 
 def bmm(a, b, c):
