@@ -639,8 +639,10 @@ LogicalResult TmaStoreOp::verify() {
   FailureOr<SmallVector<int64_t>> shape = stageShapeOfBox(*this, map);
   if (failed(shape))
     return failure();
+  shape->back() *= getParts();
   return checkStageShape(*this, getSrc().getType(), *shape,
-                         map.getElementType(), "the box");
+                         map.getElementType(),
+                         getParts() == 1 ? "the box" : "the boxes");
 }
 
 unsigned kcc::blockWarps(Operation *func) {

@@ -138,10 +138,14 @@ def Kcc_TmaStoreOp : Kcc_Op<"tma_store"> {
   let description = [{
     Joins the current bulk async-group; its source must not be written until
     a `bulk_wait_group` (read) covering the group. Elements outside the
-    tensor are not written.
+    tensor are not written. With `parts` = P > 1 the stage's tile is P boxes
+    side by side along the innermost dimension (a swizzled tile wider than
+    one swizzle span, like kcc.tma_load's): box p of the stage goes to
+    inner coordinate + p * box width.
   }];
   let arguments = (ins Kcc_Smem:$src, I32:$stage, Kcc_TensorMap:$map,
-                       Variadic<I32>:$coords);
+                       Variadic<I32>:$coords,
+                       DefaultValuedAttr<ConfinedAttr<I32Attr, [IntMinValue<1>]>, "1">:$parts);
   let assemblyFormat = [{
     $src `[` $stage `]` `->` $map `[` $coords `]` attr-dict `:` type($src)
     `,` type($map)

@@ -84,7 +84,9 @@ def Kcc_Dialect : Dialect {
     // each (passes/VerifyAsyncProtocol.cpp).
     static constexpr ::llvm::StringLiteral kDataDependentAttr = "kcc.data_dependent";
     // On a load_tile whose tensor map is the 128-byte swizzled operand box
-    // of a wgmma or tcgen05 dot (passes/AddTensorMaps.cpp, MmaOperands.h).
+    // of a wgmma or tcgen05 dot, and on a store_tile of such a dot's
+    // accumulator (its C tile leaves through 128-byte swizzled boxes:
+    // kcc::storesMmaAccumulator) (passes/AddTensorMaps.cpp, MmaOperands.h).
     static constexpr ::llvm::StringLiteral kMmaOperandAttr = "kcc.mma_operand";
     // On an scf.for pipelined for wgmma / tcgen05 operands: its stages are
     // refilled one iteration after their use, so its warpgroup_mma may leave

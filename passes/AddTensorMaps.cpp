@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/AxisInfo.h"
 #include "passes/MmaOperands.h"
 #include "passes/Passes.h"
 #include "passes/TensorMaps.h"
@@ -98,6 +99,19 @@ struct AddTensorMaps : PassWrapper<AddTensorMaps, OperationPass<ModuleOp>> {
             op->setAttr(kcc::KccDialect::kMmaOperandAttr, UnitAttr::get(ctx));
             break;
           }
+      // A GEMM's C tile leaves from the accumulator registers, row pieces
+      // of 8 or more rows at once: in 128-byte swizzled boxes those rows
+      // fall in different banks (an unswizzled 128-byte-multiple row pitch
+      // puts them all in the same ones).
+      if (auto store = dyn_cast<kcc::StoreTileOp>(op);
+          store && why.empty() && shape.size() == 2 &&
+          shape.back() * kcc::getElementBytes(elem) % kcc::kMmaSwizzleBytes ==
+              0 &&
+          kcc::storesMmaAccumulator(store, targets)) {
+        box = kcc::withBatchDims(op, kcc::mmaOperandBox(shape, elem));
+        swizzle = kcc::kMmaSwizzleBytes;
+        op->setAttr(kcc::KccDialect::kMmaOperandAttr, UnitAttr::get(ctx));
+      }
       for (const kcc::TargetModel *t :
            why.empty() ? targets : decltype(targets)()) {
         std::string refusal = kcc::tmaStaticRefusal(*t, box, elem, swizzle);

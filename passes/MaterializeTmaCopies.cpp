@@ -148,8 +148,13 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
     std::string text = "TMA box [";
     llvm::raw_string_ostream os(text);
     llvm::interleaveComma(type.getBox(), os);
-    os << "] x " << type.getElementType() << " (" << type.getBoxBytes()
-       << " bytes";
+    os << "] x " << type.getElementType();
+    int64_t parts = isa<kcc::TmaStoreOp>(copy)
+                        ? cast<kcc::TmaStoreOp>(copy).getParts()
+                        : cast<kcc::TmaLoadOp>(copy).getParts();
+    if (parts > 1)
+      os << ", " << parts << " boxes side by side, 128-byte swizzled";
+    os << " (" << type.getBoxBytes() << " bytes";
     if (isa<kcc::TmaLoadOp>(copy))
       os << ", expect_tx counts the full box; out-of-tensor elements read 0";
     else
@@ -263,7 +268,8 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
     auto read = store.getValue().getDefiningOp<kcc::SmemLoadOp>();
     Value fallback = store.getValue();
     if (read && stageOfRead.count(read) &&
-        loaded[stageOfRead[read]].type.getShape() == tile.getShape()) {
+        loaded[stageOfRead[read]].type.getShape() == tile.getShape() &&
+        loaded[stageOfRead[read]].type.getSwizzle() == mapType.getSwizzle()) {
       buffer = read.getSrc();
       loaded[stageOfRead[read]].taken = true;
       // The edge path reads the stage only where it needs the registers.
@@ -274,13 +280,16 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
       for (Stage &s : loaded)
         if (!buffer && !s.taken && s.type.getShape() == tile.getShape() &&
             s.type.getElementType() == tile.getElementType() &&
+            s.type.getSwizzle() == mapType.getSwizzle() &&
             s.read->getBlock() == store->getBlock() &&
             s.read->isBeforeInBlock(store)) {
           buffer = s.buffer;
           s.taken = true;
         }
       if (!buffer)
-        buffer = stageOf(tile.getShape(), tile.getElementType()).buffer;
+        buffer = stageOf(tile.getShape(), tile.getElementType(),
+                         mapType.getSwizzle())
+                     .buffer;
       // Every thread is done with the stage (and with earlier reads of it)
       // before any thread rewrites it.
       kcc::CtaBarrierOp::create(ob, loc);
@@ -291,7 +300,8 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
     }
     auto copy = kcc::TmaStoreOp::create(
         ob, loc, buffer, constI32(ob, loc, 0), map,
-        scaledCoords(ob, store, store.getCoords(), tile.getShape()));
+        scaledCoords(ob, store, store.getCoords(), tile.getShape()),
+        kcc::tmaPartsOf(store, mapType));
     describe(copy, mapType, map);
     kcc::BulkCommitGroupOp::create(ob, loc);
     auto edge = cast<kcc::StoreTileOp>(eb.clone(*store));

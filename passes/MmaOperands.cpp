@@ -280,7 +280,7 @@ SmemStoreOp kcc::epilogueStore(Value tile) {
     if (!store || use.getOperandNumber() != 0)
       continue;
     SmemType stage = store.getDst().getType();
-    if (stage.getSwizzle() == 0 && stage.getShape() == type.getShape() &&
+    if (stage.getShape() == type.getShape() &&
         stage.getElementType() == type.getElementType() &&
         getConstantIntValue(store.getStage()))
       staged = store;
@@ -318,6 +318,37 @@ static bool isSplatOrLineBroadcast(Value v) {
     return src.size() == 2 && (src[0] == 1 || src[1] == 1);
   }
   return false;
+}
+
+bool kcc::storesMmaAccumulator(StoreTileOp store,
+                               ArrayRef<const TargetModel *> targets) {
+  // Back through the epilogue to the loop result it starts from.
+  Value v = store.getValue();
+  while (Operation *def = v.getDefiningOp()) {
+    Dialect *d = def->getDialect();
+    if (!d || !isa<arith::ArithDialect, math::MathDialect>(d) ||
+        def->getNumResults() != 1 || isa<arith::ConstantOp>(def))
+      break;
+    Value from;
+    for (Value operand : def->getOperands())
+      if (!isSplatOrLineBroadcast(operand)) {
+        if (from)
+          return false; // two tiles meet: not an epilogue of one accumulator
+        from = operand;
+      }
+    if (!from || !from.hasOneUse())
+      return false;
+    v = from;
+  }
+  auto result = dyn_cast<OpResult>(v);
+  auto loop = result ? dyn_cast<scf::ForOp>(result.getOwner()) : nullptr;
+  if (!loop || !v.hasOneUse())
+    return false;
+  auto dot = loop.getYieldedValues()[result.getResultNumber()]
+                 .getDefiningOp<DotOp>();
+  return dot && llvm::any_of(targets, [&](const TargetModel *t) {
+           return hasStagedMma(*t) && stagedMmaRefusal(dot, *t).empty();
+         });
 }
 
 SmallVector<Operation *> kcc::epilogueChain(OpOperand &use) {

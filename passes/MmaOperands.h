@@ -95,12 +95,20 @@ inline unsigned tmemAccumulatorWarpgroups(int64_t n) {
 /// The smem_store through which `tile` (a wgmma accumulator leaving the
 /// accumulator layout, or its cast) can be staged for a TMA store straight
 /// from the accumulator registers; null if it cannot. It can when one user
-/// stores it whole into an unswizzled stage at a constant index and every
+/// stores it whole into a stage at a constant index and every
 /// other user sits in the other branch of the scf.if around that store (the
 /// masked-store fallback), so it may relayout through the same stage while
 /// no TMA store reads it. kcc-materialize-warpgroup-mma stages such tiles;
 /// the pipeliner's shared-memory budget keeps no relayout scratch for them.
 SmemStoreOp epilogueStore(mlir::Value tile);
+
+/// Whether `store` writes a tile computed from a K loop's MMA accumulator
+/// by an elementwise epilogue (kcc::epilogueChain) alone, with the dot on
+/// the staged tensor-core path of one of `targets`: its registers then go
+/// straight into the TMA store's stage, which kcc-add-tensor-maps swizzles
+/// so those stores do not conflict in shared-memory banks.
+bool storesMmaAccumulator(StoreTileOp store,
+                          llvm::ArrayRef<const TargetModel *> targets);
 
 /// The elementwise epilogue that starts at `use` of a wgmma accumulator (a
 /// bias add, an activation, the cast to the output type): the chain of

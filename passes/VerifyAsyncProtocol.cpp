@@ -320,6 +320,7 @@ struct BulkCopy {
   llvm::SmallVector<Scalar, 2> coords;
   Value src; // tma_store source buffer
   int64_t stage = 0;
+  int64_t parts = 1; // boxes side by side along the innermost dimension
 };
 
 bool isAsyncOp(Operation *op) {
@@ -1669,10 +1670,14 @@ private:
     bool unknown = false;
     for (size_t d = 0;
          d < box.size() && d < a.coords.size() && d < b.coords.size(); ++d) {
+      // Along the innermost dimension a copy of P parts spans P boxes.
+      bool inner = d + 1 == box.size();
+      int64_t aExtent = box[d] * (inner ? a.parts : 1);
+      int64_t bExtent = box[d] * (inner ? b.parts : 1);
       Scalar diff = linear(a.coords[d], b.coords[d], -1);
       if (!diff.isConst())
         unknown = true;
-      else if (diff.c >= box[d] || diff.c <= -box[d])
+      else if (diff.c >= bExtent || diff.c <= -aExtent)
         return false; // disjoint along this dimension
     }
     if (unknown)
@@ -1705,6 +1710,10 @@ private:
     BulkCopy c{op, map, {}, Value(), 0};
     for (Value v : coords)
       c.coords.push_back(get(v));
+    if (auto load = dyn_cast<kcc::TmaLoadOp>(op))
+      c.parts = load.getParts();
+    else if (auto store = dyn_cast<kcc::TmaStoreOp>(op))
+      c.parts = store.getParts();
     return c;
   }
 

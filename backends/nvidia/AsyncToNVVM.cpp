@@ -97,6 +97,33 @@ namespace {
 Value stageElementAddr(OpBuilder &b, Location loc, Value stage, Value flat,
                        SmemType type) {
   unsigned bytes = storageBytes(type.getElementType());
+  if (unsigned swizzle = type.getSwizzle()) {
+    // Boxes one swizzle span wide side by side (as TMA fills and drains
+    // them), each row-major and permuted as TMA swizzles by address: the
+    // 16-byte chunk (bits 4-6) XOR bits 7-9, masked to the span's chunks.
+    // The stage is 1024-byte aligned, so its offsets stand for addresses.
+    // Callers access at most 16 aligned bytes, which stay in one chunk.
+    int64_t rows = type.getShape().front(), cols = type.getShape().back();
+    int64_t span = swizzle / bytes;
+    auto k = [&](int64_t v) { return i32Const(b, loc, v); };
+    Value row = arith::DivUIOp::create(b, loc, flat, k(cols));
+    Value col = arith::RemUIOp::create(b, loc, flat, k(cols));
+    Value part = arith::DivUIOp::create(b, loc, col, k(span));
+    Value inner = arith::RemUIOp::create(b, loc, col, k(span));
+    Value offset = arith::AddIOp::create(
+        b, loc,
+        arith::MulIOp::create(b, loc, part, k(rows * swizzle)),
+        arith::AddIOp::create(
+            b, loc, arith::MulIOp::create(b, loc, row, k(swizzle)),
+            arith::MulIOp::create(b, loc, inner, k(bytes))));
+    Value bits = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, offset, k(7)),
+        k(swizzle / 16 - 1));
+    offset = arith::XOrIOp::create(
+        b, loc, offset, arith::ShLIOp::create(b, loc, bits, k(4)));
+    return LLVM::GEPOp::create(b, loc, stage.getType(), b.getI8Type(), stage,
+                               ValueRange{offset});
+  }
   if (type.getPad() == 0)
     return elementAddr(b, loc, stage, flat, bytes);
   int64_t cols = type.getShape().back();
@@ -274,14 +301,26 @@ struct TmaStoreLowering : OpConversionPattern<TmaStoreOp> {
   matchAndRewrite(TmaStoreOp op, OpAdaptor a,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    TensorMapType map = op.getMap().getType();
     onLeader(*this, rewriter, loc,
            [&](OpBuilder &b) {
-             NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
-                 b, loc, a.getMap(),
-                 stageAt(b, loc, a.getSrc(), a.getStage(),
-                         op.getSrc().getType()),
-                 tmaCoords(a.getCoords()), /*l2CacheHint=*/Value(),
-                 NVVM::TMAStoreMode::TILE, /*predicate=*/Value());
+             Value stage = stageAt(b, loc, a.getSrc(), a.getStage(),
+                                   op.getSrc().getType());
+             // Part p: the stage's p-th box-sized block, p box widths
+             // further along the innermost dimension.
+             for (unsigned p = 0; p < op.getParts(); ++p) {
+               SmallVector<Value> coords(a.getCoords());
+               if (p > 0)
+                 coords.back() = arith::AddIOp::create(
+                     b, loc, coords.back(),
+                     i32Const(b, loc, p * map.getBox().back()));
+               Value part = elementAddr(b, loc, stage, i32Const(b, loc, p),
+                                        map.getBoxBytes());
+               NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp::create(
+                   b, loc, a.getMap(), part, tmaCoords(coords),
+                   /*l2CacheHint=*/Value(), NVVM::TMAStoreMode::TILE,
+                   /*predicate=*/Value());
+             }
            });
     rewriter.eraseOp(op);
     return success();
@@ -398,9 +437,6 @@ struct SmemStoreLowering : OpConversionPattern<SmemStoreOp> {
       // An accumulator straight into the stage (the epilogue of a GEMM):
       // each thread's row neighbours as one vector store (pairs in
       // #kcc.wgmma_acc, 16 bytes of a 32-column chunk in #kcc.tmem_acc).
-      if (op.getDst().getType().getSwizzle() != 0)
-        return op.emitError("kcc: internal error: an MMA accumulator is "
-                            "stored only into an unswizzled stage");
       unsigned vec = isa<WgmmaAccLayoutAttr>(type.getEncoding())
                          ? 2
                          : std::max(1u, 16 / bytes);

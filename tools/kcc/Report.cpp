@@ -211,18 +211,22 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
         entry.memoryOps.push_back(std::move(m));
         // Falls through to its shared-memory writes below.
       }
-      // A TMA copy: one box per instruction, issued by one thread.
+      // A TMA copy: one box per instruction (P boxes side by side for a
+      // swizzled tile wider than one span), issued by one thread.
       if (isa<TmaLoadOp, TmaStoreOp>(op)) {
-        auto map = cast<TensorMapType>(
-            isa<TmaLoadOp>(op) ? cast<TmaLoadOp>(op).getMap().getType()
-                               : cast<TmaStoreOp>(op).getMap().getType());
+        auto load = dyn_cast<TmaLoadOp>(op);
+        auto store = dyn_cast<TmaStoreOp>(op);
+        TensorMapType map = load ? load.getMap().getType()
+                                 : store.getMap().getType();
+        int64_t parts = load ? load.getParts() : store.getParts();
         MemoryOp m;
         m.loc = locString(op->getLoc());
-        m.kind = isa<TmaLoadOp>(op) ? "load" : "store";
+        m.kind = load ? "load" : "store";
         m.elem = typeString(map.getElementType());
-        m.elements = map.getBoxBytes() / getElementBytes(map.getElementType());
+        m.accessElems =
+            map.getBoxBytes() / getElementBytes(map.getElementType());
+        m.elements = parts * m.accessElems;
         m.path = "tma";
-        m.accessElems = m.elements;
         m.accessBytes = map.getBoxBytes();
         if (auto why =
                 op->getAttrOfType<StringAttr>(KccDialect::kTileAccessAttr))
