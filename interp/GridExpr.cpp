@@ -10,6 +10,8 @@
 #include "ir/CExpr.h"
 #include "ir/Dialect.h"
 
+#include <algorithm>
+
 using namespace kcc::interp;
 
 /// The value of integer parameter `name` of `func` in `args`, if any.
@@ -82,4 +84,13 @@ bool kcc::interp::evaluateGrid(mlir::func::FuncOp func,
     }
   }
   return true;
+}
+
+void kcc::interp::capPersistentGrid(mlir::func::FuncOp func,
+                                    unsigned processors, Grid &grid) {
+  auto perSm = func->getAttrOfType<mlir::IntegerAttr>("kcc.persistent");
+  if (!perSm || grid[2] <= 0)
+    return;
+  int64_t ctas = int64_t(processors) * perSm.getInt();
+  grid[0] = std::min<int64_t>(grid[0], std::max<int64_t>(1, ctas / grid[2]));
 }

@@ -285,8 +285,17 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                : op->emitError() << kAccessWidthAttr
                                  << " must be a power of two";
   if (name == kMaskUniformAttr || name == kDataDependentAttr ||
-      name == kMmaOperandAttr || name == kMmaOverlapAttr)
+      name == kMmaOperandAttr || name == kMmaOverlapAttr ||
+      name == kPersistentTilesAttr)
     return success(isa<UnitAttr>(attr.getValue()));
+  if (name == kPersistentAttr) {
+    auto n = dyn_cast<IntegerAttr>(attr.getValue());
+    return n && n.getInt() > 0 ? success()
+                               : op->emitError()
+                                     << kPersistentAttr
+                                     << " (CTAs per multiprocessor) must be a "
+                                        "positive integer";
+  }
   if (name == kRolesAttr)
     return success(isa<IntegerAttr>(attr.getValue()));
   if (name == kProducerWarpsAttr) {

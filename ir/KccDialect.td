@@ -110,6 +110,15 @@ def Kcc_Dialect : Dialect {
     // On an scf.for that kcc-pipeline-tma-loads did not warp-specialize:
     // why (shown by --report).
     static constexpr ::llvm::StringLiteral kWarpSpecializeRefusedAttr = "kcc.warp_specialize_refused";
+    // On a kernel launched as a persistent grid (kcc --persistent): i32, the
+    // CTAs per multiprocessor. The launch caps kcc.grid's x at
+    // max(1, processors * N / grid z) programs, and each program runs the
+    // tiles of its kcc.persistent_tiles loop (passes/RasterizePrograms.cpp).
+    static constexpr ::llvm::StringLiteral kPersistentAttr = "kcc.persistent";
+    // On the scf.for over a persistent kernel's tiles (from its launch id to
+    // the tile count, by the launch's extent): loops nested in it are
+    // pipelined as if outermost, their stage counter carried across tiles.
+    static constexpr ::llvm::StringLiteral kPersistentTilesAttr = "kcc.persistent_tiles";
     // On the scf.if the NVIDIA lowering splits a kcc.warp_specialize into:
     // the consumer threads (then: the producer warpgroup, else: consumers).
     static constexpr ::llvm::StringLiteral kRolesAttr = "kcc.roles";

@@ -123,8 +123,15 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
       never = kcc::mmaStageRefusal(op, *target);
     if (!never.empty())
       return refuse(op, never);
-    if (op->getParentOfType<LoopLikeOpInterface>())
+    if (kcc::enclosingLoop(op))
       return; // a load of a for loop: kcc-pipeline-tma-loads
+    // Once per tile of a persistent kernel: the copy reuses its stage and
+    // barrier every tile, which needs a barrier of every thread before it.
+    if (Operation *tiles = kcc::persistentTileLoopOf(op))
+      if (op->getParentOp() != tiles)
+        return refuse(op, "the access is inside a branch of a persistent "
+                          "kernel's tile loop; a TMA copy there needs every "
+                          "thread's barrier before it (vector accesses)");
 
     auto load = dyn_cast<kcc::LoadTileOp>(op);
     std::string why;
@@ -203,6 +210,12 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
     Location loc = load.getLoc();
     Value index = constI32(ob, loc, k);
     int64_t parts = kcc::tmaPartsOf(load, mapType);
+    // In a persistent kernel the copy runs once per tile: the stage is free
+    // once every thread has read the previous tile's, and the barrier's
+    // phase alternates with the tile.
+    Operation *tiles = kcc::persistentTileLoopOf(load);
+    if (tiles)
+      kcc::CtaBarrierOp::create(ob, loc);
     kcc::MBarrierArriveExpectTxOp::create(ob, loc, bars, index,
                                           parts * mapType.getBoxBytes());
     auto copy = kcc::TmaLoadOp::create(
@@ -219,8 +232,13 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
     OpBuilder wb(load);
     if (first)
       wb.setInsertionPoint(first);
-    kcc::MBarrierWaitOp::create(wb, loc, bars, constI32(wb, loc, k),
-                                constI32(wb, loc, 0));
+    Value parity =
+        tiles
+            ? arith::AndIOp::create(wb, loc, kcc::persistentTileOrdinal(tiles),
+                                    constI32(wb, loc, 1))
+                  .getResult()
+            : constI32(wb, loc, 0);
+    kcc::MBarrierWaitOp::create(wb, loc, bars, constI32(wb, loc, k), parity);
     auto read = kcc::SmemLoadOp::create(wb, loc, load.getType(), stage.buffer,
                                         constI32(wb, loc, 0));
     stage.read = read;
@@ -258,6 +276,11 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
         guard, loc, arith::OrIOp::create(guard, loc, aligned, interior),
         arith::CmpIOp::create(guard, loc, arith::CmpIPredicate::sge, coord,
                               c0));
+    // In a persistent kernel the stage may still be read by the previous
+    // tile's store: its bulk group must have read it before either side
+    // rewrites it (behind a barrier of every thread, below).
+    if (kcc::persistentTileLoopOf(store))
+      kcc::BulkWaitGroupOp::create(guard, loc, 0, /*read=*/true);
     auto branch = scf::IfOp::create(guard, loc, ok, /*withElseRegion=*/true);
     branch->setAttr(kcc::KccDialect::kDataDependentAttr,
                     UnitAttr::get(ctx));

@@ -20,9 +20,11 @@ struct TargetModel;
 #include "passes/Passes.h.inc"
 
 /// Makes the 2-D grid of every group(N) kernel a 1-D launch in grouped order
-/// (RasterizePrograms.cpp). Run on the tile IR once, right after the
-/// frontend; kernels without group(N) are untouched.
-std::unique_ptr<mlir::Pass> createRasterizePrograms();
+/// (RasterizePrograms.cpp); with `persistent` > 0 a persistent launch of
+/// that many CTAs per multiprocessor, each looping over tiles. Run on the
+/// tile IR once, right after the frontend; kernels without group(N) are
+/// untouched.
+std::unique_ptr<mlir::Pass> createRasterizePrograms(unsigned persistent = 0);
 
 /// Refuses operations the target cannot compile (CheckTargetSupport.cpp).
 std::unique_ptr<mlir::Pass> createCheckTargetSupport(const TargetModel &target);

@@ -42,6 +42,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -114,6 +115,10 @@ struct PipelineTmaLoads
 struct RolePlan {
   Operation *splitAfter = nullptr;        // last op before kcc.warp_specialize
   SmallVector<Operation *> producerSlice; // scalar ops the producer clones
+  // A persistent kernel: the tile loop around the pipelined loop, and the
+  // scalar ops of its body the producer clones into its own tile loop.
+  scf::ForOp tiles;
+  SmallVector<Operation *> tileSlice;
   unsigned consumerWarpgroups = 0;
   unsigned producerRegs = 0, consumerRegs = 0;
 };
@@ -144,7 +149,11 @@ std::string planRoles(func::FuncOp func, scf::ForOp loop,
            "' has no register reallocation between warpgroups "
            "([warp_specialization] in its model)";
   Block &entry = func.getBody().front();
-  if (loop->getBlock() != &entry)
+  // A persistent kernel's loop sits in the tile loop, which is in the body:
+  // each role runs its own tile loop.
+  auto tiles = dyn_cast_or_null<scf::ForOp>(kcc::persistentTileLoopOf(loop));
+  Operation *top = tiles ? tiles.getOperation() : loop.getOperation();
+  if (top->getBlock() != &entry || (tiles && loop->getParentOp() != tiles))
     return "the loop is not directly in the kernel's body (the consumer "
            "role takes everything after it)";
   // Warpgroups: as kcc-materialize-warpgroup-mma will choose them.
@@ -188,7 +197,7 @@ std::string planRoles(func::FuncOp func, scf::ForOp loop,
   // before it runs on every thread, so it must be scalar.
   Operation *splitAfter = nullptr;
   for (Operation &op : entry) {
-    if (&op == loop.getOperation())
+    if (&op == top)
       break;
     if (isSetupOp(&op))
       splitAfter = &op;
@@ -203,14 +212,24 @@ std::string planRoles(func::FuncOp func, scf::ForOp loop,
   }
   // The producer recomputes the loop bounds and the copies' loop-invariant
   // coordinates from scalar ops after the split.
-  llvm::SetVector<Operation *> slice;
+  // In a persistent kernel it also recomputes, per tile, what the tile
+  // loop's body computes before the loop (the program ids).
+  llvm::SetVector<Operation *> slice, tileSlice;
   std::string why;
   std::function<bool(Value)> collect = [&](Value v) {
+    if (tiles && v == tiles.getInductionVar())
+      return true; // the producer's own tile loop's
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      if (tiles && arg.getOwner() == tiles.getBody()) {
+        why = "the producer would need a value the tile loop carries";
+        return false;
+      }
     Operation *def = v.getDefiningOp();
-    if (!def || def->getBlock() != &entry ||
-        (splitAfter && !splitAfter->isBeforeInBlock(def)))
+    bool inTile = def && tiles && def->getBlock() == tiles.getBody();
+    if (!def || (!inTile && def->getBlock() != &entry) ||
+        (!inTile && splitAfter && !splitAfter->isBeforeInBlock(def)))
       return true; // an argument, or defined before the split
-    if (slice.contains(def))
+    if (slice.contains(def) || tileSlice.contains(def))
       return true;
     if (!isPureScalar(def)) {
       why = "the producer would recompute a value of '" +
@@ -221,28 +240,50 @@ std::string planRoles(func::FuncOp func, scf::ForOp loop,
     for (Value o : def->getOperands())
       if (!collect(o))
         return false;
-    slice.insert(def);
+    (inTile ? tileSlice : slice).insert(def);
     return true;
   };
-  for (Value v : needed)
+  SmallVector<Value> all(needed);
+  if (tiles)
+    all.append({tiles.getLowerBound(), tiles.getUpperBound(), tiles.getStep()});
+  for (Value v : all)
     if (!collect(v))
       return why;
+  auto inOrder = [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  };
   plan.splitAfter = splitAfter;
   plan.producerSlice = slice.takeVector();
-  llvm::sort(plan.producerSlice,
-             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  llvm::sort(plan.producerSlice, inOrder);
+  plan.tiles = tiles;
+  plan.tileSlice = tileSlice.takeVector();
+  llvm::sort(plan.tileSlice, inOrder);
   plan.consumerWarpgroups = warpgroups;
   plan.producerRegs = ws.producerRegisters;
   plan.consumerRegs = consumerRegs;
   return "";
 }
 
+/// The iterations of a loop from `lb` to `ub` by the positive `step`:
+/// max(0, ceil((ub - lb) / step)), in i32.
+Value tripCount(OpBuilder &b, Location loc, Value lb, Value ub, int64_t step) {
+  Value span = arith::SubIOp::create(b, loc, ub, lb);
+  Value n = arith::DivSIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, span, constI32(b, loc, step - 1)),
+      constI32(b, loc, step));
+  return arith::MaxSIOp::create(b, loc, n, constI32(b, loc, 0));
+}
+
 /// Splits the kernel after its setup into kcc.warp_specialize: the producer
 /// region recomputes the loop bounds and coordinates (`roles.producerSlice`)
 /// and runs the loop's copies, waiting for the consumers to release a stage
 /// (`empty`) before refilling it; the consumer region gets the rest of the
-/// kernel, `loop` included. `issue(b, k, s, mapping)` builds the copies of
-/// iteration `k` into stage `s`.
+/// kernel, `loop` included. In a persistent kernel the producer runs its own
+/// tile loop over the same tiles, recomputing `roles.tileSlice` per tile
+/// and carrying the stage counter across tiles as the consumers' tile loop
+/// does, so it fills the next tile's stages while the consumers finish this
+/// one. `issue(b, k, s, mapping)` builds the copies of iteration `k` into
+/// stage `s`.
 void buildRoles(
     func::FuncOp func, scf::ForOp loop, const RolePlan &roles, int64_t depth,
     int64_t step, Value empty,
@@ -250,11 +291,13 @@ void buildRoles(
   MLIRContext *ctx = func.getContext();
   Location loc = loop.getLoc();
   Block &entry = func.getBody().front();
+  scf::ForOp tiles = roles.tiles;
+  Operation *top = tiles ? tiles.getOperation() : loop.getOperation();
   // Split after the last setup op (roles.splitAfter, or the pipeline's own
   // at the block's start).
   OpBuilder b(ctx);
   for (Operation &op : entry) {
-    if (&op == loop.getOperation())
+    if (&op == top)
       break;
     if (isSetupOp(&op))
       b.setInsertionPointAfter(&op);
@@ -274,26 +317,51 @@ void buildRoles(
   IRMapping mapping;
   for (Operation *op : roles.producerSlice)
     pb.clone(*op, mapping);
+  // The stage counter at the loop's first iteration: 0, or carried by the
+  // producer's tile loop.
+  Value base;
+  scf::ForOp tileLoop;
+  if (roles.tiles) {
+    scf::ForOp t = roles.tiles;
+    tileLoop = scf::ForOp::create(
+        pb, t.getLoc(), mapping.lookupOrDefault(t.getLowerBound()),
+        mapping.lookupOrDefault(t.getUpperBound()),
+        mapping.lookupOrDefault(t.getStep()), ValueRange{constI32(pb, loc, 0)},
+        [](OpBuilder &, Location, Value, ValueRange) {});
+    tileLoop->setAttr(kcc::KccDialect::kPersistentTilesAttr,
+                      UnitAttr::get(ctx));
+    mapping.map(t.getInductionVar(), tileLoop.getInductionVar());
+    base = tileLoop.getRegionIterArgs().front();
+    pb.setInsertionPointToStart(tileLoop.getBody());
+    for (Operation *op : roles.tileSlice)
+      pb.clone(*op, mapping);
+  }
   Value lb = mapping.lookupOrDefault(loop.getLowerBound());
   Value ub = mapping.lookupOrDefault(loop.getUpperBound());
   auto copies = scf::ForOp::create(pb, loc, lb, ub,
                                    mapping.lookupOrDefault(loop.getStep()));
+  if (tileLoop)
+    scf::YieldOp::create(pb, loc,
+                         ValueRange{arith::AddIOp::create(
+                             pb, loc, base, tripCount(pb, loc, lb, ub, step))});
   OpBuilder lb2 = OpBuilder::atBlockBegin(copies.getBody());
   Value k = copies.getInductionVar();
   Value it =
-      arith::DivSIOp::create(lb2, loc, arith::SubIOp::create(lb2, loc, k, lb),
+      arith::DivUIOp::create(lb2, loc, arith::SubIOp::create(lb2, loc, k, lb),
                              constI32(lb2, loc, step));
-  Value stage = arith::RemSIOp::create(lb2, loc, it, constI32(lb2, loc, depth));
-  // Iteration `it` reuses the stage of iteration it - depth: wait for its
-  // release, phase (it / depth) - 1 of the stage's empty barrier. The first
-  // round of stages is free.
+  if (base)
+    it = arith::AddIOp::create(lb2, loc, base, it);
+  Value stage = arith::RemUIOp::create(lb2, loc, it, constI32(lb2, loc, depth));
+  // Iteration `it` (counted across tiles) reuses the stage of iteration
+  // it - depth: wait for its release, phase (it / depth) - 1 of the stage's
+  // empty barrier. The first round of stages is free.
   Value reuse = arith::CmpIOp::create(lb2, loc, arith::CmpIPredicate::sge, it,
                                       constI32(lb2, loc, depth));
   auto wait = scf::IfOp::create(lb2, loc, reuse, /*withElseRegion=*/false);
   {
     OpBuilder wb = OpBuilder::atBlockBegin(wait.thenBlock());
     Value round = arith::SubIOp::create(
-        wb, loc, arith::DivSIOp::create(wb, loc, it, constI32(wb, loc, depth)),
+        wb, loc, arith::DivUIOp::create(wb, loc, it, constI32(wb, loc, depth)),
         constI32(wb, loc, 1));
     Value parity = arith::AndIOp::create(wb, loc, round, constI32(wb, loc, 1));
     kcc::MBarrierWaitOp::create(wb, loc, empty, stage, parity);
@@ -332,10 +400,18 @@ void PipelineTmaLoads::pipelineLoop(
       load->setAttr(kcc::KccDialect::kTmaRefusedAttr,
                     StringAttr::get(ctx, why));
   };
-  if (loop->getParentOfType<LoopLikeOpInterface>())
+  if (kcc::enclosingLoop(loop))
     return refuseAll("the loop is nested in another loop; the TMA pipeline "
                      "handles outermost loops only (its barrier phases do not "
                      "restart)");
+  // A persistent kernel's loop runs once per tile: its stage counter is
+  // carried by the tile loop, which must run it on every tile.
+  Operation *tiles = kcc::persistentTileLoopOf(loop);
+  if (tiles && loop->getParentOp() != tiles)
+    return refuseAll("the loop is inside a branch of the persistent kernel's "
+                     "tile loop; the TMA pipeline carries its stage counter "
+                     "from tile to tile only for loops directly in the tile "
+                     "loop's body");
   std::optional<int64_t> step = getConstantIntValue(loop.getStep());
   if (!step || *step <= 0)
     return refuseAll("the loop's step is not a positive constant, which the "
@@ -442,6 +518,38 @@ void PipelineTmaLoads::pipelineLoop(
   Block &entry = func.getBody().front();
   OpBuilder eb = OpBuilder::atBlockBegin(&entry);
   Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
+  // The stage counter: iteration it of the loop is iteration base + it of
+  // the pipeline, base being the iterations of the tiles before (carried
+  // by the tile loop; 0 outside a persistent kernel). Stages and phases
+  // follow the counter, so a tile's first copies go where the previous
+  // tile's left off.
+  Value base;
+  if (tiles) {
+    IRRewriter rewriter(ctx);
+    auto tileLoop = cast<scf::ForOp>(tiles);
+    OpBuilder zb(tileLoop);
+    FailureOr<LoopLikeOpInterface> grown = tileLoop.replaceWithAdditionalYields(
+        rewriter, ValueRange{constI32(zb, loc, 0)},
+        /*replaceInitOperandUsesInLoop=*/false,
+        [&](OpBuilder &yb, Location yl, ArrayRef<BlockArgument> args) {
+          return SmallVector<Value>{arith::AddIOp::create(
+              yb, yl, args.front(), tripCount(yb, yl, lb, ub, *step))};
+        });
+    if (failed(grown))
+      return refuseAll("internal error: the tile loop could not carry the "
+                       "pipeline's stage counter");
+    tiles = grown->getOperation();
+    base = cast<scf::ForOp>(tiles).getRegionIterArgs().back();
+    if (specialize)
+      roles.tiles = cast<scf::ForOp>(tiles);
+  }
+  // The pipeline's iteration of loop iteration `it`. Counters are never
+  // negative: stages and phases use unsigned division, which ptxas turns
+  // into shifts and masks even for a counter carried across tiles, whose
+  // sign it cannot prove.
+  auto counted = [&](OpBuilder &b, Value it) {
+    return base ? arith::AddIOp::create(b, loc, base, it).getResult() : it;
+  };
   struct Pipe {
     kcc::LoadTileOp load;
     Value map, buffer, bars;
@@ -521,25 +629,36 @@ void PipelineTmaLoads::pipelineLoop(
                    issue(b, i, k, s, &m);
                });
   OpBuilder pb(loop);
+  // Once per tile, the prologue refills stages the previous tile read:
+  // every thread must be done with them.
+  if (tiles && !specialize)
+    kcc::CtaBarrierOp::create(pb, loc);
   for (int64_t s = 0; s < depth && !specialize; ++s) {
     Value k = arith::AddIOp::create(pb, loc, lb,
                                     constI32(pb, loc, s * *step));
     Value go = arith::CmpIOp::create(pb, loc, arith::CmpIPredicate::slt, k, ub);
     auto guard = scf::IfOp::create(pb, loc, go, /*withElseRegion=*/false);
     OpBuilder gb = OpBuilder::atBlockBegin(guard.thenBlock());
+    Value into =
+        base
+            ? arith::RemUIOp::create(gb, loc, counted(gb, constI32(gb, loc, s)),
+                                     constI32(gb, loc, depth))
+                  .getResult()
+            : constI32(gb, loc, s);
     for (unsigned i = 0; i < pipes.size(); ++i)
-      issue(gb, i, k, constI32(gb, loc, s));
+      issue(gb, i, k, into);
   }
 
   // Body: wait and read at each load; release and refill at the end.
   OpBuilder bb = OpBuilder::atBlockBegin(loop.getBody());
   Value iv = loop.getInductionVar();
-  Value it = arith::DivSIOp::create(bb, loc,
-                                    arith::SubIOp::create(bb, loc, iv, lb),
-                                    constI32(bb, loc, *step));
-  Value stage = arith::RemSIOp::create(bb, loc, it, constI32(bb, loc, depth));
+  Value it =
+      arith::DivUIOp::create(bb, loc, arith::SubIOp::create(bb, loc, iv, lb),
+                             constI32(bb, loc, *step));
+  Value at = counted(bb, it);
+  Value stage = arith::RemUIOp::create(bb, loc, at, constI32(bb, loc, depth));
   Value parity = arith::AndIOp::create(
-      bb, loc, arith::DivSIOp::create(bb, loc, it, constI32(bb, loc, depth)),
+      bb, loc, arith::DivUIOp::create(bb, loc, at, constI32(bb, loc, depth)),
       constI32(bb, loc, 1));
   for (Pipe &p : pipes) {
     OpBuilder lb2(p.load);
@@ -558,12 +677,32 @@ void PipelineTmaLoads::pipelineLoop(
                                        constI32(tb, loc, lag));
     auto release = scf::IfOp::create(tb, loc, done, /*withElseRegion=*/false);
     OpBuilder rb = OpBuilder::atBlockBegin(release.thenBlock());
-    Value old = arith::RemSIOp::create(
+    Value old = arith::RemUIOp::create(
         rb, loc,
-        arith::AddIOp::create(rb, loc, it, constI32(rb, loc, depth - lag)),
+        arith::AddIOp::create(rb, loc, at, constI32(rb, loc, depth - lag)),
         constI32(rb, loc, depth));
     kcc::MBarrierArriveOp::create(rb, loc, empty, old,
                                   /*per_warpgroup=*/true);
+    // A persistent kernel's next tile refills the stage of this tile's last
+    // iteration too: it is released behind the loop, once the wait that
+    // kcc-materialize-warpgroup-mma puts there retired its group.
+    if (tiles) {
+      OpBuilder ab(ctx);
+      ab.setInsertionPointAfter(loop);
+      Value trips = tripCount(ab, loc, lb, ub, *step);
+      Value ran = arith::CmpIOp::create(ab, loc, arith::CmpIPredicate::sgt,
+                                        trips, constI32(ab, loc, 0));
+      auto last = scf::IfOp::create(ab, loc, ran, /*withElseRegion=*/false);
+      OpBuilder lb3 = OpBuilder::atBlockBegin(last.thenBlock());
+      Value stageOfLast = arith::RemUIOp::create(
+          lb3, loc,
+          arith::AddIOp::create(
+              lb3, loc, base,
+              arith::SubIOp::create(lb3, loc, trips, constI32(lb3, loc, 1))),
+          constI32(lb3, loc, depth));
+      kcc::MBarrierArriveOp::create(lb3, loc, empty, stageOfLast,
+                                    /*per_warpgroup=*/true);
+    }
     return;
   }
   // Release and refill: the stage read `lag` iterations ago gets the
@@ -580,9 +719,9 @@ void PipelineTmaLoads::pipelineLoop(
         tb, loc, more,
         arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::sge, it,
                               constI32(tb, loc, lag)));
-    refillStage = arith::RemSIOp::create(
+    refillStage = arith::RemUIOp::create(
         tb, loc,
-        arith::AddIOp::create(tb, loc, it, constI32(tb, loc, depth - lag)),
+        arith::AddIOp::create(tb, loc, at, constI32(tb, loc, depth - lag)),
         constI32(tb, loc, depth));
   }
   auto refill = scf::IfOp::create(tb, loc, more, /*withElseRegion=*/false);

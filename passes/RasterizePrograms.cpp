@@ -27,12 +27,24 @@
 // no longer drives anything). A function without a marker is untouched, so
 // running the pass twice changes nothing.
 //
+// Persistent launches (`persistent` = P > 0, kcc --persistent): the launch
+// is at most P CTAs per multiprocessor (the runtime caps kcc.grid's x at
+// max(1, processors * P / grid z)), and each program runs tiles
+// b, b + extent, ... < gx * gy in an scf.for {kcc.persistent_tiles} whose
+// body is the rest of the kernel, with the program ids above computed from
+// the loop's b. The loop is what lets kcc-pipeline-tma-loads carry a K
+// loop's stage counter from one tile to the next, so that a producer
+// warpgroup fills the next tile's stages while the consumers run this
+// tile's epilogue. The function gets kcc.persistent = P.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 
@@ -46,7 +58,8 @@ namespace {
 /// Rewrites one function around its marker; reports and fails on IR the
 /// frontend never makes (two markers, a program id the marker's extents do
 /// not dominate, a malformed kcc.grid).
-LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker) {
+LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
+                        unsigned persistent) {
   Block &entry = func.getBody().front();
   if (marker->getBlock() != &entry)
     return marker.emitError("kcc.program_grid must be in the entry block of "
@@ -91,6 +104,31 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker) {
   Value n = arith::ConstantOp::create(
       b, loc, b.getI32IntegerAttr(int32_t(marker.getGroup())));
   Value flat = kcc::ProgramIdOp::create(b, loc, i32, uint32_t(0));
+  if (persistent) {
+    // The tiles of this program: the rest of the body runs once per tile.
+    Value extent = kcc::NumProgramsOp::create(b, loc, i32, uint32_t(0));
+    Value tiles = arith::MulIOp::create(b, loc, gx, gy);
+    // Its one iter_arg counts the program's tiles (0, 1, ...): the phase of
+    // a once-per-tile barrier (kcc-materialize-tma-copies) comes from it.
+    Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+    auto loop = scf::ForOp::create(
+        b, loc, flat, tiles, extent, ValueRange{zero},
+        [&](OpBuilder &lb, Location l, Value, ValueRange iter) {
+          Value one = arith::ConstantOp::create(lb, l, lb.getI32IntegerAttr(1));
+          scf::YieldOp::create(
+              lb, l,
+              ValueRange{arith::AddIOp::create(lb, l, iter.front(), one)});
+        });
+    loop->setAttr(kcc::KccDialect::kPersistentTilesAttr, b.getUnitAttr());
+    Block *body = loop.getBody();
+    body->getOperations().splice(
+        std::prev(body->end(), 3), entry.getOperations(),
+        std::next(loop->getIterator()), entry.getTerminator()->getIterator());
+    func->setAttr(kcc::KccDialect::kPersistentAttr,
+                  b.getI32IntegerAttr(int32_t(persistent)));
+    b.setInsertionPointToStart(body);
+    flat = loop.getInductionVar();
+  }
   Value inGroup = arith::MulIOp::create(b, loc, n, gx);
   Value group = arith::DivSIOp::create(b, loc, flat, inGroup);
   Value first = arith::MulIOp::create(b, loc, group, n);
@@ -130,17 +168,31 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker) {
 
 struct RasterizePrograms
     : kcc::impl::KccRasterizeProgramsBase<RasterizePrograms> {
+  using KccRasterizeProgramsBase::KccRasterizeProgramsBase;
   void runOnOperation() override {
+    llvm::StringSet<> warned;
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       SmallVector<kcc::ProgramGridOp> markers;
       func.walk([&](kcc::ProgramGridOp op) { markers.push_back(op); });
-      if (markers.empty())
+      if (markers.empty()) {
+        // Once per kernel, not per specialization.
+        auto base =
+            func->getAttrOfType<StringAttr>(kcc::KccDialect::kBaseNameAttr);
+        StringRef name = base ? base.getValue() : func.getSymName();
+        if (persistent && func->hasAttr(kcc::KccDialect::kKernelAttr) &&
+            warned.insert(name).second)
+          func.emitWarning("kernel '")
+              << name
+              << "' has no group(N) clause: --persistent launches only "
+                 "group(N) kernels persistently; this one keeps one CTA per "
+                 "program";
         continue;
+      }
       if (markers.size() > 1) {
         markers[1].emitError("a kernel has at most one kcc.program_grid");
         return signalPassFailure();
       }
-      if (failed(rasterize(func, markers.front())))
+      if (failed(rasterize(func, markers.front(), persistent)))
         return signalPassFailure();
     }
   }
@@ -148,6 +200,8 @@ struct RasterizePrograms
 
 } // namespace
 
-std::unique_ptr<Pass> kcc::createRasterizePrograms() {
-  return std::make_unique<RasterizePrograms>();
+std::unique_ptr<Pass> kcc::createRasterizePrograms(unsigned persistent) {
+  kcc::KccRasterizeProgramsOptions options;
+  options.persistent = persistent;
+  return std::make_unique<RasterizePrograms>(options);
 }

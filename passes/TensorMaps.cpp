@@ -135,9 +135,31 @@ static bool isPositiveZero(Value v) {
   return false;
 }
 
+bool kcc::isPersistentTileLoop(Operation *op) {
+  return op && op->hasAttr(KccDialect::kPersistentTilesAttr);
+}
+
+Operation *kcc::persistentTileLoopOf(Operation *op) {
+  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+    if (isPersistentTileLoop(p))
+      return p;
+  return nullptr;
+}
+
+Value kcc::persistentTileOrdinal(Operation *loop) {
+  return cast<scf::ForOp>(loop).getRegionIterArgs().front();
+}
+
+Operation *kcc::enclosingLoop(Operation *op) {
+  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
+    if (isa<LoopLikeOpInterface>(p) && !isPersistentTileLoop(p))
+      return p;
+  return nullptr;
+}
+
 std::string kcc::tmaAccessRefusal(Operation *op) {
   // Loads directly in an scf.for body are kcc-pipeline-tma-loads' to take.
-  if (op->getParentOfType<LoopLikeOpInterface>() &&
+  if (enclosingLoop(op) &&
       !(isa<LoadTileOp>(op) && isa<scf::ForOp>(op->getParentOp())))
     return "the access is inside a loop; kcc's TMA pipeline takes only "
            "load_tile directly in a for loop's body (stores and nested "

@@ -26,6 +26,14 @@
 //    contains async ops.
 //  * Execution is capped at kMaxSteps executed operations per choice (a
 //    "cannot prove" error at the loop that exceeds it).
+//  * A persistent kernel's tile loop (kcc.persistent_tiles, from the launch
+//    id by the launch's extent) runs as in program 0 of a one-program
+//    launch, which runs every tile, but at most 2*S+2 of them: what one
+//    tile passes to the next is the stage counters of its pipelines (each
+//    advancing by the same trip count every tile) and the barriers' phases
+//    and stages, which repeat with period 2*S, so 2*S+1 tiles reach every
+//    counter a longer run reaches, and the last one's drain is checked at
+//    the kernel's end.
 //  * kcc.warp_specialize: its producer and consumer regions run as two
 //    concurrent roles (coroutines: each on its own thread, exactly one
 //    running at a time) that share the typestate and meet only through
@@ -421,6 +429,11 @@ public:
          const llvm::DenseMap<Operation *, bool> *branches = nullptr,
          RoleThreads *threads = nullptr, int firstRole = Producer)
       : func(func), branches(branches), threads(threads), firstRole(firstRole) {
+    int64_t depth = 1;
+    func.walk([&](kcc::SmemAllocOp a) {
+      depth = std::max<int64_t>(depth, a.getType().getStages());
+    });
+    tileCap = 2 * std::min<int64_t>(depth, 16) + 2;
     for (BlockArgument a : func.getArguments()) {
       auto it = args.find(a);
       if (it != args.end())
@@ -451,6 +464,8 @@ private:
   llvm::DenseMap<Value, Scalar> env;
   unsigned nextSym = 0;
   int64_t steps = 0;
+  // Tiles a persistent tile loop runs (2 * the deepest buffer + 2).
+  int64_t tileCap = 0;
   Operation *returnOp = nullptr;
   // Loops being executed per role, innermost last: (loop, induction
   // variable value).
@@ -614,16 +629,24 @@ private:
   }
 
   bool execFor(scf::ForOp forOp) {
-    std::optional<int64_t> lb =
-        known(forOp, forOp.getLowerBound(), "the lower bound of this loop");
+    // A persistent kernel's tile loop (from the launch id by the launch's
+    // extent) runs as program 0 of a one-program launch would: every tile,
+    // up to tileCap of them (see the header).
+    bool tiles = forOp->hasAttr(kcc::KccDialect::kPersistentTilesAttr);
+    std::optional<int64_t> lb = tiles ? std::optional<int64_t>(0)
+                                      : known(forOp, forOp.getLowerBound(),
+                                              "the lower bound of this loop");
     if (!lb)
       return false;
     std::optional<int64_t> ub =
         known(forOp, forOp.getUpperBound(), "the upper bound of this loop");
     if (!ub)
       return false;
+    if (tiles)
+      ub = std::min(*ub, tileCap);
     std::optional<int64_t> step =
-        known(forOp, forOp.getStep(), "the step of this loop");
+        tiles ? std::optional<int64_t>(1)
+              : known(forOp, forOp.getStep(), "the step of this loop");
     if (!step)
       return false;
     unsigned width = scalarWidth(forOp.getInductionVar().getType());

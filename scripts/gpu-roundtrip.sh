@@ -128,6 +128,7 @@ gemm_ampere() { # out build [full]
     --lib "$build-ampere/libkcc_gemm.so" ${KCC_GEMM_AMPERE_ARGS:---variants nn --outputs same} \
     --out "$out/gemm-ampere.md" > "$out/gemm-ampere.log" 2>&1 || status=1
   tail -n 30 "$out/gemm-ampere.log"
+  bmm_compare=()
   KCC_BMM_ARGS="--quick" bmm_bench "$out" "$build-ampere/libkcc_gemm.so" -ampere || status=1
   if [ -n "$full" ] && [ "${KCC_GEMM_MEMCHECK:-1}" != 0 ]; then
     watch "${KCC_GEMM_MEMCHECK_TIMEOUT:-300}" gemm-ampere-memcheck env PYTORCH_NO_CUDA_MEMORY_CACHING=1 \
@@ -142,11 +143,12 @@ gemm_ampere() { # out build [full]
 # The batched GEMMs of the same library (bench/gemm/run_bmm.py): checks
 # against torch.bmm and, unless KCC_BMM_ARGS says --quick, timings beside
 # torch.bmm and Triton; with "full" also the checks under memcheck.
+bmm_compare=() # a second library for run_bmm.py (gemm_bench sets it)
 bmm_bench() { # out lib label [full]
   local out=$1 lib=$2 label=$3 full=${4:-} status=0
   # shellcheck disable=SC2086 # KCC_BMM_ARGS is a list of flags
   watch "${KCC_GEMM_TIMEOUT:-480}" "bmm$label" python3 bench/gemm/run_bmm.py --lib "$lib" \
-    ${KCC_BMM_ARGS:-} --out "$out/bmm$label.md" > "$out/bmm$label.log" 2>&1 || status=1
+    "${bmm_compare[@]}" ${KCC_BMM_ARGS:-} --out "$out/bmm$label.md" > "$out/bmm$label.log" 2>&1 || status=1
   tail -n 25 "$out/bmm$label.log"
   if [ -n "$full" ] && [ "${KCC_GEMM_MEMCHECK:-1}" != 0 ]; then
     watch "${KCC_GEMM_MEMCHECK_TIMEOUT:-300}" "bmm$label-memcheck" env PYTORCH_NO_CUDA_MEMORY_CACHING=1 \
@@ -168,14 +170,15 @@ gemm_bench() { # out build [full]
     > "$out/gemm-configure.log" 2>&1 || { cat "$out/gemm-configure.log"; return 1; }
   cmake --build "$build" -j > "$out/gemm-build.log" 2>&1 || { cat "$out/gemm-build.log"; return 1; }
   lib=$build/libkcc_gemm.so
-  # The same kernels without warp specialization (prepare compiles them with
-  # --warp-specialize=false), timed side by side as kernel@onerole.
+  # The same kernels compiled another way (prepare: .gpu-gen/<label>, see
+  # KCC_GEMM_COMPARE), timed side by side as kernel@<label>.
   compare=()
-  if [ -f .gpu-gen/onerole/gemm.kcc.cpp ]; then
-    cmake -S bench/gemm -B "$build-onerole" -DKCC_GEN_DIR="$PWD/.gpu-gen/onerole" \
-      -DCMAKE_BUILD_TYPE=Release > "$out/gemm-configure-onerole.log" 2>&1 &&
-      cmake --build "$build-onerole" -j > "$out/gemm-build-onerole.log" 2>&1 &&
-      compare=(--compare-lib "onerole=$build-onerole/libkcc_gemm.so")
+  local label=${KCC_GEMM_COMPARE:-persistent}
+  if [ -f ".gpu-gen/$label/gemm.kcc.cpp" ]; then
+    cmake -S bench/gemm -B "$build-$label" -DKCC_GEN_DIR="$PWD/.gpu-gen/$label" \
+      -DCMAKE_BUILD_TYPE=Release > "$out/gemm-configure-$label.log" 2>&1 &&
+      cmake --build "$build-$label" -j > "$out/gemm-build-$label.log" 2>&1 &&
+      compare=(--compare-lib "$label=$build-$label/libkcc_gemm.so")
   fi
   if [ -n "$full" ]; then
     sass_counts .gpu-gen/gemm.fatbin "$out/gemm" || status=1
@@ -183,6 +186,7 @@ gemm_bench() { # out build [full]
   # shellcheck disable=SC2086 # KCC_GEMM_ARGS is a list of flags
   watch "${KCC_GEMM_TIMEOUT:-480}" gemm python3 bench/gemm/run_gemm.py --lib "$lib" \
     "${compare[@]}" --out "$out/gemm.md" ${KCC_GEMM_ARGS:-} 2>&1 | tee "$out/gemm.log" || status=1
+  bmm_compare=("${compare[@]}")
   bmm_bench "$out" "$lib" "" "$full" || status=1
   # The sm_80 build (mma.sync), JIT-compiled from its PTX.
   if [ -f .gpu-gen/ampere/gemm.kcc.cpp ]; then
@@ -207,8 +211,16 @@ prepare)
   # The GEMM benchmark kernels (wgmma on sm_90a; not bundled yet: their
   # tile sizes do not suit the FMA fallback of the other targets).
   "$kcc" bench/gemm/gemm.kc -o .gpu-gen --target=sm_90a
-  mkdir -p .gpu-gen/onerole
-  "$kcc" bench/gemm/gemm.kc -o .gpu-gen/onerole --target=sm_90a --warp-specialize=false
+  # A second build of them, timed beside the first (gemm_bench):
+  # KCC_GEMM_COMPARE=persistent (default; --persistent=1) or onerole
+  # (--warp-specialize=false).
+  case "${KCC_GEMM_COMPARE:-persistent}" in
+  persistent) flags=(--persistent=1) ;;
+  onerole) flags=(--warp-specialize=false) ;;
+  *) echo "KCC_GEMM_COMPARE must be persistent or onerole" >&2; exit 1 ;;
+  esac
+  mkdir -p ".gpu-gen/${KCC_GEMM_COMPARE:-persistent}"
+  "$kcc" bench/gemm/gemm.kc -o ".gpu-gen/${KCC_GEMM_COMPARE:-persistent}" --target=sm_90a "${flags[@]}"
   # The same kernels for sm_80 only (mma.sync + ldmatrix): the fatbin's
   # compute_80 PTX is JIT-compiled for the H100, so the Ampere path runs
   # there (gemm_bench: its own correctness pass and table).

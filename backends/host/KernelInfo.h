@@ -79,6 +79,7 @@ struct Specialization {
   std::vector<ConstantValue> constants; // in declaration order
   std::vector<ParamInfo> params;        // in declaration order
   std::array<std::string, 3> grid;      // C expressions over param names
+  unsigned persistent = 0; // CTAs per multiprocessor of a persistent launch
   std::vector<CoverageGuard> coverage;  // launch guards, if any
   std::vector<TargetBuild> builds;      // one per target, in target order
 };

@@ -54,6 +54,9 @@ bool host::collectKernelInfo(mlir::ModuleOp tileIR, ModuleInfo &info) {
     }
     for (auto [i, g] : llvm::enumerate(grid))
       spec.grid[i] = mlir::cast<mlir::StringAttr>(g).str();
+    if (auto p =
+            func->getAttrOfType<mlir::IntegerAttr>(KccDialect::kPersistentAttr))
+      spec.persistent = unsigned(p.getInt());
     if (auto cov =
             func->getAttrOfType<mlir::ArrayAttr>(KccDialect::kCoverageAttr))
       for (auto entry : cov.getAsRange<mlir::DictionaryAttr>())

@@ -71,6 +71,8 @@ std::string kcc::host::emitManifest(const ModuleInfo &module,
                         {"params", std::move(params)},
                         {"grid", std::move(grid)},
                         {"targets", std::move(builds)}};
+      if (s.persistent)
+        spec["persistent_ctas_per_sm"] = int64_t(s.persistent);
       // Launch guards from the coverage proof: a launch where `guard` (C
       // over the parameter names) is false leaves `tensor` partly unwritten.
       if (!s.coverage.empty()) {

@@ -716,6 +716,15 @@ std::string docComment(const KernelInfo &k, const SpecPlan &sp, bool amd) {
                   "Grid: (" + gridExpr(s.grid[0]) + ", " + gridExpr(s.grid[1]) +
                       ", " + gridExpr(s.grid[2]) + ").",
                   2);
+  if (s.persistent)
+    out += wrapComment(
+        "///",
+        "Persistent: at most " + std::to_string(s.persistent) +
+            " CTA(s) per multiprocessor are launched (grid x capped at "
+            "max(1, multiprocessors * " +
+            std::to_string(s.persistent) +
+            " / grid z)); each loops over its tiles.",
+        2);
   std::string builds;
   for (const TargetBuild *b : sp.builds)
     builds += (builds.empty() ? "" : ", ") + std::to_string(b->threads) + " (" +
@@ -940,11 +949,14 @@ std::string emitSource(const ModuleInfo &m,
                     "static const kcc::rt::ThreadsForArch threads_" + s.symbol +
                         "[] = {",
                     threads, "};");
+      std::vector<std::string> desc = {"&kFatbinDesc", cString(s.symbol),
+                                       "threads_" + s.symbol,
+                                       std::to_string(sp.builds.size())};
+      if (s.persistent)
+        desc.push_back(std::to_string(s.persistent));
       c += wrapCall(
           "", "static const kcc::rt::KernelDesc kernel_" + s.symbol + " = {",
-          {"&kFatbinDesc", cString(s.symbol), "threads_" + s.symbol,
-           std::to_string(sp.builds.size())},
-          "};");
+          desc, "};");
       std::vector<std::string> gparams;
       for (const std::string &p : sp.gridParams)
         gparams.push_back("int64_t " + p);

@@ -162,14 +162,18 @@ def time_case(kernels, variant, t, shape, args, triton_bmm, notes):
     best, mode = time_sides(sides, args.timing, args.passes, args.batches, holder)
     flops = 2.0 * B * M * N * K
     tf = {k: flops / (ms * 1e-3) / 1e12 for k, ms in best.items()}
-    kname = max((k.name for k in kernels), key=lambda n: tf[n])
+    mine = [k.name for k in kernels if "@" not in k.name]
+    other = [k.name for k in kernels if "@" in k.name]
+    kname = max(mine, key=lambda n: tf[n])
+    oname = max(other, key=lambda n: tf[n]) if other else None
     return {"kind": "perf", "variant": variant, "T": t, "O": t, "shape": "x".join(map(str, shape)),
             "kcc_kernel": kname, "kcc_tflops": tf[kname], "cublas_tflops": tf["cublas"],
+            "other_kernel": oname, "other_tflops": tf[oname] if oname else None,
             "triton_tflops": tf.get("triton"), "timing": mode,
             "all_kcc": {k.name: tf[k.name] for k in kernels}}
 
 
-def markdown(checks, perf, notes):
+def markdown(checks, perf, notes, label=None):
     lines = ["## kcc batched GEMM (gemm_batched, gemm_batched_nt)", "",
              f"Device: {torch.cuda.get_device_name()}, torch {torch.__version__}", "",
              "### Correctness", "",
@@ -180,16 +184,23 @@ def markdown(checks, perf, notes):
         lines.append(f"| {r['kernel']} | {r['shape']} | {r['layout']} | {fmt(r.get('max_abs'))} | "
                      f"{fmt(r.get('worst'), '.3f')} | {r.get('sentinels', 'n/a')} | {result} |")
     if perf:
+        extra_head = f" kcc@{label} kernel | kcc@{label} | kcc@{label} / cuBLAS |" if label else ""
+        extra_rule = "---|---:|---:|" if label else ""
         lines += ["", "### Performance (TFLOP/s = 2*B*M*N*K / t)", "",
-                  "| variant | T | BxMxNxK | kcc kernel | kcc | cuBLAS (torch.bmm) | Triton | kcc / cuBLAS | Triton / cuBLAS |",
-                  "|---|---|---|---|---:|---:|---:|---:|---:|"]
+                  "| variant | T | BxMxNxK | kcc kernel | kcc | cuBLAS (torch.bmm) | Triton | kcc / cuBLAS | "
+                  "Triton / cuBLAS |" + extra_head,
+                  "|---|---|---|---|---:|---:|---:|---:|---:|" + extra_rule]
         for r in perf:
             def ratio(v):
                 return fmt(v / r["cublas_tflops"], ".2f") if v else "n/a"
+            extra = ""
+            if label:
+                extra = (f" {r['other_kernel'] or 'n/a'} | {fmt(r['other_tflops'], '.1f')} | "
+                         f"{ratio(r['other_tflops'])} |")
             lines.append(f"| {r['variant'].upper()} | {r['T']} | {r['shape']} | {r['kcc_kernel']} | "
                          f"{fmt(r['kcc_tflops'], '.1f')} | {fmt(r['cublas_tflops'], '.1f')} | "
                          f"{fmt(r['triton_tflops'], '.1f')} | {ratio(r['kcc_tflops'])} | "
-                         f"{ratio(r['triton_tflops'])} |")
+                         f"{ratio(r['triton_tflops'])} |" + extra)
     if notes:
         lines += ["", "Notes:", ""] + [f"- {n}" for n in notes]
     return "\n".join(lines) + "\n"
@@ -207,6 +218,9 @@ def main():
     p.add_argument("--atol", type=float)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--no-triton", action="store_true")
+    p.add_argument("--compare-lib", metavar="LABEL=PATH",
+                   help="a second kcc library (e.g. compiled with --persistent), checked and timed in "
+                        "the same run; its kernels are named KERNEL@LABEL and its fastest gets columns")
     args = p.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     lib = ctypes.CDLL(os.path.abspath(args.lib))
@@ -214,6 +228,16 @@ def main():
     if not found:
         print(f"no kcc_gemm_batched* function in {args.lib}")
         return 2
+    label = None
+    if args.compare_lib:
+        label, _, path = args.compare_lib.partition("=")
+        if not label or not path:
+            sys.exit("--compare-lib expects LABEL=PATH")
+        for key, fns in discover(ctypes.CDLL(os.path.abspath(path)), path).items():
+            for fn in fns:
+                fn.name += "@" + label
+            if key in found:
+                found[key] = found[key] + fns
     notes = []
     triton_bmm = None
     if not args.no_triton and not args.quick:
@@ -245,7 +269,7 @@ def main():
                     continue
                 perf.append(rec)
                 print(rec, flush=True)
-    text = markdown(checks, perf, notes)
+    text = markdown(checks, perf, notes, label)
     print(text)
     if args.out:
         with open(args.out, "w") as f:

@@ -253,3 +253,16 @@ Status kcc::rt::uncoveredTensor(const KernelDesc &kernel, const char *tensor,
           "); kcc proved they cover it when " + (condition ? condition : "?") +
           ". Check that the tensors' shapes match");
 }
+
+void detail::persistentGrid(const KernelDesc &kernel,
+                            const LoadedFunction &function,
+                            const int64_t grid[3], int64_t out[3]) {
+  for (int d = 0; d < 3; ++d)
+    out[d] = grid[d];
+  if (!kernel.persistentPerSm || !function.processors || grid[2] <= 0)
+    return;
+  int64_t ctas = int64_t(function.processors) * kernel.persistentPerSm;
+  int64_t perBatch = ctas / grid[2] > 0 ? ctas / grid[2] : 1;
+  if (out[0] > perBatch)
+    out[0] = perBatch;
+}

@@ -63,7 +63,15 @@ struct LoadedFunction {
   void *handle = nullptr;
   unsigned blockX = 0;
   unsigned sharedBytes = 0;
+  /// Multiprocessors of the device (queried for persistent kernels only).
+  unsigned processors = 0;
 };
+
+/// The launch of a persistent kernel (KernelDesc::persistentPerSm): grid x
+/// capped at max(1, processors * persistentPerSm / grid z); each CTA loops
+/// over its tiles. Other kernels launch `grid` as it is.
+void persistentGrid(const KernelDesc &kernel, const LoadedFunction &function,
+                    const int64_t grid[3], int64_t out[3]);
 
 /// Modules per (scope, image) and functions per (scope, image, symbol), where
 /// a scope is what a module is loaded into: a CUDA context, a HIP device.

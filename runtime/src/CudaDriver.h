@@ -55,6 +55,7 @@ enum : CUresult {
 
 // CUdevice_attribute values (cuda.h, enum CUdevice_attribute_enum).
 enum : CUdevice_attribute {
+  CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16,
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR = 75,
   CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR = 76,
 };

@@ -212,6 +212,18 @@ Status loadFunction(const Driver &driver, const KernelDesc &kernel,
     function->handle = handle;
     function->blockX = entry->threads;
     function->sharedBytes = entry->sharedBytes;
+    // For persistent kernels' launches; the cache keeps one entry per
+    // symbol, so every function records it.
+    CUdevice device = 0;
+    int count = 0;
+    result = driver.cuCtxGetDevice(&device);
+    if (result == CUDA_SUCCESS)
+      result = driver.cuDeviceGetAttribute(
+          &count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
+    if (result != CUDA_SUCCESS)
+      return driverError(driver, kernel,
+                         "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)", result);
+    function->processors = static_cast<unsigned>(count);
     return Status();
   };
   return cache().load(reinterpret_cast<uintptr_t>(ctx), kernel, loadModule,
@@ -246,10 +258,13 @@ Status kcc::rt::launch(const KernelDesc &kernel, const int64_t grid[3],
       return status;
   }
 
+  int64_t launched[3];
+  persistentGrid(kernel, function, grid, launched);
   CUresult result = driver->cuLaunchKernel(
-      static_cast<CUfunction>(function.handle), static_cast<unsigned>(grid[0]),
-      static_cast<unsigned>(grid[1]), static_cast<unsigned>(grid[2]),
-      function.blockX, 1, 1, function.sharedBytes, stream, args,
+      static_cast<CUfunction>(function.handle),
+      static_cast<unsigned>(launched[0]), static_cast<unsigned>(launched[1]),
+      static_cast<unsigned>(launched[2]), function.blockX, 1, 1,
+      function.sharedBytes, stream, args,
       /*extra=*/nullptr);
   if (result != CUDA_SUCCESS)
     return driverError(*driver, kernel, "cuLaunchKernel", result);

@@ -218,6 +218,15 @@ Status loadFunction(const KernelDesc &kernel, int device, LoadedFunction *out) {
         function->blockX = kernel.threads[i].threads;
         break;
       }
+    // For persistent kernels' launches; the cache keeps one entry per
+    // symbol, so every function records it.
+    int count = 0;
+    result = hipDeviceGetAttribute(
+        &count, hipDeviceAttributeMultiprocessorCount, device);
+    if (result != hipSuccess)
+      return driverError(kernel, "hipDeviceGetAttribute(MultiprocessorCount)",
+                         result);
+    function->processors = static_cast<unsigned>(count);
     return Status();
   };
   return cache().load(static_cast<uintptr_t>(device), kernel, loadModule,
@@ -259,10 +268,12 @@ Status kcc::rt::hip::launch(const KernelDesc &kernel, const int64_t grid[3],
             " threads per dimension; split the work over several launches or "
             "more work per program");
 
+  int64_t launched[3];
+  persistentGrid(kernel, function, grid, launched);
   hipError_t result = hipModuleLaunchKernel(
       static_cast<hipFunction_t>(function.handle),
-      static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
-      static_cast<unsigned>(grid[2]), function.blockX, 1, 1,
+      static_cast<unsigned>(launched[0]), static_cast<unsigned>(launched[1]),
+      static_cast<unsigned>(launched[2]), function.blockX, 1, 1,
       /*sharedMemBytes=*/0, stream, args, /*extra=*/nullptr);
   if (result != hipSuccess)
     return driverError(kernel, "hipModuleLaunchKernel", result);

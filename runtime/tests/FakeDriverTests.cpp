@@ -103,6 +103,32 @@ TEST_CASE("first launch retains the primary context and loads the module") {
   CHECK(fake.launches() == before);
 }
 
+TEST_CASE("persistent kernels launch at most N CTAs per multiprocessor") {
+  // kcc --persistent=2 on the fake device's 4 multiprocessors: 8 CTAs,
+  // shared among the grid's z slices (at least one each).
+  const KernelDesc persistent = {&kFatbin, "vector_add_f32_1024", kThreads, 2,
+                                 /*persistentPerSm=*/2};
+  struct Case {
+    int64_t grid[3];
+    unsigned launched[3];
+  } cases[] = {{{100, 1, 1}, {8, 1, 1}},
+               {{5, 1, 1}, {5, 1, 1}},
+               {{100, 1, 3}, {2, 1, 3}},
+               {{100, 1, 20}, {1, 1, 20}}};
+  for (const Case &c : cases) {
+    Status status = launch(persistent, c.grid, nullptr, nullptr);
+    REQUIRE_MESSAGE(status.ok(), status.message);
+    FakeLaunch l = lastLaunch();
+    CHECK(l.grid[0] == c.launched[0]);
+    CHECK(l.grid[1] == c.launched[1]);
+    CHECK(l.grid[2] == c.launched[2]);
+  }
+  // The same grid of a kernel that is not persistent is launched as it is.
+  const int64_t grid[3] = {100, 1, 1};
+  REQUIRE(launch(kVectorAdd, grid, nullptr, nullptr).ok());
+  CHECK(lastLaunch().grid[0] == 100);
+}
+
 TEST_CASE("another context loads its own module and picks its block size") {
   fake.setCc(1, 90);
   void *saved = nullptr;

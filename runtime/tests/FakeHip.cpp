@@ -186,6 +186,19 @@ hipError_t hipGetDeviceProperties(hipDeviceProp_t *props, int device) {
   return hipSuccess;
 }
 
+// A small fake device: 4 compute units (persistent launches' cap).
+hipError_t hipDeviceGetAttribute(int *value, hipDeviceAttribute_t attribute,
+                                 int device) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (device >= s.deviceCount)
+    return hipErrorInvalidDevice;
+  if (attribute != hipDeviceAttributeMultiprocessorCount)
+    return hipErrorInvalidValue;
+  *value = 4;
+  return hipSuccess;
+}
+
 // Device memory is host memory here: enough for programs (the difftest's
 // HIP leg) that copy buffers around a launch the fake does not execute.
 hipError_t hipMalloc(void **ptr, size_t size) {

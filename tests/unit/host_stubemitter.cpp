@@ -1,6 +1,7 @@
 // Unit tests for the host launch-stub emitter (backends/host/StubEmitter.h):
 // the text of the generated header and source, rejected names, and the
 // generated files compiled (C++ and C) and run against a mock runtime.
+#include "backends/host/Manifest.h"
 #include "backends/host/StubEmitter.h"
 
 #include <doctest/doctest.h>
@@ -406,6 +407,24 @@ TEST_CASE("host stubs: vector_add header") {
   CHECK(contains(h, "#endif // KCC_VECTOR_ADD_KCC_H\n"));
   // The C++ part is hidden from C.
   CHECK(h.find("#ifdef __cplusplus\nnamespace vector_add {") < h.find("vector_add_spec"));
+}
+
+TEST_CASE("host stubs: a persistent kernel") {
+  ModuleInfo m = vectorAddModule();
+  m.kernels[0].specializations[0].persistent = 2;
+  StubFiles f;
+  std::string error;
+  REQUIRE(emitCudaStubs(m, "abc", f, error));
+  // Its descriptor carries the CTAs per multiprocessor; the other's does not.
+  CHECK(contains(
+      f.source,
+      "\"vector_add_f32_1024\", threads_vector_add_f32_1024, 2, 2};\n"));
+  CHECK(contains(
+      f.source, "\"vector_add_f16_2048\", threads_vector_add_f16_2048, 2};\n"));
+  CHECK(contains(f.header,
+                 "/// Persistent: at most 2 CTA(s) per multiprocessor"));
+  std::string manifest = emitManifest(m, "0.1.0", {});
+  CHECK(contains(manifest, "\"persistent_ctas_per_sm\": 2"));
 }
 
 TEST_CASE("host stubs: vector_add source") {

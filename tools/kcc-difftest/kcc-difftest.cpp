@@ -92,6 +92,16 @@ static cl::opt<uint64_t> simMaxThreads(
     "sim-max-threads",
     cl::desc("Skip (with a reason) sim cases with more CTAs x threads"),
     cl::init(1ull << 22), cl::cat(category));
+static cl::opt<unsigned> persistentOpt(
+    "persistent",
+    cl::desc("Launch group(N) kernels as persistent grids of N CTAs per "
+             "multiprocessor (as kcc --persistent)"),
+    cl::value_desc("N"), cl::init(0), cl::cat(category));
+static cl::opt<unsigned> simProcessors(
+    "sim-processors",
+    cl::desc("Multiprocessors of the simulated device: a persistent grid's "
+             "CTAs loop over the tiles (default: 2)"),
+    cl::init(2), cl::cat(category));
 static cl::opt<uint64_t> simSeed("sim-seed",
                                  cl::desc("Schedule seed of the sim legs"),
                                  cl::init(1), cl::cat(category));
@@ -187,6 +197,9 @@ struct PreparedCase {
   /// and the GPU leg run. The same for every other kernel.
   interp::Grid grid = {1, 1, 1};
   interp::Grid launchGrid = {1, 1, 1};
+  /// The sim legs' launch: a persistent kernel's grid as the runtime caps
+  /// it on a device of --sim-processors multiprocessors.
+  interp::Grid simGrid = {1, 1, 1};
 };
 
 class DiffTest {
@@ -488,6 +501,8 @@ private:
       return caseErrorB(c.loc, "internal error: no launched form" + where);
     if (!interp::evaluateGrid(launchF, p.args, p.launchGrid, err))
       return caseErrorB(c.loc, err + where);
+    p.simGrid = p.launchGrid;
+    interp::capPersistentGrid(launchF, simProcessors, p.simGrid);
     return true;
   }
 
@@ -532,10 +547,9 @@ private:
       details.push_back("interp: " + message);
     bool simFail = false;
     for (SimLeg &leg : simLegs) {
-      SimCell cell =
-          runSimCase(leg, f.getSymName(), inputs, p.args, p.runArgs, p.outputs,
-                     err ? nullptr : &p.buffers, p.launchGrid,
-                     {simMaxThreads, simSeed}, sourceMgr);
+      SimCell cell = runSimCase(leg, f.getSymName(), inputs, p.args, p.runArgs,
+                                p.outputs, err ? nullptr : &p.buffers,
+                                p.simGrid, {simMaxThreads, simSeed}, sourceMgr);
       if (cell.cell == "FAIL") {
         simFail = true;
         errs() << cases.path << ":" << c.loc.line << ":" << c.loc.column
@@ -851,7 +865,7 @@ int main(int argc, char **argv) {
   }
   mlir::OwningOpRef<mlir::ModuleOp> launched(module->clone());
   mlir::PassManager pm(&ctx);
-  pm.addPass(createRasterizePrograms());
+  pm.addPass(createRasterizePrograms(persistentOpt));
   if (failed(pm.run(*launched)))
     return 1;
   module->walk([](ProgramGridOp marker) { marker.erase(); });

@@ -206,7 +206,7 @@ public:
     {
       mlir::TimingScope scope = timing.nest("rasterize programs");
       mlir::PassManager pm(&ctx);
-      pm.addPass(createRasterizePrograms());
+      pm.addPass(createRasterizePrograms(options.persistent));
       if (failed(pm.run(*tileIR)))
         return false;
     }

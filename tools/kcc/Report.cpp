@@ -76,6 +76,12 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
         entry.roles = "not warp-specialized: " + why.str();
     });
 
+    if (auto p = func->getAttrOfType<IntegerAttr>(KccDialect::kPersistentAttr))
+      entry.launch = llvm::formatv(
+          "persistent: at most {0} CTA(s) per multiprocessor, each running "
+          "its tiles in grouped order; TMA pipelines carry their stages and "
+          "phases from tile to tile",
+          p.getInt());
     if (auto cov = func->getAttrOfType<ArrayAttr>(KccDialect::kCoverageAttr))
       for (auto d : cov.getAsRange<DictionaryAttr>()) {
         std::string tensor = d.getAs<StringAttr>("tensor").str();
@@ -377,6 +383,8 @@ void Report::printText(llvm::raw_ostream &os) const {
       os << "\n";
       if (!e.roles.empty())
         os << "  " << e.roles << "\n";
+      if (!e.launch.empty())
+        os << "  " << e.launch << "\n";
       for (const std::string &c : e.coverage)
         os << "  " << c << "\n";
       for (const std::string &d : e.dots)
@@ -467,6 +475,7 @@ llvm::json::Value Report::toJSON() const {
       llvm::json::Object t{{"target", e.target},
                            {"threads", e.threads},
                            {"roles", e.roles},
+                           {"launch", e.launch},
                            {"coverage", std::move(coverage)},
                            {"dots", std::move(dots)},
                            {"bank_model", e.bankModel},

@@ -73,6 +73,8 @@ private:
     // Warp specialization: how the threads are split, or why a TMA
     // pipeline feeding wgmma was not split (empty: no such pipeline).
     std::string roles;
+    // How the grid is launched, for persistent kernels (kcc --persistent).
+    std::string launch;
     // kcc-prove-tile-coverage's verdict per stored tensor, as sentences.
     std::vector<std::string> coverage;
     // Where each dot runs (tensor cores, or CUDA/SIMD cores and why).

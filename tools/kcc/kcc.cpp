@@ -60,6 +60,12 @@ static cl::opt<bool> warpSpecialize(
     cl::desc("Give TMA pipelines that feed wgmma a producer warpgroup (with "
              "setmaxnreg) where the target model allows it (default: true)"),
     cl::init(true), cl::cat(kccCategory));
+static cl::opt<unsigned> persistent(
+    "persistent",
+    cl::desc("Launch group(N) kernels as persistent grids of this many CTAs "
+             "per multiprocessor, each looping over tiles (default: 0, one "
+             "CTA per tile)"),
+    cl::value_desc("N"), cl::init(0), cl::cat(kccCategory));
 static cl::opt<std::string> unprovenCoverage(
     "unproven-coverage",
     cl::desc("What a tensor whose coverage by store_tile the compiler cannot "
@@ -173,6 +179,7 @@ int main(int argc, char **argv) {
                 "; use a power of two from 1 to 32");
   options.numWarps = numWarps;
   options.warpSpecialize = warpSpecialize;
+  options.persistent = persistent;
   if (unprovenCoverage != "error" && unprovenCoverage != "warning")
     return fail("invalid --unproven-coverage=" + unprovenCoverage +
                 "; use error or warning");

@@ -95,6 +95,10 @@ struct KernelDesc {
   const char *symbol;            // entry name in the fatbin
   const ThreadsForArch *threads; // per target; the first entry is the default
   unsigned numThreads;
+  /// A persistent kernel (kcc --persistent): at most this many CTAs per
+  /// multiprocessor are launched, grid x capped at
+  /// max(1, multiprocessors * persistentPerSm / grid z); 0: as computed.
+  unsigned persistentPerSm = 0;
 };
 
 /// `ptr` must be a multiple of `align` bytes (the kernel was compiled with

@@ -1,0 +1,55 @@
+// RUN: kcc-opt %s --kcc-rasterize-programs=persistent=2 | FileCheck %s
+
+// kcc --persistent=2: the grouped order of rasterize-programs.mlir, computed
+// per tile from the induction variable b of a loop over the program's tiles
+// (b = launch id, launch id + launch extent, ... < gx * gy), whose body is
+// the rest of the kernel. Its first iter_arg counts the program's tiles. The
+// launch grid stays the flat product (the runtime caps it at 2 CTAs per
+// multiprocessor: kcc.persistent).
+// CHECK-LABEL: func.func @grouped
+// CHECK-SAME: kcc.grid = ["(((((n) + (64) - 1) / (64))) < 0 || (m) < 0 ? -1 : ((((n) + (64) - 1) / (64))) * (m))", "1", "1"]
+// CHECK-SAME: kcc.persistent = 2 : i32
+// CHECK: %[[GX:.*]] = arith.divsi
+// CHECK-NOT: kcc.program_grid
+// CHECK: %[[N:.*]] = arith.constant 4 : i32
+// CHECK: %[[FIRST_ID:.*]] = kcc.program_id(0) : i32
+// CHECK: %[[EXTENT:.*]] = kcc.num_programs(0) : i32
+// CHECK: %[[TILES:.*]] = arith.muli %[[GX]], %arg2 : i32
+// CHECK: %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK: scf.for %[[B:.*]] = %[[FIRST_ID]] to %[[TILES]] step %[[EXTENT]] iter_args(%[[ORD:.*]] = %[[ZERO]]) -> (i32)  : i32 {
+// CHECK: %[[IN:.*]] = arith.muli %[[N]], %[[GX]] : i32
+// CHECK: %[[G:.*]] = arith.divsi %[[B]], %[[IN]] : i32
+// CHECK: %[[R:.*]] = arith.remsi %[[B]], %[[IN]] : i32
+// CHECK: %[[P0:.*]] = arith.divsi %[[R]], %{{.*}} : i32
+// CHECK: kcc.store
+// CHECK: %[[NEXT:.*]] = arith.addi %[[ORD]], %{{.*}} : i32
+// CHECK: scf.yield %[[NEXT]] : i32
+// CHECK: } {kcc.persistent_tiles}
+// CHECK-NEXT: return
+func.func @grouped(%out: !kcc.ptr<i32>, %n: i32, %m: i32)
+    attributes {kcc.kernel, kcc.grid = ["(((n) + (64) - 1) / (64))", "m", "1"],
+                kcc.raster_group = 4 : i32} {
+  %c63 = arith.constant 63 : i32
+  %c64 = arith.constant 64 : i32
+  %0 = arith.addi %n, %c63 : i32
+  %gx = arith.divsi %0, %c64 : i32
+  kcc.program_grid %gx, %m {group = 4 : i32}
+  %p0 = kcc.program_id(0) : i32
+  %p1 = kcc.program_id(1) : i32
+  %a = arith.addi %p1, %p0 : i32
+  %ptr = kcc.addptr %out, %a : !kcc.ptr<i32>, i32
+  kcc.store %ptr, %a : !kcc.ptr<i32>
+  return
+}
+
+// A kernel without group(N) keeps its one program per grid point.
+// CHECK-LABEL: func.func @plain
+// CHECK-NOT: kcc.persistent
+// CHECK-NOT: scf.for
+func.func @plain(%out: !kcc.ptr<i32>, %n: i32)
+    attributes {kcc.kernel, kcc.grid = ["n", "1", "1"]} {
+  %p0 = kcc.program_id(0) : i32
+  %ptr = kcc.addptr %out, %p0 : !kcc.ptr<i32>, i32
+  kcc.store %ptr, %p0 : !kcc.ptr<i32>
+  return
+}
