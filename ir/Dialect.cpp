@@ -284,9 +284,23 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                ? success()
                : op->emitError() << kAccessWidthAttr
                                  << " must be a power of two";
+  if (name == kPersistentTilesAttr) {
+    // An scf.for over i32 whose first iter_arg (i32) counts the tiles
+    // (kcc-rasterize-programs); the pipelines rely on that shape.
+    Region *body = op->getNumRegions() == 1 ? &op->getRegion(0) : nullptr;
+    bool ok = isa<UnitAttr>(attr.getValue()) &&
+              op->getName().getStringRef() == "scf.for" && body &&
+              !body->empty() && body->front().getNumArguments() >= 2 &&
+              body->front().getArgument(0).getType().isInteger(32) &&
+              body->front().getArgument(1).getType().isInteger(32);
+    return ok ? success()
+              : op->emitError()
+                    << kPersistentTilesAttr
+                    << " applies to an scf.for over i32 whose first "
+                       "iter_arg is an i32 tile count";
+  }
   if (name == kMaskUniformAttr || name == kDataDependentAttr ||
-      name == kMmaOperandAttr || name == kMmaOverlapAttr ||
-      name == kPersistentTilesAttr)
+      name == kMmaOperandAttr || name == kMmaOverlapAttr)
     return success(isa<UnitAttr>(attr.getValue()));
   if (name == kPersistentAttr) {
     auto n = dyn_cast<IntegerAttr>(attr.getValue());

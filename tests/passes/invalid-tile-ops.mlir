@@ -174,3 +174,16 @@ func.func @mfma_shape(%a: tensor<32x16xf16, #kcc.blocked<vec = 1, threads = 128,
 func.func @mfma_waves(%c: tensor<32x16xf32, #kcc.mfma_acc<waves = 0>>) {
   return
 }
+
+// -----
+
+// kcc.persistent_tiles marks kcc-rasterize-programs' tile loop: an scf.for
+// over i32 whose first iter_arg is the tile count.
+func.func @persistent_tiles_without_count(%n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  // expected-error@+1 {{kcc.persistent_tiles applies to an scf.for over i32 whose first iter_arg is an i32 tile count}}
+  scf.for %t = %c0 to %n step %c1 : i32 {
+  } {kcc.persistent_tiles}
+  return
+}
