@@ -492,6 +492,23 @@ void PipelineTmaLoads::pipelineLoop(
             return load && load->hasAttr(kcc::KccDialect::kMmaOperandAttr) &&
                    kcc::mmaStageRefusal(load, *target).empty();
           });
+  // A dot of this loop that the target's staged tensor-core instruction
+  // refuses (tcgen05 in a persistent kernel, say) runs on mma.sync, whose
+  // operands pass from the stages through registers into the padded
+  // relayout scratch: both at once, plus their padding (at most a quarter).
+  loop.walk([&](kcc::DotOp dot) {
+    auto refused = dot->getAttrOfType<DictionaryAttr>(
+        kcc::KccDialect::kTensorCoreRefusedAttr);
+    if (!refused || !refused.get(target->name))
+      return;
+    int64_t bytes = 0;
+    for (Value operand : {dot.getA(), dot.getB()}) {
+      auto tile = cast<RankedTensorType>(operand.getType());
+      bytes += tile.getNumElements() *
+               std::max<int64_t>(1, tile.getElementTypeBitWidth() / 8);
+    }
+    reserve = std::max(reserve, bytes + bytes / 4);
+  });
   int64_t budget = limit - others - reserve;
   // A depth's bytes: its stages and mbarriers, and each buffer's alignment.
   auto cost = [&](int64_t d) {
