@@ -346,6 +346,21 @@ TEST_CASE("first launch loads the device's code object and launches") {
   CHECK(fake.moduleLoads() == loads + 2);
 }
 
+TEST_CASE("persistent kernels launch at most N workgroups per compute unit") {
+  // kcc --persistent=3 on the fake device's 4 compute units: 12.
+  static const KernelDesc persistent = {vectorAddBundle(), "vector_add_f32_1024",
+                                        kThreads, 2, /*persistentPerSm=*/3};
+  const int64_t big[3] = {1000, 1, 1}, small[3] = {9, 1, 1},
+                batched[3] = {1000, 1, 5};
+  REQUIRE(hip::launch(persistent, big, nullptr, nullptr).ok());
+  CHECK(lastLaunch().grid[0] == 12);
+  REQUIRE(hip::launch(persistent, small, nullptr, nullptr).ok());
+  CHECK(lastLaunch().grid[0] == 9);
+  REQUIRE(hip::launch(persistent, batched, nullptr, nullptr).ok());
+  CHECK(lastLaunch().grid[0] == 2);
+  CHECK(lastLaunch().grid[2] == 5);
+}
+
 TEST_CASE("feature suffixes choose the code object") {
   static const ThreadsForArch threads[] = {{0, 64, "gfx90a"}};
   std::string bytes = makeBundle(
