@@ -348,8 +348,9 @@ TEST_CASE("first launch loads the device's code object and launches") {
 
 TEST_CASE("persistent kernels launch at most N workgroups per compute unit") {
   // kcc --persistent=3 on the fake device's 4 compute units: 12.
-  static const KernelDesc persistent = {vectorAddBundle(), "vector_add_f32_1024",
-                                        kThreads, 2, /*persistentPerSm=*/3};
+  static const KernelDesc persistent = {vectorAddBundle(),
+                                        "vector_add_f32_1024", kThreads, 2,
+                                        /*persistentPerSm=*/3};
   const int64_t big[3] = {1000, 1, 1}, small[3] = {9, 1, 1},
                 batched[3] = {1000, 1, 5};
   REQUIRE(hip::launch(persistent, big, nullptr, nullptr).ok());
