@@ -120,4 +120,16 @@ int64_t scratchReserve(func::FuncOp func,
   return reserve;
 }
 
+int64_t registerOperandScratch(kcc::DotOp dot) {
+  int64_t bytes = 0;
+  for (Value v : {dot.getA(), dot.getB()}) {
+    auto t = cast<RankedTensorType>(v.getType());
+    bytes += t.getDimSize(0) *
+             (t.getDimSize(1) *
+                  std::max<int64_t>(1, t.getElementTypeBitWidth() / 8) +
+              16);
+  }
+  return bytes;
+}
+
 } // namespace kcc::pipelining

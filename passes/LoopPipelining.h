@@ -45,6 +45,11 @@ int64_t asyncBufferBytes(mlir::func::FuncOp func);
 int64_t scratchReserve(mlir::func::FuncOp func,
                        llvm::function_ref<bool(kcc::TransOp)> stagedTrans);
 
+/// Bytes of the scratch through which a dot on mma.sync takes operands held
+/// in registers (not read from the stages of a pipeline): each operand's
+/// rows, padded by 16 bytes (backends/nvidia/DotToMmaSync.cpp, dotScratch).
+int64_t registerOperandScratch(kcc::DotOp dot);
+
 } // namespace kcc::pipelining
 
 #endif // KCC_PASSES_LOOPPIPELINING_H

@@ -27,6 +27,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/PersistentTiles.h"
 #include "passes/AxisInfo.h"
 #include "passes/MmaOperands.h"
 #include "passes/Passes.h"

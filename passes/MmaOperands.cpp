@@ -1,5 +1,6 @@
 //===- MmaOperands.cpp - which dots run on Hopper tensor cores ------------===//
 
+#include "passes/PersistentTiles.h"
 #include "passes/MmaOperands.h"
 
 #include "passes/AxisInfo.h"

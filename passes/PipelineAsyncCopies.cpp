@@ -206,12 +206,7 @@ void PipelineAsyncCopies::pipelineLoop(func::FuncOp func, scf::ForOp loop,
   };
   int64_t reserve = scratchReserve(func, isStaged);
   func.walk([&](kcc::DotOp dot) {
-    int64_t bytes = 0;
-    for (Value v : {dot.getA(), dot.getB()}) {
-      auto t = cast<RankedTensorType>(v.getType());
-      bytes += t.getDimSize(0) * (t.getDimSize(1) * 2 + kRowPad);
-    }
-    reserve = std::max(reserve, bytes);
+    reserve = std::max(reserve, registerOperandScratch(dot));
   });
   int64_t budget = limit - others - reserve;
   auto cost = [&](int64_t d) {

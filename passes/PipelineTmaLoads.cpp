@@ -30,6 +30,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/PersistentTiles.h"
 #include "passes/AxisInfo.h"
 #include "passes/LoopPipelining.h"
 #include "passes/MmaOperands.h"
@@ -321,16 +322,16 @@ void buildRoles(
   // producer's tile loop.
   Value base;
   scf::ForOp tileLoop;
-  if (roles.tiles) {
-    scf::ForOp t = roles.tiles;
+  if (tiles) {
     tileLoop = scf::ForOp::create(
-        pb, t.getLoc(), mapping.lookupOrDefault(t.getLowerBound()),
-        mapping.lookupOrDefault(t.getUpperBound()),
-        mapping.lookupOrDefault(t.getStep()), ValueRange{constI32(pb, loc, 0)},
+        pb, tiles.getLoc(), mapping.lookupOrDefault(tiles.getLowerBound()),
+        mapping.lookupOrDefault(tiles.getUpperBound()),
+        mapping.lookupOrDefault(tiles.getStep()),
+        ValueRange{constI32(pb, loc, 0)},
         [](OpBuilder &, Location, Value, ValueRange) {});
     tileLoop->setAttr(kcc::KccDialect::kPersistentTilesAttr,
                       UnitAttr::get(ctx));
-    mapping.map(t.getInductionVar(), tileLoop.getInductionVar());
+    mapping.map(tiles.getInductionVar(), tileLoop.getInductionVar());
     base = tileLoop.getRegionIterArgs().front();
     pb.setInsertionPointToStart(tileLoop.getBody());
     for (Operation *op : roles.tileSlice)
@@ -494,20 +495,12 @@ void PipelineTmaLoads::pipelineLoop(
           });
   // A dot of this loop that the target's staged tensor-core instruction
   // refuses (tcgen05 in a persistent kernel, say) runs on mma.sync, whose
-  // operands pass from the stages through registers into the padded
-  // relayout scratch: both at once, plus their padding (at most a quarter).
+  // operands pass from the stages through registers into the scratch.
   loop.walk([&](kcc::DotOp dot) {
     auto refused = dot->getAttrOfType<DictionaryAttr>(
         kcc::KccDialect::kTensorCoreRefusedAttr);
-    if (!refused || !refused.get(target->name))
-      return;
-    int64_t bytes = 0;
-    for (Value operand : {dot.getA(), dot.getB()}) {
-      auto tile = cast<RankedTensorType>(operand.getType());
-      bytes += tile.getNumElements() *
-               std::max<int64_t>(1, tile.getElementTypeBitWidth() / 8);
-    }
-    reserve = std::max(reserve, bytes + bytes / 4);
+    if (refused && refused.get(target->name))
+      reserve = std::max(reserve, registerOperandScratch(dot));
   });
   int64_t budget = limit - others - reserve;
   // A depth's bytes: its stages and mbarriers, and each buffer's alignment.
@@ -540,17 +533,20 @@ void PipelineTmaLoads::pipelineLoop(
   // by the tile loop; 0 outside a persistent kernel). Stages and phases
   // follow the counter, so a tile's first copies go where the previous
   // tile's left off.
-  Value base;
+  Value base, trips;
   if (tiles) {
     IRRewriter rewriter(ctx);
     auto tileLoop = cast<scf::ForOp>(tiles);
     OpBuilder zb(tileLoop);
+    OpBuilder tb2(ctx);
+    tb2.setInsertionPointAfter(loop);
+    trips = tripCount(tb2, loc, lb, ub, *step);
     FailureOr<LoopLikeOpInterface> grown = tileLoop.replaceWithAdditionalYields(
         rewriter, ValueRange{constI32(zb, loc, 0)},
         /*replaceInitOperandUsesInLoop=*/false,
         [&](OpBuilder &yb, Location yl, ArrayRef<BlockArgument> args) {
-          return SmallVector<Value>{arith::AddIOp::create(
-              yb, yl, args.front(), tripCount(yb, yl, lb, ub, *step))};
+          return SmallVector<Value>{
+              arith::AddIOp::create(yb, yl, args.front(), trips)};
         });
     if (failed(grown))
       return refuseAll("internal error: the tile loop could not carry the "
@@ -705,8 +701,7 @@ void PipelineTmaLoads::pipelineLoop(
     // kcc-materialize-warpgroup-mma puts there retired its group.
     if (tiles) {
       OpBuilder ab(ctx);
-      ab.setInsertionPointAfter(loop);
-      Value trips = tripCount(ab, loc, lb, ub, *step);
+      ab.setInsertionPointAfter(trips.getDefiningOp());
       Value ran = arith::CmpIOp::create(ab, loc, arith::CmpIPredicate::sgt,
                                         trips, constI32(ab, loc, 0));
       auto last = scf::IfOp::create(ab, loc, ran, /*withElseRegion=*/false);

@@ -1,6 +1,7 @@
 //===- TensorMaps.cpp - which tile accesses can be TMA copies -------------===//
 #include "passes/TensorMaps.h"
 #include "passes/MmaOperands.h"
+#include "passes/PersistentTiles.h"
 
 #include "ir/Dialect.h"
 #include "targets/TargetModel.h"
@@ -133,28 +134,6 @@ static bool isPositiveZero(Value v) {
   if (auto f = dyn_cast_or_null<FloatAttr>(a))
     return f.getValue().isPosZero();
   return false;
-}
-
-bool kcc::isPersistentTileLoop(Operation *op) {
-  return op && op->hasAttr(KccDialect::kPersistentTilesAttr);
-}
-
-Operation *kcc::persistentTileLoopOf(Operation *op) {
-  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
-    if (isPersistentTileLoop(p))
-      return p;
-  return nullptr;
-}
-
-Value kcc::persistentTileOrdinal(Operation *loop) {
-  return cast<scf::ForOp>(loop).getRegionIterArgs().front();
-}
-
-Operation *kcc::enclosingLoop(Operation *op) {
-  for (Operation *p = op->getParentOp(); p; p = p->getParentOp())
-    if (isa<LoopLikeOpInterface>(p) && !isPersistentTileLoop(p))
-      return p;
-  return nullptr;
 }
 
 std::string kcc::tmaAccessRefusal(Operation *op) {

@@ -21,22 +21,6 @@ namespace kcc {
 struct TargetModel;
 class TensorMapType;
 
-/// The innermost loop around `op` other than a persistent kernel's tile
-/// loop (kcc.persistent_tiles: what runs in it runs once per tile, as the
-/// kernel body would), or null. The TMA pipelines and copies ask this
-/// instead of "is `op` in a loop".
-mlir::Operation *enclosingLoop(mlir::Operation *op);
-
-/// Whether `op` is a persistent kernel's tile loop.
-bool isPersistentTileLoop(mlir::Operation *op);
-
-/// The persistent tile loop around `op`, or null.
-mlir::Operation *persistentTileLoopOf(mlir::Operation *op);
-
-/// The ordinal (0, 1, ... per program) of the tile that the persistent tile
-/// loop `loop` runs: its first iter_arg (kcc-rasterize-programs).
-mlir::Value persistentTileOrdinal(mlir::Operation *loop);
-
 /// The CUtensorMapDataType that moves `elem` (i1 and i8 as bytes), if any.
 std::optional<int64_t> tmaDataType(mlir::Type elem);
 
