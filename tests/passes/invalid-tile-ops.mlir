@@ -187,3 +187,10 @@ func.func @persistent_tiles_without_count(%n: i32) {
   } {kcc.persistent_tiles}
   return
 }
+
+// -----
+
+// expected-error@+1 {{kcc.persistent (CTAs per multiprocessor) must be a positive integer}}
+func.func @persistent_zero() attributes {kcc.persistent = 0 : i32} {
+  return
+}
