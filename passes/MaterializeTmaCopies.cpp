@@ -27,10 +27,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/PersistentTiles.h"
 #include "passes/AxisInfo.h"
 #include "passes/MmaOperands.h"
 #include "passes/Passes.h"
+#include "passes/PersistentTiles.h"
 #include "passes/TensorMaps.h"
 
 #include "targets/TargetModel.h"

@@ -1,7 +1,7 @@
 //===- MmaOperands.cpp - which dots run on Hopper tensor cores ------------===//
 
-#include "passes/PersistentTiles.h"
 #include "passes/MmaOperands.h"
+#include "passes/PersistentTiles.h"
 
 #include "passes/AxisInfo.h"
 #include "passes/TensorMaps.h"

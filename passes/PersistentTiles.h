@@ -1,4 +1,5 @@
-//===- PersistentTiles.h - the tile loop of a persistent kernel --*- C++ -*-===//
+//===- PersistentTiles.h - the tile loop of a persistent kernel --*- C++
+//-*-===//
 //
 // kcc-rasterize-programs (with --persistent) runs a kernel's body in an
 // scf.for {kcc.persistent_tiles} over the program's tiles. What runs in that

@@ -30,11 +30,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/PersistentTiles.h"
 #include "passes/AxisInfo.h"
 #include "passes/LoopPipelining.h"
 #include "passes/MmaOperands.h"
 #include "passes/Passes.h"
+#include "passes/PersistentTiles.h"
 #include "passes/TensorMaps.h"
 #include "targets/TargetModel.h"
 
