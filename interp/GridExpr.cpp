@@ -86,11 +86,23 @@ bool kcc::interp::evaluateGrid(mlir::func::FuncOp func,
   return true;
 }
 
-void kcc::interp::capPersistentGrid(mlir::func::FuncOp func,
-                                    unsigned processors, Grid &grid) {
-  auto perSm = func->getAttrOfType<mlir::IntegerAttr>("kcc.persistent");
-  if (!perSm || grid[2] <= 0)
-    return;
-  int64_t ctas = int64_t(processors) * perSm.getInt();
-  grid[0] = std::min<int64_t>(grid[0], std::max<int64_t>(1, ctas / grid[2]));
+mlir::func::FuncOp kcc::interp::launchedBuild(mlir::func::FuncOp func,
+                                              unsigned processors, Grid &grid) {
+  auto module = func->getParentOfType<mlir::ModuleOp>();
+  if (!module)
+    return func;
+  for (auto build : module.getOps<mlir::func::FuncOp>()) {
+    auto of = build->getAttrOfType<mlir::FlatSymbolRefAttr>(
+        KccDialect::kPersistentOfAttr);
+    auto perSm =
+        build->getAttrOfType<mlir::IntegerAttr>(KccDialect::kPersistentAttr);
+    if (!of || !perSm || of.getValue() != func.getSymName())
+      continue;
+    int64_t ctas = int64_t(processors) * perSm.getInt();
+    if (grid[0] * grid[2] <= ctas)
+      return func;
+    grid[0] = std::min<int64_t>(grid[0], std::max<int64_t>(1, ctas / grid[2]));
+    return build;
+  }
+  return func;
 }

@@ -90,12 +90,13 @@ std::optional<RunError> runKernel(mlir::func::FuncOp func,
 bool evaluateGrid(mlir::func::FuncOp func, const std::vector<KernelArg> &args,
                   Grid &grid, std::string &error);
 
-/// A persistent kernel's launch (kcc.persistent = P CTAs per
-/// multiprocessor) on a device of `processors` multiprocessors: grid x
-/// capped at max(1, processors * P / grid z), as the runtime launches it.
-/// Other kernels keep `grid`.
-void capPersistentGrid(mlir::func::FuncOp func, unsigned processors,
-                       Grid &grid);
+/// What the runtime launches for `func` over `grid` on a device of
+/// `processors` multiprocessors: its persistent build (kcc.persistent = P,
+/// kcc.persistent_of = @func) when it has one and the grid has more than
+/// processors * P tiles (x * z), with grid x capped at
+/// max(1, processors * P / grid z); otherwise `func` and `grid` as they are.
+mlir::func::FuncOp launchedBuild(mlir::func::FuncOp func, unsigned processors,
+                                 Grid &grid);
 
 /// The coverage guards of `func` (`kcc.coverage`, from
 /// kcc-prove-tile-coverage) for `args`: false with a message if one is

@@ -310,6 +310,15 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                                      << " (CTAs per multiprocessor) must be a "
                                         "positive integer";
   }
+  if (name == kPersistentOfAttr)
+    return isa<FlatSymbolRefAttr>(attr.getValue()) &&
+                   op->hasAttr(kPersistentAttr)
+               ? success()
+               : op->emitError()
+                     << kPersistentOfAttr
+                     << " names the one-program-per-tile build (a symbol) of "
+                        "a kernel with "
+                     << kPersistentAttr;
   if (name == kRolesAttr)
     return success(isa<IntegerAttr>(attr.getValue()));
   if (name == kProducerWarpsAttr) {

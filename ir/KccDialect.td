@@ -115,6 +115,11 @@ def Kcc_Dialect : Dialect {
     // max(1, processors * N / grid z) programs, and each program runs the
     // tiles of its kcc.persistent_tiles loop (passes/RasterizePrograms.cpp).
     static constexpr ::llvm::StringLiteral kPersistentAttr = "kcc.persistent";
+    // On the persistent build of a kernel (kcc --persistent compiles both):
+    // the symbol of its one-program-per-tile build, which the launch runs
+    // instead when the grid has at most kcc.persistent x processors tiles
+    // (each CTA would run one tile, and the tile loop only costs).
+    static constexpr ::llvm::StringLiteral kPersistentOfAttr = "kcc.persistent_of";
     // On the scf.for over a persistent kernel's tiles (from its launch id to
     // the tile count, by the launch's extent): loops nested in it are
     // pipelined as if outermost, their stage counter carried across tiles.

@@ -19,12 +19,13 @@ def KccRasterizePrograms : Pass<"kcc-rasterize-programs", "mlir::ModuleOp"> {
     num_programs(0)/(1) (%gx, %gy) are replaced, kcc.grid becomes
     ["((gx) * (gy))", "1", "1"] and the marker is erased (kcc.raster_group
     stays on the function). Functions without a marker are untouched.
-    With `persistent=N` (N > 0) the launch is persistent instead: the
-    program ids are computed from the induction variable t of an scf.for
-    {kcc.persistent_tiles} that runs the rest of the body for t = launch id,
-    launch id + launch extent, ... < gx * gy, and the function gets
-    kcc.persistent = N (the launch caps its x extent at N CTAs per
-    multiprocessor).
+    With `persistent=N` (N > 0) each such function also gets a persistent
+    build, @<name>__persistent {kcc.persistent = N, kcc.persistent_of =
+    @<name>}, placed after it: its program ids are computed from the
+    induction variable t of an scf.for {kcc.persistent_tiles} that runs the
+    rest of the body for t = launch id, launch id + launch extent, ...
+    < gx * gy (the launch caps its x extent at N CTAs per multiprocessor,
+    and runs it instead of @<name> when the grid has more tiles than that).
   }];
   let options = [
     Option<"persistent", "persistent", "unsigned", /*default=*/"0",

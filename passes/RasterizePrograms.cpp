@@ -35,7 +35,12 @@
 // the loop's b. The loop is what lets kcc-pipeline-tma-loads carry a K
 // loop's stage counter from one tile to the next, so that a producer
 // warpgroup fills the next tile's stages while the consumers run this
-// tile's epilogue. The function gets kcc.persistent = P.
+// tile's epilogue. That build is a copy of the function, @<name>__persistent
+// {kcc.persistent = P, kcc.persistent_of = @<name>}, next to the one-program-
+// per-tile build: the launch runs it only when the grid has more than
+// P x processors tiles. Where each CTA would run one tile the tile loop is
+// pure cost (1.3-1.5 us at 1024^3 on an H200, docs/gemm.md), so the
+// runtime launches the one-program-per-tile build there.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,6 +49,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/SymbolTable.h"
 #include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
@@ -166,12 +172,32 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
   return success();
 }
 
+/// The persistent build of `func` (kcc --persistent): a copy named
+/// <name>__persistent after it, recording which build it stands in for.
+FailureOr<func::FuncOp> clonePersistent(func::FuncOp func) {
+  std::string name = (func.getSymName() + "__persistent").str();
+  if (SymbolTable::lookupNearestSymbolFrom(
+          func, StringAttr::get(func.getContext(), name)))
+    return func.emitError("kernel '")
+           << func.getSymName() << "' has a persistent build, @" << name
+           << ", but that symbol is taken; rename the kernel";
+  OpBuilder b(func);
+  b.setInsertionPointAfter(func);
+  auto copy = cast<func::FuncOp>(b.clone(*func));
+  copy.setSymName(name);
+  copy->setAttr(kcc::KccDialect::kPersistentOfAttr,
+                FlatSymbolRefAttr::get(func.getSymNameAttr()));
+  return copy;
+}
+
 struct RasterizePrograms
     : kcc::impl::KccRasterizeProgramsBase<RasterizePrograms> {
   using KccRasterizeProgramsBase::KccRasterizeProgramsBase;
   void runOnOperation() override {
     llvm::StringSet<> warned;
-    for (auto func : getOperation().getOps<func::FuncOp>()) {
+    // The list is taken first: persistent builds are added as it goes.
+    auto funcs = llvm::to_vector(getOperation().getOps<func::FuncOp>());
+    for (auto func : funcs) {
       SmallVector<kcc::ProgramGridOp> markers;
       func.walk([&](kcc::ProgramGridOp op) { markers.push_back(op); });
       if (markers.empty()) {
@@ -192,7 +218,17 @@ struct RasterizePrograms
         markers[1].emitError("a kernel has at most one kcc.program_grid");
         return signalPassFailure();
       }
-      if (failed(rasterize(func, markers.front(), persistent)))
+      // Both builds: the launch picks the persistent one only when CTAs
+      // would run more than one tile each.
+      if (persistent) {
+        FailureOr<func::FuncOp> copy = clonePersistent(func);
+        kcc::ProgramGridOp marker;
+        if (succeeded(copy))
+          copy->walk([&](kcc::ProgramGridOp op) { marker = op; });
+        if (failed(copy) || failed(rasterize(*copy, marker, persistent)))
+          return signalPassFailure();
+      }
+      if (failed(rasterize(func, markers.front(), /*persistent=*/0)))
         return signalPassFailure();
     }
   }

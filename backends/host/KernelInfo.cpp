@@ -47,4 +47,12 @@ unsigned scalarKindBytes(ScalarKind kind) {
   return 0;
 }
 
+const Specialization *
+KernelInfo::persistentBuildOf(const Specialization &spec) const {
+  for (const Specialization &p : persistentBuilds)
+    if (p.persistentOf == spec.symbol)
+      return &p;
+  return nullptr;
+}
+
 } // namespace kcc::host

@@ -80,6 +80,10 @@ struct Specialization {
   std::vector<ParamInfo> params;        // in declaration order
   std::array<std::string, 3> grid;      // C expressions over param names
   unsigned persistent = 0; // CTAs per multiprocessor of a persistent launch
+  // A persistent build (kcc --persistent): the symbol of the
+  // one-program-per-tile build it stands in for when the grid has more than
+  // `persistent` x processors tiles. Same parameters, grid and guards.
+  std::string persistentOf;
   std::vector<CoverageGuard> coverage;  // launch guards, if any
   std::vector<TargetBuild> builds;      // one per target, in target order
 };
@@ -87,6 +91,12 @@ struct Specialization {
 struct KernelInfo {
   std::string name;                     // base name, e.g. vector_add
   std::vector<Specialization> specializations;
+  // kcc --persistent: the persistent builds of some specializations (each
+  // with persistentOf set); not launch functions of their own.
+  std::vector<Specialization> persistentBuilds;
+
+  /// The persistent build of `spec`, or null.
+  const Specialization *persistentBuildOf(const Specialization &spec) const;
 };
 
 struct ModuleInfo {

@@ -30,6 +30,24 @@ static std::optional<ScalarKind> scalarKindOf(mlir::Type type) {
   return std::nullopt;
 }
 
+/// Whether `a` and `b` take the same arguments and grid (what a launch
+/// passes either).
+static bool sameLaunch(const Specialization &a, const Specialization &b) {
+  if (a.grid != b.grid || a.params.size() != b.params.size() ||
+      a.coverage.size() != b.coverage.size())
+    return false;
+  for (auto [x, y] : llvm::zip(a.params, b.params))
+    if (x.name != y.name || x.elem != y.elem || x.isPointer != y.isPointer ||
+        x.isTensorMap != y.isTensorMap || x.tensorBase != y.tensorBase ||
+        x.box != y.box || x.swizzle != y.swizzle || x.align != y.align ||
+        x.divisibility != y.divisibility || x.tensorRank != y.tensorRank)
+      return false;
+  for (auto [x, y] : llvm::zip(a.coverage, b.coverage))
+    if (x.expr != y.expr)
+      return false;
+  return true;
+}
+
 /// What the host side needs of each kernel, read off the tile IR's
 /// attributes (the frontend's contract: see ir/KccDialect.td).
 bool host::collectKernelInfo(mlir::ModuleOp tileIR, ModuleInfo &info) {
@@ -126,8 +144,27 @@ bool host::collectKernelInfo(mlir::ModuleOp tileIR, ModuleInfo &info) {
       info.kernels.push_back({baseName.str(), {}});
       it = std::prev(info.kernels.end());
     }
-    it->specializations.push_back(std::move(spec));
+    if (auto of = func->getAttrOfType<mlir::FlatSymbolRefAttr>(
+            KccDialect::kPersistentOfAttr)) {
+      spec.persistentOf = of.getValue().str();
+      it->persistentBuilds.push_back(std::move(spec));
+    } else {
+      it->specializations.push_back(std::move(spec));
+    }
   }
+  // The launch of a specialization may run its persistent build instead,
+  // with the same arguments (tensor maps included) and grid.
+  for (KernelInfo &k : info.kernels)
+    for (const Specialization &p : k.persistentBuilds) {
+      auto plain = llvm::find_if(k.specializations, [&](auto &s) {
+        return s.symbol == p.persistentOf;
+      });
+      if (plain == k.specializations.end() || !sameLaunch(*plain, p)) {
+        tileIR.emitError("internal error: persistent build @")
+            << p.symbol << " does not launch like @" << p.persistentOf;
+        return false;
+      }
+    }
   return true;
 }
 
@@ -150,12 +187,21 @@ mlir::Location host::stubErrorLoc(mlir::ModuleOp tileIR, llvm::StringRef kernel,
   return tileIR.getLoc();
 }
 
-/// The specialization compiled as `symbol`.
+std::vector<Specialization *> host::allSpecializations(ModuleInfo &info) {
+  std::vector<Specialization *> all;
+  for (KernelInfo &k : info.kernels) {
+    for (Specialization &s : k.specializations)
+      all.push_back(&s);
+    for (Specialization &s : k.persistentBuilds)
+      all.push_back(&s);
+  }
+  return all;
+}
+
 Specialization *host::findSpecialization(ModuleInfo &info,
                                          llvm::StringRef symbol) {
-  for (KernelInfo &k : info.kernels)
-    for (Specialization &s : k.specializations)
-      if (s.symbol == symbol)
-        return &s;
+  for (Specialization *s : allSpecializations(info))
+    if (s->symbol == symbol)
+      return s;
   return nullptr;
 }

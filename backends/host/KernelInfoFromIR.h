@@ -20,8 +20,12 @@ namespace kcc::host {
 /// if a kernel lacks the frontend's attributes.
 bool collectKernelInfo(mlir::ModuleOp tileIR, ModuleInfo &info);
 
-/// The specialization compiled as `symbol`, or null.
+/// The specialization compiled as `symbol` (a persistent build included), or
+/// null.
 Specialization *findSpecialization(ModuleInfo &info, llvm::StringRef symbol);
+
+/// Every compiled entry of `info`: specializations and persistent builds.
+std::vector<Specialization *> allSpecializations(ModuleInfo &info);
 
 /// Where a stub-emitter complaint about `name` in kernel `kernel` points: the
 /// parameter's declaration, else the kernel, else the module.

@@ -71,8 +71,17 @@ std::string kcc::host::emitManifest(const ModuleInfo &module,
                         {"params", std::move(params)},
                         {"grid", std::move(grid)},
                         {"targets", std::move(builds)}};
-      if (s.persistent)
-        spec["persistent_ctas_per_sm"] = int64_t(s.persistent);
+      // kcc --persistent: the build the launch runs instead when the grid
+      // has more than ctas_per_sm x multiprocessors tiles.
+      if (const Specialization *p = k.persistentBuildOf(s)) {
+        json::Array persistentBuilds;
+        for (const TargetBuild &b : p->builds)
+          persistentBuilds.push_back(buildJson(b));
+        spec["persistent"] =
+            json::Object{{"symbol", p->symbol},
+                         {"ctas_per_sm", int64_t(p->persistent)},
+                         {"targets", std::move(persistentBuilds)}};
+      }
       // Launch guards from the coverage proof: a launch where `guard` (C
       // over the parameter names) is false leaves `tensor` partly unwritten.
       if (!s.coverage.empty()) {

@@ -402,6 +402,12 @@ struct SpecPlan {
   // Per coverage guard, the integer params it uses, in order.
   std::vector<std::vector<std::string>> guardParams;
   std::vector<const TargetBuild *> builds; // the vendor's, in target order
+  // kcc --persistent: the specialization's persistent build (spec null if
+  // none) and its builds for the vendor.
+  struct {
+    const Specialization *spec = nullptr;
+    std::vector<const TargetBuild *> builds;
+  } persistent;
 };
 
 struct Dispatcher {
@@ -651,6 +657,17 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
       SpecPlan sp;
       sp.spec = &s;
       sp.builds = std::move(builds);
+      if (const Specialization *p = k.persistentBuildOf(s)) {
+        sp.persistent.spec = p;
+        for (const TargetBuild &b : p->builds)
+          if (isAmdTarget(b.target) == vendor.amd)
+            sp.persistent.builds.push_back(&b);
+        if (sp.persistent.builds.size() != sp.builds.size()) {
+          error = "the persistent build of '" + s.symbol +
+                  "' was not compiled for the same targets";
+          return false;
+        }
+      }
       std::set<std::string> used;
       for (const std::string &e : s.grid)
         if (!scanGrid(e, s, used, error))
@@ -716,14 +733,17 @@ std::string docComment(const KernelInfo &k, const SpecPlan &sp, bool amd) {
                   "Grid: (" + gridExpr(s.grid[0]) + ", " + gridExpr(s.grid[1]) +
                       ", " + gridExpr(s.grid[2]) + ").",
                   2);
-  if (s.persistent)
+  if (const Specialization *p = sp.persistent.spec)
     out += wrapComment(
         "///",
-        "Persistent: at most " + std::to_string(s.persistent) +
-            " CTA(s) per multiprocessor are launched (grid x capped at "
-            "max(1, multiprocessors * " +
-            std::to_string(s.persistent) +
-            " / grid z)); each loops over its tiles.",
+        "Persistent (kcc --persistent=" + std::to_string(p->persistent) +
+            "): when the grid has more than " + std::to_string(p->persistent) +
+            " x multiprocessors tiles, the launch runs " + p->symbol +
+            " instead: at most " + std::to_string(p->persistent) +
+            " CTA(s) per multiprocessor (grid x capped at max(1, "
+            "multiprocessors * " +
+            std::to_string(p->persistent) +
+            " / grid z)), each looping over its tiles.",
         2);
   std::string builds;
   for (const TargetBuild *b : sp.builds)
@@ -932,31 +952,46 @@ std::string emitSource(const ModuleInfo &m,
   for (const KernelPlan &kp : plans)
     for (const SpecPlan &sp : kp.specs) {
       const Specialization &s = *sp.spec;
-      c += "\n// " + s.symbol + "\n";
-      std::vector<std::string> threads;
-      // AMD: {0, threads, target}; NVIDIA: {sm, threads} or, with dynamic
-      // shared memory, {sm, threads, nullptr, bytes}.
-      for (const TargetBuild *b : sp.builds) {
-        std::string entry =
-            "{" + std::to_string(b->sm) + ", " + std::to_string(b->threads);
-        if (vendor.amd)
-          entry += ", " + cString(b->target);
-        else if (b->dynamicSharedBytes)
-          entry += ", nullptr, " + std::to_string(b->dynamicSharedBytes);
-        threads.push_back(entry + "}");
+      // One entry of the fatbin: its launch shape per target and its
+      // descriptor, `fields` after the first four.
+      auto emitDesc = [&](const Specialization &entry,
+                          const std::vector<const TargetBuild *> &builds,
+                          std::vector<std::string> fields) {
+        c += "\n// " + entry.symbol + "\n";
+        std::vector<std::string> threads;
+        // AMD: {0, threads, target}; NVIDIA: {sm, threads} or, with dynamic
+        // shared memory, {sm, threads, nullptr, bytes}.
+        for (const TargetBuild *b : builds) {
+          std::string t =
+              "{" + std::to_string(b->sm) + ", " + std::to_string(b->threads);
+          if (vendor.amd)
+            t += ", " + cString(b->target);
+          else if (b->dynamicSharedBytes)
+            t += ", nullptr, " + std::to_string(b->dynamicSharedBytes);
+          threads.push_back(t + "}");
+        }
+        c += wrapCall("",
+                      "static const kcc::rt::ThreadsForArch threads_" +
+                          entry.symbol + "[] = {",
+                      threads, "};");
+        std::vector<std::string> desc = {"&kFatbinDesc", cString(entry.symbol),
+                                         "threads_" + entry.symbol,
+                                         std::to_string(builds.size())};
+        desc.insert(desc.end(), fields.begin(), fields.end());
+        c += wrapCall("",
+                      "static const kcc::rt::KernelDesc kernel_" +
+                          entry.symbol + " = {",
+                      desc, "};");
+      };
+      // kcc --persistent: the launch runs the persistent build instead when
+      // the grid has more tiles than it launches CTAs.
+      std::vector<std::string> fields;
+      if (sp.persistent.spec) {
+        const Specialization &p = *sp.persistent.spec;
+        emitDesc(p, sp.persistent.builds, {std::to_string(p.persistent)});
+        fields = {"0", "&kernel_" + p.symbol};
       }
-      c += wrapCall("",
-                    "static const kcc::rt::ThreadsForArch threads_" + s.symbol +
-                        "[] = {",
-                    threads, "};");
-      std::vector<std::string> desc = {"&kFatbinDesc", cString(s.symbol),
-                                       "threads_" + s.symbol,
-                                       std::to_string(sp.builds.size())};
-      if (s.persistent)
-        desc.push_back(std::to_string(s.persistent));
-      c += wrapCall(
-          "", "static const kcc::rt::KernelDesc kernel_" + s.symbol + " = {",
-          desc, "};");
+      emitDesc(s, sp.builds, fields);
       std::vector<std::string> gparams;
       for (const std::string &p : sp.gridParams)
         gparams.push_back("int64_t " + p);

@@ -88,6 +88,14 @@ Status detail::validateDescriptor(const KernelDesc &kernel) {
                           "its kernel descriptor is incomplete (no fatbin, "
                           "symbol or block size); regenerate the launch stub "
                           "with kcc");
+  if (const KernelDesc *p = kernel.persistentBuild) {
+    if (!p->persistentPerSm || p->persistentBuild)
+      return makeStatus(KCC_ERROR_INVALID_ARGUMENT,
+                        launchPrefix(kernel) +
+                            "its persistent build's descriptor is not "
+                            "persistent; regenerate the launch stub with kcc");
+    return validateDescriptor(*p);
+  }
   return Status();
 }
 
@@ -252,6 +260,16 @@ Status kcc::rt::uncoveredTensor(const KernelDesc &kernel, const char *tensor,
           (tensor ? tensor : "?") + "' unwritten with these sizes (" + sizes +
           "); kcc proved they cover it when " + (condition ? condition : "?") +
           ". Check that the tensors' shapes match");
+}
+
+const KernelDesc &detail::launchedBuild(const KernelDesc &kernel,
+                                        const LoadedFunction &function,
+                                        const int64_t grid[3]) {
+  const KernelDesc *p = kernel.persistentBuild;
+  if (!p || !function.processors)
+    return kernel;
+  int64_t ctas = int64_t(function.processors) * p->persistentPerSm;
+  return grid[0] * grid[2] > ctas ? *p : kernel;
 }
 
 void detail::persistentGrid(const KernelDesc &kernel,

@@ -63,9 +63,16 @@ struct LoadedFunction {
   void *handle = nullptr;
   unsigned blockX = 0;
   unsigned sharedBytes = 0;
-  /// Multiprocessors of the device (queried for persistent kernels only).
+  /// Multiprocessors of the device (for persistent launches).
   unsigned processors = 0;
 };
+
+/// What a launch of `kernel` (loaded as `function`) over `grid` runs: its
+/// persistent build when it has one and the grid has more tiles (x * z) than
+/// that build launches CTAs, else `kernel` itself.
+const KernelDesc &launchedBuild(const KernelDesc &kernel,
+                                const LoadedFunction &function,
+                                const int64_t grid[3]);
 
 /// The launch of a persistent kernel (KernelDesc::persistentPerSm): grid x
 /// capped at max(1, processors * persistentPerSm / grid z); each CTA loops

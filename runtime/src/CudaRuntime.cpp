@@ -251,15 +251,24 @@ Status kcc::rt::launch(const KernelDesc &kernel, const int64_t grid[3],
   status = currentContext(*driver, kernel, &ctx);
   if (!status.ok())
     return status;
+  auto load = [&](const KernelDesc &desc, LoadedFunction *function) {
+    if (cache().find(reinterpret_cast<uintptr_t>(ctx), desc, function))
+      return Status();
+    return loadFunction(*driver, desc, ctx, function);
+  };
   LoadedFunction function;
-  if (!cache().find(reinterpret_cast<uintptr_t>(ctx), kernel, &function)) {
-    status = loadFunction(*driver, kernel, ctx, &function);
+  status = load(kernel, &function);
+  if (!status.ok())
+    return status;
+  const KernelDesc &build = launchedBuild(kernel, function, grid);
+  if (&build != &kernel) {
+    status = load(build, &function);
     if (!status.ok())
       return status;
   }
 
   int64_t launched[3];
-  persistentGrid(kernel, function, grid, launched);
+  persistentGrid(build, function, grid, launched);
   CUresult result = driver->cuLaunchKernel(
       static_cast<CUfunction>(function.handle),
       static_cast<unsigned>(launched[0]), static_cast<unsigned>(launched[1]),
@@ -267,7 +276,7 @@ Status kcc::rt::launch(const KernelDesc &kernel, const int64_t grid[3],
       function.sharedBytes, stream, args,
       /*extra=*/nullptr);
   if (result != CUDA_SUCCESS)
-    return driverError(*driver, kernel, "cuLaunchKernel", result);
+    return driverError(*driver, build, "cuLaunchKernel", result);
   return Status();
 }
 

@@ -252,9 +252,18 @@ Status kcc::rt::hip::launch(const KernelDesc &kernel, const int64_t grid[3],
   status = currentDevice(kernel, &device);
   if (!status.ok())
     return status;
+  auto load = [&](const KernelDesc &desc, LoadedFunction *function) {
+    if (cache().find(static_cast<uintptr_t>(device), desc, function))
+      return Status();
+    return loadFunction(desc, device, function);
+  };
   LoadedFunction function;
-  if (!cache().find(static_cast<uintptr_t>(device), kernel, &function)) {
-    status = loadFunction(kernel, device, &function);
+  status = load(kernel, &function);
+  if (!status.ok())
+    return status;
+  const KernelDesc &build = launchedBuild(kernel, function, grid);
+  if (&build != &kernel) {
+    status = load(build, &function);
     if (!status.ok())
       return status;
   }
@@ -269,13 +278,13 @@ Status kcc::rt::hip::launch(const KernelDesc &kernel, const int64_t grid[3],
             "more work per program");
 
   int64_t launched[3];
-  persistentGrid(kernel, function, grid, launched);
+  persistentGrid(build, function, grid, launched);
   hipError_t result = hipModuleLaunchKernel(
       static_cast<hipFunction_t>(function.handle),
       static_cast<unsigned>(launched[0]), static_cast<unsigned>(launched[1]),
       static_cast<unsigned>(launched[2]), function.blockX, 1, 1,
       /*sharedMemBytes=*/0, stream, args, /*extra=*/nullptr);
   if (result != hipSuccess)
-    return driverError(kernel, "hipModuleLaunchKernel", result);
+    return driverError(build, "hipModuleLaunchKernel", result);
   return Status();
 }

@@ -129,6 +129,50 @@ TEST_CASE("persistent kernels launch at most N CTAs per multiprocessor") {
   CHECK(lastLaunch().grid[0] == 100);
 }
 
+TEST_CASE("a kernel with a persistent build launches it only for grids of "
+          "more tiles than CTAs") {
+  // kcc --persistent=2 compiles both builds; the fake device has 4
+  // multiprocessors, so the persistent build runs 8 CTAs. (softmax stands in
+  // for the persistent build's symbol.)
+  static const KernelDesc build = {&kFatbin, "softmax_f32_1024", kThreads, 2,
+                                   /*persistentPerSm=*/2};
+  static const KernelDesc kernel = {
+      &kFatbin, "vector_add_f32_1024", kThreads, 2, 0, &build};
+  struct Case {
+    int64_t grid[3];
+    const char *function;
+    unsigned launched[3];
+  } cases[] = {{{8, 1, 1}, "vector_add_f32_1024", {8, 1, 1}},
+               {{1, 1, 1}, "vector_add_f32_1024", {1, 1, 1}},
+               {{9, 1, 1}, "softmax_f32_1024", {8, 1, 1}},
+               {{1000, 1, 1}, "softmax_f32_1024", {8, 1, 1}},
+               {{4, 1, 2}, "vector_add_f32_1024", {4, 1, 2}},
+               {{3, 1, 3}, "softmax_f32_1024", {2, 1, 3}}};
+  for (const Case &c : cases) {
+    Status status = launch(kernel, c.grid, nullptr, nullptr);
+    REQUIRE_MESSAGE(status.ok(), status.message);
+    FakeLaunch l = lastLaunch();
+    CHECK(std::string(l.function) == c.function);
+    CHECK(l.grid[0] == c.launched[0]);
+    CHECK(l.grid[1] == c.launched[1]);
+    CHECK(l.grid[2] == c.launched[2]);
+  }
+  // A stub whose persistent build is not persistent is refused before the
+  // driver sees it.
+  static const KernelDesc notPersistent = {&kFatbin, "softmax_f32_1024",
+                                           kThreads, 2};
+  static const KernelDesc broken = {
+      &kFatbin, "vector_add_f32_1024", kThreads, 2, 0, &notPersistent};
+  const int64_t grid[3] = {100, 1, 1};
+  int before = fake.launches();
+  Status status = launch(broken, grid, nullptr, nullptr);
+  CHECK(status.code == KCC_ERROR_INVALID_ARGUMENT);
+  CHECK(status.message.find("its persistent build's descriptor is not "
+                            "persistent; regenerate the launch stub") !=
+        std::string::npos);
+  CHECK(fake.launches() == before);
+}
+
 TEST_CASE("another context loads its own module and picks its block size") {
   fake.setCc(1, 90);
   void *saved = nullptr;

@@ -362,6 +362,27 @@ TEST_CASE("persistent kernels launch at most N workgroups per compute unit") {
   CHECK(lastLaunch().grid[2] == 5);
 }
 
+TEST_CASE("a persistent build runs only for grids of more tiles than "
+          "workgroups") {
+  // kcc --persistent=3 on the fake device's 4 compute units: 12 workgroups.
+  static const KernelDesc build = {vectorAddBundle(), "softmax_f32_1024",
+                                   kThreads, 2, /*persistentPerSm=*/3};
+  static const KernelDesc kernel = {
+      vectorAddBundle(), "vector_add_f32_1024", kThreads, 2, 0, &build};
+  const int64_t fits[3] = {12, 1, 1}, more[3] = {13, 1, 1},
+                batched[3] = {5, 1, 3};
+  REQUIRE(hip::launch(kernel, fits, nullptr, nullptr).ok());
+  CHECK(std::string(lastLaunch().function) == "vector_add_f32_1024");
+  CHECK(lastLaunch().grid[0] == 12);
+  REQUIRE(hip::launch(kernel, more, nullptr, nullptr).ok());
+  CHECK(std::string(lastLaunch().function) == "softmax_f32_1024");
+  CHECK(lastLaunch().grid[0] == 12);
+  REQUIRE(hip::launch(kernel, batched, nullptr, nullptr).ok());
+  CHECK(std::string(lastLaunch().function) == "softmax_f32_1024");
+  CHECK(lastLaunch().grid[0] == 4);
+  CHECK(lastLaunch().grid[2] == 3);
+}
+
 TEST_CASE("feature suffixes choose the code object") {
   static const ThreadsForArch threads[] = {{0, 64, "gfx90a"}};
   std::string bytes = makeBundle(

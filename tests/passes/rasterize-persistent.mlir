@@ -1,14 +1,24 @@
 // RUN: kcc-opt %s --kcc-rasterize-programs=persistent=2 | FileCheck %s
 
-// kcc --persistent=2: the grouped order of rasterize-programs.mlir, computed
-// per tile from the induction variable b of a loop over the program's tiles
-// (b = launch id, launch id + launch extent, ... < gx * gy), whose body is
-// the rest of the kernel. Its first iter_arg counts the program's tiles. The
+// kcc --persistent=2: each group(N) kernel gets two builds. @grouped is
+// the one-program-per-tile launch of rasterize-programs.mlir, and
+// @grouped__persistent (kcc.persistent_of = @grouped), placed after it, the
+// persistent one, which the runtime launches instead when the grid has more
+// than 2 x multiprocessors tiles. It computes the grouped order per tile
+// from the induction variable b of a loop over the program's tiles (b =
+// launch id, launch id + launch extent, ... < gx * gy), whose body is the
+// rest of the kernel. Its first iter_arg counts the program's tiles. The
 // launch grid stays the flat product (the runtime caps it at 2 CTAs per
 // multiprocessor: kcc.persistent).
-// CHECK-LABEL: func.func @grouped
+// CHECK-LABEL: func.func @grouped(
+// CHECK-NOT: kcc.persistent
+// CHECK-NOT: scf.for
+// CHECK: kcc.program_id(0)
+// CHECK-NOT: scf.for
+// CHECK: return
+// CHECK-LABEL: func.func @grouped__persistent(
 // CHECK-SAME: kcc.grid = ["(((((n) + (64) - 1) / (64))) < 0 || (m) < 0 ? -1 : ((((n) + (64) - 1) / (64))) * (m))", "1", "1"]
-// CHECK-SAME: kcc.persistent = 2 : i32
+// CHECK-SAME: kcc.persistent = 2 : i32, kcc.persistent_of = @grouped
 // CHECK: %[[GX:.*]] = arith.divsi
 // CHECK-NOT: kcc.program_grid
 // CHECK: %[[N:.*]] = arith.constant 4 : i32
@@ -42,10 +52,12 @@ func.func @grouped(%out: !kcc.ptr<i32>, %n: i32, %m: i32)
   return
 }
 
-// A kernel without group(N) keeps its one program per grid point.
+// A kernel without group(N) keeps its one program per grid point, and has
+// one build.
 // CHECK-LABEL: func.func @plain
 // CHECK-NOT: kcc.persistent
 // CHECK-NOT: scf.for
+// CHECK-NOT: func.func
 func.func @plain(%out: !kcc.ptr<i32>, %n: i32)
     attributes {kcc.kernel, kcc.grid = ["n", "1", "1"]} {
   %p0 = kcc.program_id(0) : i32
@@ -53,3 +65,4 @@ func.func @plain(%out: !kcc.ptr<i32>, %n: i32)
   kcc.store %ptr, %p0 : !kcc.ptr<i32>
   return
 }
+

@@ -411,20 +411,46 @@ TEST_CASE("host stubs: vector_add header") {
 
 TEST_CASE("host stubs: a persistent kernel") {
   ModuleInfo m = vectorAddModule();
-  m.kernels[0].specializations[0].persistent = 2;
+  Specialization p = m.kernels[0].specializations[0];
+  p.symbol = "vector_add_f32_1024__persistent";
+  p.persistent = 2;
+  p.persistentOf = "vector_add_f32_1024";
+  p.builds[1].dynamicSharedBytes = 4096;
+  m.kernels[0].persistentBuilds.push_back(p);
   StubFiles f;
   std::string error;
   REQUIRE(emitCudaStubs(m, "abc", f, error));
-  // Its descriptor carries the CTAs per multiprocessor; the other's does not.
-  CHECK(contains(
-      f.source,
-      "\"vector_add_f32_1024\", threads_vector_add_f32_1024, 2, 2};\n"));
+  // The persistent build's descriptor carries the CTAs per multiprocessor
+  // and its own launch shape; the specialization's points to it. The other
+  // specialization has none, and no launch function is made for the build.
+  CHECK(contains(f.source, "static const kcc::rt::ThreadsForArch "
+                           "threads_vector_add_f32_1024__persistent[] = {\n"
+                           "    {80, 128}, {90, 128, nullptr, 4096}};\n"));
+  CHECK(contains(f.source, "\"vector_add_f32_1024__persistent\",\n"
+                           "    threads_vector_add_f32_1024__persistent, 2, "
+                           "2};\n"));
+  CHECK(contains(f.source,
+                 "\"vector_add_f32_1024\", threads_vector_add_f32_1024, 2, 0,\n"
+                 "    &kernel_vector_add_f32_1024__persistent};\n"));
+  CHECK(f.source.find("kernel_vector_add_f32_1024__persistent = {") <
+        f.source.find("kernel_vector_add_f32_1024 = {"));
   CHECK(contains(
       f.source, "\"vector_add_f16_2048\", threads_vector_add_f16_2048, 2};\n"));
-  CHECK(contains(f.header,
-                 "/// Persistent: at most 2 CTA(s) per multiprocessor"));
+  CHECK(!contains(f.header, "vector_add_f32_1024__persistent("));
+  CHECK(contains(f.header, "/// Persistent (kcc --persistent=2): when the grid "
+                           "has more than 2 x\n///   multiprocessors tiles, "
+                           "the launch runs vector_add_f32_1024__persistent"));
   std::string manifest = emitManifest(m, "0.1.0", {});
-  CHECK(contains(manifest, "\"persistent_ctas_per_sm\": 2"));
+  CHECK(contains(manifest, "\"persistent\": {\n"));
+  CHECK(contains(manifest, "\"symbol\": \"vector_add_f32_1024__persistent\""));
+  CHECK(contains(manifest, "\"ctas_per_sm\": 2"));
+
+  // A persistent build must have been compiled for the specialization's
+  // targets.
+  m.kernels[0].persistentBuilds[0].builds.pop_back();
+  CHECK(!emitCudaStubs(m, "abc", f, error));
+  CHECK(error == "the persistent build of 'vector_add_f32_1024' was not "
+                 "compiled for the same targets");
 }
 
 TEST_CASE("host stubs: vector_add source") {

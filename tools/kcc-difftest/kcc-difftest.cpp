@@ -197,9 +197,11 @@ struct PreparedCase {
   /// and the GPU leg run. The same for every other kernel.
   interp::Grid grid = {1, 1, 1};
   interp::Grid launchGrid = {1, 1, 1};
-  /// The sim legs' launch: a persistent kernel's grid as the runtime caps
-  /// it on a device of --sim-processors multiprocessors.
+  /// The sim legs' launch: what the runtime launches on a device of
+  /// --sim-processors multiprocessors (with --persistent, a persistent
+  /// build over a capped grid when the grid has more tiles than CTAs).
   interp::Grid simGrid = {1, 1, 1};
+  std::string simSymbol;
 };
 
 class DiffTest {
@@ -502,7 +504,8 @@ private:
     if (!interp::evaluateGrid(launchF, p.args, p.launchGrid, err))
       return caseErrorB(c.loc, err + where);
     p.simGrid = p.launchGrid;
-    interp::capPersistentGrid(launchF, simProcessors, p.simGrid);
+    p.simSymbol =
+        interp::launchedBuild(launchF, simProcessors, p.simGrid).getSymName();
     return true;
   }
 
@@ -547,7 +550,7 @@ private:
       details.push_back("interp: " + message);
     bool simFail = false;
     for (SimLeg &leg : simLegs) {
-      SimCell cell = runSimCase(leg, f.getSymName(), inputs, p.args, p.runArgs,
+      SimCell cell = runSimCase(leg, p.simSymbol, inputs, p.args, p.runArgs,
                                 p.outputs, err ? nullptr : &p.buffers,
                                 p.simGrid, {simMaxThreads, simSeed}, sourceMgr);
       if (cell.cell == "FAIL") {

@@ -454,19 +454,18 @@ private:
                             "internal error: ptxas rejected the PTX kcc "
                             "generated for " +
                                 prefix);
-    for (host::KernelInfo &k : info.kernels)
-      for (host::Specialization &spec : k.specializations) {
-        nvidia::PtxasResources res;
-        if (spec.builds.empty() || spec.builds.back().target != target.name ||
-            !nvidia::parsePtxasResources(cubin->ptxasLog, spec.symbol, res))
-          continue;
-        host::TargetBuild &build = spec.builds.back();
-        build.registers = res.registers;
-        build.sharedBytes = res.sharedBytes;
-        build.stackBytes = res.stackBytes;
-        build.spillStoreBytes = res.spillStoreBytes;
-        build.spillLoadBytes = res.spillLoadBytes;
-      }
+    for (host::Specialization *spec : host::allSpecializations(info)) {
+      nvidia::PtxasResources res;
+      if (spec->builds.empty() || spec->builds.back().target != target.name ||
+          !nvidia::parsePtxasResources(cubin->ptxasLog, spec->symbol, res))
+        continue;
+      host::TargetBuild &build = spec->builds.back();
+      build.registers = res.registers;
+      build.sharedBytes = res.sharedBytes;
+      build.stackBytes = res.stackBytes;
+      build.spillStoreBytes = res.spillStoreBytes;
+      build.spillLoadBytes = res.spillLoadBytes;
+    }
     if (options.emit == EmitKind::Object)
       return write(prefix + ".cubin", cubin->data, true);
     images.push_back({&target, /*isPTX=*/false, std::move(cubin->data)});
@@ -495,21 +494,19 @@ private:
     if (!resources)
       return !reportIfError(resources.takeError(),
                             "reading the metadata of " + prefix + ".hsaco");
-    for (host::KernelInfo &k : info.kernels)
-      for (host::Specialization &spec : k.specializations) {
-        auto it = resources->find(spec.symbol);
-        if (spec.builds.empty() || spec.builds.back().target != target.name ||
-            it == resources->end())
-          continue;
-        host::TargetBuild &build = spec.builds.back();
-        build.registers = it->second.vgprs + it->second.agprs;
-        build.sharedBytes = it->second.ldsBytes;
-        build.stackBytes = it->second.scratchBytes;
-        // VGPR spills go to scratch, one dword per lane each (SGPR spills
-        // go to VGPR lanes, not memory).
-        build.spillStoreBytes = build.spillLoadBytes =
-            it->second.vgprSpills * 4;
-      }
+    for (host::Specialization *spec : host::allSpecializations(info)) {
+      auto it = resources->find(spec->symbol);
+      if (spec->builds.empty() || spec->builds.back().target != target.name ||
+          it == resources->end())
+        continue;
+      host::TargetBuild &build = spec->builds.back();
+      build.registers = it->second.vgprs + it->second.agprs;
+      build.sharedBytes = it->second.ldsBytes;
+      build.stackBytes = it->second.scratchBytes;
+      // VGPR spills go to scratch, one dword per lane each (SGPR spills
+      // go to VGPR lanes, not memory).
+      build.spillStoreBytes = build.spillLoadBytes = it->second.vgprSpills * 4;
+    }
     if (options.emit == EmitKind::Object)
       return write(prefix + ".hsaco", *hsaco, true);
     amdImages.push_back({&target, std::move(*hsaco)});

@@ -40,6 +40,15 @@ std::string opName(Operation *op) {
     return stringifyReduceKind(red.getKind()).str();
   return op->getName().stripDialect().str();
 }
+/// The persistent build of `func` (kcc --persistent), or null.
+func::FuncOp persistentBuildOf(ModuleOp module, func::FuncOp func) {
+  for (auto other : module.getOps<func::FuncOp>())
+    if (auto of = other->getAttrOfType<FlatSymbolRefAttr>(
+            KccDialect::kPersistentOfAttr);
+        of && of.getValue() == func.getSymName())
+      return other;
+  return {};
+}
 } // namespace
 
 void Report::addTarget(ModuleOp module, const TargetModel &target,
@@ -80,8 +89,19 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
       entry.launch = llvm::formatv(
           "persistent: at most {0} CTA(s) per multiprocessor, each running "
           "its tiles in grouped order; TMA pipelines carry their stages and "
-          "phases from tile to tile",
-          p.getInt());
+          "phases from tile to tile. Launched instead of @{1} when the grid "
+          "has more than {0} x multiprocessors tiles",
+          p.getInt(),
+          func->getAttrOfType<FlatSymbolRefAttr>(KccDialect::kPersistentOfAttr)
+              .getValue());
+    else if (func::FuncOp persistentBuild = persistentBuildOf(module, func))
+      entry.launch = llvm::formatv(
+          "one CTA per tile when the grid has at most {0} x multiprocessors "
+          "tiles; @{1} (persistent) otherwise",
+          persistentBuild
+              ->getAttrOfType<IntegerAttr>(KccDialect::kPersistentAttr)
+              .getInt(),
+          persistentBuild.getSymName());
     if (auto cov = func->getAttrOfType<ArrayAttr>(KccDialect::kCoverageAttr))
       for (auto d : cov.getAsRange<DictionaryAttr>()) {
         std::string tensor = d.getAs<StringAttr>("tensor").str();
@@ -350,22 +370,23 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
 
 void Report::addResources(const host::ModuleInfo &info) {
   for (const host::KernelInfo &k : info.kernels)
-    for (const host::Specialization &spec : k.specializations) {
-      auto it = kernels.find(spec.symbol);
-      if (it == kernels.end())
-        continue;
-      for (const host::TargetBuild &b : spec.builds)
-        for (TargetEntry &e : it->second)
-          if (e.target == b.target && b.registers) {
-            e.haveResources = true;
-            e.registers = b.registers;
-            // ptxas counts static shared memory only; NVIDIA kernels keep
-            // theirs in dynamic shared memory.
-            e.sharedBytes = b.sharedBytes + b.dynamicSharedBytes;
-            e.spillBytes = b.spillStoreBytes + b.spillLoadBytes;
-            e.stackBytes = b.stackBytes;
-          }
-    }
+    for (const auto *list : {&k.specializations, &k.persistentBuilds})
+      for (const host::Specialization &spec : *list) {
+        auto it = kernels.find(spec.symbol);
+        if (it == kernels.end())
+          continue;
+        for (const host::TargetBuild &b : spec.builds)
+          for (TargetEntry &e : it->second)
+            if (e.target == b.target && b.registers) {
+              e.haveResources = true;
+              e.registers = b.registers;
+              // ptxas counts static shared memory only; NVIDIA kernels keep
+              // theirs in dynamic shared memory.
+              e.sharedBytes = b.sharedBytes + b.dynamicSharedBytes;
+              e.spillBytes = b.spillStoreBytes + b.spillLoadBytes;
+              e.stackBytes = b.stackBytes;
+            }
+      }
 }
 
 void Report::printText(llvm::raw_ostream &os) const {

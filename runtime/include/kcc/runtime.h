@@ -99,6 +99,11 @@ struct KernelDesc {
   /// multiprocessor are launched, grid x capped at
   /// max(1, multiprocessors * persistentPerSm / grid z); 0: as computed.
   unsigned persistentPerSm = 0;
+  /// kcc --persistent: the persistent build of this kernel (same arguments
+  /// and grid; persistentPerSm > 0), which launch() runs instead when the
+  /// grid has more than multiprocessors * persistentPerSm tiles (x * z): with
+  /// fewer, each CTA would run one tile and the tile loop only costs.
+  const KernelDesc *persistentBuild = nullptr;
 };
 
 /// `ptr` must be a multiple of `align` bytes (the kernel was compiled with
