@@ -516,8 +516,11 @@ bool Gen::genProgramGrid(mlir::func::FuncOp func) {
       if (a.value)
         collect(*a.value);
   };
-  collect(*k.grid[0]);
-  collect(*k.grid[1]);
+  // A third axis (a batch) too: a persistent build computes the batch of
+  // each tile from it.
+  unsigned axes = k.grid.size() > 2 && k.grid[2] ? 3 : 2;
+  for (unsigned axis = 0; axis < axes; ++axis)
+    collect(*k.grid[axis]);
   scopes.emplace_back();
   for (const std::string &name : names) {
     Binding *bound = lookup(name);
@@ -532,8 +535,8 @@ bool Gen::genProgramGrid(mlir::func::FuncOp func) {
             : Value(arith::ExtSIOp::create(b, l, b.getI32Type(), bound->val.v));
     scopes.back()[name] = Binding{TV::value(v), false, bound->loc};
   }
-  Value extents[2];
-  for (int axis = 0; axis < 2; ++axis) {
+  Value extents[3];
+  for (unsigned axis = 0; axis < axes; ++axis) {
     const Expr &e = *k.grid[axis];
     extents[axis] = materialize(gen(e), b.getI32Type());
     if (!extents[axis] || !extents[axis].getType().isInteger(32)) {
@@ -547,7 +550,7 @@ bool Gen::genProgramGrid(mlir::func::FuncOp func) {
   }
   scopes.pop_back();
   kcc::ProgramGridOp::create(b, loc(k.groupLoc), extents[0], extents[1],
-                             uint32_t(*n));
+                             extents[2], uint32_t(*n));
   return true;
 }
 

@@ -11,6 +11,7 @@
 #include "ir/Dialect.h"
 
 #include <algorithm>
+#include <cstdint>
 
 using namespace kcc::interp;
 
@@ -99,9 +100,10 @@ mlir::func::FuncOp kcc::interp::launchedBuild(mlir::func::FuncOp func,
     if (!of || !perSm || of.getValue() != func.getSymName())
       continue;
     int64_t ctas = int64_t(processors) * perSm.getInt();
-    if (grid[0] * grid[2] <= ctas)
+    int64_t tiles = grid[0] * grid[1] * grid[2];
+    if (tiles <= ctas || tiles > INT32_MAX)
       return func;
-    grid[0] = std::min<int64_t>(grid[0], std::max<int64_t>(1, ctas / grid[2]));
+    grid = {ctas, 1, 1};
     return build;
   }
   return func;

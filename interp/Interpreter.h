@@ -92,9 +92,9 @@ bool evaluateGrid(mlir::func::FuncOp func, const std::vector<KernelArg> &args,
 
 /// What the runtime launches for `func` over `grid` on a device of
 /// `processors` multiprocessors: its persistent build (kcc.persistent = P,
-/// kcc.persistent_of = @func) when it has one and the grid has more than
-/// processors * P tiles (x * z), with grid x capped at
-/// max(1, processors * P / grid z); otherwise `func` and `grid` as they are.
+/// kcc.persistent_of = @func) over (processors * P, 1, 1) when it has one
+/// and the grid has more than processors * P tiles (x * y * z, at most
+/// INT32_MAX); otherwise `func` and `grid` as they are.
 mlir::func::FuncOp launchedBuild(mlir::func::FuncOp func, unsigned processors,
                                  Grid &grid);
 

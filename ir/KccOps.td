@@ -28,14 +28,17 @@ def Kcc_ProgramGridOp : Kcc_Op<"program_grid"> {
   let description = [{
     Emitted by the frontend at the start of a kernel with a `group(N)`
     clause: `gx` and `gy` are its grid expressions (num_programs(0) and
-    num_programs(1)) evaluated in the kernel, and `group` is N. Until
+    num_programs(1)) evaluated in the kernel, `gz` that of a third axis (a
+    batch) if the grid has one, and `group` is N. Until
     kcc-rasterize-programs replaces program_id and num_programs with their
     grouped 1-D form and erases this op, the kernel is in its 2-D form:
-    `kcc.grid` holds both extents. No later stage accepts it.
+    `kcc.grid` holds both extents. A persistent build runs the tiles of
+    every batch from one tile loop, so it computes the batch from `gz`. No
+    later stage accepts it.
   }];
-  let arguments = (ins I32:$gx, I32:$gy,
+  let arguments = (ins I32:$gx, I32:$gy, Optional<I32>:$gz,
                        ConfinedAttr<I32Attr, [IntMinValue<1>]>:$group);
-  let assemblyFormat = "$gx `,` $gy attr-dict";
+  let assemblyFormat = "$gx `,` $gy (`,` $gz^)? attr-dict";
   let extraClassDeclaration = [{
     /// The function attribute holding N (an i32) of a kernel with group(N).
     static constexpr ::llvm::StringLiteral kRasterGroupAttr =

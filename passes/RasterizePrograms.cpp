@@ -28,11 +28,15 @@
 // running the pass twice changes nothing.
 //
 // Persistent launches (`persistent` = P > 0, kcc --persistent): the launch
-// is at most P CTAs per multiprocessor (the runtime caps kcc.grid's x at
-// max(1, processors * P / grid z)), and each program runs tiles
-// b, b + extent, ... < gx * gy in an scf.for {kcc.persistent_tiles} whose
-// body is the rest of the kernel, with the program ids above computed from
-// the loop's b. The loop is what lets kcc-pipeline-tma-loads carry a K
+// is one row of at most P CTAs per multiprocessor (the runtime launches
+// min(x * z, processors * P) CTAs along x, z = 1), and each program runs
+// tiles t = b, b + extent, ... < gx * gy * gz in an scf.for
+// {kcc.persistent_tiles} whose body is the rest of the kernel: the batch
+// (program_id(2)) is t / (gx * gy), and the program ids above are computed
+// from t % (gx * gy); num_programs(2) becomes the marker's %gz. Tiles are
+// numbered batch by batch so that the CTAs running together share few
+// batches' operands in L2, as the one-program-per-tile launch's waves do.
+// The loop is what lets kcc-pipeline-tma-loads carry a K
 // loop's stage counter from one tile to the next, so that a producer
 // warpgroup fills the next tile's stages while the consumers run this
 // tile's epilogue. That build is a copy of the function, @<name>__persistent
@@ -86,20 +90,31 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
       dominated = false;
     }
   };
+  // A persistent build runs every batch's tiles from its one tile loop: it
+  // computes the batch (program_id(2)) from the tile, and num_programs(2)
+  // is the marker's gz.
+  Value gz = marker.getGz();
+  unsigned axes = persistent && gz ? 3 : 2;
   func.walk([&](kcc::ProgramIdOp op) {
-    if (op.getAxis() < 2) {
+    if (op.getAxis() < axes) {
       afterMarker(op);
       ids.push_back(op);
     }
   });
   func.walk([&](kcc::NumProgramsOp op) {
-    if (op.getAxis() < 2) {
+    if (op.getAxis() < axes) {
       afterMarker(op);
       counts.push_back(op);
     }
   });
   if (!dominated)
     return failure();
+  auto zExpr = dyn_cast<StringAttr>(grid[2]);
+  if (persistent && !gz && zExpr && !zExpr.getValue().empty() &&
+      zExpr.getValue() != "1")
+    return marker.emitError("the persistent build of a kernel with a third "
+                            "grid axis needs its extent: kcc.program_grid "
+                            "%gx, %gy, %gz");
 
   // The grouped order, computed once where the extents are known.
   OpBuilder b(marker);
@@ -110,10 +125,17 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
   Value n = arith::ConstantOp::create(
       b, loc, b.getI32IntegerAttr(int32_t(marker.getGroup())));
   Value flat = kcc::ProgramIdOp::create(b, loc, i32, uint32_t(0));
+  Value batch;
   if (persistent) {
     // The tiles of this program: the rest of the body runs once per tile.
+    // Tiles are numbered batch by batch, so the CTAs that run together work
+    // on neighbouring tiles of few batches, as a one-CTA-per-tile launch's
+    // waves do (a CTA per batch slice would spread them over every batch,
+    // and the batches' operands would compete for L2).
     Value extent = kcc::NumProgramsOp::create(b, loc, i32, uint32_t(0));
-    Value tiles = arith::MulIOp::create(b, loc, gx, gy);
+    Value perBatch = arith::MulIOp::create(b, loc, gx, gy);
+    Value tiles =
+        gz ? arith::MulIOp::create(b, loc, perBatch, gz).getResult() : perBatch;
     // Its one iter_arg counts the program's tiles (0, 1, ...): the phase of
     // a once-per-tile barrier (kcc-materialize-tma-copies) comes from it.
     Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
@@ -134,6 +156,10 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
                   b.getI32IntegerAttr(int32_t(persistent)));
     b.setInsertionPointToStart(body);
     flat = loop.getInductionVar();
+    if (gz) {
+      batch = arith::DivSIOp::create(b, loc, flat, perBatch);
+      flat = arith::RemSIOp::create(b, loc, flat, perBatch);
+    }
   }
   Value inGroup = arith::MulIOp::create(b, loc, n, gx);
   Value group = arith::DivSIOp::create(b, loc, flat, inGroup);
@@ -145,12 +171,13 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
       b, loc, first, arith::RemSIOp::create(b, loc, inGroupIndex, size));
   Value pid0 = arith::DivSIOp::create(b, loc, inGroupIndex, size);
 
+  Value pids[] = {pid0, pid1, batch}, extents[] = {gx, gy, gz};
   for (kcc::ProgramIdOp op : ids) {
-    op.replaceAllUsesWith(op.getAxis() == 0 ? pid0 : pid1);
+    op.replaceAllUsesWith(pids[op.getAxis()]);
     op.erase();
   }
   for (kcc::NumProgramsOp op : counts) {
-    op.replaceAllUsesWith(op.getAxis() == 0 ? gx : gy);
+    op.replaceAllUsesWith(extents[op.getAxis()]);
     op.erase();
   }
 

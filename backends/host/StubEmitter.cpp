@@ -739,11 +739,9 @@ std::string docComment(const KernelInfo &k, const SpecPlan &sp, bool amd) {
         "Persistent (kcc --persistent=" + std::to_string(p->persistent) +
             "): when the grid has more than " + std::to_string(p->persistent) +
             " x multiprocessors tiles, the launch runs " + p->symbol +
-            " instead: at most " + std::to_string(p->persistent) +
-            " CTA(s) per multiprocessor (grid x capped at max(1, "
-            "multiprocessors * " +
-            std::to_string(p->persistent) +
-            " / grid z)), each looping over its tiles.",
+            " instead: one row of at most " + std::to_string(p->persistent) +
+            " CTA(s) per multiprocessor, each looping over the tiles of "
+            "every batch.",
         2);
   std::string builds;
   for (const TargetBuild *b : sp.builds)

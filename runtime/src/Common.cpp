@@ -268,8 +268,10 @@ const KernelDesc &detail::launchedBuild(const KernelDesc &kernel,
   const KernelDesc *p = kernel.persistentBuild;
   if (!p || !function.processors)
     return kernel;
+  // The persistent build numbers its tiles in i32.
   int64_t ctas = int64_t(function.processors) * p->persistentPerSm;
-  return grid[0] * grid[2] > ctas ? *p : kernel;
+  int64_t tiles = grid[0] * grid[1] * grid[2];
+  return tiles > ctas && tiles <= INT32_MAX ? *p : kernel;
 }
 
 void detail::persistentGrid(const KernelDesc &kernel,
@@ -277,10 +279,10 @@ void detail::persistentGrid(const KernelDesc &kernel,
                             const int64_t grid[3], int64_t out[3]) {
   for (int d = 0; d < 3; ++d)
     out[d] = grid[d];
-  if (!kernel.persistentPerSm || !function.processors || grid[2] <= 0)
+  if (!kernel.persistentPerSm || !function.processors)
     return;
   int64_t ctas = int64_t(function.processors) * kernel.persistentPerSm;
-  int64_t perBatch = ctas / grid[2] > 0 ? ctas / grid[2] : 1;
-  if (out[0] > perBatch)
-    out[0] = perBatch;
+  int64_t tiles = grid[0] * grid[1] * grid[2];
+  out[0] = tiles < ctas ? tiles : ctas;
+  out[1] = out[2] = 1;
 }

@@ -68,15 +68,17 @@ struct LoadedFunction {
 };
 
 /// What a launch of `kernel` (loaded as `function`) over `grid` runs: its
-/// persistent build when it has one and the grid has more tiles (x * z) than
-/// that build launches CTAs, else `kernel` itself.
+/// persistent build when it has one and the grid has more tiles (x * y * z,
+/// at most INT32_MAX: the build counts them in i32) than that build
+/// launches CTAs, else `kernel` itself.
 const KernelDesc &launchedBuild(const KernelDesc &kernel,
                                 const LoadedFunction &function,
                                 const int64_t grid[3]);
 
-/// The launch of a persistent kernel (KernelDesc::persistentPerSm): grid x
-/// capped at max(1, processors * persistentPerSm / grid z); each CTA loops
-/// over its tiles. Other kernels launch `grid` as it is.
+/// The launch of a persistent kernel (KernelDesc::persistentPerSm): one row
+/// of min(tiles, processors * persistentPerSm) CTAs, tiles = x * y * z; each
+/// CTA loops over the tiles of every batch. Other kernels launch `grid` as
+/// it is.
 void persistentGrid(const KernelDesc &kernel, const LoadedFunction &function,
                     const int64_t grid[3], int64_t out[3]);
 

@@ -104,8 +104,8 @@ TEST_CASE("first launch retains the primary context and loads the module") {
 }
 
 TEST_CASE("persistent kernels launch at most N CTAs per multiprocessor") {
-  // kcc --persistent=2 on the fake device's 4 multiprocessors: 8 CTAs,
-  // shared among the grid's z slices (at least one each).
+  // kcc --persistent=2 on the fake device's 4 multiprocessors: one row of
+  // at most 8 CTAs, which loop over the tiles of every z slice.
   const KernelDesc persistent = {&kFatbin, "vector_add_f32_1024", kThreads, 2,
                                  /*persistentPerSm=*/2};
   struct Case {
@@ -113,8 +113,9 @@ TEST_CASE("persistent kernels launch at most N CTAs per multiprocessor") {
     unsigned launched[3];
   } cases[] = {{{100, 1, 1}, {8, 1, 1}},
                {{5, 1, 1}, {5, 1, 1}},
-               {{100, 1, 3}, {2, 1, 3}},
-               {{100, 1, 20}, {1, 1, 20}}};
+               {{100, 1, 3}, {8, 1, 1}},
+               {{2, 1, 3}, {6, 1, 1}},
+               {{100, 1, 20}, {8, 1, 1}}};
   for (const Case &c : cases) {
     Status status = launch(persistent, c.grid, nullptr, nullptr);
     REQUIRE_MESSAGE(status.ok(), status.message);
@@ -147,7 +148,9 @@ TEST_CASE("a kernel with a persistent build launches it only for grids of "
                {{9, 1, 1}, "softmax_f32_1024", {8, 1, 1}},
                {{1000, 1, 1}, "softmax_f32_1024", {8, 1, 1}},
                {{4, 1, 2}, "vector_add_f32_1024", {4, 1, 2}},
-               {{3, 1, 3}, "softmax_f32_1024", {2, 1, 3}}};
+               {{3, 1, 3}, "softmax_f32_1024", {8, 1, 1}},
+               // More tiles than the persistent build counts in i32.
+               {{1 << 20, 1, 4096}, "vector_add_f32_1024", {1 << 20, 1, 4096}}};
   for (const Case &c : cases) {
     Status status = launch(kernel, c.grid, nullptr, nullptr);
     REQUIRE_MESSAGE(status.ok(), status.message);

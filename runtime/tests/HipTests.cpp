@@ -347,7 +347,8 @@ TEST_CASE("first launch loads the device's code object and launches") {
 }
 
 TEST_CASE("persistent kernels launch at most N workgroups per compute unit") {
-  // kcc --persistent=3 on the fake device's 4 compute units: 12.
+  // kcc --persistent=3 on the fake device's 4 compute units: one row of at
+  // most 12, which loop over the tiles of every z slice.
   static const KernelDesc persistent = {vectorAddBundle(),
                                         "vector_add_f32_1024", kThreads, 2,
                                         /*persistentPerSm=*/3};
@@ -358,8 +359,8 @@ TEST_CASE("persistent kernels launch at most N workgroups per compute unit") {
   REQUIRE(hip::launch(persistent, small, nullptr, nullptr).ok());
   CHECK(lastLaunch().grid[0] == 9);
   REQUIRE(hip::launch(persistent, batched, nullptr, nullptr).ok());
-  CHECK(lastLaunch().grid[0] == 2);
-  CHECK(lastLaunch().grid[2] == 5);
+  CHECK(lastLaunch().grid[0] == 12);
+  CHECK(lastLaunch().grid[2] == 1);
 }
 
 TEST_CASE("a persistent build runs only for grids of more tiles than "
@@ -379,8 +380,8 @@ TEST_CASE("a persistent build runs only for grids of more tiles than "
   CHECK(lastLaunch().grid[0] == 12);
   REQUIRE(hip::launch(kernel, batched, nullptr, nullptr).ok());
   CHECK(std::string(lastLaunch().function) == "softmax_f32_1024");
-  CHECK(lastLaunch().grid[0] == 4);
-  CHECK(lastLaunch().grid[2] == 3);
+  CHECK(lastLaunch().grid[0] == 12);
+  CHECK(lastLaunch().grid[2] == 1);
 }
 
 TEST_CASE("feature suffixes choose the code object") {

@@ -29,3 +29,15 @@ func.func @no_persistent(%out: !kcc.ptr<i32>)
                 kcc.persistent_of = @grouped} {
   return
 }
+
+// -----
+
+// A 3-D grid whose marker lacks the third extent has no persistent build:
+// the tile loop could not tell the batch.
+func.func @no_gz(%out: !kcc.ptr<i32>, %n: i32, %b: i32)
+    attributes {kcc.kernel, kcc.grid = ["n", "n", "b"],
+                kcc.raster_group = 2 : i32} {
+  // CHECK: rasterize-persistent-invalid.mlir:[[@LINE+1]]:3: error: the persistent build of a kernel with a third grid axis needs its extent: kcc.program_grid %gx, %gy, %gz
+  kcc.program_grid %n, %n {group = 2 : i32}
+  return
+}

@@ -66,3 +66,35 @@ func.func @plain(%out: !kcc.ptr<i32>, %n: i32)
   return
 }
 
+
+// A third axis (a batch, %gz on the marker): the persistent build's one tile
+// loop runs the tiles of every batch, numbered batch by batch (t < gx * gy *
+// gz); program_id(2) is t / (gx * gy) and the grouped order is computed from
+// t % (gx * gy); num_programs(2) is %gz. The one-program-per-tile build keeps
+// the batch on the launch's z.
+// CHECK-LABEL: func.func @batched(
+// CHECK: kcc.program_id(2)
+// CHECK-LABEL: func.func @batched__persistent(
+// CHECK: %[[PER:.*]] = arith.muli %arg1, %arg1 : i32
+// CHECK: %[[TILES:.*]] = arith.muli %[[PER]], %arg2 : i32
+// CHECK: scf.for %[[T:.*]] = %{{.*}} to %[[TILES]] step
+// CHECK: %[[BATCH:.*]] = arith.divsi %[[T]], %[[PER]] : i32
+// CHECK: %[[R:.*]] = arith.remsi %[[T]], %[[PER]] : i32
+// CHECK: arith.divsi %[[R]]
+// CHECK-NOT: kcc.program_id
+// CHECK-NOT: kcc.num_programs(2)
+// CHECK: arith.addi %[[BATCH]], %arg2 : i32
+// CHECK: } {kcc.persistent_tiles}
+func.func @batched(%out: !kcc.ptr<i32>, %n: i32, %b: i32)
+    attributes {kcc.kernel, kcc.grid = ["n", "n", "b"],
+                kcc.raster_group = 2 : i32} {
+  kcc.program_grid %n, %n, %b {group = 2 : i32}
+  %p0 = kcc.program_id(0) : i32
+  %p2 = kcc.program_id(2) : i32
+  %nb = kcc.num_programs(2) : i32
+  %a = arith.addi %p2, %nb : i32
+  %c = arith.addi %a, %p0 : i32
+  %ptr = kcc.addptr %out, %c : !kcc.ptr<i32>, i32
+  kcc.store %ptr, %c : !kcc.ptr<i32>
+  return
+}

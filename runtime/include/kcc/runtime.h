@@ -95,14 +95,15 @@ struct KernelDesc {
   const char *symbol;            // entry name in the fatbin
   const ThreadsForArch *threads; // per target; the first entry is the default
   unsigned numThreads;
-  /// A persistent kernel (kcc --persistent): at most this many CTAs per
-  /// multiprocessor are launched, grid x capped at
-  /// max(1, multiprocessors * persistentPerSm / grid z); 0: as computed.
+  /// A persistent kernel (kcc --persistent): the grid's x * y * z tiles are
+  /// run by one row of min(tiles, multiprocessors * persistentPerSm) CTAs,
+  /// each looping over its tiles; 0: the grid as computed.
   unsigned persistentPerSm = 0;
   /// kcc --persistent: the persistent build of this kernel (same arguments
   /// and grid; persistentPerSm > 0), which launch() runs instead when the
-  /// grid has more than multiprocessors * persistentPerSm tiles (x * z): with
-  /// fewer, each CTA would run one tile and the tile loop only costs.
+  /// grid has more than multiprocessors * persistentPerSm tiles (and at most
+  /// INT32_MAX): with fewer, each CTA would run one tile and the tile loop
+  /// only costs.
   const KernelDesc *persistentBuild = nullptr;
 };
 
