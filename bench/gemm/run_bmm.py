@@ -206,6 +206,16 @@ def markdown(checks, perf, notes, label=None):
     return "\n".join(lines) + "\n"
 
 
+def parse_bmm_shapes(text):
+    try:
+        shapes = [tuple(int(v) for v in s.split("x")) for s in text.split(",") if s]
+    except ValueError:
+        shapes = []
+    if not shapes or any(len(s) != 4 or min(s) < 0 for s in shapes):
+        raise argparse.ArgumentTypeError(f"expected BxMxNxK,... with sizes >= 0, got '{text}'")
+    return shapes
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--lib", required=True)
@@ -221,6 +231,9 @@ def main():
     p.add_argument("--compare-lib", metavar="LABEL=PATH",
                    help="a second kcc library (e.g. compiled with --persistent), checked and timed in "
                         "the same run; its kernels are named KERNEL@LABEL and its fastest gets columns")
+    p.add_argument("--check-shapes", type=parse_bmm_shapes,
+                   help="BxMxNxK,... checked instead of the built-in set (e.g. grids of more "
+                        "tiles than the GPU has multiprocessors, for a persistent library)")
     args = p.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False
     lib = ctypes.CDLL(os.path.abspath(args.lib))
@@ -249,7 +262,7 @@ def main():
     failed = False
     for key, kernels in sorted(found.items()):
         for kern in kernels:
-            shapes = [(s, "padded") for s in CHECK_SHAPES]
+            shapes = [(s, "padded") for s in (args.check_shapes or CHECK_SHAPES)]
             shapes += [((3, 200, 136, 72), "broadcast"), ((0, 64, 64, 64), "padded")]
             shapes += [(s, "padded") for v, s in TIMED if v == key[0] and not args.quick]
             for shape, layout in shapes:
