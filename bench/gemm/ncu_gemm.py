@@ -16,11 +16,13 @@ from run_gemm import KccGemm  # noqa: E402
 name = sys.argv[1]
 M, N, K = map(int, sys.argv[2].split("x"))
 variant = "nt" if name.startswith("gemm_nt") else "nn"
-a = torch.randn((M, K), device="cuda").half()
-b = torch.randn((N, K) if variant == "nt" else (K, N), device="cuda").half()
-c = torch.empty((M, N), dtype=torch.float16, device="cuda")
+t = "bf16" if "_bf16_" in name else "f16"
+dtype = torch.bfloat16 if t == "bf16" else torch.float16
+a = torch.randn((M, K), device="cuda").to(dtype)
+b = torch.randn((N, K) if variant == "nt" else (K, N), device="cuda").to(dtype)
+c = torch.empty((M, N), dtype=dtype, device="cuda")
 for path in sys.argv[3:]:
-    k = KccGemm(ctypes.CDLL(path), "kcc_" + name, variant, "f16", "f16", None)
+    k = KccGemm(ctypes.CDLL(path), "kcc_" + name, variant, t, t, None)
     for _ in range(3):
         k(c, a, b)
 cb = torch.empty_like(c)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Sustained n^3 f16 NN GEMM: kcc against torch.mm (cuBLAS), each run for a
+"""Sustained n^3 f16 or bf16 NN GEMM: kcc against torch.mm (cuBLAS), each run for a
 few seconds back to back while nvidia-smi samples the SM clock and power.
 
 run_gemm.py times short CUDA-graph bursts, where the GPU's clock boost
@@ -64,12 +64,15 @@ def main():
     p.add_argument("--seconds", type=float, default=6.0)
     p.add_argument("--reps", type=int, default=2)
     args = p.parse_args()
-    kcc = KccGemm(ctypes.CDLL(args.lib), args.kernel, "nn", "f16", "f16",
+    # The element type from the name (kcc_gemm_<T>_<T>_...): f16 or bf16.
+    t = "bf16" if "_bf16_" in args.kernel else "f16"
+    dtype = torch.bfloat16 if t == "bf16" else torch.half
+    kcc = KccGemm(ctypes.CDLL(args.lib), args.kernel, "nn", t, t,
                   tuple(int(v) for v in args.kernel.split("_")[-3:]))
     n = args.n
-    a = torch.randn(n, n, device="cuda", dtype=torch.half)
-    b = torch.randn(n, n, device="cuda", dtype=torch.half)
-    c = torch.empty(n, n, device="cuda", dtype=torch.half)
+    a = torch.randn(n, n, device="cuda", dtype=dtype)
+    b = torch.randn(n, n, device="cuda", dtype=dtype)
+    c = torch.empty(n, n, device="cuda", dtype=dtype)
     print(subprocess.run(["nvidia-smi", "--query-gpu=name,clocks.max.sm,power.limit",
                           "--format=csv,noheader"], capture_output=True, text=True).stdout.strip())
     for _ in range(args.reps):
