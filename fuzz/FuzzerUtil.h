@@ -48,11 +48,14 @@ namespace kcc::fuzz {
 ///   //-D NAME=VALUE      a constant for every specialization (-D)
 ///   //--target=sm_80     the target (pipeline fuzzer; default sm_90a)
 ///   //--num-warps=4      warps per CTA (pipeline fuzzer; default: chosen)
+///   //--persistent=1     persistent builds of group(N) kernels (pipeline
+///                        fuzzer; default 0)
 /// The lexer sees them as comments.
 struct InputOptions {
   std::vector<frontend::Define> defines;
   std::string target;
   unsigned numWarps = 0;
+  unsigned persistent = 0;
   bool valid = true; // false: an option kcc's command line would refuse
 };
 
@@ -78,6 +81,11 @@ inline InputOptions parseInputOptions(llvm::StringRef text) {
       if (line.getAsInteger(10, options.numWarps) || options.numWarps == 0 ||
           options.numWarps > 32 ||
           (options.numWarps & (options.numWarps - 1)) != 0)
+        options.valid = false;
+    } else if (line.consume_front("--persistent=")) {
+      // kcc accepts any unsigned; the CTAs per multiprocessor only bound
+      // the launch, so small values cover the compiler's paths.
+      if (line.getAsInteger(10, options.persistent) || options.persistent > 64)
         options.valid = false;
     }
   }

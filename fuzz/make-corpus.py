@@ -82,7 +82,8 @@ def main():
         kc = with_defines(kc)
         counts["frontend"] += write(out / "frontend", kc)
         for header in (b"", b"//--target=sm_80\n", b"//--target=sm_100a\n",
-                       b"//--target=gfx942\n", b"//--num-warps=1\n"):
+                       b"//--target=gfx942\n", b"//--num-warps=1\n",
+                       b"//--persistent=1\n", b"//--target=sm_80\n//--persistent=2\n"):
             counts["pipeline"] += write(out / "pipeline", header + kc)
     for toml in sources(".toml"):
         counts["target-model"] += write(out / "target-model", toml)

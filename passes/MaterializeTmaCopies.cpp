@@ -62,6 +62,9 @@ struct Stage {
   kcc::SmemType type;
   Operation *read = nullptr; // the smem_load of a loaded stage
   bool taken = false;        // reused or stored from: cannot be rewritten
+  // A once-per-tile load of a persistent kernel: the CTA barrier before its
+  // copy (the previous tile's threads are done with the stage).
+  Operation *tileBarrier = nullptr;
 };
 
 struct MaterializeTmaCopies
@@ -215,8 +218,8 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
     // once every thread has read the previous tile's, and the barrier's
     // phase alternates with the tile.
     Operation *tiles = kcc::persistentTileLoopOf(load);
-    if (tiles)
-      kcc::CtaBarrierOp::create(ob, loc);
+    Operation *tileBarrier =
+        tiles ? kcc::CtaBarrierOp::create(ob, loc).getOperation() : nullptr;
     kcc::MBarrierArriveExpectTxOp::create(ob, loc, bars, index,
                                           parts * mapType.getBoxBytes());
     auto copy = kcc::TmaLoadOp::create(
@@ -243,6 +246,7 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
     auto read = kcc::SmemLoadOp::create(wb, loc, load.getType(), stage.buffer,
                                         constI32(wb, loc, 0));
     stage.read = read;
+    stage.tileBarrier = tileBarrier;
     stageOfRead[read] = loaded.size();
     loaded.push_back(stage);
     load.replaceAllUsesWith(read.getResult());
@@ -338,6 +342,16 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
                                        "vector stores, chosen at run time"));
     store.erase();
   }
+  // A once-per-tile load into a stage that a store of the tile loop copies
+  // out of: the previous tile's TMA store must have read the stage before
+  // the next tile's copy overwrites it (its issuing thread waits, the
+  // barrier holds the others).
+  for (Stage &s : loaded)
+    if (s.taken && s.tileBarrier) {
+      OpBuilder wb(s.tileBarrier);
+      kcc::BulkWaitGroupOp::create(wb, s.tileBarrier->getLoc(), 0,
+                                   /*read=*/true);
+    }
   if (!stores.empty())
     func.walk([&](func::ReturnOp ret) {
       OpBuilder rb(ret);
