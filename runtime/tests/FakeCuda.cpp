@@ -56,6 +56,8 @@ struct State {
   int moduleLoads = 0;
   int launches = 0;
   CUresult launchError = 0;
+  CUresult processorCountError =
+      0; // cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)
   CUresult initError = 0;
   // The last launch.
   unsigned grid[3] = {0, 0, 0};
@@ -168,6 +170,8 @@ EXPORT CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
   auto it = s.cc.find(device);
   if (it == s.cc.end())
     return 101;
+  if (attribute == 16 && s.processorCountError)
+    return s.processorCountError;
   if (attribute == 16) // MULTIPROCESSOR_COUNT: a small fake device
     *value = 4;
   else if (attribute == 75)
@@ -314,6 +318,10 @@ EXPORT void fake_set_cc(int device, int cc) {
 EXPORT void fake_set_launch_error(CUresult error) {
   std::lock_guard<std::mutex> lock(state().mutex);
   state().launchError = error;
+}
+EXPORT void fake_set_processor_count_error(CUresult error) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().processorCountError = error;
 }
 EXPORT void *fake_new_context(int device) {
   State &s = state();

@@ -26,6 +26,7 @@ namespace {
 struct Fake {
   void (*setCc)(int, int);
   void (*setLaunchError)(int);
+  void (*setProcessorCountError)(int);
   void *(*newContext)(int);
   int (*retains)();
   int (*moduleLoads)();
@@ -255,6 +256,30 @@ TEST_CASE("driver failures name the call and the error") {
                  "failed: CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access "
                  "was encountered)"));
   CHECK(launch(kVectorAdd, grid, nullptr, nullptr).ok());
+}
+
+TEST_CASE("a failed multiprocessor count query fails the launch, uncached") {
+  // The first launch of a kernel in a context queries the device's
+  // multiprocessors (persistent launches need them): its failure is the
+  // launch's error, and the next launch queries again.
+  void *saved = nullptr;
+  fake.ctxGetCurrent(&saved);
+  fake.ctxSetCurrent(fake.newContext(0));
+  const int64_t grid[3] = {3, 1, 1};
+  int before = fake.launches();
+  fake.setProcessorCountError(2); // the fake names no error: "CUDA error 2"
+  Status status = launch(kVectorAdd, grid, nullptr, nullptr);
+  fake.setProcessorCountError(0);
+  CHECK(status.code == KCC_ERROR_DRIVER);
+  CHECK(contains(status.message,
+                 "kcc: cannot launch vector_add_f32_1024: "
+                 "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT) failed: CUDA "
+                 "error 2"));
+  CHECK(fake.launches() == before);
+  status = launch(kVectorAdd, grid, nullptr, nullptr);
+  CHECK_MESSAGE(status.ok(), status.message);
+  CHECK(fake.launches() == before + 1);
+  fake.ctxSetCurrent(saved);
 }
 
 TEST_CASE("concurrent first launches load each module once per context") {
@@ -761,6 +786,8 @@ int main(int argc, char **argv) {
   fake.setCc = reinterpret_cast<void (*)(int, int)>(dlsym(lib, "fake_set_cc"));
   fake.setLaunchError =
       reinterpret_cast<void (*)(int)>(dlsym(lib, "fake_set_launch_error"));
+  fake.setProcessorCountError = reinterpret_cast<void (*)(int)>(
+      dlsym(lib, "fake_set_processor_count_error"));
   fake.newContext =
       reinterpret_cast<void *(*)(int)>(dlsym(lib, "fake_new_context"));
   fake.retains = reinterpret_cast<int (*)()>(dlsym(lib, "fake_retains"));
@@ -788,9 +815,9 @@ int main(int argc, char **argv) {
   if (!fake.setFuncAttributeError || !fake.lastFuncAttribute ||
       !fake.setEncodeError || !fake.lastEncode || !fake.captureParams ||
       !fake.capturedParams || !fake.setCc || !fake.setLaunchError ||
-      !fake.newContext || !fake.retains || !fake.moduleLoads ||
-      !fake.launches || !fake.lastLaunch || !fake.ctxSetCurrent ||
-      !fake.ctxGetCurrent) {
+      !fake.setProcessorCountError || !fake.newContext || !fake.retains ||
+      !fake.moduleLoads || !fake.launches || !fake.lastLaunch ||
+      !fake.ctxSetCurrent || !fake.ctxGetCurrent) {
     std::fprintf(stderr, "%s lacks a fake_* control\n", path);
     return 1;
   }
