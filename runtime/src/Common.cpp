@@ -262,6 +262,17 @@ Status kcc::rt::uncoveredTensor(const KernelDesc &kernel, const char *tensor,
           ". Check that the tensors' shapes match");
 }
 
+Status detail::loadLaunchedBuild(
+    const KernelDesc &kernel, const int64_t grid[3],
+    const std::function<Status(const KernelDesc &, LoadedFunction *)> &load,
+    const KernelDesc **build, LoadedFunction *function) {
+  Status status = load(kernel, function);
+  if (!status.ok())
+    return status;
+  *build = &launchedBuild(kernel, *function, grid);
+  return *build == &kernel ? status : load(**build, function);
+}
+
 const KernelDesc &detail::launchedBuild(const KernelDesc &kernel,
                                         const LoadedFunction &function,
                                         const int64_t grid[3]) {

@@ -67,6 +67,14 @@ struct LoadedFunction {
   unsigned processors = 0;
 };
 
+/// Loads `kernel` (or finds it loaded) with `load`, then the build a launch
+/// over `grid` runs (launchedBuild below): `*build` is that build and
+/// `*function` its function.
+Status loadLaunchedBuild(
+    const KernelDesc &kernel, const int64_t grid[3],
+    const std::function<Status(const KernelDesc &, LoadedFunction *)> &load,
+    const KernelDesc **build, LoadedFunction *function);
+
 /// What a launch of `kernel` (loaded as `function`) over `grid` runs: its
 /// persistent build when it has one and the grid has more tiles (x * y * z,
 /// at most INT32_MAX: the build counts them in i32) than that build

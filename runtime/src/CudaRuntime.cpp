@@ -257,15 +257,11 @@ Status kcc::rt::launch(const KernelDesc &kernel, const int64_t grid[3],
     return loadFunction(*driver, desc, ctx, function);
   };
   LoadedFunction function;
-  status = load(kernel, &function);
+  const KernelDesc *launchedDesc = nullptr;
+  status = loadLaunchedBuild(kernel, grid, load, &launchedDesc, &function);
   if (!status.ok())
     return status;
-  const KernelDesc &build = launchedBuild(kernel, function, grid);
-  if (&build != &kernel) {
-    status = load(build, &function);
-    if (!status.ok())
-      return status;
-  }
+  const KernelDesc &build = *launchedDesc;
 
   int64_t launched[3];
   persistentGrid(build, function, grid, launched);

@@ -258,15 +258,11 @@ Status kcc::rt::hip::launch(const KernelDesc &kernel, const int64_t grid[3],
     return loadFunction(desc, device, function);
   };
   LoadedFunction function;
-  status = load(kernel, &function);
+  const KernelDesc *launchedDesc = nullptr;
+  status = loadLaunchedBuild(kernel, grid, load, &launchedDesc, &function);
   if (!status.ok())
     return status;
-  const KernelDesc &build = launchedBuild(kernel, function, grid);
-  if (&build != &kernel) {
-    status = load(build, &function);
-    if (!status.ok())
-      return status;
-  }
+  const KernelDesc &build = *launchedDesc;
   if (static_cast<uint64_t>(grid[0]) * function.blockX > kMaxWorkItems)
     return makeStatus(
         KCC_ERROR_INVALID_ARGUMENT,
