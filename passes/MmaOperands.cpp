@@ -121,8 +121,8 @@ static std::string tmemAccumulatorRefusal(kcc::DotOp dot) {
     return "the K loop is in a persistent kernel's tile loop; kcc 0.1 does "
            "not yet reuse a TMEM accumulator from tile to tile (its commit "
            "barriers' phases and the tcgen05 fences between one tile's "
-           "tcgen05.ld and the next tile's tcgen05.mma); compile without "
-           "--persistent for tcgen05";
+           "tcgen05.ld and the next tile's tcgen05.mma); the launch keeps "
+           "the one-CTA-per-tile build, which takes tcgen05, on this target";
   for (Value v : {dot.getA(), dot.getB()}) {
     bool transposed;
     kcc::LoadTileOp load = kcc::mmaOperandLoad(v, transposed);

@@ -35,14 +35,19 @@ static json::Object paramJson(const Specialization &s, const ParamInfo &p) {
 }
 
 static json::Object buildJson(const TargetBuild &b) {
-  return json::Object{{"target", b.target},
-                      {"threads_per_block", b.threads},
-                      {"dynamic_shared_bytes", b.dynamicSharedBytes},
-                      {"registers", b.registers},
-                      {"shared_bytes", b.sharedBytes},
-                      {"stack_bytes", b.stackBytes},
-                      {"spill_store_bytes", b.spillStoreBytes},
-                      {"spill_load_bytes", b.spillLoadBytes}};
+  json::Object o{{"target", b.target},
+                 {"threads_per_block", b.threads},
+                 {"dynamic_shared_bytes", b.dynamicSharedBytes},
+                 {"registers", b.registers},
+                 {"shared_bytes", b.sharedBytes},
+                 {"stack_bytes", b.stackBytes},
+                 {"spill_store_bytes", b.spillStoreBytes},
+                 {"spill_load_bytes", b.spillLoadBytes}};
+  // A persistent build the launch does not use on this target.
+  if (b.persistentSlower)
+    o["not_launched"] = "fewer dots on the staged tensor-core instruction "
+                        "than the one-CTA-per-tile build";
+  return o;
 }
 
 std::string kcc::host::emitManifest(const ModuleInfo &module,

@@ -958,14 +958,17 @@ std::string emitSource(const ModuleInfo &m,
         c += "\n// " + entry.symbol + "\n";
         std::vector<std::string> threads;
         // AMD: {0, threads, target}; NVIDIA: {sm, threads} or, with dynamic
-        // shared memory, {sm, threads, nullptr, bytes}.
+        // shared memory, {sm, threads, nullptr, bytes}; a persistent build
+        // the launch does not use on the target adds `true`.
         for (const TargetBuild *b : builds) {
           std::string t =
               "{" + std::to_string(b->sm) + ", " + std::to_string(b->threads);
           if (vendor.amd)
             t += ", " + cString(b->target);
-          else if (b->dynamicSharedBytes)
+          else if (b->dynamicSharedBytes || b->persistentSlower)
             t += ", nullptr, " + std::to_string(b->dynamicSharedBytes);
+          if (b->persistentSlower)
+            t += ", true";
           threads.push_back(t + "}");
         }
         c += wrapCall("",

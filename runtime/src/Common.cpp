@@ -270,7 +270,13 @@ Status detail::loadLaunchedBuild(
   if (!status.ok())
     return status;
   *build = &launchedBuild(kernel, *function, grid);
-  return *build == &kernel ? status : load(**build, function);
+  if (*build == &kernel)
+    return status;
+  status = load(**build, function);
+  if (!status.ok() || !function->persistentSlower)
+    return status;
+  *build = &kernel;
+  return load(kernel, function);
 }
 
 const KernelDesc &detail::launchedBuild(const KernelDesc &kernel,

@@ -65,11 +65,14 @@ struct LoadedFunction {
   unsigned sharedBytes = 0;
   /// Multiprocessors of the device (for persistent launches).
   unsigned processors = 0;
+  /// ThreadsForArch::persistentSlower of the entry this device took.
+  bool persistentSlower = false;
 };
 
 /// Loads `kernel` (or finds it loaded) with `load`, then the build a launch
-/// over `grid` runs (launchedBuild below): `*build` is that build and
-/// `*function` its function.
+/// over `grid` runs (launchedBuild below; not a persistent build that is
+/// slower on this device): `*build` is that build and `*function` its
+/// function.
 Status loadLaunchedBuild(
     const KernelDesc &kernel, const int64_t grid[3],
     const std::function<Status(const KernelDesc &, LoadedFunction *)> &load,

@@ -212,6 +212,7 @@ Status loadFunction(const Driver &driver, const KernelDesc &kernel,
     function->handle = handle;
     function->blockX = entry->threads;
     function->sharedBytes = entry->sharedBytes;
+    function->persistentSlower = entry->persistentSlower;
     // For persistent kernels' launches; the cache keeps one entry per
     // symbol, so every function records it.
     CUdevice device = 0;

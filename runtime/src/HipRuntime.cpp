@@ -210,14 +210,16 @@ Status loadFunction(const KernelDesc &kernel, int device, LoadedFunction *out) {
       return failure;
     }
     function->handle = handle;
-    function->blockX = kernel.threads[0].threads;
+    const ThreadsForArch *entry = &kernel.threads[0];
     std::string processor = offload::processorOf(arch);
     for (unsigned i = 0; i < kernel.numThreads; ++i)
       if (kernel.threads[i].target &&
           offload::processorOf(kernel.threads[i].target) == processor) {
-        function->blockX = kernel.threads[i].threads;
+        entry = &kernel.threads[i];
         break;
       }
+    function->blockX = entry->threads;
+    function->persistentSlower = entry->persistentSlower;
     // For persistent kernels' launches; the cache keeps one entry per
     // symbol, so every function records it.
     int count = 0;

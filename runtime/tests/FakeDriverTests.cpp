@@ -177,6 +177,37 @@ TEST_CASE("a kernel with a persistent build launches it only for grids of "
   CHECK(fake.launches() == before);
 }
 
+TEST_CASE("a persistent build that is slower on the device is not launched") {
+  // Its entry for the device's architecture says so (kcc: a persistent
+  // build whose dots left the staged tensor-core path there): the launch
+  // keeps the one-CTA-per-tile build, over the whole grid. Device 0 (sm_86)
+  // takes the first entry; a device of sm_90 its own, which is not slower.
+  static const ThreadsForArch buildThreads[] = {{80, 128, nullptr, 0, true},
+                                                {90, 256}};
+  static const KernelDesc build = {&kFatbin, "softmax_f32_1024", buildThreads,
+                                   2, /*persistentPerSm=*/2};
+  static const KernelDesc kernel = {
+      &kFatbin, "vector_add_f32_1024", kThreads, 2, 0, &build};
+  // Fresh contexts: functions are cached per context and symbol, and other
+  // tests launched these symbols with other descriptors.
+  const int64_t grid[3] = {100, 1, 1};
+  void *saved = nullptr;
+  fake.ctxGetCurrent(&saved);
+  fake.ctxSetCurrent(fake.newContext(0));
+  Status status = launch(kernel, grid, nullptr, nullptr);
+  REQUIRE_MESSAGE(status.ok(), status.message);
+  CHECK(std::string(lastLaunch().function) == "vector_add_f32_1024");
+  CHECK(lastLaunch().grid[0] == 100);
+
+  fake.setCc(1, 90);
+  fake.ctxSetCurrent(fake.newContext(1));
+  status = launch(kernel, grid, nullptr, nullptr);
+  fake.ctxSetCurrent(saved);
+  REQUIRE_MESSAGE(status.ok(), status.message);
+  CHECK(std::string(lastLaunch().function) == "softmax_f32_1024");
+  CHECK(lastLaunch().grid[0] == 8);
+}
+
 TEST_CASE("another context loads its own module and picks its block size") {
   fake.setCc(1, 90);
   void *saved = nullptr;

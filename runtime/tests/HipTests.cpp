@@ -384,6 +384,24 @@ TEST_CASE("a persistent build runs only for grids of more tiles than "
   CHECK(lastLaunch().grid[2] == 1);
 }
 
+TEST_CASE("a persistent build that is slower on the device is not launched") {
+  static const ThreadsForArch buildThreads[] = {{0, 256, "gfx90a"},
+                                                {0, 512, "gfx942", 0, true}};
+  static const KernelDesc build = {vectorAddBundle(), "softmax_f32_1024",
+                                   buildThreads, 2, /*persistentPerSm=*/3};
+  static const KernelDesc kernel = {
+      vectorAddBundle(), "vector_add_f32_1024", kThreads, 2, 0, &build};
+  const int64_t grid[3] = {1000, 1, 1};
+  onDevice(1, [&] { // gfx942: its entry is slower
+    REQUIRE(hip::launch(kernel, grid, nullptr, nullptr).ok());
+    CHECK(std::string(lastLaunch().function) == "vector_add_f32_1024");
+    CHECK(lastLaunch().grid[0] == 1000);
+  });
+  REQUIRE(hip::launch(kernel, grid, nullptr, nullptr).ok());
+  CHECK(std::string(lastLaunch().function) == "softmax_f32_1024");
+  CHECK(lastLaunch().grid[0] == 12);
+}
+
 TEST_CASE("feature suffixes choose the code object") {
   static const ThreadsForArch threads[] = {{0, 64, "gfx90a"}};
   std::string bytes = makeBundle(

@@ -445,6 +445,17 @@ TEST_CASE("host stubs: a persistent kernel") {
   CHECK(contains(manifest, "\"symbol\": \"vector_add_f32_1024__persistent\""));
   CHECK(contains(manifest, "\"ctas_per_sm\": 2"));
 
+  // A target where the persistent build is slower (its dots off the staged
+  // tensor-core path): its entry says so, and so does the manifest.
+  m.kernels[0].persistentBuilds[0].builds[0].persistentSlower = true;
+  REQUIRE(emitCudaStubs(m, "abc", f, error));
+  CHECK(contains(f.source, "threads_vector_add_f32_1024__persistent[] = {\n"
+                           "    {80, 128, nullptr, 0, true}, {90, 128, "
+                           "nullptr, 4096}};\n"));
+  CHECK(contains(emitManifest(m, "0.1.0", {}),
+                 "\"not_launched\": \"fewer dots on the staged tensor-core "
+                 "instruction than the one-CTA-per-tile build\""));
+
   // A persistent build must have been compiled for the specialization's
   // targets.
   m.kernels[0].persistentBuilds[0].builds.pop_back();

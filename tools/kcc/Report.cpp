@@ -40,6 +40,13 @@ std::string opName(Operation *op) {
     return stringifyReduceKind(red.getKind()).str();
   return op->getName().stripDialect().str();
 }
+/// The one-CTA-per-tile build a persistent build stands in for, or null.
+func::FuncOp plainBuildOf(ModuleOp module, func::FuncOp func) {
+  auto of =
+      func->getAttrOfType<FlatSymbolRefAttr>(KccDialect::kPersistentOfAttr);
+  return of ? module.lookupSymbol<func::FuncOp>(of.getAttr()) : func::FuncOp();
+}
+
 /// The persistent build of `func` (kcc --persistent), or null.
 func::FuncOp persistentBuildOf(ModuleOp module, func::FuncOp func) {
   for (auto other : module.getOps<func::FuncOp>())
@@ -50,6 +57,12 @@ func::FuncOp persistentBuildOf(ModuleOp module, func::FuncOp func) {
   return {};
 }
 } // namespace
+
+unsigned driver::stagedTensorCoreOps(func::FuncOp func) {
+  unsigned n = 0;
+  func.walk([&](Operation *op) { n += isa<WarpgroupMmaOp, Tcgen05MmaOp>(op); });
+  return n;
+}
 
 void Report::addTarget(ModuleOp module, const TargetModel &target,
                        std::vector<Remark> remarks) {
@@ -85,7 +98,15 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
         entry.roles = "not warp-specialized: " + why.str();
     });
 
-    if (auto p = func->getAttrOfType<IntegerAttr>(KccDialect::kPersistentAttr))
+    func::FuncOp plain = plainBuildOf(module, func);
+    if (plain &&
+        driver::stagedTensorCoreOps(func) < driver::stagedTensorCoreOps(plain))
+      entry.launch =
+          "persistent: not launched on " + target.name +
+          ", where the one-CTA-per-tile build @" + plain.getSymName().str() +
+          " runs more of its dots on the staged tensor-core instruction";
+    else if (auto p =
+                 func->getAttrOfType<IntegerAttr>(KccDialect::kPersistentAttr))
       entry.launch = llvm::formatv(
           "persistent: at most {0} CTA(s) per multiprocessor, each running "
           "its tiles in grouped order; TMA pipelines carry their stages and "
@@ -94,7 +115,15 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
           p.getInt(),
           func->getAttrOfType<FlatSymbolRefAttr>(KccDialect::kPersistentOfAttr)
               .getValue());
-    else if (func::FuncOp persistentBuild = persistentBuildOf(module, func))
+    else if (func::FuncOp persistentBuild = persistentBuildOf(module, func);
+             persistentBuild && driver::stagedTensorCoreOps(persistentBuild) <
+                                    driver::stagedTensorCoreOps(func))
+      entry.launch = "one CTA per tile for every grid on " + target.name +
+                     ": the persistent build @" +
+                     persistentBuild.getSymName().str() +
+                     " runs fewer of its dots on the staged tensor-core "
+                     "instruction";
+    else if (persistentBuild)
       entry.launch = llvm::formatv(
           "one CTA per tile when the grid has at most {0} x multiprocessors "
           "tiles; @{1} (persistent) otherwise",

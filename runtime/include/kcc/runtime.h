@@ -87,6 +87,11 @@ struct ThreadsForArch {
   /// static LDS and leave it 0). Above 48 KiB the runtime raises the
   /// function's CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES first.
   unsigned sharedBytes = 0;
+  /// A persistent build's entry (KernelDesc::persistentBuild): on this
+  /// target it runs slower code than the one-CTA-per-tile build (its dots
+  /// off the staged tensor-core instruction: tcgen05 in a tile loop), so
+  /// launch() keeps the one-CTA-per-tile build here.
+  bool persistentSlower = false;
 };
 
 /// One compiled kernel (specialization).
