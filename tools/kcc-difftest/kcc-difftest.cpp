@@ -94,13 +94,14 @@ static cl::opt<uint64_t> simMaxThreads(
     cl::init(1ull << 22), cl::cat(category));
 static cl::opt<unsigned> persistentOpt(
     "persistent",
-    cl::desc("Launch group(N) kernels as persistent grids of N CTAs per "
-             "multiprocessor (as kcc --persistent)"),
+    cl::desc("Also compile group(N) kernels' persistent builds (as kcc "
+             "--persistent=N); the sim legs launch one, over N CTAs per "
+             "multiprocessor, where a case's grid has more tiles than that"),
     cl::value_desc("N"), cl::init(0), cl::cat(category));
 static cl::opt<unsigned> simProcessors(
     "sim-processors",
-    cl::desc("Multiprocessors of the simulated device: a persistent grid's "
-             "CTAs loop over the tiles (default: 2)"),
+    cl::desc("Multiprocessors of the simulated device, which choose and "
+             "size a persistent launch (default: 2)"),
     cl::init(2), cl::cat(category));
 static cl::opt<uint64_t> simSeed("sim-seed",
                                  cl::desc("Schedule seed of the sim legs"),
