@@ -62,9 +62,10 @@ static cl::opt<bool> warpSpecialize(
     cl::init(true), cl::cat(kccCategory));
 static cl::opt<unsigned> persistent(
     "persistent",
-    cl::desc("Launch group(N) kernels as persistent grids of this many CTAs "
-             "per multiprocessor, each looping over tiles (default: 0, one "
-             "CTA per tile)"),
+    cl::desc("Also build group(N) kernels as persistent grids of this many "
+             "CTAs per multiprocessor, each looping over tiles; the launch "
+             "runs that build when the grid has more tiles than CTAs "
+             "(default: 0, one CTA per tile only)"),
     cl::value_desc("N"), cl::init(0), cl::cat(kccCategory));
 static cl::opt<std::string> unprovenCoverage(
     "unproven-coverage",
