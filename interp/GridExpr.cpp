@@ -89,22 +89,17 @@ bool kcc::interp::evaluateGrid(mlir::func::FuncOp func,
 
 mlir::func::FuncOp kcc::interp::launchedBuild(mlir::func::FuncOp func,
                                               unsigned processors, Grid &grid) {
-  auto module = func->getParentOfType<mlir::ModuleOp>();
-  if (!module)
+  mlir::func::FuncOp build = persistentBuildOf(func);
+  auto perSm =
+      build
+          ? build->getAttrOfType<mlir::IntegerAttr>(KccDialect::kPersistentAttr)
+          : mlir::IntegerAttr();
+  if (!perSm)
     return func;
-  for (auto build : module.getOps<mlir::func::FuncOp>()) {
-    auto of = build->getAttrOfType<mlir::FlatSymbolRefAttr>(
-        KccDialect::kPersistentOfAttr);
-    auto perSm =
-        build->getAttrOfType<mlir::IntegerAttr>(KccDialect::kPersistentAttr);
-    if (!of || !perSm || of.getValue() != func.getSymName())
-      continue;
-    int64_t ctas = int64_t(processors) * perSm.getInt();
-    int64_t tiles = grid[0] * grid[1] * grid[2];
-    if (tiles <= ctas || tiles > INT32_MAX)
-      return func;
-    grid = {ctas, 1, 1};
-    return build;
-  }
-  return func;
+  int64_t ctas = int64_t(processors) * perSm.getInt();
+  int64_t tiles = grid[0] * grid[1] * grid[2];
+  if (tiles <= ctas || tiles > INT32_MAX)
+    return func;
+  grid = {ctas, 1, 1};
+  return build;
 }

@@ -687,6 +687,36 @@ unsigned kcc::blockWarps(Operation *func) {
          (producer ? unsigned(producer.getInt()) : 0);
 }
 
+func::FuncOp kcc::persistentBuildOf(func::FuncOp func) {
+  auto module = func->getParentOfType<ModuleOp>();
+  if (!module)
+    return {};
+  for (auto build : module.getOps<func::FuncOp>())
+    if (auto of = build->getAttrOfType<FlatSymbolRefAttr>(
+            KccDialect::kPersistentOfAttr);
+        of && of.getValue() == func.getSymName())
+      return build;
+  return {};
+}
+
+func::FuncOp kcc::oneCtaPerTileBuildOf(func::FuncOp persistentBuild) {
+  auto of = persistentBuild->getAttrOfType<FlatSymbolRefAttr>(
+      KccDialect::kPersistentOfAttr);
+  auto module = persistentBuild->getParentOfType<ModuleOp>();
+  return of && module ? module.lookupSymbol<func::FuncOp>(of.getAttr())
+                      : func::FuncOp();
+}
+
+bool kcc::persistentBuildIsSlower(func::FuncOp persistentBuild) {
+  func::FuncOp plain = oneCtaPerTileBuildOf(persistentBuild);
+  auto stagedMmas = [](func::FuncOp f) {
+    unsigned n = 0;
+    f.walk([&](Operation *op) { n += isa<WarpgroupMmaOp, Tcgen05MmaOp>(op); });
+    return n;
+  };
+  return plain && stagedMmas(persistentBuild) < stagedMmas(plain);
+}
+
 LogicalResult MBarrierArriveOp::verify() {
   if (!getPerWarpgroup())
     return success();

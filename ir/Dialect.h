@@ -39,4 +39,16 @@ unsigned blockWarps(mlir::Operation *func);
 #define GET_OP_CLASSES
 #include "ir/KccOps.h.inc"
 
+namespace kcc {
+/// kcc --persistent: the persistent build of kernel `func` (the function of
+/// its module whose kcc.persistent_of names it), or null.
+mlir::func::FuncOp persistentBuildOf(mlir::func::FuncOp func);
+/// The one-CTA-per-tile build a persistent build stands in for, or null.
+mlir::func::FuncOp oneCtaPerTileBuildOf(mlir::func::FuncOp persistentBuild);
+/// After the layout pipeline: whether `persistentBuild` issues fewer
+/// wgmma / tcgen05.mma (the tensor-core paths fed from TMA stages) than its
+/// one-CTA-per-tile build, so that the launch should keep that build.
+bool persistentBuildIsSlower(mlir::func::FuncOp persistentBuild);
+} // namespace kcc
+
 #endif // KCC_IR_DIALECT_H

@@ -580,6 +580,14 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
     return false;
   };
 
+  // The builds of `s` for this vendor's targets, in target order.
+  auto vendorBuilds = [&](const Specialization &s) {
+    std::vector<const TargetBuild *> builds;
+    for (const TargetBuild &b : s.builds)
+      if (isAmdTarget(b.target) == vendor.amd)
+        builds.push_back(&b);
+    return builds;
+  };
   for (const KernelInfo &k : m.kernels) {
     if (!checkName(k.name, "kernel", ""))
       return false;
@@ -599,10 +607,7 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
       }
       if (!claim(s.symbol, "kernel function of " + k.name))
         return false;
-      std::vector<const TargetBuild *> builds;
-      for (const TargetBuild &b : s.builds)
-        if (isAmdTarget(b.target) == vendor.amd)
-          builds.push_back(&b);
+      std::vector<const TargetBuild *> builds = vendorBuilds(s);
       if (builds.empty()) {
         error = "kernel function '" + s.symbol + "' has no " +
                 (s.builds.empty() ? ""
@@ -659,9 +664,7 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
       sp.builds = std::move(builds);
       if (const Specialization *p = k.persistentBuildOf(s)) {
         sp.persistent.spec = p;
-        for (const TargetBuild &b : p->builds)
-          if (isAmdTarget(b.target) == vendor.amd)
-            sp.persistent.builds.push_back(&b);
+        sp.persistent.builds = vendorBuilds(*p);
         if (sp.persistent.builds.size() != sp.builds.size()) {
           error = "the persistent build of '" + s.symbol +
                   "' was not compiled for the same targets";

@@ -381,11 +381,7 @@ private:
       build.target = target.name;
       build.sm = target.sm;
       build.threads = warps * target.warpSize;
-      if (auto of = func->getAttrOfType<mlir::FlatSymbolRefAttr>(
-              KccDialect::kPersistentOfAttr))
-        if (auto plain = module->lookupSymbol<mlir::func::FuncOp>(of.getAttr()))
-          build.persistentSlower = driver::stagedTensorCoreOps(func) <
-                                   driver::stagedTensorCoreOps(plain);
+      build.persistentSlower = persistentBuildIsSlower(func);
       spec->builds.push_back(build);
     }
 

@@ -40,29 +40,7 @@ std::string opName(Operation *op) {
     return stringifyReduceKind(red.getKind()).str();
   return op->getName().stripDialect().str();
 }
-/// The one-CTA-per-tile build a persistent build stands in for, or null.
-func::FuncOp plainBuildOf(ModuleOp module, func::FuncOp func) {
-  auto of =
-      func->getAttrOfType<FlatSymbolRefAttr>(KccDialect::kPersistentOfAttr);
-  return of ? module.lookupSymbol<func::FuncOp>(of.getAttr()) : func::FuncOp();
-}
-
-/// The persistent build of `func` (kcc --persistent), or null.
-func::FuncOp persistentBuildOf(ModuleOp module, func::FuncOp func) {
-  for (auto other : module.getOps<func::FuncOp>())
-    if (auto of = other->getAttrOfType<FlatSymbolRefAttr>(
-            KccDialect::kPersistentOfAttr);
-        of && of.getValue() == func.getSymName())
-      return other;
-  return {};
-}
 } // namespace
-
-unsigned driver::stagedTensorCoreOps(func::FuncOp func) {
-  unsigned n = 0;
-  func.walk([&](Operation *op) { n += isa<WarpgroupMmaOp, Tcgen05MmaOp>(op); });
-  return n;
-}
 
 void Report::addTarget(ModuleOp module, const TargetModel &target,
                        std::vector<Remark> remarks) {
@@ -98,9 +76,8 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
         entry.roles = "not warp-specialized: " + why.str();
     });
 
-    func::FuncOp plain = plainBuildOf(module, func);
-    if (plain &&
-        driver::stagedTensorCoreOps(func) < driver::stagedTensorCoreOps(plain))
+    if (func::FuncOp plain = oneCtaPerTileBuildOf(func);
+        plain && persistentBuildIsSlower(func))
       entry.launch =
           "persistent: not launched on " + target.name +
           ", where the one-CTA-per-tile build @" + plain.getSymName().str() +
@@ -115,9 +92,8 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
           p.getInt(),
           func->getAttrOfType<FlatSymbolRefAttr>(KccDialect::kPersistentOfAttr)
               .getValue());
-    else if (func::FuncOp persistentBuild = persistentBuildOf(module, func);
-             persistentBuild && driver::stagedTensorCoreOps(persistentBuild) <
-                                    driver::stagedTensorCoreOps(func))
+    else if (func::FuncOp persistentBuild = persistentBuildOf(func);
+             persistentBuild && persistentBuildIsSlower(persistentBuild))
       entry.launch = "one CTA per tile for every grid on " + target.name +
                      ": the persistent build @" +
                      persistentBuild.getSymName().str() +

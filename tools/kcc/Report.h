@@ -22,15 +22,7 @@
 #include <string>
 #include <vector>
 
-namespace mlir::func {
-class FuncOp;
-} // namespace mlir::func
-
 namespace kcc::driver {
-
-/// The wgmma / tcgen05.mma issues of `func` after the layout pipeline (the
-/// tensor-core paths that read their operands from TMA stages).
-unsigned stagedTensorCoreOps(mlir::func::FuncOp func);
 
 class Report {
 public:
