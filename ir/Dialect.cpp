@@ -916,8 +916,30 @@ LogicalResult SmemLoadOp::verify() {
 
 LogicalResult SmemStoreOp::verify() {
   auto tile = cast<RankedTensorType>(getValue().getType());
-  return checkStageShape(*this, getDst().getType(), tile.getShape(),
-                         tile.getElementType(), "the stored tile");
+  std::optional<ArrayRef<int64_t>> window = getWindow();
+  if (!window)
+    return checkStageShape(*this, getDst().getType(), tile.getShape(),
+                           tile.getElementType(), "the stored tile");
+  SmemType stage = getDst().getType();
+  if (stage.getElementType() != tile.getElementType())
+    return emitOpError("the stored tile's element type does not match the "
+                       "stage's, ")
+           << stage;
+  if (window->size() != size_t(tile.getRank()) ||
+      stage.getShape().size() != size_t(tile.getRank()))
+    return emitOpError("a window needs one offset per dimension of the tile "
+                       "and a stage of the same rank");
+  for (auto [off, part, whole] :
+       llvm::zip(*window, stage.getShape(), tile.getShape()))
+    if (off < 0 || off + part > whole) {
+      std::string at;
+      llvm::raw_string_ostream os(at);
+      llvm::interleaveComma(*window, os);
+      return emitOpError("the window at [")
+             << at << "] of the stage's shape reaches outside the stored tile "
+             << tile;
+    }
+  return success();
 }
 
 namespace {

@@ -248,10 +248,24 @@ def Kcc_SmemLoadOp : Kcc_Op<"smem_load"> {
 
 def Kcc_SmemStoreOp : Kcc_Op<"smem_store"> {
   let summary = "write a tile from registers into a stage (generic proxy)";
-  let arguments = (ins Kcc_Tile:$value, Kcc_Smem:$dst, I32:$stage);
-  let assemblyFormat = [{
-    $value `,` $dst `[` $stage `]` attr-dict `:` type($value) `,` type($dst)
+  let description = [{
+    Writes `value` into stage `stage` of `dst`. With `window` (one offset
+    per dimension), the stage holds only the part of `value` that starts at
+    those offsets and is as large as the stage: a GEMM epilogue copies a
+    wide accumulator out through a smaller stage, a column chunk at a time
+    (kcc-pipeline-tma-loads, docs/gemm.md).
   }];
+  let arguments = (ins Kcc_Tile:$value, Kcc_Smem:$dst, I32:$stage,
+                       OptionalAttr<DenseI64ArrayAttr>:$window);
+  let assemblyFormat = [{
+    $value `,` $dst `[` $stage `]` (`window` $window^)? attr-dict `:`
+    type($value) `,` type($dst)
+  }];
+  let builders = [
+    OpBuilder<(ins "::mlir::Value":$value, "::mlir::Value":$dst, "::mlir::Value":$stage), [{
+      build($_builder, $_state, value, dst, stage, ::mlir::DenseI64ArrayAttr());
+    }]>
+  ];
   let hasVerifier = 1;
 }
 

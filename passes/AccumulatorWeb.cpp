@@ -186,6 +186,12 @@ kcc::retypeAccumulatorWeb(Operation *func, ArrayRef<Value> seeds,
 
 /// One accumulator leaving its layout (see stageAccumulatorEpilogues).
 static void stageEpilogue(kcc::ConvertLayoutOp cvt) {
+  // Column chunks: every window is stored from the registers.
+  if (kcc::storedInWindows(cvt.getResult())) {
+    cvt.getResult().replaceAllUsesWith(cvt.getSrc());
+    cvt.erase();
+    return;
+  }
   kcc::SmemStoreOp staged = kcc::epilogueStore(cvt.getResult());
   if (!staged)
     return;

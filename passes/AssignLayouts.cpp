@@ -218,6 +218,9 @@ LogicalResult AssignLayouts::runOnKernel(func::FuncOp func) {
       auto tile = cast<RankedTensorType>(isa<kcc::SmemLoadOp>(op)
                                              ? op->getResult(0).getType()
                                              : op->getOperand(0).getType());
+      // An accumulator stored from its own layout has nothing to choose.
+      if (tile.getEncoding())
+        return;
       int64_t bytes = kcc::getElementBytes(tile.getElementType());
       int64_t k = std::min<int64_t>(
           {16, floorPow2(std::max<int64_t>(1, maxVectorBytes / bytes)),

@@ -20,13 +20,14 @@ using namespace mlir;
 
 void kcc::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
                               unsigned numWarps, bool remarks,
-                              bool warpSpecialize) {
+                              bool warpSpecialize, bool chunkEpilogues) {
   pm.addPass(createCheckTargetSupport(target));
   // TMA copies first (accesses with a tensor map), proven before anything
   // else touches them; the rest are expanded to vector accesses.
   pm.addPass(createMaterializeTmaCopies(target));
   if (target.hasAsyncCopy("tma")) {
-    pm.addPass(createPipelineTmaLoads(target, /*stages=*/3, warpSpecialize));
+    pm.addPass(createPipelineTmaLoads(target, /*stages=*/3, warpSpecialize,
+                                      chunkEpilogues));
     if (target.mma.instruction == "tcgen05.mma")
       pm.addPass(createKccMaterializeTcgen05Mma());
     else

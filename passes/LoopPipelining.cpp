@@ -55,8 +55,8 @@ int64_t asyncBufferBytes(func::FuncOp func) {
   func.walk([&](Operation *op) {
     if (auto alloc = dyn_cast<kcc::SmemAllocOp>(op)) {
       kcc::SmemType t = alloc.getType();
-      bytes +=
-          t.getStageBytes() * t.getStages() + (t.getSwizzle() ? 1024 : 128);
+      bytes += llvm::alignTo(t.getStageBytes() * t.getStages(),
+                             t.getSwizzle() ? 1024 : 128);
     } else if (auto bars = dyn_cast<kcc::MBarrierAllocOp>(op)) {
       bytes += 8 * int64_t(bars.getType().getCount());
     }
@@ -99,7 +99,7 @@ int64_t scratchReserve(func::FuncOp func,
       }
       // The relayout moves the tile where it leaves the accumulator layout:
       // after its epilogue (the cast to a narrower output type included).
-      if (!kcc::epilogueStore(leaving))
+      if (!kcc::epilogueStore(leaving) && !kcc::storedInWindows(leaving))
         reserve = std::max(reserve, tileBytes(leaving.getType()));
       return;
     }

@@ -309,6 +309,16 @@ SmemStoreOp kcc::epilogueStore(Value tile) {
   return staged;
 }
 
+bool kcc::storedInWindows(Value tile) {
+  if (tile.use_empty())
+    return false;
+  return llvm::all_of(tile.getUses(), [](OpOperand &use) {
+    auto store = dyn_cast<SmemStoreOp>(use.getOwner());
+    return store && use.getOperandNumber() == 0 && store.getWindow() &&
+           getConstantIntValue(store.getStage());
+  });
+}
+
 /// Whether `v` is the same in every row or every column of a tile (so it
 /// can be materialized in any layout from a small source).
 static bool isSplatOrLineBroadcast(Value v) {
@@ -349,7 +359,15 @@ bool kcc::storesMmaAccumulator(StoreTileOp store,
   }
   auto result = dyn_cast<OpResult>(v);
   auto loop = result ? dyn_cast<scf::ForOp>(result.getOwner()) : nullptr;
-  if (!loop || !v.hasOneUse())
+  // Stored without an epilogue: besides the store, only the stage write
+  // kcc-materialize-tma-copies made of it.
+  auto storedOnly = [&] {
+    return v == store.getValue() &&
+           llvm::all_of(v.getUsers(), [](Operation *user) {
+             return isa<StoreTileOp, SmemStoreOp>(user);
+           });
+  };
+  if (!loop || !(v.hasOneUse() || storedOnly()))
     return false;
   auto dot = loop.getYieldedValues()[result.getResultNumber()]
                  .getDefiningOp<DotOp>();

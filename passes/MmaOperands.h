@@ -102,6 +102,11 @@ inline unsigned tmemAccumulatorWarpgroups(int64_t n) {
 /// the pipeliner's shared-memory budget keeps no relayout scratch for them.
 SmemStoreOp epilogueStore(mlir::Value tile);
 
+/// Whether every user of `tile` stores a window of it into a stage at a
+/// constant index: an epilogue copied out in column chunks (the whole tile
+/// never sits in shared memory), which needs no relayout either.
+bool storedInWindows(mlir::Value tile);
+
 /// Whether `store` writes a tile computed from a K loop's MMA accumulator
 /// by an elementwise epilogue (kcc::epilogueChain) alone, with the dot on
 /// the staged tensor-core path of one of `targets`: its registers then go

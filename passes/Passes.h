@@ -41,10 +41,13 @@ createMaterializeTmaCopies(const TargetModel &target);
 /// Software-pipelines the TMA loads of for loops over `stages` shared
 /// stages, fewer where they would not fit `target`'s shared memory
 /// (PipelineTmaLoads.cpp). With `warpSpecialize`, loops feeding wgmma on a
-/// target with [warp_specialization] get a producer warpgroup.
+/// target with [warp_specialization] get a producer warpgroup; with
+/// `chunkEpilogues`, an MMA tile's TMA store goes out in column chunks when
+/// its whole-tile stage would cost the loop a stage (EpilogueChunks.h).
 std::unique_ptr<mlir::Pass> createPipelineTmaLoads(const TargetModel &target,
                                                    unsigned stages = 3,
-                                                   bool warpSpecialize = true);
+                                                   bool warpSpecialize = true,
+                                                   bool chunkEpilogues = true);
 void registerPipelineTmaLoadsPass();
 /// Software-pipelines the loads of for loops that feed dots with cp.async
 /// over `stages` row-padded shared stages, fewer where they would not fit
@@ -70,11 +73,13 @@ void registerMaterializeTmaCopiesPass();
 /// location, canonicalizes, CSEs and runs kcc-assign-layouts with the target
 /// model's numbers. `numWarps` 0 lets the pass choose; `remarks` asks for the
 /// access-width remarks of --report; `warpSpecialize` false keeps TMA
-/// pipelines on one role (kcc --warp-specialize=false). `target` must outlive
-/// the pass manager.
+/// pipelines on one role (kcc --warp-specialize=false), `chunkEpilogues`
+/// false keeps whole-tile epilogue stages (kcc --chunk-epilogues=false).
+/// `target` must outlive the pass manager.
 void buildLayoutPipeline(mlir::OpPassManager &pm, const TargetModel &target,
                          unsigned numWarps, bool remarks,
-                         bool warpSpecialize = true);
+                         bool warpSpecialize = true,
+                         bool chunkEpilogues = true);
 } // namespace kcc
 
 #endif // KCC_PASSES_PASSES_H

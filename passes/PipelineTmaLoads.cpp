@@ -31,6 +31,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/AxisInfo.h"
+#include "passes/EpilogueChunks.h"
 #include "passes/LoopPipelining.h"
 #include "passes/MmaOperands.h"
 #include "passes/Passes.h"
@@ -66,10 +67,12 @@ struct PipelineTmaLoads
   PipelineTmaLoads(const PipelineTmaLoads &other) : PassWrapper(other) {
     target = other.target;
   }
-  PipelineTmaLoads(const kcc::TargetModel &model, unsigned depth, bool ws)
+  PipelineTmaLoads(const kcc::TargetModel &model, unsigned depth, bool ws,
+                   bool chunks)
       : target(&model) {
     stages = depth;
     warpSpecialize = ws;
+    chunkEpilogues = chunks;
   }
 
   StringRef getArgument() const override { return "kcc-pipeline-tma-loads"; }
@@ -86,6 +89,12 @@ struct PipelineTmaLoads
       llvm::cl::desc("Split loops whose loads feed wgmma into a producer "
                      "warpgroup and consumer warpgroups where the target "
                      "model has [warp_specialization]"),
+      llvm::cl::init(true)};
+  Option<bool> chunkEpilogues{
+      *this, "chunk-epilogues",
+      llvm::cl::desc("Copy an MMA accumulator's TMA store out in column "
+                     "chunks when its whole-tile stage would cost the loop "
+                     "a pipeline stage"),
       llvm::cl::init(true)};
   Option<std::string> targetName{
       *this, "target",
@@ -433,10 +442,6 @@ void PipelineTmaLoads::pipelineLoop(
                          "loop-invariant values and arith ops)");
   // Depth: `stages` (fewer when they do not fit, below), one stage holding
   // the tile of every load.
-  int64_t perStage = 0;
-  for (auto [load, map] : loads)
-    perStage += kcc::tmaPartsOf(load, cast<kcc::TensorMapType>(map.getType())) *
-                cast<kcc::TensorMapType>(map.getType()).getBoxBytes();
   // Loads feeding wgmma dots: the dot of iteration i keeps reading its stage
   // while iteration i+1 issues (kcc-materialize-warpgroup-mma makes it
   // asynchronous, one group in flight), so a stage is refilled one iteration
@@ -502,18 +507,45 @@ void PipelineTmaLoads::pipelineLoop(
     if (refused && refused.get(target->name))
       reserve = std::max(reserve, registerOperandScratch(dot));
   });
-  int64_t budget = limit - others - reserve;
-  // A depth's bytes: its stages and mbarriers, and each buffer's alignment.
+  // The lowering places the scratch first, then the most aligned buffers
+  // (kcc::nvidia::prepareAsyncBuffers): each is padded to its alignment.
+  // kcc-choose-shared-layouts may pad the scratch's rows against bank
+  // conflicts (an eighth more is plenty).
+  int64_t budget = limit - others - llvm::alignTo(reserve + reserve / 8, 1024);
+  // A depth's bytes: its stages and mbarriers.
   auto cost = [&](int64_t d) {
-    int64_t bytes = d * perStage + (specialize ? 8 * d : 0);
-    for (auto [load, map] : loads)
+    int64_t bytes = specialize ? 8 * d : 0;
+    for (auto [load, map] : loads) {
+      auto type = cast<kcc::TensorMapType>(map.getType());
       bytes +=
-          8 * d + (cast<kcc::TensorMapType>(map.getType()).getSwizzle() ? 1024
-                                                                         : 128);
+          llvm::alignTo(d * kcc::tmaPartsOf(load, type) * type.getBoxBytes(),
+                        type.getSwizzle() ? 1024 : 128) +
+          8 * d;
+    }
     return bytes;
   };
-  while (depth > 2 && cost(depth) > budget)
-    --depth;
+  auto deepest = [&](int64_t bytes) -> int64_t {
+    int64_t d = depth;
+    while (d > 2 && cost(d) > bytes)
+      --d;
+    return cost(d) <= bytes ? d : 0;
+  };
+  // A whole-tile epilogue stage that costs this loop a pipeline stage: the
+  // tile goes out in column chunks instead (EpilogueChunks.h).
+  if (chunkEpilogues && cost(depth) > budget) {
+    SmallVector<kcc::ChunkableEpilogue> chunkable =
+        kcc::chunkableEpilogues(func, *target);
+    int64_t saved = 0;
+    for (const kcc::ChunkableEpilogue &e : chunkable)
+      saved += e.savedBytes;
+    if (saved && deepest(budget + saved) > deepest(budget)) {
+      for (const kcc::ChunkableEpilogue &e : chunkable)
+        kcc::chunkEpilogue(e);
+      others -= saved;
+      budget += saved;
+    }
+  }
+  depth = std::max<int64_t>(deepest(budget), 2);
   if (cost(depth) > budget)
     return refuseAll(
         Twine(depth) + " pipeline stages of this loop's tiles (" +
@@ -746,8 +778,10 @@ void PipelineTmaLoads::pipelineLoop(
 
 std::unique_ptr<Pass> kcc::createPipelineTmaLoads(const TargetModel &target,
                                                   unsigned stages,
-                                                  bool warpSpecialize) {
-  return std::make_unique<PipelineTmaLoads>(target, stages, warpSpecialize);
+                                                  bool warpSpecialize,
+                                                  bool chunkEpilogues) {
+  return std::make_unique<PipelineTmaLoads>(target, stages, warpSpecialize,
+                                            chunkEpilogues);
 }
 
 void kcc::registerPipelineTmaLoadsPass() {

@@ -307,6 +307,10 @@ struct Stage {
   Operation *lastReader = nullptr, *lastThreadReader = nullptr;
   int64_t readEnd = -1, threadReadEnd = -1;
   Operation *tmaReader = nullptr; // tma_store whose group is not waited
+  // A tma_store whose read only the issuing thread has waited for
+  // (bulk_wait_group runs there): the other threads may write the stage
+  // after a cta_barrier.
+  Operation *tmaWaitedAlone = nullptr;
   Operation *mmaReader = nullptr; // warpgroup_mma whose group is in flight,
                                   // or tcgen05_mma not yet retired
   int64_t tcSeq = 0;              // issue number of a tcgen05 mmaReader
@@ -1874,6 +1878,7 @@ private:
       if (it != stages.end() && c.stage < (int64_t)it->second.size() &&
           it->second[c.stage].tmaReader == c.op) {
         it->second[c.stage].tmaReader = nullptr;
+        it->second[c.stage].tmaWaitedAlone = c.op;
         it->second[c.stage].readEnd =
             std::max(it->second[c.stage].readEnd, steps);
       }
@@ -2041,6 +2046,7 @@ private:
       for (auto &entry : stages)
         for (Stage &s : entry.second) {
           s.reader = nullptr;
+          s.tmaWaitedAlone = nullptr;
           if (s.data == Stage::CpAsync && s.cpWaited)
             s.cpSynced = true;
           if (s.data == Stage::Generic) {
@@ -2152,6 +2158,18 @@ private:
       Stage *s = stageAt(op, store.getDst(), store.getStage());
       if (!s || !writable(op, store.getDst(), *s))
         return false;
+      if (s->tmaWaitedAlone) {
+        fail(op->getLoc(),
+             "writing stage " + llvm::Twine(stageIndex(store.getDst(), s)) +
+                 " from every thread when only the thread that issued the "
+                 "kcc.tma_store reading it has waited for that read "
+                 "(kcc.bulk_wait_group runs in that thread)",
+             "add kcc.cta_barrier between the kcc.bulk_wait_group and this "
+             "write")
+            .notes.push_back({s->tmaWaitedAlone->getLoc(),
+                              "the tma_store reading the stage"});
+        return false;
+      }
       *s = Stage();
       s->data = Stage::Generic;
       s->writer = op;

@@ -9,7 +9,8 @@
 // Shared memory (prepareAsyncBuffers, called before conversion): the
 // kernel's scratch buffer for relayouts and reductions comes first; each
 // smem_alloc / mbarrier_alloc then gets its own region after it (128-byte
-// aligned stages, 1024 with a swizzle; 8 bytes per mbarrier), recorded as
+// aligned stages, 1024 with a swizzle; 8 bytes per mbarrier; the most
+// aligned first, so little is lost to padding), recorded as
 // kcc.smem_offset, because stages and barriers live across the relayouts that
 // reuse the scratch. A stage holds its tile densely in row-major order, which
 // is how TMA writes a box without swizzle.
@@ -423,6 +424,111 @@ struct SmemLoadLowering : OpConversionPattern<SmemLoadOp> {
 
 struct SmemStoreLowering : OpConversionPattern<SmemStoreOp> {
   using OpConversionPattern::OpConversionPattern;
+
+  /// A window of the tile (smem_store's `window`): each register whose
+  /// element falls inside it goes to its place in the smaller stage. In an
+  /// accumulator layout whether it does is known per register at compile
+  /// time (every thread's register r sits in the same 8-column block, or
+  /// lane quarter chunk); in #kcc.blocked it is a run-time test per vector.
+  LogicalResult lowerWindow(SmemStoreOp op, OpAdaptor a,
+                            ArrayRef<int64_t> window, Value stage, Value tid,
+                            ConversionPatternRewriter &rewriter) const {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getValue().getType());
+    SmemType stageType = op.getDst().getType();
+    if (type.getRank() != 2)
+      return op.emitError("kcc: a windowed smem_store of a rank-")
+             << type.getRank()
+             << " tile is not supported (only 2-D tiles are stored in "
+                "column chunks)";
+    unsigned bytes = storageBytes(type.getElementType());
+    int64_t rows = stageType.getShape()[0], cols = stageType.getShape()[1];
+    auto k = [&](int64_t v) { return i32Const(rewriter, loc, v); };
+    // (row - window[0]) * cols + (col - window[1]): the element's place.
+    auto placeOf = [&](OpBuilder &b, Value row, Value col) {
+      return arith::AddIOp::create(
+          b, loc,
+          arith::MulIOp::create(
+              b, loc, arith::SubIOp::create(b, loc, row, k(window[0])),
+              k(cols)),
+          arith::SubIOp::create(b, loc, col, k(window[1])));
+    };
+    auto storeChunk = [&](OpBuilder &b, ArrayRef<Value> regs, Value place) {
+      SmallVector<Value> chunk;
+      for (Value r : regs)
+        chunk.push_back(toStorage(b, loc, r));
+      LLVM::StoreOp::create(b, loc, buildVector(b, loc, chunk),
+                            stageElementAddr(b, loc, stage, place, stageType),
+                            regs.size() * bytes);
+    };
+    SmallVector<Value> regs = unpack(rewriter, loc, a.getValue());
+    Attribute layout = type.getEncoding();
+    if (isAccumulatorLayout(layout)) {
+      unsigned vec = isa<WgmmaAccLayoutAttr>(layout)  ? 2
+                     : isa<TmemAccLayoutAttr>(layout) ? std::max(1u, 16 / bytes)
+                                                      : 1;
+      // The rows and columns thread origins span.
+      AccumulatorPos lo{INT64_MAX, INT64_MAX}, hi{INT64_MIN, INT64_MIN};
+      for (unsigned t = 0, e = accumulatorThreads(layout); t < e; ++t) {
+        AccumulatorPos o = accumulatorOrigin(layout, t);
+        lo = {std::min(lo.row, o.row), std::min(lo.col, o.col)};
+        hi = {std::max(hi.row, o.row), std::max(hi.col, o.col)};
+      }
+      // 1: every thread's element is inside, 0: none is, -1: it depends.
+      auto inside = [&](unsigned r) {
+        AccumulatorPos off = accumulatorOffset(layout, type.getShape()[1], r);
+        int64_t r0 = off.row + lo.row, r1 = off.row + hi.row;
+        int64_t c0 = off.col + lo.col, c1 = off.col + hi.col + vec - 1;
+        bool in = r0 >= window[0] && r1 < window[0] + rows && c0 >= window[1] &&
+                  c1 < window[1] + cols;
+        bool out = r1 < window[0] || r0 >= window[0] + rows || c1 < window[1] ||
+                   c0 >= window[1] + cols;
+        return in ? 1 : out ? 0 : -1;
+      };
+      RegisterMap map = registerMap(rewriter, loc, type, tid);
+      for (size_t r = 0; r + vec <= regs.size(); r += vec) {
+        int where = inside(r);
+        if (where < 0)
+          return op.emitError("kcc: the window at column ")
+                 << window[1] << " of a " << type
+                 << " splits the accumulator registers some threads store "
+                    "together; a column chunk must be whole blocks of the "
+                    "layout";
+        if (where)
+          storeChunk(rewriter, ArrayRef<Value>(regs).slice(r, vec),
+                     placeOf(rewriter, map.rows[r], map.cols[r]));
+      }
+      rewriter.eraseOp(op);
+      return success();
+    }
+    TileLayout l = TileLayout::get(type);
+    int64_t n = type.getShape()[1];
+    if (n % l.vec || window[1] % l.vec || cols % l.vec)
+      return op.emitError("kcc: the window at column ")
+             << window[1] << " splits the " << l.vec << "-element vectors of a "
+             << type;
+    Value base = threadBase(rewriter, loc, l, tid);
+    emitIf(rewriter, loc, ownerPred(rewriter, loc, l, tid), [&](OpBuilder &b) {
+      for (unsigned r = 0; r < l.regs; r += l.vec) {
+        Value flat = flatIndex(b, loc, l, base, r);
+        Value row = arith::DivUIOp::create(b, loc, flat, k(n));
+        Value col = arith::RemUIOp::create(b, loc, flat, k(n));
+        auto within = [&](Value v, int64_t from, int64_t size) {
+          return arith::CmpIOp::create(
+              b, loc, arith::CmpIPredicate::ult,
+              arith::SubIOp::create(b, loc, v, k(from)), k(size));
+        };
+        Value in = arith::AndIOp::create(b, loc, within(row, window[0], rows),
+                                         within(col, window[1], cols));
+        emitIf(b, loc, in, [&](OpBuilder &ib) {
+          storeChunk(ib, ArrayRef<Value>(regs).slice(r, l.vec),
+                     placeOf(ib, row, col));
+        });
+      }
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
   LogicalResult
   matchAndRewrite(SmemStoreOp op, OpAdaptor a,
                   ConversionPatternRewriter &rewriter) const override {
@@ -432,6 +538,8 @@ struct SmemStoreLowering : OpConversionPattern<SmemStoreOp> {
     Value stage =
         stageAt(rewriter, loc, a.getDst(), a.getStage(), op.getDst().getType());
     Value tid = targetOpsOf(*this).threadId(rewriter, loc);
+    if (std::optional<ArrayRef<int64_t>> window = op.getWindow())
+      return lowerWindow(op, a, *window, stage, tid, rewriter);
     if (isa_and_nonnull<WgmmaAccLayoutAttr, TmemAccLayoutAttr>(
             type.getEncoding())) {
       // An accumulator straight into the stage (the epilogue of a GEMM):
@@ -678,29 +786,44 @@ void kcc::nvidia::splitRoles(func::FuncOp fn, const TargetOps &ops) {
 
 int64_t kcc::nvidia::prepareAsyncBuffers(func::FuncOp fn, int64_t scratch,
                                          int64_t &alignment) {
-  int64_t end = scratch;
+  struct Buffer {
+    Operation *op;
+    int64_t align, size;
+  };
+  SmallVector<Buffer> buffers;
   fn.walk([&](Operation *op) {
-    int64_t align = 0, size = 0;
     if (auto alloc = dyn_cast<SmemAllocOp>(op)) {
       SmemType t = alloc.getType();
-      align = t.getSwizzle() ? 1024 : 128;
-      size = t.getStageBytes() * t.getStages();
+      buffers.push_back(
+          {op, t.getSwizzle() ? 1024 : 128, t.getStageBytes() * t.getStages()});
     } else if (auto bars = dyn_cast<MBarrierAllocOp>(op)) {
-      align = 8;
-      size = 8 * int64_t(bars.getType().getCount());
+      buffers.push_back({op, 8, 8 * int64_t(bars.getType().getCount())});
     } else if (isa<TmemAllocOp>(op)) {
-      align = 4; // the slot tcgen05.alloc writes the TMEM address into
-      size = 4;
-    } else {
-      return;
+      // The slot tcgen05.alloc writes the TMEM address into.
+      buffers.push_back({op, 4, 4});
     }
-    int64_t offset = llvm::alignTo(end, align);
-    op->setAttr(kSmemOffsetAttr,
-                IntegerAttr::get(IntegerType::get(op->getContext(), 32),
-                                 offset));
-    alignment = std::max(alignment, align);
-    end = offset + size;
   });
+  // Most aligned first (program order within an alignment): the padding is
+  // then at most each buffer's own round-up (what
+  // kcc::pipelining::asyncBufferBytes counts), not a swizzle span after
+  // every mbarrier array.
+  SmallVector<int64_t> alignments;
+  for (const Buffer &buf : buffers)
+    if (!llvm::is_contained(alignments, buf.align))
+      alignments.push_back(buf.align);
+  llvm::sort(alignments, std::greater<int64_t>());
+  int64_t end = scratch;
+  for (int64_t align : alignments)
+    for (const Buffer &buf : buffers) {
+      if (buf.align != align)
+        continue;
+      int64_t offset = llvm::alignTo(end, buf.align);
+      buf.op->setAttr(
+          kSmemOffsetAttr,
+          IntegerAttr::get(IntegerType::get(fn.getContext(), 32), offset));
+      alignment = std::max(alignment, buf.align);
+      end = offset + buf.size;
+    }
   return end;
 }
 

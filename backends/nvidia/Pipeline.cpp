@@ -89,8 +89,10 @@ void kcc::nvidia::registerCompilerDialects(DialectRegistry &registry) {
 void kcc::nvidia::buildTargetLayoutPipeline(OpPassManager &pm,
                                             const TargetModel &target,
                                             unsigned numWarps, bool remarks,
-                                            bool warpSpecialize) {
-  buildLayoutPipeline(pm, target, numWarps, remarks, warpSpecialize);
+                                            bool warpSpecialize,
+                                            bool chunkEpilogues) {
+  buildLayoutPipeline(pm, target, numWarps, remarks, warpSpecialize,
+                      chunkEpilogues);
   pm.addPass(createChooseSharedLayouts(bankGeometry(target)));
   pm.addPass(createPlanLaneExchanges(target));
 }

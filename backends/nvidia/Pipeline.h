@@ -23,7 +23,8 @@ void registerCompilerDialects(mlir::DialectRegistry &registry);
 /// pass manager.
 void buildTargetLayoutPipeline(mlir::OpPassManager &pm,
                                const TargetModel &target, unsigned numWarps,
-                               bool remarks, bool warpSpecialize = true);
+                               bool remarks, bool warpSpecialize = true,
+                               bool chunkEpilogues = true);
 
 /// kcc-convert-to-llvm followed by the upstream clean-up conversions: the
 /// result is a builtin module of LLVM + NVVM (or, for AMD, ROCDL) dialect ops

@@ -105,6 +105,35 @@ func.func @tma_batched_ok(%m: !kcc.tensormap<[1, 32, 64], f32, swizzle = 0>, %i:
 
 // -----
 
+func.func @smem_store_window(%t: tensor<128x256xf16>, %i: i32) {
+  %b = kcc.smem_alloc : !kcc.smem<[128, 64], f16, stages = 2, swizzle = 128>
+  // A column chunk of the tile: fine.
+  kcc.smem_store %t, %b[%i] window [0, 192] : tensor<128x256xf16>, !kcc.smem<[128, 64], f16, stages = 2, swizzle = 128>
+  // expected-error@+1 {{the window at [0, 200] of the stage's shape reaches outside the stored tile 'tensor<128x256xf16>'}}
+  kcc.smem_store %t, %b[%i] window [0, 200] : tensor<128x256xf16>, !kcc.smem<[128, 64], f16, stages = 2, swizzle = 128>
+  return
+}
+
+// -----
+
+func.func @smem_store_window_rank(%t: tensor<128x256xf16>, %i: i32) {
+  %b = kcc.smem_alloc : !kcc.smem<[128, 64], f16, stages = 2, swizzle = 128>
+  // expected-error@+1 {{a window needs one offset per dimension of the tile and a stage of the same rank}}
+  kcc.smem_store %t, %b[%i] window [0] : tensor<128x256xf16>, !kcc.smem<[128, 64], f16, stages = 2, swizzle = 128>
+  return
+}
+
+// -----
+
+func.func @smem_store_window_type(%t: tensor<128x256xf32>, %i: i32) {
+  %b = kcc.smem_alloc : !kcc.smem<[128, 64], f16, stages = 2, swizzle = 128>
+  // expected-error@+1 {{the stored tile's element type does not match the stage's}}
+  kcc.smem_store %t, %b[%i] window [0, 0] : tensor<128x256xf32>, !kcc.smem<[128, 64], f16, stages = 2, swizzle = 128>
+  return
+}
+
+// -----
+
 func.func @smem_load_shape(%i: i32) {
   %b = kcc.smem_alloc : !kcc.smem<[32, 64], f32, stages = 1, swizzle = 0>
   // expected-error@+1 {{the result tile does not match the stage shape}}

@@ -352,9 +352,9 @@ private:
       pm.enableTiming(passScope);
       // Shared buffers are laid out with the bank model here too, so the
       // report shows the conflicts of what will be emitted.
-      nvidia::buildTargetLayoutPipeline(pm, target, options.numWarps,
-                                        options.report != ReportKind::None,
-                                        options.warpSpecialize);
+      nvidia::buildTargetLayoutPipeline(
+          pm, target, options.numWarps, options.report != ReportKind::None,
+          options.warpSpecialize, options.chunkEpilogues);
       // The pass's access-width remarks feed the report, not the terminal.
       std::vector<Report::Remark> remarks;
       mlir::ScopedDiagnosticHandler remarkHandler(

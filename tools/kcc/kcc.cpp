@@ -60,6 +60,12 @@ static cl::opt<bool> warpSpecialize(
     cl::desc("Give TMA pipelines that feed wgmma a producer warpgroup (with "
              "setmaxnreg) where the target model allows it (default: true)"),
     cl::init(true), cl::cat(kccCategory));
+static cl::opt<bool> chunkEpilogues(
+    "chunk-epilogues",
+    cl::desc("Copy a GEMM's output tile out 64 columns at a time through two "
+             "small stages when a whole-tile stage would cost the K loop a "
+             "pipeline stage (default: true)"),
+    cl::init(true), cl::cat(kccCategory));
 static cl::opt<unsigned> persistent(
     "persistent",
     cl::desc("Also build group(N) kernels as persistent grids of this many "
@@ -180,6 +186,7 @@ int main(int argc, char **argv) {
                 "; use a power of two from 1 to 32");
   options.numWarps = numWarps;
   options.warpSpecialize = warpSpecialize;
+  options.chunkEpilogues = chunkEpilogues;
   options.persistent = persistent;
   if (unprovenCoverage != "error" && unprovenCoverage != "warning")
     return fail("invalid --unproven-coverage=" + unprovenCoverage +

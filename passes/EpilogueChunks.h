@@ -1,0 +1,45 @@
+//===- EpilogueChunks.h - a GEMM epilogue copied out in column chunks -*- C++
+//-*-===//
+//
+// kcc-materialize-tma-copies stages a tile for its TMA store whole: a
+// 128 x 256 f16 accumulator takes a 64 KiB stage, which leaves room for only
+// three 48 KiB pipeline stages on sm_90a. Copied out 64 columns at a time
+// through a ring of two chunk stages (32 KiB), the epilogue makes room for a
+// fourth. kcc-pipeline-tma-loads asks for it only when it buys a stage.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KCC_PASSES_EPILOGUECHUNKS_H
+#define KCC_PASSES_EPILOGUECHUNKS_H
+
+#include "ir/Dialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace kcc {
+struct TargetModel;
+
+/// A staged TMA store of an MMA accumulator that can go out in chunks.
+struct ChunkableEpilogue {
+  mlir::scf::IfOp branch; // then: the TMA store; else: the masked stores
+  SmemAllocOp stage;      // the whole tile's stage
+  int64_t chunkColumns = 0, chunks = 0;
+  int64_t savedBytes = 0; // the whole stage less the ring of two chunks
+};
+
+/// The TMA stores of `func` in kcc-materialize-tma-copies' form whose tile
+/// is a K loop's accumulator on `target`'s staged tensor-core path
+/// (kcc::storesMmaAccumulator), at least three chunks wide.
+llvm::SmallVector<ChunkableEpilogue>
+chunkableEpilogues(mlir::func::FuncOp func, const TargetModel &target);
+
+/// Rewrites `e`: the stage becomes two chunk stages, and chunk j is written
+/// (smem_store's window) into stage j % 2 once the TMA store of chunk j - 2
+/// has read it, then copied out; the masked-store fallback relayouts
+/// through the same stages a chunk at a time.
+void chunkEpilogue(ChunkableEpilogue e);
+
+} // namespace kcc
+
+#endif // KCC_PASSES_EPILOGUECHUNKS_H
