@@ -429,106 +429,77 @@ struct SmemStoreLowering : OpConversionPattern<SmemStoreOp> {
   /// element falls inside it goes to its place in the smaller stage. In an
   /// accumulator layout whether it does is known per register at compile
   /// time (every thread's register r sits in the same 8-column block, or
-  /// lane quarter chunk); in #kcc.blocked it is a run-time test per vector.
+  /// 32-column chunk). Only the GEMM epilogue stores windows
+  /// (EpilogueChunks.cpp), from the accumulator's own layout.
   LogicalResult lowerWindow(SmemStoreOp op, OpAdaptor a,
                             ArrayRef<int64_t> window, Value stage, Value tid,
                             ConversionPatternRewriter &rewriter) const {
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(op.getValue().getType());
-    SmemType stageType = op.getDst().getType();
-    if (type.getRank() != 2)
-      return op.emitError("kcc: a windowed smem_store of a rank-")
-             << type.getRank()
-             << " tile is not supported (only 2-D tiles are stored in "
+    Attribute layout = type.getEncoding();
+    if (type.getRank() != 2 || !isAccumulatorLayout(layout))
+      return op.emitError("kcc: a windowed smem_store of ")
+             << type
+             << " is not supported (only a 2-D MMA accumulator is stored in "
                 "column chunks)";
+    SmemType stageType = op.getDst().getType();
     unsigned bytes = storageBytes(type.getElementType());
     int64_t rows = stageType.getShape()[0], cols = stageType.getShape()[1];
-    auto k = [&](int64_t v) { return i32Const(rewriter, loc, v); };
-    // (row - window[0]) * cols + (col - window[1]): the element's place.
-    auto placeOf = [&](OpBuilder &b, Value row, Value col) {
-      return arith::AddIOp::create(
-          b, loc,
-          arith::MulIOp::create(
-              b, loc, arith::SubIOp::create(b, loc, row, k(window[0])),
-              k(cols)),
-          arith::SubIOp::create(b, loc, col, k(window[1])));
-    };
-    auto storeChunk = [&](OpBuilder &b, ArrayRef<Value> regs, Value place) {
-      SmallVector<Value> chunk;
-      for (Value r : regs)
-        chunk.push_back(toStorage(b, loc, r));
-      LLVM::StoreOp::create(b, loc, buildVector(b, loc, chunk),
-                            stageElementAddr(b, loc, stage, place, stageType),
-                            regs.size() * bytes);
-    };
-    SmallVector<Value> regs = unpack(rewriter, loc, a.getValue());
-    Attribute layout = type.getEncoding();
-    if (isAccumulatorLayout(layout)) {
-      unsigned vec = isa<WgmmaAccLayoutAttr>(layout)  ? 2
-                     : isa<TmemAccLayoutAttr>(layout) ? std::max(1u, 16 / bytes)
-                                                      : 1;
-      // The rows and columns thread origins span.
-      AccumulatorPos lo{INT64_MAX, INT64_MAX}, hi{INT64_MIN, INT64_MIN};
-      for (unsigned t = 0, e = accumulatorThreads(layout); t < e; ++t) {
-        AccumulatorPos o = accumulatorOrigin(layout, t);
-        lo = {std::min(lo.row, o.row), std::min(lo.col, o.col)};
-        hi = {std::max(hi.row, o.row), std::max(hi.col, o.col)};
-      }
-      // 1: every thread's element is inside, 0: none is, -1: it depends.
-      auto inside = [&](unsigned r) {
-        AccumulatorPos off = accumulatorOffset(layout, type.getShape()[1], r);
-        int64_t r0 = off.row + lo.row, r1 = off.row + hi.row;
-        int64_t c0 = off.col + lo.col, c1 = off.col + hi.col + vec - 1;
-        bool in = r0 >= window[0] && r1 < window[0] + rows && c0 >= window[1] &&
-                  c1 < window[1] + cols;
-        bool out = r1 < window[0] || r0 >= window[0] + rows || c1 < window[1] ||
-                   c0 >= window[1] + cols;
-        return in ? 1 : out ? 0 : -1;
-      };
-      RegisterMap map = registerMap(rewriter, loc, type, tid);
-      for (size_t r = 0; r + vec <= regs.size(); r += vec) {
-        int where = inside(r);
-        if (where < 0)
-          return op.emitError("kcc: the window at column ")
-                 << window[1] << " of a " << type
-                 << " splits the accumulator registers some threads store "
-                    "together; a column chunk must be whole blocks of the "
-                    "layout";
-        if (where)
-          storeChunk(rewriter, ArrayRef<Value>(regs).slice(r, vec),
-                     placeOf(rewriter, map.rows[r], map.cols[r]));
-      }
-      rewriter.eraseOp(op);
-      return success();
+    unsigned vec = isa<WgmmaAccLayoutAttr>(layout)  ? 2
+                   : isa<TmemAccLayoutAttr>(layout) ? std::max(1u, 16 / bytes)
+                                                    : 1;
+    // The rows and columns the threads' origins span.
+    AccumulatorPos lo{INT64_MAX, INT64_MAX}, hi{INT64_MIN, INT64_MIN};
+    for (unsigned t = 0, e = accumulatorThreads(layout); t < e; ++t) {
+      AccumulatorPos o = accumulatorOrigin(layout, t);
+      lo = {std::min(lo.row, o.row), std::min(lo.col, o.col)};
+      hi = {std::max(hi.row, o.row), std::max(hi.col, o.col)};
     }
-    TileLayout l = TileLayout::get(type);
-    int64_t n = type.getShape()[1];
-    if (n % l.vec || window[1] % l.vec || cols % l.vec)
-      return op.emitError("kcc: the window at column ")
-             << window[1] << " splits the " << l.vec << "-element vectors of a "
-             << type;
-    Value base = threadBase(rewriter, loc, l, tid);
-    emitIf(rewriter, loc, ownerPred(rewriter, loc, l, tid), [&](OpBuilder &b) {
-      for (unsigned r = 0; r < l.regs; r += l.vec) {
-        Value flat = flatIndex(b, loc, l, base, r);
-        Value row = arith::DivUIOp::create(b, loc, flat, k(n));
-        Value col = arith::RemUIOp::create(b, loc, flat, k(n));
-        auto within = [&](Value v, int64_t from, int64_t size) {
-          return arith::CmpIOp::create(
-              b, loc, arith::CmpIPredicate::ult,
-              arith::SubIOp::create(b, loc, v, k(from)), k(size));
-        };
-        Value in = arith::AndIOp::create(b, loc, within(row, window[0], rows),
-                                         within(col, window[1], cols));
-        emitIf(b, loc, in, [&](OpBuilder &ib) {
-          storeChunk(ib, ArrayRef<Value>(regs).slice(r, l.vec),
-                     placeOf(ib, row, col));
-        });
-      }
-    });
+    // 1: register r's element is inside in every thread, 0: in none, -1:
+    // it depends on the thread.
+    auto inside = [&](unsigned r) {
+      AccumulatorPos off = accumulatorOffset(layout, type.getShape()[1], r);
+      int64_t r0 = off.row + lo.row, r1 = off.row + hi.row;
+      int64_t c0 = off.col + lo.col, c1 = off.col + hi.col + vec - 1;
+      bool in = r0 >= window[0] && r1 < window[0] + rows && c0 >= window[1] &&
+                c1 < window[1] + cols;
+      bool out = r1 < window[0] || r0 >= window[0] + rows || c1 < window[1] ||
+                 c0 >= window[1] + cols;
+      return in ? 1 : out ? 0 : -1;
+    };
+    auto k = [&](int64_t v) { return i32Const(rewriter, loc, v); };
+    SmallVector<Value> regs = unpack(rewriter, loc, a.getValue());
+    RegisterMap map = registerMap(rewriter, loc, type, tid);
+    for (size_t r = 0; r + vec <= regs.size(); r += vec) {
+      int where = inside(r);
+      if (where < 0)
+        return op.emitError("kcc: the window at [")
+               << window[0] << ", " << window[1] << "] of a " << type
+               << " cuts across the layout's register blocks (a register is "
+                  "inside it in some threads and outside in others); start "
+                  "and end windows on whole blocks";
+      if (!where)
+        continue;
+      // (row - window[0]) * cols + (col - window[1]) in the stage.
+      Value place = arith::AddIOp::create(
+          rewriter, loc,
+          arith::MulIOp::create(
+              rewriter, loc,
+              arith::SubIOp::create(rewriter, loc, map.rows[r], k(window[0])),
+              k(cols)),
+          arith::SubIOp::create(rewriter, loc, map.cols[r], k(window[1])));
+      SmallVector<Value> chunk;
+      for (size_t i = r; i < r + vec; ++i)
+        chunk.push_back(toStorage(rewriter, loc, regs[i]));
+      LLVM::StoreOp::create(
+          rewriter, loc, buildVector(rewriter, loc, chunk),
+          stageElementAddr(rewriter, loc, stage, place, stageType),
+          vec * bytes);
+    }
     rewriter.eraseOp(op);
     return success();
   }
+
   LogicalResult
   matchAndRewrite(SmemStoreOp op, OpAdaptor a,
                   ConversionPatternRewriter &rewriter) const override {
