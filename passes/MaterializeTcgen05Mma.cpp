@@ -19,6 +19,15 @@
 //                   else { zeros }
 //   exit:    tmem_dealloc %tm
 //
+// In a persistent kernel's tile loop the accumulator stays in TMEM from
+// tile to tile: `it` above is the pipeline counter (base + it, carried
+// across tiles) wherever it picks a stage or a `done` phase, and every tile
+// commits `ready` and waits for the phase of its ordinal before the
+// `if lb < ub` (a commit with no mma pending arrives at once). The CTA
+// barrier before each tile's prologue orders the tile's tmem_load before
+// the next tile's mma (the lowering fences tcgen05 around it; the verifier
+// checks the barrier is there).
+//
 // The wait one iteration late is wgmma's `wait_group 1` (the pipeliner
 // refills a stage one iteration after its use, kcc.mma_overlap). The
 // accumulator read from TMEM has the #kcc.tmem_acc layout (two warpgroups
@@ -34,6 +43,7 @@
 #include "passes/LoopPipelining.h"
 #include "passes/MmaOperands.h"
 #include "passes/Passes.h"
+#include "passes/PersistentTiles.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -171,6 +181,15 @@ LogicalResult MaterializeTcgen05Mma::runOnKernel(func::FuncOp func) {
     kcc::MBarrierInitOp::create(fb, loc, ready, constI32(fb, loc, 0), 1);
 
     // The loop body: issue, commit, retire the previous iteration's group.
+    // Stages and the `done` phases follow the pipeline's counter (`at`,
+    // the stage's numerator: it, or base + it in a persistent kernel's
+    // tile loop, where the counter carries on from the previous tiles).
+    auto stageOp = s.a.getStage().getDefiningOp<arith::RemUIOp>();
+    if (!stageOp || getConstantIntValue(stageOp.getRhs()) != int64_t(depth))
+      return s.dot.emitError("kcc: internal error: a tcgen05 operand stage "
+                             "that is not the pipeline counter modulo its "
+                             "depth");
+    Value at = stageOp.getLhs();
     OpBuilder b(s.dot);
     Value it = iterationNumber(b, loc, s.loop);
     Value zero = constI32(b, loc, 0);
@@ -186,12 +205,12 @@ LogicalResult MaterializeTcgen05Mma::runOnKernel(func::FuncOp func) {
     auto retire = scf::IfOp::create(b, loc, after, /*withElseRegion=*/false);
     {
       OpBuilder rb = OpBuilder::atBlockBegin(retire.thenBlock());
-      Value prev = arith::SubIOp::create(rb, loc, it, constI32(rb, loc, 1));
+      Value prev = arith::SubIOp::create(rb, loc, at, constI32(rb, loc, 1));
       Value stage =
-          arith::RemSIOp::create(rb, loc, prev, constI32(rb, loc, depth));
+          arith::RemUIOp::create(rb, loc, prev, constI32(rb, loc, depth));
       Value parity = arith::AndIOp::create(
           rb, loc,
-          arith::DivSIOp::create(rb, loc, prev, constI32(rb, loc, depth)),
+          arith::DivUIOp::create(rb, loc, prev, constI32(rb, loc, depth)),
           constI32(rb, loc, 1));
       kcc::MBarrierWaitOp::create(rb, loc, done, stage, parity);
     }
@@ -210,15 +229,28 @@ LogicalResult MaterializeTcgen05Mma::runOnKernel(func::FuncOp func) {
                                 : arith::CmpIPredicate::slt,
         s.loop.getLowerBound(), s.loop.getUpperBound());
     Value result = s.loop.getResult(s.iterArg);
+    // In a persistent kernel every tile commits and waits on `ready` (a
+    // commit with no mma pending arrives at once), so its phase is the
+    // tile's ordinal whether or not the loop ran.
+    Operation *tiles = kcc::persistentTileLoopOf(s.loop.getOperation());
+    if (tiles) {
+      kcc::Tcgen05CommitOp::create(ab, loc, ready, constI32(ab, loc, 0));
+      kcc::MBarrierWaitOp::create(
+          ab, loc, ready, constI32(ab, loc, 0),
+          arith::AndIOp::create(ab, loc, kcc::persistentTileOrdinal(tiles),
+                                constI32(ab, loc, 1)));
+    }
     auto read = scf::IfOp::create(ab, loc, TypeRange{result.getType()}, runs,
                                   /*withElseRegion=*/true);
     auto laid = RankedTensorType::get(accType.getShape(),
                                       accType.getElementType(), layout);
     {
       OpBuilder tb = OpBuilder::atBlockBegin(read.thenBlock());
-      kcc::Tcgen05CommitOp::create(tb, loc, ready, constI32(tb, loc, 0));
-      kcc::MBarrierWaitOp::create(tb, loc, ready, constI32(tb, loc, 0),
-                                  constI32(tb, loc, 0));
+      if (!tiles) {
+        kcc::Tcgen05CommitOp::create(tb, loc, ready, constI32(tb, loc, 0));
+        kcc::MBarrierWaitOp::create(tb, loc, ready, constI32(tb, loc, 0),
+                                    constI32(tb, loc, 0));
+      }
       Value acc = kcc::TmemLoadOp::create(tb, loc, laid, tm);
       scf::YieldOp::create(tb, loc, acc);
       OpBuilder xb = OpBuilder::atBlockBegin(read.elseBlock());

@@ -117,12 +117,6 @@ static std::string tmemAccumulatorRefusal(kcc::DotOp dot) {
       arg.getArgNumber() == 0)
     return "the accumulator is not carried by the loop around the dot; "
            "kcc 0.1 keeps tcgen05 accumulators in TMEM only across a K loop";
-  if (kcc::persistentTileLoopOf(loop))
-    return "the K loop is in a persistent kernel's tile loop; kcc 0.1 does "
-           "not yet reuse a TMEM accumulator from tile to tile (its commit "
-           "barriers' phases and the tcgen05 fences between one tile's "
-           "tcgen05.ld and the next tile's tcgen05.mma); the launch keeps "
-           "the one-CTA-per-tile build, which takes tcgen05, on this target";
   for (Value v : {dot.getA(), dot.getB()}) {
     bool transposed;
     kcc::LoadTileOp load = kcc::mmaOperandLoad(v, transposed);

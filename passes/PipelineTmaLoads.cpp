@@ -499,8 +499,9 @@ void PipelineTmaLoads::pipelineLoop(
                    kcc::mmaStageRefusal(load, *target).empty();
           });
   // A dot of this loop that the target's staged tensor-core instruction
-  // refuses (tcgen05 in a persistent kernel, say) runs on mma.sync, whose
-  // operands pass from the stages through registers into the scratch.
+  // refuses (an accumulator tcgen05 cannot keep in TMEM, say) runs on
+  // mma.sync, whose operands pass from the stages through registers into
+  // the scratch.
   loop.walk([&](kcc::DotOp dot) {
     auto refused = dot->getAttrOfType<DictionaryAttr>(
         kcc::KccDialect::kTensorCoreRefusedAttr);

@@ -502,6 +502,9 @@ private:
   Operation *lastTcMma = nullptr;
   kcc::TmemAllocTracker tmem;
   llvm::DenseMap<Value, unsigned> tmemIds;
+  // TMEM allocations every thread read (kcc.tmem_load) since the last
+  // cta_barrier: a tcgen05_mma (one thread) may not overwrite them yet.
+  llvm::DenseMap<Value, Operation *> tmemReadUnsynced;
   llvm::DenseMap<Value, Operation *> tmemFreed;
 
   // kcc.warp_specialize: the role executing now; per role its last
@@ -2043,6 +2046,7 @@ private:
       // In the consumer role: a named barrier of the consumer threads.
       if (role != Cta)
         synced[role] = wgSynced[role] = steps;
+      tmemReadUnsynced.clear();
       for (auto &entry : stages)
         for (Stage &s : entry.second) {
           s.reader = nullptr;
@@ -2109,6 +2113,16 @@ private:
           !readStage(op, mma.getA(), mma.getAStage()) ||
           !readStage(op, mma.getB(), mma.getBStage()))
         return false;
+      if (Operation *read = tmemReadUnsynced.lookup(mma.getTmem())) {
+        fail(op->getLoc(),
+             "this kcc.tcgen05_mma (issued by one thread) writes the TMEM "
+             "accumulator while other threads' kcc.tmem_load of it may "
+             "still be reading",
+             "add kcc.cta_barrier between the tmem_load and the next "
+             "tcgen05_mma (the lowering fences tcgen05 around it)")
+            .notes.push_back({read->getLoc(), "the tmem_load"});
+        return false;
+      }
       ++tcIssued;
       lastTcMma = op;
       for (Stage *st : {stageAt(op, mma.getA(), mma.getAStage()),
@@ -2125,9 +2139,13 @@ private:
       b->cur.tcCovered = std::max(b->cur.tcCovered, tcIssued);
       return true;
     }
-    if (auto load = dyn_cast<kcc::TmemLoadOp>(op))
-      return tmemLive(op, load.getTmem()) &&
-             tcgen05Retired(op, "reads the TMEM accumulator");
+    if (auto load = dyn_cast<kcc::TmemLoadOp>(op)) {
+      if (!tmemLive(op, load.getTmem()) ||
+          !tcgen05Retired(op, "reads the TMEM accumulator"))
+        return false;
+      tmemReadUnsynced[load.getTmem()] = op;
+      return true;
+    }
     // The accumulator is only complete once every group has retired (it
     // leaves its layout through convert_layout or an epilogue smem_store).
     auto accRead = [](Operation *o) -> Value {

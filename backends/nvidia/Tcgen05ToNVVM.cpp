@@ -8,7 +8,8 @@
 //                  before_thread_sync fence, CTA barrier, after_thread_sync
 //                  fence, load the address.
 //   tmem_dealloc   every thread: fence, barrier, fence; warp 0 frees.
-//   tcgen05_mma    thread 0: one tcgen05.mma.cta_group::1.kind::f16 per K
+//   tcgen05_mma    thread 0: after_thread_sync fence, then one
+//                  tcgen05.mma.cta_group::1.kind::f16 per K
 //                  step of 16, shared-memory descriptors for A and B (the
 //                  stage layout of WarpgroupMmaToNVVM.cpp; the sm_100
 //                  descriptor format, encodeTcgen05Descriptor) and the
@@ -19,7 +20,7 @@
 //   tmem_load      after_thread_sync fence; each warp reads its lane
 //                  quarter (warp-uniform address: base + (32 (w mod 4)) << 16
 //                  + column) 32 columns per tcgen05.ld.32x32b.x32, then
-//                  tcgen05.wait::ld.
+//                  tcgen05.wait::ld and a before_thread_sync fence.
 //
 // Nothing here has run on a GPU: no Blackwell GPU is available to kcc's
 // developers. ptxas -arch=sm_100a accepts the output
@@ -149,6 +150,10 @@ struct Tcgen05MmaLowering : OpConversionPattern<Tcgen05MmaOp> {
     Value aBase = stageAddr(a.getA(), a.getAStage(), aType);
     Value bBase = stageAddr(a.getB(), a.getBStage(), bType);
     onLeader(*this, b, loc, [&](OpBuilder &ib) {
+      // After the CTA barrier that follows other threads' tcgen05.ld of the
+      // accumulator (a persistent kernel's previous tile): the mma writes
+      // D only after those reads.
+      asmVoid(ib, loc, {}, "tcgen05.fence::after_thread_sync;", "");
       Value id = i32Const(ib, loc, int64_t(*idesc));
       for (int64_t k0 = 0; k0 < k; k0 += 16) {
         Value da =
@@ -246,6 +251,9 @@ struct TmemLoadLowering : OpConversionPattern<TmemLoadOp> {
     SmallVector<Value> done =
         asmWithOutputs(b, loc, SmallVector<Type>(regs.size(), b.getI32Type()),
                        regs, "tcgen05.wait::ld.sync.aligned;", waitConstraints);
+    // Orders the loads before the next CTA barrier, after which a later
+    // tcgen05.mma may overwrite D (a persistent kernel's next tile).
+    asmVoid(b, loc, {}, "tcgen05.fence::before_thread_sync;", "");
     SmallVector<Value> floats;
     for (Value v : done)
       floats.push_back(LLVM::BitcastOp::create(b, loc, b.getF32Type(), v));
