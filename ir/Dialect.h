@@ -34,6 +34,10 @@ BlockedLayoutAttr getBlockedLayout(mlir::Type type);
 /// use) plus its kcc.producer_warps (a warp-specialized producer); 0 when
 /// the kernel has no kcc.num_warps yet.
 unsigned blockWarps(mlir::Operation *func);
+/// The alignment of a shared stage buffer: 1024 bytes with a swizzle (the
+/// swizzle pattern repeats every 1024 bytes), else 128. The NVIDIA lowering
+/// places buffers at it and the pipeliners' budgets count it.
+inline int64_t stageAlignment(unsigned swizzle) { return swizzle ? 1024 : 128; }
 } // namespace kcc
 
 #define GET_OP_CLASSES

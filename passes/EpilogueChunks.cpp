@@ -78,6 +78,9 @@ kcc::chunkableEpilogues(func::FuncOp func, const TargetModel &target) {
     ChunkableEpilogue e;
     e.branch = branch;
     e.stage = alloc;
+    e.staged = staged;
+    e.copy = copy;
+    e.edge = edge;
     e.chunkColumns = columns;
     e.chunks = width / columns;
     e.savedBytes = type.getStageBytes() - 2 * type.getStageBytes() / e.chunks;
@@ -88,11 +91,10 @@ kcc::chunkableEpilogues(func::FuncOp func, const TargetModel &target) {
 
 void kcc::chunkEpilogue(ChunkableEpilogue e) {
   MLIRContext *ctx = e.stage.getContext();
-  Block *then = e.branch.thenBlock(), *elseBlock = e.branch.elseBlock();
-  auto staged = *then->getOps<SmemStoreOp>().begin();
-  auto copy = *then->getOps<TmaStoreOp>().begin();
-  auto edge = cast<StoreTileOp>(elseBlock->front());
-  Value tile = staged.getValue();
+  Block *then = e.branch.thenBlock();
+  TmaStoreOp copy = e.copy;
+  StoreTileOp edge = e.edge;
+  Value tile = e.staged.getValue();
   auto tileType = cast<RankedTensorType>(tile.getType());
   SmemType whole = e.stage.getType();
   int64_t rows = tileType.getShape()[0], c = e.chunkColumns;

@@ -24,6 +24,9 @@ struct TargetModel;
 struct ChunkableEpilogue {
   mlir::scf::IfOp branch; // then: the TMA store; else: the masked stores
   SmemAllocOp stage;      // the whole tile's stage
+  SmemStoreOp staged;     // the registers into `stage`
+  TmaStoreOp copy;        // `stage` out
+  StoreTileOp edge;       // the masked-store fallback
   int64_t chunkColumns = 0, chunks = 0;
   int64_t savedBytes = 0; // the whole stage less the ring of two chunks
 };

@@ -56,7 +56,7 @@ int64_t asyncBufferBytes(func::FuncOp func) {
     if (auto alloc = dyn_cast<kcc::SmemAllocOp>(op)) {
       kcc::SmemType t = alloc.getType();
       bytes += llvm::alignTo(t.getStageBytes() * t.getStages(),
-                             t.getSwizzle() ? 1024 : 128);
+                             kcc::stageAlignment(t.getSwizzle()));
     } else if (auto bars = dyn_cast<kcc::MBarrierAllocOp>(op)) {
       bytes += 8 * int64_t(bars.getType().getCount());
     }

@@ -229,28 +229,30 @@ LogicalResult MaterializeTcgen05Mma::runOnKernel(func::FuncOp func) {
                                 : arith::CmpIPredicate::slt,
         s.loop.getLowerBound(), s.loop.getUpperBound());
     Value result = s.loop.getResult(s.iterArg);
-    // In a persistent kernel every tile commits and waits on `ready` (a
-    // commit with no mma pending arrives at once), so its phase is the
-    // tile's ordinal whether or not the loop ran.
+    // The last commit, and the wait for it before the accumulator is read.
+    // In a persistent kernel every tile commits and waits (a commit with no
+    // mma pending arrives at once), so the phase is the tile's ordinal
+    // whether or not the loop ran; otherwise only a loop that ran does.
     Operation *tiles = kcc::persistentTileLoopOf(s.loop.getOperation());
-    if (tiles) {
-      kcc::Tcgen05CommitOp::create(ab, loc, ready, constI32(ab, loc, 0));
-      kcc::MBarrierWaitOp::create(
-          ab, loc, ready, constI32(ab, loc, 0),
-          arith::AndIOp::create(ab, loc, kcc::persistentTileOrdinal(tiles),
-                                constI32(ab, loc, 1)));
-    }
+    auto commitAndWait = [&](OpBuilder &cb) {
+      kcc::Tcgen05CommitOp::create(cb, loc, ready, constI32(cb, loc, 0));
+      Value parity = tiles ? arith::AndIOp::create(
+                                 cb, loc, kcc::persistentTileOrdinal(tiles),
+                                 constI32(cb, loc, 1))
+                                 .getResult()
+                           : constI32(cb, loc, 0);
+      kcc::MBarrierWaitOp::create(cb, loc, ready, constI32(cb, loc, 0), parity);
+    };
+    if (tiles)
+      commitAndWait(ab);
     auto read = scf::IfOp::create(ab, loc, TypeRange{result.getType()}, runs,
                                   /*withElseRegion=*/true);
     auto laid = RankedTensorType::get(accType.getShape(),
                                       accType.getElementType(), layout);
     {
       OpBuilder tb = OpBuilder::atBlockBegin(read.thenBlock());
-      if (!tiles) {
-        kcc::Tcgen05CommitOp::create(tb, loc, ready, constI32(tb, loc, 0));
-        kcc::MBarrierWaitOp::create(tb, loc, ready, constI32(tb, loc, 0),
-                                    constI32(tb, loc, 0));
-      }
+      if (!tiles)
+        commitAndWait(tb);
       Value acc = kcc::TmemLoadOp::create(tb, loc, laid, tm);
       scf::YieldOp::create(tb, loc, acc);
       OpBuilder xb = OpBuilder::atBlockBegin(read.elseBlock());

@@ -520,7 +520,7 @@ void PipelineTmaLoads::pipelineLoop(
       auto type = cast<kcc::TensorMapType>(map.getType());
       bytes +=
           llvm::alignTo(d * kcc::tmaPartsOf(load, type) * type.getBoxBytes(),
-                        type.getSwizzle() ? 1024 : 128) +
+                        kcc::stageAlignment(type.getSwizzle())) +
           8 * d;
     }
     return bytes;

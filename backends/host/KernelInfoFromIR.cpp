@@ -141,7 +141,7 @@ bool host::collectKernelInfo(mlir::ModuleOp tileIR, ModuleInfo &info) {
       return k.name == baseName.getValue();
     });
     if (it == info.kernels.end()) {
-      info.kernels.push_back({baseName.str(), {}});
+      info.kernels.push_back({baseName.str(), {}, {}});
       it = std::prev(info.kernels.end());
     }
     if (auto of = func->getAttrOfType<mlir::FlatSymbolRefAttr>(

@@ -422,6 +422,17 @@ struct SmemLoadLowering : OpConversionPattern<SmemLoadOp> {
   }
 };
 
+/// Elements of an accumulator each thread stores to shared memory as one
+/// vector: row neighbours (pairs in #kcc.wgmma_acc, 16 bytes of a 32-column
+/// chunk in #kcc.tmem_acc, one in #kcc.mfma_acc).
+static unsigned accumulatorStoreVector(Attribute layout, unsigned bytes) {
+  if (isa<WgmmaAccLayoutAttr>(layout))
+    return 2;
+  if (isa<TmemAccLayoutAttr>(layout))
+    return std::max(1u, 16 / bytes);
+  return 1;
+}
+
 struct SmemStoreLowering : OpConversionPattern<SmemStoreOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -445,9 +456,7 @@ struct SmemStoreLowering : OpConversionPattern<SmemStoreOp> {
     SmemType stageType = op.getDst().getType();
     unsigned bytes = storageBytes(type.getElementType());
     int64_t rows = stageType.getShape()[0], cols = stageType.getShape()[1];
-    unsigned vec = isa<WgmmaAccLayoutAttr>(layout)  ? 2
-                   : isa<TmemAccLayoutAttr>(layout) ? std::max(1u, 16 / bytes)
-                                                    : 1;
+    unsigned vec = accumulatorStoreVector(layout, bytes);
     // The rows and columns the threads' origins span.
     AccumulatorPos lo{INT64_MAX, INT64_MAX}, hi{INT64_MIN, INT64_MIN};
     for (unsigned t = 0, e = accumulatorThreads(layout); t < e; ++t) {
@@ -516,9 +525,7 @@ struct SmemStoreLowering : OpConversionPattern<SmemStoreOp> {
       // An accumulator straight into the stage (the epilogue of a GEMM):
       // each thread's row neighbours as one vector store (pairs in
       // #kcc.wgmma_acc, 16 bytes of a 32-column chunk in #kcc.tmem_acc).
-      unsigned vec = isa<WgmmaAccLayoutAttr>(type.getEncoding())
-                         ? 2
-                         : std::max(1u, 16 / bytes);
+      unsigned vec = accumulatorStoreVector(type.getEncoding(), bytes);
       SmallVector<Value> regs = unpack(rewriter, loc, a.getValue());
       RegisterMap map = registerMap(rewriter, loc, type, tid);
       for (size_t r = 0; r + vec <= regs.size(); r += vec) {
@@ -765,8 +772,8 @@ int64_t kcc::nvidia::prepareAsyncBuffers(func::FuncOp fn, int64_t scratch,
   fn.walk([&](Operation *op) {
     if (auto alloc = dyn_cast<SmemAllocOp>(op)) {
       SmemType t = alloc.getType();
-      buffers.push_back(
-          {op, t.getSwizzle() ? 1024 : 128, t.getStageBytes() * t.getStages()});
+      buffers.push_back({op, stageAlignment(t.getSwizzle()),
+                         t.getStageBytes() * t.getStages()});
     } else if (auto bars = dyn_cast<MBarrierAllocOp>(op)) {
       buffers.push_back({op, 8, 8 * int64_t(bars.getType().getCount())});
     } else if (isa<TmemAllocOp>(op)) {
