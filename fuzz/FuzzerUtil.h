@@ -12,7 +12,7 @@
 #ifndef KCC_FUZZ_FUZZERUTIL_H
 #define KCC_FUZZ_FUZZERUTIL_H
 
-#include "backends/nvidia/Pipeline.h"
+#include "pipeline/Pipeline.h"
 #include "frontend/Frontend.h"
 #include "ir/Dialect.h"
 
@@ -112,7 +112,7 @@ inline void silenceSourceMgr(llvm::SourceMgr &sourceMgr) {
 /// Every dialect and translation kcc's driver registers (Driver.cpp).
 inline std::unique_ptr<mlir::MLIRContext> createContext() {
   mlir::DialectRegistry registry;
-  nvidia::registerCompilerDialects(registry);
+  pipeline::registerCompilerDialects(registry);
   auto ctx = std::make_unique<mlir::MLIRContext>(registry);
   ctx->loadAllAvailableDialects();
   ctx->disableMultithreading();

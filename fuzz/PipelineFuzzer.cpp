@@ -17,7 +17,7 @@
 
 #include "fuzz/FuzzerUtil.h"
 
-#include "backends/nvidia/Pipeline.h"
+#include "pipeline/Pipeline.h"
 #include "passes/Passes.h"
 #include "targets/TargetModel.h"
 
@@ -131,8 +131,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     // grouped launch order of group(N) kernels.
     stage = "coverage proof";
     mlir::PassManager pm(&ctx);
-    pm.addPass(createKccProveTileCoverage());
-    pm.addPass(createRasterizePrograms(inputOptions.persistent));
+    pipeline::TileOptions tileOptions;
+    tileOptions.persistent = inputOptions.persistent;
+    pipeline::buildTilePipeline(pm, tileOptions);
     if (mlir::failed(pm.run(module)))
       return 0;
   }
@@ -141,8 +142,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   {
     stage = "layout pipeline";
     mlir::PassManager pm(&ctx);
-    nvidia::buildTargetLayoutPipeline(pm, *target, inputOptions.numWarps,
-                                      /*remarks=*/true);
+    pipeline::LayoutOptions layout;
+    layout.numWarps = inputOptions.numWarps;
+    layout.remarks = true;
+    pipeline::buildLayoutPipeline(pm, *target, layout);
     if (mlir::failed(pm.run(module)))
       return 0;
   }
@@ -157,7 +160,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   {
     stage = "lowering to the LLVM dialect";
     mlir::PassManager pm(&ctx);
-    nvidia::buildLowerToLLVMPipeline(pm, *target);
+    pipeline::buildLowerToLLVMPipeline(pm, *target);
     if (mlir::failed(pm.run(module)))
       return 0;
   }

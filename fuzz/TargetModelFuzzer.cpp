@@ -11,7 +11,7 @@
 
 #include "fuzz/FuzzerUtil.h"
 
-#include "backends/nvidia/Pipeline.h"
+#include "pipeline/Pipeline.h"
 #include "passes/Passes.h"
 #include "targets/BankConflicts.h"
 #include "targets/TargetModel.h"
@@ -121,8 +121,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     return mlir::success();
   });
   mlir::PassManager pm(ctx.get());
-  nvidia::buildTargetLayoutPipeline(pm, model, /*numWarps=*/0,
-                                    /*remarks=*/false);
+  pipeline::buildLayoutPipeline(pm, model, {});
   (void)pm.run(*module);
   return 0;
 }

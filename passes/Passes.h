@@ -5,10 +5,6 @@
 #include "ir/Dialect.h"
 #include "mlir/Pass/Pass.h"
 
-namespace mlir {
-class OpPassManager;
-} // namespace mlir
-
 namespace kcc {
 struct TargetModel;
 
@@ -67,19 +63,9 @@ void registerMaterializeWarpMmaPass();
 void registerTensorMapPasses();
 void registerMaterializeTmaCopiesPass();
 
-/// Tile IR -> layout IR for `target`, as kcc compiles a kernel
-/// (LayoutPipeline.cpp): rejects operations the target cannot run (e.g. dot
-/// on element types without a matrix-multiply shape) at their source
-/// location, canonicalizes, CSEs and runs kcc-assign-layouts with the target
-/// model's numbers. `numWarps` 0 lets the pass choose; `remarks` asks for the
-/// access-width remarks of --report; `warpSpecialize` false keeps TMA
-/// pipelines on one role (kcc --warp-specialize=false), `chunkEpilogues`
-/// false keeps whole-tile epilogue stages (kcc --chunk-epilogues=false).
-/// `target` must outlive the pass manager.
-void buildLayoutPipeline(mlir::OpPassManager &pm, const TargetModel &target,
-                         unsigned numWarps, bool remarks,
-                         bool warpSpecialize = true,
-                         bool chunkEpilogues = true);
+/// kcc-plan-lane-exchanges with a target model's exchanges and costs
+/// (transforms/PlanLaneExchanges.cpp).
+std::unique_ptr<mlir::Pass> createPlanLaneExchanges(const TargetModel &model);
 } // namespace kcc
 
 #endif // KCC_PASSES_PASSES_H

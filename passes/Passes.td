@@ -155,15 +155,20 @@ def KccVerifyAsyncProtocol : Pass<"kcc-verify-async-protocol", "mlir::ModuleOp">
   }];
 }
 
-def KccTestPrintAxisInfo : Pass<"kcc-test-print-axis-info", "mlir::ModuleOp"> {
-  let summary = "Test pass: emit AxisInfo facts as remarks";
+def KccPlanLaneExchanges : Pass<"kcc-plan-lane-exchanges", "mlir::ModuleOp"> {
+  let summary = "Choose the cross-lane exchanges of wave-reduction "
+                "butterflies from the target model's costs";
   let description = [{
-    For every integer or pointer result of every op in every function, emits
-    a remark `contiguity = [...], divisibility = [...], constancy = [...]`
-    (plus `, constant = N` when known). scf.for induction variables and
-    iter_args are reported on the loop with an `iv: ` / `arg #i: ` prefix;
-    multi-result ops prefix `result #i: `.
+    Layout IR -> layout IR. Plans the butterfly across the lanes of a warp
+    or wave with the cheapest exchange instruction per step and the cheapest
+    order of the lane bits (targets/LaneExchange.h), and records it on every
+    1-D `kcc.reduce` as `kcc.butterfly`. kcc uses the compiled target's
+    model; from kcc-opt, `target` names a built-in one.
   }];
+  let options = [
+    Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
+           "Built-in target model whose exchanges and costs to use">
+  ];
 }
 
 #endif // KCC_PASSES_TD

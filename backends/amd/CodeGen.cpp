@@ -1,7 +1,7 @@
 //===- CodeGen.cpp - LLVM IR to AMDGPU code objects and HIP fat binaries
 //---===//
 #include "backends/amd/CodeGen.h"
-#include "backends/common/CodeGenUtils.h"
+#include "backends/gpu/CodeGenUtils.h"
 
 #include "llvm/BinaryFormat/ELF.h"
 #include "llvm/BinaryFormat/MsgPackDocument.h"

@@ -20,7 +20,7 @@
 // address) without a copy to local memory.
 //
 //===----------------------------------------------------------------------===//
-#include "backends/nvidia/LoweringUtils.h"
+#include "backends/nvidia/NVVMLowering.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -29,6 +29,7 @@
 
 using namespace mlir;
 using namespace kcc;
+using namespace kcc::gpu;
 using namespace kcc::nvidia;
 
 namespace {
@@ -701,17 +702,6 @@ Value kcc::nvidia::stageAt(OpBuilder &b, Location loc, Value buffer,
   return elementAddr(b, loc, buffer, stage, type.getStageBytes());
 }
 
-bool kcc::nvidia::hasAsyncOps(Operation *op) {
-  return op
-      ->walk([](Operation *o) {
-        return isa<SmemAllocOp, MBarrierAllocOp, TmaLoadOp, TmaStoreOp,
-                   TmemAllocOp>(o)
-                   ? WalkResult::interrupt()
-                   : WalkResult::advance();
-      })
-      .wasInterrupted();
-}
-
 constexpr StringLiteral kRolesAttr = KccDialect::kRolesAttr;
 
 RoleInfo kcc::nvidia::roleAt(Block *block) {
@@ -760,49 +750,6 @@ void kcc::nvidia::splitRoles(func::FuncOp fn, const TargetOps &ops) {
                                       ws.getConsumer().front().getOperations());
     ws.erase();
   }
-}
-
-int64_t kcc::nvidia::prepareAsyncBuffers(func::FuncOp fn, int64_t scratch,
-                                         int64_t &alignment) {
-  struct Buffer {
-    Operation *op;
-    int64_t align, size;
-  };
-  SmallVector<Buffer> buffers;
-  fn.walk([&](Operation *op) {
-    if (auto alloc = dyn_cast<SmemAllocOp>(op)) {
-      SmemType t = alloc.getType();
-      buffers.push_back({op, stageAlignment(t.getSwizzle()),
-                         t.getStageBytes() * t.getStages()});
-    } else if (auto bars = dyn_cast<MBarrierAllocOp>(op)) {
-      buffers.push_back({op, 8, 8 * int64_t(bars.getType().getCount())});
-    } else if (isa<TmemAllocOp>(op)) {
-      // The slot tcgen05.alloc writes the TMEM address into.
-      buffers.push_back({op, 4, 4});
-    }
-  });
-  // Most aligned first (program order within an alignment): the padding is
-  // then at most each buffer's own round-up (what
-  // kcc::pipelining::asyncBufferBytes counts), not a swizzle span after
-  // every mbarrier array.
-  SmallVector<int64_t> alignments;
-  for (const Buffer &buf : buffers)
-    if (!llvm::is_contained(alignments, buf.align))
-      alignments.push_back(buf.align);
-  llvm::sort(alignments, std::greater<int64_t>());
-  int64_t end = scratch;
-  for (int64_t align : alignments)
-    for (const Buffer &buf : buffers) {
-      if (buf.align != align)
-        continue;
-      int64_t offset = llvm::alignTo(end, buf.align);
-      buf.op->setAttr(
-          kSmemOffsetAttr,
-          IntegerAttr::get(IntegerType::get(fn.getContext(), 32), offset));
-      alignment = std::max(alignment, buf.align);
-      end = offset + buf.size;
-    }
-  return end;
 }
 
 void kcc::nvidia::populateAsyncPatterns(KccTypeConverter &tc,

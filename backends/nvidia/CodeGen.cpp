@@ -1,7 +1,7 @@
 //===- CodeGen.cpp - LLVM IR to PTX, cubin and fatbin
 //-----------------------===//
 #include "backends/nvidia/CodeGen.h"
-#include "backends/common/CodeGenUtils.h"
+#include "backends/gpu/CodeGenUtils.h"
 
 #include "llvm/Bitcode/BitcodeReader.h"
 #include "llvm/IR/LegacyPassManager.h"

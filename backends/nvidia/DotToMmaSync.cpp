@@ -17,13 +17,14 @@
 // (accumulatorOffset), so the accumulator needs no shuffling.
 //
 //===----------------------------------------------------------------------===//
-#include "backends/nvidia/LoweringUtils.h"
+#include "backends/nvidia/NVVMLowering.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
 using namespace mlir;
 using namespace kcc;
+using namespace kcc::gpu;
 using namespace kcc::nvidia;
 
 namespace {
@@ -218,74 +219,6 @@ struct WarpMmaLowering : OpConversionPattern<WarpMmaOp> {
 };
 
 } // namespace
-
-void kcc::nvidia::storeTileRows(const TargetOps &ops, OpBuilder &b,
-                                Location loc, Value v, RankedTensorType type,
-                                Value base, int64_t rowStride) {
-  TileLayout l = TileLayout::get(type);
-  Type elem = type.getElementType();
-  unsigned bytes = storageBytes(elem);
-  int64_t cols = type.getDimSize(1);
-  unsigned vec = std::min<int64_t>(l.vec, cols);
-  auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), 3);
-  Value tid = ops.threadId(b, loc);
-  SmallVector<Value> regs = unpack(b, loc, v);
-  Value tBase = threadBase(b, loc, l, tid);
-  unsigned logCols = llvm::Log2_64(cols);
-  emitIf(b, loc, ownerPred(b, loc, l, tid), [&](OpBuilder &ib) {
-    for (unsigned r = 0; r < l.regs; r += vec) {
-      Value flat = flatIndex(ib, loc, l, tBase, r);
-      Value row =
-          arith::ShRUIOp::create(ib, loc, flat, i32Const(ib, loc, logCols));
-      Value col =
-          arith::AndIOp::create(ib, loc, flat, i32Const(ib, loc, cols - 1));
-      Value idx = arith::AddIOp::create(
-          ib, loc,
-          arith::MulIOp::create(ib, loc, row, i32Const(ib, loc, rowStride)),
-          col);
-      Value addr = LLVM::GEPOp::create(ib, loc, ptr3, elem, base, idx);
-      Value chunk = vec == 1
-                        ? regs[r]
-                        : buildVector(ib, loc, ArrayRef(regs).slice(r, vec));
-      LLVM::StoreOp::create(ib, loc, chunk, addr, vec * bytes);
-    }
-  });
-}
-
-std::pair<Value, Value> kcc::nvidia::stageDotOperands(const TargetOps &ops,
-                                                      OpBuilder &b,
-                                                      Location loc, DotOp op,
-                                                      Value a, Value bTile) {
-  DotScratch s = dotScratch(op);
-  auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), 3);
-  Value aBase = smemBase(b, loc, op);
-  Value bBase =
-      LLVM::GEPOp::create(b, loc, ptr3, b.getI8Type(), aBase,
-                          ArrayRef<LLVM::GEPArg>{int32_t(s.bOffset)});
-  ops.barrier(b, loc); // earlier readers of the scratch are done
-  storeTileRows(ops, b, loc, a, op.getA().getType(), aBase, s.aRowStride);
-  storeTileRows(ops, b, loc, bTile, op.getB().getType(), bBase,
-                s.bRowStride);
-  ops.barrier(b, loc);
-  return {aBase, bBase};
-}
-
-Value kcc::nvidia::accumulateKSteps(
-    OpBuilder &b, Location loc, Value acc, int64_t steps,
-    function_ref<void(OpBuilder &, Location, Value, MutableArrayRef<Value>)>
-        body) {
-  SmallVector<Value> init = unpack(b, loc, acc);
-  auto loop = scf::ForOp::create(
-      b, loc, i32Const(b, loc, 0), i32Const(b, loc, steps), i32Const(b, loc, 1),
-      init, [&](OpBuilder &lb, Location l, Value step, ValueRange accs) {
-        SmallVector<Value> next(accs.begin(), accs.end());
-        body(lb, l, arith::MulIOp::create(lb, l, step, i32Const(lb, l, 16)),
-             next);
-        scf::YieldOp::create(lb, l, next);
-      });
-  SmallVector<Value> out(loop.getResults());
-  return buildVector(b, loc, out);
-}
 
 void kcc::nvidia::populateDotMmaSyncPatterns(KccTypeConverter &tc,
                                              RewritePatternSet &patterns) {

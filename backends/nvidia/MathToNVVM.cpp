@@ -15,7 +15,7 @@
 // sqrt is IEEE sqrt.rn).
 //
 //===----------------------------------------------------------------------===//
-#include "backends/nvidia/LoweringUtils.h"
+#include "backends/nvidia/NVVMLowering.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -23,6 +23,7 @@
 
 using namespace mlir;
 using namespace kcc;
+using namespace kcc::gpu;
 using namespace kcc::nvidia;
 
 namespace {

@@ -28,7 +28,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "backends/nvidia/LoweringUtils.h"
+#include "backends/nvidia/NVVMLowering.h"
 
 #include "targets/TmemRules.h"
 
@@ -37,6 +37,7 @@
 
 using namespace mlir;
 using namespace kcc;
+using namespace kcc::gpu;
 using namespace kcc::nvidia;
 
 namespace {

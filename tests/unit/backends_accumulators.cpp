@@ -1,19 +1,19 @@
 // Unit tests for the MMA accumulator layouts of the NVIDIA/AMD lowering
-// (backends/nvidia/WarpgroupMmaToNVVM.cpp): every element of the tile is
+// (backends/gpu/Accumulators.cpp): every element of the tile is
 // held by exactly one (thread, register), and the registers of one MMA
 // instruction are where the instruction's D fragment puts them, from the
 // PTX ISA (wgmma / mma.sync m16n8k16: row groupID (+8), column
 // 2 threadID_in_group + i % 2) and AMD's matrix instruction calculator
 // (v_mfma_f32_16x16x16: D[i][j] in lane j + 16 (i / 4), item i % 4), and
 // the rows of the tcgen05.ld.32x32b lane quarters (#kcc.tmem_acc).
-#include "backends/nvidia/LoweringUtils.h"
+#include "backends/gpu/LoweringUtils.h"
 
 #include <doctest/doctest.h>
 
 #include <set>
 
 using namespace kcc;
-using namespace kcc::nvidia;
+using namespace kcc::gpu;
 
 namespace {
 

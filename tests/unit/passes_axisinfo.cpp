@@ -1,5 +1,5 @@
 // Unit tests for the AxisInfo lattice (passes/AxisInfo.h).
-#include "passes/AxisInfo.h"
+#include "passes/analysis/AxisInfo.h"
 
 #include <doctest/doctest.h>
 

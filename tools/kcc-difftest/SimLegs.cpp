@@ -4,7 +4,8 @@
 
 #include "interp/DType.h"
 #include "ir/Dialect.h"
-#include "sim/Lowering.h"
+#include "pipeline/Pipeline.h"
+#include "sim/Reports.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -24,7 +25,7 @@ std::vector<std::string> kcc::difftest::cpuLegNames() {
   return {"interp", "sim-sm_90a", "sim-gfx942"};
 }
 
-/// The tensor-map arguments of each kernel of `withMaps` (sim::withTensorMaps
+/// The tensor-map arguments of each kernel of `withMaps` (pipeline::withTensorMaps
 /// for the leg's target), which the cases encode from their tensors.
 static void collectTensorMaps(SimLeg &leg, mlir::ModuleOp withMaps) {
   for (auto func : withMaps.getOps<mlir::func::FuncOp>())
@@ -67,7 +68,7 @@ bool kcc::difftest::prepareSimLeg(SimLeg &leg, mlir::ModuleOp tileIR,
     // An edited lowering of the same kernels: the cases encode the tensor
     // maps kcc gives them.
     if (mlir::OwningOpRef<mlir::ModuleOp> withMaps =
-            sim::withTensorMaps(tileIR, *leg.target))
+            pipeline::withTensorMaps(tileIR, *leg.target))
       collectTensorMaps(leg, *withMaps);
     return true;
   }
@@ -80,10 +81,10 @@ bool kcc::difftest::prepareSimLeg(SimLeg &leg, mlir::ModuleOp tileIR,
     return mlir::success();
   });
   mlir::OwningOpRef<mlir::ModuleOp> withMaps =
-      sim::withTensorMaps(tileIR, *leg.target);
+      pipeline::withTensorMaps(tileIR, *leg.target);
   if (withMaps) {
     collectTensorMaps(leg, *withMaps);
-    leg.module = sim::lowerForTarget(*withMaps, *leg.target);
+    leg.module = pipeline::lowerForSimulator(*withMaps, *leg.target);
   }
   if (!leg.module)
     leg.unavailable = "kcc cannot compile it for " + leg.target->name +

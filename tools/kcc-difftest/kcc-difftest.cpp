@@ -23,7 +23,7 @@
 #include "tools/kcc-difftest/SimLegs.h"
 #include "tools/kcc-difftest/Table.h"
 
-#include "backends/nvidia/Pipeline.h"
+#include "pipeline/Pipeline.h"
 #include "frontend/Frontend.h"
 #include "interp/Element.h"
 #include "interp/Interpreter.h"
@@ -835,7 +835,7 @@ int main(int argc, char **argv) {
   mlir::MLIRContext ctx;
   // The sim legs lower the kernels to (or parse) LLVM + NVVM/ROCDL.
   mlir::DialectRegistry registry;
-  nvidia::registerCompilerDialects(registry);
+  pipeline::registerCompilerDialects(registry);
   ctx.appendDialectRegistry(registry);
   ctx.loadAllAvailableDialects();
   mlir::SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
@@ -862,14 +862,19 @@ int main(int argc, char **argv) {
   // First, as kcc does, the coverage proof: its launch guards (checked per
   // case, as the stubs check them) and its errors.
   {
+    pipeline::TileOptions coverage;
+    coverage.rasterize = false;
     mlir::PassManager pm(&ctx);
-    pm.addPass(createKccProveTileCoverage());
+    pipeline::buildTilePipeline(pm, coverage);
     if (failed(pm.run(*module)))
       return 1;
   }
   mlir::OwningOpRef<mlir::ModuleOp> launched(module->clone());
+  pipeline::TileOptions launch;
+  launch.proveCoverage = false;
+  launch.persistent = persistentOpt;
   mlir::PassManager pm(&ctx);
-  pm.addPass(createRasterizePrograms(persistentOpt));
+  pipeline::buildTilePipeline(pm, launch);
   if (failed(pm.run(*launched)))
     return 1;
   module->walk([](ProgramGridOp marker) { marker.erase(); });

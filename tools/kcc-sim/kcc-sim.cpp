@@ -13,16 +13,15 @@
 //
 //===----------------------------------------------------------------------===//
 #include "sim/Float.h"
-#include "sim/Lowering.h"
+#include "sim/Reports.h"
 #include "sim/Simulator.h"
 #include "tools/kcc-difftest/Compare.h"
 #include "tools/kcc-difftest/Inputs.h"
 
-#include "backends/nvidia/Pipeline.h"
+#include "pipeline/Pipeline.h"
 #include "frontend/Frontend.h"
 #include "interp/Element.h"
 #include "ir/CExpr.h"
-#include "passes/Passes.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/DialectRegistry.h"
@@ -62,6 +61,11 @@ static cl::opt<unsigned> numWarps("num-warps",
                                   cl::desc("--lower: warps per CTA (0: the "
                                            "compiler's choice)"),
                                   cl::init(0), cl::cat(category));
+static cl::opt<unsigned> persistent(
+    "persistent",
+    cl::desc("--lower: also compile group(N) kernels' persistent builds, as "
+             "kcc --persistent=N does"),
+    cl::value_desc("N"), cl::init(0), cl::cat(category));
 static cl::opt<std::string> targetName("target",
                                        cl::desc("Target model (warp size, "
                                                 "bank model, shared size)"),
@@ -131,7 +135,7 @@ int fail(const Twine &msg) {
 
 void registerDialects(mlir::MLIRContext &ctx) {
   mlir::DialectRegistry registry;
-  nvidia::registerCompilerDialects(registry);
+  pipeline::registerCompilerDialects(registry);
   ctx.appendDialectRegistry(registry);
   ctx.loadAllAvailableDialects();
 }
@@ -160,16 +164,22 @@ int runLower() {
       frontend::buildTileIR(sourceMgr, ctx, options, errors);
   if (!tile || errors)
     return 1;
-  // As kcc compiles it: a group(N) kernel's 1-D launch in grouped order (its
-  // kcc.grid, which the run reads, is the flat grid too).
+  // As kcc compiles it: the coverage proof, a group(N) kernel's 1-D launch
+  // in grouped order (its kcc.grid, which the run reads, is the flat grid
+  // too), the tensor maps, the layout pipeline and the lowering.
+  pipeline::TileOptions tileOptions;
+  tileOptions.persistent = persistent;
   mlir::PassManager pm(&ctx);
-  pm.addPass(createRasterizePrograms());
+  pipeline::buildTilePipeline(pm, tileOptions);
   if (failed(pm.run(*tile)))
     return 1;
+  pipeline::LayoutOptions layout;
+  layout.numWarps = numWarps;
   mlir::OwningOpRef<mlir::ModuleOp> withMaps =
-      sim::withTensorMaps(*tile, *target);
+      pipeline::withTensorMaps(*tile, *target);
   mlir::OwningOpRef<mlir::ModuleOp> lowered =
-      withMaps ? sim::lowerForTarget(*withMaps, *target, numWarps) : nullptr;
+      withMaps ? pipeline::lowerForSimulator(*withMaps, *target, layout)
+               : nullptr;
   if (!lowered)
     return 1;
   std::string err;

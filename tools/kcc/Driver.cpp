@@ -14,11 +14,9 @@
 #include "backends/host/Manifest.h"
 #include "backends/host/StubEmitter.h"
 #include "backends/nvidia/CodeGen.h"
-#include "backends/nvidia/Passes.h"
-#include "backends/nvidia/Pipeline.h"
+#include "pipeline/Pipeline.h"
 #include "frontend/Frontend.h"
 #include "ir/Dialect.h"
-#include "passes/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -190,23 +188,15 @@ public:
     }
     if (options.emit == EmitKind::TileIR)
       return write(stem + ".tile.mlir", printOp(*tileIR), false);
-    // Before anything is lowered: the stores of each tensor cover it exactly
-    // once (isl), or the sizes that do become launch guards.
+    // The tile-IR passes every target shares (pipeline/Pipeline.h).
     {
-      mlir::TimingScope scope = timing.nest("coverage proof");
+      mlir::TimingScope scope = timing.nest("tile passes");
       mlir::PassManager pm(&ctx);
-      KccProveTileCoverageOptions coverage;
-      coverage.unproven = options.unprovenCoverageIsError ? "error" : "warning";
-      pm.addPass(createKccProveTileCoverage(coverage));
-      if (failed(pm.run(*tileIR)))
-        return false;
-    }
-    // group(N) kernels: from here on every consumer (both vendors, the
-    // stubs, the manifest) sees the flat 1-D launch in grouped order.
-    {
-      mlir::TimingScope scope = timing.nest("rasterize programs");
-      mlir::PassManager pm(&ctx);
-      pm.addPass(createRasterizePrograms(options.persistent));
+      pm.enableTiming(scope);
+      pipeline::TileOptions tileOptions;
+      tileOptions.unprovenCoverageIsError = options.unprovenCoverageIsError;
+      tileOptions.persistent = options.persistent;
+      pipeline::buildTilePipeline(pm, tileOptions);
       if (failed(pm.run(*tileIR)))
         return false;
     }
@@ -214,15 +204,13 @@ public:
     // the same for every NVIDIA target of the fatbin (one stub serves them
     // all); AMD targets compile the tile IR without them.
     mlir::OwningOpRef<mlir::ModuleOp> nvTileIR;
-    std::vector<const TargetModel *> tmaTargets;
-    for (const TargetModel *target : options.targets)
-      if (target->vendor == Vendor::NVIDIA && target->hasAsyncCopy("tma"))
-        tmaTargets.push_back(target);
+    std::vector<const TargetModel *> tmaTargets =
+        pipeline::tensorMapTargets(options.targets);
     if (!tmaTargets.empty()) {
       mlir::TimingScope scope = timing.nest("tensor maps");
       nvTileIR = tileIR->clone();
       mlir::PassManager pm(&ctx);
-      pm.addPass(createAddTensorMaps(tmaTargets));
+      pipeline::buildTensorMapPipeline(pm, tmaTargets);
       if (failed(pm.run(*nvTileIR)))
         return false;
     }
@@ -352,9 +340,12 @@ private:
       pm.enableTiming(passScope);
       // Shared buffers are laid out with the bank model here too, so the
       // report shows the conflicts of what will be emitted.
-      nvidia::buildTargetLayoutPipeline(
-          pm, target, options.numWarps, options.report != ReportKind::None,
-          options.warpSpecialize, options.chunkEpilogues);
+      pipeline::LayoutOptions layout;
+      layout.numWarps = options.numWarps;
+      layout.remarks = options.report != ReportKind::None;
+      layout.warpSpecialize = options.warpSpecialize;
+      layout.chunkEpilogues = options.chunkEpilogues;
+      pipeline::buildLayoutPipeline(pm, target, layout);
       // The pass's access-width remarks feed the report, not the terminal.
       std::vector<Report::Remark> remarks;
       mlir::ScopedDiagnosticHandler remarkHandler(
@@ -390,7 +381,7 @@ private:
       mlir::PassManager pm(&ctx);
       mlir::TimingScope passScope = scope.nest("lowering passes");
       pm.enableTiming(passScope);
-      nvidia::buildLowerToLLVMPipeline(pm, target);
+      pipeline::buildLowerToLLVMPipeline(pm, target);
       if (failed(pm.run(*module)))
         return false;
     }
@@ -528,7 +519,7 @@ private:
 
 int driver::compile(const Options &options) {
   mlir::DialectRegistry registry;
-  nvidia::registerCompilerDialects(registry);
+  pipeline::registerCompilerDialects(registry);
   mlir::MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
   // kcc compiles small modules; threads cost more than they give here.
@@ -536,8 +527,7 @@ int driver::compile(const Options &options) {
   // Users get file:line:col and a caret, not a dump of the failing IR op.
   ctx.printOpOnDiagnostic(false);
 
-  kcc::registerKccPasses();
-  kcc::nvidia::registerKccNVIDIAPasses();
+  pipeline::registerPassesAndPipelines();
 
   mlir::DefaultTimingManager tm;
   tm.setEnabled(options.timePasses);

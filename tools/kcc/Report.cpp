@@ -2,10 +2,10 @@
 //--------===//
 #include "tools/kcc/Report.h"
 
-#include "backends/nvidia/SharedAccesses.h"
+#include "backends/gpu/SharedAccesses.h"
 #include "ir/Dialect.h"
-#include "passes/AxisInfo.h"
-#include "passes/MmaOperands.h"
+#include "passes/analysis/AxisInfo.h"
+#include "passes/analysis/MmaOperands.h"
 #include "targets/BankConflicts.h"
 #include "targets/LaneExchange.h"
 #include "targets/TmaRules.h"
@@ -336,7 +336,7 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
       // worst instruction's degree and the total wavefronts.
       std::map<std::string, SharedAccess> byKind;
       std::vector<std::string> kinds;
-      for (const nvidia::SharedAccess &a : nvidia::describeSharedAccesses(op)) {
+      for (const gpu::SharedAccess &a : gpu::describeSharedAccesses(op)) {
         const std::string &kind = a.what;
         if (!byKind.count(kind)) {
           kinds.push_back(kind);

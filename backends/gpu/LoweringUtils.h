@@ -1,0 +1,275 @@
+//===- LoweringUtils.h - what every vendor's lowering shares -----*- C++ -*-===//
+//
+// Thread semantics of `#kcc.blocked<vec, threads, warp>` (see ir/KccTypes.td):
+// with ve = effective vec and nchunks = N / ve, register r of thread t holds
+//   chunk = (r / ve) * threads + t            (nchunks >= threads)
+//   chunk = t mod nchunks                     (nchunks <  threads: replicated)
+//   flat  = chunk * ve + r % ve
+// Only threads t < nchunks own (write) a replicated tile's chunks.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KCC_BACKENDS_GPU_LOWERINGUTILS_H
+#define KCC_BACKENDS_GPU_LOWERINGUTILS_H
+
+#include "backends/gpu/SharedAccesses.h"
+#include "ir/Dialect.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace kcc::gpu {
+
+/// Per-thread view of one tile type.
+struct TileLayout {
+  int64_t numElems = 0;
+  unsigned vec = 1; // effective vec
+  unsigned threads = 0;
+  unsigned warp = 32;
+  unsigned regs = 0; // registers per thread
+  int64_t nchunks = 0;
+  bool replicated() const { return nchunks < threads; }
+  static TileLayout get(mlir::RankedTensorType type);
+  /// Compile-time part of the flat index of register r.
+  int64_t regOffset(unsigned r) const {
+    if (replicated())
+      return r % vec;
+    return int64_t(r / vec) * threads * vec + r % vec;
+  }
+};
+
+/// Elements per shared-memory store of a rank >= 2 reduction: a layout chunk
+/// of `vec` consecutive elements, at most 16 bytes.
+unsigned axisReductionStoreElems(const TileLayout &l, unsigned elemBytes);
+
+/// What differs between vendors in the lowering: special registers, the
+/// block barrier, cross-lane exchange within a warp/wave and the kernel's
+/// attributes. Everything else (layouts, memory, arithmetic) is shared.
+class TargetOps {
+public:
+  virtual ~TargetOps() = default;
+  /// Lanes per warp (32) or wave (64); layouts must agree.
+  virtual unsigned warpSize() const = 0;
+  virtual mlir::Value threadId(mlir::OpBuilder &b,
+                               mlir::Location loc) const = 0;
+  virtual mlir::Value blockId(mlir::OpBuilder &b, mlir::Location loc,
+                              unsigned axis) const = 0;
+  virtual mlir::Value numBlocks(mlir::OpBuilder &b, mlir::Location loc,
+                                unsigned axis) const = 0;
+  /// Block-wide barrier that also orders shared-memory accesses.
+  virtual void barrier(mlir::OpBuilder &b, mlir::Location loc) const = 0;
+  /// The 32-bit value `v` of lane (this lane ^ mask) through the exchange
+  /// instruction `kind` (a target-model name, targets/LaneExchange.h), or
+  /// null when this vendor has no such instruction or it cannot reach that
+  /// partner.
+  virtual mlir::Value exchange32(mlir::OpBuilder &b, mlir::Location loc,
+                                 mlir::Value v, llvm::StringRef kind,
+                                 unsigned mask) const = 0;
+  /// The exchange used for lane ^ mask when no plan was made (kcc-opt
+  /// pipelines without kcc-plan-lane-exchanges).
+  virtual llvm::StringRef defaultExchange(unsigned mask) const = 0;
+  /// Whether f64 exp/exp2/log/log2 can be lowered (NVIDIA: libdevice; AMD
+  /// would need the ROCm device libraries, which kcc does not link).
+  virtual bool hasF64Transcendentals() const { return true; }
+  /// Unroll factor for the serial loops of 2-D reductions (0: leave it to
+  /// LLVM, which unrolls them fully).
+  virtual unsigned serialLoopUnroll() const { return 0; }
+  /// Marks `fn` as a kernel entry launched with `threads` threads per block.
+  virtual void markKernel(mlir::LLVM::LLVMFuncOp fn,
+                          unsigned threads) const = 0;
+  /// Marks argument `i` of kernel `fn`, a tensor map passed by value, as the
+  /// vendor reads it in place (NVIDIA: __grid_constant__).
+  virtual void markTensorMapArg(mlir::LLVM::LLVMFuncOp fn, unsigned i) const {}
+  /// Adds the vendor's math lowerings (none: upstream math-to-llvm).
+  virtual void addMathPatterns(class KccTypeConverter &tc,
+                               mlir::RewritePatternSet &patterns,
+                               mlir::ConversionTarget &target) const = 0;
+  /// The vendor's LLVM dialect extension, legal in the conversion.
+  virtual void addLegalDialects(mlir::ConversionTarget &target) const = 0;
+};
+
+/// The tile type converter: tensors -> vector<regs x T> (pointers -> i64),
+/// !kcc.ptr -> !llvm.ptr<as>. Carries the target's ops for the patterns.
+class KccTypeConverter : public mlir::TypeConverter {
+public:
+  KccTypeConverter(mlir::MLIRContext *ctx, const TargetOps &ops);
+  const TargetOps &targetOps() const { return ops; }
+
+private:
+  const TargetOps &ops;
+};
+
+/// The target ops of a pattern built with a KccTypeConverter.
+inline const TargetOps &targetOpsOf(const mlir::ConversionPattern &p) {
+  return static_cast<const KccTypeConverter *>(p.getTypeConverter())
+      ->targetOps();
+}
+
+// --- small builders -------------------------------------------------------
+mlir::Value i32Const(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+mlir::Value intConst(mlir::OpBuilder &b, mlir::Location loc, mlir::Type t,
+                     int64_t v);
+/// tid-dependent part of the flat index (i32).
+mlir::Value threadBase(mlir::OpBuilder &b, mlir::Location loc,
+                       const TileLayout &l, mlir::Value tid);
+/// flat index (i32) of register r of this thread.
+mlir::Value flatIndex(mlir::OpBuilder &b, mlir::Location loc,
+                      const TileLayout &l, mlir::Value base, unsigned r);
+/// i1 "this thread owns its chunks" (null when every thread owns).
+mlir::Value ownerPred(mlir::OpBuilder &b, mlir::Location loc,
+                      const TileLayout &l, mlir::Value tid);
+mlir::Value extractElem(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                        int64_t i);
+mlir::Value buildVector(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::ArrayRef<mlir::Value> elems);
+mlir::Value splatVector(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value scalar, unsigned n);
+/// Unpack a converted tile (vector) into its registers.
+llvm::SmallVector<mlir::Value> unpack(mlir::OpBuilder &b, mlir::Location loc,
+                                      mlir::Value v);
+/// Base pointer (addrspace 3) of the kernel's shared-memory buffer.
+mlir::Value smemBase(mlir::OpBuilder &b, mlir::Location loc,
+                     mlir::Operation *user);
+std::string smemName(llvm::StringRef kernel);
+/// Memory representation of an element type: i1 -> i8, ptr -> i64.
+mlir::Type storageType(mlir::Type elem);
+unsigned storageBytes(mlir::Type elem);
+/// Converted value -> storage type and back (only i1 changes).
+mlir::Value toStorage(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
+mlir::Value fromStorage(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
+                        mlir::Type elem);
+/// Runs `body` only when `cond` holds (no-op guard when cond is null).
+void emitIf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cond,
+            llvm::function_ref<void(mlir::OpBuilder &)> body);
+/// Flat index of element `multi` of a row-major shape (i32 arithmetic).
+mlir::Value linearize(mlir::OpBuilder &b, mlir::Location loc,
+                      llvm::ArrayRef<mlir::Value> multi,
+                      llvm::ArrayRef<int64_t> shape);
+/// Multi-index (i32) of a flat index in a row-major power-of-two shape.
+llvm::SmallVector<mlir::Value> delinearize(mlir::OpBuilder &b,
+                                           mlir::Location loc, mlir::Value flat,
+                                           llvm::ArrayRef<int64_t> shape);
+
+/// The padding an op's kcc.smem_padding asks for (none without it).
+SmemPadding smemPaddingOf(mlir::Operation *op);
+/// index() on an i32 flat index in the lowering.
+mlir::Value padIndex(mlir::OpBuilder &b, mlir::Location loc, mlir::Value flat,
+                     const SmemPadding &padding);
+
+/// Shared-memory bytes needed by one op (0 if none).
+int64_t smemBytesFor(mlir::Operation *op);
+
+/// Where the lowerings of dot (DotToFMA.cpp, DotToMmaSync.cpp) stage its
+/// operands in the shared-memory scratch: a row-major with rows of
+/// `aRowStride` elements (K plus padding) from byte 0, b row-major with rows
+/// of `bRowStride` elements from byte `bOffset`.
+struct DotScratch {
+  int64_t aRowStride = 0;
+  int64_t bRowStride = 0;
+  int64_t bOffset = 0;
+  int64_t bytes = 0; // in all
+};
+DotScratch dotScratch(DotOp op);
+/// Stores tile `v` (#kcc.blocked, owners only) row-major at `base` (shared
+/// memory) with rows of `rowStride` elements, one vector store per chunk of
+/// the layout: the chunk never crosses a row (its width divides the row) and
+/// `rowStride` must keep every chunk aligned to its size (DotToMmaSync.cpp).
+/// The tensor-core lowerings' staging (DotToMmaSync.cpp, DotToMfma.cpp):
+/// barrier, a and b (converted values) stored with storeTileRows into the
+/// scratch as dotScratch lays it out, barrier; returns a's and b's bases.
+std::pair<mlir::Value, mlir::Value>
+stageDotOperands(const TargetOps &ops, mlir::OpBuilder &b, mlir::Location loc,
+                 DotOp op, mlir::Value a, mlir::Value bTile);
+/// The tensor-core lowerings' K loop: an scf.for over `steps` K steps of 16
+/// carrying the registers of accumulator `acc` (a converted vector); `body`
+/// gets k0 = 16 x step and updates the registers in place. Returns the
+/// final accumulator vector.
+mlir::Value accumulateKSteps(
+    mlir::OpBuilder &b, mlir::Location loc, mlir::Value acc, int64_t steps,
+    llvm::function_ref<void(mlir::OpBuilder &, mlir::Location, mlir::Value,
+                            llvm::MutableArrayRef<mlir::Value>)>
+        body);
+void storeTileRows(const TargetOps &ops, mlir::OpBuilder &b, mlir::Location loc,
+                   mlir::Value v, mlir::RankedTensorType type, mlir::Value base,
+                   int64_t rowStride);
+
+/// A position in an MMA accumulator tile (#kcc.wgmma_acc, #kcc.mfma_acc):
+/// thread t's registers sit at accumulatorOrigin(layout, t) +
+/// accumulatorOffset(layout, n, r), the offsets being the same for every
+/// thread (Accumulators.cpp; registerMap emits the same in IR).
+struct AccumulatorPos {
+  int64_t row, col;
+};
+bool isAccumulatorLayout(mlir::Attribute layout);
+/// Threads an accumulator layout spreads over, and registers per thread.
+unsigned accumulatorThreads(mlir::Attribute layout);
+unsigned accumulatorRegs(mlir::RankedTensorType type);
+AccumulatorPos accumulatorOrigin(mlir::Attribute layout, unsigned t);
+AccumulatorPos accumulatorOffset(mlir::Attribute layout, int64_t n, unsigned r);
+
+/// Row-major flat index (i32) of each register of this thread in a tile of
+/// `type` (#kcc.blocked or an accumulator layout), and whether the thread
+/// owns it (Accumulators.cpp). In #kcc.wgmma_acc, registers 2i and
+/// 2i + 1 are neighbours in a row.
+struct RegisterMap {
+  llvm::SmallVector<mlir::Value> flat;
+  mlir::Value owner; // null: every thread owns its registers
+  /// Accumulator layouts only: each register's row and column, one Value per
+  /// distinct row / column (registers share them).
+  llvm::SmallVector<mlir::Value> rows, cols;
+};
+RegisterMap registerMap(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::RankedTensorType type, mlir::Value tid);
+
+/// Whether `op` contains async IR (stages, mbarriers, TMA copies).
+bool hasAsyncOps(mlir::Operation *op);
+/// Places the stages and mbarriers of `fn` after its `scratch` bytes of
+/// shared memory (ConvertKccToLLVM.cpp); returns the total and raises
+/// `alignment` to what they need.
+int64_t prepareAsyncBuffers(mlir::func::FuncOp fn, int64_t scratch,
+                            int64_t &alignment);
+
+/// Writes a tile (converted vector `src` with layout `sl`) to shared memory
+/// (owners only), then reads back the element `mapFlat(dstFlat)` for every
+/// register of the destination layout, with barriers before and after the
+/// write.
+mlir::Value relayoutThroughSmem(const TargetOps &ops, mlir::OpBuilder &b,
+                                mlir::Location loc, mlir::Operation *op,
+                                mlir::Value src, const TileLayout &sl,
+                                const TileLayout &dl, mlir::Type elem,
+                                llvm::function_ref<mlir::Value(mlir::Value)>
+                                    mapFlat);
+
+// The vendor-neutral pattern sets (TileOpsToLLVM.cpp, ReduceToLLVM.cpp,
+// DotToFMA.cpp).
+void populateTileOpPatterns(KccTypeConverter &tc,
+                            mlir::RewritePatternSet &patterns);
+void populateReducePatterns(KccTypeConverter &tc,
+                            mlir::RewritePatternSet &patterns);
+void populateDotPatterns(KccTypeConverter &tc,
+                         mlir::RewritePatternSet &patterns);
+/// What kcc-convert-to-llvm needs from a vendor (backends/nvidia,
+/// backends/amd register theirs; the pass finds it by its `vendor` option).
+struct VendorLowering {
+  std::function<std::unique_ptr<TargetOps>()> createTargetOps;
+  /// Dynamic shared memory sized at launch (NVIDIA) or a static array (AMD).
+  bool dynamicSharedMemory = false;
+  /// The built-in target whose shared memory a block may use when the pass
+  /// is given no limit.
+  std::string defaultTarget;
+  /// The vendor's patterns (tensor cores, async copies, ...).
+  std::function<void(KccTypeConverter &, mlir::RewritePatternSet &)>
+      populatePatterns;
+  /// Rewrites the kcc.warp_specialize ops of a kernel with async IR into
+  /// the branches its roles run (null: the vendor has none).
+  std::function<void(mlir::func::FuncOp, const TargetOps &)> splitRoles;
+};
+void registerVendorLowering(llvm::StringRef vendor, VendorLowering lowering);
+const VendorLowering *lookupVendorLowering(llvm::StringRef vendor);
+
+} // namespace kcc::gpu
+
+#endif

@@ -1,0 +1,76 @@
+//===- Passes.td - vendor-neutral lowering passes ----------*- tablegen -*-===//
+#ifndef KCC_GPU_PASSES_TD
+#define KCC_GPU_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+// The passes of the lowering to the LLVM dialect, one file each; the vendor
+// patterns come from backends/nvidia and backends/amd.
+
+def ConvertKccToLLVM : Pass<"kcc-convert-to-llvm", "mlir::ModuleOp"> {
+  let summary = "Lower layout-assigned kcc kernels to the LLVM dialect plus "
+                "NVVM or ROCDL";
+  let description = [{
+    Every tile (ranked tensor with a `#kcc.blocked` encoding) becomes the
+    per-thread registers of that layout (`vector<R x T>`; tiles of pointers
+    become `vector<R x i64>` of addresses). `func.func` kernels become
+    `llvm.func` with `nvvm.kernel` and `nvvm.maxntid` (NVIDIA) or
+    `rocdl.kernel` and `rocdl.flat_work_group_size` (AMD). kcc ops are lowered to
+    LLVM/NVVM; arith, math (except the ones lowered to NVVM approximations or
+    libdevice calls here), scf stay on converted types and are lowered by the
+    upstream passes of the `kcc-lower-to-llvm` pipeline.
+
+    Shared memory: on NVIDIA a kernel's scratch, TMA stages and mbarriers
+    live in dynamic shared memory (an external zero-sized addrspace(3) array,
+    1024-byte aligned: CUDA's `extern __shared__`); the byte count is recorded
+    on the kernel as `kcc.dynamic_smem_bytes` for the launch. On AMD they are
+    a static LDS array. Either way, more than `max-shared-bytes` is a located
+    error.
+  }];
+  let options = [
+    Option<"vendor", "vendor", "std::string", /*default=*/"\"nvidia\"",
+           "Target vendor: nvidia (NVVM, 32-lane warps) or amd (ROCDL, "
+           "64-lane waves)">,
+    Option<"maxSharedBytes", "max-shared-bytes", "int64_t", /*default=*/"0",
+           "Shared memory one block may use, in bytes (the target model's "
+           "shared_memory.bytes_per_block); 0: that of the built-in sm_90a "
+           "(nvidia) or gfx942 (amd) model">
+  ];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect",
+                           "::mlir::NVVM::NVVMDialect",
+                           "::mlir::ROCDL::ROCDLDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
+def ChooseSharedLayouts : Pass<"kcc-choose-shared-layouts", "mlir::ModuleOp"> {
+  let summary = "Pad the shared-memory buffers of relayouts with the target's "
+                "bank model";
+  let description = [{
+    Layout IR -> layout IR. For each op that moves a tile through shared
+    memory (broadcast, expand_dims, reshape between layouts, trans), tries
+    paddings of 4, 8 and 16 bytes after every source row or every bank sweep,
+    counts the shared-memory wavefronts of the lowering's accesses under the
+    bank model, and records the cheapest in `kcc.smem_padding` (nothing when
+    no padding helps). kcc uses the target model's geometry; from kcc-opt,
+    `vendor` picks the built-in NVIDIA or AMD (gfx942 LDS) geometry.
+  }];
+  let options = [
+    Option<"vendor", "vendor", "std::string", /*default=*/"\"nvidia\"",
+           "Bank geometry when none is given: nvidia or amd">
+  ];
+}
+
+def AdoptLoopAnnotations : Pass<"kcc-adopt-loop-annotations", "mlir::ModuleOp"> {
+  let summary = "Move the loop annotations scf-to-cf left as discardable "
+                "attributes into llvm.br's own loop_annotation";
+  let description = [{
+    scf-to-cf tags a loop's back edge with the discardable attribute
+    `llvm.loop_annotation`, and cf-to-llvm copies it onto llvm.br as such,
+    where translation ignores it: this moves it into llvm.br's own
+    `loop_annotation`, which becomes !llvm.loop metadata (the unroll
+    requests of the serial reduction loops).
+  }];
+}
+
+#endif // KCC_GPU_PASSES_TD

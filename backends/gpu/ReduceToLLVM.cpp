@@ -1,0 +1,283 @@
+//===- ReduceToLLVM.cpp - kcc.reduce -> registers, shuffles, shared memory ==//
+//
+// 1-D tile -> uniform scalar:
+//   1. each thread combines its registers (replicated tiles: only owners of a
+//      distinct chunk contribute, the others use the identity);
+//   2. warp/wave butterfly with the exchanges kcc-plan-lane-exchanges chose
+//      (shfl.sync.bfly on NVIDIA; DPP, ds_swizzle, ds_bpermute on AMD);
+//   3. with several warps: barrier, lane 0 of each warp writes its partial to
+//      shared memory, barrier, every thread combines the partials in warp
+//      order, so that all threads hold the same (uniform) value.
+// Rank >= 2 tile along an axis: correctness first through shared memory:
+//   barrier, owners write the tile, barrier, each thread combines, for every
+//   register of the result, the elements of the reduced axis (scf.for).
+// Every shared-memory use starts with a barrier, so that repeated uses (in
+// loops, or one after the other) never overwrite data still being read.
+// f16/bf16 are combined in f32 and i1/i8/i16 in i32, then converted back.
+// Float max/min propagate NaN (arith.maximumf/minimumf); integer max/min
+// are signed.
+//
+//===----------------------------------------------------------------------===//
+#include "backends/gpu/LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
+using namespace mlir;
+using namespace kcc;
+using namespace kcc::gpu;
+
+namespace {
+
+static Type accType(Type elem) {
+  MLIRContext *ctx = elem.getContext();
+  if (elem.isF16() || elem.isBF16())
+    return Float32Type::get(ctx);
+  if (auto it = dyn_cast<IntegerType>(elem))
+    if (it.getWidth() < 32)
+      return IntegerType::get(ctx, 32);
+  return elem;
+}
+
+static Value toAcc(OpBuilder &b, Location loc, Value v, Type acc) {
+  if (v.getType() == acc)
+    return v;
+  if (isa<FloatType>(acc))
+    return arith::ExtFOp::create(b, loc, acc, v);
+  if (v.getType().isInteger(1))
+    return arith::ExtUIOp::create(b, loc, acc, v);
+  return arith::ExtSIOp::create(b, loc, acc, v);
+}
+
+static Value fromAcc(OpBuilder &b, Location loc, Value v, Type elem) {
+  if (v.getType() == elem)
+    return v;
+  if (isa<FloatType>(elem))
+    return arith::TruncFOp::create(b, loc, elem, v);
+  if (elem.isInteger(1))
+    return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, v,
+                                 intConst(b, loc, v.getType(), 0));
+  return arith::TruncIOp::create(b, loc, elem, v);
+}
+
+static Value identity(OpBuilder &b, Location loc, ReduceKind kind, Type t) {
+  if (auto ft = dyn_cast<FloatType>(t)) {
+    const llvm::fltSemantics &sem = ft.getFloatSemantics();
+    APFloat v = kind == ReduceKind::Sum   ? APFloat::getZero(sem)
+                : kind == ReduceKind::Max ? APFloat::getInf(sem, true)
+                                          : APFloat::getInf(sem, false);
+    return arith::ConstantOp::create(b, loc, t, b.getFloatAttr(t, v));
+  }
+  unsigned w = t.getIntOrFloatBitWidth();
+  APInt v = kind == ReduceKind::Sum   ? APInt::getZero(w)
+            : kind == ReduceKind::Max ? APInt::getSignedMinValue(w)
+                                      : APInt::getSignedMaxValue(w);
+  return arith::ConstantOp::create(b, loc, t, b.getIntegerAttr(t, v));
+}
+
+static Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value x,
+                     Value y) {
+  bool f = isa<FloatType>(x.getType());
+  switch (kind) {
+  case ReduceKind::Sum:
+    return f ? (Value)arith::AddFOp::create(b, loc, x, y)
+             : (Value)arith::AddIOp::create(b, loc, x, y);
+  case ReduceKind::Max:
+    return f ? (Value)arith::MaximumFOp::create(b, loc, x, y)
+             : (Value)arith::MaxSIOp::create(b, loc, x, y);
+  case ReduceKind::Min:
+    return f ? (Value)arith::MinimumFOp::create(b, loc, x, y)
+             : (Value)arith::MinSIOp::create(b, loc, x, y);
+  }
+  return x;
+}
+
+/// One butterfly step: the exchange instruction and the partner mask.
+struct ExchangeStep {
+  StringRef kind;
+  unsigned mask;
+};
+
+/// The butterfly of `op`: its kcc.butterfly plan, or without one the
+/// vendor's default exchange for xor warp/2 down to 1.
+static SmallVector<ExchangeStep> butterflyOf(ReduceOp op, const TargetOps &ops,
+                                             unsigned warp) {
+  SmallVector<ExchangeStep> steps;
+  if (auto plan = op->getAttrOfType<ArrayAttr>(KccDialect::kButterflyAttr)) {
+    for (Attribute a : plan) {
+      auto d = cast<DictionaryAttr>(a);
+      steps.push_back({d.getAs<StringAttr>("op").getValue(),
+                       unsigned(d.getAs<IntegerAttr>("mask").getInt())});
+    }
+    return steps;
+  }
+  for (unsigned m = warp / 2; m >= 1; m /= 2)
+    steps.push_back({ops.defaultExchange(m), m});
+  return steps;
+}
+
+/// Butterfly exchange (lane ^ mask) of an i32/f32/i64/f64 value; null when
+/// the target cannot emit `step`.
+static Value exchange(const TargetOps &ops, OpBuilder &b, Location loc, Value v,
+                      ExchangeStep step) {
+  Type i32 = b.getI32Type();
+  auto shfl = [&](Value x) -> Value {
+    return ops.exchange32(b, loc, x, step.kind, step.mask);
+  };
+  Type t = v.getType();
+  if (t.getIntOrFloatBitWidth() == 32)
+    return shfl(v);
+  // 64-bit: shuffle both halves.
+  auto v2 = VectorType::get({2}, i32);
+  Value pair = LLVM::BitcastOp::create(b, loc, v2, v);
+  Value lo = shfl(extractElem(b, loc, pair, 0));
+  Value hi = shfl(extractElem(b, loc, pair, 1));
+  if (!lo || !hi)
+    return nullptr;
+  return LLVM::BitcastOp::create(b, loc, t, buildVector(b, loc, {lo, hi}));
+}
+
+struct ReduceLowering : OpConversionPattern<ReduceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto srcT = op.getSrc().getType();
+    Type elem = srcT.getElementType();
+    if (isa<PtrType>(elem))
+      return op.emitError("kcc: reductions of pointer tiles are not supported");
+    Type acc = accType(elem);
+    ReduceKind kind = op.getKind();
+    TileLayout sl = TileLayout::get(srcT);
+    const TargetOps &ops = targetOpsOf(*this);
+    Value tid = ops.threadId(b, loc);
+    Type st = storageType(elem);
+    unsigned sbytes = storageBytes(elem);
+    auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), 3);
+
+    if (srcT.getRank() == 1) {
+      SmallVector<Value> regs = unpack(b, loc, adaptor.getSrc());
+      Value a = toAcc(b, loc, regs[0], acc);
+      for (unsigned r = 1; r < sl.regs; ++r)
+        a = combine(b, loc, kind, a, toAcc(b, loc, regs[r], acc));
+      if (Value own = ownerPred(b, loc, sl, tid))
+        a = arith::SelectOp::create(b, loc, own, a,
+                                    identity(b, loc, kind, acc));
+      for (ExchangeStep step : butterflyOf(op, ops, sl.warp)) {
+        Value other = exchange(ops, b, loc, a, step);
+        if (!other)
+          return op.emitError("kcc internal error: the butterfly step ")
+                 << step.kind << " (lane ^ " << step.mask
+                 << ") cannot be emitted for this target; its plan comes "
+                    "from another target model";
+        a = combine(b, loc, kind, a, other);
+      }
+      unsigned warps = sl.threads / sl.warp;
+      if (warps > 1) {
+        Value base = smemBase(b, loc, op);
+        unsigned abytes = acc.getIntOrFloatBitWidth() / 8;
+        Value lane =
+            arith::AndIOp::create(b, loc, tid, i32Const(b, loc, sl.warp - 1));
+        Value warp = arith::ShRUIOp::create(
+            b, loc, tid, i32Const(b, loc, llvm::Log2_32(sl.warp)));
+        Value isLane0 = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                              lane, i32Const(b, loc, 0));
+        ops.barrier(b, loc);
+        emitIf(b, loc, isLane0, [&](OpBuilder &ib) {
+          Value addr = LLVM::GEPOp::create(ib, loc, ptr3, acc, base, warp);
+          LLVM::StoreOp::create(ib, loc, a, addr, abytes);
+        });
+        ops.barrier(b, loc);
+        Value r;
+        for (unsigned w = 0; w < warps; ++w) {
+          Value addr = LLVM::GEPOp::create(b, loc, ptr3, acc, base,
+                                           ValueRange{i32Const(b, loc, w)});
+          Value v = LLVM::LoadOp::create(b, loc, acc, addr, abytes);
+          r = r ? combine(b, loc, kind, r, v) : v;
+        }
+        a = r;
+      }
+      rewriter.replaceOp(op, fromAcc(b, loc, a, elem));
+      return success();
+    }
+
+    // Rank >= 2 along `axis`, through shared memory.
+    auto dstT = cast<RankedTensorType>(op.getType());
+    TileLayout dl = TileLayout::get(dstT);
+    int64_t axis = op.getAxis();
+    ArrayRef<int64_t> sshape = srcT.getShape();
+    Value base = smemBase(b, loc, op);
+    ops.barrier(b, loc);
+    SmallVector<Value> regs = unpack(b, loc, adaptor.getSrc());
+    Value sBase = threadBase(b, loc, sl, tid);
+    // A thread's registers come in chunks of `vec` consecutive elements:
+    // each chunk is one vector store of up to 16 bytes, so a warp's store
+    // covers consecutive addresses (scalar stores of 4-element chunks were
+    // 4-way bank conflicts). The scratch base is 16-byte aligned.
+    unsigned piece = axisReductionStoreElems(sl, sbytes);
+    emitIf(b, loc, ownerPred(b, loc, sl, tid), [&](OpBuilder &ib) {
+      for (unsigned r = 0; r < sl.regs; r += piece) {
+        Value flat = flatIndex(ib, loc, sl, sBase, r);
+        Value addr = LLVM::GEPOp::create(ib, loc, ptr3, st, base, flat);
+        SmallVector<Value> elems;
+        for (unsigned i = 0; i < piece; ++i)
+          elems.push_back(toStorage(ib, loc, regs[r + i]));
+        Value v = piece == 1 ? elems[0] : buildVector(ib, loc, elems);
+        LLVM::StoreOp::create(ib, loc, v, addr, sbytes * piece);
+      }
+    });
+    ops.barrier(b, loc);
+    Value dBase = threadBase(b, loc, dl, tid);
+    int64_t stride = 1;
+    for (int64_t d = sshape.size() - 1; d > axis; --d)
+      stride *= sshape[d];
+    SmallVector<Value> out;
+    for (unsigned r = 0; r < dl.regs; ++r) {
+      Value dflat = flatIndex(b, loc, dl, dBase, r);
+      SmallVector<Value> multi = delinearize(b, loc, dflat, dstT.getShape());
+      multi.insert(multi.begin() + axis, i32Const(b, loc, 0));
+      Value start = linearize(b, loc, multi, sshape);
+      auto loadAt = [&](OpBuilder &lb, Value k) -> Value {
+        Value off =
+            arith::MulIOp::create(lb, loc, k, i32Const(lb, loc, stride));
+        Value idx = arith::AddIOp::create(lb, loc, start, off);
+        Value addr = LLVM::GEPOp::create(lb, loc, ptr3, st, base, idx);
+        Value v = LLVM::LoadOp::create(lb, loc, st, addr, sbytes);
+        return toAcc(lb, loc, fromStorage(lb, loc, v, elem), acc);
+      };
+      Value init = loadAt(b, i32Const(b, loc, 0));
+      Value a = init;
+      if (sshape[axis] > 1) {
+        auto loop = scf::ForOp::create(
+            b, loc, i32Const(b, loc, 1), i32Const(b, loc, sshape[axis]),
+            i32Const(b, loc, 1), ValueRange{init},
+            [&](OpBuilder &lb, Location l, Value k, ValueRange iters) {
+              Value v = loadAt(lb, k);
+              scf::YieldOp::create(lb, l, combine(lb, l, kind, iters[0], v));
+            });
+        if (unsigned unroll = ops.serialLoopUnroll()) {
+          MLIRContext *ctx = b.getContext();
+          auto unrollAttr = LLVM::LoopUnrollAttr::get(
+              ctx, {}, b.getI32IntegerAttr(unroll), {}, {}, {}, {}, {});
+          loop->setAttr("llvm.loop_annotation",
+                        LLVM::LoopAnnotationAttr::get(
+                            ctx, {}, {}, {}, unrollAttr, {}, {}, {}, {}, {}, {},
+                            {}, {}, {}, {}, {}));
+        }
+        a = loop.getResult(0);
+      }
+      out.push_back(fromAcc(b, loc, a, elem));
+    }
+    rewriter.replaceOp(op, buildVector(b, loc, out));
+    return success();
+  }
+};
+
+} // namespace
+
+void kcc::gpu::populateReducePatterns(KccTypeConverter &tc,
+                                         RewritePatternSet &patterns) {
+  patterns.add<ReduceLowering>(tc, patterns.getContext());
+}

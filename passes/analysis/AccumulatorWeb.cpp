@@ -1,0 +1,233 @@
+//===- AccumulatorWeb.cpp - give an MMA accumulator its register layout ---===//
+
+#include "passes/analysis/AccumulatorWeb.h"
+
+#include "passes/analysis/MmaOperands.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "llvm/ADT/MapVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+
+using namespace mlir;
+
+llvm::SetVector<Value> kcc::accumulatorWeb(ArrayRef<Value> seeds) {
+  llvm::SetVector<Value> web;
+  SmallVector<Value> work(seeds);
+  auto add = [&](Value v) {
+    if (web.insert(v))
+      work.push_back(v);
+  };
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    web.insert(v);
+    // v is a loop's iter_arg or result: the other three links.
+    scf::ForOp loop;
+    unsigned idx = 0;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+      if (loop && arg.getArgNumber() > 0)
+        idx = arg.getArgNumber() - 1;
+      else
+        loop = nullptr;
+    } else if (auto res = dyn_cast<OpResult>(v)) {
+      if ((loop = dyn_cast<scf::ForOp>(res.getOwner())))
+        idx = res.getResultNumber();
+    }
+    if (loop) {
+      add(loop.getRegionIterArgs()[idx]);
+      add(loop.getResult(idx));
+      add(loop.getInitArgs()[idx]);
+      add(loop.getBody()->getTerminator()->getOperand(idx));
+    }
+    // v is yielded by a loop or initializes one.
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (isa<scf::YieldOp>(user))
+        if (auto loop = dyn_cast<scf::ForOp>(user->getParentOp()))
+          add(loop.getResult(use.getOperandNumber()));
+      if (auto loop = dyn_cast<scf::ForOp>(user))
+        if (use.getOperandNumber() >= 3)
+          add(loop.getResult(use.getOperandNumber() - 3));
+    }
+  }
+  return web;
+}
+
+namespace {
+/// `x` (a splat, a splat constant or a row/column broadcast) rebuilt with
+/// type `t` at `b`: such values can be made in any layout.
+Value rebuildInLayout(OpBuilder &b, Value x, Type t) {
+  Operation *def = x.getDefiningOp();
+  if (auto splat = dyn_cast<kcc::SplatOp>(def))
+    return kcc::SplatOp::create(b, def->getLoc(), t, splat.getOperand());
+  if (auto bc = dyn_cast<kcc::BroadcastOp>(def))
+    return kcc::BroadcastOp::create(b, def->getLoc(), t, bc.getSrc());
+  auto dense = cast<DenseElementsAttr>(cast<arith::ConstantOp>(def).getValue());
+  return arith::ConstantOp::create(
+      b, def->getLoc(), t,
+      DenseElementsAttr::get(cast<ShapedType>(t),
+                             dense.getSplatValue<Attribute>()));
+}
+
+/// Runs the elementwise epilogue `chain` (kcc::epilogueChain) that starts at
+/// accumulator `acc` in the accumulator layout (`accType` of a plain type):
+/// its splats and broadcasts are rebuilt in that layout, and the tile leaves
+/// it through one convert_layout after the last op.
+void retypeEpilogueChain(Value acc, ArrayRef<Operation *> chain,
+                         function_ref<Type(Type)> accType) {
+  llvm::SmallPtrSet<Value, 8> inChain = {acc};
+  Type plainEnd;
+  for (Operation *op : chain) {
+    OpBuilder b(op);
+    for (OpOperand &operand : op->getOpOperands()) {
+      Value x = operand.get();
+      if (inChain.contains(x))
+        continue;
+      operand.set(rebuildInLayout(b, x, accType(x.getType())));
+      if (Operation *def = x.getDefiningOp(); def->use_empty())
+        def->erase();
+    }
+    Value r = op->getResult(0);
+    plainEnd = r.getType();
+    r.setType(accType(plainEnd));
+    inChain.insert(r);
+  }
+  Operation *last = chain.back();
+  Value end = last->getResult(0);
+  OpBuilder b(last->getBlock(), std::next(last->getIterator()));
+  auto cvt = kcc::ConvertLayoutOp::create(b, last->getLoc(), plainEnd, end);
+  end.replaceAllUsesExcept(cvt.getResult(), cvt);
+}
+} // namespace
+
+FailureOr<llvm::SetVector<Value>>
+kcc::retypeAccumulatorWeb(Operation *func, ArrayRef<Value> seeds,
+                          Attribute layout,
+                          function_ref<bool(OpOperand &)> isAccUse,
+                          function_ref<bool(Operation *)> isMmaResult) {
+  auto accType = [&](Type t) {
+    auto tt = cast<RankedTensorType>(t);
+    return RankedTensorType::get(tt.getShape(), tt.getElementType(), layout);
+  };
+  llvm::SetVector<Value> web = accumulatorWeb(seeds);
+  auto inWeb = [&](Value v) { return web.contains(v); };
+  // A use that passes the accumulator on inside the web: an MMA op's
+  // accumulator operand, a loop's init or a yield of a web value.
+  auto linked = [&](OpOperand &use) {
+    Operation *user = use.getOwner();
+    if (isAccUse(use))
+      return true;
+    if (isa<scf::YieldOp>(user))
+      return isa<scf::ForOp>(user->getParentOp()) &&
+             inWeb(user->getParentOp()->getResult(use.getOperandNumber()));
+    if (auto loop = dyn_cast<scf::ForOp>(user))
+      return use.getOperandNumber() >= 3 &&
+             inWeb(loop.getResult(use.getOperandNumber() - 3));
+    return false;
+  };
+  for (Value v : web) {
+    if (!isa<RankedTensorType>(v.getType()))
+      return func->emitError("kcc: internal error: a non-tile joined an MMA "
+                             "accumulator");
+    Type plain = v.getType();
+    Type acc = accType(plain);
+    // Producers that cannot make the layout themselves hand over through a
+    // convert_layout (splats are rebuilt in it).
+    Operation *def = v.getDefiningOp();
+    bool native = !def || isa<scf::ForOp>(def) || isMmaResult(def);
+    if (def && isa<kcc::SplatOp>(def)) {
+      OpBuilder b(def);
+      Value splat = rebuildInLayout(b, v, acc);
+      // Users outside the web keep the original splat.
+      v.replaceUsesWithIf(splat, linked);
+      continue;
+    }
+    if (def && !native) {
+      OpBuilder b(def->getBlock(), std::next(def->getIterator()));
+      auto cvt = kcc::ConvertLayoutOp::create(b, def->getLoc(), acc, v);
+      v.replaceUsesWithIf(cvt.getResult(), [&](OpOperand &use) {
+        return use.getOwner() != cvt && linked(use);
+      });
+      continue;
+    }
+    // Users outside the web read a converted copy.
+    v.setType(acc);
+    SmallVector<OpOperand *> outside;
+    for (OpOperand &use : v.getUses()) {
+      if (!linked(use))
+        outside.push_back(&use);
+    }
+    // The elementwise epilogue (bias, activation, the cast to a 16-bit
+    // output: kcc::epilogueChain) runs in the accumulator layout, so the
+    // relayout (or the direct store into the TMA stage) comes at its end;
+    // its splats and row/column broadcasts are rebuilt in that layout.
+    if (outside.size() == 1) {
+      SmallVector<Operation *> chain = kcc::epilogueChain(*outside.front());
+      if (!chain.empty()) {
+        retypeEpilogueChain(v, chain, accType);
+        continue;
+      }
+    }
+    if (!outside.empty()) {
+      OpBuilder b(func->getContext());
+      if (auto arg = dyn_cast<BlockArgument>(v))
+        b.setInsertionPointToStart(arg.getOwner());
+      else
+        b.setInsertionPointAfter(v.getDefiningOp());
+      auto cvt = kcc::ConvertLayoutOp::create(b, v.getLoc(), plain, v);
+      for (OpOperand *use : outside)
+        use->set(cvt.getResult());
+    }
+  }
+  return web;
+}
+
+/// One accumulator leaving its layout (see stageAccumulatorEpilogues).
+static void stageEpilogue(kcc::ConvertLayoutOp cvt) {
+  // Column chunks: every window is stored from the registers.
+  if (kcc::storedInWindows(cvt.getResult())) {
+    cvt.getResult().replaceAllUsesWith(cvt.getSrc());
+    cvt.erase();
+    return;
+  }
+  kcc::SmemStoreOp staged = kcc::epilogueStore(cvt.getResult());
+  if (!staged)
+    return;
+  staged.getValueMutable().set(cvt.getSrc());
+  // One relayout per block, ahead of its first reader.
+  llvm::MapVector<Block *, Operation *> first;
+  for (Operation *user : cvt->getUsers()) {
+    auto [it, fresh] = first.insert({user->getBlock(), user});
+    if (!fresh && user->isBeforeInBlock(it->second))
+      it->second = user;
+  }
+  int64_t index = *getConstantIntValue(staged.getStage());
+  for (auto [readerBlock, user] : first) {
+    Block *block = readerBlock; // captured below (C++17)
+    OpBuilder b(user);
+    Location loc = cvt.getLoc();
+    Value stage = arith::ConstantIntOp::create(b, loc, index, 32);
+    kcc::CtaBarrierOp::create(b, loc);
+    kcc::SmemStoreOp::create(b, loc, cvt.getSrc(), staged.getDst(), stage);
+    kcc::CtaBarrierOp::create(b, loc);
+    Value relaid =
+        kcc::SmemLoadOp::create(b, loc, cvt.getType(), staged.getDst(), stage);
+    cvt.getResult().replaceUsesWithIf(relaid, [&](OpOperand &use) {
+      return use.getOwner()->getBlock() == block;
+    });
+  }
+  cvt.erase();
+}
+
+void kcc::stageAccumulatorEpilogues(Operation *func, Attribute layout) {
+  SmallVector<kcc::ConvertLayoutOp> leaving;
+  func->walk([&](kcc::ConvertLayoutOp cvt) {
+    auto src = cast<RankedTensorType>(cvt.getSrc().getType());
+    if (src.getEncoding() == layout)
+      leaving.push_back(cvt);
+  });
+  for (kcc::ConvertLayoutOp cvt : leaving)
+    stageEpilogue(cvt);
+}

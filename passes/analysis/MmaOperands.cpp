@@ -1,0 +1,400 @@
+//===- MmaOperands.cpp - which dots run on Hopper tensor cores ------------===//
+
+#include "passes/analysis/MmaOperands.h"
+#include "passes/analysis/PersistentTiles.h"
+
+#include "passes/analysis/AxisInfo.h"
+#include "passes/analysis/TensorMaps.h"
+#include "targets/TargetModel.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Matchers.h"
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+using namespace kcc;
+
+kcc::LoadTileOp kcc::mmaOperandLoad(Value v, bool &transposed) {
+  transposed = false;
+  if (auto tr = v.getDefiningOp<TransOp>()) {
+    transposed = true;
+    v = tr.getSrc();
+  }
+  return v.getDefiningOp<LoadTileOp>();
+}
+
+kcc::SmemLoadOp kcc::swizzledStageRead(Value v, bool &transposed) {
+  transposed = false;
+  if (auto tr = v.getDefiningOp<TransOp>()) {
+    transposed = true;
+    v = tr.getSrc();
+  }
+  auto read = v.getDefiningOp<SmemLoadOp>();
+  if (!read || read.getSrc().getType().getSwizzle() == 0)
+    return nullptr;
+  return read;
+}
+
+FailureOr<SmallVector<kcc::StagedDot>>
+kcc::collectStagedDots(Operation *func, StringRef instruction) {
+  SmallVector<StagedDot> sites;
+  bool ok = true;
+  func->walk([&](DotOp dot) {
+    StagedDot s;
+    s.dot = dot;
+    s.a = swizzledStageRead(dot.getA(), s.aTransposed);
+    s.b = swizzledStageRead(dot.getB(), s.bTransposed);
+    if (!s.a && !s.b)
+      return; // another path (mma.sync, FMAs)
+    if (!s.a || !s.b) {
+      dot.emitError("kcc: one operand of this dot reached a ")
+          << instruction
+          << " (128-byte swizzled) shared-memory stage and the other did "
+             "not; load both operands with load_tile in the same loop so "
+             "both get TMA stages";
+      ok = false;
+      return;
+    }
+    sites.push_back(s);
+  });
+  if (!ok)
+    return failure();
+  return sites;
+}
+
+void kcc::eraseDotAndOperandReads(DotOp dot) {
+  Value a = dot.getA(), b = dot.getB();
+  dot.erase();
+  for (Value v : {a, b})
+    if (Operation *def = v.getDefiningOp(); def && def->use_empty()) {
+      Value src = isa<TransOp>(def) ? def->getOperand(0) : Value();
+      def->erase();
+      if (src && src.use_empty())
+        src.getDefiningOp()->erase();
+    }
+}
+
+static std::string elemName(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+/// Whether every use of `load` is as an operand of a dot (directly or through
+/// trans); fills `dots`.
+static bool onlyDotUses(LoadTileOp load, SmallVectorImpl<DotOp> &dots) {
+  for (Operation *user : load->getUsers()) {
+    if (auto tr = dyn_cast<TransOp>(user)) {
+      for (Operation *u : tr->getUsers()) {
+        auto dot = dyn_cast<DotOp>(u);
+        if (!dot || dot.getC() == tr.getResult())
+          return false;
+        dots.push_back(dot);
+      }
+      continue;
+    }
+    auto dot = dyn_cast<DotOp>(user);
+    if (!dot || dot.getC() == load.getResult())
+      return false;
+    dots.push_back(dot);
+  }
+  return true;
+}
+
+/// Why the accumulator of `dot` cannot stay in TMEM across its loop: it
+/// must be a zero-initialized loop-carried value that only this dot reads
+/// and whose result the loop yields back, so the loop itself carries
+/// nothing (kcc-materialize-tcgen05-mma removes it from the iter_args).
+static std::string tmemAccumulatorRefusal(kcc::DotOp dot) {
+  auto loop = dyn_cast<scf::ForOp>(dot->getParentOp());
+  auto arg = dyn_cast<BlockArgument>(dot.getC());
+  if (!loop || !arg || arg.getOwner() != loop.getBody() ||
+      arg.getArgNumber() == 0)
+    return "the accumulator is not carried by the loop around the dot; "
+           "kcc 0.1 keeps tcgen05 accumulators in TMEM only across a K loop";
+  for (Value v : {dot.getA(), dot.getB()}) {
+    bool transposed;
+    kcc::LoadTileOp load = kcc::mmaOperandLoad(v, transposed);
+    if (load && load->getParentOp() != loop)
+      return "an operand is loaded outside the K loop; kcc 0.1 feeds "
+             "tcgen05 from the loop's own TMA pipeline";
+  }
+  unsigned i = arg.getArgNumber() - 1;
+  Value init = loop.getInitArgs()[i];
+  if (auto splat = init.getDefiningOp<kcc::SplatOp>())
+    init = splat.getOperand();
+  if (!matchPattern(init, m_AnyZeroFloat()))
+    return "the accumulator does not start as zeros(...): kcc 0.1 does not "
+           "copy an initial accumulator into TMEM";
+  if (!arg.hasOneUse())
+    return "the loop-carried accumulator is read outside the dot, but it "
+           "lives in TMEM until the loop ends";
+  auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+  if (yield.getOperand(i) != dot.getResult() || !dot->hasOneUse())
+    return "the dot's result is used in the loop other than as the next "
+           "iteration's accumulator";
+  return "";
+}
+
+/// The dot-level rules (instruction, types, shape), without the operands'
+/// own users.
+static std::string dotShapeRefusal(kcc::DotOp dot,
+                                   const kcc::TargetModel &target) {
+  const std::string &inst = target.mma.instruction;
+  bool tcgen05 = inst == "tcgen05.mma";
+  if (!hasStagedMma(target))
+    return "target '" + target.name + "' has no wgmma (its tensor-core path "
+           "is not implemented in kcc 0.1: the dot uses FMAs)";
+  auto a = cast<RankedTensorType>(dot.getA().getType());
+  auto b = cast<RankedTensorType>(dot.getB().getType());
+  auto c = cast<RankedTensorType>(dot.getC().getType());
+  Type elem = a.getElementType();
+  if (!elem.isF16() && !elem.isBF16())
+    return inst + " is used for f16 and bf16 inputs, not " + elemName(elem);
+  if (!c.getElementType().isF32())
+    return inst + " is used with an f32 accumulator, not " +
+           elemName(c.getElementType());
+  int64_t m = a.getShape()[0], k = a.getShape()[1], n = b.getShape()[1];
+  const kcc::MmaShape *shape = nullptr;
+  for (const kcc::MmaShape &s : target.mma.shapes)
+    if (s.a == elemName(elem))
+      shape = &s;
+  if (!shape)
+    return "target '" + target.name + "' lists no " + inst + " shape for " +
+           elemName(elem);
+  if (tcgen05 && m != 128)
+    return "M = " + std::to_string(m) +
+           ": kcc places tcgen05 accumulators in the 128 TMEM lanes, one row "
+           "per lane, so M must be 128";
+  if (m % shape->m != 0)
+    return "M = " + std::to_string(m) + " is not a multiple of wgmma's M (" +
+           std::to_string(shape->m) + ")";
+  if (k % shape->k != 0)
+    return "K = " + std::to_string(k) + " is not a multiple of " + inst +
+           "'s K (" + std::to_string(shape->k) + ")";
+  if (n < shape->nMin || n > shape->nMax || (n - shape->nMin) % shape->nStep)
+    return "N = " + std::to_string(n) + " is not a " + inst + " N (" +
+           std::to_string(shape->nMin) + ".." + std::to_string(shape->nMax) +
+           " step " + std::to_string(shape->nStep) + ")";
+  if (tcgen05) {
+    unsigned wgs = kcc::tmemAccumulatorWarpgroups(n);
+    if (n % (32 * wgs))
+      return "N = " + std::to_string(n) + " is not a multiple of " +
+             std::to_string(32 * wgs) + ": each of the " + std::to_string(wgs) +
+             " warpgroups reading the accumulator from TMEM takes whole "
+             "32-column chunks";
+    return tmemAccumulatorRefusal(dot);
+  }
+  // Registers: a thread of a warpgroup holds N/2 f32 per 64-row block, and
+  // kcc gives a CTA at most two warpgroups (M / 64 blocks share them).
+  int64_t blocks = m / 64, perThread = (blocks + 1) / 2 * (n / 2);
+  if (perThread > 128)
+    return "the " + std::to_string(m) + "x" + std::to_string(n) +
+           " accumulator needs " + std::to_string(perThread) +
+           " registers per thread with two warpgroups (at most 128)";
+  return "";
+}
+
+/// The rules on one operand's load, given the dot accepted.
+static std::string loadRefusal(kcc::LoadTileOp load) {
+  std::string why = kcc::tmaAccessRefusal(load);
+  if (!why.empty())
+    return why;
+  auto tile = load.getType();
+  int64_t inner = tile.getShape().back() *
+                  kcc::getElementBytes(tile.getElementType());
+  if (tile.getRank() != 2 || inner % kcc::kMmaSwizzleBytes != 0)
+    return "the operand tile's innermost extent is " + std::to_string(inner) +
+           " bytes; wgmma operands are read in whole 128-byte swizzle spans";
+  return "";
+}
+
+bool kcc::hasStagedMma(const TargetModel &target) {
+  return target.mma.instruction == "wgmma" ||
+         target.mma.instruction == "tcgen05.mma";
+}
+
+std::string kcc::stagedMmaRefusal(DotOp dot, const TargetModel &target) {
+  std::string why = dotShapeRefusal(dot, target);
+  if (!why.empty())
+    return why;
+  for (Value v : {dot.getA(), dot.getB()}) {
+    bool transposed;
+    LoadTileOp load = mmaOperandLoad(v, transposed);
+    if (!load)
+      return "an operand is not a load_tile (or its transpose): wgmma reads "
+             "operands from TMA-loaded shared memory";
+    SmallVector<DotOp> dots;
+    if (!onlyDotUses(load, dots))
+      return "an operand tile is also used outside dots, which its swizzled "
+             "shared-memory stage cannot serve";
+    why = loadRefusal(load);
+    if (!why.empty())
+      return why;
+  }
+  return "";
+}
+
+std::string kcc::mmaOperandRefusal(LoadTileOp load,
+                                   const TargetModel &target) {
+  SmallVector<DotOp> dots;
+  if (load->getUsers().empty() || !onlyDotUses(load, dots))
+    return "not only used by dots";
+  for (DotOp dot : dots) {
+    std::string why = stagedMmaRefusal(dot, target);
+    if (!why.empty())
+      return why;
+  }
+  return "";
+}
+
+SmallVector<int64_t> kcc::mmaOperandBox(ArrayRef<int64_t> tile, Type elem) {
+  SmallVector<int64_t> box(tile);
+  box.back() = kMmaSwizzleBytes / getElementBytes(elem);
+  return box;
+}
+
+std::string kcc::mmaStageRefusal(Operation *op, const TargetModel &target) {
+  auto load = dyn_cast<LoadTileOp>(op);
+  if (!load || !load->hasAttr(KccDialect::kMmaOperandAttr))
+    return "";
+  std::string why = mmaOperandRefusal(load, target);
+  if (why.empty())
+    return "";
+  return "the tile is a dot operand whose tensor map has the 128-byte "
+         "swizzle the tensor cores read, but on " +
+         target.name + " the dot does not use them (" + why + ")";
+}
+
+SmemStoreOp kcc::epilogueStore(Value tile) {
+  auto type = dyn_cast<RankedTensorType>(tile.getType());
+  if (!type)
+    return nullptr;
+  SmemStoreOp staged;
+  for (OpOperand &use : tile.getUses()) {
+    auto store = dyn_cast<SmemStoreOp>(use.getOwner());
+    if (!store || use.getOperandNumber() != 0)
+      continue;
+    SmemType stage = store.getDst().getType();
+    if (stage.getShape() == type.getShape() &&
+        stage.getElementType() == type.getElementType() &&
+        getConstantIntValue(store.getStage()))
+      staged = store;
+  }
+  if (!staged)
+    return nullptr;
+  auto branch = dyn_cast<scf::IfOp>(staged->getParentOp());
+  for (Operation *user : tile.getUsers()) {
+    if (user == staged)
+      continue;
+    Region *other = nullptr;
+    if (branch)
+      other = staged->getParentRegion() == &branch.getThenRegion()
+                  ? &branch.getElseRegion()
+                  : &branch.getThenRegion();
+    if (!other || !other->isAncestor(user->getParentRegion()))
+      return nullptr;
+  }
+  return staged;
+}
+
+bool kcc::storedInWindows(Value tile) {
+  if (tile.use_empty())
+    return false;
+  return llvm::all_of(tile.getUses(), [](OpOperand &use) {
+    auto store = dyn_cast<SmemStoreOp>(use.getOwner());
+    return store && use.getOperandNumber() == 0 && store.getWindow() &&
+           getConstantIntValue(store.getStage());
+  });
+}
+
+/// Whether `v` is the same in every row or every column of a tile (so it
+/// can be materialized in any layout from a small source).
+static bool isSplatOrLineBroadcast(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return false;
+  if (isa<SplatOp>(def))
+    return true;
+  if (auto cst = dyn_cast<arith::ConstantOp>(def))
+    if (auto dense = dyn_cast<DenseElementsAttr>(cst.getValue()))
+      return dense.isSplat();
+  if (auto bc = dyn_cast<BroadcastOp>(def)) {
+    ArrayRef<int64_t> src = bc.getSrc().getType().getShape();
+    return src.size() == 2 && (src[0] == 1 || src[1] == 1);
+  }
+  return false;
+}
+
+bool kcc::storesMmaAccumulator(StoreTileOp store,
+                               ArrayRef<const TargetModel *> targets) {
+  // Back through the epilogue to the loop result it starts from.
+  Value v = store.getValue();
+  while (Operation *def = v.getDefiningOp()) {
+    Dialect *d = def->getDialect();
+    if (!d || !isa<arith::ArithDialect, math::MathDialect>(d) ||
+        def->getNumResults() != 1 || isa<arith::ConstantOp>(def))
+      break;
+    Value from;
+    for (Value operand : def->getOperands())
+      if (!isSplatOrLineBroadcast(operand)) {
+        if (from)
+          return false; // two tiles meet: not an epilogue of one accumulator
+        from = operand;
+      }
+    if (!from || !from.hasOneUse())
+      return false;
+    v = from;
+  }
+  auto result = dyn_cast<OpResult>(v);
+  auto loop = result ? dyn_cast<scf::ForOp>(result.getOwner()) : nullptr;
+  // Stored without an epilogue: besides the store, only the stage write
+  // kcc-materialize-tma-copies made of it.
+  auto storedOnly = [&] {
+    return v == store.getValue() &&
+           llvm::all_of(v.getUsers(), [](Operation *user) {
+             return isa<StoreTileOp, SmemStoreOp>(user);
+           });
+  };
+  if (!loop || !(v.hasOneUse() || storedOnly()))
+    return false;
+  auto dot = loop.getYieldedValues()[result.getResultNumber()]
+                 .getDefiningOp<DotOp>();
+  return dot && llvm::any_of(targets, [&](const TargetModel *t) {
+           return hasStagedMma(*t) && stagedMmaRefusal(dot, *t).empty();
+         });
+}
+
+SmallVector<Operation *> kcc::epilogueChain(OpOperand &use) {
+  SmallVector<Operation *> chain;
+  Value from = use.get();
+  auto shape = cast<RankedTensorType>(from.getType()).getShape();
+  Operation *op = use.getOwner();
+  while (op) {
+    Dialect *d = op->getDialect();
+    if (!d || !isa<arith::ArithDialect, math::MathDialect>(d) ||
+        isa<arith::ConstantOp>(op) || op->getNumResults() != 1 ||
+        op->getNumRegions() != 0)
+      break;
+    auto rt = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!rt || rt.getShape() != shape)
+      break;
+    bool ok = llvm::all_of(op->getOperands(), [&](Value operand) {
+      return operand == from || isSplatOrLineBroadcast(operand);
+    });
+    if (!ok)
+      break;
+    chain.push_back(op);
+    Value r = op->getResult(0);
+    if (!r.hasOneUse())
+      break;
+    from = r;
+    op = *r.getUsers().begin();
+  }
+  return chain;
+}

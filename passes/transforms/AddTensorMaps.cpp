@@ -1,0 +1,182 @@
+//===- AddTensorMaps.cpp - the tensor maps a kernel receives --------------===//
+//
+// kcc-add-tensor-maps appends one !kcc.tensormap argument per (tensor
+// parameter, box, element type) that a kernel's load_tile/store_tile could
+// copy with TMA on every given target, judged on the compile-time half of the
+// TMA rules. The launch stubs encode each from its tensor's base, sizes and
+// strides (kcc.tensor_map_of) and pass it after the user's parameters, so the
+// argument list must be the same for every NVIDIA target of a fatbin: the
+// driver runs this pass once on the tile IR shared by those targets, before
+// any per-target pass. Images that do not use a map still declare it (an
+// unused grid-constant parameter costs nothing). Accesses that get no map
+// carry kcc.tma_refused, which --report shows.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/analysis/AxisInfo.h"
+#include "passes/analysis/MmaOperands.h"
+#include "passes/Passes.h"
+#include "passes/analysis/TensorMaps.h"
+
+#include "targets/TargetModel.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/MapVector.h"
+
+using namespace mlir;
+
+namespace {
+
+struct AddTensorMaps : PassWrapper<AddTensorMaps, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(AddTensorMaps)
+
+  AddTensorMaps() = default;
+  AddTensorMaps(const AddTensorMaps &other) : PassWrapper(other) {
+    targets = other.targets;
+  }
+  explicit AddTensorMaps(std::vector<const kcc::TargetModel *> models)
+      : targets(std::move(models)) {}
+
+  StringRef getArgument() const override { return "kcc-add-tensor-maps"; }
+  StringRef getDescription() const override {
+    return "Give kernels one !kcc.tensormap argument per (tensor, box) that "
+           "load_tile/store_tile can copy with TMA on every given target";
+  }
+
+  ListOption<std::string> targetNames{
+      *this, "targets",
+      llvm::cl::desc("Built-in target models (kcc-opt; kcc passes its own)")};
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    if (!targets.empty())
+      return success();
+    for (const std::string &name : targetNames) {
+      const kcc::TargetModel *t = kcc::TargetRegistry::builtin().lookup(name);
+      if (!t)
+        return emitError(UnknownLoc::get(ctx))
+               << "kcc-add-tensor-maps: unknown target '" << name << "'";
+      targets.push_back(t);
+    }
+    return success();
+  }
+
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (func->hasAttr(kcc::KccDialect::kKernelAttr) && !func.isExternal())
+        runOnKernel(func);
+  }
+
+  void runOnKernel(func::FuncOp func) {
+    MLIRContext *ctx = func.getContext();
+    auto names =
+        func->getAttrOfType<ArrayAttr>(kcc::KccDialect::kArgNamesAttr);
+    // (base argument, box type) -> whether a map was added; in first-use
+    // order, so the argument list is deterministic.
+    llvm::MapVector<std::pair<unsigned, Type>, bool> maps;
+    func.walk([&](Operation *op) {
+      if (!isa<kcc::LoadTileOp, kcc::StoreTileOp>(op))
+        return;
+      std::string why;
+      std::optional<unsigned> base = kcc::tensorParamOf(op, why);
+      ArrayRef<int64_t> shape = kcc::tileShapeOf(op);
+      Type elem = getElementTypeOrSelf(
+          isa<kcc::LoadTileOp>(op) ? op->getResult(0).getType()
+                                   : op->getOperand(0).getType());
+      if (base)
+        why = kcc::tmaAccessRefusal(op);
+      if (base && why.empty() && targets.empty())
+        why = "no target with TMA was requested";
+      // An operand of dots that some target runs as wgmma gets the 128-byte
+      // swizzled box wgmma reads (the other targets then use vector loads).
+      SmallVector<int64_t> box = kcc::withBatchDims(op, shape);
+      unsigned swizzle = 0;
+      if (auto load = dyn_cast<kcc::LoadTileOp>(op); load && why.empty())
+        for (const kcc::TargetModel *t : targets)
+          if (kcc::mmaOperandRefusal(load, *t).empty()) {
+            box = kcc::withBatchDims(op, kcc::mmaOperandBox(shape, elem));
+            swizzle = kcc::kMmaSwizzleBytes;
+            op->setAttr(kcc::KccDialect::kMmaOperandAttr, UnitAttr::get(ctx));
+            break;
+          }
+      // A GEMM's C tile leaves from the accumulator registers, row pieces
+      // of 8 or more rows at once: in 128-byte swizzled boxes those rows
+      // fall in different banks (an unswizzled 128-byte-multiple row pitch
+      // puts them all in the same ones).
+      if (auto store = dyn_cast<kcc::StoreTileOp>(op);
+          store && why.empty() && shape.size() == 2 &&
+          shape.back() * kcc::getElementBytes(elem) % kcc::kMmaSwizzleBytes ==
+              0 &&
+          kcc::storesMmaAccumulator(store, targets)) {
+        box = kcc::withBatchDims(op, kcc::mmaOperandBox(shape, elem));
+        swizzle = kcc::kMmaSwizzleBytes;
+        op->setAttr(kcc::KccDialect::kMmaOperandAttr, UnitAttr::get(ctx));
+      }
+      for (const kcc::TargetModel *t :
+           why.empty() ? targets : decltype(targets)()) {
+        std::string refusal = kcc::tmaStaticRefusal(*t, box, elem, swizzle);
+        if (!refusal.empty()) {
+          why = "on " + t->name + ", " + refusal;
+          break;
+        }
+      }
+      if (!why.empty()) {
+        op->removeAttr(kcc::KccDialect::kMmaOperandAttr);
+        op->setAttr(kcc::KccDialect::kTmaRefusedAttr, StringAttr::get(ctx, why));
+        return;
+      }
+      maps.insert(
+          {{*base, kcc::TensorMapType::get(ctx, box, elem, swizzle)}, true});
+    });
+    // Why each dot misses the main tensor-core instruction of a target
+    // that has one (--report explains the fallback with it).
+    func.walk([&](kcc::DotOp dot) {
+      SmallVector<NamedAttribute> refused;
+      for (const kcc::TargetModel *t : targets) {
+        if (!kcc::hasStagedMma(*t))
+          continue;
+        std::string why = kcc::stagedMmaRefusal(dot, *t);
+        if (!why.empty())
+          refused.push_back(NamedAttribute(StringAttr::get(ctx, t->name),
+                                           StringAttr::get(ctx, why)));
+      }
+      if (!refused.empty())
+        dot->setAttr(kcc::KccDialect::kTensorCoreRefusedAttr,
+                     DictionaryAttr::get(ctx, refused));
+    });
+    SmallVector<Attribute> newNames(names ? names.getValue()
+                                          : ArrayRef<Attribute>());
+    for (auto &[key, added] : maps) {
+      auto [base, type] = key;
+      unsigned index = func.getNumArguments();
+      auto attrs = DictionaryAttr::get(
+          ctx, {NamedAttribute(
+                   StringAttr::get(ctx, kcc::KccDialect::kTensorMapOfAttr),
+                   IntegerAttr::get(IntegerType::get(ctx, 32), base))});
+      if (failed(func.insertArgument(index, type, attrs, func.getLoc())))
+        return signalPassFailure();
+      std::string name = "tma_map";
+      if (names && base < names.size())
+        name = cast<StringAttr>(names[base]).str() + "_map";
+      for (int64_t d : cast<kcc::TensorMapType>(type).getBox())
+        name += "_" + std::to_string(d);
+      newNames.push_back(StringAttr::get(ctx, name));
+    }
+    if (names)
+      func->setAttr(kcc::KccDialect::kArgNamesAttr,
+                    ArrayAttr::get(ctx, newNames));
+  }
+
+  std::vector<const kcc::TargetModel *> targets;
+};
+
+} // namespace
+
+std::unique_ptr<Pass>
+kcc::createAddTensorMaps(std::vector<const TargetModel *> targets) {
+  return std::make_unique<AddTensorMaps>(std::move(targets));
+}
+
+void kcc::registerTensorMapPasses() {
+  PassRegistration<AddTensorMaps>();
+}

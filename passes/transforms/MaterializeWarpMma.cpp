@@ -1,0 +1,342 @@
+//===- MaterializeWarpMma.cpp - dots on warp-level tensor cores -----------===//
+//
+// kcc-materialize-warp-mma puts dots on the warp/wave-level matrix
+// instructions whose operands are registers:
+//  - mma.sync.m16n8k16 on sm_80, whose [mma] instruction it is, and on later
+//    targets that list it as `mma_sync` (sm_90a, sm_100a: the dots their
+//    main instruction did not take). The accumulator gets #kcc.wgmma_acc,
+//    the layout in which warp w of warpgroup g holds rows 16 w.. of the
+//    64-row blocks g, g + W, ...: exactly the D fragments of mma.sync when
+//    each warp computes its 16-row slabs over all N columns
+//    (backends/nvidia/DotToMmaSync.cpp: ldmatrix from padded shared memory).
+//  - v_mfma_f32_16x16x16{f16,bf16} on gfx90a and gfx942 ([mma] mfma): the
+//    accumulator gets #kcc.mfma_acc, wave w holding the 16-row slabs w,
+//    w + W, ... (backends/nvidia/DotToMfma.cpp: fragments from padded LDS).
+// A qualifying dot keeps its register operands, and its accumulator web (the
+// dot's accumulator and result, the scf.for links that carry it, its splat
+// initialization, a lone elementwise epilogue) is retyped to the layout.
+// Each dot is marked kcc.mma, or kcc.mma_refused with the reason it stays
+// on the CUDA/SIMD cores (FMAs), which --report shows.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/analysis/AccumulatorWeb.h"
+#include "passes/analysis/MmaOperands.h"
+#include "passes/Passes.h"
+#include "passes/analysis/TensorMaps.h"
+#include "targets/TargetModel.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
+#include "llvm/Support/MathExtras.h"
+
+using namespace mlir;
+
+namespace {
+
+std::string typeName(Type t) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << t;
+  return s;
+}
+
+/// The m16n8k16 entry of an mma.sync target's [mma] table for `elem`.
+const kcc::MmaShape *m16n8k16(const kcc::TargetModel &target, Type elem) {
+  for (const kcc::MmaShape &s : target.mma.shapes)
+    if (s.a == typeName(elem) && s.m == 16 && s.nMin <= 8 && 8 <= s.nMax &&
+        s.k == 16)
+      return &s;
+  return nullptr;
+}
+
+/// The row-padded stage read behind dot operand `v`: smem_load, optionally
+/// under a trans.
+kcc::SmemLoadOp paddedRead(Value v, bool &transposed) {
+  transposed = false;
+  if (auto tr = v.getDefiningOp<kcc::TransOp>()) {
+    transposed = true;
+    v = tr.getSrc();
+  }
+  auto read = v.getDefiningOp<kcc::SmemLoadOp>();
+  if (!read || read.getSrc().getType().getPad() == 0)
+    return nullptr;
+  return read;
+}
+
+/// The accumulator operand of a kcc.dot or kcc.warp_mma.
+OpOperand &accOperand(Operation *op) {
+  if (auto mma = dyn_cast<kcc::WarpMmaOp>(op))
+    return mma.getAccMutable();
+  return cast<kcc::DotOp>(op).getCMutable();
+}
+
+struct MaterializeWarpMma
+    : PassWrapper<MaterializeWarpMma, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(MaterializeWarpMma)
+
+  MaterializeWarpMma() = default;
+  MaterializeWarpMma(const MaterializeWarpMma &other) : PassWrapper(other) {
+    target = other.target;
+  }
+  MaterializeWarpMma(const kcc::TargetModel &model, unsigned numWarps)
+      : target(&model), numWarps(numWarps) {}
+
+  StringRef getArgument() const override { return "kcc-materialize-warp-mma"; }
+  StringRef getDescription() const override {
+    return "Put f16/bf16 dots with an f32 accumulator on mma.sync (NVIDIA) "
+           "or MFMA (AMD) matrix cores";
+  }
+
+  Option<std::string> targetName{
+      *this, "target", llvm::cl::desc("Built-in target model (kcc-opt)"),
+      llvm::cl::init("sm_80")};
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    return kcc::resolvePassTarget(ctx, "kcc-materialize-warp-mma", targetName,
+                                  target);
+  }
+
+  bool mfma() const { return target->mma.instruction == "mfma"; }
+  /// The instruction's name, its accumulator's unit (a warpgroup of 128
+  /// threads for mma.sync, a wave of 64 for MFMA) and the rows one unit
+  /// takes per block (64, 16).
+  const char *instruction() const { return mfma() ? "MFMA" : "mma.sync"; }
+  unsigned unitThreads() const { return mfma() ? 64 : 128; }
+  unsigned unitRows() const { return mfma() ? 16 : 64; }
+  const char *unitName() const { return mfma() ? "wave" : "warpgroup"; }
+
+  /// The kcc.mma name of the instruction for `elem` operands, or empty when
+  /// the target has none: mma.sync.m16n8k16 from its main instruction's
+  /// table (sm_80) or the [mma] mma_sync list of a later architecture; the
+  /// 16x16x16 MFMA from an mfma table (gfx90a, gfx942).
+  std::string instructionFor(Type elem) const {
+    if (mfma()) {
+      for (const kcc::MmaShape &s : target->mma.shapes)
+        if (s.a == typeName(elem) && s.m == 16 && s.nMin <= 16 &&
+            16 <= s.nMax && s.k == 16)
+          return elem.isBF16() ? "mfma.f32.16x16x16bf16.1k"
+                               : "mfma.f32.16x16x16f16";
+      return "";
+    }
+    bool has = target->mma.instruction == "mma.sync"
+                   ? m16n8k16(*target, elem) != nullptr
+                   : llvm::is_contained(target->mma.mmaSync, typeName(elem));
+    return has ? "mma.sync.m16n8k16" : "";
+  }
+
+  void runOnOperation() override {
+    if (target->mma.instruction != "mma.sync" && !mfma() &&
+        target->mma.mmaSync.empty()) {
+      // Say why the dots stay on the CUDA cores (--report).
+      if (!target->mma.instruction.empty())
+        getOperation().walk([&](kcc::DotOp dot) {
+          dot->setAttr(
+              kcc::KccDialect::kMmaRefusedAttr,
+              StringAttr::get(&getContext(), "kcc does not lower target '" +
+                                                 target->name + "''s " +
+                                                 target->mma.instruction +
+                                                 " instructions yet"));
+        });
+      return;
+    }
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (func->hasAttr(kcc::KccDialect::kKernelAttr) && !func.isExternal())
+        if (failed(runOnKernel(func)))
+          return signalPassFailure();
+  }
+
+  /// Why `dot` cannot run on the tensor cores with `units` accumulator
+  /// units (empty: it can).
+  std::string refusal(kcc::DotOp dot, unsigned units) const;
+  LogicalResult runOnKernel(func::FuncOp func);
+
+  const kcc::TargetModel *target = nullptr;
+  unsigned numWarps = 0; // kcc --num-warps (0: not given)
+};
+
+std::string MaterializeWarpMma::refusal(kcc::DotOp dot, unsigned units) const {
+  auto a = dot.getA().getType(), b = dot.getB().getType();
+  auto c = dot.getC().getType();
+  Type elem = a.getElementType();
+  std::string inst = instruction();
+  if (elem != b.getElementType())
+    return "its operands have different element types (" + typeName(elem) +
+           ", " + typeName(b.getElementType()) + ")";
+  if (!elem.isF16() && !elem.isBF16())
+    return "kcc runs " + inst + " on f16 and bf16 inputs, not " +
+           typeName(elem);
+  if (instructionFor(elem).empty())
+    return "target '" + target->name + "' lists no " +
+           (mfma() ? "16x16x16 MFMA" : "m16n8k16 mma.sync") + " shape for " +
+           typeName(elem);
+  if (!c.getElementType().isF32())
+    return inst + " is used with an f32 accumulator, not " +
+           typeName(c.getElementType());
+  int64_t m = a.getShape()[0], k = a.getShape()[1], n = b.getShape()[1];
+  int64_t rows = int64_t(unitRows()) * units;
+  if (m % rows != 0)
+    return "M = " + std::to_string(m) + " is not a multiple of " +
+           std::to_string(rows) + " (each of the kernel's " +
+           std::to_string(units) + " " + unitName() + "(s) takes " +
+           (mfma() ? "16-row slabs" : "64-row blocks, a warp 16 rows of each") +
+           ")";
+  if (n % 16 != 0)
+    return "N = " + std::to_string(n) + " is not a multiple of 16 (" +
+           (mfma() ? "the instruction's N"
+                   : "B's fragments are loaded two 8-column blocks at a time") +
+           ")";
+  if (k % 16 != 0)
+    return "K = " + std::to_string(k) +
+           " is not a multiple of 16 (the "
+           "instruction's K)";
+  // The accumulator and the operand tiles live in registers of the
+  // accumulator's threads: each within the layout pass's per-tile budget
+  // (half the register file, as kcc-assign-layouts allows).
+  int64_t budget = llvm::PowerOf2Ceil(target->registersPerThread / 2);
+  int64_t threads = int64_t(unitThreads()) * units;
+  for (auto [what, t] :
+       {std::pair<const char *, RankedTensorType>{"the accumulator", c},
+        {"operand a", a},
+        {"operand b", b}}) {
+    int64_t regs = t.getNumElements() / threads;
+    if (regs > budget)
+      return std::string(what) + " (" + std::to_string(t.getDimSize(0)) + "x" +
+             std::to_string(t.getDimSize(1)) + ") would take " +
+             std::to_string(regs) + " registers per thread with " +
+             std::to_string(threads / target->warpSize) + " " +
+             (mfma() ? "waves" : "warps") + " (at most " +
+             std::to_string(budget) + ")";
+  }
+  return "";
+}
+
+LogicalResult MaterializeWarpMma::runOnKernel(func::FuncOp func) {
+  MLIRContext *ctx = func.getContext();
+  SmallVector<kcc::DotOp> dots;
+  func.walk([&](kcc::DotOp dot) { dots.push_back(dot); });
+  if (dots.empty())
+    return success();
+
+  // One accumulator layout per kernel, over all of its threads: as many
+  // units as the kernel's num_warps makes, or else the fewest any dot's M
+  // suggests (mma.sync: two warpgroups from 128 rows, as for wgmma; MFMA:
+  // up to four waves, one 16-row slab each at least).
+  auto natural = [&](int64_t m) -> unsigned {
+    if (!mfma())
+      return kcc::accumulatorWarpgroups(m);
+    return std::max<int64_t>(1, std::min<int64_t>(4, m / 16));
+  };
+  unsigned units = mfma() ? 4 : 2;
+  for (kcc::DotOp dot : dots)
+    units = std::min(units, natural(dot.getType().getShape()[0]));
+  unsigned warpsPerUnit = unitThreads() / target->warpSize;
+  std::string kernelWhy;
+  if (func->hasAttr(kcc::KccDialect::kProducerWarpsAttr))
+    kernelWhy = "the kernel is warp-specialized for its wgmma pipeline; its "
+                "other dots stay on the CUDA cores";
+  else if (auto attr =
+               func->getAttrOfType<IntegerAttr>(kcc::KccDialect::kNumWarpsAttr);
+           attr || numWarps) {
+    int64_t asked = attr ? attr.getInt() : numWarps;
+    int64_t most = mfma() ? 16 : 8;
+    if (asked % warpsPerUnit == 0 && asked <= most && asked >= warpsPerUnit)
+      units = asked / warpsPerUnit;
+    else
+      kernelWhy = "the kernel asks for " + std::to_string(asked) + " " +
+                  (mfma() ? "waves" : "warps") + "; " + instruction() +
+                  " accumulators are laid out over " +
+                  (mfma() ? "1 to 16 waves" : "4 or 8 warps");
+  }
+
+  SmallVector<kcc::DotOp> sites;
+  for (kcc::DotOp dot : dots) {
+    std::string why = kernelWhy.empty() ? refusal(dot, units) : kernelWhy;
+    if (!why.empty()) {
+      dot->setAttr(kcc::KccDialect::kMmaRefusedAttr, StringAttr::get(ctx, why));
+      continue;
+    }
+    dot->setAttr(
+        kcc::KccDialect::kMmaAttr,
+        StringAttr::get(ctx,
+                        instructionFor(dot.getA().getType().getElementType())));
+    sites.push_back(dot);
+  }
+  if (sites.empty())
+    return success();
+
+  // Operands that kcc-pipeline-async-copies staged (row-padded stages read
+  // by smem_load, possibly under trans): the tensor cores read the stages
+  // (kcc.warp_mma), not registers.
+  SmallVector<Operation *> mmaOps;
+  for (kcc::DotOp dot : sites) {
+    bool aTrans = false, bTrans = false;
+    kcc::SmemLoadOp a = paddedRead(dot.getA(), aTrans);
+    kcc::SmemLoadOp b = paddedRead(dot.getB(), bTrans);
+    if (mfma() || !a || !b) {
+      mmaOps.push_back(dot);
+      continue;
+    }
+    OpBuilder builder(dot);
+    auto mma = kcc::WarpMmaOp::create(
+        builder, dot.getLoc(), dot.getType(), a.getSrc(), a.getStage(),
+        b.getSrc(), b.getStage(), dot.getC(), builder.getBoolAttr(!aTrans),
+        builder.getBoolAttr(bTrans));
+    mma->setAttr(kcc::KccDialect::kMmaAttr,
+                 dot->getAttr(kcc::KccDialect::kMmaAttr));
+    if (Attribute refused =
+            dot->getAttr(kcc::KccDialect::kTensorCoreRefusedAttr))
+      mma->setAttr(kcc::KccDialect::kTensorCoreRefusedAttr, refused);
+    Value aUse = dot.getA(), bUse = dot.getB();
+    dot.replaceAllUsesWith(mma.getResult());
+    dot.erase();
+    for (Value v : {aUse, bUse}) {
+      Operation *def = v.getDefiningOp();
+      if (!def || !def->use_empty())
+        continue;
+      Value src = isa<kcc::TransOp>(def) ? def->getOperand(0) : Value();
+      def->erase();
+      if (src && src.use_empty())
+        src.getDefiningOp()->erase();
+    }
+    mmaOps.push_back(mma);
+  }
+
+  func->setAttr(
+      kcc::KccDialect::kNumWarpsAttr,
+      IntegerAttr::get(IntegerType::get(ctx, 32), units * warpsPerUnit));
+  Attribute layout = mfma()
+                         ? Attribute(kcc::MfmaAccLayoutAttr::get(ctx, units))
+                         : Attribute(kcc::WgmmaAccLayoutAttr::get(ctx, units));
+  SmallVector<Value> seeds;
+  for (Operation *op : mmaOps)
+    seeds.append({op->getResult(0), accOperand(op).get()});
+  auto isSite = [&](Operation *op) {
+    return isa<kcc::DotOp, kcc::WarpMmaOp>(op) &&
+           op->hasAttr(kcc::KccDialect::kMmaAttr);
+  };
+  if (failed(kcc::retypeAccumulatorWeb(
+          func, seeds, layout,
+          [&](OpOperand &use) {
+            return isSite(use.getOwner()) &&
+                   &accOperand(use.getOwner()) == &use;
+          },
+          isSite)))
+    return failure();
+  // A tile that leaves the accumulator only for a TMA store's stage goes
+  // there from its registers, as wgmma's do (the pipeliners' budgets keep no
+  // relayout scratch for it: kcc::pipelining::scratchReserve).
+  kcc::stageAccumulatorEpilogues(func, layout);
+  return success();
+}
+
+} // namespace
+
+std::unique_ptr<Pass> kcc::createMaterializeWarpMma(const TargetModel &target,
+                                                    unsigned numWarps) {
+  return std::make_unique<MaterializeWarpMma>(target, numWarps);
+}
+
+void kcc::registerMaterializeWarpMmaPass() {
+  PassRegistration<MaterializeWarpMma>();
+}

@@ -1,0 +1,144 @@
+//===- LoopPipelining.cpp - helpers of the loop pipeliners ----------------===//
+//
+// See LoopPipelining.h.
+//
+//===----------------------------------------------------------------------===//
+#include "passes/transforms/pipeliner/LoopPipelining.h"
+#include "passes/analysis/MmaOperands.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+
+using namespace mlir;
+
+namespace kcc::pipelining {
+
+Value constI32(OpBuilder &b, Location loc, int64_t v) {
+  return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(v)));
+}
+
+bool fromArguments(Value v, func::FuncOp func, unsigned depth) {
+  if (depth > 32)
+    return false;
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return arg.getOwner() == &func.getBody().front();
+  Operation *def = v.getDefiningOp();
+  if (!def || def->getDialect()->getNamespace() != "arith" ||
+      def->getNumRegions() != 0)
+    return false;
+  return llvm::all_of(def->getOperands(), [&](Value o) {
+    return fromArguments(o, func, depth + 1);
+  });
+}
+
+bool coordinateSlice(Value v, scf::ForOp loop,
+                     llvm::SetVector<Operation *> &slice) {
+  if (v == loop.getInductionVar())
+    return true;
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return !loop->isAncestor(arg.getOwner()->getParentOp());
+  Operation *def = v.getDefiningOp();
+  if (!loop->isAncestor(def))
+    return true;
+  if (def->getBlock() != loop.getBody() || def->getNumRegions() != 0 ||
+      !(def->getDialect()->getNamespace() == "arith" ||
+        isa<kcc::ProgramIdOp, kcc::NumProgramsOp>(def)))
+    return false;
+  for (Value o : def->getOperands())
+    if (!coordinateSlice(o, loop, slice))
+      return false;
+  slice.insert(def);
+  return true;
+}
+
+int64_t asyncBufferBytes(func::FuncOp func) {
+  int64_t bytes = 0;
+  func.walk([&](Operation *op) {
+    if (auto alloc = dyn_cast<kcc::SmemAllocOp>(op)) {
+      kcc::SmemType t = alloc.getType();
+      bytes += llvm::alignTo(t.getStageBytes() * t.getStages(),
+                             kcc::stageAlignment(t.getSwizzle()));
+    } else if (auto bars = dyn_cast<kcc::MBarrierAllocOp>(op)) {
+      bytes += 8 * int64_t(bars.getType().getCount());
+    }
+  });
+  return bytes;
+}
+
+int64_t scratchReserve(func::FuncOp func,
+                       llvm::function_ref<bool(kcc::TransOp)> stagedTrans) {
+  auto tileBytes = [](Type type) -> int64_t {
+    auto tile = dyn_cast<RankedTensorType>(type);
+    if (!tile)
+      return 0;
+    Type elem = tile.getElementType();
+    int64_t bytes = elem.isIntOrFloat()
+                        ? std::max<int64_t>(1, elem.getIntOrFloatBitWidth() / 8)
+                        : 8; // pointers
+    return tile.getNumElements() * bytes;
+  };
+  int64_t reserve = 0;
+  func.walk([&](Operation *op) {
+    // A wgmma accumulator reaches other ops through a relayout in shared
+    // memory (kcc-materialize-warpgroup-mma).
+    // Not when it goes straight into a TMA store's stage (the GEMM
+    // epilogue, kcc::epilogueStore): follow the accumulator out of its loop
+    // and through its elementwise epilogue (bias, activation, the cast to
+    // the output type: kcc::epilogueChain).
+    if (isa<kcc::DotOp>(op)) {
+      Value leaving = op->getResult(0);
+      if (leaving.hasOneUse())
+        if (auto yield = dyn_cast<scf::YieldOp>(*leaving.getUsers().begin()))
+          if (auto loop = dyn_cast<scf::ForOp>(yield->getParentOp()))
+            leaving =
+                loop.getResult(leaving.getUses().begin()->getOperandNumber());
+      if (leaving.hasOneUse()) {
+        SmallVector<Operation *> chain =
+            kcc::epilogueChain(*leaving.getUses().begin());
+        if (!chain.empty())
+          leaving = chain.back()->getResult(0);
+      }
+      // The relayout moves the tile where it leaves the accumulator layout:
+      // after its epilogue (the cast to a narrower output type included).
+      if (!kcc::epilogueStore(leaving) && !kcc::storedInWindows(leaving))
+        reserve = std::max(reserve, tileBytes(leaving.getType()));
+      return;
+    }
+    if (!isa<kcc::ReduceOp, kcc::BroadcastOp, kcc::TransOp, kcc::ExpandDimsOp,
+             kcc::ReshapeOp>(op))
+      return;
+    // Nor the trans of an operand the tensor cores read from its stage
+    // transposed (the caller's `stagedTrans`).
+    if (auto trans = dyn_cast<kcc::TransOp>(op); trans && stagedTrans(trans))
+      return;
+    Type src = op->getOperand(0).getType();
+    int64_t bytes = tileBytes(src);
+    // A 1-D reduction keeps one 8-byte partial per warp (at most 32).
+    if (isa<kcc::ReduceOp>(op) && cast<RankedTensorType>(src).getRank() == 1)
+      bytes = 32 * 8;
+    reserve = std::max(reserve, bytes);
+  });
+  return reserve;
+}
+
+int64_t registerOperandScratch(kcc::DotOp dot) {
+  int64_t bytes = 0;
+  for (Value v : {dot.getA(), dot.getB()}) {
+    auto t = cast<RankedTensorType>(v.getType());
+    bytes += t.getDimSize(0) *
+             (t.getDimSize(1) *
+                  std::max<int64_t>(1, t.getElementTypeBitWidth() / 8) +
+              16);
+  }
+  return bytes;
+}
+
+} // namespace kcc::pipelining
+
+Value kcc::pipelining::tripCount(OpBuilder &b, Location loc, Value lb, Value ub,
+                                 int64_t step) {
+  Value span = arith::SubIOp::create(b, loc, ub, lb);
+  Value n = arith::DivSIOp::create(
+      b, loc, arith::AddIOp::create(b, loc, span, constI32(b, loc, step - 1)),
+      constI32(b, loc, step));
+  return arith::MaxSIOp::create(b, loc, n, constI32(b, loc, 0));
+}

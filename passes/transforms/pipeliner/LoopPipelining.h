@@ -1,0 +1,60 @@
+//===- LoopPipelining.h - helpers of the loop pipeliners ----------*- C++
+//-*-===//
+//
+// What kcc-pipeline-tma-loads (TMA + mbarriers, sm_90a) and
+// kcc-pipeline-async-copies (cp.async groups, sm_80) share: which loop
+// values a later iteration's copy can recompute, and the shared memory a
+// kernel already holds or will need besides the new stages.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KCC_PASSES_LOOPPIPELINING_H
+#define KCC_PASSES_LOOPPIPELINING_H
+
+#include "ir/Dialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace kcc::pipelining {
+
+mlir::Value constI32(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
+
+/// The iterations of a loop from `lb` to `ub` by the positive `step`:
+/// max(0, ceil((ub - lb) / step)), in i32.
+mlir::Value tripCount(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lb,
+                      mlir::Value ub, int64_t step);
+
+/// Whether `v` is computed by pure arith ops from constants and the kernel's
+/// arguments only (what the async verifier can evaluate).
+bool fromArguments(mlir::Value v, mlir::func::FuncOp func, unsigned depth = 0);
+
+/// The ops of `loop`'s body that compute `v` from the induction variable
+/// and values defined outside the loop, in program order; false if `v`
+/// depends on anything else (loads, iteration arguments, region ops).
+bool coordinateSlice(mlir::Value v, mlir::scf::ForOp loop,
+                     llvm::SetVector<mlir::Operation *> &slice);
+
+/// Shared memory `func` already has for async buffers (the stages of
+/// materialized copies and of loops pipelined before, their mbarriers),
+/// alignment included.
+int64_t asyncBufferBytes(mlir::func::FuncOp func);
+
+/// What the NVIDIA lowering's scratch buffer (relayouts and reductions, one
+/// buffer reused by all) can need: the largest tile one of those ops moves
+/// through shared memory, before the padding of kcc-choose-shared-layouts.
+/// Layouts are not chosen yet, so every such op counts, except the trans
+/// ops `stagedTrans` names: operands the tensor cores will read from their
+/// stage transposed, which never pass through registers.
+int64_t scratchReserve(mlir::func::FuncOp func,
+                       llvm::function_ref<bool(kcc::TransOp)> stagedTrans);
+
+/// Bytes of the scratch through which a dot on mma.sync takes operands held
+/// in registers (not read from the stages of a pipeline): each operand's
+/// rows, padded by 16 bytes (backends/nvidia/DotToMmaSync.cpp, dotScratch).
+int64_t registerOperandScratch(kcc::DotOp dot);
+
+} // namespace kcc::pipelining
+
+#endif // KCC_PASSES_LOOPPIPELINING_H

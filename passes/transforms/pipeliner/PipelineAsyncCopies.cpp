@@ -1,0 +1,311 @@
+//===- PipelineAsyncCopies.cpp - cp.async pipelines for loop dot operands -===//
+//
+// kcc-pipeline-async-copies software-pipelines the load_tile ops of an
+// scf.for body that feed dots (directly or through trans) on targets with
+// cp.async (sm_80; on sm_90a/sm_100a the loads the TMA passes left) over S
+// shared stages, with each thread's cp.async groups as the protocol:
+//
+//   entry:     an S-stage buffer per load, rows padded by 16 bytes (the 8
+//              rows an ldmatrix reads then fall in distinct banks)
+//   prologue:  for p < S - 1: if lb + p*step < ub: cp_async iteration p
+//              into stage p; commit_group (an empty group when skipped)
+//   body:      it = (k - lb) / step
+//              wait_group S - 2     this thread's copies of iteration it
+//              cta_barrier          ... and every other thread's landed;
+//                                   every thread finished iteration it - 1,
+//                                   so its stage (it + S - 1) % S is free
+//              if k + (S-1)*step < ub: cp_async iteration it + S - 1 into
+//              stage (it + S - 1) % S; commit_group
+//              smem_load stage it % S (kcc-materialize-warp-mma turns the
+//              dot of such reads into kcc.warp_mma: ldmatrix straight from
+//              the stage)
+//
+// so S - 1 iterations' copies are in flight while one computes. Group g
+// holds iteration g's copies; at iteration it's wait, S - 1 + it groups are
+// committed, so "at most S - 2 pending" retires groups 0..it. The groups a
+// loop commits past its last iteration are empty, so nothing is in flight
+// when it ends. A loop that runs more than once (nested in another loop or
+// region) gets a cta_barrier before its prologue: the previous run's last
+// reads of the stages come first.
+//
+// Elements outside the tensor land as zeros (cp.async's src-size), so
+// ragged edges need no other code. The tensor contract (16-byte aligned
+// bases, row strides in multiples of 16 bytes) keeps every 16-byte chunk
+// aligned. Loads that do not qualify keep vector loads; the reason is
+// added to kcc.tma_refused, which --report shows. S is the `stages` option
+// (3), lowered (not below 2) until the stages fit the target's shared
+// memory per block next to the kernel's other buffers and scratch.
+// kcc-verify-async-protocol then proves the protocol (its cp.async rules).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/transforms/pipeliner/LoopPipelining.h"
+#include "passes/Passes.h"
+#include "passes/analysis/TensorMaps.h"
+#include "targets/TargetModel.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/Pass/Pass.h"
+#include "llvm/ADT/MapVector.h"
+
+using namespace mlir;
+using namespace kcc::pipelining;
+
+namespace {
+
+/// Bytes of padding after each staged row (one 16-byte chunk).
+constexpr unsigned kRowPad = 16;
+
+/// Whether `v` is used only as an operand of dots (a or b), directly or
+/// through trans; `any` is set when it has such a use at all.
+bool onlyDotOperand(Value v, bool &any) {
+  for (OpOperand &use : v.getUses()) {
+    Operation *user = use.getOwner();
+    if (auto tr = dyn_cast<kcc::TransOp>(user)) {
+      if (!onlyDotOperand(tr.getResult(), any))
+        return false;
+      continue;
+    }
+    if (!isa<kcc::DotOp>(user) || use.getOperandNumber() == 2)
+      return false;
+    any = true;
+  }
+  return true;
+}
+
+struct PipelineAsyncCopies
+    : PassWrapper<PipelineAsyncCopies, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PipelineAsyncCopies)
+
+  PipelineAsyncCopies() = default;
+  PipelineAsyncCopies(const PipelineAsyncCopies &other) : PassWrapper(other) {
+    target = other.target;
+  }
+  PipelineAsyncCopies(const kcc::TargetModel &model, unsigned depth)
+      : target(&model) {
+    stages = depth;
+  }
+
+  StringRef getArgument() const override { return "kcc-pipeline-async-copies"; }
+  StringRef getDescription() const override {
+    return "Software-pipeline the dot operand loads of scf.for bodies over N "
+           "shared stages with cp.async";
+  }
+
+  Option<unsigned> stages{*this, "stages",
+                          llvm::cl::desc("Pipeline depth (shared stages)"),
+                          llvm::cl::init(3)};
+  Option<std::string> targetName{
+      *this, "target",
+      llvm::cl::desc("Built-in target model whose shared memory bounds the "
+                     "stages (kcc-opt)"),
+      llvm::cl::init("sm_80")};
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    return kcc::resolvePassTarget(ctx, "kcc-pipeline-async-copies", targetName,
+                                  target);
+  }
+
+  void runOnOperation() override {
+    if (!target->hasAsyncCopy("cp.async"))
+      return;
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (func->hasAttr(kcc::KccDialect::kKernelAttr) && !func.isExternal())
+        runOnKernel(func);
+  }
+
+  void runOnKernel(func::FuncOp func);
+  void pipelineLoop(func::FuncOp func, scf::ForOp loop,
+                    MutableArrayRef<kcc::LoadTileOp> loads);
+
+  const kcc::TargetModel *target = nullptr;
+};
+
+/// Adds why `op` is not a cp.async copy to its kcc.tma_refused reason.
+void refuse(Operation *op, const Twine &why) {
+  std::string text;
+  if (auto old =
+          op->getAttrOfType<StringAttr>(kcc::KccDialect::kTmaRefusedAttr))
+    text = old.str() + "; ";
+  text += ("not pipelined with cp.async: " + why).str();
+  op->setAttr(kcc::KccDialect::kTmaRefusedAttr,
+              StringAttr::get(op->getContext(), text));
+}
+
+void PipelineAsyncCopies::runOnKernel(func::FuncOp func) {
+  llvm::MapVector<Operation *, SmallVector<kcc::LoadTileOp>> byLoop;
+  func.walk([&](kcc::LoadTileOp load) {
+    auto loop = dyn_cast<scf::ForOp>(load->getParentOp());
+    bool any = false;
+    if (!loop || !onlyDotOperand(load.getResult(), any) || !any)
+      return;
+    RankedTensorType type = load.getType();
+    Type elem = type.getElementType();
+    if (type.getRank() != 2 || !(elem.isF16() || elem.isBF16()))
+      return refuse(load, "cp.async stages the 2-D f16/bf16 operands of "
+                          "tensor-core dots");
+    if (type.getDimSize(1) * 2 % 16 != 0)
+      return refuse(load, "rows of " + Twine(type.getDimSize(1) * 2) +
+                              " bytes are not whole 16-byte chunks");
+    if (Value other = load.getOther(); other &&
+                                       !matchPattern(other, m_AnyZeroFloat()) &&
+                                       !matchPattern(other, m_Zero()))
+      return refuse(load, "elements outside the tensor read a value other "
+                          "than zero, and cp.async fills with zeros");
+    byLoop[loop].push_back(load);
+  });
+  for (auto &[op, loads] : byLoop)
+    pipelineLoop(func, cast<scf::ForOp>(op), loads);
+}
+
+void PipelineAsyncCopies::pipelineLoop(func::FuncOp func, scf::ForOp loop,
+                                       MutableArrayRef<kcc::LoadTileOp> loads) {
+  MLIRContext *ctx = func.getContext();
+  auto refuseAll = [&](const Twine &why) {
+    for (kcc::LoadTileOp load : loads)
+      refuse(load, why);
+  };
+  if (func->hasAttr(kcc::KccDialect::kProducerWarpsAttr))
+    return refuseAll("the kernel is warp-specialized for its TMA pipeline; "
+                     "cp.async copies are issued by every thread");
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (!step || *step <= 0)
+    return refuseAll("the loop's step is not a positive constant");
+  if (!fromArguments(loop.getLowerBound(), func) ||
+      !fromArguments(loop.getUpperBound(), func))
+    return refuseAll("the loop's bounds are not computed from constants and "
+                     "the kernel's integer arguments, so the pipeline's "
+                     "protocol could not be proven");
+  SmallVector<llvm::SetVector<Operation *>> slices(loads.size());
+  for (auto [i, load] : llvm::enumerate(loads))
+    for (Value c : load.getCoords())
+      if (!coordinateSlice(c, loop, slices[i]))
+        return refuseAll("the tile's block coordinates depend on values the "
+                         "pipeline cannot recompute for a later iteration "
+                         "(only the induction variable, loop-invariant "
+                         "values and arith ops)");
+
+  auto stageType = [&](kcc::LoadTileOp load, int64_t depth) {
+    RankedTensorType t = load.getType();
+    return kcc::SmemType::get(ctx, t.getShape(), t.getElementType(), depth,
+                              /*swizzle=*/0, kRowPad);
+  };
+  // The stages must fit the target's shared memory per block next to what
+  // the kernel holds and the scratch of its relayouts, reductions and of
+  // dots that stay on registers (which stage their operands).
+  int64_t limit = target->sharedMemory.bytesPerBlock;
+  int64_t others = asyncBufferBytes(func);
+  auto isStaged = [&](kcc::TransOp trans) {
+    auto load = trans.getSrc().getDefiningOp<kcc::LoadTileOp>();
+    return load && llvm::is_contained(loads, load);
+  };
+  int64_t reserve = scratchReserve(func, isStaged);
+  func.walk([&](kcc::DotOp dot) {
+    reserve = std::max(reserve, registerOperandScratch(dot));
+  });
+  int64_t budget = limit - others - reserve;
+  auto cost = [&](int64_t d) {
+    int64_t bytes = 0;
+    for (kcc::LoadTileOp load : loads)
+      bytes += stageType(load, d).getStageBytes() * d + 128;
+    return bytes;
+  };
+  int64_t depth = std::max<unsigned>(2, stages);
+  while (depth > 2 && cost(depth) > budget)
+    --depth;
+  if (cost(depth) > budget)
+    return refuseAll(
+        Twine(depth) + " stages of this loop's tiles (" + Twine(cost(depth)) +
+        " bytes) do not fit the " + Twine(std::max<int64_t>(budget, 0)) +
+        " bytes of shared memory left for them on " + target->name + " (" +
+        Twine(limit) + " per block, less " + Twine(others) +
+        " for the kernel's other buffers and " + Twine(reserve) +
+        " kept for relayouts, reductions and operand staging)");
+
+  Location loc = loop.getLoc();
+  Block &entry = func.getBody().front();
+  OpBuilder eb = OpBuilder::atBlockBegin(&entry);
+  SmallVector<Value> buffers;
+  for (kcc::LoadTileOp load : loads)
+    buffers.push_back(
+        kcc::SmemAllocOp::create(eb, loc, stageType(load, depth)));
+
+  // The copies of iteration `k` (a value of the induction variable's type)
+  // into stage `s`, built with `b`.
+  auto issue = [&](OpBuilder &b, Value k, Value s) {
+    for (auto [i, load] : llvm::enumerate(loads)) {
+      IRMapping mapping;
+      mapping.map(loop.getInductionVar(), k);
+      for (Operation *op : slices[i])
+        b.clone(*op, mapping);
+      SmallVector<Value> coords;
+      for (Value c : load.getCoords())
+        coords.push_back(mapping.lookupOrDefault(c));
+      auto copy = kcc::CpAsyncOp::create(b, load.getLoc(), load.getBase(),
+                                         load.getDims(), load.getStrides(),
+                                         coords, buffers[i], s);
+      copy->setAttr(kcc::KccDialect::kTileAccessAttr,
+                    StringAttr::get(ctx, "cp.async 16-byte chunks, " +
+                                             Twine(depth) +
+                                             "-stage pipeline (rows padded "
+                                             "by 16 bytes for ldmatrix)"));
+    }
+  };
+
+  OpBuilder pb(loop);
+  if (loop->getParentOp() != func.getOperation())
+    kcc::CtaBarrierOp::create(pb, loc);
+  Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
+  for (int64_t s = 0; s + 1 < depth; ++s) {
+    Value k = arith::AddIOp::create(pb, loc, lb, constI32(pb, loc, s * *step));
+    Value go = arith::CmpIOp::create(pb, loc, arith::CmpIPredicate::slt, k, ub);
+    auto guard = scf::IfOp::create(pb, loc, go, /*withElseRegion=*/false);
+    OpBuilder gb = OpBuilder::atBlockBegin(guard.thenBlock());
+    issue(gb, k, constI32(gb, loc, s));
+    kcc::CpAsyncCommitGroupOp::create(pb, loc);
+  }
+
+  OpBuilder bb = OpBuilder::atBlockBegin(loop.getBody());
+  Value iv = loop.getInductionVar();
+  Value it =
+      arith::DivSIOp::create(bb, loc, arith::SubIOp::create(bb, loc, iv, lb),
+                             constI32(bb, loc, *step));
+  Value stage = arith::RemSIOp::create(bb, loc, it, constI32(bb, loc, depth));
+  kcc::CpAsyncWaitGroupOp::create(bb, loc, depth - 2);
+  kcc::CtaBarrierOp::create(bb, loc);
+  Value next = arith::AddIOp::create(bb, loc, iv,
+                                     constI32(bb, loc, (depth - 1) * *step));
+  Value more =
+      arith::CmpIOp::create(bb, loc, arith::CmpIPredicate::slt, next, ub);
+  Value refillStage = arith::RemSIOp::create(
+      bb, loc, arith::AddIOp::create(bb, loc, it, constI32(bb, loc, depth - 1)),
+      constI32(bb, loc, depth));
+  auto refill = scf::IfOp::create(bb, loc, more, /*withElseRegion=*/false);
+  OpBuilder rb = OpBuilder::atBlockBegin(refill.thenBlock());
+  issue(rb, next, refillStage);
+  kcc::CpAsyncCommitGroupOp::create(bb, loc);
+
+  for (auto [i, load] : llvm::enumerate(loads)) {
+    OpBuilder lb2(load);
+    auto read = kcc::SmemLoadOp::create(lb2, load.getLoc(), load.getType(),
+                                        buffers[i], stage);
+    load.replaceAllUsesWith(read.getResult());
+    load.erase();
+  }
+}
+
+} // namespace
+
+std::unique_ptr<Pass> kcc::createPipelineAsyncCopies(const TargetModel &target,
+                                                     unsigned stages) {
+  return std::make_unique<PipelineAsyncCopies>(target, stages);
+}
+
+void kcc::registerPipelineAsyncCopiesPass() {
+  PassRegistration<PipelineAsyncCopies>();
+}

@@ -1,0 +1,533 @@
+//===- PipelineTmaLoads.cpp - multi-stage TMA pipelines for loop loads ----===//
+//
+// kcc-pipeline-tma-loads software-pipelines the load_tile ops of an scf.for
+// body that have a tensor map (kcc-add-tensor-maps) over S shared stages:
+//
+//   entry:     S-stage buffer + S mbarriers per load, initialized once
+//   prologue:  for p < S: if lb + p*step < ub: expect_tx + tma_load of
+//              iteration p into stage p
+//   body:      it = (k - lb) / step; wait stage it % S with parity
+//              (it / S) & 1; smem_load; ...; at the end of the body every
+//              thread has read the stage (cta_barrier), and if k + S*step <
+//              ub the stage is refilled with iteration it + S
+//
+// so S - 1 copies are in flight while an iteration computes. The copy
+// coordinates of a later iteration are the body's coordinate computation
+// cloned with the induction variable advanced. A loop whose trip count is
+// below S simply skips the prologue copies it does not need (the "pipeline
+// deeper than its trip count" deadlock cannot happen). Loops qualify when
+// their bounds are computed from constants and the kernel's integer
+// arguments (so kcc-verify-async-protocol can prove the protocol), the step
+// is a positive constant, and the load sits directly in the body with
+// coordinates computed from the induction variable and loop-invariant
+// values. Others keep vector loads, with the reason in kcc.tma_refused.
+//
+// S is the `stages` option (3), lowered (not below 2) until the stages fit
+// what the target's shared memory per block leaves: the target model's
+// bytes_per_block (dynamic shared memory on NVIDIA) minus the kernel's other
+// TMA buffers and a reserve for the relayout/reduction scratch (its largest
+// such tile). A loop whose two stages do not fit keeps vector loads.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/analysis/AxisInfo.h"
+#include "passes/transforms/pipeliner/EpilogueChunks.h"
+#include "passes/transforms/pipeliner/LoopPipelining.h"
+#include "passes/analysis/MmaOperands.h"
+#include "passes/Passes.h"
+#include "passes/analysis/PersistentTiles.h"
+#include "passes/analysis/TensorMaps.h"
+#include "passes/transforms/warp-spec/WarpRoles.h"
+#include "targets/TargetModel.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <functional>
+
+using namespace mlir;
+
+using namespace kcc::pipelining;
+using namespace kcc::warpspec;
+
+namespace {
+
+struct PipelineTmaLoads
+    : PassWrapper<PipelineTmaLoads, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PipelineTmaLoads)
+
+  PipelineTmaLoads() = default;
+  PipelineTmaLoads(const PipelineTmaLoads &other) : PassWrapper(other) {
+    target = other.target;
+  }
+  PipelineTmaLoads(const kcc::TargetModel &model, unsigned depth, bool ws,
+                   bool chunks)
+      : target(&model) {
+    stages = depth;
+    warpSpecialize = ws;
+    chunkEpilogues = chunks;
+  }
+
+  StringRef getArgument() const override { return "kcc-pipeline-tma-loads"; }
+  StringRef getDescription() const override {
+    return "Software-pipeline the TMA loads of scf.for bodies over N shared "
+           "stages";
+  }
+
+  Option<unsigned> stages{*this, "stages",
+                          llvm::cl::desc("Pipeline depth (shared stages)"),
+                          llvm::cl::init(3)};
+  Option<bool> warpSpecialize{
+      *this, "warp-specialize",
+      llvm::cl::desc("Split loops whose loads feed wgmma into a producer "
+                     "warpgroup and consumer warpgroups where the target "
+                     "model has [warp_specialization]"),
+      llvm::cl::init(true)};
+  Option<bool> chunkEpilogues{
+      *this, "chunk-epilogues",
+      llvm::cl::desc("Copy an MMA accumulator's TMA store out in column "
+                     "chunks when its whole-tile stage would cost the loop "
+                     "a pipeline stage"),
+      llvm::cl::init(true)};
+  Option<std::string> targetName{
+      *this, "target",
+      llvm::cl::desc("Built-in target model whose shared memory bounds the "
+                     "stages (kcc-opt)"),
+      llvm::cl::init("sm_90a")};
+
+  LogicalResult initialize(MLIRContext *ctx) override {
+    return kcc::resolvePassTarget(ctx, "kcc-pipeline-tma-loads", targetName,
+                                  target);
+  }
+
+  const kcc::TargetModel *target = nullptr;
+
+  void runOnOperation() override {
+    for (auto func : getOperation().getOps<func::FuncOp>())
+      if (func->hasAttr(kcc::KccDialect::kKernelAttr) && !func.isExternal())
+        runOnKernel(func);
+  }
+
+  void runOnKernel(func::FuncOp func);
+  void pipelineLoop(func::FuncOp func, scf::ForOp loop,
+                    ArrayRef<std::pair<kcc::LoadTileOp, Value>> loads);
+};
+
+void PipelineTmaLoads::runOnKernel(func::FuncOp func) {
+  MLIRContext *ctx = func.getContext();
+  llvm::MapVector<Operation *, SmallVector<std::pair<kcc::LoadTileOp, Value>>>
+      byLoop;
+  func.walk([&](kcc::LoadTileOp load) {
+    auto loop = dyn_cast<scf::ForOp>(load->getParentOp());
+    if (!loop || load->hasAttr(kcc::KccDialect::kTmaRefusedAttr))
+      return;
+    auto refuse = [&](const Twine &why) {
+      load->setAttr(kcc::KccDialect::kTmaRefusedAttr,
+                    StringAttr::get(ctx, why));
+    };
+    std::string why;
+    Value map = kcc::tensorMapFor(load, why);
+    if (!map)
+      return refuse(why);
+    byLoop[loop].push_back({load, map});
+  });
+  for (auto &[op, loads] : byLoop)
+    pipelineLoop(func, cast<scf::ForOp>(op), loads);
+}
+
+void PipelineTmaLoads::pipelineLoop(
+    func::FuncOp func, scf::ForOp loop,
+    ArrayRef<std::pair<kcc::LoadTileOp, Value>> loads) {
+  MLIRContext *ctx = func.getContext();
+  auto refuseAll = [&](const Twine &why) {
+    for (auto [load, map] : loads)
+      load->setAttr(kcc::KccDialect::kTmaRefusedAttr,
+                    StringAttr::get(ctx, why));
+  };
+  if (kcc::enclosingLoop(loop))
+    return refuseAll("the loop is nested in another loop; the TMA pipeline "
+                     "handles outermost loops only (its barrier phases do not "
+                     "restart)");
+  // A persistent kernel's loop runs once per tile: its stage counter is
+  // carried by the tile loop, which must run it on every tile.
+  Operation *tiles = kcc::persistentTileLoopOf(loop);
+  if (tiles && loop->getParentOp() != tiles)
+    return refuseAll("the loop is inside a branch of the persistent kernel's "
+                     "tile loop; the TMA pipeline carries its stage counter "
+                     "from tile to tile only for loops directly in the tile "
+                     "loop's body");
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (!step || *step <= 0)
+    return refuseAll("the loop's step is not a positive constant, which the "
+                     "TMA pipeline needs");
+  if (!fromArguments(loop.getLowerBound(), func) ||
+      !fromArguments(loop.getUpperBound(), func))
+    return refuseAll("the loop's bounds are not computed from constants and "
+                     "the kernel's integer arguments, so the TMA pipeline's "
+                     "protocol could not be proven");
+  // Coordinates: each must be recomputable for a later iteration.
+  SmallVector<llvm::SetVector<Operation *>> slices(loads.size());
+  for (auto [i, entry] : llvm::enumerate(loads))
+    for (Value c : kcc::LoadTileOp(entry.first).getCoords())
+      if (!coordinateSlice(c, loop, slices[i]))
+        return refuseAll("the tile's block coordinates depend on values the "
+                         "TMA pipeline cannot recompute for a later "
+                         "iteration (only the induction variable, "
+                         "loop-invariant values and arith ops)");
+  // Depth: `stages` (fewer when they do not fit, below), one stage holding
+  // the tile of every load.
+  // Loads feeding wgmma dots: the dot of iteration i keeps reading its stage
+  // while iteration i+1 issues (kcc-materialize-warpgroup-mma makes it
+  // asynchronous, one group in flight), so a stage is refilled one iteration
+  // later than its use ("lag" 1) and the pipeline gets one more stage.
+  int64_t lag = llvm::any_of(loads, [](auto &entry) {
+    return entry.first->hasAttr(kcc::KccDialect::kMmaOperandAttr);
+  });
+  int64_t depth = stages + lag;
+  // Warp specialization (loops feeding wgmma): a producer warpgroup issues
+  // the copies and waits on per-stage "empty" barriers the consumers arrive
+  // on, so no barrier across the CTA is left in the loop.
+  RolePlan roles;
+  bool specialize = false;
+  if (lag && warpSpecialize) {
+    SmallVector<Value> needed{loop.getLowerBound(), loop.getUpperBound(),
+                              loop.getStep()};
+    auto outside = [&](Value v) {
+      return !loop->isAncestor(v.getParentBlock()->getParentOp()) &&
+             v.getParentBlock() != loop.getBody();
+    };
+    for (auto [i, entry] : llvm::enumerate(loads)) {
+      for (Operation *op : slices[i])
+        for (Value o : op->getOperands())
+          if (outside(o))
+            needed.push_back(o);
+      for (Value c : kcc::LoadTileOp(entry.first).getCoords())
+        if (outside(c))
+          needed.push_back(c);
+    }
+    // Stages read by threads (smem_load) would need a barrier of all the
+    // consumers before each release: the single role has one already.
+    std::string why;
+    for (auto [load, map] : loads)
+      if (!load->hasAttr(kcc::KccDialect::kMmaOperandAttr))
+        why = "a tile of the loop is read by threads, not only by wgmma: "
+              "releasing its stage would need a barrier of all consumers, "
+              "which the single-role pipeline has already";
+    if (why.empty())
+      why = planRoles(func, loop, needed, *target, roles);
+    specialize = why.empty();
+    if (!specialize)
+      loop->setAttr(kcc::KccDialect::kWarpSpecializeRefusedAttr,
+                    StringAttr::get(ctx, why));
+  }
+  // The stages must fit the target's shared memory per block, less what the
+  // kernel already holds and the scratch its relayouts and reductions may
+  // need (kcc-convert-to-llvm checks the exact total).
+  int64_t limit = target->sharedMemory.bytesPerBlock;
+  int64_t others = asyncBufferBytes(func),
+          reserve = scratchReserve(func, [&](kcc::TransOp trans) {
+            // A wgmma operand's trans: the tensor cores read the stage
+            // transposed (the instruction's transpose flag).
+            auto load = trans.getSrc().getDefiningOp<kcc::LoadTileOp>();
+            return load && load->hasAttr(kcc::KccDialect::kMmaOperandAttr) &&
+                   kcc::mmaStageRefusal(load, *target).empty();
+          });
+  // A dot of this loop that the target's staged tensor-core instruction
+  // refuses (an accumulator tcgen05 cannot keep in TMEM, say) runs on
+  // mma.sync, whose operands pass from the stages through registers into
+  // the scratch.
+  loop.walk([&](kcc::DotOp dot) {
+    auto refused = dot->getAttrOfType<DictionaryAttr>(
+        kcc::KccDialect::kTensorCoreRefusedAttr);
+    if (refused && refused.get(target->name))
+      reserve = std::max(reserve, registerOperandScratch(dot));
+  });
+  // The lowering places the scratch first, then the most aligned buffers
+  // (kcc::nvidia::prepareAsyncBuffers): each is padded to its alignment.
+  // kcc-choose-shared-layouts may pad the scratch's rows against bank
+  // conflicts (an eighth more is plenty).
+  int64_t budget = limit - others - llvm::alignTo(reserve + reserve / 8, 1024);
+  // A depth's bytes: its stages and mbarriers.
+  auto cost = [&](int64_t d) {
+    int64_t bytes = specialize ? 8 * d : 0;
+    for (auto [load, map] : loads) {
+      auto type = cast<kcc::TensorMapType>(map.getType());
+      bytes +=
+          llvm::alignTo(d * kcc::tmaPartsOf(load, type) * type.getBoxBytes(),
+                        kcc::stageAlignment(type.getSwizzle())) +
+          8 * d;
+    }
+    return bytes;
+  };
+  auto deepest = [&](int64_t bytes) -> int64_t {
+    int64_t d = depth;
+    while (d > 2 && cost(d) > bytes)
+      --d;
+    return cost(d) <= bytes ? d : 0;
+  };
+  // A whole-tile epilogue stage that costs this loop a pipeline stage: the
+  // tile goes out in column chunks instead (EpilogueChunks.h).
+  if (chunkEpilogues && cost(depth) > budget) {
+    SmallVector<kcc::ChunkableEpilogue> chunkable =
+        kcc::chunkableEpilogues(func, *target);
+    int64_t saved = 0;
+    for (const kcc::ChunkableEpilogue &e : chunkable)
+      saved += e.savedBytes;
+    if (saved && deepest(budget + saved) > deepest(budget)) {
+      for (const kcc::ChunkableEpilogue &e : chunkable)
+        kcc::chunkEpilogue(e);
+      others -= saved;
+      budget += saved;
+    }
+  }
+  depth = std::max<int64_t>(deepest(budget), 2);
+  if (cost(depth) > budget)
+    return refuseAll(
+        Twine(depth) + " pipeline stages of this loop's tiles (" +
+        Twine(cost(depth)) + " bytes with their mbarriers) do not fit the " +
+        Twine(std::max<int64_t>(budget, 0)) +
+        " bytes of shared memory left for them on " + target->name + " (" +
+        Twine(limit) + " per block, less " + Twine(others) +
+        " for the kernel's other TMA buffers and " + Twine(reserve) +
+        " kept for relayouts and reductions)");
+
+  Location loc = loop.getLoc();
+  Block &entry = func.getBody().front();
+  OpBuilder eb = OpBuilder::atBlockBegin(&entry);
+  Value lb = loop.getLowerBound(), ub = loop.getUpperBound();
+  // The stage counter: iteration it of the loop is iteration base + it of
+  // the pipeline, base being the iterations of the tiles before (carried
+  // by the tile loop; 0 outside a persistent kernel). Stages and phases
+  // follow the counter, so a tile's first copies go where the previous
+  // tile's left off.
+  Value base, trips;
+  if (tiles) {
+    IRRewriter rewriter(ctx);
+    auto tileLoop = cast<scf::ForOp>(tiles);
+    OpBuilder zb(tileLoop);
+    OpBuilder tb2(ctx);
+    tb2.setInsertionPointAfter(loop);
+    trips = tripCount(tb2, loc, lb, ub, *step);
+    FailureOr<LoopLikeOpInterface> grown = tileLoop.replaceWithAdditionalYields(
+        rewriter, ValueRange{constI32(zb, loc, 0)},
+        /*replaceInitOperandUsesInLoop=*/false,
+        [&](OpBuilder &yb, Location yl, ArrayRef<BlockArgument> args) {
+          return SmallVector<Value>{
+              arith::AddIOp::create(yb, yl, args.front(), trips)};
+        });
+    if (failed(grown))
+      return refuseAll("internal error: the tile loop could not carry the "
+                       "pipeline's stage counter");
+    tiles = grown->getOperation();
+    base = cast<scf::ForOp>(tiles).getRegionIterArgs().back();
+    if (specialize)
+      roles.tiles = cast<scf::ForOp>(tiles);
+  }
+  // The pipeline's iteration of loop iteration `it`. Counters are never
+  // negative: stages and phases use unsigned division, which ptxas turns
+  // into shifts and masks even for a counter carried across tiles, whose
+  // sign it cannot prove.
+  auto counted = [&](OpBuilder &b, Value it) {
+    return base ? arith::AddIOp::create(b, loc, base, it).getResult() : it;
+  };
+  struct Pipe {
+    kcc::LoadTileOp load;
+    Value map, buffer, bars;
+    int64_t bytes, parts;
+    SmallVector<Value> coords;  // the load's, kept after it is replaced
+    SmallVector<int64_t> shape;
+    Location loc;
+  };
+  SmallVector<Pipe> pipes;
+  for (auto [load, map] : loads) {
+    auto mapType = cast<kcc::TensorMapType>(map.getType());
+    int64_t parts = kcc::tmaPartsOf(load, mapType);
+    Pipe p{load,
+           map,
+           Value(),
+           Value(),
+           parts * mapType.getBoxBytes(),
+           parts,
+           SmallVector<Value>(load.getCoords()),
+           kcc::withBatchDims(load, load.getType().getShape()),
+           load.getLoc()};
+    p.buffer = kcc::SmemAllocOp::create(
+        eb, loc,
+        kcc::SmemType::get(ctx, load.getType().getShape(),
+                           mapType.getElementType(), depth,
+                           mapType.getSwizzle(), /*pad=*/0));
+    p.bars = kcc::MBarrierAllocOp::create(eb, loc,
+                                          kcc::MBarrierType::get(ctx, depth));
+    for (int64_t s = 0; s < depth; ++s)
+      kcc::MBarrierInitOp::create(eb, loc, p.bars, constI32(eb, loc, s), 1);
+    pipes.push_back(p);
+  }
+  // The consumers release a stage to the producer: one arrival per
+  // consumer warpgroup once its wgmma group reading the stage retired.
+  Value empty;
+  if (specialize) {
+    empty = kcc::MBarrierAllocOp::create(eb, loc,
+                                         kcc::MBarrierType::get(ctx, depth));
+    for (int64_t s = 0; s < depth; ++s)
+      kcc::MBarrierInitOp::create(eb, loc, empty, constI32(eb, loc, s),
+                                  roles.consumerWarpgroups);
+  }
+  kcc::FenceMBarrierInitOp::create(eb, loc);
+
+  // Copy of iteration `k` (a value of the induction variable's type) into
+  // stage `s`, built with `b`; `outer` maps loop-invariant values (the
+  // producer's recomputed copies).
+  auto issue = [&](OpBuilder &b, unsigned i, Value k, Value s,
+                   const IRMapping *outer = nullptr) {
+    Pipe &p = pipes[i];
+    Location loc = p.loc;
+    IRMapping mapping = outer ? *outer : IRMapping();
+    mapping.map(loop.getInductionVar(), k);
+    for (Operation *op : slices[i])
+      b.clone(*op, mapping);
+    SmallVector<Value> coords;
+    for (auto [c, size] : llvm::zip(p.coords, p.shape))
+      coords.push_back(arith::MulIOp::create(b, loc, mapping.lookupOrDefault(c),
+                                             constI32(b, loc, size)));
+    kcc::MBarrierArriveExpectTxOp::create(b, loc, p.bars, s, p.bytes);
+    auto copy = kcc::TmaLoadOp::create(b, loc, p.map, coords, p.buffer, s,
+                                       p.bars, s, p.parts);
+    copy->setAttr(kcc::KccDialect::kTileAccessAttr,
+                  StringAttr::get(ctx, "TMA box, " + Twine(depth) +
+                                           "-stage pipeline (" +
+                                           Twine(p.bytes) +
+                                           " bytes per stage; expect_tx "
+                                           "counts the full box)"));
+  };
+
+  // The copies: a producer role issuing every iteration's, or a prologue
+  // issuing the first `depth` here and refills at the end of the body.
+  if (specialize)
+    buildRoles(func, loop, roles, depth, *step, empty,
+               [&](OpBuilder &b, Value k, Value s, const IRMapping &m) {
+                 for (unsigned i = 0; i < pipes.size(); ++i)
+                   issue(b, i, k, s, &m);
+               });
+  OpBuilder pb(loop);
+  // Once per tile, the prologue refills stages the previous tile read:
+  // every thread must be done with them.
+  if (tiles && !specialize)
+    kcc::CtaBarrierOp::create(pb, loc);
+  for (int64_t s = 0; s < depth && !specialize; ++s) {
+    Value k = arith::AddIOp::create(pb, loc, lb,
+                                    constI32(pb, loc, s * *step));
+    Value go = arith::CmpIOp::create(pb, loc, arith::CmpIPredicate::slt, k, ub);
+    auto guard = scf::IfOp::create(pb, loc, go, /*withElseRegion=*/false);
+    OpBuilder gb = OpBuilder::atBlockBegin(guard.thenBlock());
+    Value into =
+        base
+            ? arith::RemUIOp::create(gb, loc, counted(gb, constI32(gb, loc, s)),
+                                     constI32(gb, loc, depth))
+                  .getResult()
+            : constI32(gb, loc, s);
+    for (unsigned i = 0; i < pipes.size(); ++i)
+      issue(gb, i, k, into);
+  }
+
+  // Body: wait and read at each load; release and refill at the end.
+  OpBuilder bb = OpBuilder::atBlockBegin(loop.getBody());
+  Value iv = loop.getInductionVar();
+  Value it =
+      arith::DivUIOp::create(bb, loc, arith::SubIOp::create(bb, loc, iv, lb),
+                             constI32(bb, loc, *step));
+  Value at = counted(bb, it);
+  Value stage = arith::RemUIOp::create(bb, loc, at, constI32(bb, loc, depth));
+  Value parity = arith::AndIOp::create(
+      bb, loc, arith::DivUIOp::create(bb, loc, at, constI32(bb, loc, depth)),
+      constI32(bb, loc, 1));
+  for (Pipe &p : pipes) {
+    OpBuilder lb2(p.load);
+    kcc::MBarrierWaitOp::create(lb2, p.load.getLoc(), p.bars, stage, parity);
+    auto read = kcc::SmemLoadOp::create(lb2, p.load.getLoc(),
+                                        p.load.getType(), p.buffer, stage);
+    p.load.replaceAllUsesWith(read.getResult());
+    p.load.erase();
+  }
+  OpBuilder tb(loop.getBody()->getTerminator());
+  if (specialize) {
+    // Release the stage read `lag` iterations ago: each warpgroup's
+    // warpgroup_mma above retired its group (pending = 1).
+    loop->setAttr(kcc::KccDialect::kMmaOverlapAttr, UnitAttr::get(ctx));
+    Value done = arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::sge, it,
+                                       constI32(tb, loc, lag));
+    auto release = scf::IfOp::create(tb, loc, done, /*withElseRegion=*/false);
+    OpBuilder rb = OpBuilder::atBlockBegin(release.thenBlock());
+    Value old = arith::RemUIOp::create(
+        rb, loc,
+        arith::AddIOp::create(rb, loc, at, constI32(rb, loc, depth - lag)),
+        constI32(rb, loc, depth));
+    kcc::MBarrierArriveOp::create(rb, loc, empty, old,
+                                  /*per_warpgroup=*/true);
+    // A persistent kernel's next tile refills the stage of this tile's last
+    // iteration too: it is released behind the loop, once the wait that
+    // kcc-materialize-warpgroup-mma puts there retired its group.
+    if (tiles) {
+      OpBuilder ab(ctx);
+      ab.setInsertionPointAfter(trips.getDefiningOp());
+      Value ran = arith::CmpIOp::create(ab, loc, arith::CmpIPredicate::sgt,
+                                        trips, constI32(ab, loc, 0));
+      auto last = scf::IfOp::create(ab, loc, ran, /*withElseRegion=*/false);
+      OpBuilder lb3 = OpBuilder::atBlockBegin(last.thenBlock());
+      Value stageOfLast = arith::RemUIOp::create(
+          lb3, loc,
+          arith::AddIOp::create(
+              lb3, loc, base,
+              arith::SubIOp::create(lb3, loc, trips, constI32(lb3, loc, 1))),
+          constI32(lb3, loc, depth));
+      kcc::MBarrierArriveOp::create(lb3, loc, empty, stageOfLast,
+                                    /*per_warpgroup=*/true);
+    }
+    return;
+  }
+  // Release and refill: the stage read `lag` iterations ago gets the
+  // iteration `depth` after it.
+  kcc::CtaBarrierOp::create(tb, loc);
+  Value next = arith::AddIOp::create(
+      tb, loc, iv, constI32(tb, loc, (depth - lag) * *step));
+  Value more =
+      arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::slt, next, ub);
+  Value refillStage = stage;
+  if (lag) {
+    loop->setAttr(kcc::KccDialect::kMmaOverlapAttr, UnitAttr::get(ctx));
+    more = arith::AndIOp::create(
+        tb, loc, more,
+        arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::sge, it,
+                              constI32(tb, loc, lag)));
+    refillStage = arith::RemUIOp::create(
+        tb, loc,
+        arith::AddIOp::create(tb, loc, at, constI32(tb, loc, depth - lag)),
+        constI32(tb, loc, depth));
+  }
+  auto refill = scf::IfOp::create(tb, loc, more, /*withElseRegion=*/false);
+  OpBuilder rb = OpBuilder::atBlockBegin(refill.thenBlock());
+  for (unsigned i = 0; i < pipes.size(); ++i)
+    issue(rb, i, next, refillStage);
+}
+
+} // namespace
+
+std::unique_ptr<Pass> kcc::createPipelineTmaLoads(const TargetModel &target,
+                                                  unsigned stages,
+                                                  bool warpSpecialize,
+                                                  bool chunkEpilogues) {
+  return std::make_unique<PipelineTmaLoads>(target, stages, warpSpecialize,
+                                            chunkEpilogues);
+}
+
+void kcc::registerPipelineTmaLoadsPass() {
+  PassRegistration<PipelineTmaLoads>();
+}

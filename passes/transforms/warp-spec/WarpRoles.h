@@ -1,0 +1,61 @@
+//===- WarpRoles.h - warp specialization of a TMA pipeline --------*- C++ -*-===//
+//
+// A loop whose TMA loads feed wgmma is split into a producer warpgroup (one
+// thread issues the copies) and consumer warpgroups (the math), which meet
+// only through mbarriers: planRoles decides whether and how, buildRoles
+// rewrites the kernel into kcc.warp_specialize. kcc-verify-async-protocol
+// proves the result.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KCC_PASSES_TRANSFORMS_WARPSPEC_WARPROLES_H
+#define KCC_PASSES_TRANSFORMS_WARPSPEC_WARPROLES_H
+
+#include "ir/Dialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+
+#include <string>
+
+namespace kcc {
+struct TargetModel;
+} // namespace kcc
+
+namespace kcc::warpspec {
+
+/// How a pipelined loop is warp-specialized: where the CTA splits, what the
+/// producer recomputes, and the roles' sizes.
+struct RolePlan {
+  mlir::Operation *splitAfter = nullptr;        // last op before kcc.warp_specialize
+  llvm::SmallVector<mlir::Operation *> producerSlice; // scalar ops the producer clones
+  // A persistent kernel: the tile loop around the pipelined loop, and the
+  // scalar ops of its body the producer clones into its own tile loop.
+  mlir::scf::ForOp tiles;
+  llvm::SmallVector<mlir::Operation *> tileSlice;
+  unsigned consumerWarpgroups = 0;
+  unsigned producerRegs = 0, consumerRegs = 0;
+};
+
+/// Why `loop` (pipelined with `lag` 1 for wgmma) cannot be split into a
+/// producer warpgroup and consumer warpgroups; empty when `plan` is filled.
+std::string planRoles(mlir::func::FuncOp func, mlir::scf::ForOp loop,
+                      llvm::ArrayRef<mlir::Value> needed,
+                      const TargetModel &target, RolePlan &plan);
+
+/// Splits the kernel after its setup into kcc.warp_specialize: the producer
+/// region recomputes the loop bounds and coordinates (`roles.producerSlice`)
+/// and runs the loop's copies, waiting for the consumers to release a stage
+/// (`empty`) before refilling it; the consumer region gets the rest of the
+/// kernel, `loop` included. `issue(b, k, s, mapping)` builds the copies of
+/// iteration `k` into stage `s` (see WarpRoles.cpp).
+void buildRoles(mlir::func::FuncOp func, mlir::scf::ForOp loop,
+                const RolePlan &roles, int64_t depth, int64_t step,
+                mlir::Value empty,
+                llvm::function_ref<void(mlir::OpBuilder &, mlir::Value,
+                                        mlir::Value, const mlir::IRMapping &)>
+                    issue);
+
+} // namespace kcc::warpspec
+
+#endif // KCC_PASSES_TRANSFORMS_WARPSPEC_WARPROLES_H

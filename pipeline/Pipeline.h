@@ -1,0 +1,107 @@
+//===- Pipeline.h - the one place that knows kcc's pass order -----*- C++ -*-===//
+//
+// Every pass list of the compiler is built here, and only here: the driver
+// (tools/kcc), kcc-opt's named pipelines, kcc-difftest, kcc-sim and the
+// fuzzers call these builders. The stages, as data flows through them:
+//
+//   tile IR      buildTilePipeline        coverage proof (isl), rasterized
+//                                         launch order, persistence
+//                buildTensorMapPipeline   TMA tensor-map arguments (NVIDIA)
+//   layout IR    buildLayoutPipeline      per target: legality, TMA/MMA
+//                                         materialization, pipelining, warp
+//                                         specialization, async verifier,
+//                                         layouts, shared layouts, lane
+//                                         exchanges
+//   LLVM dialect buildLowerToLLVMPipeline kcc-convert-to-llvm with the
+//                                         target's vendor, then upstream
+//                                         conversions
+//
+//===----------------------------------------------------------------------===//
+#ifndef KCC_PIPELINE_PIPELINE_H
+#define KCC_PIPELINE_PIPELINE_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <string>
+#include <vector>
+
+namespace mlir {
+class DialectRegistry;
+} // namespace mlir
+
+namespace kcc {
+struct TargetModel;
+} // namespace kcc
+
+namespace kcc::pipeline {
+
+/// Every dialect and LLVM IR translation kcc's pipelines use (tile and
+/// layout IR, the LLVM dialect with NVVM and ROCDL), and the vendors of
+/// kcc-convert-to-llvm. Every tool calls it before building a pipeline.
+void registerCompilerDialects(mlir::DialectRegistry &registry);
+
+/// Registers every kcc pass and the named pipelines (kcc-lower-to-llvm) for
+/// kcc-opt.
+void registerPassesAndPipelines();
+
+/// The tile-IR passes every target shares, run once per input.
+struct TileOptions {
+  /// The isl coverage proof of store_tile (its unproven sizes become launch
+  /// guards); `unprovenCoverageIsError` makes an unproven size an error.
+  bool proveCoverage = true;
+  bool unprovenCoverageIsError = true;
+  /// group(N) kernels launched as a 1-D grid in grouped order.
+  bool rasterize = true;
+  /// > 0: a persistent build with that many CTAs per multiprocessor
+  /// (kcc --persistent).
+  unsigned persistent = 0;
+};
+void buildTilePipeline(mlir::OpPassManager &pm, const TileOptions &options);
+
+/// The targets among `targets` whose kernels receive TMA tensor maps (the
+/// NVIDIA targets with TMA): one set of arguments serves them all.
+std::vector<const TargetModel *>
+tensorMapTargets(const std::vector<const TargetModel *> &targets);
+/// Appends the tensor-map arguments for `targets` (tensorMapTargets).
+void buildTensorMapPipeline(mlir::OpPassManager &pm,
+                            std::vector<const TargetModel *> targets);
+
+/// Tile IR -> layout IR for one target.
+struct LayoutOptions {
+  /// kcc --num-warps (0: the compiler's choice).
+  unsigned numWarps = 0;
+  /// The access-width remarks of --report.
+  bool remarks = false;
+  /// kcc --warp-specialize / --chunk-epilogues.
+  bool warpSpecialize = true;
+  bool chunkEpilogues = true;
+};
+/// `target` must outlive the pass manager.
+void buildLayoutPipeline(mlir::OpPassManager &pm, const TargetModel &target,
+                         const LayoutOptions &options);
+
+/// Layout IR -> a builtin module of LLVM + NVVM (or ROCDL) dialect ops only,
+/// translatable with mlir::translateModuleToLLVMIR. `keepNVVMOps`: leave
+/// NVVM ops that have no intrinsic (mbarrier.try_wait.parity) as ops instead
+/// of inline PTX, for the SIMT simulator, which executes them.
+void buildLowerToLLVMPipeline(mlir::OpPassManager &pm,
+                              const TargetModel &target,
+                              bool keepNVVMOps = false);
+
+/// For the simulator's users (kcc-sim, kcc-difftest): a copy of `tileIR`
+/// with the tensor maps kcc gives its kernels for `target` (none on targets
+/// without TMA); null on failure.
+mlir::OwningOpRef<mlir::ModuleOp> withTensorMaps(mlir::ModuleOp tileIR,
+                                                 const TargetModel &target);
+/// A copy of `tileIR` (with its tensor maps: withTensorMaps) lowered for
+/// `target` as kcc lowers it, NVVM ops kept for the simulator; diagnostics
+/// go to the context's handler; null on failure.
+mlir::OwningOpRef<mlir::ModuleOp>
+lowerForSimulator(mlir::ModuleOp tileIR, const TargetModel &target,
+                  const LayoutOptions &options = {});
+
+} // namespace kcc::pipeline
+
+#endif // KCC_PIPELINE_PIPELINE_H
