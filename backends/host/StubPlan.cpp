@@ -1,0 +1,310 @@
+//===- StubPlan.cpp - checks and plan of the host launch stubs ------------===//
+//
+// plan() (StubPlan.h): refuses the modules the stubs cannot express (names
+// that are C or C++ keywords or reserved by the stubs, duplicate symbols,
+// invalid dtypes, grid expressions and coverage guards that are not C
+// expressions over integer parameters, tensor maps the stub cannot encode),
+// picks each specialization's builds for the vendor, and decides per kernel
+// whether a dispatcher can select a specialization by its constants.
+//
+//===----------------------------------------------------------------------===//
+#include "backends/host/StubPlan.h"
+#include "backends/host/StubText.h"
+
+#include <algorithm>
+#include <map>
+
+namespace kcc::host::detail {
+
+static bool isAmdTarget(const std::string &target) {
+  return target.rfind("gfx", 0) == 0;
+}
+
+static Dispatcher planDispatcher(const KernelInfo &k) {
+  Dispatcher d;
+  const Specialization &first = k.specializations.front();
+  if (first.constants.empty())
+    return d; // nothing to select by: call the typed function
+  for (const Specialization &s : k.specializations) {
+    if (s.constants.size() != first.constants.size()) {
+      d.whyNot = "its specializations have different constant parameters";
+      return d;
+    }
+    for (size_t i = 0; i < s.constants.size(); ++i) {
+      const ConstantValue &a = s.constants[i], &b = first.constants[i];
+      if (a.name != b.name || a.isDType != b.isDType ||
+          isBoolConstant(a) != isBoolConstant(b)) {
+        d.whyNot = "its specializations have different constant parameters";
+        return d;
+      }
+    }
+    if (s.params.size() != first.params.size()) {
+      d.whyNot = "its specializations have different parameters";
+      return d;
+    }
+    for (size_t i = 0; i < s.params.size(); ++i) {
+      const ParamInfo &a = s.params[i], &b = first.params[i];
+      if (a.name != b.name || a.isPointer != b.isPointer ||
+          a.isTensorMap != b.isTensorMap) {
+        d.whyNot = "its specializations have different parameters";
+        return d;
+      }
+      // Tensor maps are not arguments of the dispatcher: each typed function
+      // encodes its own.
+      if (!a.isPointer && !a.isTensorMap && a.elem != b.elem) {
+        d.whyNot = std::string("parameter '") + a.name + "' has type " +
+                   scalarKindName(b.elem) + " in " + first.symbol + " but " +
+                   scalarKindName(a.elem) + " in " + s.symbol +
+                   " (scalars of a dtype constant's type cannot be passed "
+                   "untyped); call the typed functions";
+        return d;
+      }
+    }
+  }
+  for (size_t i = 0; i < first.params.size(); ++i) {
+    bool isVoid = false;
+    if (first.params[i].isPointer) {
+      // void * if the pointee varies, or may be a dtype constant (it equals
+      // one in every specialization): keeps the signature stable when
+      // specializations are added.
+      for (const Specialization &s : k.specializations)
+        if (s.params[i].elem != first.params[i].elem)
+          isVoid = true;
+      for (size_t c = 0; c < first.constants.size() && !isVoid; ++c) {
+        if (!first.constants[c].isDType)
+          continue;
+        bool all = true;
+        for (const Specialization &s : k.specializations)
+          all = all && s.constants[c].dtype == s.params[i].elem;
+        isVoid = all;
+      }
+    }
+    d.pointerIsVoid.push_back(isVoid);
+  }
+  d.possible = true;
+  return d;
+}
+
+/// Checks that tensor map `p` of `s` describes a tensor parameter of `s` the
+/// stub can encode it from, and that `vendor` has tensor maps at all.
+static bool checkTensorMap(const Specialization &s, const ParamInfo &p,
+                           const Vendor &vendor, std::string &error) {
+  std::string what = "internal error: tensor map parameter '" +
+                     commentText(p.name) + "' of " + s.symbol;
+  // Maps follow every user parameter: HIP stubs leave them out (AMD images
+  // are compiled without them) and CUDA images without TMA ignore them.
+  auto own = std::find_if(s.params.begin(), s.params.end(),
+                          [&](const ParamInfo &q) { return &q == &p; });
+  if (std::any_of(own, s.params.end(),
+                  [](const ParamInfo &q) { return !q.isTensorMap; })) {
+    error = what + " is followed by a user parameter; tensor maps must come "
+                   "after every user parameter";
+    return false;
+  }
+  if (p.tensorBase >= s.params.size()) {
+    error = what + " maps parameter #" + std::to_string(p.tensorBase) +
+            ", which does not exist";
+    return false;
+  }
+  const ParamInfo &base = s.params[p.tensorBase];
+  unsigned rank = base.tensorRank;
+  if (!base.isPointer || base.isTensorMap || rank == 0 ||
+      p.tensorBase + 2 * rank > s.params.size()) {
+    error = what + " maps '" + commentText(base.name) +
+            "', which is not the base pointer of a tensor parameter";
+    return false;
+  }
+  for (unsigned i = 1; i < 2 * rank; ++i) {
+    const ParamInfo &q = s.params[p.tensorBase + i];
+    if (q.isPointer || q.isTensorMap || !isIntegerKind(q.elem)) {
+      error = what + ": size or stride '" + commentText(q.name) +
+              "' of tensor '" + commentText(base.name) +
+              "' is not an integer parameter";
+      return false;
+    }
+  }
+  if (p.elem != base.elem) {
+    error = what + " has element type " + scalarKindName(p.elem) +
+            " but tensor '" + commentText(base.name) + "' has " +
+            scalarKindName(base.elem);
+    return false;
+  }
+  if (p.box.size() != rank) {
+    error = what + " has a box of rank " + std::to_string(p.box.size()) +
+            " but tensor '" + commentText(base.name) + "' has rank " +
+            std::to_string(rank);
+    return false;
+  }
+  for (int64_t b : p.box)
+    if (b < 1 || b > 256) {
+      error = what + " has box side " + std::to_string(b) +
+              ", outside TMA's 1..256";
+      return false;
+    }
+  if (p.swizzle != 0 && p.swizzle != 32 && p.swizzle != 64 &&
+      p.swizzle != 128) {
+    error = what + " has swizzle " + std::to_string(p.swizzle) +
+            ", not 0, 32, 64 or 128 bytes";
+    return false;
+  }
+  return true;
+}
+
+bool plan(const ModuleInfo &m, const Vendor &vendor,
+          std::vector<KernelPlan> &plans, std::string &error,
+          std::string &culpritKernel, std::string &culpritName) {
+  // Every name introduced into the module's namespace, and who made it.
+  std::map<std::string, std::string> symbols;
+  auto claim = [&](const std::string &name, const std::string &what) {
+    auto [it, inserted] = symbols.emplace(name, what);
+    if (!inserted) {
+      error = "duplicate symbol '" + name + "' (" + it->second + " and " +
+              what + ")";
+      return false;
+    }
+    return true;
+  };
+  auto checkName = [&](const std::string &name, const std::string &what,
+                       const std::string &kernel) {
+    std::string problem = nameProblem(name);
+    if (problem.empty())
+      return true;
+    culpritKernel = kernel.empty() ? name : kernel;
+    culpritName = name;
+    error = what + " '" + commentText(name) + "'" +
+            (kernel.empty() ? "" : " of kernel '" + commentText(kernel) + "'") +
+            " " + problem +
+            "; rename it (the launch stubs use it as a C++ name)";
+    return false;
+  };
+
+  // The builds of `s` for this vendor's targets, in target order.
+  auto vendorBuilds = [&](const Specialization &s) {
+    std::vector<const TargetBuild *> builds;
+    for (const TargetBuild &b : s.builds)
+      if (isAmdTarget(b.target) == vendor.amd)
+        builds.push_back(&b);
+    return builds;
+  };
+  for (const KernelInfo &k : m.kernels) {
+    if (!checkName(k.name, "kernel", ""))
+      return false;
+    if (k.specializations.empty()) {
+      error = "kernel '" + k.name + "' has no specializations";
+      return false;
+    }
+    KernelPlan kp;
+    kp.kernel = &k;
+    for (const Specialization &s : k.specializations) {
+      if (!checkName(s.symbol, "kernel function", k.name))
+        return false;
+      if (s.symbol == "last_error_message" || s.symbol == "status_code") {
+        error = "kernel function '" + s.symbol + "' would be named kcc_" +
+                s.symbol + " in C, which the runtime defines; rename it";
+        return false;
+      }
+      if (!claim(s.symbol, "kernel function of " + k.name))
+        return false;
+      std::vector<const TargetBuild *> builds = vendorBuilds(s);
+      if (builds.empty()) {
+        error = "kernel function '" + s.symbol + "' has no " +
+                (s.builds.empty() ? ""
+                 : vendor.amd     ? "AMD (gfx) "
+                                  : "NVIDIA ") +
+                "target builds";
+        return false;
+      }
+      std::set<std::string> names;
+      for (const ConstantValue &c : s.constants) {
+        if (!checkName(c.name, "constant parameter", k.name))
+          return false;
+        if (c.isDType && !validKind(c.dtype)) {
+          error = "constant '" + c.name + "' of " + s.symbol +
+                  " has an invalid dtype";
+          return false;
+        }
+        if (!names.insert(c.name).second) {
+          error = "kernel '" + k.name + "' has two constants named '" + c.name +
+                  "'";
+          return false;
+        }
+      }
+      names.clear();
+      for (const ParamInfo &p : s.params) {
+        if (p.isTensorMap) {
+          if (!checkTensorMap(s, p, vendor, error)) {
+            culpritKernel = k.name;
+            culpritName = p.name;
+            return false;
+          }
+          if (!names.insert(p.name).second) {
+            error = "kernel '" + k.name + "' has two parameters named '" +
+                    p.name + "'";
+            return false;
+          }
+          continue; // not a C++ name: the stubs encode it, users never see it
+        }
+        if (!checkName(p.name, "parameter", k.name))
+          return false;
+        if (!validKind(p.elem)) {
+          error = "parameter '" + p.name + "' of " + s.symbol +
+                  " has an invalid type";
+          return false;
+        }
+        if (!names.insert(p.name).second) {
+          error = "kernel '" + k.name + "' has two parameters named '" +
+                  p.name + "'";
+          return false;
+        }
+      }
+      SpecPlan sp;
+      sp.spec = &s;
+      sp.builds = std::move(builds);
+      if (const Specialization *p = k.persistentBuildOf(s)) {
+        sp.persistent.spec = p;
+        sp.persistent.builds = vendorBuilds(*p);
+        if (sp.persistent.builds.size() != sp.builds.size()) {
+          error = "the persistent build of '" + s.symbol +
+                  "' was not compiled for the same targets";
+          return false;
+        }
+      }
+      std::set<std::string> used;
+      for (const std::string &e : s.grid)
+        if (!scanGrid(e, s, used, error))
+          return false;
+      for (const ParamInfo &p : s.params)
+        if (used.count(p.name))
+          sp.gridParams.push_back(p.name);
+      for (const CoverageGuard &g : s.coverage) {
+        std::set<std::string> guardUses;
+        if (!scanGrid(g.expr, s, guardUses, error))
+          return false;
+        sp.guardParams.emplace_back();
+        for (const ParamInfo &p : s.params)
+          if (guardUses.count(p.name))
+            sp.guardParams.back().push_back(p.name);
+      }
+      kp.specs.push_back(std::move(sp));
+    }
+    kp.dispatcher = planDispatcher(k);
+    plans.push_back(std::move(kp));
+  }
+  // Dispatchers overload their typed function when a kernel has a single
+  // specialization (same name); otherwise they and the spec structs must be
+  // new names.
+  for (const KernelPlan &kp : plans) {
+    if (!kp.dispatcher.possible)
+      continue;
+    const std::string &name = kp.kernel->name;
+    bool overloadsOwn = kp.kernel->specializations.size() == 1 &&
+                        kp.kernel->specializations[0].symbol == name;
+    if (!overloadsOwn && !claim(name, "dispatcher of " + name))
+      return false;
+    if (!claim(name + "_spec", "spec struct of " + name))
+      return false;
+  }
+  return true;
+}
+
+} // namespace kcc::host::detail

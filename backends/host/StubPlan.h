@@ -1,0 +1,64 @@
+//===- StubPlan.h - checks and plan of the host launch stubs ----*- C++ -*-===//
+//
+// Internal to backends/host: what StubEmitter.cpp emits for a module, decided
+// and checked by plan() in StubPlan.cpp before any text is written.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KCC_BACKENDS_HOST_STUBPLAN_H
+#define KCC_BACKENDS_HOST_STUBPLAN_H
+
+#include "backends/host/KernelInfo.h"
+
+#include <string>
+#include <vector>
+
+namespace kcc::host::detail {
+
+/// What differs between the CUDA and the HIP flavour of the stubs.
+struct Vendor {
+  const char *fileSuffix;    // <stem><fileSuffix>.h / .cpp
+  const char *guardSuffix;   // KCC_<NS><guardSuffix>
+  const char *runtimeHeader; // #include <...>
+  const char *library;       // what to link, for the header comment
+  const char *stream;        // the stream type (a struct declared by the
+                             // runtime header)
+  const char *launch;        // the runtime's launch function
+  const char *imageKind;     // "fatbin", in comments
+  bool amd;                  // uses the AMD (gfx*) builds, else the others
+};
+
+struct SpecPlan {
+  const Specialization *spec;
+  std::vector<std::string> gridParams; // integer params the grid uses, in order
+  // Per coverage guard, the integer params it uses, in order.
+  std::vector<std::vector<std::string>> guardParams;
+  std::vector<const TargetBuild *> builds; // the vendor's, in target order
+  // kcc --persistent: the specialization's persistent build (spec null if
+  // none) and its builds for the vendor.
+  struct {
+    const Specialization *spec = nullptr;
+    std::vector<const TargetBuild *> builds;
+  } persistent;
+};
+
+struct Dispatcher {
+  bool possible = false;
+  std::string whyNot;              // comment when !possible and has constants
+  std::vector<bool> pointerIsVoid; // per param
+};
+
+struct KernelPlan {
+  const KernelInfo *kernel;
+  std::vector<SpecPlan> specs;
+  Dispatcher dispatcher;
+};
+
+/// Checks `m` for the stubs of `vendor` and plans them; on failure sets
+/// `error` and, for a refused name, `culpritKernel` and `culpritName`.
+bool plan(const ModuleInfo &m, const Vendor &vendor,
+          std::vector<KernelPlan> &plans, std::string &error,
+          std::string &culpritKernel, std::string &culpritName);
+
+} // namespace kcc::host::detail
+
+#endif // KCC_BACKENDS_HOST_STUBPLAN_H

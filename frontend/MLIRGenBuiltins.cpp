@@ -1,0 +1,779 @@
+//===- MLIRGenBuiltins.cpp - builtin calls to kcc tile IR -----------------===//
+//
+// The builtin functions (program_id, arange, zeros, load, store, load_tile,
+// store_tile, where, cast, the math functions, sum, dot, ...) with their
+// argument checks, and tile shapes given as lists (MLIRGenEmitter.h).
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/MLIRGenEmitter.h"
+
+#include "llvm/Support/MathExtras.h"
+
+using namespace kcc::frontend;
+using namespace kcc::frontend::detail;
+namespace math = mlir::math;
+
+std::optional<llvm::SmallVector<int64_t>>
+Gen::tileShape(const TV &arg, SMLoc at, StringRef what) {
+  llvm::SmallVector<int64_t> shape;
+  std::vector<TV> dims = arg.kind == TV::List ? arg.list : std::vector<TV>{arg};
+  for (const TV &d : dims) {
+    if (d.kind != TV::IntLit) {
+      error(at, "the shape of " + what +
+                    " must be a list of compile-time integer constants, e.g. "
+                    "[BLOCK, 64]");
+      return std::nullopt;
+    }
+    if (d.i <= 0 || !llvm::isPowerOf2_64(uint64_t(d.i))) {
+      error(at, "tile dimension " + std::to_string(d.i) +
+                    " is not a power of two");
+      return std::nullopt;
+    }
+    // As for arange; it also keeps element counts far from overflow.
+    if (d.i > (1 << 20)) {
+      error(at, "tile dimension " + std::to_string(d.i) +
+                    " is larger than 2^20; use smaller tiles and loop over "
+                    "the data");
+      return std::nullopt;
+    }
+    shape.push_back(d.i);
+  }
+  if (shape.empty() || shape.size() > 2) {
+    error(at, "tiles must have rank 1 or 2, got rank " +
+                  std::to_string(shape.size()));
+    return std::nullopt;
+  }
+  return shape;
+}
+
+TV Gen::genTileBuiltin(const Expr &e, const std::vector<const Expr *> &pos) {
+  const std::string &name = e.name;
+  mlir::Location l = loc(e.loc);
+  bool isLoad = name == "load_tile";
+  const char *forms = name == "dim" ? "dim(tensor, axis)"
+                      : isLoad
+                          ? "load_tile(tensor, [rows, cols], [i, j]), "
+                            "load_tile(tensor, [rows, cols], [i, j], other), "
+                            "load_tile(batched, [rows, cols], [b, i, j])"
+                          : "store_tile(tensor, [i, j], tile), "
+                            "store_tile(batched, [b, i, j], tile)";
+  size_t minArgs = name == "dim" ? 2 : 3;
+  size_t maxArgs = isLoad ? 4 : minArgs;
+  if (pos.size() < minArgs || pos.size() > maxArgs) {
+    error(e.loc, "wrong number of arguments to '" + name + "' (got " +
+                     std::to_string(pos.size()) + "); accepted forms: " + forms);
+    return TV::poison();
+  }
+  TV t = gen(*pos[0]);
+  if (!t.ok())
+    return TV::poison();
+  if (t.kind != TV::Tensor) {
+    error(pos[0]->loc, "the first argument of " + name +
+                           " must be a tensor parameter (declared as x: "
+                           "tensor<T, 2>)");
+    return TV::poison();
+  }
+  auto dims = [&] {
+    llvm::SmallVector<Value> v;
+    for (int64_t d = 0; d < t.rank; ++d)
+      v.push_back(t.list[d].v);
+    return v;
+  };
+  auto strides = [&] {
+    llvm::SmallVector<Value> v;
+    for (int64_t d = 0; d + 1 < t.rank; ++d)
+      v.push_back(t.list[t.rank + d].v);
+    return v;
+  };
+  Type elem = mlir::cast<kcc::PtrType>(t.v.getType()).getPointeeType();
+
+  if (name == "dim") {
+    auto axis = genConstInt(*pos[1], "the axis of dim");
+    if (!axis)
+      return TV::poison();
+    if (*axis < 0 || *axis >= t.rank) {
+      error(pos[1]->loc, "axis " + std::to_string(*axis) +
+                             " is out of range for a tensor of rank " +
+                             std::to_string(t.rank));
+      return TV::poison();
+    }
+    return t.list[*axis];
+  }
+
+  // Block coordinates: one i32 per dimension.
+  const Expr &coordExpr = *pos[isLoad ? 2 : 1];
+  TV coordsTV = gen(coordExpr);
+  if (!coordsTV.ok())
+    return TV::poison();
+  std::vector<TV> coordTVs = coordsTV.kind == TV::List
+                                 ? coordsTV.list
+                                 : std::vector<TV>{coordsTV};
+  if (int64_t(coordTVs.size()) != t.rank) {
+    error(coordExpr.loc,
+          "a tensor of rank " + std::to_string(t.rank) + " takes " +
+              std::to_string(t.rank) + " coordinates, got " +
+              std::to_string(coordTVs.size()) +
+              (t.rank == 3 ? " (the batch index, then the tile's two block "
+                             "coordinates)"
+                           : ""));
+    return TV::poison();
+  }
+  llvm::SmallVector<Value> coords;
+  for (const TV &c : coordTVs) {
+    Value v = materialize(c, b.getI32Type());
+    if (!v)
+      return TV::poison();
+    if (v.getType() != b.getI32Type()) {
+      error(c.loc, "block coordinates are i32 scalars, got " +
+                       typeToString(v.getType()));
+      return TV::poison();
+    }
+    coords.push_back(v);
+  }
+
+  if (isLoad) {
+    TV shapeTV = gen(*pos[1]);
+    if (!shapeTV.ok())
+      return TV::poison();
+    auto shape = tileShape(shapeTV, pos[1]->loc, "load_tile");
+    if (!shape)
+      return TV::poison();
+    if (int64_t(shape->size()) != std::min<int64_t>(t.rank, 2)) {
+      error(pos[1]->loc, "the tile of a rank-" + std::to_string(t.rank) +
+                             " tensor has rank " +
+                             std::to_string(std::min<int64_t>(t.rank, 2)) +
+                             (t.rank == 3 ? " (one matrix of the batch)" : "") +
+                             ", got shape " + shapeToString(*shape));
+      return TV::poison();
+    }
+    Value other;
+    if (pos.size() == 4) {
+      TV o = gen(*pos[3]);
+      if (!o.ok())
+        return TV::poison();
+      other = materialize(o, elem);
+      if (!other)
+        return TV::poison();
+      if (other.getType() != elem) {
+        error(pos[3]->loc, "'other' must be a scalar " + typeToString(elem) +
+                               ", got " + typeToString(other.getType()));
+        return TV::poison();
+      }
+    }
+    return TV::value(kcc::LoadTileOp::create(
+        b, l, mlir::RankedTensorType::get(*shape, elem), t.v, dims(),
+        strides(), coords, other));
+  }
+
+  TV valTV = gen(*pos[2]);
+  if (!valTV.ok())
+    return TV::poison();
+  Value val = materialize(valTV, elem);
+  if (!val)
+    return TV::poison();
+  auto tile = mlir::dyn_cast<mlir::RankedTensorType>(val.getType());
+  if (!tile || tile.getRank() != std::min<int64_t>(t.rank, 2)) {
+    error(pos[2]->loc, "store_tile stores a tile of rank " +
+                           std::to_string(std::min<int64_t>(t.rank, 2)) +
+                           " (its shape is the box written" +
+                           (t.rank == 3 ? ", in one matrix of the batch" : "") +
+                           "), got " + typeToString(val.getType()));
+    return TV::poison();
+  }
+  if (tile.getElementType() != elem) {
+    error(pos[2]->loc, "the stored tile has element type " +
+                           typeToString(tile.getElementType()) +
+                           " but the tensor holds " + typeToString(elem) +
+                           "; convert it with cast(x, " + typeToString(elem) +
+                           ")");
+    return TV::poison();
+  }
+  kcc::StoreTileOp::create(b, l, val, t.v, dims(), strides(), coords);
+  TV none;
+  none.kind = TV::Void;
+  none.loc = e.loc;
+  return none;
+}
+
+TV Gen::genCall(const Expr &e) {
+  const std::string &name = e.name;
+  mlir::Location l = loc(e.loc);
+  std::vector<const Expr *> pos;
+  std::map<std::string, const CallArg *> kw;
+  for (const CallArg &a : e.args) {
+    if (a.keyword.empty()) {
+      if (!kw.empty()) {
+        error(a.value->loc, "positional argument after keyword argument");
+        return TV::poison();
+      }
+      pos.push_back(a.value.get());
+    } else {
+      kw[a.keyword] = &a;
+    }
+  }
+  bool isReduction = (name == "sum") ||
+                     ((name == "min" || name == "max") && pos.size() == 1);
+  for (auto &[key, arg] : kw) {
+    if (key != "axis" || !isReduction) {
+      error(arg->keywordLoc, "'" + name + "' does not take keyword argument '" +
+                                 key + "'" +
+                                 (key == "axis" ? "; only reductions sum(t, "
+                                                  "axis=K), max(t, axis=K) and "
+                                                  "min(t, axis=K) do"
+                                                : ""));
+      return TV::poison();
+    }
+  }
+  auto arity = [&](const char *forms) {
+    error(e.loc, "wrong number of arguments to '" + name + "' (got " +
+                     std::to_string(pos.size()) + "); accepted forms: " + forms);
+    return TV::poison();
+  };
+  auto genVals = [&](size_t n, std::vector<TV> &out) {
+    for (size_t i = 0; i < n; ++i) {
+      out.push_back(gen(*pos[i]));
+      if (!out.back().ok())
+        return false;
+    }
+    return true;
+  };
+
+  if (name == "load_tile" || name == "store_tile" || name == "dim")
+    return genTileBuiltin(e, pos);
+
+  if (name == "program_id" || name == "num_programs") {
+    if (pos.size() != 1)
+      return arity(name == "program_id" ? "program_id(axis)"
+                                        : "num_programs(axis)");
+    auto axis = genConstInt(*pos[0], "the axis of " + name);
+    if (!axis)
+      return TV::poison();
+    if (*axis < 0 || *axis > 2) {
+      error(pos[0]->loc, "grid axis must be 0, 1 or 2, got " +
+                             std::to_string(*axis));
+      return TV::poison();
+    }
+    if (name == "program_id")
+      return TV::value(kcc::ProgramIdOp::create(b, l, b.getI32Type(),
+                                                uint32_t(*axis)));
+    return TV::value(
+        kcc::NumProgramsOp::create(b, l, b.getI32Type(), uint32_t(*axis)));
+  }
+
+  if (name == "arange") {
+    if (pos.size() != 2)
+      return arity("arange(start, end)");
+    auto start = genConstInt(*pos[0], "the start of arange");
+    auto end = genConstInt(*pos[1], "the end of arange");
+    if (!start || !end)
+      return TV::poison();
+    if (*start < 0 || *end < 0 || *start > INT32_MAX || *end > INT32_MAX) {
+      error(e.loc, "arange bounds must lie in [0, 2^31), got arange(" +
+                       std::to_string(*start) + ", " + std::to_string(*end) + ")");
+      return TV::poison();
+    }
+    int64_t n = *end - *start; // both in [0, 2^31): cannot overflow
+    if (n <= 0 || !llvm::isPowerOf2_64(uint64_t(n)) || n > (1 << 20)) {
+      error(e.loc, "arange(" + std::to_string(*start) + ", " +
+                       std::to_string(*end) + ") has " + std::to_string(n) +
+                       " elements; the size end - start must be a power of "
+                       "two between 1 and 2^20 (round up, e.g. to " +
+                       std::to_string(n > 0 && n <= (1 << 20)
+                                          ? int64_t(llvm::PowerOf2Ceil(n))
+                                          : int64_t(1024)) +
+                       ", and mask the extra lanes)");
+      return TV::poison();
+    }
+    return TV::value(kcc::ArangeOp::create(
+        b, l, mlir::RankedTensorType::get({n}, b.getI32Type()),
+        uint32_t(*start), uint32_t(*end)));
+  }
+
+  if (name == "zeros" || name == "full") {
+    bool isFull = name == "full";
+    if (pos.size() != (isFull ? 3u : 2u))
+      return arity(isFull ? "full([d0, d1], value, dtype)"
+                          : "zeros([d0, d1], dtype)");
+    std::vector<TV> args;
+    if (!genVals(pos.size(), args))
+      return TV::poison();
+    std::optional<llvm::SmallVector<int64_t>> shapeOr =
+        tileShape(args[0], pos[0]->loc, name);
+    if (!shapeOr)
+      return TV::poison();
+    llvm::SmallVector<int64_t> shape = *shapeOr;
+    const TV &dt = args.back();
+    if (dt.kind != TV::TypeVal) {
+      error(pos.back()->loc, "the last argument of " + name +
+                                 " must be an element type such as f32");
+      return TV::poison();
+    }
+    Type tileTy = mlir::RankedTensorType::get(shape, dt.type);
+    if (!isFull) {
+      if (isPtrTy(dt.type)) {
+        error(pos.back()->loc, "zeros cannot create pointer tiles");
+        return TV::poison();
+      }
+      return TV::value(constantLike(tileTy, 0, 0, isFloatTy(dt.type), l));
+    }
+    Value v = materialize(args[1], dt.type);
+    if (!v)
+      return TV::poison();
+    if (v.getType() != dt.type) {
+      error(pos[1]->loc, "the value of full must be a scalar of type " +
+                             typeToString(dt.type) + ", got " +
+                             typeToString(v.getType()));
+      return TV::poison();
+    }
+    return TV::value(kcc::SplatOp::create(b, l, tileTy, v));
+  }
+
+  if (name == "load" || name == "store") {
+    bool isLoad = name == "load";
+    const char *forms = isLoad ? "load(ptr), load(ptr, mask), "
+                                 "load(ptr, mask, other)"
+                               : "store(ptr, value), store(ptr, value, mask)";
+    if (pos.empty() || pos.size() > 3 || (!isLoad && pos.size() < 2))
+      return arity(forms);
+    std::vector<TV> args;
+    if (!genVals(pos.size(), args))
+      return TV::poison();
+    Value p = materialize(args[0]);
+    if (!p)
+      return TV::poison();
+    if (!isPtrTy(elementType(p.getType()))) {
+      error(pos[0]->loc, "the first argument of " + name +
+                             " must be a pointer or a tile of pointers, got " +
+                             typeToString(p.getType()));
+      return TV::poison();
+    }
+    Type pointee = mlir::cast<kcc::PtrType>(elementType(p.getType()))
+                       .getPointeeType();
+    size_t maskIdx = isLoad ? 1 : 2;
+    Value mask, val;
+    if (args.size() > maskIdx) {
+      mask = materialize(args[maskIdx]);
+      if (!mask)
+        return TV::poison();
+      if (!elementType(mask.getType()).isInteger(1)) {
+        error(pos[maskIdx]->loc, "the mask of " + name +
+                                     " must be i1 (e.g. offs < n), got " +
+                                     typeToString(mask.getType()));
+        return TV::poison();
+      }
+    }
+    size_t valIdx = isLoad ? 2 : 1;
+    if (args.size() > valIdx) {
+      val = materialize(args[valIdx], pointee);
+      if (!val)
+        return TV::poison();
+      if (elementType(val.getType()) != pointee) {
+        error(pos[valIdx]->loc,
+              std::string(isLoad ? "'other'" : "the stored value") +
+                  " has element type " +
+                  typeToString(elementType(val.getType())) +
+                  " but the pointer is " + typeToString(elementType(p.getType())) +
+                  "; convert it with cast(x, " + typeToString(pointee) + ")");
+        return TV::poison();
+      }
+    }
+    auto shape = commonShape({p, mask, val}, e.loc, name);
+    if (!shape)
+      return TV::poison();
+    p = broadcastTo(p, *shape, l);
+    if (mask)
+      mask = broadcastTo(mask, *shape, l);
+    if (val)
+      val = broadcastTo(val, *shape, l);
+    if (isLoad)
+      return TV::value(kcc::LoadOp::create(
+          b, l, kcc::getPointeeLike(p.getType()), p, mask, val));
+    kcc::StoreOp::create(b, l, p, val, mask);
+    TV none;
+    none.kind = TV::Void;
+    none.loc = e.loc;
+    return none;
+  }
+
+  if (name == "where") {
+    if (pos.size() != 3)
+      return arity("where(cond, a, b)");
+    std::vector<TV> args;
+    if (!genVals(3, args))
+      return TV::poison();
+    Value c = materialize(args[0]);
+    if (!c)
+      return TV::poison();
+    if (!elementType(c.getType()).isInteger(1)) {
+      error(pos[0]->loc, "the condition of where must be i1, got " +
+                             typeToString(c.getType()));
+      return TV::poison();
+    }
+    Type elem = adoptedElem({&args[1], &args[2]});
+    Value x = materialize(args[1], elem), y = materialize(args[2], elem);
+    if (!x || !y)
+      return TV::poison();
+    if (elementType(x.getType()) != elementType(y.getType())) {
+      error(e.loc, "where: mismatched element types " +
+                       typeToString(elementType(x.getType())) + " and " +
+                       typeToString(elementType(y.getType())) +
+                       "; convert one with cast(x, ...)");
+      return TV::poison();
+    }
+    auto shape = commonShape({c, x, y}, e.loc, "where");
+    if (!shape)
+      return TV::poison();
+    c = broadcastTo(c, *shape, l);
+    x = broadcastTo(x, *shape, l);
+    y = broadcastTo(y, *shape, l);
+    return TV::value(arith::SelectOp::create(b, l, c, x, y));
+  }
+
+  if (name == "trans") {
+    if (pos.size() != 1)
+      return arity("trans(tile)");
+    std::vector<TV> args;
+    if (!genVals(1, args))
+      return TV::poison();
+    Value x = materialize(args[0]);
+    if (!x)
+      return TV::poison();
+    auto t = mlir::dyn_cast<mlir::RankedTensorType>(x.getType());
+    if (!t || t.getRank() != 2) {
+      error(pos[0]->loc, "trans takes a 2-D tile, got " +
+                             typeToString(x.getType()));
+      return TV::poison();
+    }
+    return TV::value(kcc::TransOp::create(
+        b, l,
+        mlir::RankedTensorType::get({t.getDimSize(1), t.getDimSize(0)},
+                                    t.getElementType()),
+        x));
+  }
+
+  if (name == "cast") {
+    if (pos.size() != 2)
+      return arity("cast(x, dtype)");
+    std::vector<TV> args;
+    if (!genVals(2, args))
+      return TV::poison();
+    if (args[1].kind != TV::TypeVal || isPtrTy(args[1].type)) {
+      error(pos[1]->loc, "the second argument of cast must be an element type "
+                         "(i1 i8 i16 i32 i64 f16 bf16 f32 f64 or a dtype "
+                         "parameter)");
+      return TV::poison();
+    }
+    Type to = args[1].type;
+    Type hint;
+    if (args[0].kind == TV::IntLit && !to.isInteger(1))
+      hint = to;
+    if (args[0].kind == TV::FloatLit && isFloatTy(to))
+      hint = to;
+    Value x = materialize(args[0], hint);
+    if (!x)
+      return TV::poison();
+    Type from = elementType(x.getType());
+    if (isPtrTy(from)) {
+      error(pos[0]->loc, "cannot cast pointers; a pointer only takes integer "
+                         "offsets (p + offs)");
+      return TV::poison();
+    }
+    if (from == to)
+      return TV::value(x);
+    Type resTy = withShape(to, shapeOf(x.getType()));
+    if (to.isInteger(1)) {
+      if (isFloatTy(from))
+        return TV::value(arith::CmpFOp::create(
+            b, l, arith::CmpFPredicate::UNE, x,
+            constantLike(x.getType(), 0, 0, true, l)));
+      return TV::value(
+          arith::CmpIOp::create(b, l, arith::CmpIPredicate::ne, x,
+                                constantLike(x.getType(), 0, 0, false, l)));
+    }
+    unsigned fw = from.getIntOrFloatBitWidth(), tw = to.getIntOrFloatBitWidth();
+    if (isIntTy(from) && isIntTy(to)) {
+      if (from.isInteger(1))
+        return TV::value(arith::ExtUIOp::create(b, l, resTy, x));
+      if (fw < tw)
+        return TV::value(arith::ExtSIOp::create(b, l, resTy, x));
+      return TV::value(arith::TruncIOp::create(b, l, resTy, x));
+    }
+    if (isIntTy(from) && isFloatTy(to)) {
+      if (from.isInteger(1))
+        return TV::value(arith::UIToFPOp::create(b, l, resTy, x));
+      return TV::value(arith::SIToFPOp::create(b, l, resTy, x));
+    }
+    if (isFloatTy(from) && isIntTy(to))
+      return TV::value(arith::FPToSIOp::create(b, l, resTy, x));
+    // float -> float
+    if (fw == tw) { // f16 <-> bf16 via f32
+      Type mid = withShape(b.getF32Type(), shapeOf(x.getType()));
+      Value m = arith::ExtFOp::create(b, l, mid, x);
+      return TV::value(arith::TruncFOp::create(b, l, resTy, m));
+    }
+    if (fw < tw)
+      return TV::value(arith::ExtFOp::create(b, l, resTy, x));
+    return TV::value(arith::TruncFOp::create(b, l, resTy, x));
+  }
+
+  if (name == "exp" || name == "exp2" || name == "log" || name == "sqrt" ||
+      name == "rsqrt" || name == "abs") {
+    if (pos.size() != 1)
+      return arity((name + "(x)").c_str());
+    TV a = gen(*pos[0]);
+    if (!a.ok())
+      return a;
+    Value x = materialize(a, name == "abs" && a.kind == TV::IntLit
+                                 ? Type()
+                                 : Type(b.getF32Type()));
+    if (a.kind == TV::Val)
+      x = a.v;
+    if (!x)
+      return TV::poison();
+    Type elem = elementType(x.getType());
+    if (name == "abs") {
+      if (isFloatTy(elem))
+        return TV::value(math::AbsFOp::create(b, l, x));
+      if (isIntTy(elem) && !elem.isInteger(1))
+        return TV::value(math::AbsIOp::create(b, l, x));
+      error(pos[0]->loc, "abs needs a number, got " + typeToString(x.getType()));
+      return TV::poison();
+    }
+    if (!isFloatTy(elem)) {
+      error(pos[0]->loc, name + " needs a float argument, got " +
+                             typeToString(x.getType()) +
+                             "; convert it with cast(x, f32)");
+      return TV::poison();
+    }
+    if (name == "exp")
+      return TV::value(math::ExpOp::create(b, l, x));
+    if (name == "exp2")
+      return TV::value(math::Exp2Op::create(b, l, x));
+    if (name == "log")
+      return TV::value(math::LogOp::create(b, l, x));
+    if (name == "sqrt")
+      return TV::value(math::SqrtOp::create(b, l, x));
+    return TV::value(math::RsqrtOp::create(b, l, x));
+  }
+
+  if (isReduction) {
+    const char *forms = name == "sum" ? "sum(t), sum(t, axis=K)"
+                        : name == "max"
+                            ? "max(t), max(t, axis=K) (reduction), max(a, b) "
+                              "(elementwise)"
+                            : "min(t), min(t, axis=K) (reduction), min(a, b) "
+                              "(elementwise)";
+    if (pos.size() != 1)
+      return arity(forms);
+    TV a = gen(*pos[0]);
+    if (!a.ok())
+      return a;
+    Value t = a.kind == TV::Val ? a.v : Value();
+    auto tt = t ? mlir::dyn_cast<mlir::RankedTensorType>(t.getType())
+                : mlir::RankedTensorType();
+    if (!tt) {
+      error(pos[0]->loc, name + " reduces a tile, but the argument is " +
+                             (t ? typeToString(t.getType())
+                                : std::string("not a tile")) +
+                             "; accepted forms: " + forms);
+      return TV::poison();
+    }
+    Type elem = tt.getElementType();
+    if (!isFloatTy(elem) && !(isIntTy(elem) && !elem.isInteger(1))) {
+      error(pos[0]->loc, name + " needs a tile of numbers, got " +
+                             typeToString(tt));
+      return TV::poison();
+    }
+    int64_t axis = 0;
+    if (kw.count("axis")) {
+      auto ax = genConstInt(*kw["axis"]->value, "the axis of " + name);
+      if (!ax)
+        return TV::poison();
+      axis = *ax;
+      if (axis < 0 || axis >= tt.getRank()) {
+        error(kw["axis"]->value->loc,
+              "axis " + std::to_string(axis) + " is out of range for a tile of rank " +
+                  std::to_string(tt.getRank()));
+        return TV::poison();
+      }
+    } else if (tt.getRank() > 1) {
+      error(e.loc, name + " of a rank-" + std::to_string(tt.getRank()) +
+                       " tile needs an axis: " + name + "(t, axis=0) or " +
+                       name + "(t, axis=1)");
+      return TV::poison();
+    }
+    llvm::SmallVector<int64_t> shape(tt.getShape());
+    shape.erase(shape.begin() + axis);
+    kcc::ReduceKind kind = name == "sum"   ? kcc::ReduceKind::Sum
+                           : name == "max" ? kcc::ReduceKind::Max
+                                           : kcc::ReduceKind::Min;
+    return TV::value(kcc::ReduceOp::create(
+        b, l, withShape(elem, shape), kcc::ReduceKindAttr::get(&ctx, kind), t,
+        b.getI32IntegerAttr(int32_t(axis))));
+  }
+
+  if (name == "min" || name == "max" || name == "fma" || name == "cdiv") {
+    size_t n = name == "fma" ? 3 : 2;
+    if (pos.size() != n)
+      return arity(name == "fma" ? "fma(a, b, c)"
+                   : name == "cdiv"
+                       ? "cdiv(a, b)"
+                       : (name + "(a, b) (elementwise), " + name + "(t), " +
+                          name + "(t, axis=K) (reduction)")
+                             .c_str());
+    std::vector<TV> args;
+    if (!genVals(n, args))
+      return TV::poison();
+    // Constant folding on integer literals (usable in constant expressions).
+    if (name != "fma" && args[0].kind == TV::IntLit &&
+        args[1].kind == TV::IntLit) {
+      TV r = args[0];
+      r.loc = e.loc;
+      int64_t x = args[0].i, y = args[1].i;
+      if (name == "cdiv") {
+        if (y == 0) {
+          error(e.loc, "division by zero in cdiv");
+          return TV::poison();
+        }
+        // (x + y - 1) / y without overflowing where the result fits.
+        int64_t sum = 0;
+        if (y == INT64_MIN || llvm::AddOverflow(x, y - 1, sum) ||
+            (sum == INT64_MIN && y == -1)) {
+          error(e.loc, "cdiv(" + std::to_string(x) + ", " + std::to_string(y) +
+                           ") overflows 64-bit integers; keep constant "
+                           "results in [-2^63, 2^63)");
+          return TV::poison();
+        }
+        r.i = sum / y;
+      } else {
+        r.i = name == "min" ? std::min(x, y) : std::max(x, y);
+      }
+      return r;
+    }
+    std::vector<const TV *> ptrs;
+    for (auto &a : args)
+      ptrs.push_back(&a);
+    Type elem = adoptedElem(ptrs);
+    std::vector<Value> vals;
+    for (size_t i = 0; i < n; ++i) {
+      Value v = materialize(args[i], elem);
+      if (!v)
+        return TV::poison();
+      if (elementType(v.getType()) != elem) {
+        error(e.loc, name + ": mismatched element types " +
+                         typeToString(elem) + " and " +
+                         typeToString(elementType(v.getType())) +
+                         "; convert with cast(x, " + typeToString(elem) + ")");
+        return TV::poison();
+      }
+      vals.push_back(v);
+    }
+    if (name == "cdiv") {
+      if (!isIntTy(elem) || elem.isInteger(1) ||
+          mlir::isa<mlir::RankedTensorType>(vals[0].getType()) ||
+          mlir::isa<mlir::RankedTensorType>(vals[1].getType())) {
+        error(e.loc, "cdiv needs scalar integer arguments: cdiv(a, b)");
+        return TV::poison();
+      }
+      Value one = constant(elem, 0, 1, false, l);
+      Value sum = arith::AddIOp::create(b, l, vals[0], vals[1]);
+      Value num = arith::SubIOp::create(b, l, sum, one);
+      return TV::value(arith::DivSIOp::create(b, l, num, vals[1]));
+    }
+    if (!isFloatTy(elem) && (name == "fma" || !isIntTy(elem) ||
+                             elem.isInteger(1))) {
+      error(e.loc, name + " needs " +
+                       (name == "fma" ? "float" : "numeric") +
+                       " arguments, got " + typeToString(elem));
+      return TV::poison();
+    }
+    std::vector<Value> vs(vals.begin(), vals.end());
+    auto shape = commonShape(vs, e.loc, name);
+    if (!shape)
+      return TV::poison();
+    for (Value &v : vals)
+      v = broadcastTo(v, *shape, l);
+    if (name == "fma")
+      return TV::value(math::FmaOp::create(b, l, vals[0], vals[1], vals[2]));
+    bool isF = isFloatTy(elem);
+    if (name == "min")
+      return TV::value(isF ? Value(arith::MinimumFOp::create(b, l, vals[0], vals[1]))
+                           : Value(arith::MinSIOp::create(b, l, vals[0], vals[1])));
+    return TV::value(isF ? Value(arith::MaximumFOp::create(b, l, vals[0], vals[1]))
+                         : Value(arith::MaxSIOp::create(b, l, vals[0], vals[1])));
+  }
+
+  if (name == "dot") {
+    if (pos.size() != 2 && pos.size() != 3)
+      return arity("dot(a, b), dot(a, b, acc)");
+    std::vector<TV> args;
+    if (!genVals(pos.size(), args))
+      return TV::poison();
+    Value x = materialize(args[0]), y = materialize(args[1]);
+    if (!x || !y)
+      return TV::poison();
+    auto ta = mlir::dyn_cast<mlir::RankedTensorType>(x.getType());
+    auto tb = mlir::dyn_cast<mlir::RankedTensorType>(y.getType());
+    if (!ta || !tb || ta.getRank() != 2 || tb.getRank() != 2) {
+      error(e.loc, "dot needs 2-D tiles, got " + typeToString(x.getType()) +
+                       " and " + typeToString(y.getType()));
+      return TV::poison();
+    }
+    if (ta.getElementType() != tb.getElementType()) {
+      error(e.loc, "dot operands have different element types " +
+                       typeToString(ta.getElementType()) + " and " +
+                       typeToString(tb.getElementType()));
+      return TV::poison();
+    }
+    if (ta.getDimSize(1) != tb.getDimSize(0)) {
+      error(e.loc, "dot shapes " + shapeToString(ta.getShape()) + " and " +
+                       shapeToString(tb.getShape()) +
+                       " do not form a matrix product (inner dimensions differ)");
+      return TV::poison();
+    }
+    Type accElem = isFloatTy(ta.getElementType()) ? Type(b.getF32Type())
+                                                  : Type(b.getI32Type());
+    llvm::SmallVector<int64_t> cshape = {ta.getDimSize(0), tb.getDimSize(1)};
+    Value acc;
+    if (args.size() == 3) {
+      Type hint = args[2].kind == TV::Val ? Type() : accElem;
+      acc = materialize(args[2], hint);
+      if (!acc)
+        return TV::poison();
+      auto shape = commonShape({acc}, e.loc, "dot");
+      if (!shape)
+        return TV::poison();
+      auto bc = broadcastShapes(shapeOf(acc.getType()), cshape);
+      if (!bc || llvm::ArrayRef<int64_t>(*bc) != llvm::ArrayRef<int64_t>(cshape)) {
+        error(pos[2]->loc, "dot accumulator has shape " +
+                               shapeToString(shapeOf(acc.getType())) +
+                               ", expected " + shapeToString(cshape));
+        return TV::poison();
+      }
+      // The accumulator is of the operands' kind: the product of floats is
+      // not summed into integers, nor the reverse.
+      Type given = mlir::getElementTypeOrSelf(acc.getType());
+      if (isFloatTy(given) != isFloatTy(ta.getElementType())) {
+        error(pos[2]->loc, "dot accumulator has element type " +
+                               typeToString(given) + ", expected " +
+                               (isFloatTy(accElem) ? "a float" : "an integer") +
+                               " type like the operands' " +
+                               typeToString(ta.getElementType()));
+        return TV::poison();
+      }
+      acc = broadcastTo(acc, cshape, l);
+    } else {
+      acc = constantLike(mlir::RankedTensorType::get(cshape, accElem), 0, 0,
+                         isFloatTy(accElem), l);
+    }
+    return TV::value(kcc::DotOp::create(b, l, acc.getType(), x, y, acc));
+  }
+
+  // Unknown function.
+  std::vector<std::string> names(std::begin(kBuiltinNames),
+                                 std::end(kBuiltinNames));
+  std::string hint = closestName(name, names);
+  error(e.loc, "unknown function '" + name + "'" +
+                   (hint.empty() ? "" : "; did you mean '" + hint + "'?"));
+  return TV::poison();
+}

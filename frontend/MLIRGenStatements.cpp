@@ -1,0 +1,286 @@
+//===- MLIRGenStatements.cpp - statements to kcc tile IR ------------------===//
+//
+// Blocks and their scopes, let and var declarations, assignments, and if and
+// for as scf.if and scf.for that carry the mutable variables assigned inside
+// them (MLIRGenEmitter.h).
+//
+//===----------------------------------------------------------------------===//
+#include "frontend/MLIRGenEmitter.h"
+
+#include "llvm/ADT/SetVector.h"
+
+#include <functional>
+#include <set>
+
+using namespace kcc::frontend;
+using namespace kcc::frontend::detail;
+
+void Gen::genBlock(const std::vector<StmtPtr> &stmts, bool newScope) {
+  if (newScope)
+    scopes.emplace_back();
+  for (const StmtPtr &s : stmts)
+    if (s)
+      genStmt(*s);
+  if (newScope)
+    scopes.pop_back();
+}
+
+void Gen::genStmt(const Stmt &s) {
+  switch (s.kind) {
+  case StmtKind::Let:
+    return genLet(s);
+  case StmtKind::Assign:
+    return genAssign(s);
+  case StmtKind::ExprStmt:
+    if (s.init->kind != ExprKind::Call) {
+      error(s.init->loc, "expression result is unused; only calls such as "
+                         "store(...) can be used as statements");
+      return;
+    }
+    (void)gen(*s.init);
+    return;
+  case StmtKind::If:
+    return genIf(s);
+  case StmtKind::For:
+    return genFor(s);
+  case StmtKind::Block:
+    return genBlock(s.body);
+  }
+}
+
+void Gen::genLet(const Stmt &s) {
+  if (!s.init) { // syntax error earlier: declare poisoned
+    declare(s.name, s.nameLoc, TV::poison(), s.isMutable);
+    return;
+  }
+  TV val = gen(*s.init);
+  Type annot;
+  if (s.type) {
+    annot = resolveType(*s.type, k, spec, ctx, diags);
+    if (!annot)
+      val = TV::poison();
+  }
+  if (val.ok()) {
+    if (annot) {
+      Value v = materialize(val, annot);
+      if (v && elementType(v.getType()) != annot) {
+        error(s.init->loc, "cannot initialize '" + s.name + "' of type " +
+                               typeToString(annot) + " with a value of type " +
+                               typeToString(v.getType()) +
+                               (isPtrTy(annot) ? ""
+                                               : "; convert it with cast(x, " +
+                                                     typeToString(annot) + ")"));
+        v = {};
+      }
+      val = v ? TV::value(v) : TV::poison();
+    } else if (val.isLit() && !s.isMutable) {
+      // immutable untyped literal: stays a (foldable, adoptable) constant
+    } else {
+      Value v = materialize(val);
+      val = v ? TV::value(v) : TV::poison();
+    }
+  }
+  declare(s.name, s.nameLoc, val, s.isMutable);
+}
+
+void Gen::genAssign(const Stmt &s) {
+  Binding *bind = lookup(s.name);
+  if (!bind) {
+    std::string hint = closestName(s.name, visibleNames());
+    error(s.nameLoc, "assignment to undeclared variable '" + s.name + "'" +
+                         (hint.empty() ? "; declare it first with 'var " +
+                                             s.name + " = ...'"
+                                       : "; did you mean '" + hint + "'?"));
+    return;
+  }
+  if (!bind->isMutable) {
+    error(s.nameLoc, "cannot assign to '" + s.name +
+                         "': it is immutable (declared with 'let' or a "
+                         "parameter); declare it with 'var' to make it mutable");
+    diags.note(bind->loc, "'" + s.name + "' is declared here");
+    return;
+  }
+  TV rhs = gen(*s.init);
+  if (!bind->val.ok() || !rhs.ok())
+    return;
+  if (s.isCompound)
+    rhs = genBinary(s.compoundOp, bind->val, rhs, s.loc);
+  if (!rhs.ok())
+    return;
+  Type varType = bind->val.getType();
+  Value v = materialize(rhs, elementType(varType));
+  if (!v)
+    return;
+  if (v.getType() != varType) {
+    auto common = broadcastShapes(shapeOf(v.getType()), shapeOf(varType));
+    if (elementType(v.getType()) == elementType(varType) && common &&
+        llvm::ArrayRef<int64_t>(*common) == shapeOf(varType)) {
+      v = broadcastTo(v, shapeOf(varType), loc(s.loc));
+    } else {
+      error(s.loc, "cannot assign a value of type " + typeToString(v.getType()) +
+                       " to '" + s.name + "' of type " + typeToString(varType) +
+                       "; a variable keeps the type of its declaration");
+      return;
+    }
+  }
+  bind->val = TV::value(v);
+}
+
+/// Mutable variables declared outside `bodies` and assigned inside them.
+std::vector<std::pair<std::string, Binding *>>
+Gen::carriedVars(const std::vector<const std::vector<StmtPtr> *> &bodies) {
+  llvm::SetVector<std::string, std::vector<std::string>, std::set<std::string>> assigned;
+  std::vector<std::set<std::string>> locals;
+  std::function<void(const std::vector<StmtPtr> &)> walk =
+      [&](const std::vector<StmtPtr> &stmts) {
+        locals.emplace_back();
+        for (const StmtPtr &s : stmts) {
+          if (!s)
+            continue;
+          switch (s->kind) {
+          case StmtKind::Let:
+            locals.back().insert(s->name);
+            break;
+          case StmtKind::Assign: {
+            bool local = false;
+            for (auto &l : locals)
+              local |= l.count(s->name) > 0;
+            if (!local)
+              assigned.insert(s->name);
+            break;
+          }
+          case StmtKind::If:
+            walk(s->body);
+            walk(s->elseBody);
+            break;
+          case StmtKind::For:
+            locals.push_back({s->name});
+            walk(s->body);
+            locals.pop_back();
+            break;
+          case StmtKind::Block:
+            walk(s->body);
+            break;
+          case StmtKind::ExprStmt:
+            break;
+          }
+        }
+        locals.pop_back();
+      };
+  for (auto *body : bodies)
+    walk(*body);
+  std::vector<std::pair<std::string, Binding *>> out;
+  for (const std::string &name : assigned) {
+    Binding *bind = lookup(name);
+    if (bind && bind->isMutable && bind->val.kind == TV::Val)
+      out.push_back({name, bind});
+  }
+  return out;
+}
+
+void Gen::genIf(const Stmt &s) {
+  TV c = gen(*s.cond);
+  Value cond = materialize(c);
+  if (!cond) {
+    // still check the branches
+    genBlock(s.body);
+    genBlock(s.elseBody);
+    return;
+  }
+  if (cond.getType() != b.getI1Type()) {
+    error(s.cond->loc, "if condition must be a scalar i1 (a comparison), got " +
+                           typeToString(cond.getType()) +
+                           (mlir::isa<mlir::RankedTensorType>(cond.getType())
+                                ? "; use where(cond, a, b) for tiles"
+                                : "; compare it, e.g. x != 0"));
+    return;
+  }
+  auto carried = carriedVars({&s.body, &s.elseBody});
+  llvm::SmallVector<Type> types;
+  llvm::SmallVector<Value> initial;
+  for (auto &[name, bind] : carried) {
+    types.push_back(bind->val.getType());
+    initial.push_back(bind->val.v);
+  }
+  mlir::Location l = loc(s.loc);
+  auto ifOp = scf::IfOp::create(b, l, types, cond, /*withElseRegion=*/true);
+  auto genBranch = [&](mlir::Block *block, const std::vector<StmtPtr> &body) {
+    for (size_t i = 0; i < carried.size(); ++i)
+      carried[i].second->val = TV::value(initial[i]);
+    b.setInsertionPointToStart(block);
+    genBlock(body);
+    llvm::SmallVector<Value> results;
+    for (size_t i = 0; i < carried.size(); ++i) {
+      Value v = carried[i].second->val.v;
+      results.push_back(v && v.getType() == types[i] ? v : initial[i]);
+    }
+    yieldInto(block, results, l);
+  };
+  genBranch(&ifOp.getThenRegion().front(), s.body);
+  genBranch(&ifOp.getElseRegion().front(), s.elseBody);
+  b.setInsertionPointAfter(ifOp);
+  for (size_t i = 0; i < carried.size(); ++i)
+    carried[i].second->val = TV::value(ifOp.getResult(i));
+}
+
+void Gen::genFor(const Stmt &s) {
+  std::vector<TV> args;
+  for (const ExprPtr &a : s.rangeArgs)
+    args.push_back(gen(*a));
+  std::vector<const TV *> ptrs;
+  for (const TV &a : args) {
+    if (!a.ok())
+      return;
+    ptrs.push_back(&a);
+  }
+  if (args.size() == 3 && args[2].kind == TV::IntLit && args[2].i <= 0) {
+    error(args[2].loc, "range step must be positive, got " +
+                           std::to_string(args[2].i));
+    return;
+  }
+  Type elem = adoptedElem(ptrs);
+  llvm::SmallVector<Value> vals;
+  for (size_t i = 0; i < args.size(); ++i) {
+    Value v = materialize(args[i], elem);
+    if (!v)
+      return;
+    if (v.getType() != elem || !isIntTy(elem) || elem.isInteger(1)) {
+      error(s.rangeArgs[i]->loc,
+            "range bounds must be scalar integers of one type; got " +
+                typeToString(v.getType()) +
+                (isIntTy(elem) ? " where " + typeToString(elem) +
+                                     " was expected; use cast(x, " +
+                                     typeToString(elem) + ")"
+                               : ""));
+      return;
+    }
+    vals.push_back(v);
+  }
+  mlir::Location l = loc(s.loc);
+  Value step = vals.size() == 3 ? vals[2] : constant(elem, 0, 1, false, l);
+  auto carried = carriedVars({&s.body});
+  llvm::SmallVector<Value> initial;
+  for (auto &[name, bind] : carried)
+    initial.push_back(bind->val.v);
+  auto forOp = scf::ForOp::create(b, l, vals[0], vals[1], step, initial);
+  mlir::Block *body = forOp.getBody();
+  for (size_t i = 0; i < carried.size(); ++i)
+    carried[i].second->val = TV::value(forOp.getRegionIterArgs()[i]);
+  b.setInsertionPointToStart(body);
+  scopes.emplace_back();
+  scopes.back()[s.name] =
+      Binding{TV::value(forOp.getInductionVar()), false, s.nameLoc};
+  genBlock(s.body, /*newScope=*/true);
+  scopes.pop_back();
+  llvm::SmallVector<Value> results;
+  for (size_t i = 0; i < carried.size(); ++i) {
+    Value v = carried[i].second->val.v;
+    results.push_back(v && v.getType() == initial[i].getType()
+                          ? v
+                          : Value(forOp.getRegionIterArgs()[i]));
+  }
+  yieldInto(body, results, l);
+  b.setInsertionPointAfter(forOp);
+  for (size_t i = 0; i < carried.size(); ++i)
+    carried[i].second->val = TV::value(forOp.getResult(i));
+}

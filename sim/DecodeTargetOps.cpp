@@ -1,0 +1,771 @@
+//===- DecodeTargetOps.cpp - NVVM, ROCDL and inline asm decoding ----------===//
+//
+// The Decoder (Decoder.h) for the target ops of kcc's lowering: thread and
+// block ids, barriers, lane exchanges, ldmatrix, mma.sync and MFMA, mbarriers,
+// TMA and async copies, wgmma groups and proxy fences; and the inline assembly
+// kcc emits, matched by its text: wgmma.mma_async (with the accumulators it
+// leaves in flight), tcgen05 and operand fences.
+//
+//===----------------------------------------------------------------------===//
+#include "sim/Decoder.h"
+
+#include "targets/WgmmaRules.h"
+
+#include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
+#include "mlir/Interfaces/ControlFlowInterfaces.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace kcc::sim;
+using namespace kcc::sim::detail;
+
+//===----------------------------------------------------------------------===//
+// The inline PTX of a warpgroup MMA, as kcc emits it
+// (backends/nvidia/WarpgroupMmaToNVVM.cpp):
+//   {
+//   .reg .pred p;
+//   setp.ne.b32 p, $K, 0;
+//   wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T {$0, ..}, $A, $B, p,
+//       SA, SB, TA, TB;
+//   }
+// (PTX ISA, "wgmma.mma_async": d, a-desc, b-desc, scale-d, imm-scale-a,
+// imm-scale-b, imm-trans-a, imm-trans-b). Anything else is refused.
+//===----------------------------------------------------------------------===//
+
+bool kcc::sim::detail::isWgmmaAsm(LLVM::InlineAsmOp op) {
+  return op.getAsmString().contains("wgmma.mma_async");
+}
+
+namespace {
+
+struct WgmmaAsm {
+  unsigned n = 0;
+  uint32_t flags = 0;      // WgmmaAux flags
+  std::vector<unsigned> d; // asm operand number of each D register
+  unsigned descA = 0, descB = 0;
+  std::optional<unsigned> scaleOperand; // $K of the scale-d predicate
+  bool scaleImm = true;                 // scale-d when given as 0 / 1
+};
+
+/// "$12" -> 12.
+std::optional<unsigned> asmOperand(StringRef s) {
+  s = s.trim();
+  unsigned v;
+  if (!s.consume_front("$") || s.getAsInteger(10, v))
+    return std::nullopt;
+  return v;
+}
+
+/// The first whitespace-separated word and the trimmed rest.
+std::pair<StringRef, StringRef> splitWord(StringRef s) {
+  size_t at = s.find_first_of(" \t\n");
+  if (at == StringRef::npos)
+    return {s, ""};
+  return {s.take_front(at), s.drop_front(at).trim()};
+}
+
+std::optional<WgmmaAsm> parseWgmmaAsm(StringRef text, std::string &why) {
+  WgmmaAsm w;
+  StringRef body = text.trim();
+  if (body.consume_front("{") && !body.consume_back("}")) {
+    why = "unbalanced braces";
+    return std::nullopt;
+  }
+  SmallVector<StringRef> stmts;
+  body.split(stmts, ';', -1, /*KeepEmpty=*/false);
+  llvm::StringMap<unsigned> predicates; // name -> $K it was set from
+  llvm::StringSet<> declared;
+  bool sawMma = false;
+  for (StringRef stmt : stmts) {
+    stmt = stmt.trim();
+    if (stmt.empty())
+      continue;
+    auto [opcode, rest] = splitWord(stmt);
+    if (opcode == ".reg") {
+      auto [type, names] = splitWord(rest);
+      if (type != ".pred") {
+        why = "unsupported register declaration '" + stmt.str() + "'";
+        return std::nullopt;
+      }
+      SmallVector<StringRef> list;
+      names.split(list, ',');
+      for (StringRef n : list)
+        declared.insert(n.trim());
+      continue;
+    }
+    if (opcode == "setp.ne.b32" || opcode == "setp.ne.u32" ||
+        opcode == "setp.ne.s32") {
+      SmallVector<StringRef> ops;
+      rest.split(ops, ',');
+      std::optional<unsigned> src =
+          ops.size() == 3 ? asmOperand(ops[1]) : std::nullopt;
+      if (!src || ops[2].trim() != "0" || !declared.contains(ops[0].trim())) {
+        why = "unsupported statement '" + stmt.str() + "'";
+        return std::nullopt;
+      }
+      predicates[ops[0].trim()] = *src;
+      continue;
+    }
+    if (!opcode.starts_with("wgmma.mma_async.") || sawMma) {
+      why = "unsupported statement '" + stmt.str() + "'";
+      return std::nullopt;
+    }
+    sawMma = true;
+    SmallVector<StringRef> parts;
+    opcode.split(parts, '.');
+    unsigned n = 0;
+    StringRef shape = parts.size() == 8 ? parts[4] : "";
+    if (parts.size() != 8 || parts[2] != "sync" || parts[3] != "aligned" ||
+        !shape.consume_front("m64n") || !shape.consume_back("k16") ||
+        shape.getAsInteger(10, n) || parts[5] != "f32" ||
+        parts[6] != parts[7] || (parts[6] != "f16" && parts[6] != "bf16")) {
+      why = "'" + opcode.str() +
+            "': the simulator implements wgmma.mma_async.sync.aligned."
+            "m64nNk16.f32 with .f16 or .bf16 multiplicands";
+      return std::nullopt;
+    }
+    if (!kcc::isLegalWgmmaShape(parts[6] == "bf16" ? kcc::WgmmaType::BF16
+                                                   : kcc::WgmmaType::F16,
+                                64, n, 16, &why))
+      return std::nullopt;
+    w.n = n;
+    if (parts[6] == "bf16")
+      w.flags |= WgmmaAux::BF16;
+    // {d...}, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b,
+    // imm-trans-a, imm-trans-b
+    if (!rest.consume_front("{")) {
+      why = "expected the D registers in braces in '" + stmt.str() + "'";
+      return std::nullopt;
+    }
+    auto [dList, tail] = rest.split('}');
+    SmallVector<StringRef> ds, ops;
+    dList.split(ds, ',');
+    for (StringRef r : ds) {
+      std::optional<unsigned> o = asmOperand(r);
+      if (!o) {
+        why = "D register '" + r.trim().str() + "' is not an asm operand";
+        return std::nullopt;
+      }
+      w.d.push_back(*o);
+    }
+    tail = tail.trim();
+    if (!tail.consume_front(",")) {
+      why = "malformed operands in '" + stmt.str() + "'";
+      return std::nullopt;
+    }
+    tail.split(ops, ',');
+    for (StringRef &o : ops)
+      o = o.trim();
+    std::optional<unsigned> a =
+        ops.size() == 7 ? asmOperand(ops[0]) : std::nullopt;
+    std::optional<unsigned> b =
+        ops.size() == 7 ? asmOperand(ops[1]) : std::nullopt;
+    if (!a || !b || w.d.size() != n / 2) {
+      why = "expected " + std::to_string(n / 2) +
+            " D registers and the operands a-desc, b-desc, scale-d, "
+            "imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b in '" +
+            stmt.str() + "'";
+      return std::nullopt;
+    }
+    w.descA = *a, w.descB = *b;
+    if (auto it = predicates.find(ops[2]); it != predicates.end())
+      w.scaleOperand = it->second;
+    else if (ops[2] == "0" || ops[2] == "1")
+      w.scaleImm = ops[2] == "1";
+    else {
+      why = "scale-d '" + ops[2].str() +
+            "' is neither 0, 1 nor a predicate set by setp.ne from an operand";
+      return std::nullopt;
+    }
+    auto flag = [&](StringRef v, StringRef on, StringRef off, uint32_t bit) {
+      if (v == on)
+        w.flags |= bit;
+      return v == on || v == off;
+    };
+    if (!flag(ops[3], "-1", "1", WgmmaAux::NegA) ||
+        !flag(ops[4], "-1", "1", WgmmaAux::NegB) ||
+        !flag(ops[5], "1", "0", WgmmaAux::TransA) ||
+        !flag(ops[6], "1", "0", WgmmaAux::TransB)) {
+      why = "imm-scale-a/b must be 1 or -1 and imm-trans-a/b 0 or 1 in '" +
+            stmt.str() + "'";
+      return std::nullopt;
+    }
+  }
+  if (!sawMma) {
+    why = "no wgmma.mma_async statement";
+    return std::nullopt;
+  }
+  return w;
+}
+
+constexpr uint32_t kNoSlot = ~0u;
+
+} // namespace
+
+/// The results of wgmma inline asm, what extractvalue, vector element
+/// moves and branch arguments copy them into (register renames: the
+/// registers that wgmma writes and a chained wgmma reads), and every other
+/// op that reads them: on the GPU those reads are only defined after
+/// wgmma.wait_group retired the wgmma.
+void Decoder::findWgmmaAccumulators() {
+  SmallVector<Value> work;
+  func.walk([&](LLVM::InlineAsmOp a) {
+    if (isWgmmaAsm(a) && a.getRes() && accValues.insert(a.getRes()).second)
+      work.push_back(a.getRes());
+  });
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      auto add = [&](Value copy) {
+        if (accValues.insert(copy).second)
+          work.push_back(copy);
+      };
+      if (isa<LLVM::ExtractValueOp, LLVM::InsertElementOp,
+              LLVM::ExtractElementOp, LLVM::ShuffleVectorOp>(user)) {
+        add(user->getResult(0));
+      } else if (auto br = dyn_cast<BranchOpInterface>(user)) {
+        if (std::optional<BlockArgument> arg =
+                br.getSuccessorBlockArgument(use.getOperandNumber()))
+          add(*arg);
+        else
+          accReaders.insert(user);
+      } else if (auto a = dyn_cast<LLVM::InlineAsmOp>(user);
+                 !a || !isWgmmaAsm(a)) {
+        accReaders.insert(user);
+      }
+    }
+  }
+}
+
+/// A wgmma.mma_async in inline asm (see parseWgmmaAsm).
+bool Decoder::decodeWgmma(LLVM::InlineAsmOp op) {
+  std::string why;
+  std::optional<WgmmaAsm> w = parseWgmmaAsm(op.getAsmString(), why);
+  auto refuse = [&](const Twine &reason) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    llvm::printEscapedString(op.getAsmString(), os); // as MLIR prints it
+    return fail(op, "the simulator does not implement inline assembly '" +
+                        text + "': " + reason);
+  };
+  if (!w)
+    return refuse(why);
+  SmallVector<StringRef> constraints;
+  op.getConstraints().split(constraints, ',');
+  unsigned numOut = 0;
+  while (numOut < constraints.size() && constraints[numOut].starts_with("="))
+    ++numOut;
+  auto result = op.getRes()
+                    ? dyn_cast<LLVM::LLVMStructType>(op.getRes().getType())
+                    : LLVM::LLVMStructType();
+  if (numOut != w->n / 2 || !result || result.getBody().size() != numOut ||
+      llvm::any_of(result.getBody(),
+                   [](Type t) { return !isa<Float32Type>(t); }) ||
+      llvm::any_of(ArrayRef(constraints).take_front(numOut),
+                   [](StringRef c) { return c != "=f"; }))
+    return refuse(llvm::formatv("expected {0} f32 outputs (\"=f\") in a "
+                                "struct",
+                                w->n / 2));
+  if (constraints.size() != numOut + op.getOperands().size())
+    return refuse("the constraints do not match the operands");
+  // asm operand $k -> the op's input operand (k - numOut).
+  auto input = [&](unsigned k, bool i64, Value &v) {
+    if (k < numOut || k - numOut >= op.getOperands().size())
+      return false;
+    v = op.getOperands()[k - numOut];
+    auto it = dyn_cast<IntegerType>(v.getType());
+    return it && it.getWidth() == (i64 ? 64u : 32u);
+  };
+  Value descA, descB, scale;
+  if (!input(w->descA, true, descA) || !input(w->descB, true, descB))
+    return refuse("the descriptors must be i64 inputs");
+  if (w->scaleOperand && !input(*w->scaleOperand, false, scale))
+    return refuse("scale-d must be set from an i32 input");
+  // The accumulator input of output j: the input tied to it ("j").
+  std::vector<uint32_t> accIn(numOut, kNoSlot);
+  for (unsigned i = numOut; i < constraints.size(); ++i) {
+    unsigned tied;
+    if (!constraints[i].getAsInteger(10, tied) && tied < numOut)
+      accIn[tied] = slot(op.getOperands()[i - numOut]);
+  }
+  llvm::DenseSet<unsigned> seen;
+  for (unsigned k : w->d)
+    if (k >= numOut || !seen.insert(k).second)
+      return refuse("each D register must be a distinct output");
+    else if (accIn[k] == kNoSlot && (w->scaleOperand || w->scaleImm))
+      return refuse(llvm::formatv("D register ${0} has no tied input "
+                                  "accumulator",
+                                  k));
+  Value res = op.getRes();
+  slots[res] = nextSlot;
+  nextSlot += numOut;
+  Inst &in = emit(Opc::Wgmma, op);
+  in.res = slots[res];
+  in.ek = EK::F32, in.bits = 32, in.lanes = numOut;
+  in.a = slot(descA);
+  in.b = slot(descB);
+  in.c = scale ? slot(scale) : kNoSlot;
+  in.sub = w->scaleImm;
+  in.aux = p.aux.size();
+  p.aux.push_back(w->n);
+  p.aux.push_back(w->flags);
+  for (unsigned k : w->d) {
+    p.aux.push_back(k);        // result field of this D register
+    p.aux.push_back(accIn[k]); // its accumulator input (or kNoSlot)
+  }
+  p.hasWgmma = true;
+  return true;
+}
+
+/// nvvm.ldmatrix of 8x8 b16 matrices: the result is one i32 per matrix
+/// (a struct of them for x2 / x4), one slot each.
+bool Decoder::decodeLdMatrix(NVVM::LdMatrixOp ld) {
+  if (ld.getShape().getM() != 8 || ld.getShape().getN() != 8 ||
+      ld.getEltType() != NVVM::LdStMatrixEltType::B16)
+    return fail(ld, "the simulator implements ldmatrix of 8x8 b16 "
+                    "matrices only");
+  unsigned num = ld.getNum();
+  Value res = ld.getRes();
+  slots[res] = nextSlot;
+  nextSlot += num;
+  Inst &in = emit(Opc::LdMatrix, ld);
+  in.res = slots[res];
+  in.a = slot(ld.getPtr());
+  in.lanes = num;
+  in.bits = 32;
+  in.addrSpace = 3;
+  in.sub = ld.getLayout() == NVVM::MMALayout::col;
+  return true;
+}
+
+/// nvvm.mma.sync m16n8k16 row.col with f16 or bf16 operands and f32
+/// accumulators: aux = bf16 flag, then (slot, lanes) of the 4 A and 2 B
+/// registers (vector<2xf16> or packed i32), then the 4 C slots.
+bool Decoder::decodeMmaSync(NVVM::MmaOp mma) {
+  auto shape = mma.getShape();
+  auto ptx = mma.getMultiplicandAPtxType();
+  bool f16 = ptx == NVVM::MMATypes::f16, bf16 = ptx == NVVM::MMATypes::bf16;
+  auto res = dyn_cast<LLVM::LLVMStructType>(mma.getRes().getType());
+  if (shape.getM() != 16 || shape.getN() != 8 || shape.getK() != 16 ||
+      !(f16 || bf16) || mma.getMultiplicandBPtxType() != ptx ||
+      mma.getLayoutA() != NVVM::MMALayout::row ||
+      mma.getLayoutB() != NVVM::MMALayout::col ||
+      mma.getOperandA().size() != 4 || mma.getOperandB().size() != 2 ||
+      mma.getOperandC().size() != 4 || !res || res.getBody().size() != 4 ||
+      llvm::any_of(mma.getOperandC(),
+                   [](Value v) { return !v.getType().isF32(); }))
+    return fail(mma, "the simulator implements mma.sync.aligned.m16n8k16."
+                     "row.col.f32 with f16 or bf16 operands only");
+  Value r = mma.getRes();
+  slots[r] = nextSlot;
+  nextSlot += 4;
+  Inst &in = emit(Opc::MmaSync, mma);
+  in.res = slots[r];
+  in.ek = EK::F32, in.bits = 32, in.lanes = 4;
+  in.aux = p.aux.size();
+  p.aux.push_back(bf16);
+  for (Value v : llvm::concat<Value>(mma.getOperandA(), mma.getOperandB())) {
+    std::optional<TypeInfo> t = typeInfo(v.getType());
+    if (!t || t->lanes * t->bits != 32)
+      return fail(mma, "mma.sync operand registers must be 32 bits");
+    p.aux.push_back(slot(v));
+    p.aux.push_back(t->lanes);
+  }
+  for (Value v : mma.getOperandC())
+    p.aux.push_back(slot(v));
+  return true;
+}
+
+/// v_mfma_f32_16x16x16: (a, b: 4 x f16 or i16, c: 4 x f32, cbsz, abid,
+/// blgp) -> 4 x f32; the broadcast controls must be 0.
+bool Decoder::decodeMfma(Operation *op, bool bf16) {
+  if (op->getNumOperands() != 6)
+    return fail(op, "expected 6 MFMA operands");
+  for (unsigned i = 3; i < 6; ++i) {
+    auto c = op->getOperand(i).getDefiningOp<LLVM::ConstantOp>();
+    auto v = c ? dyn_cast<IntegerAttr>(c.getValue()) : IntegerAttr();
+    if (!v || v.getInt() != 0)
+      return fail(op, "the simulator implements MFMA with cbsz = abid = "
+                      "blgp = 0 only");
+  }
+  for (unsigned i = 0; i < 3; ++i) {
+    std::optional<TypeInfo> t = typeInfo(op->getOperand(i).getType());
+    if (!t || t->lanes != 4 || t->bits != (i < 2 ? 16 : 32))
+      return fail(op, "MFMA 16x16x16 operands must be 4 x 16-bit (a, b) "
+                      "and 4 x f32 (c)");
+  }
+  Inst *in = emitResult(Opc::Mfma, op);
+  if (!in)
+    return false;
+  in->sub = bf16;
+  return true;
+}
+
+/// The tcgen05 inline assembly of kcc's sm_100a lowering
+/// (backends/nvidia/Tcgen05ToNVVM.cpp), matched by its exact text: the
+/// simulator implements those forms only, each a located error otherwise.
+bool Decoder::decodeTcgen05(LLVM::InlineAsmOp op) {
+  StringRef text = StringRef(op.getAsmString()).trim();
+  auto refuse = [&](const Twine &why) {
+    return fail(op, "the simulator does not implement the tcgen05 inline "
+                    "assembly '" +
+                        text + "': " + why);
+  };
+  auto i32Input = [&](unsigned i, uint32_t &out) {
+    if (i >= op.getOperands().size() ||
+        !op.getOperands()[i].getType().isInteger(32))
+      return false;
+    out = slot(op.getOperands()[i]);
+    return true;
+  };
+  // The column count after "], " or "$0, " up to ';'.
+  auto columnsAfter = [&](StringRef marker, uint32_t &cols) {
+    size_t at = text.find(marker);
+    if (at == StringRef::npos)
+      return false;
+    StringRef rest = text.drop_front(at + marker.size());
+    return !rest.take_until([](char c) { return c == ';'; })
+                .trim()
+                .getAsInteger(10, cols);
+  };
+  if (text == "tcgen05.fence::before_thread_sync;" ||
+      text == "tcgen05.fence::after_thread_sync;") {
+    // Orders tcgen05 ops around a thread barrier; the simulator runs them
+    // at once.
+    emit(Opc::Nop, op);
+    return true;
+  }
+  if (text.starts_with("tcgen05.alloc.cta_group::1.sync.aligned.shared::"
+                       "cta.b32 [$0], ")) {
+    uint32_t cols, a;
+    if (!columnsAfter("[$0], ", cols) || !i32Input(0, a))
+      return refuse("expected [$0], <columns> with an i32 shared offset");
+    Inst &in = emit(Opc::TmemAlloc, op);
+    in.a = a, in.c = cols;
+    in.sub = text.contains("tcgen05.relinquish_alloc_permit.cta_group::1."
+                           "sync.aligned;");
+    return true;
+  }
+  if (text.starts_with("tcgen05.dealloc.cta_group::1.sync.aligned.b32 $0, ")) {
+    uint32_t cols, a;
+    if (!columnsAfter("$0, ", cols) || !i32Input(0, a))
+      return refuse("expected $0, <columns> with an i32 TMEM address");
+    Inst &in = emit(Opc::TmemDealloc, op);
+    in.a = a, in.c = cols;
+    return true;
+  }
+  if (text.contains("tcgen05.mma.cta_group::1.kind::f16 [$0], $1, $2, $3, "
+                    "p;") &&
+      text.contains("setp.ne.b32 p, $4, 0;")) {
+    uint32_t d, idesc, enable;
+    auto i64 = [&](unsigned i) {
+      return i < op.getOperands().size() &&
+             op.getOperands()[i].getType().isInteger(64);
+    };
+    if (!i32Input(0, d) || !i64(1) || !i64(2) || !i32Input(3, idesc) ||
+        !i32Input(4, enable))
+      return refuse("expected an i32 TMEM address, two i64 descriptors, an "
+                    "i32 instruction descriptor and an i32 enable-input-d");
+    Inst &in = emit(Opc::Tcgen05Mma, op);
+    in.a = d, in.b = slot(op.getOperands()[1]),
+    in.c = slot(op.getOperands()[2]);
+    in.aux = p.aux.size();
+    p.aux.push_back(idesc);
+    p.aux.push_back(enable);
+    return true;
+  }
+  if (text == "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::"
+              "cluster.b64 [$0];") {
+    uint32_t a;
+    if (!i32Input(0, a))
+      return refuse("expected an i32 shared offset");
+    emit(Opc::Tcgen05Commit, op).a = a;
+    return true;
+  }
+  if (text.starts_with("tcgen05.ld.sync.aligned.32x32b.x32.b32 {") &&
+      text.ends_with("}, [$32];")) {
+    uint32_t a;
+    Value res = op.getRes();
+    auto st = res ? dyn_cast<LLVM::LLVMStructType>(res.getType())
+                  : LLVM::LLVMStructType();
+    if (!st || st.getBody().size() != 32 ||
+        llvm::any_of(st.getBody(), [](Type t) { return !t.isInteger(32); }) ||
+        op.getOperands().size() != 1 || !i32Input(0, a))
+      return refuse("expected 32 i32 outputs and an i32 TMEM address");
+    slots[res] = nextSlot;
+    nextSlot += 32;
+    Inst &in = emit(Opc::TmemLd, op);
+    in.res = slots[res];
+    in.a = a;
+    in.ek = EK::Int, in.bits = 32, in.lanes = 32;
+    return true;
+  }
+  return refuse("not a form kcc emits");
+}
+
+/// An empty inline asm whose outputs are tied to its inputs ("=f,..,0,..")
+/// keeps registers in place across it (kcc's accumulator fence after
+/// wgmma.wait_group): output j is a copy of input j.
+bool Decoder::decodeOperandFence(LLVM::InlineAsmOp op) {
+  SmallVector<StringRef> constraints;
+  op.getConstraints().split(constraints, ',');
+  unsigned n = op.getOperands().size();
+  Value res = op.getRes();
+  auto st = res ? dyn_cast<LLVM::LLVMStructType>(res.getType())
+                : LLVM::LLVMStructType();
+  bool ok = constraints.size() == 2 * n && n > 0 &&
+            (st ? st.getBody().size() == n : n == 1);
+  for (unsigned j = 0; ok && j < n; ++j) {
+    unsigned tied;
+    ok =
+        constraints[j].starts_with("=") &&
+        !constraints[n + j].getAsInteger(10, tied) && tied == j &&
+        op.getOperands()[j].getType() == (st ? st.getBody()[j] : res.getType());
+  }
+  if (!ok)
+    return fail(op, "the simulator implements an empty inline asm only as "
+                    "an operand fence: each output tied to the input of "
+                    "the same position (\"=f,..,0,1,..\")");
+  slots[res] = nextSlot;
+  nextSlot += n;
+  uint32_t base = slots[res];
+  for (unsigned j = 0; j < n; ++j) {
+    Value in = op.getOperands()[j];
+    std::optional<TypeInfo> t = typeInfo(in.getType());
+    if (!t || t->lanes != 1)
+      return fail(op, "the simulator implements operand fences on scalars "
+                      "only");
+    Inst &copy = emit(Opc::Copy, op);
+    copy.res = base + j;
+    copy.a = slot(in);
+    copy.ek = t->ek, copy.bits = t->bits, copy.lanes = 1, copy.c = 1;
+  }
+  return true;
+}
+
+bool Decoder::decodeTargetOp(Operation *op, StringRef name) {
+  // Thread, block and grid ids: NVVM special registers, ROCDL ids.
+  auto axisOf = [&](StringRef prefix) -> std::optional<uint8_t> {
+    if (!name.starts_with(prefix) || name.size() != prefix.size() + 1)
+      return std::nullopt;
+    char c = name.back();
+    if (c < 'x' || c > 'z')
+      return std::nullopt;
+    return uint8_t(c - 'x');
+  };
+  std::pair<StringRef, Opc> ids[] = {
+      {"nvvm.read.ptx.sreg.tid.", Opc::ThreadId},
+      {"nvvm.read.ptx.sreg.ctaid.", Opc::BlockId},
+      {"nvvm.read.ptx.sreg.ntid.", Opc::BlockDim},
+      {"nvvm.read.ptx.sreg.nctaid.", Opc::GridDim},
+      {"rocdl.workitem.id.", Opc::ThreadId},
+      {"rocdl.workgroup.id.", Opc::BlockId},
+      {"rocdl.workgroup.dim.", Opc::BlockDim},
+  };
+  for (auto [prefix, opc] : ids)
+    if (std::optional<uint8_t> axis = axisOf(prefix)) {
+      Inst *in = emitResult(opc, op);
+      if (!in)
+        return false;
+      in->sub = *axis;
+      return true;
+    }
+  if (name == "nvvm.barrier0" || name == "rocdl.barrier" ||
+      name == "rocdl.s.barrier") {
+    Inst &in = emit(Opc::Barrier, op);
+    in.a = in.b = ~0u;
+    return true;
+  }
+  if (auto bar = dyn_cast<NVVM::BarrierOp>(op)) {
+    if (op->getNumResults())
+      return fail(op, "barrier reductions (bar.red) are not supported");
+    Inst &in = emit(Opc::Barrier, op);
+    in.a = bar.getBarrierId() ? slot(bar.getBarrierId()) : ~0u;
+    in.b = bar.getNumberOfThreads() ? slot(bar.getNumberOfThreads()) : ~0u;
+    return true;
+  }
+  if (auto shfl = dyn_cast<NVVM::ShflOp>(op)) {
+    if (shfl.getReturnValueAndIsValid())
+      return fail(op, "nvvm.shfl.sync with a validity result is not "
+                      "supported");
+    Inst *in = emitResult(Opc::Shfl, op);
+    if (!in)
+      return false;
+    in->a = slot(shfl.getThreadMask());
+    in->b = slot(shfl.getVal());
+    in->c = slot(shfl.getOffset());
+    in->aux = slot(shfl.getMaskAndClamp());
+    in->sub = uint8_t(shfl.getKind());
+    return true;
+  }
+  if (auto ld = dyn_cast<NVVM::LdMatrixOp>(op))
+    return decodeLdMatrix(ld);
+  if (auto mma = dyn_cast<NVVM::MmaOp>(op))
+    return decodeMmaSync(mma);
+  if (name == "rocdl.mfma.f32.16x16x16f16" ||
+      name == "rocdl.mfma.f32.16x16x16bf16.1k")
+    return decodeMfma(op, name.ends_with("1k"));
+  if (name.starts_with("rocdl.mfma."))
+    return fail(op, "the simulator implements the MFMA instructions "
+                    "v_mfma_f32_16x16x16f16 and v_mfma_f32_16x16x16bf16_1k "
+                    "only");
+  if (name == "rocdl.ds_swizzle")
+    return emitResult(Opc::Swizzle, op) != nullptr;
+  if (auto dpp = dyn_cast<ROCDL::DPPUpdateOp>(op)) {
+    Inst *in = emitResult(Opc::Dpp, op);
+    if (!in)
+      return false;
+    in->aux = p.aux.size();
+    p.aux.push_back(dpp.getDppCtrl());
+    p.aux.push_back(dpp.getRowMask());
+    p.aux.push_back(dpp.getBankMask());
+    p.aux.push_back(dpp.getBoundCtrl());
+    return true;
+  }
+  return decodeAsyncOp(op, name);
+}
+
+/// mbarriers, TMA copies, bulk groups and proxy fences (MBarrier.h).
+bool Decoder::decodeAsyncOp(Operation *op, StringRef name) {
+  auto operandSlots = [&](Inst &in) {
+    unsigned n = op->getNumOperands();
+    if (n > 0)
+      in.a = slot(op->getOperand(0));
+    if (n > 1)
+      in.b = slot(op->getOperand(1));
+    if (n > 2)
+      in.c = slot(op->getOperand(2));
+    if (n > 0)
+      in.srcAddrSpace = typeInfo(op->getOperand(0).getType())->addrSpace;
+  };
+  auto plain = [&](Opc opc) {
+    Inst *in = op->getNumResults() ? emitResult(opc, op) : &emit(opc, op);
+    if (!in)
+      return false;
+    operandSlots(*in);
+    return true;
+  };
+  if (auto init = dyn_cast<NVVM::MBarrierInitOp>(op)) {
+    if (init.getPredicate())
+      return fail(op, "predicated mbarrier.init is not supported");
+    return plain(Opc::MBarInit);
+  }
+  if (auto a = dyn_cast<NVVM::MBarrierArriveOp>(op)) {
+    Inst *in = op->getNumResults() ? emitResult(Opc::MBarArrive, op)
+                                   : &emit(Opc::MBarArrive, op);
+    if (!in)
+      return false;
+    in->a = slot(a.getAddr());
+    in->srcAddrSpace = typeInfo(a.getAddr().getType())->addrSpace;
+    in->b = a.getCount() ? slot(a.getCount()) : ~0u;
+    return true;
+  }
+  if (auto a = dyn_cast<NVVM::MBarrierArriveExpectTxOp>(op)) {
+    if (a.getPredicate())
+      return fail(op, "predicated mbarrier.arrive.expect_tx is not "
+                      "supported");
+    return plain(Opc::MBarArriveExpectTx);
+  }
+  if (isa<NVVM::MBarrierExpectTxOp>(op))
+    return plain(Opc::MBarExpectTx);
+  if (isa<NVVM::MBarrierCompleteTxOp>(op))
+    return plain(Opc::MBarCompleteTx);
+  if (isa<NVVM::MBarrierTryWaitParityOp>(op))
+    return plain(Opc::MBarTryWaitParity);
+  if (isa<NVVM::MBarrierInvalOp>(op))
+    return plain(Opc::MBarInval);
+  if (auto load =
+          dyn_cast<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(op)) {
+    if (load.getPredicate() || load.getMulticastMask() ||
+        !load.getIm2colOffsets().empty() ||
+        load.getMode() != NVVM::TMALoadMode::TILE)
+      return fail(op, "only tile-mode, unpredicated, non-multicast TMA "
+                      "loads are supported");
+    Inst &in = emit(Opc::TmaLoad, op);
+    in.a = slot(load.getDstMem());
+    in.b = slot(load.getTmaDescriptor());
+    in.c = slot(load.getMbar());
+    in.srcAddrSpace = typeInfo(load.getDstMem().getType())->addrSpace;
+    in.aux = p.aux.size();
+    p.aux.push_back(load.getCoordinates().size());
+    for (Value v : load.getCoordinates())
+      p.aux.push_back(slot(v));
+    return true;
+  }
+  if (auto store = dyn_cast<NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(op)) {
+    if (store.getPredicate() || store.getMode() != NVVM::TMAStoreMode::TILE)
+      return fail(op, "only tile-mode, unpredicated TMA stores are "
+                      "supported");
+    Inst &in = emit(Opc::TmaStore, op);
+    in.a = slot(store.getSrcMem());
+    in.b = slot(store.getTmaDescriptor());
+    in.aux = p.aux.size();
+    p.aux.push_back(store.getCoordinates().size());
+    for (Value v : store.getCoordinates())
+      p.aux.push_back(slot(v));
+    return true;
+  }
+  if (auto cp = dyn_cast<NVVM::CpAsyncOp>(op)) {
+    Inst &in = emit(Opc::CpAsync, op);
+    in.a = slot(cp.getDst());
+    in.b = slot(cp.getSrc());
+    in.c = cp.getCpSize() ? slot(cp.getCpSize()) : ~0u;
+    in.sub = uint8_t(cp.getSize());
+    in.addrSpace = typeInfo(cp.getDst().getType())->addrSpace;
+    in.srcAddrSpace = typeInfo(cp.getSrc().getType())->addrSpace;
+    return true;
+  }
+  if (isa<NVVM::CpAsyncCommitGroupOp>(op)) {
+    emit(Opc::CpAsyncCommit, op);
+    return true;
+  }
+  if (auto wait = dyn_cast<NVVM::CpAsyncWaitGroupOp>(op)) {
+    Inst &in = emit(Opc::CpAsyncWait, op);
+    in.a = wait.getN();
+    return true;
+  }
+  if (isa<NVVM::CpAsyncBulkCommitGroupOp>(op)) {
+    emit(Opc::BulkCommit, op);
+    return true;
+  }
+  if (auto wait = dyn_cast<NVVM::CpAsyncBulkWaitGroupOp>(op)) {
+    Inst &in = emit(Opc::BulkWait, op);
+    in.a = wait.getGroup();
+    in.sub = wait.getRead() ? 1 : 0;
+    return true;
+  }
+  // Orders the initializing thread's mbarrier.init before the CTA barrier
+  // that follows it; the simulator's barriers already order everything.
+  if (isa<NVVM::FenceMbarrierInitOp>(op)) {
+    emit(Opc::Nop, op);
+    return true;
+  }
+  // wgmma.fence orders register accesses around wgmma; the simulator
+  // checks those itself (kReadsWgmmaAcc).
+  if (isa<NVVM::WgmmaFenceAlignedOp>(op)) {
+    emit(Opc::Nop, op);
+    return true;
+  }
+  if (isa<NVVM::WgmmaGroupSyncAlignedOp>(op)) {
+    emit(Opc::WgmmaCommit, op);
+    return true;
+  }
+  if (auto wait = dyn_cast<NVVM::WgmmaWaitGroupSyncOp>(op)) {
+    Inst &in = emit(Opc::WgmmaWait, op);
+    in.a = uint32_t(wait.getGroup());
+    return true;
+  }
+  if (auto fence = dyn_cast<NVVM::FenceProxyOp>(op)) {
+    emit(fence.getKind() == NVVM::ProxyKind::async ||
+                 fence.getKind() == NVVM::ProxyKind::async_shared
+             ? Opc::FenceProxyAsync
+             : Opc::Nop,
+         op);
+    return true;
+  }
+  return fail(op, "the simulator does not implement '" + name + "'");
+}
