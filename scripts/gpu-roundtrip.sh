@@ -227,14 +227,14 @@ prepare)
   mkdir -p .gpu-gen/ampere
   "$kcc" bench/gemm/gemm.kc -o .gpu-gen/ampere --target=sm_80
   # For the "no image for this GPU" test: a fatbin that holds Blackwell only.
-  "$kcc" tests/gpu/Inputs/blackwell_only.kc -o .gpu-gen --target=sm_100a
+  "$kcc" tests/e2e/gpu/Inputs/blackwell_only.kc -o .gpu-gen --target=sm_100a
   # More than 48 KiB of dynamic shared memory (cuFuncSetAttribute at launch).
-  "$kcc" tests/gpu/Inputs/big_smem.kc -o .gpu-gen --target="${KCC_TARGETS:-sm_80,sm_90a,sm_100a}"
+  "$kcc" tests/e2e/gpu/Inputs/big_smem.kc -o .gpu-gen --target="${KCC_TARGETS:-sm_80,sm_90a,sm_100a}"
   # The difftest cases of every bundled kernel (inputs + interpreter outputs)
   # for the GPU leg (docs/difftest.md).
   difftest=${KCC_DIFFTEST:-build/bin/kcc-difftest}
   if [ -x "$difftest" ]; then
-    for cases in tests/difftest/*.toml; do
+    for cases in tests/e2e/difftest/*.toml; do
       k=$(basename "$cases" .toml)
       "$difftest" "kernels/$k.kc" "$cases" --legs=interp --emit-cases .gpu-gen/difftest \
         --fatbin ".gpu-gen/$k.fatbin" > /dev/null
@@ -284,7 +284,7 @@ remote)
   mkdir -p "$out"
   [ -d .gpu-gen ] || { echo "no .gpu-gen/: run the prepare step and copy it here" >&2; exit 1; }
   build=${KCC_GPU_BUILD:-/tmp/kcc-gpu-build}
-  cmake -S tests/gpu -B "$build" -DKCC_GEN_DIR="$PWD/.gpu-gen" -DCMAKE_BUILD_TYPE=Release \
+  cmake -S tests/e2e/gpu -B "$build" -DKCC_GEN_DIR="$PWD/.gpu-gen" -DCMAKE_BUILD_TYPE=Release \
     > "$out/configure.log"
   cmake --build "$build" -j > "$out/build.log" 2>&1 || { cat "$out/build.log"; exit 1; }
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/device.txt"

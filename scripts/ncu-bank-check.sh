@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 out=${1:-ncu-results}
 mkdir -p "$out"
 build=${KCC_GPU_BUILD:-/tmp/kcc-gpu-build}
-cmake -S tests/gpu -B "$build" -DKCC_GEN_DIR="$PWD/.gpu-gen" -DCMAKE_BUILD_TYPE=Release > /dev/null
+cmake -S tests/e2e/gpu -B "$build" -DKCC_GEN_DIR="$PWD/.gpu-gen" -DCMAKE_BUILD_TYPE=Release > /dev/null
 cmake --build "$build" -j > "$out/build.log" 2>&1 || { cat "$out/build.log"; exit 1; }
 "$build/kcc-gpu-tests" --quick > "$out/gpu-tests-quick.log" 2>&1 || { tail "$out/gpu-tests-quick.log"; exit 1; }
 tail -n 2 "$out/gpu-tests-quick.log"

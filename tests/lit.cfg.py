@@ -11,6 +11,10 @@ config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.kcc_obj_root, "tests")
 
 config.substitutions.append(("%kernels", os.path.join(config.kcc_src_root, "kernels")))
+# Files outside tests/ by their place in the source tree, so that a test's
+# own place in tests/ does not matter: %bench/gemm/gemm.kc, %kcc_src/tools/...
+config.substitutions.append(("%bench", os.path.join(config.kcc_src_root, "bench")))
+config.substitutions.append(("%kcc_src", config.kcc_src_root))
 config.substitutions.append(("%cuda", config.cuda_path))
 config.substitutions.append(("%kcc_runtime_include", os.path.join(config.kcc_src_root, "runtime", "include")))
 config.substitutions.append(("%kcc_runtime_lib", os.path.join(config.kcc_obj_root, "runtime", "libkcc_runtime.a")))

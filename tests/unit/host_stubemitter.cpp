@@ -1117,7 +1117,7 @@ TEST_CASE("host stubs (HIP): generated files compile (C++ and C) and run") {
 //===----------------------------------------------------------------------===//
 // TMA tensor maps (ParamInfo::isTensorMap): encoded by the stub, never in a
 // signature. The generated text and a run against the fake driver are in
-// tests/driver/stubs-tensormap.test; here, the emitter's refusals.
+// tests/e2e/driver/stubs-tensormap.test; here, the emitter's refusals.
 //===----------------------------------------------------------------------===//
 
 namespace {
