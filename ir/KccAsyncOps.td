@@ -6,7 +6,8 @@
 // proxy fences. Every op is executed by the whole CTA in program order, as
 // the tile IR is; the lowering picks the thread that issues a one-thread
 // operation (TMA, expect_tx, init). The typestate verifier
-// (passes/VerifyAsyncProtocol.cpp) proves the protocol before code emission:
+// (passes/verify/VerifyAsyncProtocol.cpp) proves the protocol before code
+// emission:
 //
 //   mbarrier:  uninitialized -init-> initialized(phase 0)
 //              a phase completes when its arrivals reach the init count and

@@ -81,7 +81,7 @@ def Kcc_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kDynamicSmemBytesAttr = "kcc.dynamic_smem_bytes";
     // On an scf.if whose condition depends on run-time data (program ids,
     // sizes): both branches are feasible, and the async verifier checks
-    // each (passes/VerifyAsyncProtocol.cpp).
+    // each (passes/verify/VerifyAsyncProtocol.cpp).
     static constexpr ::llvm::StringLiteral kDataDependentAttr = "kcc.data_dependent";
     // On a load_tile whose tensor map is the 128-byte swizzled operand box
     // of a wgmma or tcgen05 dot, and on a store_tile of such a dot's

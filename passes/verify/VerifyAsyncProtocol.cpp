@@ -1,0 +1,398 @@
+//===- VerifyAsyncProtocol.cpp - typestate verifier for async IR ----------===//
+//
+// kcc-verify-async-protocol proves, before code emission, that the explicit
+// async protocol of every function using the ops of ir/KccAsyncOps.td is
+// well formed (the state machines are in the header of that file).
+//
+// Method: concrete abstract interpretation. The whole CTA executes the ops in
+// program order, so the verifier executes the function once per choice of its
+// run-time integers: integer scalars (arith on i1/i32/i64/index) are evaluated
+// exactly, scf.for runs every iteration, scf.if takes the branch its condition
+// selects, and every mbarrier / shared-memory stage / bulk async-group carries
+// a typestate that each op checks and advances.
+//  * Integer kernel arguments that reach a loop bound, an scf.if condition or
+//    a barrier/stage index or parity ("control arguments") are unknown at
+//    compile time: the function is executed for representative values (0 ..
+//    2*S+2 and a large value, S = the deepest buffer; multiples of
+//    kcc.divisibility and of constant divisors applied to them). The first
+//    failing choice is named in the diagnostic ("with n = 1"), unless every
+//    choice fails. More than 4096 combinations: each argument is varied alone
+//    with the others at the large value.
+//  * Other integers (program ids, loaded values, other arguments) are linear
+//    symbolic forms, enough to compare TMA coordinates such as pid*32 and
+//    pid*32 + 32. A stage index, barrier index, parity, loop bound or branch
+//    condition that is not a known constant is an error ("cannot prove"),
+//    never a silent accept; so is a region op other than scf.for/scf.if that
+//    contains async ops.
+//  * Execution is capped at kMaxSteps executed operations per choice (a
+//    "cannot prove" error at the loop that exceeds it).
+//  * A persistent kernel's tile loop (kcc.persistent_tiles, from the launch
+//    id by the launch's extent) runs as in program 0 of a one-program
+//    launch, which runs every tile, but at most 2*S+2 of them: what one
+//    tile passes to the next is the stage counters of its pipelines (each
+//    advancing by the same trip count every tile) and the barriers' phases
+//    and stages, which repeat with period 2*S, so 2*S+1 tiles reach every
+//    counter a longer run reaches, and the last one's drain is checked at
+//    the kernel's end.
+//  * kcc.warp_specialize: its producer and consumer regions run as two
+//    concurrent roles (continuations: each role's position is an explicit
+//    stack of frames, which the role scheduler suspends at a blocking wait
+//    and resumes later; exactly one role runs at a time, on the pass's
+//    thread) that share the typestate and meet only through mbarriers. A
+//    wait whose phase cannot complete yet (missing arrivals, or tx bytes
+//    still expected) blocks its role and the other one runs; a blocked
+//    role resumes as soon as an op of the other role makes its wait
+//    completable (wake-up preemption: the released role runs at once, the
+//    adversarial order for "released too early" bugs). Both roles blocked,
+//    or one blocked after the other finished, is a deadlock. Each choice
+//    runs twice: producer first and consumer first.
+//    What this does NOT prove: only these two schedules are explored, not
+//    every interleaving, so a deadlock, a parity or byte-count mismatch or
+//    an overwrite caught by an instantaneous check (a wgmma group or
+//    tma_store still reading the stage) that only another interleaving
+//    reaches is missed. Whether a write follows the release of the other
+//    role's reads is decided from what each role has observed through its
+//    waits (below), which holds in every interleaving.
+//
+// Rules checked (messages say what to add or change):
+//  * mbarrier: use before init, use after inval, init twice, use before
+//    fence_mbarrier_init, index out of range; a wait needs an armed phase
+//    (else hang), the parity of the pending phase (else it returns at once),
+//    all `count` arrivals and tx bytes expected == bytes of the copies that
+//    signal the barrier in that phase; an arrival beyond `count`; inval with
+//    copies in flight.
+//  * stages: reads (smem_load, tma_store) need a completed (waited) load or
+//    a cta_barrier after generic writes; writes (tma_load, smem_store) need
+//    the stage released: no copy in flight, loaded data read, a cta_barrier
+//    after the last smem_load and no un-waited tma_store reading it.
+//  * proxies: smem_store -> fence_proxy_async -> cta_barrier -> tma_store.
+//  * cp.async groups (kcc.cp_async, kcc-pipeline-async-copies): every thread
+//    copies its own chunks, so a stage filled by cp.async may be read only
+//    after a kcc.cp_async_wait_group retired the copy's group (each thread's
+//    own chunks landed) and a kcc.cta_barrier followed (everyone's did); it
+//    may be overwritten only once no copy into it is in flight and a
+//    kcc.cta_barrier followed its last read (smem_load, warp_mma); the
+//    kernel must not end with a copy that was never waited for. The
+//    producer role issues none of them.
+//  * bulk async-groups: overlapping tma_stores to one map in one group, a
+//    tma_load of a box an un-completed tma_store writes, and a kernel ending
+//    with uncommitted or un-waited tma_stores or with loads in flight (the
+//    "trip count smaller than the pipeline depth" bug).
+//  * roles: a read (smem_load, warpgroup_mma, tma_store) of a loaded stage
+//    needs a wait observed in its own role (or before the split). A role
+//    may overwrite a stage the other role read only after one of its waits
+//    observed an arrival that covers the read: the consumer arrives from
+//    one thread, so its smem_loads need a kcc.cta_barrier before the
+//    arrival, and its wgmma groups must have retired before it, seen by
+//    each warpgroup's leader (per_warpgroup, which counts
+//    consumer_warpgroups arrivals, or a plain arrival with one warpgroup).
+//    The producer is one thread: no kcc.cta_barrier, generic-proxy or
+//    wgmma ops, bulk groups or proxy fences there; barriers are initialized
+//    before the split, and the split is neither nested nor in a loop.
+//
+// The parts (passes/verify/async/): Typestate.h (the values), Interpreter.h
+// (structured control flow, scalars, the step cap), RoleScheduler.h (the
+// roles of kcc.warp_specialize), Rules.h and one file of transfer rules per
+// protocol. This file is the driver: it picks the argument choices, runs the
+// interpreter for each and reports the first failure.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+#include "passes/verify/async/Interpreter.h"
+#include "passes/verify/async/Rules.h"
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/Diagnostics.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <functional>
+#include <numeric>
+#include <optional>
+#include <string>
+
+namespace kcc {
+#define GEN_PASS_DEF_KCCVERIFYASYNCPROTOCOL
+#include "passes/Passes.h.inc"
+} // namespace kcc
+
+using namespace mlir;
+using namespace kcc::verify;
+
+namespace {
+
+constexpr size_t kMaxCombinations = 4096;
+/// Data-dependent branches explored per function (2^N runs per choice).
+constexpr size_t kMaxDataBranches = 6;
+
+//===----------------------------------------------------------------------===//
+// Argument choices
+//===----------------------------------------------------------------------===//
+
+/// Integer function arguments that reach a control use: loop bounds, scf.if
+/// conditions, and the barrier index / stage index / parity of async ops.
+llvm::SetVector<BlockArgument>
+controlArguments(func::FuncOp func, llvm::SmallVector<int64_t> &divisors) {
+  llvm::SmallVector<Value> work;
+  func.walk([&](Operation *op) {
+    if (auto f = dyn_cast<scf::ForOp>(op))
+      work.append({f.getLowerBound(), f.getUpperBound(), f.getStep()});
+    else if (auto i = dyn_cast<scf::IfOp>(op))
+      work.push_back(i.getCondition());
+    else if (auto w = dyn_cast<kcc::MBarrierWaitOp>(op))
+      work.append({w.getIndex(), w.getParity()});
+    else if (auto l = dyn_cast<kcc::TmaLoadOp>(op))
+      work.append({l.getStage(), l.getIndex()});
+    else if (auto s = dyn_cast<kcc::TmaStoreOp>(op))
+      work.push_back(s.getStage());
+    else if (auto s = dyn_cast<kcc::SmemLoadOp>(op))
+      work.push_back(s.getStage());
+    else if (auto m = dyn_cast<kcc::WarpgroupMmaOp>(op))
+      work.append({m.getAStage(), m.getBStage()});
+    else if (auto m = dyn_cast<kcc::WarpMmaOp>(op))
+      work.append({m.getAStage(), m.getBStage()});
+    else if (auto c = dyn_cast<kcc::CpAsyncOp>(op))
+      work.push_back(c.getStage());
+    else if (auto s = dyn_cast<kcc::SmemStoreOp>(op))
+      work.push_back(s.getStage());
+    else if (isa<kcc::MBarrierInitOp, kcc::MBarrierArriveOp,
+                 kcc::MBarrierArriveExpectTxOp, kcc::MBarrierInvalOp>(op))
+      work.push_back(op->getOperand(1));
+  });
+  llvm::DenseSet<Value> seen;
+  llvm::SetVector<BlockArgument> args;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!v || !seen.insert(v).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      Operation *owner = arg.getOwner()->getParentOp();
+      if (owner == func.getOperation()) {
+        if (scalarWidth(arg.getType()))
+          args.insert(arg);
+      } else if (auto f = dyn_cast<scf::ForOp>(owner)) {
+        if (arg == f.getInductionVar()) {
+          work.append({f.getLowerBound(), f.getStep()});
+        } else {
+          unsigned i = arg.getArgNumber() - 1;
+          work.push_back(f.getInitArgs()[i]);
+          work.push_back(f.getBody()->getTerminator()->getOperand(i));
+        }
+      }
+      continue;
+    }
+    Operation *def = v.getDefiningOp();
+    if (auto f = dyn_cast<scf::ForOp>(def)) {
+      unsigned i = cast<OpResult>(v).getResultNumber();
+      work.push_back(f.getInitArgs()[i]);
+      work.push_back(f.getBody()->getTerminator()->getOperand(i));
+      continue;
+    }
+    if (auto i = dyn_cast<scf::IfOp>(def)) {
+      unsigned n = cast<OpResult>(v).getResultNumber();
+      work.push_back(i.getCondition());
+      for (Region *r : {&i.getThenRegion(), &i.getElseRegion()})
+        if (!r->empty())
+          work.push_back(r->front().getTerminator()->getOperand(n));
+      continue;
+    }
+    if (isa<arith::DivSIOp, arith::DivUIOp, arith::CeilDivSIOp,
+            arith::CeilDivUIOp, arith::FloorDivSIOp>(def))
+      if (auto c = def->getOperand(1).getDefiningOp<arith::ConstantOp>())
+        if (auto ia = dyn_cast<IntegerAttr>(c.getValue()))
+          if (ia.getInt() > 1 && !llvm::is_contained(divisors, ia.getInt()))
+            divisors.push_back(ia.getInt());
+    for (Value operand : def->getOperands())
+      work.push_back(operand);
+  }
+  return args;
+}
+
+std::string argName(func::FuncOp func, BlockArgument arg) {
+  auto names = func->getAttrOfType<ArrayAttr>(kcc::KccDialect::kArgNamesAttr);
+  if (names && names.size() == func.getNumArguments())
+    if (auto s = dyn_cast<StringAttr>(names[arg.getArgNumber()]))
+      return s.getValue().str();
+  return "argument #" + std::to_string(arg.getArgNumber());
+}
+
+/// Representative values of one control argument.
+llvm::SmallVector<int64_t> representatives(func::FuncOp func, BlockArgument arg,
+                                           int64_t depth,
+                                           ArrayRef<int64_t> divisors,
+                                           int64_t large) {
+  int64_t unit = 1;
+  if (auto d = func.getArgAttrOfType<IntegerAttr>(
+          arg.getArgNumber(), kcc::KccDialect::kDivisibilityAttr))
+    unit = std::max<int64_t>(1, d.getInt());
+  llvm::SmallVector<int64_t> values;
+  auto add = [&](int64_t v) {
+    v = wrap(v, scalarWidth(arg.getType()));
+    if (!llvm::is_contained(values, v))
+      values.push_back(v);
+  };
+  for (int64_t t = 0; t <= 2 * depth + 2; ++t)
+    add(mulWrap(t, unit));
+  add(mulWrap(large, unit));
+  // Sizes divided into tiles: cover trip counts 0 .. 2*depth+2 of the tiles
+  // too (exact multiples and one more element).
+  for (int64_t d : divisors)
+    if (d % unit == 0)
+      for (int64_t t = 0; t <= 2 * depth + 2; ++t) {
+        add(mulWrap(t, d));
+        add(addWrap(mulWrap(t, d), unit));
+      }
+  return values;
+}
+
+struct VerifyAsyncProtocol
+    : kcc::impl::KccVerifyAsyncProtocolBase<VerifyAsyncProtocol> {
+  void runOnOperation() override {
+    bool ok = true;
+    getOperation().walk([&](func::FuncOp func) {
+      if (!func.isExternal() && containsAsyncOp(func))
+        ok &= verify(func);
+    });
+    if (!ok)
+      signalPassFailure();
+  }
+
+  bool verify(func::FuncOp func) {
+    int64_t depth = 1;
+    func.walk([&](kcc::SmemAllocOp a) {
+      depth = std::max<int64_t>(depth, a.getType().getStages());
+    });
+    depth = std::min<int64_t>(depth, 16); // bounds the number of choices
+    llvm::SmallVector<int64_t> divisors;
+    llvm::SetVector<BlockArgument> args = controlArguments(func, divisors);
+    if (divisors.size() > 3)
+      divisors.resize(3);
+    int64_t large = 8 * std::lcm<int64_t>(depth, 2) + 3;
+    llvm::SmallVector<llvm::SmallVector<int64_t>> values;
+    llvm::SmallVector<int64_t> largeValues;
+    for (BlockArgument a : args) {
+      values.push_back(representatives(func, a, depth, divisors, large));
+      largeValues.push_back(values.back()[std::min<size_t>(
+          2 * depth + 3, values.back().size() - 1)]);
+    }
+
+    // The choices: the full cross product when small enough, else every
+    // argument varied alone with the others at the large value.
+    std::vector<llvm::SmallVector<int64_t>> choices;
+    size_t product = 1;
+    for (auto &v : values)
+      product = std::min<size_t>(product * v.size(), kMaxCombinations + 1);
+    if (product <= kMaxCombinations) {
+      llvm::SmallVector<int64_t> cur(values.size());
+      std::function<void(size_t)> rec = [&](size_t i) {
+        if (i == values.size()) {
+          choices.push_back(cur);
+          return;
+        }
+        for (int64_t v : values[i]) {
+          cur[i] = v;
+          rec(i + 1);
+        }
+      };
+      rec(0);
+    } else {
+      for (size_t i = 0; i < values.size(); ++i)
+        for (int64_t v : values[i]) {
+          llvm::SmallVector<int64_t> cur(values.size());
+          for (size_t j = 0; j < values.size(); ++j)
+            cur[j] = j == i ? v : largeValues[j];
+          choices.push_back(cur);
+        }
+    }
+
+    // Data-dependent branches (kcc.data_dependent): every combination of
+    // sides, for every argument choice.
+    llvm::SmallVector<Operation *> dataIfs;
+    func.walk([&](scf::IfOp i) {
+      if (i->hasAttr(kcc::KccDialect::kDataDependentAttr))
+        dataIfs.push_back(i);
+    });
+    if (dataIfs.size() > kMaxDataBranches) {
+      emitError(dataIfs[kMaxDataBranches]->getLoc())
+          << "cannot prove the async protocol: the verifier explores at most "
+          << kMaxDataBranches
+          << " data-dependent branches per kernel; split the kernel";
+      return false;
+    }
+    // Warp-specialized kernels: each run once with the producer starting,
+    // once with the consumer starting.
+    bool specialized = false;
+    func.walk([&](kcc::WarpSpecializeOp) { specialized = true; });
+    llvm::SmallVector<Role> schedules{Producer};
+    if (specialized)
+      schedules.push_back(Consumer);
+    std::optional<Diag> first;
+    llvm::SmallVector<int64_t> firstChoice;
+    // The schedule of the first failure when the other one passed with the
+    // same choice and branch sides (then it is worth naming).
+    int firstOnlyIn = Cta;
+    size_t failures = 0;
+    for (const auto &choice : choices) {
+      llvm::DenseMap<Value, int64_t> bound;
+      for (auto [a, v] : llvm::zip(args, choice))
+        bound[a] = v;
+      bool failed = false;
+      for (unsigned sides = 0; sides < (1u << dataIfs.size()) && !failed;
+           ++sides) {
+        llvm::DenseMap<Operation *, bool> branches;
+        for (auto [i, op] : llvm::enumerate(dataIfs))
+          branches[op] = (sides >> i) & 1;
+        llvm::SmallVector<int> failedIn;
+        std::optional<Diag> diag;
+        for (Role start : schedules) {
+          Interpreter interp(func, bound, &branches, start);
+          if (interp.run())
+            continue;
+          failedIn.push_back(start);
+          if (!diag)
+            diag = interp.diag;
+        }
+        if (failedIn.empty())
+          continue;
+        failed = true;
+        if (!first) {
+          first = diag;
+          firstChoice = choice;
+          if (failedIn.size() < schedules.size())
+            firstOnlyIn = failedIn.front();
+        }
+      }
+      failures += failed;
+    }
+    if (!first)
+      return true;
+
+    std::string with;
+    bool named = failures < choices.size() && !args.empty();
+    if (named || firstOnlyIn != Cta) {
+      llvm::raw_string_ostream os(with);
+      os << " (";
+      if (named) {
+        os << "with ";
+        for (size_t i = 0; i < args.size(); ++i)
+          os << (i ? ", " : "") << argName(func, args[i]) << " = "
+             << firstChoice[i];
+      }
+      if (firstOnlyIn != Cta)
+        os << (named ? ", " : "") << "when the " << roleName(firstOnlyIn)
+           << " starts first";
+      os << ")";
+    }
+    InFlightDiagnostic d = emitError(first->loc)
+                           << first->problem << with << "; " << first->advice;
+    for (auto &[loc, text] : first->notes)
+      d.attachNote(loc) << text;
+    return false;
+  }
+};
+
+} // namespace
