@@ -12,8 +12,8 @@
 //    other role's blocked wait completable, the running role is suspended
 //    after that op and the released one resumes (the adversarial order for
 //    "released too early" bugs);
-//  * both roles blocked, or one blocked after the other finished, is a
-//    deadlock, reported at the producer's wait.
+//  * both roles blocked (reported at the producer's wait), or one blocked
+//    after the other finished, is a deadlock.
 //
 //===----------------------------------------------------------------------===//
 
