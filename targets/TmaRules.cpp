@@ -3,7 +3,7 @@
 //
 // Each rule below cites cuda.h (CUDA 13.0, the comment above
 // cuTensorMapEncodeTiled) or, where the driver disagrees with that text, the
-// measurement (H100, driver 580.159.04; tests/targets/tma/README.md).
+// measurement (H100, driver 580.159.04; tests/e2e/targets/tma/README.md).
 //
 //===----------------------------------------------------------------------===//
 #include "targets/TmaRules.h"

@@ -4,10 +4,10 @@
 // Whether cuTensorMapEncodeTiled accepts a set of parameters on a target, and
 // if not, which rules refuse it. The rules are those of the comment above
 // cuTensorMapEncodeTiled in cuda.h, corrected where the driver disagrees
-// (tests/targets/tma/README.md lists each correction and the measurement
+// (tests/e2e/targets/tma/README.md lists each correction and the measurement
 // behind it); the per-architecture numbers come from the target model's [tma]
 // section. On sm_90a the predicate agrees with the driver on every committed
-// case (tests/targets/tma/cases.jsonl.gz).
+// case (tests/e2e/targets/tma/cases.jsonl.gz).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KCC_TARGETS_TMARULES_H

@@ -24,7 +24,7 @@
 //
 // Nothing here has run on a GPU: no Blackwell GPU is available to kcc's
 // developers. ptxas -arch=sm_100a accepts the output
-// (tests/backends/nvidia/tcgen05.test).
+// (tests/Conversion/KccToNVVM/tcgen05-ptxas.test).
 //
 //===----------------------------------------------------------------------===//
 
