@@ -84,7 +84,7 @@ void populateDotMmaSyncPatterns(KccTypeConverter &tc,
 /// TMA, mbarriers, bulk groups, cp.async, shared stages (AsyncToNVVM.cpp).
 void populateAsyncPatterns(KccTypeConverter &tc,
                            mlir::RewritePatternSet &patterns);
-/// warpgroup_mma, its wait, convert_layout (WarpgroupMmaToNVVM.cpp).
+/// warpgroup_mma and its wait (WarpgroupMmaToNVVM.cpp).
 void populateWarpgroupMmaPatterns(KccTypeConverter &tc,
                                   mlir::RewritePatternSet &patterns);
 /// TMEM and tcgen05 (Tcgen05ToNVVM.cpp).
