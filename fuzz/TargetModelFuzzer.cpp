@@ -11,8 +11,8 @@
 
 #include "fuzz/FuzzerUtil.h"
 
+#include "ir/Dialect.h"
 #include "pipeline/Pipeline.h"
-#include "passes/Passes.h"
 #include "targets/BankConflicts.h"
 #include "targets/TargetModel.h"
 #include "targets/TmaRules.h"
@@ -106,7 +106,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       fuzz::bug("target model error without a location: " + msg);
     return 0;
   }
-  const TargetModel &model = *parsed;
+  // The layout passes find the model by name in the kcc dialect's registry.
+  static TargetRegistry registry;
+  std::string name = parsed->name;
+  registry = TargetRegistry::builtin();
+  registry.add(std::move(*parsed));
+  ctx->getOrLoadDialect<KccDialect>()->setTargetRegistry(&registry);
+  const TargetModel &model = *registry.lookup(name);
   (void)model.llvmCpu();
   (void)model.llvmFeatures();
   (void)model.fatbinArch();

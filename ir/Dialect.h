@@ -13,6 +13,10 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+namespace kcc {
+class TargetRegistry;
+} // namespace kcc
+
 #include "ir/KccDialect.h.inc"
 #include "ir/KccEnums.h.inc"
 

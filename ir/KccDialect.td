@@ -34,6 +34,11 @@ def Kcc_Dialect : Dialect {
   let extraClassDeclaration = [{
     void registerTypes();
     void registerAttributes();
+    // The target models passes look up by name (ir/TargetLookup.h): the
+    // built-in ones unless a tool sets its own, which must outlive the
+    // passes it runs.
+    const ::kcc::TargetRegistry &getTargetRegistry() const;
+    void setTargetRegistry(const ::kcc::TargetRegistry *registry);
     // Discardable attribute names this dialect gives meaning to.
     static constexpr ::llvm::StringLiteral kKernelAttr = "kcc.kernel";
     static constexpr ::llvm::StringLiteral kGridAttr = "kcc.grid";
@@ -127,6 +132,9 @@ def Kcc_Dialect : Dialect {
     // On the scf.if the NVIDIA lowering splits a kcc.warp_specialize into:
     // the consumer threads (then: the producer warpgroup, else: consumers).
     static constexpr ::llvm::StringLiteral kRolesAttr = "kcc.roles";
+
+  private:
+    const ::kcc::TargetRegistry *targetRegistry = nullptr;
   }];
 }
 

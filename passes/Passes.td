@@ -4,7 +4,9 @@
 
 include "mlir/Pass/PassBase.td"
 
-// Passes are added here, one file each (see passes/*.cpp).
+// Passes are added here, one file each (see passes/*.cpp). A pass that needs
+// a target model takes it by name: its `target` option, else the module's
+// kcc.target, looked up in the kcc dialect's registry (ir/TargetLookup.h).
 
 def KccRasterizePrograms : Pass<"kcc-rasterize-programs", "mlir::ModuleOp"> {
   let summary = "Launch the 2-D grid of a group(N) kernel as a 1-D grid in "
@@ -92,6 +94,185 @@ def KccProveTileCoverage : Pass<"kcc-prove-tile-coverage", "mlir::ModuleOp"> {
   ];
 }
 
+def KccAddTensorMaps : Pass<"kcc-add-tensor-maps", "mlir::ModuleOp"> {
+  let summary = "Give kernels one !kcc.tensormap argument per (tensor, box) "
+                "that load_tile/store_tile can copy with TMA on every given "
+                "target";
+  let description = [{
+    Tile IR -> tile IR, once per input on the tile IR that a fatbin's NVIDIA
+    targets with TMA share, before any per-target pass (so before kcc.target
+    is set: `targets` names the models). Appends to each kernel one
+    !kcc.tensormap argument per (tensor parameter, box, element type) that a
+    load_tile/store_tile could copy with TMA on every given target, judged on
+    the compile-time half of the TMA rules (passes/analysis/TensorMaps.h);
+    each carries `kcc.tensor_map_of`, the index of its tensor's base-pointer
+    argument. The launch stubs encode the maps from the tensors' bases, sizes
+    and strides and pass them after the user's parameters, so the argument
+    list is the same for every target of the fatbin. Loads feeding a dot that
+    some target runs from 128-byte swizzled stages (wgmma, tcgen05), and the
+    store of such a dot's C tile, get that box and `kcc.mma_operand`.
+    Accesses that get no map carry `kcc.tma_refused` with the reason, and
+    dots that miss a target's main tensor-core instruction
+    `kcc.tensor_core_refused` (target -> reason); --report shows both.
+  }];
+  let options = [
+    ListOption<"targetNames", "targets", "std::string",
+               "Target models the maps must suit, by name (kcc passes its "
+               "NVIDIA targets with TMA; none: no maps)">,
+  ];
+}
+
+def KccCheckTargetSupport : Pass<"kcc-check-target-support", "mlir::ModuleOp"> {
+  let summary = "Refuse operations the target cannot compile, at their "
+                "source location";
+  let description = [{
+    Per target, first in the layout pipeline. An operation the target has
+    no instructions for is an error at its source location instead of a
+    failure deep in the lowering. Today that is a dot on an element type that
+    none of the target model's [mma] shapes takes (f32 counts as tf32 on
+    NVIDIA tensor cores, i8 as s8); the error names the element types that
+    would work. Such a dot is refused even though the CUDA-core FMA lowering
+    could compute it, so that whether a kernel compiles for a target does not
+    depend on which path its dots take.
+  }];
+  let options = [
+    Option<"targetName", "target", "std::string", /*default=*/"\"\"",
+           "Target model by name (empty: the module's kcc.target)">,
+  ];
+}
+
+def KccMaterializeTmaCopies : Pass<"kcc-materialize-tma-copies", "mlir::ModuleOp"> {
+  let summary = "Rewrite load_tile/store_tile with a tensor map into TMA "
+                "copies, mbarriers and shared-memory stages";
+  let description = [{
+    Per target, in the layout pipeline after kcc-check-target-support. Each
+    tile access outside loops that has a tensor-map argument
+    (kcc-add-tensor-maps) becomes a TMA copy in the async IR
+    (ir/KccAsyncOps.td):
+
+      load_tile  -> expect_tx(full box bytes) + tma_load into a shared
+                    stage, then, right before the first use,
+                    mbarrier_wait + smem_load
+      store_tile -> smem_store into a stage, fence_proxy_async,
+                    cta_barrier, tma_store + bulk_commit_group;
+                    bulk_wait_group 0 (read) before the kernel returns
+
+    Each load has its own mbarrier, initialized once at kernel entry.
+    Accesses the pass does not take keep `kcc.tma_refused` with the reason
+    (--report shows it) and become vector accesses in
+    kcc-expand-tile-accesses: every access on a target without TMA, loads
+    whose `other` is not zero (TMA fills with zeros), stores in loops and
+    accesses nested deeper than a for loop's body, accesses in a branch of a
+    persistent kernel's tile loop, swizzled MMA operand tiles whose dot does
+    not use the tensor cores on this target, and accesses without a tensor
+    map. Loads directly in an scf.for body are left to
+    kcc-pipeline-tma-loads. kcc-verify-async-protocol proves the result.
+  }];
+  let options = [
+    Option<"targetName", "target", "std::string", /*default=*/"\"\"",
+           "Target model by name (empty: the module's kcc.target, or sm_90a "
+           "if it has none)">,
+  ];
+}
+
+def KccPipelineTmaLoads : Pass<"kcc-pipeline-tma-loads", "mlir::ModuleOp"> {
+  let summary = "Software-pipeline the TMA loads of scf.for bodies over N "
+                "shared stages";
+  let description = [{
+    Per target with TMA, in the layout pipeline after
+    kcc-materialize-tma-copies. The load_tile ops directly in an scf.for
+    body that have a tensor map become TMA copies over S shared stages with
+    one mbarrier each, S - 1 copies in flight while an iteration computes;
+    kcc-verify-async-protocol proves the protocol. S is `stages`, lowered
+    (not below 2) until the stages fit the target model's shared memory per
+    block less the kernel's other TMA buffers and a reserve for its
+    relayout/reduction scratch; a loop whose two stages do not fit keeps
+    vector loads. Loops qualify when their bounds are computed from
+    constants and the kernel's integer arguments, the step is a positive
+    constant and the loads' coordinates come from the induction variable and
+    loop-invariant values; others keep vector loads, with the reason in
+    `kcc.tma_refused`.
+
+    With `warp-specialize`, a loop whose loads feed wgmma on a target with
+    [warp_specialization] gets a producer warpgroup that issues the copies
+    while consumer warpgroups compute (`kcc.warp_specialize_refused` on the
+    loop says why not). With `chunk-epilogues`, an MMA accumulator's TMA
+    store goes out in column chunks when its whole-tile stage would cost the
+    loop a pipeline stage (pipeliner/EpilogueChunks.h).
+  }];
+  let options = [
+    Option<"stages", "stages", "unsigned", /*default=*/"3",
+           "Pipeline depth (shared stages)">,
+    Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"true",
+           "Split loops whose loads feed wgmma into a producer warpgroup and "
+           "consumer warpgroups where the target model has "
+           "[warp_specialization]">,
+    Option<"chunkEpilogues", "chunk-epilogues", "bool", /*default=*/"true",
+           "Copy an MMA accumulator's TMA store out in column chunks when its "
+           "whole-tile stage would cost the loop a pipeline stage">,
+    Option<"targetName", "target", "std::string", /*default=*/"\"\"",
+           "Target model whose shared memory bounds the stages, by name "
+           "(empty: the module's kcc.target, or sm_90a if it has none)">,
+  ];
+}
+
+def KccPipelineAsyncCopies : Pass<"kcc-pipeline-async-copies", "mlir::ModuleOp"> {
+  let summary = "Software-pipeline the dot operand loads of scf.for bodies "
+                "over N shared stages with cp.async";
+  let description = [{
+    Per target, in the layout pipeline after the TMA passes; a no-op on
+    targets without cp.async. The load_tile ops of an scf.for body that
+    feed dots (directly or through trans), on sm_80 all of them and on
+    sm_90a/sm_100a those the TMA passes left, are copied with cp.async into
+    S shared stages whose rows are padded by 16 bytes (so ldmatrix reads
+    them without bank conflicts), S - 1 iterations' copies in flight while
+    one computes; each thread's cp.async groups are the protocol, which
+    kcc-verify-async-protocol proves. Elements outside the tensor land as
+    zeros, so ragged edges need no other code. S is `stages`, lowered (not
+    below 2) until the stages fit the target model's shared memory per
+    block next to the kernel's other buffers and scratch. Loads that do not
+    qualify keep vector loads, the reason added to `kcc.tma_refused`
+    (--report shows it).
+  }];
+  let options = [
+    Option<"stages", "stages", "unsigned", /*default=*/"3",
+           "Pipeline depth (shared stages)">,
+    Option<"targetName", "target", "std::string", /*default=*/"\"\"",
+           "Target model whose shared memory bounds the stages, by name "
+           "(empty: the module's kcc.target, or sm_80 if it has none)">,
+  ];
+}
+
+def KccMaterializeWarpMma : Pass<"kcc-materialize-warp-mma", "mlir::ModuleOp"> {
+  let summary = "Put f16/bf16 dots with an f32 accumulator on mma.sync "
+                "(NVIDIA) or MFMA (AMD) matrix cores";
+  let description = [{
+    Per target, in the layout pipeline after kcc-expand-tile-accesses and
+    before kcc-assign-layouts. Puts dots on the warp/wave-level matrix
+    instructions whose operands are registers: mma.sync.m16n8k16 on sm_80,
+    whose [mma] instruction it is, and on later targets that list it as
+    `mma_sync` (the dots their main instruction did not take);
+    v_mfma_f32_16x16x16{f16,bf16} on gfx90a and gfx942 ([mma] mfma). A
+    qualifying dot keeps its register operands, and its accumulator web (the
+    dot's accumulator and result, the scf.for links that carry it, its splat
+    initialization, a lone elementwise epilogue) gets #kcc.wgmma_acc
+    (mma.sync) or #kcc.mfma_acc (MFMA). Each dot is marked `kcc.mma` with the instruction, or
+    `kcc.mma_refused` with why it stays on the CUDA/SIMD cores (--report
+    shows both). The accumulator is laid out over the kernel's
+    kcc.num_warps if it has one, else over `num-warps` if given, else over
+    the warpgroups (waves) the dots' rows call for. A no-op on other
+    targets.
+  }];
+  let options = [
+    Option<"targetName", "target", "std::string", /*default=*/"\"\"",
+           "Target model by name (empty: the module's kcc.target, or sm_80 "
+           "if it has none)">,
+    Option<"numWarps", "num-warps", "unsigned", /*default=*/"0",
+           "Warps per CTA when a kernel has no kcc.num_warps (kcc "
+           "--num-warps; 0: chosen from the accumulator)">,
+  ];
+}
+
 def KccExpandTileAccesses : Pass<"kcc-expand-tile-accesses", "mlir::ModuleOp"> {
   let summary = "Rewrite load_tile/store_tile into masked pointer accesses";
   let description = [{
@@ -159,15 +340,18 @@ def KccPlanLaneExchanges : Pass<"kcc-plan-lane-exchanges", "mlir::ModuleOp"> {
   let summary = "Choose the cross-lane exchanges of wave-reduction "
                 "butterflies from the target model's costs";
   let description = [{
-    Layout IR -> layout IR. Plans the butterfly across the lanes of a warp
-    or wave with the cheapest exchange instruction per step and the cheapest
-    order of the lane bits (targets/LaneExchange.h), and records it on every
-    1-D `kcc.reduce` as `kcc.butterfly`. kcc uses the compiled target's
-    model; from kcc-opt, `target` names a built-in one.
+    Layout IR -> layout IR, last pass of the layout pipeline. Plans the
+    butterfly across the lanes of a warp or wave with the cheapest exchange
+    instruction per step and the cheapest order of the lane bits (the target
+    model's [lane_exchange] costs: targets/LaneExchange.h), and records it
+    on every 1-D `kcc.reduce` as `kcc.butterfly`, which the lowering emits
+    and --report shows. A model that lacks the exchanges a butterfly needs
+    is an error only for kernels that reduce.
   }];
   let options = [
-    Option<"target", "target", "std::string", /*default=*/"\"sm_90a\"",
-           "Built-in target model whose exchanges and costs to use">
+    Option<"targetName", "target", "std::string", /*default=*/"\"\"",
+           "Target model whose exchanges and costs to use, by name (empty: "
+           "the module's kcc.target, or sm_90a if it has none)">
   ];
 }
 

@@ -10,7 +10,6 @@
 #include "backends/gpu/Passes.h"
 #include "backends/nvidia/NVVMLowering.h"
 #include "passes/Passes.h"
-#include "targets/BankConflicts.h"
 #include "targets/TargetModel.h"
 
 #include "mlir/Conversion/Passes.h"
@@ -59,8 +58,11 @@ void pipeline::buildTilePipeline(OpPassManager &pm,
   }
   // group(N) kernels: from here on every consumer (both vendors, the stubs,
   // the manifest) sees the flat 1-D launch in grouped order.
-  if (options.rasterize)
-    pm.addPass(createRasterizePrograms(options.persistent));
+  if (options.rasterize) {
+    KccRasterizeProgramsOptions rasterize;
+    rasterize.persistent = options.persistent;
+    pm.addPass(createKccRasterizePrograms(rasterize));
+  }
 }
 
 std::vector<const TargetModel *>
@@ -74,7 +76,10 @@ pipeline::tensorMapTargets(const std::vector<const TargetModel *> &targets) {
 
 void pipeline::buildTensorMapPipeline(OpPassManager &pm,
                                       std::vector<const TargetModel *> targets) {
-  pm.addPass(createAddTensorMaps(std::move(targets)));
+  KccAddTensorMapsOptions maps;
+  for (const TargetModel *target : targets)
+    maps.targetNames.push_back(target->name);
+  pm.addPass(createKccAddTensorMaps(maps));
 }
 
 //===----------------------------------------------------------------------===//
@@ -83,22 +88,33 @@ void pipeline::buildTensorMapPipeline(OpPassManager &pm,
 
 void pipeline::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
                                    const LayoutOptions &options) {
+  // Every pass that reads the model finds it by this name in the kcc
+  // dialect's registry (ir/TargetLookup.h).
+  const std::string &name = target.name;
   // Refuse what the target cannot do, at its source location.
-  pm.addPass(createCheckTargetSupport(target));
+  KccCheckTargetSupportOptions check;
+  check.targetName = name;
+  pm.addPass(createKccCheckTargetSupport(check));
   // TMA copies first (accesses with a tensor map), proven before anything
   // else touches them; the rest are expanded to vector accesses.
-  pm.addPass(createMaterializeTmaCopies(target));
+  KccMaterializeTmaCopiesOptions tma;
+  tma.targetName = name;
+  pm.addPass(createKccMaterializeTmaCopies(tma));
   if (target.hasAsyncCopy("tma")) {
-    pm.addPass(createPipelineTmaLoads(target, /*stages=*/3,
-                                      options.warpSpecialize,
-                                      options.chunkEpilogues));
+    KccPipelineTmaLoadsOptions tmaLoads;
+    tmaLoads.targetName = name;
+    tmaLoads.warpSpecialize = options.warpSpecialize;
+    tmaLoads.chunkEpilogues = options.chunkEpilogues;
+    pm.addPass(createKccPipelineTmaLoads(tmaLoads));
     if (target.mma.instruction == "tcgen05.mma")
       pm.addPass(createKccMaterializeTcgen05Mma());
     else
       pm.addPass(createKccMaterializeWarpgroupMma());
   }
   // Loop loads feeding dots that TMA did not take: cp.async stages.
-  pm.addPass(createPipelineAsyncCopies(target));
+  KccPipelineAsyncCopiesOptions cpAsync;
+  cpAsync.targetName = name;
+  pm.addPass(createKccPipelineAsyncCopies(cpAsync));
   if (target.hasAsyncCopy("tma") || target.hasAsyncCopy("cp.async"))
     pm.addPass(createKccVerifyAsyncProtocol());
   KccExpandTileAccessesOptions expand;
@@ -109,7 +125,10 @@ void pipeline::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
   pm.addPass(createKccExpandTileAccesses(expand));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  pm.addPass(createMaterializeWarpMma(target, options.numWarps));
+  KccMaterializeWarpMmaOptions warpMma;
+  warpMma.targetName = name;
+  warpMma.numWarps = options.numWarps;
+  pm.addPass(createKccMaterializeWarpMma(warpMma));
   KccAssignLayoutsOptions layouts;
   layouts.warpSize = target.warpSize;
   layouts.maxVectorBytes = target.maxVectorBytes;
@@ -121,8 +140,12 @@ void pipeline::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
   pm.addPass(createKccAssignLayouts(layouts));
   // Shared buffers are laid out with the bank model here, so --report shows
   // the conflicts of what will be emitted.
-  pm.addPass(kcc::gpu::createChooseSharedLayouts(bankGeometry(target)));
-  pm.addPass(createPlanLaneExchanges(target));
+  kcc::gpu::ChooseSharedLayoutsOptions shared;
+  shared.targetName = name;
+  pm.addPass(kcc::gpu::createChooseSharedLayouts(shared));
+  KccPlanLaneExchangesOptions lanes;
+  lanes.targetName = name;
+  pm.addPass(createKccPlanLaneExchanges(lanes));
 }
 
 //===----------------------------------------------------------------------===//
@@ -173,11 +196,6 @@ void pipeline::registerPassesAndPipelines() {
     return;
   registered = true;
   registerKccPasses();
-  registerTensorMapPasses();
-  registerMaterializeTmaCopiesPass();
-  registerPipelineTmaLoadsPass();
-  registerPipelineAsyncCopiesPass();
-  registerMaterializeWarpMmaPass();
   kcc::gpu::registerKccGPUPasses();
   nvidia::registerNVVMLowering();
   amd::registerROCDLLowering();

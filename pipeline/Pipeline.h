@@ -64,7 +64,8 @@ void buildTilePipeline(mlir::OpPassManager &pm, const TileOptions &options);
 /// NVIDIA targets with TMA): one set of arguments serves them all.
 std::vector<const TargetModel *>
 tensorMapTargets(const std::vector<const TargetModel *> &targets);
-/// Appends the tensor-map arguments for `targets` (tensorMapTargets).
+/// Appends the tensor-map arguments for `targets` (tensorMapTargets), found
+/// by name in the kcc dialect's registry as buildLayoutPipeline's target is.
 void buildTensorMapPipeline(mlir::OpPassManager &pm,
                             std::vector<const TargetModel *> targets);
 
@@ -78,7 +79,9 @@ struct LayoutOptions {
   bool warpSpecialize = true;
   bool chunkEpilogues = true;
 };
-/// `target` must outlive the pass manager.
+/// The passes find `target` by its name in the kcc dialect's registry
+/// (ir/TargetLookup.h), which must hold it when the pass manager runs: the
+/// built-in models, or the registry of --target-model files a tool set.
 void buildLayoutPipeline(mlir::OpPassManager &pm, const TargetModel &target,
                          const LayoutOptions &options);
 

@@ -688,15 +688,19 @@ llvm::Error TargetRegistry::addFromText(llvm::StringRef text,
       RegistryAccess::parse(text, bufferName, this);
   if (!parsed)
     return parsed.takeError();
+  add(std::move(*parsed));
+  return llvm::Error::success();
+}
+
+void TargetRegistry::add(TargetModel model) {
   auto entry = std::make_shared<Entry>();
-  entry->model = std::make_shared<const TargetModel>(std::move(*parsed));
+  entry->model = std::make_shared<const TargetModel>(std::move(model));
   for (auto &e : entries)
     if (e->model->name == entry->model->name) {
       e = std::move(entry);
-      return llvm::Error::success();
+      return;
     }
   entries.push_back(std::move(entry));
-  return llvm::Error::success();
 }
 
 llvm::Error TargetRegistry::addFromFile(llvm::StringRef path) {

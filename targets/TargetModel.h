@@ -163,6 +163,8 @@ public:
   llvm::Error addFromFile(llvm::StringRef path);
   /// Adds a model parsed from TOML text (what addFromFile does after reading).
   llvm::Error addFromText(llvm::StringRef text, llvm::StringRef bufferName);
+  /// Adds `model`, replacing a model of the same name.
+  void add(TargetModel model);
 
 private:
   struct Entry;

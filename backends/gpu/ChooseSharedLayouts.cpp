@@ -1,16 +1,13 @@
 //===- ChooseSharedLayouts.cpp - pad shared buffers with the bank model ---===//
 //
-// A relayout (broadcast, expand_dims or reshape between layouts, trans) moves
-// a tile through a shared-memory buffer: every thread stores its registers in
-// the source layout and loads them back in the destination layout. Whether
-// those accesses conflict depends on the buffer's layout and on the target's
-// banks (NVIDIA shared memory, AMD LDS with its per-width lane phases), so
-// the layout is chosen here with the target model's bank geometry: each
-// candidate padding (`pad` elements after every `every`) is evaluated with
-// the exact addresses the lowering will emit (SharedAccesses.cpp) and the
-// bank model (targets/BankConflicts.h); the one with the fewest shared-memory
-// wavefronts wins (ties: no padding, then the smallest buffer). The choice is
-// kept in kcc.smem_padding, which the lowering and --report read.
+// kcc-choose-shared-layouts (Passes.td). A relayout (broadcast, expand_dims
+// or reshape between layouts, trans) moves a tile through a shared-memory
+// buffer: every thread stores its registers in the source layout and loads
+// them back in the destination layout. Whether those accesses conflict
+// depends on the buffer's layout and on the target's banks (NVIDIA shared
+// memory, AMD LDS with its per-width lane phases), so each candidate is
+// evaluated with the exact addresses the lowering will emit
+// (SharedAccesses.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +15,7 @@
 #include "backends/gpu/Passes.h"
 #include "backends/gpu/SharedAccesses.h"
 
+#include "ir/TargetLookup.h"
 #include "targets/BankConflicts.h"
 
 #include "llvm/Support/Error.h"
@@ -55,13 +53,19 @@ std::optional<int64_t> wavefronts(Operation *op, const SmemPadding &padding,
 struct ChooseSharedLayouts
     : kcc::gpu::impl::ChooseSharedLayoutsBase<ChooseSharedLayouts> {
   using Base::Base;
-  explicit ChooseSharedLayouts(const BankGeometry &geometry)
-      : explicitGeometry(geometry) {}
 
   void runOnOperation() override {
-    BankGeometry g = explicitGeometry ? *explicitGeometry
-                     : vendor == "amd"  ? amdLdsGeometry()
-                                        : nvidiaSharedGeometry();
+    BankGeometry g;
+    if (targetName.empty() && !vendor.empty()) {
+      g = vendor == "amd" ? amdLdsGeometry() : nvidiaSharedGeometry();
+    } else {
+      // NVIDIA's geometry (the built-in sm_90a's) where nothing names one.
+      const TargetModel *model =
+          lookupTarget(getOperation(), targetName, getArgument(), "sm_90a");
+      if (!model)
+        return signalPassFailure();
+      g = bankGeometry(*model);
+    }
     getOperation().walk([&](Operation *op) {
       if (!isa<BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp>(op) ||
           smemBytesFor(op) == 0)
@@ -107,13 +111,6 @@ struct ChooseSharedLayouts
                 DenseI32ArrayAttr::get(op->getContext(),
                                        {int32_t(best.every), int32_t(best.pad)}));
   }
-
-  std::optional<BankGeometry> explicitGeometry;
 };
 
 } // namespace
-
-std::unique_ptr<Pass>
-kcc::gpu::createChooseSharedLayouts(const BankGeometry &geometry) {
-  return std::make_unique<ChooseSharedLayouts>(geometry);
-}

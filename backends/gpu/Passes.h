@@ -8,10 +8,6 @@
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
 #include "mlir/Pass/Pass.h"
 
-namespace kcc {
-struct BankGeometry;
-} // namespace kcc
-
 namespace kcc::gpu {
 #define GEN_PASS_DECL
 #include "backends/gpu/Passes.h.inc"
@@ -19,10 +15,6 @@ namespace kcc::gpu {
 /// registerKccGPUPasses(): every pass of this folder (for kcc-opt).
 #define GEN_PASS_REGISTRATION
 #include "backends/gpu/Passes.h.inc"
-
-/// kcc-choose-shared-layouts with a target model's bank geometry.
-std::unique_ptr<mlir::Pass>
-createChooseSharedLayouts(const BankGeometry &geometry);
 } // namespace kcc::gpu
 
 #endif // KCC_BACKENDS_GPU_PASSES_H

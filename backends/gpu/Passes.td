@@ -51,13 +51,19 @@ def ChooseSharedLayouts : Pass<"kcc-choose-shared-layouts", "mlir::ModuleOp"> {
     memory (broadcast, expand_dims, reshape between layouts, trans), tries
     paddings of 4, 8 and 16 bytes after every source row or every bank sweep,
     counts the shared-memory wavefronts of the lowering's accesses under the
-    bank model, and records the cheapest in `kcc.smem_padding` (nothing when
-    no padding helps). kcc uses the target model's geometry; from kcc-opt,
-    `vendor` picks the built-in NVIDIA or AMD (gfx942 LDS) geometry.
+    bank model (targets/BankConflicts.h), and records the cheapest in
+    `kcc.smem_padding` (nothing when no padding helps; ties: no padding, then
+    the smallest buffer), which the lowering and --report read. The geometry
+    is the target model's: `target`, else the module's kcc.target. From
+    kcc-opt, `vendor` instead picks the built-in NVIDIA (sm_90a) or AMD
+    (gfx942 LDS) geometry; without either option or kcc.target, NVIDIA's.
   }];
   let options = [
-    Option<"vendor", "vendor", "std::string", /*default=*/"\"nvidia\"",
-           "Bank geometry when none is given: nvidia or amd">
+    Option<"targetName", "target", "std::string", /*default=*/"\"\"",
+           "Target model whose bank geometry to use, by name (empty: the "
+           "module's kcc.target)">,
+    Option<"vendor", "vendor", "std::string", /*default=*/"\"\"",
+           "Built-in bank geometry when no target is given: nvidia or amd">
   ];
 }
 

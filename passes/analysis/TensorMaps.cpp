@@ -179,14 +179,3 @@ Value kcc::tensorMapFor(Operation *op, std::string &why) {
 int64_t kcc::tmaPartsOf(Operation *op, TensorMapType map) {
   return tileShapeOf(op).back() / map.getBox().back();
 }
-
-LogicalResult kcc::resolvePassTarget(MLIRContext *ctx, StringRef pass,
-                                     StringRef name,
-                                     const TargetModel *&target) {
-  if (!target)
-    target = TargetRegistry::builtin().lookup(name);
-  if (!target)
-    return emitError(UnknownLoc::get(ctx))
-           << pass << ": unknown target '" << name << "'";
-  return success();
-}

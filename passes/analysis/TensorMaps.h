@@ -58,14 +58,6 @@ llvm::ArrayRef<int64_t> tileShapeOf(mlir::Operation *op);
 llvm::SmallVector<int64_t> withBatchDims(mlir::Operation *op,
                                          llvm::ArrayRef<int64_t> shape);
 
-/// Resolves a TMA pass's `target` option (a built-in model name, as kcc-opt
-/// passes it) unless the driver already set `target`; an error naming `pass`
-/// if the name is unknown.
-mlir::LogicalResult resolvePassTarget(mlir::MLIRContext *ctx,
-                                      llvm::StringRef pass,
-                                      llvm::StringRef name,
-                                      const TargetModel *&target);
-
 } // namespace kcc
 
 #endif // KCC_PASSES_TENSORMAPS_H

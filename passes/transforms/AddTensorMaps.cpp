@@ -1,15 +1,10 @@
 //===- AddTensorMaps.cpp - the tensor maps a kernel receives --------------===//
 //
-// kcc-add-tensor-maps appends one !kcc.tensormap argument per (tensor
-// parameter, box, element type) that a kernel's load_tile/store_tile could
-// copy with TMA on every given target, judged on the compile-time half of the
-// TMA rules. The launch stubs encode each from its tensor's base, sizes and
-// strides (kcc.tensor_map_of) and pass it after the user's parameters, so the
-// argument list must be the same for every NVIDIA target of a fatbin: the
-// driver runs this pass once on the tile IR shared by those targets, before
-// any per-target pass. Images that do not use a map still declare it (an
-// unused grid-constant parameter costs nothing). Accesses that get no map
-// carry kcc.tma_refused, which --report shows.
+// kcc-add-tensor-maps (Passes.td). The argument list must be the same for
+// every NVIDIA target of a fatbin because one launch stub serves them all:
+// hence one pass over the shared tile IR, judging each box on every target,
+// and maps declared by images that do not use them (an unused grid-constant
+// parameter costs nothing).
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,50 +13,33 @@
 #include "passes/Passes.h"
 #include "passes/analysis/TensorMaps.h"
 
+#include "ir/TargetLookup.h"
 #include "targets/TargetModel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/MapVector.h"
 
 using namespace mlir;
 
+namespace kcc {
+#define GEN_PASS_DEF_KCCADDTENSORMAPS
+#include "passes/Passes.h.inc"
+} // namespace kcc
+
 namespace {
 
-struct AddTensorMaps : PassWrapper<AddTensorMaps, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(AddTensorMaps)
-
-  AddTensorMaps() = default;
-  AddTensorMaps(const AddTensorMaps &other) : PassWrapper(other) {
-    targets = other.targets;
-  }
-  explicit AddTensorMaps(std::vector<const kcc::TargetModel *> models)
-      : targets(std::move(models)) {}
-
-  StringRef getArgument() const override { return "kcc-add-tensor-maps"; }
-  StringRef getDescription() const override {
-    return "Give kernels one !kcc.tensormap argument per (tensor, box) that "
-           "load_tile/store_tile can copy with TMA on every given target";
-  }
-
-  ListOption<std::string> targetNames{
-      *this, "targets",
-      llvm::cl::desc("Built-in target models (kcc-opt; kcc passes its own)")};
-
-  LogicalResult initialize(MLIRContext *ctx) override {
-    if (!targets.empty())
-      return success();
-    for (const std::string &name : targetNames) {
-      const kcc::TargetModel *t = kcc::TargetRegistry::builtin().lookup(name);
-      if (!t)
-        return emitError(UnknownLoc::get(ctx))
-               << "kcc-add-tensor-maps: unknown target '" << name << "'";
-      targets.push_back(t);
-    }
-    return success();
-  }
+struct AddTensorMaps : kcc::impl::KccAddTensorMapsBase<AddTensorMaps> {
+  using Base::Base;
 
   void runOnOperation() override {
+    targets.clear();
+    for (const std::string &name : targetNames) {
+      const kcc::TargetModel *t =
+          kcc::lookupTarget(getOperation(), name, getArgument());
+      if (!t)
+        return signalPassFailure();
+      targets.push_back(t);
+    }
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (func->hasAttr(kcc::KccDialect::kKernelAttr) && !func.isExternal())
         runOnKernel(func);
@@ -167,16 +145,8 @@ struct AddTensorMaps : PassWrapper<AddTensorMaps, OperationPass<ModuleOp>> {
                     ArrayAttr::get(ctx, newNames));
   }
 
+  /// The models `targets` names, in its order.
   std::vector<const kcc::TargetModel *> targets;
 };
 
 } // namespace
-
-std::unique_ptr<Pass>
-kcc::createAddTensorMaps(std::vector<const TargetModel *> targets) {
-  return std::make_unique<AddTensorMaps>(std::move(targets));
-}
-
-void kcc::registerTensorMapPasses() {
-  PassRegistration<AddTensorMaps>();
-}

@@ -1,29 +1,14 @@
 //===- MaterializeTmaCopies.cpp - load_tile/store_tile as TMA copies ------===//
 //
-// kcc-materialize-tma-copies rewrites the tile accesses that have a tensor
-// map argument (kcc-add-tensor-maps) into the async IR (ir/KccAsyncOps.td):
-//
-//   load_tile  -> expect_tx(full box bytes) + tma_load into a shared stage,
-//                 then, right before the first use, mbarrier_wait + smem_load
-//   store_tile -> smem_store into a stage, fence_proxy_async, cta_barrier,
-//                 tma_store + bulk_commit_group; bulk_wait_group 0 (read)
-//                 before the kernel returns
-//
-// A store that may reach past the tensor's last full 16-byte granule of a row
-// takes masked vector stores instead (a run-time branch the verifier checks
-// both ways).
-// A store of a tile that was loaded with TMA and not changed copies straight
-// from the load's stage (no trip through registers). A store reuses the stage
-// of a load of the same shape once every thread has read it (cta_barrier),
-// which keeps shared memory within the static limit. Each load has its own
-// mbarrier, initialized once at kernel entry; copies issue where the access
-// was and are waited for only where the tile is used, so independent loads
-// overlap. kcc-verify-async-protocol proves the result.
-//
-// Not taken (kcc.tma_refused, shown by --report; the access is expanded to
-// vector loads/stores instead): accesses in loops (they need the software
-// pipeliner, not written yet), loads whose `other` is not zero (TMA fills
-// with zeros), and accesses without a tensor map.
+// kcc-materialize-tma-copies (Passes.td). Copies issue where the access was
+// and are waited for only where the tile is used, so independent loads
+// overlap. A store that may reach past the tensor's last full 16-byte
+// granule of a row takes masked vector stores instead (a run-time branch
+// the verifier checks both ways). A store of a tile that was loaded with TMA
+// and not changed copies straight from the load's stage (no trip through
+// registers). A store reuses the stage of a load of the same shape once
+// every thread has read it (cta_barrier), which keeps shared memory within
+// the static limit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,16 +18,21 @@
 #include "passes/analysis/PersistentTiles.h"
 #include "passes/analysis/TensorMaps.h"
 
+#include "ir/TargetLookup.h"
 #include "targets/TargetModel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/DenseMap.h"
 
 using namespace mlir;
+
+namespace kcc {
+#define GEN_PASS_DEF_KCCMATERIALIZETMACOPIES
+#include "passes/Passes.h.inc"
+} // namespace kcc
 
 namespace {
 
@@ -68,35 +58,14 @@ struct Stage {
 };
 
 struct MaterializeTmaCopies
-    : PassWrapper<MaterializeTmaCopies, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(MaterializeTmaCopies)
-
-  MaterializeTmaCopies() = default;
-  MaterializeTmaCopies(const MaterializeTmaCopies &other)
-      : PassWrapper(other) {
-    target = other.target;
-  }
-  explicit MaterializeTmaCopies(const kcc::TargetModel &model)
-      : target(&model) {}
-
-  StringRef getArgument() const override {
-    return "kcc-materialize-tma-copies";
-  }
-  StringRef getDescription() const override {
-    return "Rewrite load_tile/store_tile with a tensor map into TMA copies, "
-           "mbarriers and shared-memory stages";
-  }
-
-  Option<std::string> targetName{
-      *this, "target", llvm::cl::desc("Built-in target model (kcc-opt)"),
-      llvm::cl::init("sm_90a")};
-
-  LogicalResult initialize(MLIRContext *ctx) override {
-    return kcc::resolvePassTarget(ctx, "kcc-materialize-tma-copies", targetName,
-                                  target);
-  }
+    : kcc::impl::KccMaterializeTmaCopiesBase<MaterializeTmaCopies> {
+  using Base::Base;
 
   void runOnOperation() override {
+    target = kcc::lookupTarget(getOperation(), targetName, getArgument(),
+                               /*fallback=*/"sm_90a");
+    if (!target)
+      return signalPassFailure();
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (func->hasAttr(kcc::KccDialect::kKernelAttr) && !func.isExternal())
         runOnKernel(func);
@@ -364,12 +333,3 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
 }
 
 } // namespace
-
-std::unique_ptr<Pass>
-kcc::createMaterializeTmaCopies(const TargetModel &target) {
-  return std::make_unique<MaterializeTmaCopies>(target);
-}
-
-void kcc::registerMaterializeTmaCopiesPass() {
-  PassRegistration<MaterializeTmaCopies>();
-}

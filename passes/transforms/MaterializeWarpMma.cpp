@@ -1,36 +1,30 @@
 //===- MaterializeWarpMma.cpp - dots on warp-level tensor cores -----------===//
 //
-// kcc-materialize-warp-mma puts dots on the warp/wave-level matrix
-// instructions whose operands are registers:
-//  - mma.sync.m16n8k16 on sm_80, whose [mma] instruction it is, and on later
-//    targets that list it as `mma_sync` (sm_90a, sm_100a: the dots their
-//    main instruction did not take). The accumulator gets #kcc.wgmma_acc,
-//    the layout in which warp w of warpgroup g holds rows 16 w.. of the
-//    64-row blocks g, g + W, ...: exactly the D fragments of mma.sync when
-//    each warp computes its 16-row slabs over all N columns
-//    (backends/nvidia/DotToMmaSync.cpp: ldmatrix from padded shared memory).
-//  - v_mfma_f32_16x16x16{f16,bf16} on gfx90a and gfx942 ([mma] mfma): the
-//    accumulator gets #kcc.mfma_acc, wave w holding the 16-row slabs w,
-//    w + W, ... (backends/nvidia/DotToMfma.cpp: fragments from padded LDS).
-// A qualifying dot keeps its register operands, and its accumulator web (the
-// dot's accumulator and result, the scf.for links that carry it, its splat
-// initialization, a lone elementwise epilogue) is retyped to the layout.
-// Each dot is marked kcc.mma, or kcc.mma_refused with the reason it stays
-// on the CUDA/SIMD cores (FMAs), which --report shows.
+// kcc-materialize-warp-mma (Passes.td). #kcc.wgmma_acc is the layout in
+// which warp w of warpgroup g holds rows 16 w.. of the 64-row blocks g,
+// g + W, ...: exactly the D fragments of mma.sync when each warp computes
+// its 16-row slabs over all N columns (backends/nvidia/DotToMmaSync.cpp:
+// ldmatrix from padded shared memory). In #kcc.mfma_acc wave w holds the
+// 16-row slabs w, w + W, ... (backends/amd/DotToMfma.cpp: fragments from
+// padded LDS).
 //
 //===----------------------------------------------------------------------===//
 
+#include "ir/TargetLookup.h"
+#include "passes/Passes.h"
 #include "passes/analysis/AccumulatorWeb.h"
 #include "passes/analysis/MmaOperands.h"
-#include "passes/Passes.h"
-#include "passes/analysis/TensorMaps.h"
 #include "targets/TargetModel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/Pass/Pass.h"
 #include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
+
+namespace kcc {
+#define GEN_PASS_DEF_KCCMATERIALIZEWARPMMA
+#include "passes/Passes.h.inc"
+} // namespace kcc
 
 namespace {
 
@@ -72,30 +66,8 @@ OpOperand &accOperand(Operation *op) {
 }
 
 struct MaterializeWarpMma
-    : PassWrapper<MaterializeWarpMma, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(MaterializeWarpMma)
-
-  MaterializeWarpMma() = default;
-  MaterializeWarpMma(const MaterializeWarpMma &other) : PassWrapper(other) {
-    target = other.target;
-  }
-  MaterializeWarpMma(const kcc::TargetModel &model, unsigned numWarps)
-      : target(&model), numWarps(numWarps) {}
-
-  StringRef getArgument() const override { return "kcc-materialize-warp-mma"; }
-  StringRef getDescription() const override {
-    return "Put f16/bf16 dots with an f32 accumulator on mma.sync (NVIDIA) "
-           "or MFMA (AMD) matrix cores";
-  }
-
-  Option<std::string> targetName{
-      *this, "target", llvm::cl::desc("Built-in target model (kcc-opt)"),
-      llvm::cl::init("sm_80")};
-
-  LogicalResult initialize(MLIRContext *ctx) override {
-    return kcc::resolvePassTarget(ctx, "kcc-materialize-warp-mma", targetName,
-                                  target);
-  }
+    : kcc::impl::KccMaterializeWarpMmaBase<MaterializeWarpMma> {
+  using Base::Base;
 
   bool mfma() const { return target->mma.instruction == "mfma"; }
   /// The instruction's name, its accumulator's unit (a warpgroup of 128
@@ -126,6 +98,10 @@ struct MaterializeWarpMma
   }
 
   void runOnOperation() override {
+    target = kcc::lookupTarget(getOperation(), targetName, getArgument(),
+                               /*fallback=*/"sm_80");
+    if (!target)
+      return signalPassFailure();
     if (target->mma.instruction != "mma.sync" && !mfma() &&
         target->mma.mmaSync.empty()) {
       // Say why the dots stay on the CUDA cores (--report).
@@ -152,7 +128,6 @@ struct MaterializeWarpMma
   LogicalResult runOnKernel(func::FuncOp func);
 
   const kcc::TargetModel *target = nullptr;
-  unsigned numWarps = 0; // kcc --num-warps (0: not given)
 };
 
 std::string MaterializeWarpMma::refusal(kcc::DotOp dot, unsigned units) const {
@@ -331,12 +306,3 @@ LogicalResult MaterializeWarpMma::runOnKernel(func::FuncOp func) {
 }
 
 } // namespace
-
-std::unique_ptr<Pass> kcc::createMaterializeWarpMma(const TargetModel &target,
-                                                    unsigned numWarps) {
-  return std::make_unique<MaterializeWarpMma>(target, numWarps);
-}
-
-void kcc::registerMaterializeWarpMmaPass() {
-  PassRegistration<MaterializeWarpMma>();
-}

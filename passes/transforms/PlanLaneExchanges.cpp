@@ -1,18 +1,15 @@
 //===- PlanLaneExchanges.cpp - wave-reduction butterflies from costs ------===//
 //
-// A 1-D reduction ends with a butterfly across the lanes of each warp (32)
-// or wave (64). Which exchange instruction each step uses, and in which
-// order the lane bits are reduced, is chosen here from the target model's
-// [lane_exchange] costs (targets/LaneExchange.h): on gfx9 the planner puts
-// the bits DPP can reach first (quad_perm for xor 1 and 2, row_half_mirror
-// and row_mirror for 4 and 8 once the lower bits are reduced), then
-// ds_swizzle (xor 16) and ds_bpermute (xor 32). The plan is kept in
-// kcc.butterfly, which the lowering emits and --report shows.
+// kcc-plan-lane-exchanges (Passes.td). On gfx9, for example, the planner
+// puts the bits DPP can reach first (quad_perm for xor 1 and 2,
+// row_half_mirror and row_mirror for 4 and 8 once the lower bits are
+// reduced), then ds_swizzle (xor 16) and ds_bpermute (xor 32).
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
 
+#include "ir/TargetLookup.h"
 #include "targets/LaneExchange.h"
 #include "targets/TargetModel.h"
 
@@ -29,19 +26,12 @@ namespace {
 struct PlanLaneExchanges
     : kcc::impl::KccPlanLaneExchangesBase<PlanLaneExchanges> {
   using Base::Base;
-  explicit PlanLaneExchanges(const TargetModel &model)
-      : explicitModel(&model) {}
 
   void runOnOperation() override {
-    const TargetModel *model = explicitModel;
-    if (!model) {
-      model = TargetRegistry::builtin().lookup(target);
-      if (!model) {
-        getOperation().emitError("kcc-plan-lane-exchanges: unknown target '")
-            << target << "'";
-        return signalPassFailure();
-      }
-    }
+    const TargetModel *model = lookupTarget(
+        getOperation(), targetName, getArgument(), /*fallback=*/"sm_90a");
+    if (!model)
+      return signalPassFailure();
     SmallVector<ReduceOp> reduces;
     getOperation().walk([&](ReduceOp op) {
       if (op.getSrc().getType().getRank() == 1)
@@ -71,13 +61,6 @@ struct PlanLaneExchanges
     for (ReduceOp op : reduces)
       op->setAttr(KccDialect::kButterflyAttr, attr);
   }
-
-  const TargetModel *explicitModel = nullptr;
 };
 
 } // namespace
-
-std::unique_ptr<Pass>
-kcc::createPlanLaneExchanges(const TargetModel &model) {
-  return std::make_unique<PlanLaneExchanges>(model);
-}

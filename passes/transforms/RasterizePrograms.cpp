@@ -262,9 +262,3 @@ struct RasterizePrograms
 };
 
 } // namespace
-
-std::unique_ptr<Pass> kcc::createRasterizePrograms(unsigned persistent) {
-  kcc::KccRasterizeProgramsOptions options;
-  options.persistent = persistent;
-  return std::make_unique<RasterizePrograms>(options);
-}

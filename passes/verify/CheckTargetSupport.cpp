@@ -1,29 +1,26 @@
 //===- CheckTargetSupport.cpp - refuse what the target cannot run ---------===//
 //
-// Runs before layout assignment: an operation the target has no instructions
-// for (today: dot on element types without a matrix-multiply shape in the
-// target model) is an error at its source location, not a failure deep in
-// the lowering.
-//
-// dot is accepted on the element types the target's matrix-multiply
-// instructions take, whichever path then computes it: a tensor-core path
-// where one applies, else the CUDA-core FMA lowering
-// (backends/nvidia/DotToFMA.cpp), which computes every accepted type with
-// the interpreter's numerics (docs/language.md, "Matrix products"). It could
-// compute other integer and float types too; they stay refused, so that
-// whether a kernel compiles for a target does not depend on which path its
-// dots take.
+// kcc-check-target-support (Passes.td). The dots it accepts are computed
+// with the interpreter's numerics (docs/language.md, "Matrix products")
+// whichever path takes them: a tensor-core path where one applies, else the
+// CUDA-core FMA lowering (backends/gpu/DotToFMA.cpp).
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
 
+#include "ir/TargetLookup.h"
 #include "targets/TargetModel.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
+
+namespace kcc {
+#define GEN_PASS_DEF_KCCCHECKTARGETSUPPORT
+#include "passes/Passes.h.inc"
+} // namespace kcc
 
 namespace {
 
@@ -43,18 +40,16 @@ llvm::SmallVector<llvm::StringRef, 2> mmaInputNames(Type elem) {
   return {};
 }
 
-/// Checks that every operation of the module can be compiled for the target
-/// at all, before layouts are chosen: an error at the operation's source
-/// location instead of a failure deep in the lowering.
 struct CheckTargetSupport
-    : PassWrapper<CheckTargetSupport, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(CheckTargetSupport)
-
-  explicit CheckTargetSupport(const kcc::TargetModel &target)
-      : target(target) {}
-  StringRef getArgument() const override { return "kcc-check-target-support"; }
+    : kcc::impl::KccCheckTargetSupportBase<CheckTargetSupport> {
+  using Base::Base;
 
   void runOnOperation() override {
+    const kcc::TargetModel *model =
+        kcc::lookupTarget(getOperation(), targetName, getArgument());
+    if (!model)
+      return signalPassFailure();
+    const kcc::TargetModel &target = *model;
     bool ok = true;
     getOperation().walk([&](kcc::DotOp dot) {
       Type elem = dot.getA().getType().getElementType();
@@ -102,13 +97,6 @@ struct CheckTargetSupport
     if (!ok)
       signalPassFailure();
   }
-
-  const kcc::TargetModel &target;
 };
 
 } // namespace
-
-std::unique_ptr<Pass>
-kcc::createCheckTargetSupport(const TargetModel &target) {
-  return std::make_unique<CheckTargetSupport>(target);
-}

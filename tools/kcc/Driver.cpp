@@ -522,6 +522,9 @@ int driver::compile(const Options &options) {
   pipeline::registerCompilerDialects(registry);
   mlir::MLIRContext ctx(registry);
   ctx.loadAllAvailableDialects();
+  // The passes find the targets, --target-model files included, by name.
+  if (options.registry)
+    ctx.getLoadedDialect<KccDialect>()->setTargetRegistry(options.registry);
   // kcc compiles small modules; threads cost more than they give here.
   ctx.disableMultithreading();
   // Users get file:line:col and a caret, not a dump of the failing IR op.

@@ -21,6 +21,9 @@ struct Options {
   std::vector<std::string> inputs;
   std::string outputDir = "."; // "-" = stdout for textual outputs
   std::vector<const TargetModel *> targets;
+  // Where `targets` come from (with the --target-model files); the passes
+  // look them up there by name. Null: the built-in models.
+  const TargetRegistry *registry = nullptr;
   unsigned optLevel = 3;
   EmitKind emit = EmitKind::Fatbin;
   std::vector<std::pair<std::string, std::string>> defines;

@@ -174,6 +174,7 @@ int main(int argc, char **argv) {
     return runLegality(registry);
 
   driver::Options options;
+  options.registry = &registry;
   if (inputs.empty())
     return fail("no input files; usage: kcc FILE.kc [-o DIR] [--target=...] "
                 "(see kcc --help)");

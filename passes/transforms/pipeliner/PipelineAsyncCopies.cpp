@@ -1,9 +1,7 @@
 //===- PipelineAsyncCopies.cpp - cp.async pipelines for loop dot operands -===//
 //
-// kcc-pipeline-async-copies software-pipelines the load_tile ops of an
-// scf.for body that feed dots (directly or through trans) on targets with
-// cp.async (sm_80; on sm_90a/sm_100a the loads the TMA passes left) over S
-// shared stages, with each thread's cp.async groups as the protocol:
+// kcc-pipeline-async-copies (Passes.td), scheduled with each thread's
+// cp.async groups as the protocol:
 //
 //   entry:     an S-stage buffer per load, rows padded by 16 bytes (the 8
 //              rows an ldmatrix reads then fall in distinct banks)
@@ -20,28 +18,21 @@
 //              dot of such reads into kcc.warp_mma: ldmatrix straight from
 //              the stage)
 //
-// so S - 1 iterations' copies are in flight while one computes. Group g
-// holds iteration g's copies; at iteration it's wait, S - 1 + it groups are
-// committed, so "at most S - 2 pending" retires groups 0..it. The groups a
-// loop commits past its last iteration are empty, so nothing is in flight
-// when it ends. A loop that runs more than once (nested in another loop or
-// region) gets a cta_barrier before its prologue: the previous run's last
-// reads of the stages come first.
-//
-// Elements outside the tensor land as zeros (cp.async's src-size), so
-// ragged edges need no other code. The tensor contract (16-byte aligned
-// bases, row strides in multiples of 16 bytes) keeps every 16-byte chunk
-// aligned. Loads that do not qualify keep vector loads; the reason is
-// added to kcc.tma_refused, which --report shows. S is the `stages` option
-// (3), lowered (not below 2) until the stages fit the target's shared
-// memory per block next to the kernel's other buffers and scratch.
-// kcc-verify-async-protocol then proves the protocol (its cp.async rules).
+// Group g holds iteration g's copies; at iteration it's wait, S - 1 + it
+// groups are committed, so "at most S - 2 pending" retires groups 0..it.
+// The groups a loop commits past its last iteration are empty, so nothing
+// is in flight when it ends. A loop that runs more than once (nested in
+// another loop or region) gets a cta_barrier before its prologue: the
+// previous run's last reads of the stages come first. The tensor contract
+// (16-byte aligned bases, row strides in multiples of 16 bytes) keeps every
+// 16-byte chunk aligned; cp.async's src-size zero-fills what lies outside
+// the tensor.
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/transforms/pipeliner/LoopPipelining.h"
+#include "ir/TargetLookup.h"
 #include "passes/Passes.h"
-#include "passes/analysis/TensorMaps.h"
+#include "passes/transforms/pipeliner/LoopPipelining.h"
 #include "targets/TargetModel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -50,11 +41,15 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
-#include "mlir/Pass/Pass.h"
 #include "llvm/ADT/MapVector.h"
 
 using namespace mlir;
 using namespace kcc::pipelining;
+
+namespace kcc {
+#define GEN_PASS_DEF_KCCPIPELINEASYNCCOPIES
+#include "passes/Passes.h.inc"
+} // namespace kcc
 
 namespace {
 
@@ -79,39 +74,14 @@ bool onlyDotOperand(Value v, bool &any) {
 }
 
 struct PipelineAsyncCopies
-    : PassWrapper<PipelineAsyncCopies, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PipelineAsyncCopies)
-
-  PipelineAsyncCopies() = default;
-  PipelineAsyncCopies(const PipelineAsyncCopies &other) : PassWrapper(other) {
-    target = other.target;
-  }
-  PipelineAsyncCopies(const kcc::TargetModel &model, unsigned depth)
-      : target(&model) {
-    stages = depth;
-  }
-
-  StringRef getArgument() const override { return "kcc-pipeline-async-copies"; }
-  StringRef getDescription() const override {
-    return "Software-pipeline the dot operand loads of scf.for bodies over N "
-           "shared stages with cp.async";
-  }
-
-  Option<unsigned> stages{*this, "stages",
-                          llvm::cl::desc("Pipeline depth (shared stages)"),
-                          llvm::cl::init(3)};
-  Option<std::string> targetName{
-      *this, "target",
-      llvm::cl::desc("Built-in target model whose shared memory bounds the "
-                     "stages (kcc-opt)"),
-      llvm::cl::init("sm_80")};
-
-  LogicalResult initialize(MLIRContext *ctx) override {
-    return kcc::resolvePassTarget(ctx, "kcc-pipeline-async-copies", targetName,
-                                  target);
-  }
+    : kcc::impl::KccPipelineAsyncCopiesBase<PipelineAsyncCopies> {
+  using Base::Base;
 
   void runOnOperation() override {
+    target = kcc::lookupTarget(getOperation(), targetName, getArgument(),
+                               /*fallback=*/"sm_80");
+    if (!target)
+      return signalPassFailure();
     if (!target->hasAsyncCopy("cp.async"))
       return;
     for (auto func : getOperation().getOps<func::FuncOp>())
@@ -300,12 +270,3 @@ void PipelineAsyncCopies::pipelineLoop(func::FuncOp func, scf::ForOp loop,
 }
 
 } // namespace
-
-std::unique_ptr<Pass> kcc::createPipelineAsyncCopies(const TargetModel &target,
-                                                     unsigned stages) {
-  return std::make_unique<PipelineAsyncCopies>(target, stages);
-}
-
-void kcc::registerPipelineAsyncCopiesPass() {
-  PassRegistration<PipelineAsyncCopies>();
-}

@@ -1,7 +1,6 @@
 //===- PipelineTmaLoads.cpp - multi-stage TMA pipelines for loop loads ----===//
 //
-// kcc-pipeline-tma-loads software-pipelines the load_tile ops of an scf.for
-// body that have a tensor map (kcc-add-tensor-maps) over S shared stages:
+// kcc-pipeline-tma-loads (Passes.td), over S stages:
 //
 //   entry:     S-stage buffer + S mbarriers per load, initialized once
 //   prologue:  for p < S: if lb + p*step < ub: expect_tx + tma_load of
@@ -11,32 +10,23 @@
 //              thread has read the stage (cta_barrier), and if k + S*step <
 //              ub the stage is refilled with iteration it + S
 //
-// so S - 1 copies are in flight while an iteration computes. The copy
-// coordinates of a later iteration are the body's coordinate computation
-// cloned with the induction variable advanced. A loop whose trip count is
-// below S simply skips the prologue copies it does not need (the "pipeline
-// deeper than its trip count" deadlock cannot happen). Loops qualify when
-// their bounds are computed from constants and the kernel's integer
-// arguments (so kcc-verify-async-protocol can prove the protocol), the step
-// is a positive constant, and the load sits directly in the body with
-// coordinates computed from the induction variable and loop-invariant
-// values. Others keep vector loads, with the reason in kcc.tma_refused.
-//
-// S is the `stages` option (3), lowered (not below 2) until the stages fit
-// what the target's shared memory per block leaves: the target model's
-// bytes_per_block (dynamic shared memory on NVIDIA) minus the kernel's other
-// TMA buffers and a reserve for the relayout/reduction scratch (its largest
-// such tile). A loop whose two stages do not fit keeps vector loads.
+// The copy coordinates of a later iteration are the body's coordinate
+// computation cloned with the induction variable advanced. A loop whose trip
+// count is below S simply skips the prologue copies it does not need (the
+// "pipeline deeper than its trip count" deadlock cannot happen). Bounds must
+// come from constants and the kernel's integer arguments so that
+// kcc-verify-async-protocol can prove the protocol.
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/analysis/AxisInfo.h"
-#include "passes/transforms/pipeliner/EpilogueChunks.h"
-#include "passes/transforms/pipeliner/LoopPipelining.h"
-#include "passes/analysis/MmaOperands.h"
+#include "ir/TargetLookup.h"
 #include "passes/Passes.h"
+#include "passes/analysis/AxisInfo.h"
+#include "passes/analysis/MmaOperands.h"
 #include "passes/analysis/PersistentTiles.h"
 #include "passes/analysis/TensorMaps.h"
+#include "passes/transforms/pipeliner/EpilogueChunks.h"
+#include "passes/transforms/pipeliner/LoopPipelining.h"
 #include "passes/transforms/warp-spec/WarpRoles.h"
 #include "targets/TargetModel.h"
 
@@ -48,7 +38,6 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Pass/PassRegistry.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -59,59 +48,23 @@ using namespace mlir;
 using namespace kcc::pipelining;
 using namespace kcc::warpspec;
 
+namespace kcc {
+#define GEN_PASS_DEF_KCCPIPELINETMALOADS
+#include "passes/Passes.h.inc"
+} // namespace kcc
+
 namespace {
 
-struct PipelineTmaLoads
-    : PassWrapper<PipelineTmaLoads, OperationPass<ModuleOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(PipelineTmaLoads)
-
-  PipelineTmaLoads() = default;
-  PipelineTmaLoads(const PipelineTmaLoads &other) : PassWrapper(other) {
-    target = other.target;
-  }
-  PipelineTmaLoads(const kcc::TargetModel &model, unsigned depth, bool ws,
-                   bool chunks)
-      : target(&model) {
-    stages = depth;
-    warpSpecialize = ws;
-    chunkEpilogues = chunks;
-  }
-
-  StringRef getArgument() const override { return "kcc-pipeline-tma-loads"; }
-  StringRef getDescription() const override {
-    return "Software-pipeline the TMA loads of scf.for bodies over N shared "
-           "stages";
-  }
-
-  Option<unsigned> stages{*this, "stages",
-                          llvm::cl::desc("Pipeline depth (shared stages)"),
-                          llvm::cl::init(3)};
-  Option<bool> warpSpecialize{
-      *this, "warp-specialize",
-      llvm::cl::desc("Split loops whose loads feed wgmma into a producer "
-                     "warpgroup and consumer warpgroups where the target "
-                     "model has [warp_specialization]"),
-      llvm::cl::init(true)};
-  Option<bool> chunkEpilogues{
-      *this, "chunk-epilogues",
-      llvm::cl::desc("Copy an MMA accumulator's TMA store out in column "
-                     "chunks when its whole-tile stage would cost the loop "
-                     "a pipeline stage"),
-      llvm::cl::init(true)};
-  Option<std::string> targetName{
-      *this, "target",
-      llvm::cl::desc("Built-in target model whose shared memory bounds the "
-                     "stages (kcc-opt)"),
-      llvm::cl::init("sm_90a")};
-
-  LogicalResult initialize(MLIRContext *ctx) override {
-    return kcc::resolvePassTarget(ctx, "kcc-pipeline-tma-loads", targetName,
-                                  target);
-  }
+struct PipelineTmaLoads : kcc::impl::KccPipelineTmaLoadsBase<PipelineTmaLoads> {
+  using Base::Base;
 
   const kcc::TargetModel *target = nullptr;
 
   void runOnOperation() override {
+    target = kcc::lookupTarget(getOperation(), targetName, getArgument(),
+                               /*fallback=*/"sm_90a");
+    if (!target)
+      return signalPassFailure();
     for (auto func : getOperation().getOps<func::FuncOp>())
       if (func->hasAttr(kcc::KccDialect::kKernelAttr) && !func.isExternal())
         runOnKernel(func);
@@ -519,15 +472,3 @@ void PipelineTmaLoads::pipelineLoop(
 }
 
 } // namespace
-
-std::unique_ptr<Pass> kcc::createPipelineTmaLoads(const TargetModel &target,
-                                                  unsigned stages,
-                                                  bool warpSpecialize,
-                                                  bool chunkEpilogues) {
-  return std::make_unique<PipelineTmaLoads>(target, stages, warpSpecialize,
-                                            chunkEpilogues);
-}
-
-void kcc::registerPipelineTmaLoadsPass() {
-  PassRegistration<PipelineTmaLoads>();
-}
