@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "sim/Decoder.h"
 
+#include "targets/PtxInlineAsm.h"
 #include "targets/WgmmaRules.h"
 
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
@@ -23,16 +24,8 @@ using namespace kcc::sim;
 using namespace kcc::sim::detail;
 
 //===----------------------------------------------------------------------===//
-// The inline PTX of a warpgroup MMA, as kcc emits it
-// (backends/nvidia/WarpgroupMmaToNVVM.cpp):
-//   {
-//   .reg .pred p;
-//   setp.ne.b32 p, $K, 0;
-//   wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T {$0, ..}, $A, $B, p,
-//       SA, SB, TA, TB;
-//   }
-// (PTX ISA, "wgmma.mma_async": d, a-desc, b-desc, scale-d, imm-scale-a,
-// imm-scale-b, imm-trans-a, imm-trans-b). Anything else is refused.
+// The inline PTX of a warpgroup MMA: ptx::kWgmmaMma (targets/PtxInlineAsm.h),
+// the template kcc's lowering formats. Anything else is refused.
 //===----------------------------------------------------------------------===//
 
 bool kcc::sim::detail::isWgmmaAsm(LLVM::InlineAsmOp op) {
@@ -46,156 +39,50 @@ struct WgmmaAsm {
   uint32_t flags = 0;      // WgmmaAux flags
   std::vector<unsigned> d; // asm operand number of each D register
   unsigned descA = 0, descB = 0;
-  std::optional<unsigned> scaleOperand; // $K of the scale-d predicate
-  bool scaleImm = true;                 // scale-d when given as 0 / 1
+  unsigned scaleOperand = 0; // $K of the scale-d predicate
 };
 
-/// "$12" -> 12.
-std::optional<unsigned> asmOperand(StringRef s) {
-  s = s.trim();
-  unsigned v;
-  if (!s.consume_front("$") || s.getAsInteger(10, v))
-    return std::nullopt;
-  return v;
-}
-
-/// The first whitespace-separated word and the trimmed rest.
-std::pair<StringRef, StringRef> splitWord(StringRef s) {
-  size_t at = s.find_first_of(" \t\n");
-  if (at == StringRef::npos)
-    return {s, ""};
-  return {s.take_front(at), s.drop_front(at).trim()};
-}
-
 std::optional<WgmmaAsm> parseWgmmaAsm(StringRef text, std::string &why) {
+  std::optional<kcc::ptx::AsmFields> f =
+      kcc::ptx::match(kcc::ptx::kWgmmaMma, text.trim(), &why);
+  if (!f)
+    return std::nullopt;
   WgmmaAsm w;
-  StringRef body = text.trim();
-  if (body.consume_front("{") && !body.consume_back("}")) {
-    why = "unbalanced braces";
+  StringRef elem = f->words["elem"];
+  int64_t n = f->ints["n"];
+  if (elem != "f16" && elem != "bf16") {
+    why = "'." + elem.str() +
+          "' multiplicands: the simulator implements wgmma.mma_async with "
+          ".f16 or .bf16 multiplicands";
     return std::nullopt;
   }
-  SmallVector<StringRef> stmts;
-  body.split(stmts, ';', -1, /*KeepEmpty=*/false);
-  llvm::StringMap<unsigned> predicates; // name -> $K it was set from
-  llvm::StringSet<> declared;
-  bool sawMma = false;
-  for (StringRef stmt : stmts) {
-    stmt = stmt.trim();
-    if (stmt.empty())
-      continue;
-    auto [opcode, rest] = splitWord(stmt);
-    if (opcode == ".reg") {
-      auto [type, names] = splitWord(rest);
-      if (type != ".pred") {
-        why = "unsupported register declaration '" + stmt.str() + "'";
-        return std::nullopt;
-      }
-      SmallVector<StringRef> list;
-      names.split(list, ',');
-      for (StringRef n : list)
-        declared.insert(n.trim());
-      continue;
-    }
-    if (opcode == "setp.ne.b32" || opcode == "setp.ne.u32" ||
-        opcode == "setp.ne.s32") {
-      SmallVector<StringRef> ops;
-      rest.split(ops, ',');
-      std::optional<unsigned> src =
-          ops.size() == 3 ? asmOperand(ops[1]) : std::nullopt;
-      if (!src || ops[2].trim() != "0" || !declared.contains(ops[0].trim())) {
-        why = "unsupported statement '" + stmt.str() + "'";
-        return std::nullopt;
-      }
-      predicates[ops[0].trim()] = *src;
-      continue;
-    }
-    if (!opcode.starts_with("wgmma.mma_async.") || sawMma) {
-      why = "unsupported statement '" + stmt.str() + "'";
-      return std::nullopt;
-    }
-    sawMma = true;
-    SmallVector<StringRef> parts;
-    opcode.split(parts, '.');
-    unsigned n = 0;
-    StringRef shape = parts.size() == 8 ? parts[4] : "";
-    if (parts.size() != 8 || parts[2] != "sync" || parts[3] != "aligned" ||
-        !shape.consume_front("m64n") || !shape.consume_back("k16") ||
-        shape.getAsInteger(10, n) || parts[5] != "f32" ||
-        parts[6] != parts[7] || (parts[6] != "f16" && parts[6] != "bf16")) {
-      why = "'" + opcode.str() +
-            "': the simulator implements wgmma.mma_async.sync.aligned."
-            "m64nNk16.f32 with .f16 or .bf16 multiplicands";
-      return std::nullopt;
-    }
-    if (!kcc::isLegalWgmmaShape(parts[6] == "bf16" ? kcc::WgmmaType::BF16
-                                                   : kcc::WgmmaType::F16,
-                                64, n, 16, &why))
-      return std::nullopt;
-    w.n = n;
-    if (parts[6] == "bf16")
-      w.flags |= WgmmaAux::BF16;
-    // {d...}, a-desc, b-desc, scale-d, imm-scale-a, imm-scale-b,
-    // imm-trans-a, imm-trans-b
-    if (!rest.consume_front("{")) {
-      why = "expected the D registers in braces in '" + stmt.str() + "'";
-      return std::nullopt;
-    }
-    auto [dList, tail] = rest.split('}');
-    SmallVector<StringRef> ds, ops;
-    dList.split(ds, ',');
-    for (StringRef r : ds) {
-      std::optional<unsigned> o = asmOperand(r);
-      if (!o) {
-        why = "D register '" + r.trim().str() + "' is not an asm operand";
-        return std::nullopt;
-      }
-      w.d.push_back(*o);
-    }
-    tail = tail.trim();
-    if (!tail.consume_front(",")) {
-      why = "malformed operands in '" + stmt.str() + "'";
-      return std::nullopt;
-    }
-    tail.split(ops, ',');
-    for (StringRef &o : ops)
-      o = o.trim();
-    std::optional<unsigned> a =
-        ops.size() == 7 ? asmOperand(ops[0]) : std::nullopt;
-    std::optional<unsigned> b =
-        ops.size() == 7 ? asmOperand(ops[1]) : std::nullopt;
-    if (!a || !b || w.d.size() != n / 2) {
-      why = "expected " + std::to_string(n / 2) +
-            " D registers and the operands a-desc, b-desc, scale-d, "
-            "imm-scale-a, imm-scale-b, imm-trans-a, imm-trans-b in '" +
-            stmt.str() + "'";
-      return std::nullopt;
-    }
-    w.descA = *a, w.descB = *b;
-    if (auto it = predicates.find(ops[2]); it != predicates.end())
-      w.scaleOperand = it->second;
-    else if (ops[2] == "0" || ops[2] == "1")
-      w.scaleImm = ops[2] == "1";
-    else {
-      why = "scale-d '" + ops[2].str() +
-            "' is neither 0, 1 nor a predicate set by setp.ne from an operand";
-      return std::nullopt;
-    }
-    auto flag = [&](StringRef v, StringRef on, StringRef off, uint32_t bit) {
-      if (v == on)
-        w.flags |= bit;
-      return v == on || v == off;
-    };
-    if (!flag(ops[3], "-1", "1", WgmmaAux::NegA) ||
-        !flag(ops[4], "-1", "1", WgmmaAux::NegB) ||
-        !flag(ops[5], "1", "0", WgmmaAux::TransA) ||
-        !flag(ops[6], "1", "0", WgmmaAux::TransB)) {
-      why = "imm-scale-a/b must be 1 or -1 and imm-trans-a/b 0 or 1 in '" +
-            stmt.str() + "'";
-      return std::nullopt;
-    }
+  if (!kcc::isLegalWgmmaShape(elem == "bf16" ? kcc::WgmmaType::BF16
+                                             : kcc::WgmmaType::F16,
+                              64, n, 16, &why))
+    return std::nullopt;
+  w.n = unsigned(n);
+  if (elem == "bf16")
+    w.flags |= WgmmaAux::BF16;
+  w.d = f->regs["d"];
+  w.descA = unsigned(f->ints["a"]);
+  w.descB = unsigned(f->ints["b"]);
+  w.scaleOperand = unsigned(f->ints["scale"]);
+  if (w.d.size() != w.n / 2) {
+    why = "expected " + std::to_string(w.n / 2) + " D registers, not " +
+          std::to_string(w.d.size());
+    return std::nullopt;
   }
-  if (!sawMma) {
-    why = "no wgmma.mma_async statement";
+  auto flag = [&](StringRef field, int64_t on, int64_t off, uint32_t bit) {
+    int64_t v = f->ints[field];
+    if (v == on)
+      w.flags |= bit;
+    return v == on || v == off;
+  };
+  if (!flag("sa", -1, 1, WgmmaAux::NegA) ||
+      !flag("sb", -1, 1, WgmmaAux::NegB) ||
+      !flag("ta", 1, 0, WgmmaAux::TransA) ||
+      !flag("tb", 1, 0, WgmmaAux::TransB)) {
+    why = "imm-scale-a/b must be 1 or -1 and imm-trans-a/b 0 or 1";
     return std::nullopt;
   }
   return w;
@@ -283,7 +170,7 @@ bool Decoder::decodeWgmma(LLVM::InlineAsmOp op) {
   Value descA, descB, scale;
   if (!input(w->descA, true, descA) || !input(w->descB, true, descB))
     return refuse("the descriptors must be i64 inputs");
-  if (w->scaleOperand && !input(*w->scaleOperand, false, scale))
+  if (!input(w->scaleOperand, false, scale))
     return refuse("scale-d must be set from an i32 input");
   // The accumulator input of output j: the input tied to it ("j").
   std::vector<uint32_t> accIn(numOut, kNoSlot);
@@ -296,7 +183,7 @@ bool Decoder::decodeWgmma(LLVM::InlineAsmOp op) {
   for (unsigned k : w->d)
     if (k >= numOut || !seen.insert(k).second)
       return refuse("each D register must be a distinct output");
-    else if (accIn[k] == kNoSlot && (w->scaleOperand || w->scaleImm))
+    else if (accIn[k] == kNoSlot)
       return refuse(llvm::formatv("D register ${0} has no tied input "
                                   "accumulator",
                                   k));
@@ -308,14 +195,13 @@ bool Decoder::decodeWgmma(LLVM::InlineAsmOp op) {
   in.ek = EK::F32, in.bits = 32, in.lanes = numOut;
   in.a = slot(descA);
   in.b = slot(descB);
-  in.c = scale ? slot(scale) : kNoSlot;
-  in.sub = w->scaleImm;
+  in.c = slot(scale);
   in.aux = p.aux.size();
   p.aux.push_back(w->n);
   p.aux.push_back(w->flags);
   for (unsigned k : w->d) {
     p.aux.push_back(k);        // result field of this D register
-    p.aux.push_back(accIn[k]); // its accumulator input (or kNoSlot)
+    p.aux.push_back(accIn[k]); // its accumulator input
   }
   p.hasWgmma = true;
   return true;
@@ -405,10 +291,11 @@ bool Decoder::decodeMfma(Operation *op, bool bf16) {
   return true;
 }
 
-/// The tcgen05 inline assembly of kcc's sm_100a lowering
-/// (backends/nvidia/Tcgen05ToNVVM.cpp), matched by its exact text: the
+/// The tcgen05 inline assembly of kcc's sm_100a lowering, matched against
+/// the templates the lowering formats (targets/PtxInlineAsm.h): the
 /// simulator implements those forms only, each a located error otherwise.
 bool Decoder::decodeTcgen05(LLVM::InlineAsmOp op) {
+  namespace ptx = kcc::ptx;
   StringRef text = StringRef(op.getAsmString()).trim();
   auto refuse = [&](const Twine &why) {
     return fail(op, "the simulator does not implement the tcgen05 inline "
@@ -422,45 +309,35 @@ bool Decoder::decodeTcgen05(LLVM::InlineAsmOp op) {
     out = slot(op.getOperands()[i]);
     return true;
   };
-  // The column count after "], " or "$0, " up to ';'.
-  auto columnsAfter = [&](StringRef marker, uint32_t &cols) {
-    size_t at = text.find(marker);
-    if (at == StringRef::npos)
-      return false;
-    StringRef rest = text.drop_front(at + marker.size());
-    return !rest.take_until([](char c) { return c == ';'; })
-                .trim()
-                .getAsInteger(10, cols);
-  };
-  if (text == "tcgen05.fence::before_thread_sync;" ||
-      text == "tcgen05.fence::after_thread_sync;") {
+  if (ptx::match(ptx::kTcgen05FenceBefore, text) ||
+      ptx::match(ptx::kTcgen05FenceAfter, text)) {
     // Orders tcgen05 ops around a thread barrier; the simulator runs them
     // at once.
     emit(Opc::Nop, op);
     return true;
   }
-  if (text.starts_with("tcgen05.alloc.cta_group::1.sync.aligned.shared::"
-                       "cta.b32 [$0], ")) {
-    uint32_t cols, a;
-    if (!columnsAfter("[$0], ", cols) || !i32Input(0, a))
-      return refuse("expected [$0], <columns> with an i32 shared offset");
-    Inst &in = emit(Opc::TmemAlloc, op);
-    in.a = a, in.c = cols;
-    in.sub = text.contains("tcgen05.relinquish_alloc_permit.cta_group::1."
-                           "sync.aligned;");
-    return true;
-  }
-  if (text.starts_with("tcgen05.dealloc.cta_group::1.sync.aligned.b32 $0, ")) {
-    uint32_t cols, a;
-    if (!columnsAfter("$0, ", cols) || !i32Input(0, a))
-      return refuse("expected $0, <columns> with an i32 TMEM address");
+  for (bool relinquish : {false, true})
+    if (std::optional<ptx::AsmFields> f =
+            ptx::match(relinquish ? ptx::kTcgen05AllocRelinquish
+                                  : ptx::kTcgen05Alloc,
+                       text)) {
+      uint32_t a;
+      if (!i32Input(0, a))
+        return refuse("expected an i32 shared offset");
+      Inst &in = emit(Opc::TmemAlloc, op);
+      in.a = a, in.c = uint32_t(f->ints["cols"]);
+      in.sub = relinquish;
+      return true;
+    }
+  if (std::optional<ptx::AsmFields> f = ptx::match(ptx::kTcgen05Dealloc, text)) {
+    uint32_t a;
+    if (!i32Input(0, a))
+      return refuse("expected an i32 TMEM address");
     Inst &in = emit(Opc::TmemDealloc, op);
-    in.a = a, in.c = cols;
+    in.a = a, in.c = uint32_t(f->ints["cols"]);
     return true;
   }
-  if (text.contains("tcgen05.mma.cta_group::1.kind::f16 [$0], $1, $2, $3, "
-                    "p;") &&
-      text.contains("setp.ne.b32 p, $4, 0;")) {
+  if (ptx::match(ptx::kTcgen05Mma, text)) {
     uint32_t d, idesc, enable;
     auto i64 = [&](unsigned i) {
       return i < op.getOperands().size() &&
@@ -478,24 +355,29 @@ bool Decoder::decodeTcgen05(LLVM::InlineAsmOp op) {
     p.aux.push_back(enable);
     return true;
   }
-  if (text == "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::"
-              "cluster.b64 [$0];") {
+  if (ptx::match(ptx::kTcgen05Commit, text)) {
     uint32_t a;
     if (!i32Input(0, a))
       return refuse("expected an i32 shared offset");
     emit(Opc::Tcgen05Commit, op).a = a;
     return true;
   }
-  if (text.starts_with("tcgen05.ld.sync.aligned.32x32b.x32.b32 {") &&
-      text.ends_with("}, [$32];")) {
+  if (std::optional<ptx::AsmFields> f =
+          ptx::match(ptx::kTcgen05Ld32x32bX32, text)) {
     uint32_t a;
     Value res = op.getRes();
     auto st = res ? dyn_cast<LLVM::LLVMStructType>(res.getType())
                   : LLVM::LLVMStructType();
-    if (!st || st.getBody().size() != 32 ||
+    std::vector<unsigned> &d = f->regs["d"];
+    bool inOrder = d.size() == 32;
+    for (unsigned i = 0; inOrder && i < 32; ++i)
+      inOrder = d[i] == i;
+    if (!inOrder || f->ints["addr"] != 32 || !st ||
+        st.getBody().size() != 32 ||
         llvm::any_of(st.getBody(), [](Type t) { return !t.isInteger(32); }) ||
         op.getOperands().size() != 1 || !i32Input(0, a))
-      return refuse("expected 32 i32 outputs and an i32 TMEM address");
+      return refuse("expected 32 i32 outputs $0..$31 and an i32 TMEM "
+                    "address $32");
     slots[res] = nextSlot;
     nextSlot += 32;
     Inst &in = emit(Opc::TmemLd, op);

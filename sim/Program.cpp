@@ -12,6 +12,7 @@
 #include "sim/Decoder.h"
 
 #include "ir/Dialect.h"
+#include "targets/PtxInlineAsm.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -562,9 +563,10 @@ bool Decoder::decodeOp(Operation *op) {
     return true;
   }
   if (auto asmOp = dyn_cast<LLVM::InlineAsmOp>(op);
-      asmOp && (StringRef(asmOp.getAsmString()).trim().empty() ||
-                StringRef(asmOp.getAsmString()).trim() ==
-                    "tcgen05.wait::ld.sync.aligned;"))
+      asmOp && (kcc::ptx::match(kcc::ptx::kOperandFence,
+                                StringRef(asmOp.getAsmString()).trim()) ||
+                kcc::ptx::match(kcc::ptx::kTcgen05WaitLd,
+                                StringRef(asmOp.getAsmString()).trim())))
     // tcgen05.ld completes at once in the simulator: its wait (kcc ties
     // the loaded registers through it) only keeps them in place.
     return decodeOperandFence(asmOp);

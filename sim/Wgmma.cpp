@@ -77,7 +77,6 @@ using namespace kcc::sim::detail;
 
 namespace {
 constexpr unsigned kWarpgroup = 128;
-constexpr uint32_t kNoSlot = ~0u;
 
 const char *swizzleName(kcc::WgmmaSwizzle s) {
   switch (s) {
@@ -171,7 +170,7 @@ bool Machine::fireWgmma(unsigned wg, uint32_t pc) {
   unsigned first = wg * kWarpgroup, regs = x[0] / 2;
   Thread &t0 = threads[first];
   auto scaleOf = [&](const Thread &t) {
-    return in.c == kNoSlot ? bool(in.sub) : uint32_t(t.regs[in.c]) != 0;
+    return uint32_t(t.regs[in.c]) != 0;
   };
   // Every thread passes the same descriptors and scale-d.
   for (unsigned i = first + 1; i < first + kWarpgroup; ++i) {
@@ -241,7 +240,7 @@ bool Machine::fireWgmma(unsigned wg, uint32_t pc) {
     Thread &o = threads[i];
     for (unsigned k = 0; k < regs; ++k) {
       uint32_t s = x[3 + 2 * k];
-      r.acc[size_t(i - first) * regs + k] = s == kNoSlot ? 0 : o.regs[s];
+      r.acc[size_t(i - first) * regs + k] = o.regs[s];
     }
     joinInto(c.seen, o.acquired);
     own.push_back({o.tid, o.clock});

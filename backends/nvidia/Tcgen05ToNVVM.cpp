@@ -30,10 +30,10 @@
 
 #include "backends/nvidia/NVVMLowering.h"
 
+#include "targets/PtxInlineAsm.h"
 #include "targets/TmemRules.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-#include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
 using namespace kcc;
@@ -56,9 +56,9 @@ Value isWarp0(OpBuilder &b, Location loc, Value tid) {
 /// The CTA barrier between tcgen05 work of different threads, with the
 /// tcgen05 fences around it that order their TMEM accesses.
 void tcgen05Barrier(const TargetOps &ops, OpBuilder &b, Location loc) {
-  asmVoid(b, loc, {}, "tcgen05.fence::before_thread_sync;", "");
+  asmVoid(b, loc, {}, ptx::kTcgen05FenceBefore.text, "");
   ops.barrier(b, loc);
-  asmVoid(b, loc, {}, "tcgen05.fence::after_thread_sync;", "");
+  asmVoid(b, loc, {}, ptx::kTcgen05FenceAfter.text, "");
 }
 
 struct TmemAllocLowering : OpConversionPattern<TmemAllocOp> {
@@ -77,14 +77,10 @@ struct TmemAllocLowering : OpConversionPattern<TmemAllocOp> {
     Value tid = ops.threadId(b, loc);
     unsigned columns = op.getType().getColumns();
     emitIf(b, loc, isWarp0(b, loc, tid), [&](OpBuilder &wb) {
-      std::string text =
-          llvm::formatv("tcgen05.alloc.cta_group::1.sync.aligned.shared::"
-                        "cta.b32 [$0], {0};",
-                        columns)
-              .str();
-      if (op.getRelinquish())
-        text += "\ntcgen05.relinquish_alloc_permit.cta_group::1.sync."
-                "aligned;";
+      std::string text = ptx::format(op.getRelinquish()
+                                         ? ptx::kTcgen05AllocRelinquish
+                                         : ptx::kTcgen05Alloc,
+                                     ptx::AsmFields().set("cols", columns));
       asmVoid(wb, loc, {slot32}, text, "r");
     });
     tcgen05Barrier(ops, b, loc);
@@ -105,10 +101,8 @@ struct TmemDeallocLowering : OpConversionPattern<TmemDeallocOp> {
     unsigned columns = op.getTmem().getType().getColumns();
     emitIf(rewriter, loc, isWarp0(rewriter, loc, tid), [&](OpBuilder &wb) {
       asmVoid(wb, loc, {a.getTmem()},
-              llvm::formatv("tcgen05.dealloc.cta_group::1.sync.aligned.b32 "
-                            "$0, {0};",
-                            columns)
-                  .str(),
+              ptx::format(ptx::kTcgen05Dealloc,
+                          ptx::AsmFields().set("cols", columns)),
               "r");
     });
     rewriter.eraseOp(op);
@@ -154,7 +148,7 @@ struct Tcgen05MmaLowering : OpConversionPattern<Tcgen05MmaOp> {
       // After the CTA barrier that follows other threads' tcgen05.ld of the
       // accumulator (a persistent kernel's previous tile): the mma writes
       // D only after those reads.
-      asmVoid(ib, loc, {}, "tcgen05.fence::after_thread_sync;", "");
+      asmVoid(ib, loc, {}, ptx::kTcgen05FenceAfter.text, "");
       Value id = i32Const(ib, loc, int64_t(*idesc));
       for (int64_t k0 = 0; k0 < k; k0 += 16) {
         Value da =
@@ -167,9 +161,7 @@ struct Tcgen05MmaLowering : OpConversionPattern<Tcgen05MmaOp> {
                                    swizzledKStepOffset(bK, bRows, k0, eb)));
         Value enable = k0 == 0 ? first : i32Const(ib, loc, 1);
         asmVoid(ib, loc, {a.getTmem(), da, db, id, enable},
-                "{\n.reg .pred p;\nsetp.ne.b32 p, $4, 0;\n"
-                "tcgen05.mma.cta_group::1.kind::f16 [$0], $1, $2, $3, p;\n}",
-                "r,l,l,r,r");
+                ptx::kTcgen05Mma.text, "r,l,l,r,r");
       }
     });
     rewriter.eraseOp(op);
@@ -187,10 +179,7 @@ struct Tcgen05CommitLowering : OpConversionPattern<Tcgen05CommitOp> {
     Value bar32 = LLVM::PtrToIntOp::create(
         b, loc, b.getI32Type(), barrierAt(b, loc, a.getBars(), a.getIndex()));
     onLeader(*this, b, loc, [&](OpBuilder &ib) {
-      asmVoid(ib, loc, {bar32},
-              "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::"
-              "cluster.b64 [$0];",
-              "r");
+      asmVoid(ib, loc, {bar32}, ptx::kTcgen05Commit.text, "r");
     });
     rewriter.eraseOp(op);
     return success();
@@ -224,14 +213,13 @@ struct TmemLoadLowering : OpConversionPattern<TmemLoadOp> {
         i32Const(b, loc, 32));
     Value base = arith::AddIOp::create(
         b, loc, a.getTmem(), arith::AddIOp::create(b, loc, lanes, col0));
-    asmVoid(b, loc, {}, "tcgen05.fence::after_thread_sync;", "");
-    std::string text = "tcgen05.ld.sync.aligned.32x32b.x32.b32 {";
+    asmVoid(b, loc, {}, ptx::kTcgen05FenceAfter.text, "");
+    std::string text =
+        ptx::format(ptx::kTcgen05Ld32x32bX32,
+                    ptx::AsmFields().setRange("d", 0, 32).set("addr", 32));
     std::string constraints;
-    for (int i = 0; i < 32; ++i) {
-      text += (i ? ", $" : "$") + std::to_string(i);
+    for (int i = 0; i < 32; ++i)
       constraints += "=r,";
-    }
-    text += "}, [$32];";
     constraints += "r";
     SmallVector<Value> regs;
     for (int64_t c = 0; c < chunks; ++c) {
@@ -251,10 +239,10 @@ struct TmemLoadLowering : OpConversionPattern<TmemLoadOp> {
       waitConstraints += (i ? "," : "") + std::to_string(i);
     SmallVector<Value> done =
         asmWithOutputs(b, loc, SmallVector<Type>(regs.size(), b.getI32Type()),
-                       regs, "tcgen05.wait::ld.sync.aligned;", waitConstraints);
+                       regs, ptx::kTcgen05WaitLd.text, waitConstraints);
     // Orders the loads before the next CTA barrier, after which a later
     // tcgen05.mma may overwrite D (a persistent kernel's next tile).
-    asmVoid(b, loc, {}, "tcgen05.fence::before_thread_sync;", "");
+    asmVoid(b, loc, {}, ptx::kTcgen05FenceBefore.text, "");
     SmallVector<Value> floats;
     for (Value v : done)
       floats.push_back(LLVM::BitcastOp::create(b, loc, b.getF32Type(), v));

@@ -32,6 +32,7 @@
 
 #include "backends/nvidia/NVVMLowering.h"
 
+#include "targets/PtxInlineAsm.h"
 #include "targets/TmemRules.h"
 #include "targets/WgmmaRules.h"
 #include <map>
@@ -53,15 +54,18 @@ SmallVector<Value> emitWgmma(OpBuilder &b, Location loc, StringRef elem,
                              int64_t n, Value descA, Value descB,
                              ArrayRef<Value> acc, bool transA, bool transB) {
   int64_t regs = n / 2;
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << "{\n.reg .pred p;\nsetp.ne.b32 p, $" << regs + 2 << ", 0;\n"
-     << "wgmma.mma_async.sync.aligned.m64n" << n << "k16.f32." << elem << "."
-     << elem << " {";
-  for (int64_t i = 0; i < regs; ++i)
-    os << (i ? ", " : "") << "$" << i;
-  os << "}, $" << regs << ", $" << regs + 1 << ", p, 1, 1, " << (transA ? 1 : 0)
-     << ", " << (transB ? 1 : 0) << ";\n}";
+  std::string text = ptx::format(ptx::kWgmmaMma,
+                                 ptx::AsmFields()
+                                     .setRange("d", 0, regs)
+                                     .set("a", regs)
+                                     .set("b", regs + 1)
+                                     .set("scale", regs + 2)
+                                     .set("n", n)
+                                     .set("elem", elem)
+                                     .set("sa", 1)
+                                     .set("sb", 1)
+                                     .set("ta", transA ? 1 : 0)
+                                     .set("tb", transB ? 1 : 0));
   std::string constraints;
   for (int64_t i = 0; i < regs; ++i)
     constraints += "=f,";
@@ -86,7 +90,7 @@ SmallVector<Value> fenceOperands(OpBuilder &b, Location loc,
   for (size_t i = 0; i < regs.size(); ++i)
     constraints += (i ? "," : "") + std::to_string(i);
   return asmWithOutputs(b, loc, SmallVector<Type>(ValueRange(regs).getTypes()),
-                        regs, "", constraints);
+                        regs, ptx::kOperandFence.text, constraints);
 }
 
 struct WarpgroupMmaLowering : OpConversionPattern<WarpgroupMmaOp> {

@@ -1,0 +1,119 @@
+//===- PtxInlineAsm.h - the inline PTX kcc emits, as templates --*- C++ -*-===//
+//
+// Where the NVVM dialect has no op for an instruction (wgmma.mma_async with
+// descriptors, tcgen05), kcc's lowering emits inline PTX. This table is the
+// one place those forms are written: the lowering (backends/nvidia) formats
+// them and the simulator's decoder (sim/DecodeTargetOps.cpp) matches them,
+// so the two cannot drift apart. A template is literal text with fields:
+//   <name>       a decimal integer (optionally negative)
+//   <name:word>  letters, digits and '_' (a PTX type such as bf16)
+//   <name:regs>  a list of asm operands "$a, $b, ..."
+// A field named twice takes the same value at both places.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KCC_TARGETS_PTXINLINEASM_H
+#define KCC_TARGETS_PTXINLINEASM_H
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kcc::ptx {
+
+struct AsmTemplate {
+  llvm::StringLiteral name; // for messages
+  llvm::StringLiteral text;
+};
+
+/// The values of a template's fields.
+struct AsmFields {
+  llvm::StringMap<int64_t> ints;
+  llvm::StringMap<std::string> words;
+  llvm::StringMap<std::vector<unsigned>> regs;
+
+  AsmFields &set(llvm::StringRef name, int64_t v) {
+    ints[name] = v;
+    return *this;
+  }
+  AsmFields &set(llvm::StringRef name, llvm::StringRef v) {
+    words[name] = v.str();
+    return *this;
+  }
+  AsmFields &set(llvm::StringRef name, std::vector<unsigned> v) {
+    regs[name] = std::move(v);
+    return *this;
+  }
+  /// $first, ..., $(first + count - 1).
+  AsmFields &setRange(llvm::StringRef name, unsigned first, unsigned count);
+};
+
+/// The text of `t` with `fields` filled in (every field must be given).
+std::string format(const AsmTemplate &t, const AsmFields &fields);
+
+/// The fields of `text` if it is an instance of `t`; otherwise nullopt and,
+/// where `why` is given, where the text departs from the template.
+std::optional<AsmFields> match(const AsmTemplate &t, llvm::StringRef text,
+                               std::string *why = nullptr);
+
+//===----------------------------------------------------------------------===//
+// The table
+//===----------------------------------------------------------------------===//
+
+/// wgmma.mma_async on shared-memory descriptors, f32 accumulator: D =
+/// (scale != 0 ? D : 0) + A * B; <sa>/<sb> are imm-scale-a/b (1 or -1),
+/// <ta>/<tb> imm-trans-a/b (0 or 1). PTX ISA, "wgmma.mma_async".
+inline constexpr AsmTemplate kWgmmaMma{
+    "wgmma.mma_async",
+    "{\n.reg .pred p;\nsetp.ne.b32 p, $<scale>, 0;\n"
+    "wgmma.mma_async.sync.aligned.m64n<n>k16.f32.<elem:word>.<elem:word> "
+    "{<d:regs>}, $<a>, $<b>, p, <sa>, <sb>, <ta>, <tb>;\n}"};
+
+/// The tcgen05 fences around a thread barrier.
+inline constexpr AsmTemplate kTcgen05FenceBefore{
+    "tcgen05.fence::before_thread_sync", "tcgen05.fence::before_thread_sync;"};
+inline constexpr AsmTemplate kTcgen05FenceAfter{
+    "tcgen05.fence::after_thread_sync", "tcgen05.fence::after_thread_sync;"};
+
+/// Warp 0 allocates <cols> TMEM columns, writing the address to $0 (shared).
+inline constexpr AsmTemplate kTcgen05Alloc{
+    "tcgen05.alloc",
+    "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [$0], <cols>;"};
+/// The same, then giving up the right to allocate more.
+inline constexpr AsmTemplate kTcgen05AllocRelinquish{
+    "tcgen05.alloc + relinquish_alloc_permit",
+    "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [$0], <cols>;\n"
+    "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;"};
+inline constexpr AsmTemplate kTcgen05Dealloc{
+    "tcgen05.dealloc",
+    "tcgen05.dealloc.cta_group::1.sync.aligned.b32 $0, <cols>;"};
+
+/// D[$0] (TMEM) = ($4 != 0 ? D : 0) + A($1) * B($2), instruction
+/// descriptor $3.
+inline constexpr AsmTemplate kTcgen05Mma{
+    "tcgen05.mma",
+    "{\n.reg .pred p;\nsetp.ne.b32 p, $4, 0;\n"
+    "tcgen05.mma.cta_group::1.kind::f16 [$0], $1, $2, $3, p;\n}"};
+/// Arrives on the mbarrier at $0 when the issued tcgen05.mma retire.
+inline constexpr AsmTemplate kTcgen05Commit{
+    "tcgen05.commit",
+    "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 "
+    "[$0];"};
+/// 32 lanes x 32 columns of 32 bits from TMEM address $<addr>.
+inline constexpr AsmTemplate kTcgen05Ld32x32bX32{
+    "tcgen05.ld.32x32b.x32",
+    "tcgen05.ld.sync.aligned.32x32b.x32.b32 {<d:regs>}, [$<addr>];"};
+/// Waits for the warp's tcgen05.ld; its outputs are tied to its inputs.
+inline constexpr AsmTemplate kTcgen05WaitLd{"tcgen05.wait::ld",
+                                            "tcgen05.wait::ld.sync.aligned;"};
+
+/// No instruction: outputs tied to inputs keep registers in place across it
+/// (the accumulator fence after wgmma.wait_group).
+inline constexpr AsmTemplate kOperandFence{"operand fence", ""};
+
+} // namespace kcc::ptx
+
+#endif // KCC_TARGETS_PTXINLINEASM_H
