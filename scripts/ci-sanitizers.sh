@@ -11,8 +11,8 @@
 #      `kernels` target: kcc over kernels/*.kc, then ptxas and the host
 #      compiler on the stubs) are not rebuilt here: lit compiles every
 #      bundled kernel for every target with the sanitized kcc.
-#   3. run each fuzz target from its seed corpus for a bounded time, failing
-#      on any crash, sanitizer report or hang.
+#   3. run each fuzz target from its seed corpus for a bounded time (one per
+#      core at a time), failing on any crash, sanitizer report or hang.
 # Environment:
 #   KCC_FUZZ_SECONDS  seconds per fuzz target (default 60; 0 skips fuzzing)
 #   KCC_SAN_BUILD     build directory (default build-san)
@@ -56,27 +56,47 @@ ARTIFACTS=$BUILD/fuzz-artifacts
 rm -rf "$CORPUS" "$ARTIFACTS"
 mkdir -p "$ARTIFACTS"
 python3 fuzz/make-corpus.py "$CORPUS/seeds"
-status=0
-for target in frontend pipeline target-model; do
-  dict=fuzz/kc.dict
+# One fuzzer per core at a time (each is single-threaded): with two cores,
+# frontend and pipeline together, then target-model.
+fuzz() { # target
+  local target=$1 dict=fuzz/kc.dict
   [ "$target" = target-model ] && dict=fuzz/toml.dict
   mkdir -p "$CORPUS/$target"
-  step "fuzz $target for ${SECONDS_PER_TARGET}s"
   # -timeout: one input taking 30 s is a hang (the largest seed, all 7
   # specializations of layernorm through the pipeline, takes about 3 s).
   # -rss_limit_mb: the context pool keeps memory flat (FuzzerUtil.h).
-  if ! "$BUILD/bin/kcc-$target-fuzzer" "$CORPUS/$target" "$CORPUS/seeds/$target" \
-      -dict="$dict" -max_total_time="$SECONDS_PER_TARGET" -timeout=30 \
-      -rss_limit_mb=4096 -max_len=4096 -print_final_stats=1 \
-      -artifact_prefix="$ARTIFACTS/$target-" >"$ARTIFACTS/$target.log" 2>&1; then
-    echo "ci-sanitizers: FAIL: kcc-$target-fuzzer found a bug; the end of its log:" >&2
-    tail -n 60 "$ARTIFACTS/$target.log" >&2
+  "$BUILD/bin/kcc-$target-fuzzer" "$CORPUS/$target" "$CORPUS/seeds/$target" \
+    -dict="$dict" -max_total_time="$SECONDS_PER_TARGET" -timeout=30 \
+    -rss_limit_mb=4096 -max_len=4096 -print_final_stats=1 \
+    -artifact_prefix="$ARTIFACTS/$target-" >"$ARTIFACTS/$target.log" 2>&1
+}
+report() { # target exit-status
+  if [ "$2" -ne 0 ]; then
+    echo "ci-sanitizers: FAIL: kcc-$1-fuzzer found a bug; the end of its log:" >&2
+    tail -n 60 "$ARTIFACTS/$1.log" >&2
     ls "$ARTIFACTS" >&2
     status=1
   else
     grep -E "^stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb)" \
-      "$ARTIFACTS/$target.log" | sed "s/^/ci-sanitizers:   $target /"
+      "$ARTIFACTS/$1.log" | sed "s/^/ci-sanitizers:   $1 /"
   fi
+}
+status=0
+cores=$(nproc)
+targets=(frontend pipeline target-model)
+for ((i = 0; i < ${#targets[@]}; i += cores)); do
+  batch=("${targets[@]:i:cores}")
+  step "fuzz ${batch[*]} for ${SECONDS_PER_TARGET}s each"
+  pids=()
+  for target in "${batch[@]}"; do
+    fuzz "$target" &
+    pids+=($!)
+  done
+  for j in "${!batch[@]}"; do
+    rc=0
+    wait "${pids[$j]}" || rc=$?
+    report "${batch[$j]}" "$rc"
+  done
 done
 step "done"
 exit $status

@@ -32,6 +32,7 @@
 #include "passes/Passes.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -256,6 +257,21 @@ public:
       }
     }
 
+    // The sim legs lower only the kernels the cases run (and their
+    // persistent builds): a case file that tests a few of a file's many
+    // specializations does not pay for compiling the rest on every leg.
+    llvm::StringSet<> used;
+    for (const auto &funcs : selected)
+      for (mlir::func::FuncOp f : funcs)
+        used.insert(f.getSymName());
+    for (auto f :
+         llvm::make_early_inc_range(launched.getOps<mlir::func::FuncOp>())) {
+      auto of = f->getAttrOfType<mlir::FlatSymbolRefAttr>(
+          KccDialect::kPersistentOfAttr);
+      if (!used.contains(f.getSymName()) &&
+          !(of && used.contains(of.getValue())))
+        f.erase();
+    }
     if (!prepareLegs(launched))
       return 1;
     if (!emitCases.empty() && !prepareEmit(stem))
