@@ -264,9 +264,12 @@ struct MmaGroup {
 //===----------------------------------------------------------------------===//
 
 struct CtaState {
-  // mbarriers and shared stages, by the value of their allocation.
+  // mbarriers and shared stages, by the value of their allocation. Stages
+  // live in std::vector, whose buffer survives the MapVector growing (an
+  // smem_alloc while copies are in flight): CpCopy and MmaGroup point into
+  // it. SmallVector's inline storage would move and leave them dangling.
   llvm::MapVector<mlir::Value, llvm::SmallVector<Barrier, 2>> barriers;
-  llvm::MapVector<mlir::Value, llvm::SmallVector<Stage, 2>> stages;
+  llvm::MapVector<mlir::Value, std::vector<Stage>> stages;
 
   // Bulk async-groups of tma_stores: the open one, the committed ones
   // (oldest first), and stores whose group was waited with `read` (sources

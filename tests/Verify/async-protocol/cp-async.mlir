@@ -190,3 +190,26 @@ func.func @unguarded_prologue(%p: !kcc.ptr<f16>, %d: i32, %n: i32) attributes {k
   // expected-note@+1 {{the kernel ends here}}
   return
 }
+
+// -----
+
+!small = !kcc.smem<[16, 64], f16, stages = 2, swizzle = 0, pad = 16>
+
+// Valid: buffers allocated while a copy is in flight. The verifier's stage
+// table grows under the copy it tracks (a regression test for pointers into
+// moved storage; the sanitizer leg of CI runs it under ASan).
+func.func @alloc_while_in_flight(%p: !kcc.ptr<f16>, %d: i32) attributes {kcc.kernel, kcc.arg_names = ["p", "d"]} {
+  %c0 = arith.constant 0 : i32
+  %a = kcc.smem_alloc : !small
+  kcc.cp_async %p[%d, %d] strides[%d] at[%c0, %c0] -> %a[%c0] : <f16>, !small
+  kcc.cp_async_commit_group
+  %b = kcc.smem_alloc : !small
+  %c = kcc.smem_alloc : !small
+  %e = kcc.smem_alloc : !small
+  %f = kcc.smem_alloc : !small
+  %g = kcc.smem_alloc : !small
+  kcc.cp_async_wait_group 0
+  kcc.cta_barrier
+  %t = kcc.smem_load %a[%c0] : !small -> tensor<16x64xf16>
+  return
+}
