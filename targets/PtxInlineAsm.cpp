@@ -29,9 +29,8 @@ std::optional<Field> fieldAt(StringRef t) {
     return std::nullopt;
   StringRef spec = t.slice(1, end);
   auto [name, kind] = spec.split(':');
-  if (name.empty() || !llvm::all_of(name, [](char c) {
-        return llvm::isAlnum(c) || c == '_';
-      }))
+  if (name.empty() ||
+      !llvm::all_of(name, [](char c) { return llvm::isAlnum(c) || c == '_'; }))
     return std::nullopt;
   Field f{name, FieldKind::Int, end + 1};
   if (kind == "word")
@@ -41,6 +40,18 @@ std::optional<Field> fieldAt(StringRef t) {
   else if (!kind.empty())
     return std::nullopt;
   return f;
+}
+
+/// The value given for field `f` of `t`; a missing one is a bug in the
+/// lowering that formats `t`.
+template <typename Map>
+const typename Map::mapped_type &valueOf(const Map &m, const Field &f,
+                                         const AsmTemplate &t) {
+  auto it = m.find(f.name);
+  if (it == m.end())
+    llvm::report_fatal_error("ptx::format: no value for <" + f.name + "> of " +
+                             t.name);
+  return it->second;
 }
 
 } // namespace
@@ -65,29 +76,16 @@ std::string kcc::ptx::format(const AsmTemplate &t, const AsmFields &fields) {
     }
     rest = rest.drop_front(f->length);
     switch (f->kind) {
-    case FieldKind::Int: {
-      auto it = fields.ints.find(f->name);
-      if (it == fields.ints.end())
-        llvm::report_fatal_error("ptx::format: no value for <" + f->name +
-                                 "> of " + t.name);
-      os << it->second;
+    case FieldKind::Int:
+      os << valueOf(fields.ints, *f, t);
       break;
-    }
-    case FieldKind::Word: {
-      auto it = fields.words.find(f->name);
-      if (it == fields.words.end())
-        llvm::report_fatal_error("ptx::format: no value for <" + f->name +
-                                 "> of " + t.name);
-      os << it->second;
+    case FieldKind::Word:
+      os << valueOf(fields.words, *f, t);
       break;
-    }
     case FieldKind::Regs: {
-      auto it = fields.regs.find(f->name);
-      if (it == fields.regs.end())
-        llvm::report_fatal_error("ptx::format: no value for <" + f->name +
-                                 "> of " + t.name);
-      for (size_t i = 0; i < it->second.size(); ++i)
-        os << (i ? ", $" : "$") << it->second[i];
+      const std::vector<unsigned> &regs = valueOf(fields.regs, *f, t);
+      for (size_t i = 0; i < regs.size(); ++i)
+        os << (i ? ", $" : "$") << regs[i];
       break;
     }
     }
@@ -126,8 +124,7 @@ std::optional<AsmFields> kcc::ptx::match(const AsmTemplate &t, StringRef text,
         tmpl = StringRef(tmpl.data() - back, tmpl.size() + back);
         rest = StringRef(rest.data() - back, rest.size() + back);
         std::string expected =
-            tmpl.take_until([&](char c) { return c == '<' || isSep(c); })
-                .str();
+            tmpl.take_until([&](char c) { return c == '<' || isSep(c); }).str();
         if (expected.empty())
           expected = std::string(1, tmpl.front());
         return fail("expected '" + expected + "'");
@@ -175,7 +172,8 @@ std::optional<AsmFields> kcc::ptx::match(const AsmTemplate &t, StringRef text,
         while (n < rest.size() && llvm::isDigit(rest[n]))
           ++n;
         unsigned v;
-        if (!rest.starts_with("$") || rest.take_front(n).drop_front().getAsInteger(10, v))
+        if (!rest.starts_with("$") ||
+            rest.take_front(n).drop_front().getAsInteger(10, v))
           return fail("expected an asm operand ($N) in <" + f->name + ">");
         regs.push_back(v);
         rest = rest.drop_front(n);

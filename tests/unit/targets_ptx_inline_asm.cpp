@@ -48,8 +48,8 @@ TEST_CASE("ptx inline asm: a non-instance says where it departs") {
                     &why));
   CHECK(why.find("<elem> differs from its first use") != std::string::npos);
   // Trailing text is not an instance.
-  CHECK_FALSE(match(kTcgen05WaitLd, "tcgen05.wait::ld.sync.aligned; nop;",
-                    &why));
+  CHECK_FALSE(
+      match(kTcgen05WaitLd, "tcgen05.wait::ld.sync.aligned; nop;", &why));
   CHECK(why.find("unexpected text") != std::string::npos);
   CHECK_FALSE(match(kTcgen05Dealloc,
                     "tcgen05.dealloc.cta_group::1.sync.aligned.b32 $0, x;",
@@ -64,8 +64,8 @@ TEST_CASE("ptx inline asm: the tcgen05 forms") {
         "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [$0], 256;\n"
         "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;");
   // The plain form does not match the one that relinquishes, nor back.
-  CHECK_FALSE(match(kTcgen05Alloc,
-                    format(kTcgen05AllocRelinquish, AsmFields().set("cols", 32))));
+  CHECK_FALSE(match(kTcgen05Alloc, format(kTcgen05AllocRelinquish,
+                                          AsmFields().set("cols", 32))));
   CHECK_FALSE(match(kTcgen05AllocRelinquish,
                     format(kTcgen05Alloc, AsmFields().set("cols", 32))));
   std::optional<AsmFields> d = match(
@@ -81,9 +81,9 @@ TEST_CASE("ptx inline asm: the tcgen05 forms") {
   REQUIRE(l);
   CHECK(l->regs["d"].size() == 32);
   CHECK(l->ints["addr"] == 32);
-  for (const AsmTemplate *t : {&kTcgen05FenceBefore, &kTcgen05FenceAfter,
-                               &kTcgen05Mma, &kTcgen05Commit, &kTcgen05WaitLd,
-                               &kOperandFence})
+  for (const AsmTemplate *t :
+       {&kTcgen05FenceBefore, &kTcgen05FenceAfter, &kTcgen05Mma,
+        &kTcgen05Commit, &kTcgen05WaitLd, &kOperandFence})
     CHECK(match(*t, format(*t, AsmFields())));
   CHECK(match(kOperandFence, ""));
   CHECK_FALSE(match(kOperandFence, "nop;"));
