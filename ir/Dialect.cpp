@@ -357,6 +357,19 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == kSmemOffsetAttr || name == kDynamicSmemBytesAttr)
     return success(isa<IntegerAttr>(attr.getValue()));
+  if (name == kSmemBytesAttr || name == kSmemAlignmentAttr) {
+    auto n = dyn_cast<IntegerAttr>(attr.getValue());
+    bool ok = n && (name == kSmemBytesAttr ? n.getInt() >= 0
+                                           : llvm::isPowerOf2_64(n.getInt()));
+    if (ok && isa<func::FuncOp>(op))
+      return success();
+    return op->emitError() << name
+                           << (name == kSmemBytesAttr
+                                   ? " must be a non-negative integer"
+                                   : " must be a power-of-two integer")
+                           << " on a func.func (kcc-allocate-shared-memory "
+                              "records it)";
+  }
   if (name == kSmemPaddingAttr) {
     auto pad = dyn_cast<DenseI32ArrayAttr>(attr.getValue());
     if (!pad || pad.size() != 2 || pad[0] <= 0 || pad[1] < 0)

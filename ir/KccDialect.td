@@ -77,12 +77,20 @@ def Kcc_Dialect : Dialect {
     // On a load_tile/store_tile left to kcc-expand-tile-accesses: why it is
     // not a TMA copy (passes/AddTensorMaps.cpp, MaterializeTmaCopies.cpp).
     static constexpr ::llvm::StringLiteral kTmaRefusedAttr = "kcc.tma_refused";
-    // On smem_alloc / mbarrier_alloc during the lowering: the byte offset in
-    // the kernel's shared memory (backends/nvidia/AsyncToNVVM.cpp).
+    // On smem_alloc / mbarrier_alloc / tmem_alloc after
+    // kcc-allocate-shared-memory: the byte offset in the kernel's shared
+    // memory (backends/gpu/AllocateSharedMemory.cpp), which the lowering
+    // reads (backends/nvidia/AsyncToNVVM.cpp).
     static constexpr ::llvm::StringLiteral kSmemOffsetAttr = "kcc.smem_offset";
+    // On a kernel after kcc-allocate-shared-memory, until
+    // kcc-convert-to-llvm creates its buffer from them: the bytes of shared
+    // memory it uses in all (scratch, stages, mbarriers, TMEM address slots)
+    // and the alignment its buffers need.
+    static constexpr ::llvm::StringLiteral kSmemBytesAttr = "kcc.smem_bytes";
+    static constexpr ::llvm::StringLiteral kSmemAlignmentAttr = "kcc.smem_alignment";
     // On an NVIDIA kernel after kcc-convert-to-llvm: the bytes of dynamic
-    // shared memory its launch must provide (its scratch, stages and
-    // mbarriers; backends/nvidia/ConvertKccToLLVM.cpp).
+    // shared memory its launch must provide (its kcc.smem_bytes;
+    // backends/gpu/ConvertKccToLLVM.cpp).
     static constexpr ::llvm::StringLiteral kDynamicSmemBytesAttr = "kcc.dynamic_smem_bytes";
     // On an scf.if whose condition depends on run-time data (program ids,
     // sizes): both branches are feasible, and the async verifier checks

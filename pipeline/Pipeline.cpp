@@ -153,12 +153,15 @@ void pipeline::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
 //===----------------------------------------------------------------------===//
 
 /// The lowering for a vendor given by name (an unknown name is diagnosed by
-/// kcc-convert-to-llvm); `maxSharedBytes` 0 is the vendor's default.
+/// kcc-allocate-shared-memory); `maxSharedBytes` 0 is the vendor's default.
 static void buildLowering(OpPassManager &pm, StringRef vendor,
                           int64_t maxSharedBytes, bool keepNVVMOps) {
+  kcc::gpu::AllocateSharedMemoryOptions smem;
+  smem.vendor = vendor.str();
+  smem.maxSharedBytes = maxSharedBytes;
+  pm.addPass(kcc::gpu::createAllocateSharedMemory(smem));
   kcc::gpu::ConvertKccToLLVMOptions options;
   options.vendor = vendor.str();
-  options.maxSharedBytes = maxSharedBytes;
   pm.addPass(kcc::gpu::createConvertKccToLLVM(options));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
@@ -211,7 +214,8 @@ void pipeline::registerPassesAndPipelines() {
   PassPipelineRegistration<PipelineOptions>(
       "kcc-lower-to-llvm",
       "Lower layout-assigned kcc kernels to LLVM + NVVM (or ROCDL) dialects "
-      "(kcc-convert-to-llvm + upstream conversions)",
+      "(kcc-allocate-shared-memory, kcc-convert-to-llvm, upstream "
+      "conversions)",
       [](OpPassManager &pm, const PipelineOptions &options) {
         buildLowering(pm, options.vendor, options.maxSharedBytes,
                       /*keepNVVMOps=*/false);

@@ -12,9 +12,10 @@
 //                                         specialization, async verifier,
 //                                         layouts, shared layouts, lane
 //                                         exchanges
-//   LLVM dialect buildLowerToLLVMPipeline kcc-convert-to-llvm with the
-//                                         target's vendor, then upstream
-//                                         conversions
+//   LLVM dialect buildLowerToLLVMPipeline kcc-allocate-shared-memory (the
+//                                         target's limit), kcc-convert-to-llvm
+//                                         with the target's vendor, then
+//                                         upstream conversions
 //
 //===----------------------------------------------------------------------===//
 #ifndef KCC_PIPELINE_PIPELINE_H

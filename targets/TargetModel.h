@@ -31,8 +31,8 @@ enum class Vendor { NVIDIA, AMD };
 struct SharedMemoryModel {
   /// The most one CTA / workgroup may use: on NVIDIA the opt-in maximum of
   /// dynamic shared memory (cudaDevAttrMaxSharedMemoryPerBlockOptin), where
-  /// kcc keeps a kernel's shared memory; kcc-convert-to-llvm refuses more and
-  /// kcc-pipeline-tma-loads sizes its stages by it.
+  /// kcc keeps a kernel's shared memory; kcc-allocate-shared-memory refuses
+  /// more and kcc-pipeline-tma-loads sizes its stages by it.
   unsigned bytesPerBlock = 0;
   unsigned bytesPerSM = 0;    // per SM / CU
   unsigned banks = 32;

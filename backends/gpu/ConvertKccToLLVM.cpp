@@ -1,7 +1,8 @@
 //===- ConvertKccToLLVM.cpp - kcc layout IR -> LLVM + NVVM/ROCDL ----------===//
 //
-// The `kcc-convert-to-llvm` pass: checks what this version lowers, places
-// each kernel's shared memory, then applies the vendor-neutral patterns
+// The `kcc-convert-to-llvm` pass: checks what this version lowers, creates
+// each kernel's shared memory where kcc-allocate-shared-memory placed it
+// (AllocateSharedMemory.cpp), then applies the vendor-neutral patterns
 // (TileOpsToLLVM.cpp, ReduceToLLVM.cpp, DotToFMA.cpp) together with those of
 // the vendor named by the `vendor` option (backends/nvidia, backends/amd),
 // which registered themselves with registerVendorLowering.
@@ -9,8 +10,6 @@
 //===----------------------------------------------------------------------===//
 #include "backends/gpu/LoweringUtils.h"
 #include "backends/gpu/Passes.h"
-
-#include "targets/TargetModel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -20,7 +19,6 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/StringMap.h"
-#include "llvm/Support/MathExtras.h"
 
 namespace kcc::gpu {
 #define GEN_PASS_DEF_CONVERTKCCTOLLVM
@@ -50,65 +48,6 @@ const VendorLowering *kcc::gpu::lookupVendorLowering(llvm::StringRef vendor) {
   return it == vendorLowerings().end() ? nullptr : &it->second;
 }
 
-//===----------------------------------------------------------------------===//
-// Shared memory
-//===----------------------------------------------------------------------===//
-
-bool kcc::gpu::hasAsyncOps(Operation *op) {
-  return op
-      ->walk([](Operation *o) {
-        return isa<SmemAllocOp, MBarrierAllocOp, TmaLoadOp, TmaStoreOp,
-                   TmemAllocOp>(o)
-                   ? WalkResult::interrupt()
-                   : WalkResult::advance();
-      })
-      .wasInterrupted();
-}
-
-int64_t kcc::gpu::prepareAsyncBuffers(func::FuncOp fn, int64_t scratch,
-                                         int64_t &alignment) {
-  struct Buffer {
-    Operation *op;
-    int64_t align, size;
-  };
-  SmallVector<Buffer> buffers;
-  fn.walk([&](Operation *op) {
-    if (auto alloc = dyn_cast<SmemAllocOp>(op)) {
-      SmemType t = alloc.getType();
-      buffers.push_back({op, stageAlignment(t.getSwizzle()),
-                         t.getStageBytes() * t.getStages()});
-    } else if (auto bars = dyn_cast<MBarrierAllocOp>(op)) {
-      buffers.push_back({op, 8, 8 * int64_t(bars.getType().getCount())});
-    } else if (isa<TmemAllocOp>(op)) {
-      // The slot tcgen05.alloc writes the TMEM address into.
-      buffers.push_back({op, 4, 4});
-    }
-  });
-  // Most aligned first (program order within an alignment): the padding is
-  // then at most each buffer's own round-up (what
-  // kcc::pipelining::asyncBufferBytes counts), not a swizzle span after
-  // every mbarrier array.
-  SmallVector<int64_t> alignments;
-  for (const Buffer &buf : buffers)
-    if (!llvm::is_contained(alignments, buf.align))
-      alignments.push_back(buf.align);
-  llvm::sort(alignments, std::greater<int64_t>());
-  int64_t end = scratch;
-  for (int64_t align : alignments)
-    for (const Buffer &buf : buffers) {
-      if (buf.align != align)
-        continue;
-      int64_t offset = llvm::alignTo(end, buf.align);
-      buf.op->setAttr(
-          KccDialect::kSmemOffsetAttr,
-          IntegerAttr::get(IntegerType::get(fn.getContext(), 32), offset));
-      alignment = std::max(alignment, buf.align);
-      end = offset + buf.size;
-    }
-  return end;
-}
-
-
 namespace {
 
 //===----------------------------------------------------------------------===//
@@ -121,52 +60,63 @@ struct ConvertKccToLLVMPass
   void runOnOperation() override;
 };
 
-/// Where a kernel's shared memory lives and how much a block may use.
-struct SharedMemoryPlan {
-  /// NVIDIA: dynamic shared memory (sized at launch), the only way past the
-  /// 48 KiB of static shared memory. AMD: a static LDS array.
-  bool dynamic = true;
-  int64_t limit = 0; // bytes per block
-  std::string target; // for messages: "sm_90a", or "this target"
-};
+/// Creates the shared-memory buffer of `fn` as kcc-allocate-shared-memory
+/// recorded it (kcc.smem_bytes, kcc.smem_alignment), which the lowering
+/// addresses through smemBase; false (with an error) when `fn` needs one and
+/// was not allocated.
+static bool createSharedMemory(OpBuilder &b, func::FuncOp fn, bool usesSmem,
+                               bool dynamic) {
+  auto bytes = fn->getAttrOfType<IntegerAttr>(KccDialect::kSmemBytesAttr);
+  auto align = fn->getAttrOfType<IntegerAttr>(KccDialect::kSmemAlignmentAttr);
+  // The buffer and kcc.dynamic_smem_bytes carry them from here on; the
+  // llvm.func keeps only what the launch needs.
+  fn->removeAttr(KccDialect::kSmemBytesAttr);
+  fn->removeAttr(KccDialect::kSmemAlignmentAttr);
+  if (!bytes || !align) {
+    if (!usesSmem)
+      return true;
+    fn.emitError("kcc: kernel '")
+        << fn.getName() << "' uses shared memory but has no "
+        << KccDialect::kSmemBytesAttr << " / " << KccDialect::kSmemAlignmentAttr
+        << ": run kcc-allocate-shared-memory first (kcc-lower-to-llvm "
+           "runs it before kcc-convert-to-llvm)";
+    return false;
+  }
+  int64_t smem = bytes.getInt();
+  if (smem <= 0)
+    return true;
+  b.setInsertionPoint(fn);
+  if (dynamic) {
+    // `extern __shared__`: a zero-sized external array is PTX's
+    // `.extern .shared` (dynamic shared memory, sized by the launch).
+    // 1024-byte aligned, so swizzled stages at 1024-byte offsets are
+    // aligned too, whatever the kernel holds.
+    LLVM::GlobalOp::create(b, fn.getLoc(),
+                           LLVM::LLVMArrayType::get(b.getI8Type(), 0),
+                           /*isConstant=*/false, LLVM::Linkage::External,
+                           smemName(fn.getName()), Attribute(),
+                           /*alignment=*/1024, /*addrSpace=*/3);
+    fn->setAttr(KccDialect::kDynamicSmemBytesAttr, b.getI64IntegerAttr(smem));
+  } else {
+    auto arr = LLVM::LLVMArrayType::get(b.getI8Type(), smem);
+    LLVM::GlobalOp::create(b, fn.getLoc(), arr, /*isConstant=*/false,
+                           LLVM::Linkage::Internal, smemName(fn.getName()),
+                           Attribute(), /*alignment=*/align.getInt(),
+                           /*addrSpace=*/3);
+  }
+  return true;
+}
 
-/// Rejects what this version does not lower, with a clear message, and
-/// creates each kernel's shared-memory buffer.
+/// Rejects what this version does not lower, with a clear message, splits
+/// warp-specialized kernels into their roles and creates each kernel's
+/// shared-memory buffer.
 static LogicalResult prepare(ModuleOp module, const VendorLowering &vendor,
-                             const TargetOps &ops,
-                             const SharedMemoryPlan &plan) {
+                             const TargetOps &ops) {
   bool ok = true;
   OpBuilder b(module.getContext());
   for (auto fn : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
-    int64_t smem = 0;
+    bool usesSmem = false;
     fn.walk([&](Operation *op) {
-      // The FMA lowering of dot stages a and b in shared memory: name the
-      // dot that does not fit, not only the kernel's total.
-      if (auto dot = dyn_cast<DotOp>(op)) {
-        int64_t bytes = dotScratch(dot).bytes;
-        if (bytes > plan.limit) {
-          auto shape = [](RankedTensorType t) {
-            std::string s;
-            llvm::raw_string_ostream os(s);
-            llvm::interleave(t.getShape(), os, "x");
-            os << " " << t.getElementType();
-            return s;
-          };
-          dot.emitError("kcc: dot needs ")
-              << bytes << " bytes of shared memory for a ("
-              << shape(dot.getA().getType()) << ") and b ("
-              << shape(dot.getB().getType()) << "), which its "
-              << (isAccumulatorLayout(dot.getC().getType().getEncoding())
-                      ? "tensor-core"
-                      : "CUDA-core")
-              << " lowering stages there: more than "
-                 "the "
-              << plan.limit << " bytes one block may use on " << plan.target
-              << "; use smaller tiles (e.g. a loop over K)";
-          ok = false;
-          return;
-        }
-      }
       if (isa<math::ExpOp, math::Exp2Op, math::LogOp, math::Log2Op>(op) &&
           !ops.hasF64Transcendentals() &&
           getElementTypeOrSelf(op->getResult(0).getType()).isF64()) {
@@ -234,7 +184,7 @@ static LogicalResult prepare(ModuleOp module, const VendorLowering &vendor,
         check(t);
       for (Type t : op->getOperandTypes())
         check(t);
-      smem = std::max(smem, smemBytesFor(op));
+      usesSmem |= smemBytesFor(op) > 0;
     });
     bool async = hasAsyncOps(fn);
     if (async && ops.warpSize() != 32) {
@@ -248,44 +198,14 @@ static LogicalResult prepare(ModuleOp module, const VendorLowering &vendor,
         fn.emitError("kcc: tensor map arguments exist on NVIDIA targets only");
         ok = false;
       }
-    int64_t scratch = smem, alignment = 16;
-    if (async) {
-      smem = prepareAsyncBuffers(fn, smem, alignment);
-      if (vendor.splitRoles)
-        vendor.splitRoles(fn, ops);
-    }
-    if (smem > plan.limit) {
-      auto diag = fn.emitError("kcc: kernel needs ")
-                  << smem << " bytes of shared memory (" << scratch
-                  << " for layout conversions and reductions";
-      if (async)
-        diag << ", " << smem - scratch << " for TMA stages and mbarriers";
-      diag << "), more than the " << plan.limit
-           << " bytes one block may use on " << plan.target;
+    // Only once kcc-allocate-shared-memory placed the buffers (in program
+    // order, before the roles' branches reorder them); an unallocated kernel
+    // is refused just below.
+    if (async && vendor.splitRoles && fn->hasAttr(KccDialect::kSmemBytesAttr))
+      vendor.splitRoles(fn, ops);
+    if (!createSharedMemory(b, fn, usesSmem || async,
+                            vendor.dynamicSharedMemory))
       ok = false;
-    }
-    if (smem > 0) {
-      b.setInsertionPoint(fn);
-      if (plan.dynamic) {
-        // `extern __shared__`: a zero-sized external array is PTX's
-        // `.extern .shared` (dynamic shared memory, sized by the launch).
-        // 1024-byte aligned, so swizzled stages at 1024-byte offsets are
-        // aligned too, whatever the kernel holds.
-        LLVM::GlobalOp::create(
-            b, fn.getLoc(), LLVM::LLVMArrayType::get(b.getI8Type(), 0),
-            /*isConstant=*/false, LLVM::Linkage::External,
-            smemName(fn.getName()), Attribute(), /*alignment=*/1024,
-            /*addrSpace=*/3);
-        fn->setAttr(KccDialect::kDynamicSmemBytesAttr,
-                    b.getI64IntegerAttr(smem));
-      } else {
-        auto arr = LLVM::LLVMArrayType::get(b.getI8Type(), smem);
-        LLVM::GlobalOp::create(b, fn.getLoc(), arr, /*isConstant=*/false,
-                               LLVM::Linkage::Internal,
-                               smemName(fn.getName()), Attribute(),
-                               /*alignment=*/alignment, /*addrSpace=*/3);
-      }
-    }
   }
   return success(ok);
 }
@@ -300,17 +220,7 @@ void ConvertKccToLLVMPass::runOnOperation() {
     return signalPassFailure();
   }
   std::unique_ptr<TargetOps> ops = lowering->createTargetOps();
-  SharedMemoryPlan plan;
-  plan.dynamic = lowering->dynamicSharedMemory;
-  plan.limit = maxSharedBytes;
-  if (plan.limit <= 0) {
-    const TargetModel *model =
-        TargetRegistry::builtin().lookup(lowering->defaultTarget);
-    plan.limit = model ? model->sharedMemory.bytesPerBlock : 48 * 1024;
-  }
-  auto targetName = module->getAttrOfType<StringAttr>(KccDialect::kTargetAttr);
-  plan.target = targetName ? targetName.str() : "this target";
-  if (failed(prepare(module, *lowering, *ops, plan)))
+  if (failed(prepare(module, *lowering, *ops)))
     return signalPassFailure();
 
   KccTypeConverter tc(ctx, *ops);

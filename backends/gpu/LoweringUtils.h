@@ -224,13 +224,9 @@ struct RegisterMap {
 RegisterMap registerMap(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::RankedTensorType type, mlir::Value tid);
 
-/// Whether `op` contains async IR (stages, mbarriers, TMA copies).
+/// Whether `op` contains async IR (stages, mbarriers, TMA copies, TMEM),
+/// whose buffers kcc-allocate-shared-memory places after the scratch.
 bool hasAsyncOps(mlir::Operation *op);
-/// Places the stages and mbarriers of `fn` after its `scratch` bytes of
-/// shared memory (ConvertKccToLLVM.cpp); returns the total and raises
-/// `alignment` to what they need.
-int64_t prepareAsyncBuffers(mlir::func::FuncOp fn, int64_t scratch,
-                            int64_t &alignment);
 
 /// Writes a tile (converted vector `src` with layout `sl`) to shared memory
 /// (owners only), then reads back the element `mapFlat(dstFlat)` for every
@@ -251,8 +247,9 @@ void populateReducePatterns(KccTypeConverter &tc,
                             mlir::RewritePatternSet &patterns);
 void populateDotPatterns(KccTypeConverter &tc,
                          mlir::RewritePatternSet &patterns);
-/// What kcc-convert-to-llvm needs from a vendor (backends/nvidia,
-/// backends/amd register theirs; the pass finds it by its `vendor` option).
+/// What kcc-convert-to-llvm (and kcc-allocate-shared-memory, for the default
+/// limit) needs from a vendor (backends/nvidia, backends/amd register theirs;
+/// the passes find it by their `vendor` option).
 struct VendorLowering {
   std::function<std::unique_ptr<TargetOps>()> createTargetOps;
   /// Dynamic shared memory sized at launch (NVIDIA) or a static array (AMD).

@@ -7,6 +7,38 @@ include "mlir/Pass/PassBase.td"
 // The passes of the lowering to the LLVM dialect, one file each; the vendor
 // patterns come from backends/nvidia and backends/amd.
 
+def AllocateSharedMemory : Pass<"kcc-allocate-shared-memory",
+                                 "mlir::ModuleOp"> {
+  let summary = "Place each kernel's shared memory and check it against what "
+                "one block may use";
+  let description = [{
+    Layout IR -> layout IR, right before kcc-convert-to-llvm. Per kernel:
+    the scratch of relayouts, reductions and dot operand staging (the largest
+    one op needs, at offset 0), then each `smem_alloc`, `mbarrier_alloc` and
+    `tmem_alloc` (the slot of its TMEM address) in its own region after it,
+    the most aligned first, in program order within an alignment (128-byte
+    stages, 1024 with a swizzle; 8 bytes per mbarrier; 4 per slot), recorded
+    on the op as `kcc.smem_offset`. The kernel gets `kcc.smem_bytes` (the
+    total) and `kcc.smem_alignment` (what its buffers need, at least 16),
+    from which kcc-convert-to-llvm creates the buffer.
+
+    A dot whose staging alone does not fit is an error at the dot; a kernel
+    whose total does not fit, an error at the kernel naming both numbers and
+    the module's `kcc.target`. The limit is `max-shared-bytes` (kcc passes
+    the target model's `shared_memory.bytes_per_block`), else that of the
+    `vendor`'s built-in model (sm_90a or gfx942).
+  }];
+  let options = [
+    Option<"vendor", "vendor", "std::string", /*default=*/"\"nvidia\"",
+           "Target vendor whose built-in model gives the limit when "
+           "max-shared-bytes is 0: nvidia (sm_90a) or amd (gfx942)">,
+    Option<"maxSharedBytes", "max-shared-bytes", "int64_t", /*default=*/"0",
+           "Shared memory one block may use, in bytes (the target model's "
+           "shared_memory.bytes_per_block); 0: that of the built-in sm_90a "
+           "(nvidia) or gfx942 (amd) model">
+  ];
+}
+
 def ConvertKccToLLVM : Pass<"kcc-convert-to-llvm", "mlir::ModuleOp"> {
   let summary = "Lower layout-assigned kcc kernels to the LLVM dialect plus "
                 "NVVM or ROCDL";
@@ -20,21 +52,18 @@ def ConvertKccToLLVM : Pass<"kcc-convert-to-llvm", "mlir::ModuleOp"> {
     libdevice calls here), scf stay on converted types and are lowered by the
     upstream passes of the `kcc-lower-to-llvm` pipeline.
 
-    Shared memory: on NVIDIA a kernel's scratch, TMA stages and mbarriers
-    live in dynamic shared memory (an external zero-sized addrspace(3) array,
-    1024-byte aligned: CUDA's `extern __shared__`); the byte count is recorded
-    on the kernel as `kcc.dynamic_smem_bytes` for the launch. On AMD they are
-    a static LDS array. Either way, more than `max-shared-bytes` is a located
-    error.
+    Shared memory, as kcc-allocate-shared-memory placed it (a kernel that
+    needs some without its `kcc.smem_bytes` is an error): on NVIDIA a
+    kernel's scratch, TMA stages and mbarriers live in dynamic shared memory
+    (an external zero-sized addrspace(3) array, 1024-byte aligned: CUDA's
+    `extern __shared__`); the byte count is recorded on the kernel as
+    `kcc.dynamic_smem_bytes` for the launch. On AMD they are a static LDS
+    array of `kcc.smem_bytes` with `kcc.smem_alignment`.
   }];
   let options = [
     Option<"vendor", "vendor", "std::string", /*default=*/"\"nvidia\"",
            "Target vendor: nvidia (NVVM, 32-lane warps) or amd (ROCDL, "
-           "64-lane waves)">,
-    Option<"maxSharedBytes", "max-shared-bytes", "int64_t", /*default=*/"0",
-           "Shared memory one block may use, in bytes (the target model's "
-           "shared_memory.bytes_per_block); 0: that of the built-in sm_90a "
-           "(nvidia) or gfx942 (amd) model">
+           "64-lane waves)">
   ];
   let dependentDialects = ["::mlir::LLVM::LLVMDialect",
                            "::mlir::NVVM::NVVMDialect",

@@ -6,7 +6,7 @@
 // arrivals, TMA copies, bulk groups), and every thread executes waits, proxy
 // fences, barriers and its own registers' part of smem_load/smem_store.
 //
-// Shared memory (prepareAsyncBuffers, called before conversion): the
+// Shared memory (kcc-allocate-shared-memory, run before conversion): the
 // kernel's scratch buffer for relayouts and reductions comes first; each
 // smem_alloc / mbarrier_alloc then gets its own region after it (128-byte
 // aligned stages, 1024 with a swizzle; 8 bytes per mbarrier; the most

@@ -184,7 +184,7 @@ void PipelineTmaLoads::pipelineLoop(
   }
   // The stages must fit the target's shared memory per block, less what the
   // kernel already holds and the scratch its relayouts and reductions may
-  // need (kcc-convert-to-llvm checks the exact total).
+  // need (kcc-allocate-shared-memory checks the exact total).
   int64_t limit = target->sharedMemory.bytesPerBlock;
   int64_t others = asyncBufferBytes(func),
           reserve = scratchReserve(func, [&](kcc::TransOp trans) {
@@ -205,7 +205,7 @@ void PipelineTmaLoads::pipelineLoop(
       reserve = std::max(reserve, registerOperandScratch(dot));
   });
   // The lowering places the scratch first, then the most aligned buffers
-  // (kcc::nvidia::prepareAsyncBuffers): each is padded to its alignment.
+  // (kcc-allocate-shared-memory): each is padded to its alignment.
   // kcc-choose-shared-layouts may pad the scratch's rows against bank
   // conflicts (an eighth more is plenty).
   int64_t budget = limit - others - llvm::alignTo(reserve + reserve / 8, 1024);

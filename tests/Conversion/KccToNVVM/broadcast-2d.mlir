@@ -1,7 +1,7 @@
 // 2-D tile built from expand_dims + broadcast (through shared memory), a
 // row vector broadcast along rows, masked per-element (access width 1) loads
 // with `other`, and a 1-D tile broadcast from a 1x1 tile (register splat).
-// RUN: kcc-opt %s -kcc-convert-to-llvm | FileCheck %s --check-prefix=CONV
+// RUN: kcc-opt %s -kcc-allocate-shared-memory -kcc-convert-to-llvm | FileCheck %s --check-prefix=CONV
 // RUN: kcc-opt %s -kcc-lower-to-llvm | mlir-translate --mlir-to-llvmir | llc -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90 -mattr=+ptx80 | FileCheck %s --check-prefix=PTX
 
 // 64 x i32 is the largest broadcast source: 256 bytes.

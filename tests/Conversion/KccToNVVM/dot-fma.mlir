@@ -5,7 +5,7 @@
 // once per step. Float accumulators use fma (f16 in f32); integers muli/addi
 // after sign extension; f64 products for an f32 accumulator are rounded
 // before the add, as the interpreter does.
-// RUN: kcc-opt %s -kcc-convert-to-llvm -canonicalize -cse | FileCheck %s
+// RUN: kcc-opt %s -kcc-allocate-shared-memory -kcc-convert-to-llvm -canonicalize -cse | FileCheck %s
 // RUN: kcc-opt %s -kcc-lower-to-llvm | mlir-translate --mlir-to-llvmir | llc -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90 -mattr=+ptx80 | FileCheck %s --check-prefix=PTX
 
 #b = #kcc.blocked<vec = 4, threads = 32, warp = 32>

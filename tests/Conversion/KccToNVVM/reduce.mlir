@@ -1,7 +1,7 @@
 // Reductions: 1-D to scalar (registers, shfl.sync.bfly, shared memory across
 // warps) inside a loop, 2-D along both axes, f16 max, plus broadcasts
 // through shared memory and f32 exp (ex2.approx).
-// RUN: kcc-opt %s -kcc-convert-to-llvm | FileCheck %s --check-prefix=CONV
+// RUN: kcc-opt %s -kcc-allocate-shared-memory -kcc-convert-to-llvm | FileCheck %s --check-prefix=CONV
 // RUN: kcc-opt %s -kcc-lower-to-llvm | mlir-translate --mlir-to-llvmir | llc -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90 -mattr=+ptx80 | FileCheck %s --check-prefix=PTX
 
 // Scratch in dynamic shared memory; the launch provides the recorded bytes.

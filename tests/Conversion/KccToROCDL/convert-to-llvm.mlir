@@ -1,7 +1,8 @@
 // kcc-convert-to-llvm with vendor=amd: ROCDL special registers, wave64
 // butterflies, the workgroup barrier, kernel attributes; the grid size comes
-// from the HSA dispatch packet (no device library).
-// RUN: kcc-opt %s -kcc-convert-to-llvm=vendor=amd | FileCheck %s
+// from the HSA dispatch packet (no device library); the reduction's scratch
+// is a static LDS array of the bytes kcc-allocate-shared-memory recorded.
+// RUN: kcc-opt %s -kcc-allocate-shared-memory=vendor=amd -kcc-convert-to-llvm=vendor=amd | FileCheck %s --implicit-check-not=kcc.smem_
 // RUN: kcc-opt %s "-kcc-lower-to-llvm=vendor=amd" | mlir-translate --mlir-to-llvmir | llc -mtriple=amdgcn-amd-amdhsa -mcpu=gfx942 | FileCheck %s --check-prefix=ISA
 // ISA-LABEL: row_sum:
 // The grid size y of the dispatch packet (offset 16) for num_programs(1).
@@ -25,6 +26,7 @@ module {
     return
   }
 }
+// CHECK: llvm.mlir.global internal @__kcc_smem_row_sum() {addr_space = 3 : i32, alignment = 16 : i64} : !llvm.array<256 x i8>
 // CHECK-LABEL: llvm.func @row_sum
 // CHECK-SAME: rocdl.flat_work_group_size = "128,128"
 // CHECK-SAME: rocdl.kernel

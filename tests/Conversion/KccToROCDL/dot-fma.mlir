@@ -2,7 +2,7 @@
 // shared-memory staging and K loop as on NVIDIA (backends/nvidia/DotToFMA.cpp)
 // with the workgroup barrier and a static LDS array; bf16 products are
 // summed in f32 with fma. The ISA for gfx942 uses LDS reads and v_fma.
-// RUN: kcc-opt %s -kcc-convert-to-llvm=vendor=amd -canonicalize -cse | FileCheck %s
+// RUN: kcc-opt %s -kcc-allocate-shared-memory=vendor=amd -kcc-convert-to-llvm=vendor=amd -canonicalize -cse | FileCheck %s
 // RUN: kcc-opt %s "-kcc-lower-to-llvm=vendor=amd" | mlir-translate --mlir-to-llvmir | llc -mtriple=amdgcn-amd-amdhsa -mcpu=gfx942 | FileCheck %s --check-prefix=ISA
 
 #b = #kcc.blocked<vec = 8, threads = 128, warp = 64>

@@ -147,6 +147,28 @@ func.func @kernel_result() -> i32 attributes {kcc.kernel} {
 
 // -----
 
+// expected-error@+1 {{kcc.smem_bytes must be a non-negative integer on a func.func (kcc-allocate-shared-memory records it)}}
+func.func @smem_bytes_negative() attributes {kcc.kernel, kcc.smem_bytes = -1 : i64, kcc.smem_alignment = 16 : i64} {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{kcc.smem_alignment must be a power-of-two integer on a func.func (kcc-allocate-shared-memory records it)}}
+func.func @smem_alignment_not_power_of_two() attributes {kcc.kernel, kcc.smem_bytes = 64 : i64, kcc.smem_alignment = 24 : i64} {
+  return
+}
+
+// -----
+
+func.func @smem_bytes_on_op() {
+  // expected-error@+1 {{kcc.smem_bytes must be a non-negative integer on a func.func (kcc-allocate-shared-memory records it)}}
+  %c = arith.constant {kcc.smem_bytes = 64 : i64} 0 : i32
+  return
+}
+
+// -----
+
 // expected-error@+1 {{kcc.grid must be an array of three C expressions}}
 func.func @grid_two_axes() attributes {kcc.kernel, kcc.grid = ["n", "1"]} {
   return
