@@ -54,6 +54,14 @@ const typename Map::mapped_type &valueOf(const Map &m, const Field &f,
   return it->second;
 }
 
+/// Records `v` for field `name`, or checks it against the value its first
+/// use took (a field named twice in a template).
+template <typename Map, typename T>
+bool bindField(Map &m, StringRef name, const T &v) {
+  auto [it, fresh] = m.try_emplace(name, v);
+  return fresh || it->second == v;
+}
+
 } // namespace
 
 AsmFields &AsmFields::setRange(StringRef name, unsigned first, unsigned count) {
@@ -144,8 +152,7 @@ std::optional<AsmFields> kcc::ptx::match(const AsmTemplate &t, StringRef text,
       int64_t v;
       if (rest.take_front(n).getAsInteger(10, v))
         return fail("expected an integer for <" + f->name + ">");
-      auto [it, fresh] = fields.ints.try_emplace(f->name, v);
-      if (!fresh && it->second != v)
+      if (!bindField(fields.ints, f->name, v))
         return fail("<" + f->name + "> differs from its first use");
       rest = rest.drop_front(n);
       break;
@@ -156,9 +163,7 @@ std::optional<AsmFields> kcc::ptx::match(const AsmTemplate &t, StringRef text,
         ++n;
       if (n == 0)
         return fail("expected a word for <" + f->name + ">");
-      std::string v = rest.take_front(n).str();
-      auto [it, fresh] = fields.words.try_emplace(f->name, v);
-      if (!fresh && it->second != v)
+      if (!bindField(fields.words, f->name, rest.take_front(n).str()))
         return fail("<" + f->name + "> differs from its first use");
       rest = rest.drop_front(n);
       break;
