@@ -214,7 +214,10 @@ public:
   std::array<uint32_t, 3> gridDim = {1, 1, 1}, ctaId = {0, 0, 0};
   unsigned numThreads = 0, numWarps = 0;
   std::vector<Thread> threads;
-  std::vector<uint64_t> regs;
+  // Every thread's slots. It outlives the launch (one per host thread): a
+  // GEMM's file is tens of megabytes, and faulting a fresh one in on every
+  // launch was a third of a difftest's time.
+  std::vector<uint64_t> &regs;
   std::vector<uint8_t> shared;
   std::vector<uint8_t> dispatchPacket;
   std::mt19937_64 rng;

@@ -19,11 +19,16 @@ Options kcc::sim::optionsFor(const TargetModel &target) {
   return o;
 }
 
+static std::vector<uint64_t> &registerFile() {
+  static thread_local std::vector<uint64_t> file;
+  return file;
+}
+
 Machine::Machine(const Program &program, const Options &options,
                  std::vector<GlobalBuffer> &buffers,
                  const std::vector<TensorMap> &maps, Result &result)
     : prog(program), opts(options), buffers(buffers), maps(maps),
-      result(result), rng(options.seed) {}
+      result(result), regs(registerFile()), rng(options.seed) {}
 
 void Machine::makeReady(Thread &t) {
   t.state = TS::Ready;
@@ -124,7 +129,10 @@ bool Machine::runCta(std::array<uint32_t, 3> block,
   numWarps = (numThreads + opts.warpSize - 1) / opts.warpSize;
   if (threads.size() != numThreads) {
     threads.assign(numThreads, Thread());
-    regs.assign(size_t(numThreads) * prog.numSlots, 0);
+    // Slots other than constants are written before they are read (SSA),
+    // so what a previous launch left in them is never seen.
+    if (regs.size() < size_t(numThreads) * prog.numSlots)
+      regs.resize(size_t(numThreads) * prog.numSlots);
     for (unsigned i = 0; i < numThreads; ++i)
       std::copy(prog.constants.begin(), prog.constants.end(),
                 regs.begin() + size_t(i) * prog.numSlots);

@@ -17,7 +17,12 @@
 //    kcc.divisibility and of constant divisors applied to them). The first
 //    failing choice is named in the diagnostic ("with n = 1"), unless every
 //    choice fails. More than 4096 combinations: each argument is varied alone
-//    with the others at the large value.
+//    with the others at the large value. Choices the execution cannot tell
+//    apart run once: it sees the arguments only through the integers that
+//    arith ops compute from them alone, where something else uses them
+//    (typically the trip count K/BK, not K), so choices giving those the
+//    same values execute identically (a choice for which one of them is not
+//    a known constant is never merged).
 //  * Other integers (program ids, loaded values, other arguments) are linear
 //    symbolic forms, enough to compare TMA coordinates such as pid*32 and
 //    pid*32 + 32. A stage index, barrier index, parity, loop bound or branch
@@ -111,6 +116,7 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <functional>
+#include <map>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -210,6 +216,49 @@ controlArguments(func::FuncOp func, llvm::SmallVector<int64_t> &divisors) {
       work.push_back(operand);
   }
   return args;
+}
+
+/// What an execution observes of the control arguments: the integers that
+/// arith ops compute from them and constants alone (`ops`, in execution
+/// order, with the constants they read), where anything else the
+/// interpreter executes reads them (`observed`, arguments included).
+struct Observation {
+  llvm::SmallVector<Operation *> ops;
+  llvm::SmallVector<Value> observed;
+};
+
+Observation observation(func::FuncOp func,
+                        const llvm::SetVector<BlockArgument> &args) {
+  Observation o;
+  llvm::SetVector<Value> derived(args.begin(), args.end());
+  llvm::DenseSet<Operation *> derivedOps;
+  func.walk<WalkOrder::PreOrder>([&](Operation *op) {
+    if (op->getNumResults() != 1 || op->getNumRegions() != 0 ||
+        !isa_and_nonnull<arith::ArithDialect>(op->getDialect()) ||
+        !scalarWidth(op->getResult(0).getType()))
+      return;
+    bool fromArgs = false;
+    for (Value v : op->getOperands()) {
+      if (derived.contains(v))
+        fromArgs = true;
+      else if (!v.getDefiningOp<arith::ConstantOp>())
+        return;
+    }
+    if (!fromArgs)
+      return;
+    for (Value v : op->getOperands())
+      if (auto c = v.getDefiningOp<arith::ConstantOp>())
+        o.ops.push_back(c);
+    o.ops.push_back(op);
+    derivedOps.insert(op);
+    derived.insert(op->getResult(0));
+  });
+  for (Value v : derived)
+    if (llvm::any_of(v.getUsers(), [&](Operation *u) {
+          return !derivedOps.contains(u) && Interpreter::readsOperands(u);
+        }))
+      o.observed.push_back(v);
+  return o;
 }
 
 std::string argName(func::FuncOp func, BlockArgument arg) {
@@ -336,10 +385,31 @@ struct VerifyAsyncProtocol
     // same choice and branch sides (then it is worth naming).
     int firstOnlyIn = Cta;
     size_t failures = 0;
-    for (const auto &choice : choices) {
+    Observation seen = observation(func, args);
+    std::map<std::vector<int64_t>, bool> failedFor; // by what is observed
+    if (getenv("KCC_DBG"))
+      for (Value v : seen.observed) {
+        llvm::errs() << "OBS " << v << "\n";
+        for (Operation *u : v.getUsers())
+          llvm::errs() << "   USER " << u->getName() << "\n";
+      }
+    for (auto [index, choice] : llvm::enumerate(choices)) {
       llvm::DenseMap<Value, int64_t> bound;
       for (auto [a, v] : llvm::zip(args, choice))
         bound[a] = v;
+      std::vector<int64_t> key;
+      for (const Scalar &s :
+           Interpreter(func, bound).evaluate(seen.ops, seen.observed)) {
+        if (!s.isConst()) {
+          key = {-1, static_cast<int64_t>(index)};
+          break;
+        }
+        key.push_back(s.c);
+      }
+      if (auto it = failedFor.find(key); it != failedFor.end()) {
+        failures += it->second;
+        continue;
+      }
       bool failed = false;
       for (unsigned sides = 0; sides < (1u << dataIfs.size()) && !failed;
            ++sides) {
@@ -367,7 +437,11 @@ struct VerifyAsyncProtocol
         }
       }
       failures += failed;
+      failedFor[key] = failed;
     }
+    if (getenv("KCC_DBG"))
+      llvm::errs() << "DBG choices " << choices.size() << " keys "
+                   << failedFor.size() << "\n";
     if (!first)
       return true;
 

@@ -52,6 +52,24 @@ bool Interpreter::run() {
   return advance(conts[Cta]) == Outcome::Done && checkExit(*this);
 }
 
+llvm::SmallVector<Scalar> Interpreter::evaluate(ArrayRef<Operation *> ops,
+                                                ArrayRef<Value> observed) {
+  for (Operation *op : ops)
+    evalScalar(op);
+  llvm::SmallVector<Scalar> values;
+  for (Value v : observed)
+    values.push_back(get(v));
+  return values;
+}
+
+bool Interpreter::readsOperands(Operation *op) {
+  if (isAsyncOp(op) || op->getNumRegions() > 0 ||
+      op->hasTrait<OpTrait::IsTerminator>())
+    return true;
+  // evalScalar's condition.
+  return op->getNumResults() == 1 && scalarWidth(op->getResult(0).getType());
+}
+
 //===----------------------------------------------------------------------===//
 // Scalars and diagnostics
 //===----------------------------------------------------------------------===//

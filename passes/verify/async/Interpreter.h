@@ -71,6 +71,16 @@ public:
   /// Runs the function; false with `diag` set on the first violation.
   bool run();
 
+  /// Evaluates `ops` (integer arith ops in execution order, their operands
+  /// among the arguments, constants and earlier `ops`) without running the
+  /// function, and returns the values of `observed`: what the execution can
+  /// see of the arguments (VerifyAsyncProtocol.cpp, "Equivalent choices").
+  llvm::SmallVector<Scalar> evaluate(llvm::ArrayRef<mlir::Operation *> ops,
+                                     llvm::ArrayRef<mlir::Value> observed);
+  /// Whether executing `op` reads its operands (else it is skipped: an op
+  /// that is neither control flow nor async and defines no integer).
+  static bool readsOperands(mlir::Operation *op);
+
   std::optional<Diag> diag;
   /// The typestate the transfer rules check and advance.
   CtaState state;

@@ -82,13 +82,16 @@ bool RoleScheduler::checkRoles() {
     std::string problem, advice;
     Region &region = r == Producer ? ws.getProducer() : ws.getConsumer();
     region.walk<WalkOrder::PreOrder>([&](Operation *op) {
-      std::string name = "'" + op->getName().getStringRef().str() + "'";
+      // Built only for a message: this walk runs for every choice.
+      auto name = [&] {
+        return "'" + op->getName().getStringRef().str() + "'";
+      };
       if (isa<kcc::WarpSpecializeOp>(op)) {
         problem = "cannot prove the async protocol of a kcc.warp_specialize "
                   "nested in a role";
         advice = "split the kernel once, directly in its body";
       } else if (isa<kcc::MBarrierInitOp, kcc::FenceMBarrierInitOp>(op)) {
-        problem = name + " in the " + roleName(r) +
+        problem = name() + " in the " + roleName(r) +
                   " region: barriers are initialized by the whole CTA "
                   "before kcc.warp_specialize, which the other role does "
                   "not wait for here";
@@ -108,9 +111,9 @@ bool RoleScheduler::checkRoles() {
                      kcc::FenceProxyAsyncOp, kcc::CpAsyncOp,
                      kcc::CpAsyncCommitGroupOp, kcc::CpAsyncWaitGroupOp,
                      kcc::WarpMmaOp>(op)) {
-        problem = name + " in the producer region: the producer issues "
-                         "copies and waits on barriers only";
-        advice = "move " + name + " to the consumer region";
+        problem = name() + " in the producer region: the producer issues "
+                           "copies and waits on barriers only";
+        advice = "move " + name() + " to the consumer region";
       } else {
         return WalkResult::advance();
       }

@@ -11,6 +11,9 @@ namespace kcc::verify {
 constexpr unsigned kMaxResources = 1024;
 
 bool isAsyncOp(Operation *op) {
+  // Most executed ops are arith: one dialect test before the list.
+  if (!isa_and_nonnull<kcc::KccDialect>(op->getDialect()))
+    return false;
   return isa<kcc::SmemAllocOp, kcc::MBarrierAllocOp, kcc::MBarrierInitOp,
              kcc::FenceMBarrierInitOp, kcc::MBarrierArriveExpectTxOp,
              kcc::MBarrierArriveOp, kcc::MBarrierWaitOp, kcc::MBarrierInvalOp,
