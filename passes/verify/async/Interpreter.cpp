@@ -25,9 +25,15 @@ Interpreter::Interpreter(func::FuncOp func,
                          Role firstRole)
     : func(func), branches(branches), firstRole(firstRole) {
   int64_t depth = 1;
-  func.walk([&](kcc::SmemAllocOp a) {
-    depth = std::max<int64_t>(depth, a.getType().getStages());
+  unsigned values = func.getNumArguments();
+  func.walk([&](Operation *op) {
+    values += op->getNumResults();
+    if (auto a = dyn_cast<kcc::SmemAllocOp>(op))
+      depth = std::max<int64_t>(depth, a.getType().getStages());
   });
+  // One allocation instead of growing through every power of two: the
+  // verifier builds an interpreter per choice.
+  env.reserve(values);
   tileCap = 2 * std::min<int64_t>(depth, 16) + 2;
   for (BlockArgument a : func.getArguments()) {
     auto it = args.find(a);
