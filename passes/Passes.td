@@ -38,6 +38,25 @@ def KccRasterizePrograms : Pass<"kcc-rasterize-programs", "mlir::ModuleOp"> {
                            "mlir::scf::SCFDialect"];
 }
 
+def KccRematerializeBroadcasts
+    : Pass<"kcc-rematerialize-broadcasts", "mlir::ModuleOp"> {
+  let summary = "Compute broadcast index math at the broadcast's shape "
+                "instead of moving it through shared memory";
+  let description = [{
+    Tile IR -> tile IR, before layout assignment. A 2-D `kcc.broadcast` of a
+    row or column computed from splats, splat constants, aranges and
+    elementwise ops (arith, kcc.addptr) through expand_dims is replaced by
+    the same ops at the full shape, down to the leaves: splats and constants
+    of the full shape, and `kcc.broadcast(kcc.expand_dims(kcc.arange))`,
+    which the lowering computes per element from its coordinate. A
+    `kcc.load` in the source is issued again at the full shape when no op
+    between it and the broadcast may write memory, in kernels without a
+    `kcc.dot` (a bias broadcast into an accumulator has its own path). Other broadcasts (of
+    reductions, loop-carried values) are kept; so is a source of more than
+    32 ops.
+  }];
+}
+
 def KccAssignLayouts : Pass<"kcc-assign-layouts", "mlir::ModuleOp"> {
   let summary = "Give every tile of a kernel a #kcc.blocked layout and "
                 "annotate vectorizable loads and stores";

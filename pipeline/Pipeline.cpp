@@ -123,6 +123,7 @@ void pipeline::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
           ? "the kernel has no tensor map for this access"
           : "target '" + target.name + "' has no TMA";
   pm.addPass(createKccExpandTileAccesses(expand));
+  pm.addPass(createKccRematerializeBroadcasts());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   KccMaterializeWarpMmaOptions warpMma;

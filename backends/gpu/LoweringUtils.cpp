@@ -283,10 +283,17 @@ Value kcc::gpu::relayoutThroughSmem(const TargetOps &ops, OpBuilder &b,
 }
 
 /// Shared-memory bytes of one op, before the padding of relayouts.
+bool kcc::gpu::isArangeBroadcast(BroadcastOp op) {
+  auto e = op.getSrc().getDefiningOp<ExpandDimsOp>();
+  return e && e.getSrc().getDefiningOp<ArangeOp>() &&
+         op.getType().getRank() == 2 &&
+         !isAccumulatorLayout(op.getType().getEncoding());
+}
+
 static int64_t unpaddedSmemBytes(Operation *op) {
   if (auto bc = dyn_cast<BroadcastOp>(op)) {
     auto src = bc.getSrc().getType();
-    if (src.getNumElements() == 1 ||
+    if (src.getNumElements() == 1 || isArangeBroadcast(bc) ||
         src.getNumElements() == bc.getType().getNumElements())
       return 0;
     return src.getNumElements() * storageBytes(src.getElementType());

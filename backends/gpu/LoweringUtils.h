@@ -41,6 +41,11 @@ struct TileLayout {
   }
 };
 
+/// A 2-D broadcast of an expanded arange into a blocked layout: lowered
+/// from each element's coordinate, with no shared memory (what
+/// kcc-rematerialize-broadcasts leaves of index math).
+bool isArangeBroadcast(BroadcastOp op);
+
 /// Elements per shared-memory store of a rank >= 2 reduction: a layout chunk
 /// of `vec` consecutive elements, at most 16 bytes.
 unsigned axisReductionStoreElems(const TileLayout &l, unsigned elemBytes);

@@ -262,6 +262,46 @@ static Value broadcastToAccumulator(const TargetOps &ops, OpBuilder &b,
 
 struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
   using OpConversionPattern::OpConversionPattern;
+
+  /// An expanded arange broadcast to 2-D (what kcc-rematerialize-broadcasts
+  /// leaves of index math): each element is its own coordinate along the
+  /// arange's axis plus the start, so nothing moves between threads. Null
+  /// for any other broadcast.
+  Value broadcastArange(ConversionPatternRewriter &b, Location loc,
+                        BroadcastOp op, const TileLayout &dl) const {
+    if (!isArangeBroadcast(op))
+      return Value();
+    auto a = op.getSrc()
+                 .getDefiningOp<ExpandDimsOp>()
+                 .getSrc()
+                 .getDefiningOp<ArangeOp>();
+    ArrayRef<int64_t> sshape = op.getSrc().getType().getShape();
+    int64_t cols = op.getType().getShape()[1];
+    SmallVector<int32_t> offs;
+    for (unsigned r = 0; r < dl.regs; ++r)
+      offs.push_back(int32_t(dl.regOffset(r)));
+    auto vt = VectorType::get({(int64_t)dl.regs}, b.getI32Type());
+    auto splat = [&](int64_t c) {
+      return arith::ConstantOp::create(
+          b, loc, vt, DenseElementsAttr::get(vt, b.getI32IntegerAttr(c)));
+    };
+    Value base = threadBase(b, loc, dl, targetOpsOf(*this).threadId(b, loc));
+    Value flat = arith::AddIOp::create(
+        b, loc, splatVector(b, loc, base, dl.regs),
+        arith::ConstantOp::create(
+            b, loc, vt, DenseElementsAttr::get(vt, ArrayRef<int32_t>(offs))));
+    // The row-major flat index f of an R x C tile (C a power of two) is in
+    // column f & (C - 1), row f >> log2(C).
+    Value coord =
+        sshape[0] == 1
+            ? arith::AndIOp::create(b, loc, flat, splat(cols - 1)).getResult()
+            : arith::ShRUIOp::create(b, loc, flat, splat(llvm::Log2_64(cols)))
+                  .getResult();
+    if (a.getStart() != 0)
+      coord = arith::AddIOp::create(b, loc, coord, splat(a.getStart()));
+    return coord;
+  }
+
   LogicalResult
   matchAndRewrite(BroadcastOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -281,6 +321,10 @@ struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
       return success();
     }
     ArrayRef<int64_t> sshape = srcT.getShape(), dshape = dstT.getShape();
+    if (Value v = broadcastArange(rewriter, loc, op, dl)) {
+      rewriter.replaceOp(op, v);
+      return success();
+    }
     if (isAccumulatorLayout(dstT.getEncoding())) {
       rewriter.replaceOp(op,
                          broadcastToAccumulator(targetOpsOf(*this), rewriter,

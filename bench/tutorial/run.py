@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""The kernels users write first (bench/tutorial/tutorial.kc), timed against
+their peers on one GPU, in one process.
+
+Every specialization of every kernel is checked against a torch reference and
+timed with CUDA events, interleaved with its peer (kcc, peer, kcc, peer: each
+side's faster pass is kept); a kernel's row reports its fastest
+specialization. Peers: torch (cuBLAS for the products, torch's reductions),
+Triton's tutorial matmul (bench/gemm/triton_matmul.py) where Triton is
+installed, and a device-to-device copy for the memory-bound kernels (their
+bound). The C entry points are called through ctypes from the library
+bench/gemm/CMakeLists.txt builds from the generated stubs:
+
+    kcc bench/tutorial/tutorial.kc --target=sm_90a -o gen
+    cmake -S bench/gemm -B /tmp/tut -DKCC_GEN_DIR=$PWD/gen -DKCC_GEMM_STEM=tutorial
+    cmake --build /tmp/tut -j
+    python3 bench/tutorial/run.py --lib /tmp/tut/libkcc_gemm.so \\
+        --manifest gen/tutorial.manifest.json --out tutorial.md
+"""
+import argparse, ctypes, json, os, statistics, sys
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "gemm"))
+
+CT = {"i32": ctypes.c_int32, "i64": ctypes.c_int64, "f32": ctypes.c_float}
+
+
+def time_ms(fn, batches=15, reps=10):
+    for _ in range(3):
+        fn()
+    torch.cuda.synchronize()
+    start = torch.cuda.Event(enable_timing=True)
+    stop = torch.cuda.Event(enable_timing=True)
+    samples = []
+    for _ in range(batches):
+        start.record()
+        for _ in range(reps):
+            fn()
+        stop.record()
+        stop.synchronize()
+        samples.append(start.elapsed_time(stop) / reps)
+    return statistics.median(samples)
+
+
+class Kernel:
+    """One specialization's C entry point, its arguments by name."""
+
+    def __init__(self, lib, spec):
+        self.symbol = spec["symbol"]
+        self.params = [p for p in spec["params"] if p["kind"] != "tensormap"]
+        self.fn = getattr(lib, "kcc_" + self.symbol)
+        self.fn.argtypes = [ctypes.c_void_p if p["kind"] == "pointer" else CT[p["type"]]
+                            for p in self.params] + [ctypes.c_void_p]
+        self.fn.restype = ctypes.c_int
+        self.last_error = lib.kcc_last_error_message
+        self.last_error.restype = ctypes.c_char_p
+
+    def bind(self, args):
+        values = []
+        for p in self.params:
+            v = args[p["name"]]
+            values.append(v.data_ptr() if p["kind"] == "pointer" else v)
+        stream = torch.cuda.current_stream().cuda_stream
+
+        def call():
+            rc = self.fn(*values, stream)
+            if rc != 0:
+                raise RuntimeError(f"{self.symbol}: {self.last_error().decode()}")
+        return call
+
+
+def rand(*shape, dtype=torch.float16):
+    return (torch.rand(*shape, device="cuda", dtype=torch.float32) * 2 - 1).to(dtype)
+
+
+def silu_ref(a, b, bias):
+    z = a.float() @ b.float() + bias
+    return z * torch.sigmoid(z)
+
+
+def matmul_cases(m, n, k):
+    a, b = rand(m, k), rand(k, n)
+    bias = rand(n, dtype=torch.float32)
+    c = torch.empty(m, n, device="cuda", dtype=torch.float16)
+    ptr = dict(c=c, a=a, b=b, bias=bias, m=m, n=n, k=k, stride_am=k,
+               stride_bk=n, stride_cm=n)
+    ten = dict(c=c, c_dim0=m, c_dim1=n, c_stride0=n, a=a, a_dim0=m, a_dim1=k,
+               a_stride0=k, b=b, b_dim0=k, b_dim1=n, b_stride0=n, bias=bias,
+               bias_dim0=n)
+    fused_ref = silu_ref(a, b, bias)
+    plain_ref = a.float() @ b.float()
+    shape = f"{m}x{n}x{k}"
+    flops = 2.0 * m * n * k
+    fused_peer = lambda: torch.nn.functional.silu(torch.addmm(bias.half(), a, b))
+    plain_peer = lambda: torch.mm(a, b)
+    return [
+        ("matmul + bias + SiLU, pointer tiles", "matmul_ptr", ptr, c, fused_ref, shape, flops, fused_peer),
+        ("matmul + bias + SiLU, tensor<>", "matmul_tensor", ten, c, fused_ref, shape, flops, fused_peer),
+        ("matmul, pointer tiles", "matmul_ptr_plain", ptr, c, plain_ref, shape, flops, plain_peer),
+        ("matmul, tensor<>", "matmul_tensor_plain", ten, c, plain_ref, shape, flops, plain_peer),
+    ]
+
+
+def gemv_cases(k, n):
+    x = rand(k)
+    w_kn, w_nk = rand(k, n), rand(n, k)
+    y = torch.empty(n, device="cuda", dtype=torch.float16)
+    kn = dict(y=y, x=x, w=w_kn, k=k, n=n, stride_wk=n)
+    nk = dict(y=y, x=x, w=w_nk, k=k, n=n, stride_wn=k)
+    nbytes = 2.0 * (k * n + k + n)
+    return [
+        ("GEMV, W [K, N]", "gemv_kn", kn, y, x.float() @ w_kn.float(), f"{k}x{n}", nbytes,
+         lambda: torch.matmul(x, w_kn)),
+        ("GEMV, W [N, K] (nn.Linear)", "gemv_nk", nk, y, w_nk.float() @ x.float(), f"{k}x{n}",
+         nbytes, lambda: torch.nn.functional.linear(x, w_nk)),
+    ]
+
+
+def sum_cases(r, c):
+    x = rand(r, c)
+    rs = torch.empty(r, device="cuda", dtype=torch.float32)
+    cs = torch.empty(c, device="cuda", dtype=torch.float32)
+    args_r = dict(out=rs, x=x, rows=r, cols=c, stride=c)
+    args_c = dict(out=cs, x=x, rows=r, cols=c, stride=c)
+    nbytes = 2.0 * r * c
+    return [
+        ("row sums", "row_sum", args_r, rs, x.float().sum(1), f"{r}x{c}", nbytes,
+         lambda: torch.sum(x, 1, dtype=torch.float32)),
+        ("column sums", "col_sum", args_c, cs, x.float().sum(0), f"{r}x{c}", nbytes,
+         lambda: torch.sum(x, 0, dtype=torch.float32)),
+    ]
+
+
+def copy_gbps(nbytes):
+    src = torch.empty(int(nbytes), dtype=torch.uint8, device="cuda")
+    dst = torch.empty_like(src)
+    return 2 * nbytes / time_ms(lambda: dst.copy_(src)) / 1e6
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--lib", required=True)
+    ap.add_argument("--manifest", required=True)
+    ap.add_argument("--out")
+    ap.add_argument("--mnk", default="4096x4096x4096")
+    ap.add_argument("--gemv", default="4096x14336", help="KxN")
+    ap.add_argument("--sums", default="8192x8192", help="RxC")
+    ap.add_argument("--no-triton", action="store_true")
+    args = ap.parse_args()
+
+    lib = ctypes.CDLL(os.path.abspath(args.lib))
+    manifest = json.load(open(args.manifest))
+    specs = {k["name"]: k["specializations"] for k in manifest["kernels"]}
+
+    torch.manual_seed(0)
+    m, n, k = map(int, args.mnk.split("x"))
+    gk, gn = map(int, args.gemv.split("x"))
+    sr, sc = map(int, args.sums.split("x"))
+    cases = matmul_cases(m, n, k) + gemv_cases(gk, gn) + sum_cases(sr, sc)
+
+    triton = None
+    if not args.no_triton:
+        try:
+            import triton_matmul  # bench/gemm: the tutorial's grouped matmul
+            triton = triton_matmul
+        except Exception as e:  # noqa: BLE001 - report and go on without
+            print(f"note: no Triton peer ({e})", file=sys.stderr)
+
+    device = torch.cuda.get_device_name()
+    rows, failures = [], 0
+    for title, name, kargs, out, ref, shape, work, peer in cases:
+        best = None
+        for spec in specs[name]:
+            kern = Kernel(lib, spec)
+            call = kern.bind(kargs)
+            out.fill_(float("nan"))
+            call()
+            torch.cuda.synchronize()
+            got = out.float()
+            tol = 2e-2 * max(1.0, float(ref.abs().max()))
+            err = float((got - ref).abs().max())
+            ok = bool(torch.isfinite(got).all()) and err <= tol
+            if not ok:
+                failures += 1
+                print(f"FAIL {spec['symbol']} {shape}: max error {err:.3g} (tolerance {tol:.3g})")
+                continue
+            t_k = min(time_ms(call), time_ms(call))
+            if best is None or t_k < best[1]:
+                best = (spec["symbol"], t_k)
+        t_p = min(time_ms(peer), time_ms(peer))
+        flops = name.startswith("matmul")
+        row = dict(title=title, shape=shape, symbol=best[0] if best else "-",
+                   kcc_ms=best[1] if best else float("nan"), peer_ms=t_p, flops=flops, work=work)
+        if flops and triton is not None and name in ("matmul_ptr_plain", "matmul_tensor_plain"):
+            a, b = kargs["a"], kargs["b"]
+            tc = torch.empty(a.shape[0], b.shape[1], device="cuda", dtype=a.dtype)
+            row["triton_ms"] = min(time_ms(lambda: triton.matmul(a, b, tc)) for _ in range(2))
+        if not flops:
+            row["copy_gbps"] = copy_gbps(work / 2)
+        rows.append(row)
+
+    unit = lambda r, ms: (r["work"] / ms / 1e9 if r["flops"] else r["work"] / ms / 1e6)
+    lines = [f"Device: {device}; torch {torch.__version__}; one process, CUDA events, "
+             "best of two interleaved passes per side.", "",
+             "| kernel | shape | kcc (best specialization) | kcc | peer | kcc / peer | Triton | kcc / copy |",
+             "|---|---|---|---|---|---|---|---|"]
+    for r in rows:
+        u = "TFLOP/s" if r["flops"] else "GB/s"
+        k_rate, p_rate = unit(r, r["kcc_ms"]), unit(r, r["peer_ms"])
+        tri = f"{unit(r, r['triton_ms']):.0f} {u}" if "triton_ms" in r else "-"
+        cp = f"{k_rate / r['copy_gbps']:.2f}x (copy {r['copy_gbps']:.0f} GB/s)" if "copy_gbps" in r else "-"
+        lines.append(f"| {r['title']} | {r['shape']} | {r['symbol']} | {k_rate:.0f} {u} | "
+                     f"{p_rate:.0f} {u} | {k_rate / p_rate:.2f}x | {tri} | {cp} |")
+    text = "\n".join(lines)
+    print(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text + "\n")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
