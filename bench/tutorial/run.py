@@ -17,31 +17,16 @@ bench/gemm/CMakeLists.txt builds from the generated stubs:
     python3 bench/tutorial/run.py --lib /tmp/tut/libkcc_gemm.so \\
         --manifest gen/tutorial.manifest.json --out tutorial.md
 """
-import argparse, ctypes, json, os, statistics, sys
+import argparse, ctypes, json, os, sys
 
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "gemm"))
+from run_membound import time_ms  # noqa: E402 - the same timing as the other tables
 
 CT = {"i32": ctypes.c_int32, "i64": ctypes.c_int64, "f32": ctypes.c_float}
-
-
-def time_ms(fn, batches=15, reps=10):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    start = torch.cuda.Event(enable_timing=True)
-    stop = torch.cuda.Event(enable_timing=True)
-    samples = []
-    for _ in range(batches):
-        start.record()
-        for _ in range(reps):
-            fn()
-        stop.record()
-        stop.synchronize()
-        samples.append(start.elapsed_time(stop) / reps)
-    return statistics.median(samples)
 
 
 class Kernel:
