@@ -46,11 +46,8 @@ constexpr unsigned kMaxOps = 32;
 /// into a dot's accumulator (a bias) has its own path from a small buffer
 /// (broadcastToAccumulator), and a full-shape copy of it would cost a
 /// relayout of the whole tile into the accumulator's layout.
-bool loadMovable(LoadOp load, Operation *at) {
-  if (load->getBlock() != at->getBlock() ||
-      load->getParentOfType<func::FuncOp>()
-          ->walk([](DotOp) { return WalkResult::interrupt(); })
-          .wasInterrupted())
+bool loadMovable(LoadOp load, Operation *at, bool kernelHasDot) {
+  if (kernelHasDot || load->getBlock() != at->getBlock())
     return false;
   for (Operation *op = load->getNextNode(); op && op != at;
        op = op->getNextNode())
@@ -72,7 +69,8 @@ bool isElementwise(Operation *op) {
 /// Whether `v` (to be broadcast after inserting a unit dimension at
 /// `expandAxis`, if not -1) can be computed again at the full shape, and
 /// how many ops that clones.
-bool rematerializable(Value v, int expandAxis, Operation *at, unsigned &ops) {
+bool rematerializable(Value v, int expandAxis, Operation *at, bool kernelHasDot,
+                      unsigned &ops) {
   Operation *def = v.getDefiningOp();
   if (!def || ++ops > kMaxOps)
     return false;
@@ -84,14 +82,15 @@ bool rematerializable(Value v, int expandAxis, Operation *at, unsigned &ops) {
     return expandAxis >= 0;
   if (auto e = dyn_cast<ExpandDimsOp>(def))
     return expandAxis < 0 && e.getSrc().getType().getRank() == 1 &&
-           rematerializable(e.getSrc(), e.getAxis(), at, ops);
+           rematerializable(e.getSrc(), e.getAxis(), at, kernelHasDot, ops);
   if (auto b = dyn_cast<BroadcastOp>(def))
-    return expandAxis < 0 && rematerializable(b.getSrc(), -1, at, ops);
+    return expandAxis < 0 &&
+           rematerializable(b.getSrc(), -1, at, kernelHasDot, ops);
   auto load = dyn_cast<LoadOp>(def);
-  if (!isElementwise(def) && !(load && loadMovable(load, at)))
+  if (!isElementwise(def) && !(load && loadMovable(load, at, kernelHasDot)))
     return false;
   return llvm::all_of(def->getOperands(), [&](Value o) {
-    return rematerializable(o, expandAxis, at, ops);
+    return rematerializable(o, expandAxis, at, kernelHasDot, ops);
   });
 }
 
@@ -136,13 +135,18 @@ struct RematerializeBroadcasts
     : kcc::impl::KccRematerializeBroadcastsBase<RematerializeBroadcasts> {
   void runOnOperation() override {
     SmallVector<BroadcastOp> broadcasts;
-    getOperation().walk([&](BroadcastOp op) {
-      auto dst = op.getType();
-      unsigned ops = 0;
-      if (dst.getRank() == 2 && !dst.getEncoding() &&
-          op.getSrc().getType().getNumElements() > 1 && !isLeafBroadcast(op) &&
-          rematerializable(op.getSrc(), -1, op, ops))
-        broadcasts.push_back(op);
+    getOperation().walk([&](func::FuncOp func) {
+      bool hasDot = func.walk([](DotOp) { return WalkResult::interrupt(); })
+                        .wasInterrupted();
+      func.walk([&](BroadcastOp op) {
+        auto dst = op.getType();
+        unsigned ops = 0;
+        if (dst.getRank() == 2 && !dst.getEncoding() &&
+            op.getSrc().getType().getNumElements() > 1 &&
+            !isLeafBroadcast(op) &&
+            rematerializable(op.getSrc(), -1, op, hasDot, ops))
+          broadcasts.push_back(op);
+      });
     });
     for (BroadcastOp op : broadcasts) {
       OpBuilder b(op);
