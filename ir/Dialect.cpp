@@ -225,6 +225,27 @@ LogicalResult KccDialect::verifyRegionArgAttribute(Operation *op,
              << " applies to tensormap arguments and names a pointer argument";
     return success();
   }
+  if (attr.getName() == kTensorMapShapeAttr) {
+    auto shape = dyn_cast<ArrayAttr>(attr.getValue());
+    Region &region = op->getRegion(regionIndex);
+    auto valid = [&](Attribute a) {
+      auto i = dyn_cast<IntegerAttr>(a);
+      if (i && i.getType().isIndex())
+        return i.getInt() >= 0 &&
+               i.getInt() < int64_t(region.getNumArguments()) &&
+               region.getArgument(i.getInt()).getType().isInteger();
+      return i && i.getType().isInteger(32);
+    };
+    auto map = dyn_cast<TensorMapType>(argType);
+    if (!map || !shape ||
+        shape.size() != 2 * map.getBox().size() - 1 ||
+        !llvm::all_of(shape, valid))
+      return op->emitError()
+             << kTensorMapShapeAttr
+             << " applies to tensormap arguments: the sizes then row strides, "
+                "each an integer argument's number (index) or an i32 constant";
+    return success();
+  }
   if (attr.getName() == kTensorRankAttr) {
     auto rank = dyn_cast<IntegerAttr>(attr.getValue());
     if (!isa<PtrType>(argType) || !rank || rank.getInt() < 1 ||
@@ -330,6 +351,7 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                                     "warpgroups)";
   }
   if (name == kTileAccessAttr || name == kTmaRefusedAttr ||
+      name == kLiftedAttr || name == kLiftRefusedAttr ||
       name == kWarpSpecializeRefusedAttr || name == kMmaRefusedAttr)
     return success(isa<StringAttr>(attr.getValue()));
   if (name == kTensorCoreRefusedAttr) {

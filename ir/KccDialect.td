@@ -74,6 +74,16 @@ def Kcc_Dialect : Dialect {
     // On a load/store expanded from load_tile/store_tile: why it is not a
     // TMA copy (for --report).
     static constexpr ::llvm::StringLiteral kTileAccessAttr = "kcc.tile_access";
+    // On a load_tile/store_tile lifted from a tile of pointers
+    // (kcc-synthesize-tile-accesses): the tensor it reads, for --report.
+    static constexpr ::llvm::StringLiteral kLiftedAttr = "kcc.lifted";
+    // On a load/store of a tile of pointers in a kernel with a dot: why it
+    // was not lifted to a load_tile/store_tile.
+    static constexpr ::llvm::StringLiteral kLiftRefusedAttr = "kcc.lift_refused";
+    // On a !kcc.tensormap argument of a lifted access: its sizes then row
+    // strides, each an argument number (index-typed) or a constant (i32),
+    // from which the launch stub encodes it (absent: a tensor parameter's).
+    static constexpr ::llvm::StringLiteral kTensorMapShapeAttr = "kcc.tensor_map_shape";
     // On a load_tile/store_tile left to kcc-expand-tile-accesses: why it is
     // not a TMA copy (passes/AddTensorMaps.cpp, MaterializeTmaCopies.cpp).
     static constexpr ::llvm::StringLiteral kTmaRefusedAttr = "kcc.tma_refused";

@@ -8,6 +8,28 @@ include "mlir/Pass/PassBase.td"
 // a target model takes it by name: its `target` option, else the module's
 // kcc.target, looked up in the kcc dialect's registry (ir/TargetLookup.h).
 
+def KccSynthesizeTileAccesses
+    : Pass<"kcc-synthesize-tile-accesses", "mlir::ModuleOp"> {
+  let summary = "Lift tiles of pointers that address a strided box to "
+                "load_tile/store_tile (descriptor synthesis)";
+  let description = [{
+    Tile IR -> tile IR, before kcc-rasterize-programs. In a kernel with a
+    `kcc.dot`, a `kcc.load`/`kcc.store` of a 1-D or 2-D tile of pointers
+    whose address is `base + sum_d (q_d * S_d + arange(0, S_d)) * stride_d`
+    (S_d the tile's size, innermost stride 1, `base` a pointer parameter,
+    the outer strides i32 kernel arguments or constants, q_d provably
+    non-negative) and whose mask is a conjunction of `index_d < bound_d` over
+    the same indices (bounds i32 kernel arguments or constants; a dimension
+    without one is unbounded) becomes the `kcc.load_tile`/`kcc.store_tile`
+    of the tensor (base, sizes = bounds, strides) at block coordinates q_d,
+    with the load's `other`. It gets `kcc.lifted` (what it reads, for
+    --report) and, where the declared facts do not make a TMA tensor map
+    legal for every launch (align(16) base, row pitch a multiple of 16
+    bytes), `kcc.tma_refused`. What does not lift gets `kcc.lift_refused`
+    (why, in .kc terms). The address ops left unused are erased.
+  }];
+}
+
 def KccRasterizePrograms : Pass<"kcc-rasterize-programs", "mlir::ModuleOp"> {
   let summary = "Launch the 2-D grid of a group(N) kernel as a 1-D grid in "
                 "grouped order";

@@ -56,6 +56,9 @@ void pipeline::buildTilePipeline(OpPassManager &pm,
     coverage.unproven = options.unprovenCoverageIsError ? "error" : "warning";
     pm.addPass(createKccProveTileCoverage(coverage));
   }
+  // Descriptor synthesis: a dot's pointer tiles take the tensor paths.
+  if (options.liftPointerTiles)
+    pm.addPass(createKccSynthesizeTileAccesses());
   // group(N) kernels: from here on every consumer (both vendors, the stubs,
   // the manifest) sees the flat 1-D launch in grouped order.
   if (options.rasterize) {

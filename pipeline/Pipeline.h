@@ -4,8 +4,10 @@
 // (tools/kcc), kcc-opt's named pipelines, kcc-difftest, kcc-sim and the
 // fuzzers call these builders. The stages, as data flows through them:
 //
-//   tile IR      buildTilePipeline        coverage proof (isl), rasterized
-//                                         launch order, persistence
+//   tile IR      buildTilePipeline        coverage proof (isl), pointer
+//                                         tiles lifted to tensor accesses,
+//                                         rasterized launch order,
+//                                         persistence
 //                buildTensorMapPipeline   TMA tensor-map arguments (NVIDIA)
 //   layout IR    buildLayoutPipeline      per target: legality, TMA/MMA
 //                                         materialization, pipelining, warp
@@ -53,6 +55,10 @@ struct TileOptions {
   /// guards); `unprovenCoverageIsError` makes an unproven size an error.
   bool proveCoverage = true;
   bool unprovenCoverageIsError = true;
+  /// Tiles of pointers that address strided boxes become load_tile/
+  /// store_tile (descriptor synthesis); off where the kernel must run as
+  /// written (kcc-difftest's interpreter, the reference).
+  bool liftPointerTiles = true;
   /// group(N) kernels launched as a 1-D grid in grouped order.
   bool rasterize = true;
   /// > 0: a persistent build with that many CTAs per multiprocessor

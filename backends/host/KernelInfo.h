@@ -38,6 +38,11 @@ struct ParamInfo {
   // whose base pointer is param `tensorBase` (kcc.tensor_map_of).
   bool isTensorMap = false;
   unsigned tensorBase = 0;
+  // A map of a tile of pointers the compiler lifted to a tensor
+  // (kcc.tensor_map_shape): the tensor's sizes (outermost first) and row
+  // strides as C++ expressions over the parameters (names or integer
+  // literals); empty for a tensor parameter's map, which has its own.
+  std::vector<std::string> mapSizes, mapStrides;
   std::vector<int64_t> box; // box shape, outermost first
   unsigned swizzle = 0;     // swizzle span in bytes: 0, 32, 64 or 128
 };

@@ -40,6 +40,7 @@ static bool sameLaunch(const Specialization &a, const Specialization &b) {
     if (x.name != y.name || x.elem != y.elem || x.isPointer != y.isPointer ||
         x.isTensorMap != y.isTensorMap || x.tensorBase != y.tensorBase ||
         x.box != y.box || x.swizzle != y.swizzle || x.align != y.align ||
+        x.mapSizes != y.mapSizes || x.mapStrides != y.mapStrides ||
         x.divisibility != y.divisibility || x.tensorRank != y.tensorRank)
       return false;
   for (auto [x, y] : llvm::zip(a.coverage, b.coverage))
@@ -119,6 +120,18 @@ bool host::collectKernelInfo(mlir::ModuleOp tileIR, ModuleInfo &info) {
         }
         p.isTensorMap = true;
         p.tensorBase = of.getInt();
+        if (auto shape = func.getArgAttrOfType<mlir::ArrayAttr>(
+                i, KccDialect::kTensorMapShapeAttr)) {
+          size_t rank = map.getBox().size();
+          for (auto [d, a] : llvm::enumerate(shape)) {
+            auto n = mlir::cast<mlir::IntegerAttr>(a);
+            std::string expr =
+                n.getType().isIndex()
+                    ? mlir::cast<mlir::StringAttr>(names[n.getInt()]).str()
+                    : std::to_string(n.getInt());
+            (d < rank ? p.mapSizes : p.mapStrides).push_back(expr);
+          }
+        }
         p.box.assign(map.getBox().begin(), map.getBox().end());
         p.swizzle = map.getSwizzle();
         type = map.getElementType();

@@ -26,6 +26,17 @@ static json::Object paramJson(const Specialization &s, const ParamInfo &p) {
       box.push_back(b);
     o["box"] = std::move(box);
     o["swizzle"] = p.swizzle;
+    // A lifted tile of pointers: the sizes and row strides, as parameter
+    // names or integers (a tensor parameter's map uses the tensor's own).
+    if (!p.mapSizes.empty()) {
+      json::Array sizes, strides;
+      for (const std::string &e : p.mapSizes)
+        sizes.push_back(e);
+      for (const std::string &e : p.mapStrides)
+        strides.push_back(e);
+      o["sizes"] = std::move(sizes);
+      o["strides"] = std::move(strides);
+    }
   }
   if (p.align)
     o["align"] = p.align;

@@ -112,8 +112,18 @@ std::string docComment(const KernelInfo &k, const SpecPlan &sp, bool amd) {
     std::string box;
     for (int64_t b : p.box)
       box += (box.empty() ? "" : ", ") + std::to_string(b);
-    maps += (maps.empty() ? "" : ", ") + s.params[p.tensorBase].name +
-            " (box [" + box + "], swizzle " + std::to_string(p.swizzle) + ")";
+    std::string tensor = s.params[p.tensorBase].name;
+    if (!p.mapSizes.empty()) {
+      std::string sizes, strides;
+      for (const std::string &d : p.mapSizes)
+        sizes += (sizes.empty() ? "" : ", ") + d;
+      for (const std::string &d : p.mapStrides)
+        strides += (strides.empty() ? "" : ", ") + d;
+      tensor += " as a [" + sizes + "] tensor" +
+                (strides.empty() ? "" : " with row stride " + strides);
+    }
+    maps += (maps.empty() ? "" : ", ") + tensor + " (box [" + box +
+            "], swizzle " + std::to_string(p.swizzle) + ")";
   }
   if (!maps.empty() && !amd)
     out += wrapComment("///",
@@ -430,15 +440,16 @@ std::string emitSource(const ModuleInfo &m,
         if (!p.isTensorMap || vendor.amd)
           continue;
         const ParamInfo &base = s.params[p.tensorBase];
-        unsigned rank = base.tensorRank;
+        unsigned rank = p.mapSizes.empty() ? base.tensorRank : p.box.size();
         mapVars[i] = "kcc_map" + std::to_string(n++);
         c += "  kcc::rt::TensorMap " + mapVars[i] + "; // " +
              commentText(p.name) + "\n";
         c += "  {\n";
-        std::vector<std::string> dims, strides, box;
-        for (unsigned d = 0; d < rank; ++d)
+        std::vector<std::string> dims = p.mapSizes, strides = p.mapStrides,
+                                 box;
+        for (unsigned d = 0; p.mapSizes.empty() && d < rank; ++d)
           dims.push_back(s.params[p.tensorBase + 1 + d].name);
-        for (unsigned d = 0; d + 1 < rank; ++d)
+        for (unsigned d = 0; p.mapSizes.empty() && d + 1 < rank; ++d)
           strides.push_back(s.params[p.tensorBase + 1 + rank + d].name);
         for (int64_t b : p.box)
           box.push_back(std::to_string(b));

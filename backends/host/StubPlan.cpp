@@ -107,6 +107,23 @@ static bool checkTensorMap(const Specialization &s, const ParamInfo &p,
     return false;
   }
   const ParamInfo &base = s.params[p.tensorBase];
+  // A lifted tile of pointers: a pointer and the map's own sizes/strides.
+  if (!p.mapSizes.empty()) {
+    if (!base.isPointer || base.isTensorMap ||
+        p.mapSizes.size() != p.box.size() ||
+        p.mapStrides.size() + 1 != p.box.size()) {
+      error = what + " maps '" + commentText(base.name) +
+              "' with sizes and strides that do not match its box";
+      return false;
+    }
+    if (p.elem != base.elem) {
+      error = what + " has element type " + scalarKindName(p.elem) +
+              " but pointer '" + commentText(base.name) + "' has " +
+              scalarKindName(base.elem);
+      return false;
+    }
+    return true;
+  }
   unsigned rank = base.tensorRank;
   if (!base.isPointer || base.isTensorMap || rank == 0 ||
       p.tensorBase + 2 * rank > s.params.size()) {

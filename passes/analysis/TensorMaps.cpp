@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/Support/MathExtras.h"
 
@@ -83,21 +84,51 @@ SmallVector<int64_t> kcc::withBatchDims(Operation *op,
   return out;
 }
 
-std::optional<unsigned> kcc::tensorParamOf(Operation *op, std::string &why) {
-  Value base;
-  ValueRange dims, strides;
-  if (auto load = dyn_cast<LoadTileOp>(op)) {
-    base = load.getBase();
-    dims = load.getDims();
-    strides = load.getStrides();
-  } else {
-    auto store = cast<StoreTileOp>(op);
-    base = store.getBase();
-    dims = store.getDims();
-    strides = store.getStrides();
+/// The base, sizes and strides of the tile access `op`.
+static std::tuple<Value, ValueRange, ValueRange> tensorOf(Operation *op) {
+  using namespace kcc;
+  if (auto load = dyn_cast<LoadTileOp>(op))
+    return {load.getBase(), load.getDims(), load.getStrides()};
+  auto store = cast<StoreTileOp>(op);
+  return {store.getBase(), store.getDims(), store.getStrides()};
+}
+
+ArrayAttr kcc::liftedTensorShape(Operation *op) {
+  if (!op->hasAttr(KccDialect::kLiftedAttr))
+    return nullptr;
+  auto func = op->getParentOfType<func::FuncOp>();
+  auto [base, dims, strides] = tensorOf(op);
+  auto arg = dyn_cast<BlockArgument>(base);
+  if (!func || !arg || arg.getOwner() != &func.getBody().front())
+    return nullptr;
+  Builder b(op->getContext());
+  SmallVector<Attribute> shape;
+  for (Value v : llvm::concat<Value>(dims, strides)) {
+    APInt c;
+    if (matchPattern(v, m_ConstantInt(&c))) {
+      shape.push_back(b.getI32IntegerAttr(c.getSExtValue()));
+      continue;
+    }
+    auto a = dyn_cast<BlockArgument>(v);
+    if (!a || a.getOwner() != arg.getOwner())
+      return nullptr;
+    shape.push_back(b.getIndexAttr(a.getArgNumber()));
   }
+  return b.getArrayAttr(shape);
+}
+
+std::optional<unsigned> kcc::tensorParamOf(Operation *op, std::string &why) {
+  auto [base, dims, strides] = tensorOf(op);
   auto arg = dyn_cast<BlockArgument>(base);
   auto func = op->getParentOfType<func::FuncOp>();
+  // A lifted tile of pointers: the stub encodes its map from the scalars.
+  if (op->hasAttr(KccDialect::kLiftedAttr)) {
+    if (liftedTensorShape(op))
+      return arg.getArgNumber();
+    why = "the lifted tile's sizes or strides are not kernel arguments or "
+          "constants";
+    return std::nullopt;
+  }
   auto rank = arg && func && arg.getOwner() == &func.getBody().front()
                   ? func.getArgAttrOfType<IntegerAttr>(
                         arg.getArgNumber(), KccDialect::kTensorRankAttr)
@@ -167,10 +198,13 @@ Value kcc::tensorMapFor(Operation *op, std::string &why) {
                 kMmaSwizzleBytes)
           : TensorMapType::get(op->getContext(),
                                withBatchDims(op, tileShapeOf(op)), elem, 0);
+  ArrayAttr shape = liftedTensorShape(op);
   for (BlockArgument arg : func.getArguments())
     if (auto of = func.getArgAttrOfType<IntegerAttr>(
             arg.getArgNumber(), KccDialect::kTensorMapOfAttr))
-      if (unsigned(of.getInt()) == *base && arg.getType() == want)
+      if (unsigned(of.getInt()) == *base && arg.getType() == want &&
+          func.getArgAttr(arg.getArgNumber(),
+                          KccDialect::kTensorMapShapeAttr) == shape)
         return arg;
   why = "the kernel has no tensor map for this tensor and box";
   return Value();

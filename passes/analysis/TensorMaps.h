@@ -10,6 +10,7 @@
 #ifndef KCC_PASSES_TENSORMAPS_H
 #define KCC_PASSES_TENSORMAPS_H
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Operation.h"
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/SmallVector.h"
@@ -35,6 +36,12 @@ std::string tmaStaticRefusal(const TargetModel &target,
 /// stub could encode a map from (the access's base, sizes and strides must be
 /// the parameter's own arguments).
 std::optional<unsigned> tensorParamOf(mlir::Operation *op, std::string &why);
+
+/// For a tile access lifted from a tile of pointers (kcc.lifted): its sizes
+/// then strides as kcc.tensor_map_shape holds them (argument numbers as
+/// index attributes, constants as i32), or null if one is neither. Null for
+/// the accesses of tensor parameters.
+mlir::ArrayAttr liftedTensorShape(mlir::Operation *op);
 
 /// The !kcc.tensormap argument (kcc-add-tensor-maps) for the tensor and box
 /// of the tile access `op`, or null with the reason in `why`.

@@ -51,7 +51,7 @@ struct AddTensorMaps : kcc::impl::KccAddTensorMapsBase<AddTensorMaps> {
         func->getAttrOfType<ArrayAttr>(kcc::KccDialect::kArgNamesAttr);
     // (base argument, box type) -> whether a map was added; in first-use
     // order, so the argument list is deterministic.
-    llvm::MapVector<std::pair<unsigned, Type>, bool> maps;
+    llvm::MapVector<std::tuple<unsigned, Type, Attribute>, bool> maps;
     func.walk([&](Operation *op) {
       if (!isa<kcc::LoadTileOp, kcc::StoreTileOp>(op))
         return;
@@ -63,6 +63,11 @@ struct AddTensorMaps : kcc::impl::KccAddTensorMapsBase<AddTensorMaps> {
                                    : op->getOperand(0).getType());
       if (base)
         why = kcc::tmaAccessRefusal(op);
+      // Descriptor synthesis found the declared facts short of TMA's rules.
+      if (auto refused =
+              op->getAttrOfType<StringAttr>(kcc::KccDialect::kTmaRefusedAttr);
+          base && why.empty() && refused)
+        why = refused.str();
       if (base && why.empty() && targets.empty())
         why = "no target with TMA was requested";
       // An operand of dots that some target runs as wgmma gets the 128-byte
@@ -103,8 +108,9 @@ struct AddTensorMaps : kcc::impl::KccAddTensorMapsBase<AddTensorMaps> {
         op->setAttr(kcc::KccDialect::kTmaRefusedAttr, StringAttr::get(ctx, why));
         return;
       }
-      maps.insert(
-          {{*base, kcc::TensorMapType::get(ctx, box, elem, swizzle)}, true});
+      maps.insert({{*base, kcc::TensorMapType::get(ctx, box, elem, swizzle),
+                    kcc::liftedTensorShape(op)},
+                   true});
     });
     // Why each dot misses the main tensor-core instruction of a target
     // that has one (--report explains the fallback with it).
@@ -125,12 +131,15 @@ struct AddTensorMaps : kcc::impl::KccAddTensorMapsBase<AddTensorMaps> {
     SmallVector<Attribute> newNames(names ? names.getValue()
                                           : ArrayRef<Attribute>());
     for (auto &[key, added] : maps) {
-      auto [base, type] = key;
+      auto [base, type, shape] = key;
       unsigned index = func.getNumArguments();
-      auto attrs = DictionaryAttr::get(
-          ctx, {NamedAttribute(
-                   StringAttr::get(ctx, kcc::KccDialect::kTensorMapOfAttr),
-                   IntegerAttr::get(IntegerType::get(ctx, 32), base))});
+      SmallVector<NamedAttribute> argAttrs = {
+          NamedAttribute(StringAttr::get(ctx, kcc::KccDialect::kTensorMapOfAttr),
+                         IntegerAttr::get(IntegerType::get(ctx, 32), base))};
+      if (shape)
+        argAttrs.push_back(NamedAttribute(
+            StringAttr::get(ctx, kcc::KccDialect::kTensorMapShapeAttr), shape));
+      auto attrs = DictionaryAttr::get(ctx, argAttrs);
       if (failed(func.insertArgument(index, type, attrs, func.getLoc())))
         return signalPassFailure();
       std::string name = "tma_map";
@@ -138,7 +147,14 @@ struct AddTensorMaps : kcc::impl::KccAddTensorMapsBase<AddTensorMaps> {
         name = cast<StringAttr>(names[base]).str() + "_map";
       for (int64_t d : cast<kcc::TensorMapType>(type).getBox())
         name += "_" + std::to_string(d);
-      newNames.push_back(StringAttr::get(ctx, name));
+      // Two views of one pointer with the same box (lifted tiles).
+      std::string unique = name;
+      for (unsigned n = 2; llvm::any_of(newNames, [&](Attribute a) {
+             return cast<StringAttr>(a).getValue() == unique;
+           });
+           ++n)
+        unique = name + "_" + std::to_string(n);
+      newNames.push_back(StringAttr::get(ctx, unique));
     }
     if (names)
       func->setAttr(kcc::KccDialect::kArgNamesAttr,

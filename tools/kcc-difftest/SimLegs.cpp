@@ -43,6 +43,12 @@ static void collectTensorMaps(SimLeg &leg, mlir::ModuleOp withMaps) {
         elems *= d;
       m.elementBytes = type.getBoxBytes() / std::max<int64_t>(1, elems);
       m.swizzle = type.getSwizzle();
+      if (auto shape = func.getArgAttrOfType<mlir::ArrayAttr>(
+              i, KccDialect::kTensorMapShapeAttr))
+        for (mlir::Attribute a : shape) {
+          auto n = mlir::cast<mlir::IntegerAttr>(a);
+          m.shape.push_back({n.getType().isIndex(), n.getInt()});
+        }
       leg.maps[func.getSymName().str()].push_back(std::move(m));
     }
 }
@@ -154,7 +160,19 @@ SimCell kcc::difftest::runSimCase(
   if (mapArgs != leg.maps.end())
     for (const SimLeg::MapArg &m : mapArgs->second) {
       unsigned rank = m.box.size();
-      if (m.base + 2 * rank > args.size() || !args[m.base].isPointer) {
+      // Sizes then strides: a tensor parameter's arguments after its base,
+      // or a lifted tile's own.
+      auto extent = [&](unsigned i) -> int64_t {
+        if (m.shape.empty())
+          return int32_t(runArgs[m.base + 1 + i].bits);
+        auto [isArg, v] = m.shape[i];
+        return isArg ? int64_t(int32_t(runArgs[v].bits)) : v;
+      };
+      bool fits = m.shape.empty() ? m.base + 2 * rank <= args.size()
+                                  : m.shape.size() == 2 * rank - 1;
+      for (auto [isArg, v] : m.shape)
+        fits = fits && (!isArg || uint64_t(v) < runArgs.size());
+      if (!fits || m.base >= args.size() || !args[m.base].isPointer) {
         out.cell = "FAIL";
         out.detail = leg.name + ": tensor map of argument " +
                      std::to_string(m.base) + " has no tensor there";
@@ -168,7 +186,7 @@ SimCell kcc::difftest::runSimCase(
       t.elementBytes = m.elementBytes;
       t.swizzleBytes = m.swizzle;
       for (unsigned d = 0; d < rank; ++d) {
-        int64_t size = int32_t(runArgs[m.base + 1 + d].bits);
+        int64_t size = extent(d);
         if (size <= 0) {
           out.cell = "SKIP(an empty tensor has no tensor map)";
           return out;
@@ -176,7 +194,7 @@ SimCell kcc::difftest::runSimCase(
         t.dims[rank - 1 - d] = size;
         t.box[rank - 1 - d] = m.box[d];
         if (d + 1 < rank) {
-          int64_t stride = int32_t(runArgs[m.base + 1 + rank + d].bits);
+          int64_t stride = extent(rank + d);
           if (stride < 0) {
             out.cell = "SKIP(a negative stride has no tensor map)";
             return out;

@@ -45,6 +45,10 @@ struct SimLeg {
     std::vector<int64_t> box; // outermost first
     unsigned elementBytes = 4;
     unsigned swizzle = 0; // bytes: 0, 32, 64 or 128
+    /// A lifted tile of pointers (kcc.tensor_map_shape): its sizes then row
+    /// strides, each an argument number (isArg) or a constant; empty for a
+    /// tensor parameter's map.
+    std::vector<std::pair<bool, int64_t>> shape;
   };
   std::map<std::string, std::vector<MapArg>> maps;
   /// Bank conflicts summed over the leg's cases, per op.

@@ -880,6 +880,7 @@ int main(int argc, char **argv) {
   {
     pipeline::TileOptions coverage;
     coverage.rasterize = false;
+    coverage.liftPointerTiles = false;
     mlir::PassManager pm(&ctx);
     pipeline::buildTilePipeline(pm, coverage);
     if (failed(pm.run(*module)))

@@ -223,6 +223,8 @@ public:
       return false;
 
     report.file = inputPath.str();
+    if (options.report != ReportKind::None)
+      report.addLifts(*tileIR);
     std::vector<nvidia::FatbinImage> images;
     std::vector<amd::BundleImage> amdImages;
     for (const TargetModel *target : options.targets) {

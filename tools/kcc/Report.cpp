@@ -302,6 +302,15 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
         } else if (auto why = op->getAttrOfType<StringAttr>(
                        KccDialect::kTileAccessAttr)) {
           m.notTaken.push_back({"tma", "tma-not-lowered", why.str()});
+        } else if (auto why = op->getAttrOfType<StringAttr>(
+                       KccDialect::kLiftRefusedAttr)) {
+          m.notTaken.push_back(
+              {"tma", "no-tensor-descriptor",
+               "this tile of pointers was not lifted to a strided box of a "
+               "tensor (descriptor synthesis): " +
+                   why.str() +
+                   "; or declare a tensor<T, R> parameter and use "
+                   "load_tile/store_tile"});
         } else {
           m.notTaken.push_back(
               {"tma", "no-tensor-descriptor",
@@ -373,6 +382,25 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
   }
 }
 
+void Report::addLifts(ModuleOp tileIR) {
+  for (auto func : tileIR.getOps<func::FuncOp>())
+    func.walk([&](Operation *op) {
+      if (auto d = op->getAttrOfType<StringAttr>(KccDialect::kLiftedAttr))
+        lifts[func.getSymName().str()].emplace(
+            locString(op->getLoc()),
+            "lifted: " + d.str() + " (descriptor synthesis)");
+    });
+}
+
+const std::string *Report::liftOf(const std::string &symbol,
+                                  const MemoryOp &m) const {
+  auto f = lifts.find(symbol);
+  if (f == lifts.end())
+    return nullptr;
+  auto l = f->second.find(m.loc);
+  return l == f->second.end() ? nullptr : &l->second;
+}
+
 void Report::addResources(const host::ModuleInfo &info) {
   for (const host::KernelInfo &k : info.kernels)
     for (const auto *list : {&k.specializations, &k.persistentBuilds})
@@ -422,6 +450,8 @@ void Report::printText(llvm::raw_ostream &os) const {
                             m.accessBytes, m.accessElems);
         if (!m.explanation.empty())
           os << "    why: " << m.explanation << "\n";
+        if (const std::string *lift = liftOf(symbol, m))
+          os << "    " << *lift << "\n";
         for (const NotTaken &n : m.notTaken)
           os << "    not taken: " << n.path << " [" << n.rule << "] "
              << n.reason << "\n";
@@ -472,7 +502,9 @@ llvm::json::Value Report::toJSON() const {
         for (const NotTaken &n : m.notTaken)
           nt.push_back(llvm::json::Object{
               {"path", n.path}, {"rule", n.rule}, {"reason", n.reason}});
+        const std::string *lift = liftOf(symbol, m);
         mem.push_back(llvm::json::Object{{"loc", m.loc},
+                                         {"lift", lift ? *lift : ""},
                                          {"op", m.kind},
                                          {"element_type", m.elem},
                                          {"elements", m.elements},

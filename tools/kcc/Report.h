@@ -37,6 +37,11 @@ public:
   /// specialization in `module`).
   void addTarget(mlir::ModuleOp module, const TargetModel &target,
                  std::vector<Remark> remarks);
+  /// Records the tiles of pointers kcc-synthesize-tile-accesses lifted to
+  /// tensor accesses (tile IR after the tile passes), shown with the memory
+  /// operations at the same location on every target (why one was not
+  /// lifted stays on its kcc.load/kcc.store: kcc.lift_refused).
+  void addLifts(mlir::ModuleOp tileIR);
   /// Adds ptxas's numbers once the targets are compiled.
   void addResources(const host::ModuleInfo &info);
 
@@ -86,6 +91,10 @@ private:
   };
   // symbol -> entries in target order
   std::map<std::string, std::vector<TargetEntry>> kernels;
+  // symbol -> location -> "lifted: <what>" (descriptor synthesis)
+  std::map<std::string, std::map<std::string, std::string>> lifts;
+  const std::string *liftOf(const std::string &symbol,
+                            const MemoryOp &m) const;
   std::vector<std::string> order;
 };
 
