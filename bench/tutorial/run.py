@@ -88,6 +88,26 @@ def matmul_cases(m, n, k):
     ]
 
 
+def check_ragged(lib, specs, shapes):
+    """Every matmul specialization against torch at shapes that are not
+    multiples of its tiles (ragged edges in M, N and K); the count of failures."""
+    failures = 0
+    for m, n, k in shapes:
+        for _title, name, kargs, out, ref, *_ in matmul_cases(m, n, k):
+            for spec in specs[name]:
+                out.fill_(float("nan"))
+                Kernel(lib, spec).bind(kargs)()
+                torch.cuda.synchronize()
+                got = out.float()
+                err = float((got - ref).abs().max())
+                tol = 2e-2 * max(1.0, float(ref.abs().max()))
+                ok = bool(torch.isfinite(got).all()) and err <= tol
+                failures += not ok
+                print(f"{'ok' if ok else 'FAIL'} {spec['symbol']} {m}x{n}x{k}: "
+                      f"max error {err:.3g}")
+    return failures
+
+
 def gemv_cases(k, n):
     x = rand(k)
     w_kn, w_nk = rand(k, n), rand(n, k)
@@ -133,6 +153,8 @@ def main():
     ap.add_argument("--gemv", default="4096x14336", help="KxN")
     ap.add_argument("--sums", default="8192x8192", help="RxC")
     ap.add_argument("--no-triton", action="store_true")
+    ap.add_argument("--ragged", default="777x1000x520,129x136x72,1x8x8",
+                    help="MxNxK shapes checked (not timed) for every matmul")
     args = ap.parse_args()
 
     lib = ctypes.CDLL(os.path.abspath(args.lib))
@@ -154,7 +176,9 @@ def main():
             print(f"note: no Triton peer ({e})", file=sys.stderr)
 
     device = torch.cuda.get_device_name()
-    rows, failures = [], 0
+    rows = []
+    failures = check_ragged(lib, specs, [tuple(map(int, x.split("x")))
+                                         for x in args.ragged.split(",") if x])
     for title, name, kargs, out, ref, shape, work, peer in cases:
         best = None
         for spec in specs[name]:

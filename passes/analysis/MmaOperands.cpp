@@ -331,38 +331,52 @@ static bool isSplatOrLineBroadcast(Value v) {
   return false;
 }
 
+/// An elementwise arith/math op of one tile result of `shape`.
+static bool isElementwiseOf(Operation *op, ArrayRef<int64_t> shape) {
+  Dialect *d = op->getDialect();
+  if (!d || !isa<arith::ArithDialect, math::MathDialect>(d) ||
+      isa<arith::ConstantOp>(op) || op->getNumResults() != 1 ||
+      op->getNumRegions() != 0)
+    return false;
+  auto rt = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+  return rt && rt.getShape() == shape;
+}
+
 bool kcc::storesMmaAccumulator(StoreTileOp store,
                                ArrayRef<const TargetModel *> targets) {
-  // Back through the epilogue to the loop result it starts from.
+  // Back through the epilogue to the loop result it starts from (any tile
+  // operand: the epilogue is checked forward from there).
   Value v = store.getValue();
+  auto shape = cast<RankedTensorType>(v.getType()).getShape();
   while (Operation *def = v.getDefiningOp()) {
-    Dialect *d = def->getDialect();
-    if (!d || !isa<arith::ArithDialect, math::MathDialect>(d) ||
-        def->getNumResults() != 1 || isa<arith::ConstantOp>(def))
+    if (!isElementwiseOf(def, shape))
       break;
-    Value from;
-    for (Value operand : def->getOperands())
-      if (!isSplatOrLineBroadcast(operand)) {
-        if (from)
-          return false; // two tiles meet: not an epilogue of one accumulator
-        from = operand;
-      }
-    if (!from || !from.hasOneUse())
+    auto tile = llvm::find_if(def->getOperands(), [](Value operand) {
+      return !isSplatOrLineBroadcast(operand);
+    });
+    if (tile == def->getOperands().end())
       return false;
-    v = from;
+    v = *tile;
   }
   auto result = dyn_cast<OpResult>(v);
   auto loop = result ? dyn_cast<scf::ForOp>(result.getOwner()) : nullptr;
+  if (!loop)
+    return false;
   // Stored without an epilogue: besides the store, only the stage write
   // kcc-materialize-tma-copies made of it.
-  auto storedOnly = [&] {
-    return v == store.getValue() &&
-           llvm::all_of(v.getUsers(), [](Operation *user) {
-             return isa<StoreTileOp, SmemStoreOp>(user);
-           });
-  };
-  if (!loop || !(v.hasOneUse() || storedOnly()))
-    return false;
+  if (v == store.getValue()) {
+    if (!llvm::all_of(v.getUsers(), [](Operation *user) {
+          return isa<StoreTileOp, SmemStoreOp>(user);
+        }))
+      return false;
+  } else {
+    // Else the epilogue, all of it, ends in the stored tile.
+    if (!v.hasOneUse())
+      return false;
+    SmallVector<Operation *> chain = epilogueChain(*v.getUses().begin());
+    if (chain.empty() || chain.back()->getResult(0) != store.getValue())
+      return false;
+  }
   auto dot = loop.getYieldedValues()[result.getResultNumber()]
                  .getDefiningOp<DotOp>();
   return dot && llvm::any_of(targets, [&](const TargetModel *t) {
@@ -371,22 +385,50 @@ bool kcc::storesMmaAccumulator(StoreTileOp store,
 }
 
 SmallVector<Operation *> kcc::epilogueChain(OpOperand &use) {
-  SmallVector<Operation *> chain;
   Value from = use.get();
   auto shape = cast<RankedTensorType>(from.getType()).getShape();
-  Operation *op = use.getOwner();
-  while (op) {
-    Dialect *d = op->getDialect();
-    if (!d || !isa<arith::ArithDialect, math::MathDialect>(d) ||
-        isa<arith::ConstantOp>(op) || op->getNumResults() != 1 ||
-        op->getNumRegions() != 0)
-      break;
-    auto rt = dyn_cast<RankedTensorType>(op->getResult(0).getType());
-    if (!rt || rt.getShape() != shape)
-      break;
-    bool ok = llvm::all_of(op->getOperands(), [&](Value operand) {
-      return operand == from || isSplatOrLineBroadcast(operand);
+  Operation *first = use.getOwner();
+  if (!isElementwiseOf(first, shape))
+    return {};
+  // The elementwise ops after the first one in its block that read only
+  // the accumulator, each other, splats and row/column broadcasts (an
+  // activation reads its input twice: z / (1 + exp(-z))), in block order.
+  llvm::SmallPtrSet<Value, 16> inside = {from};
+  SmallVector<Operation *> dag;
+  for (Operation *op = first; op; op = op->getNextNode()) {
+    if (!isElementwiseOf(op, shape))
+      continue;
+    bool reads = false, ok = true;
+    for (Value operand : op->getOperands()) {
+      if (inside.contains(operand))
+        reads = true;
+      else if (!isSplatOrLineBroadcast(operand))
+        ok = false;
+    }
+    if (!reads || !ok)
+      continue;
+    dag.push_back(op);
+    inside.insert(op->getResult(0));
+  }
+  // It must leave through its last op alone: every other value it makes
+  // (and the accumulator) is used inside it only.
+  auto usedInside = [&](Value v) {
+    return llvm::all_of(v.getUsers(), [&](Operation *user) {
+      return llvm::is_contained(dag, user);
     });
+  };
+  bool closed = usedInside(from);
+  for (Operation *op : ArrayRef(dag).drop_back())
+    closed = closed && usedInside(op->getResult(0));
+  if (closed)
+    return dag;
+  // Otherwise the linear prefix: each op the only user of the previous one.
+  SmallVector<Operation *> chain;
+  for (Operation *op = first; op;) {
+    bool ok = isElementwiseOf(op, shape) &&
+              llvm::all_of(op->getOperands(), [&](Value operand) {
+                return operand == from || isSplatOrLineBroadcast(operand);
+              });
     if (!ok)
       break;
     chain.push_back(op);

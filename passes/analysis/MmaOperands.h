@@ -116,11 +116,14 @@ bool storesMmaAccumulator(StoreTileOp store,
                           llvm::ArrayRef<const TargetModel *> targets);
 
 /// The elementwise epilogue that starts at `use` of a wgmma accumulator (a
-/// bias add, an activation, the cast to the output type): the chain of
-/// arith/math ops, each the only user of the previous one, whose other
-/// operands are splats, splat constants or row/column broadcasts ([1, N] or
-/// [M, 1] tiles). Those ops can run in the accumulator layout, so the tile
-/// leaves it only at the chain's end. Empty when the first user is not one.
+/// bias add, an activation, the cast to the output type), in block order:
+/// arith/math ops that read the accumulator, each other, splats, splat
+/// constants and row/column broadcasts ([1, N] or [M, 1] tiles), and whose
+/// values are used only inside it but for the last op's (an activation may
+/// read its input twice); where no such closed set exists, the chain of
+/// ops each the only user of the previous one. Those ops can run in the
+/// accumulator layout, so the tile leaves it only after the last one.
+/// Empty when the first user is not one.
 llvm::SmallVector<mlir::Operation *> epilogueChain(mlir::OpOperand &use);
 
 } // namespace kcc
