@@ -350,6 +350,13 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                                  << " must be a positive multiple of 4 (whole "
                                     "warpgroups)";
   }
+  if (name == kAccessUniformAttr)
+    return success(isa<IntegerAttr>(attr.getValue()));
+  if (name == kPrefetchAttr)
+    return success(isa<IntegerAttr>(attr.getValue()) ||
+                   (isa<StringAttr>(attr.getValue()) &&
+                    cast<StringAttr>(attr.getValue()).getValue() ==
+                        "prologue"));
   if (name == kTileAccessAttr || name == kTmaRefusedAttr ||
       name == kLiftedAttr || name == kLiftRefusedAttr ||
       name == kWarpSpecializeRefusedAttr || name == kMmaRefusedAttr)

@@ -84,6 +84,13 @@ def Kcc_Dialect : Dialect {
     // strides, each an argument number (index-typed) or a constant (i32),
     // from which the launch stub encodes it (absent: a tensor parameter's).
     static constexpr ::llvm::StringLiteral kTensorMapShapeAttr = "kcc.tensor_map_shape";
+    // On a scalar-width tile load whose addresses repeat along the
+    // innermost dimension in runs of N (a broadcast): one load per run.
+    static constexpr ::llvm::StringLiteral kAccessUniformAttr = "kcc.access_uniform";
+    // On a load issued ahead of its loop iteration (kcc-prefetch-loop-loads):
+    // how many iterations ahead (i32), or "prologue" on the copies before
+    // the loop.
+    static constexpr ::llvm::StringLiteral kPrefetchAttr = "kcc.prefetch";
     // On a load_tile/store_tile left to kcc-expand-tile-accesses: why it is
     // not a TMA copy (passes/AddTensorMaps.cpp, MaterializeTmaCopies.cpp).
     static constexpr ::llvm::StringLiteral kTmaRefusedAttr = "kcc.tma_refused";

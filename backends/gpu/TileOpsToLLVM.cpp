@@ -504,6 +504,32 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
       }
       return vals;
     };
+    // Runs of one address (a broadcast along the innermost dimension): one
+    // load per run, issued if any of its elements is on.
+    unsigned run = 1;
+    if (auto u = op->getAttrOfType<IntegerAttr>(KccDialect::kAccessUniformAttr);
+        u && k == 1) {
+      run = u.getInt();
+      while (run > 1 && (l.vec % run != 0 || l.regs % run != 0))
+        run /= 2;
+    }
+    if (run > 1) {
+      for (unsigned g = 0; g < l.regs; g += run) {
+        Value any;
+        for (unsigned i = g; !masks.empty() && i < g + run; ++i)
+          any = any ? arith::OrIOp::create(rewriter, loc, any, masks[i])
+                    : masks[i];
+        Value v = emitLoad(toGlobalPtr(rewriter, loc, ptrs[g], as), 1, any,
+                           {fallbackOf(g)})[0];
+        for (unsigned i = g; i < g + run; ++i)
+          result.push_back(masks.empty() ? v
+                                         : arith::SelectOp::create(
+                                               rewriter, loc, masks[i], v,
+                                               fallbackOf(i)));
+      }
+      rewriter.replaceOp(op, buildVector(rewriter, loc, result));
+      return success();
+    }
     bool uniform =
         masks.empty() || k == 1 || op->hasAttr(KccDialect::kMaskUniformAttr);
     for (unsigned g = 0; g < l.regs; g += k) {

@@ -71,6 +71,7 @@ struct AccessLimits {
   int64_t contiguity = 1;
   int64_t alignment = 1; // pointer divisibility / element bytes
   int64_t mask = 1;      // mask constancy (= shape without a mask)
+  int64_t constancy = 1; // pointer constancy: runs of one address
   int64_t alignBytes = 1;
   int64_t width() const {
     return std::min({hardware, shape, contiguity, alignment});
@@ -102,6 +103,7 @@ AccessLimits computeLimits(const kcc::AxisInfoAnalysis &analysis, Value ptr,
   limits.shape = largestPow2Divisor(type.getDimSize(dim));
   const kcc::AxisInfo &ptrInfo = analysis.get(ptr);
   limits.contiguity = ptrInfo.getContiguity(dim);
+  limits.constancy = std::min<int64_t>(limits.hardware, ptrInfo.getConstancy(dim));
   limits.alignBytes = ptrInfo.getDivisibility(dim);
   limits.alignment = std::max<int64_t>(1, limits.alignBytes / elemBytes);
   limits.mask = limits.shape;
@@ -137,6 +139,9 @@ void emitAccessRemark(Operation *op, const AccessLimits &limits,
   if (!limits.maskUniform())
     os << "; mask not provably uniform per vector (constancy " << limits.mask
        << "): checked at run time";
+  if (isa<kcc::LoadOp>(op) && k == 1 && limits.constancy > 1)
+    os << "; the address repeats in runs of " << limits.constancy
+       << " elements (a broadcast): one load per run";
   op->emitRemark(text);
 }
 
@@ -344,6 +349,10 @@ LogicalResult AssignLayouts::runOnKernel(func::FuncOp func) {
                        IntegerAttr::get(IntegerType::get(ctx, 32), k));
     if (k > 1 && access.mask && access.limits.maskUniform())
       access.op->setAttr(kcc::KccDialect::kMaskUniformAttr, UnitAttr::get(ctx));
+    if (k == 1 && access.limits.constancy > 1 && isa<kcc::LoadOp>(access.op))
+      access.op->setAttr(
+          kcc::KccDialect::kAccessUniformAttr,
+          IntegerAttr::get(IntegerType::get(ctx, 32), access.limits.constancy));
     if (remarks) {
       Type elem = cast<kcc::PtrType>(
                       cast<RankedTensorType>(access.ptr.getType()).getElementType())
