@@ -352,11 +352,6 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == kAccessUniformAttr)
     return success(isa<IntegerAttr>(attr.getValue()));
-  if (name == kPrefetchAttr)
-    return success(isa<IntegerAttr>(attr.getValue()) ||
-                   (isa<StringAttr>(attr.getValue()) &&
-                    cast<StringAttr>(attr.getValue()).getValue() ==
-                        "prologue"));
   if (name == kTileAccessAttr || name == kTmaRefusedAttr ||
       name == kLiftedAttr || name == kLiftRefusedAttr ||
       name == kWarpSpecializeRefusedAttr || name == kMmaRefusedAttr)

@@ -87,10 +87,6 @@ def Kcc_Dialect : Dialect {
     // On a scalar-width tile load whose addresses repeat along the
     // innermost dimension in runs of N (a broadcast): one load per run.
     static constexpr ::llvm::StringLiteral kAccessUniformAttr = "kcc.access_uniform";
-    // On a load issued ahead of its loop iteration (kcc-prefetch-loop-loads):
-    // how many iterations ahead (i32), or "prologue" on the copies before
-    // the loop.
-    static constexpr ::llvm::StringLiteral kPrefetchAttr = "kcc.prefetch";
     // On a load_tile/store_tile left to kcc-expand-tile-accesses: why it is
     // not a TMA copy (passes/AddTensorMaps.cpp, MaterializeTmaCopies.cpp).
     static constexpr ::llvm::StringLiteral kTmaRefusedAttr = "kcc.tma_refused";

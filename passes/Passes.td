@@ -284,33 +284,6 @@ def KccPipelineAsyncCopies : Pass<"kcc-pipeline-async-copies", "mlir::ModuleOp">
   ];
 }
 
-def KccPrefetchLoopLoads : Pass<"kcc-prefetch-loop-loads", "mlir::ModuleOp"> {
-  let summary = "Issue a loop's tile loads up to `distance` iterations "
-                "ahead into registers";
-  let description = [{
-    Tile IR -> tile IR, per target after kcc-expand-tile-accesses (the
-    loads are plain kcc.load). In an scf.for with a positive constant step
-    whose body writes no memory and has no dot or async copy, a tile load
-    directly in the body whose pointers, mask and `other` are computed in
-    the body from the induction variable and values defined outside the
-    loop alone is issued D iterations early: D copies before the loop (for
-    iterations lb .. lb + (D-1) step) and one per iteration for iv + D
-    step, each masked off where its iteration does not exist, carried to
-    their iteration through iter_args. A streaming loop (GEMV, row and
-    column reductions) then has D + 1 iterations of loads in flight
-    instead of one. D is `distance`, lowered until the loop's prefetched
-    tiles hold at most `budget` bytes (registers of the CTA). Prefetched
-    loads get `kcc.prefetch` (D; "prologue" on the copies before the loop)
-    for --report.
-  }];
-  let options = [
-    Option<"distance", "distance", "unsigned", /*default=*/"2",
-           "Iterations ahead (0: off)">,
-    Option<"budget", "budget", "unsigned", /*default=*/"32768",
-           "Bytes of prefetched tiles per loop at most">,
-  ];
-}
-
 def KccMaterializeWarpMma : Pass<"kcc-materialize-warp-mma", "mlir::ModuleOp"> {
   let summary = "Put f16/bf16 dots with an f32 accumulator on mma.sync "
                 "(NVIDIA) or MFMA (AMD) matrix cores";

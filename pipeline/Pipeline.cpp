@@ -129,8 +129,6 @@ void pipeline::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
   pm.addPass(createKccRematerializeBroadcasts());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
-  // Streaming loops: loads issued iterations ahead (bytes in flight).
-  pm.addPass(createKccPrefetchLoopLoads());
   KccMaterializeWarpMmaOptions warpMma;
   warpMma.targetName = name;
   warpMma.numWarps = options.numWarps;

@@ -266,10 +266,6 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
         return;
       }
       bool isLoad = isa<LoadOp>(op), isStore = isa<StoreOp>(op);
-      // The copies of a prefetched load before its loop: one line with it.
-      auto prefetch = op->getAttr(KccDialect::kPrefetchAttr);
-      if (isa_and_nonnull<StringAttr>(prefetch))
-        return;
       if (isLoad || isStore) {
         MemoryOp m;
         m.loc = locString(op->getLoc());
@@ -295,11 +291,7 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
         if (m.explanation.empty() && !tile)
           m.explanation = "a single element per program (not a tile): one "
                           "scalar access";
-        if (auto ahead = dyn_cast_or_null<IntegerAttr>(prefetch))
-          m.explanation += llvm::formatv(
-              "; issued {0} loop iteration(s) ahead into registers, {1} "
-              "iterations of loads in flight",
-              ahead.getInt(), ahead.getInt() + 1);
+
         if (m.accessBytes < target.maxVectorBytes)
           m.notTaken.push_back(
               {llvm::formatv("vector {0} B", target.maxVectorBytes).str(),

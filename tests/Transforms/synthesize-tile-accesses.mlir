@@ -1,0 +1,117 @@
+// RUN: kcc-opt %s --kcc-synthesize-tile-accesses --split-input-file | FileCheck %s
+
+// Descriptor synthesis: a dot's operand written as a tile of pointers,
+// a + rows[:, None] * stride + kid[None, :] masked by rows < m & kid < k,
+// becomes the load_tile of the [m, k] tensor with row stride `stride` at
+// block coordinates (pid, kk); the address and mask arithmetic is erased.
+// CHECK-LABEL: func.func @operand
+// CHECK-NOT: kcc.addptr
+// CHECK: %[[T:.*]] = kcc.load_tile %arg0[%arg1, %arg2] strides [%arg3] at [%arg4, %arg5] other %{{.*}} : f16 {kcc.lifted = "the tile of pointers is a box of the tensor at a with sizes [m, k] and row stride stride"} : !kcc.ptr<f16> -> tensor<64x32xf16>
+// CHECK-NOT: kcc.tma_refused
+// CHECK: kcc.dot %[[T]]
+func.func @operand(%a: !kcc.ptr<f16> {kcc.align = 16 : i64}, %m: i32, %k: i32,
+                   %stride: i32 {kcc.divisibility = 8 : i64}, %pid: i32,
+                   %kk: i32, %b: tensor<32x16xf16>, %c: tensor<64x16xf32>)
+    -> tensor<64x16xf32>
+    attributes {kcc.kernel, kcc.arg_names = ["a", "m", "k", "stride", "pid", "kk", "b", "c"]} {
+  %c64 = arith.constant 64 : i32
+  %c32 = arith.constant 32 : i32
+  %zero = arith.constant 0.0 : f16
+  %p64 = arith.muli %pid, %c64 : i32
+  %r = kcc.arange {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %rs = kcc.splat %p64 : tensor<64xi32>
+  %rows = arith.addi %rs, %r : tensor<64xi32>
+  %k32 = arith.muli %kk, %c32 : i32
+  %q = kcc.arange {start = 0 : i32, end = 32 : i32} : tensor<32xi32>
+  %qs = kcc.splat %k32 : tensor<32xi32>
+  %kid = arith.addi %qs, %q : tensor<32xi32>
+  %re = kcc.expand_dims %rows {axis = 1 : i32} : tensor<64xi32> -> tensor<64x1xi32>
+  %st = kcc.splat %stride : tensor<64x1xi32>
+  %ro = arith.muli %re, %st : tensor<64x1xi32>
+  %base = kcc.splat %a : tensor<64x1x!kcc.ptr<f16>>
+  %rp = kcc.addptr %base, %ro : tensor<64x1x!kcc.ptr<f16>>, tensor<64x1xi32>
+  %ke = kcc.expand_dims %kid {axis = 0 : i32} : tensor<32xi32> -> tensor<1x32xi32>
+  %rpb = kcc.broadcast %rp : tensor<64x1x!kcc.ptr<f16>> -> tensor<64x32x!kcc.ptr<f16>>
+  %keb = kcc.broadcast %ke : tensor<1x32xi32> -> tensor<64x32xi32>
+  %ptrs = kcc.addptr %rpb, %keb : tensor<64x32x!kcc.ptr<f16>>, tensor<64x32xi32>
+  %ms = kcc.splat %m : tensor<64x1xi32>
+  %rm = arith.cmpi slt, %re, %ms : tensor<64x1xi32>
+  %ks = kcc.splat %k : tensor<1x32xi32>
+  %km = arith.cmpi slt, %ke, %ks : tensor<1x32xi32>
+  %rmb = kcc.broadcast %rm : tensor<64x1xi1> -> tensor<64x32xi1>
+  %kmb = kcc.broadcast %km : tensor<1x32xi1> -> tensor<64x32xi1>
+  %mask = arith.andi %rmb, %kmb : tensor<64x32xi1>
+  %other = kcc.splat %zero : tensor<64x32xf16>
+  %x = kcc.load %ptrs mask %mask other %other : tensor<64x32x!kcc.ptr<f16>>
+  %d = kcc.dot %x, %b, %c : tensor<64x32xf16>, tensor<32x16xf16> -> tensor<64x16xf32>
+  return %d : tensor<64x16xf32>
+}
+
+// -----
+
+// Without a mask along a dimension the box is unbounded there; a stride that
+// is not declared a multiple of 8 f16 (16 bytes) keeps the lift but refuses
+// TMA with the rule, and a base without align(16) likewise.
+// CHECK-LABEL: func.func @facts
+// CHECK: %[[MAX:.*]] = arith.constant 2147483647 : i32
+// CHECK: kcc.load_tile %arg0[%[[MAX]], %[[MAX]]] strides [%arg1]
+// CHECK-SAME: kcc.tma_refused = "its row stride `stride` is not declared a multiple of 8 (multiple_of), as a TMA tensor map's row pitch must be a multiple of 16 bytes"
+func.func @facts(%a: !kcc.ptr<f16> {kcc.align = 16 : i64}, %stride: i32,
+                 %b: tensor<16x16xf16>, %c: tensor<16x16xf32>) -> tensor<16x16xf32>
+    attributes {kcc.kernel, kcc.arg_names = ["a", "stride", "b", "c"]} {
+  %r = kcc.arange {start = 0 : i32, end = 16 : i32} : tensor<16xi32>
+  %re = kcc.expand_dims %r {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %st = kcc.splat %stride : tensor<16x1xi32>
+  %ro = arith.muli %re, %st : tensor<16x1xi32>
+  %base = kcc.splat %a : tensor<16x1x!kcc.ptr<f16>>
+  %rp = kcc.addptr %base, %ro : tensor<16x1x!kcc.ptr<f16>>, tensor<16x1xi32>
+  %ce = kcc.expand_dims %r {axis = 0 : i32} : tensor<16xi32> -> tensor<1x16xi32>
+  %rpb = kcc.broadcast %rp : tensor<16x1x!kcc.ptr<f16>> -> tensor<16x16x!kcc.ptr<f16>>
+  %ceb = kcc.broadcast %ce : tensor<1x16xi32> -> tensor<16x16xi32>
+  %ptrs = kcc.addptr %rpb, %ceb : tensor<16x16x!kcc.ptr<f16>>, tensor<16x16xi32>
+  %x = kcc.load %ptrs : tensor<16x16x!kcc.ptr<f16>>
+  %d = kcc.dot %x, %b, %c : tensor<16x16xf16>, tensor<16x16xf16> -> tensor<16x16xf32>
+  return %d : tensor<16x16xf32>
+}
+
+// -----
+
+// What does not lift keeps its load, with the reason: a tile that starts at
+// an element offset (not a multiple of its size), a non-contiguous inner
+// dimension, and a kernel without a dot.
+// CHECK-LABEL: func.func @refused
+// CHECK: kcc.load {{.*}}kcc.lift_refused = "the tile starts at an offset that is not a block coordinate times its size 16 (tiles at element offsets take pointer accesses)"
+// CHECK: kcc.load {{.*}}kcc.lift_refused = "its innermost dimension is not contiguous (stride `stride`, not 1)"
+func.func @refused(%a: !kcc.ptr<f16> {kcc.align = 16 : i64}, %off: i32,
+                   %stride: i32, %b: tensor<16xf16>)
+    -> (tensor<16xf16>, tensor<16xf16>)
+    attributes {kcc.kernel, kcc.arg_names = ["a", "off", "stride", "b"]} {
+  %r = kcc.arange {start = 0 : i32, end = 16 : i32} : tensor<16xi32>
+  %os = kcc.splat %off : tensor<16xi32>
+  %idx = arith.addi %os, %r : tensor<16xi32>
+  %base = kcc.splat %a : tensor<16x!kcc.ptr<f16>>
+  %p = kcc.addptr %base, %idx : tensor<16x!kcc.ptr<f16>>, tensor<16xi32>
+  %x = kcc.load %p : tensor<16x!kcc.ptr<f16>>
+  %st = kcc.splat %stride : tensor<16xi32>
+  %strided = arith.muli %r, %st : tensor<16xi32>
+  %q = kcc.addptr %base, %strided : tensor<16x!kcc.ptr<f16>>, tensor<16xi32>
+  %y = kcc.load %q : tensor<16x!kcc.ptr<f16>>
+  %e = kcc.expand_dims %x {axis = 1 : i32} : tensor<16xf16> -> tensor<16x1xf16>
+  %f = kcc.expand_dims %b {axis = 0 : i32} : tensor<16xf16> -> tensor<1x16xf16>
+  %z = arith.constant dense<0.0> : tensor<16x16xf32>
+  %d = kcc.dot %e, %f, %z : tensor<16x1xf16>, tensor<1x16xf16> -> tensor<16x16xf32>
+  return %x, %y : tensor<16xf16>, tensor<16xf16>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @no_dot
+// CHECK: kcc.load {{.*}}kcc.lift_refused = "the kernel has no dot: kcc lifts tiles of pointers to tensor maps for dots and their epilogues"
+func.func @no_dot(%a: !kcc.ptr<f16> {kcc.align = 16 : i64}) -> tensor<16xf16>
+    attributes {kcc.kernel, kcc.arg_names = ["a"]} {
+  %r = kcc.arange {start = 0 : i32, end = 16 : i32} : tensor<16xi32>
+  %base = kcc.splat %a : tensor<16x!kcc.ptr<f16>>
+  %p = kcc.addptr %base, %r : tensor<16x!kcc.ptr<f16>>, tensor<16xi32>
+  %x = kcc.load %p : tensor<16x!kcc.ptr<f16>>
+  return %x : tensor<16xf16>
+}
