@@ -353,7 +353,7 @@ std::optional<StridedBox> Lifter::lift(std::string &whyNot) {
     for (unsigned d = 0; d < rank; ++d)
       if (!along[d]) {
         why = "its address does not vary along dimension " +
-              std::to_string(d) + " (a broadcast load)";
+              std::to_string(d) + " (a broadcast)";
         return std::nullopt;
       }
     const Term &inner = *along[rank - 1];

@@ -52,6 +52,27 @@ struct AddTensorMaps : kcc::impl::KccAddTensorMapsBase<AddTensorMaps> {
     // (base argument, box type) -> whether a map was added; in first-use
     // order, so the argument list is deterministic.
     llvm::MapVector<std::tuple<unsigned, Type, Attribute>, bool> maps;
+    // A dot takes both operands from TMA stages or neither: a lifted
+    // operand whose facts refuse TMA keeps its partner off TMA too.
+    func.walk([&](kcc::DotOp dot) {
+      auto tileOf = [](Value v) {
+        if (auto trans = v.getDefiningOp<kcc::TransOp>())
+          v = trans.getSrc();
+        return v.getDefiningOp<kcc::LoadTileOp>();
+      };
+      kcc::LoadTileOp a = tileOf(dot.getA()), b = tileOf(dot.getB());
+      if (!a || !b)
+        return;
+      for (auto [refused, other] : {std::pair(a, b), std::pair(b, a)}) {
+        auto why = refused->getAttrOfType<StringAttr>(
+            kcc::KccDialect::kTmaRefusedAttr);
+        if (why && !other->hasAttr(kcc::KccDialect::kTmaRefusedAttr))
+          other->setAttr(kcc::KccDialect::kTmaRefusedAttr,
+                         StringAttr::get(ctx, "the other operand of its dot "
+                                              "is not a TMA copy (" +
+                                                  why.str() + ")"));
+      }
+    });
     func.walk([&](Operation *op) {
       if (!isa<kcc::LoadTileOp, kcc::StoreTileOp>(op))
         return;
