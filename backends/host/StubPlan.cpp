@@ -107,19 +107,20 @@ static bool checkTensorMap(const Specialization &s, const ParamInfo &p,
     return false;
   }
   const ParamInfo &base = s.params[p.tensorBase];
+  bool lifted = !p.mapSizes.empty();
+  if (base.isPointer && p.elem != base.elem) {
+    error = what + " has element type " + scalarKindName(p.elem) + " but " +
+            (lifted ? "pointer '" : "tensor '") + commentText(base.name) +
+            "' has " + scalarKindName(base.elem);
+    return false;
+  }
   // A lifted tile of pointers: a pointer and the map's own sizes/strides.
-  if (!p.mapSizes.empty()) {
+  if (lifted) {
     if (!base.isPointer || base.isTensorMap ||
         p.mapSizes.size() != p.box.size() ||
         p.mapStrides.size() + 1 != p.box.size()) {
       error = what + " maps '" + commentText(base.name) +
               "' with sizes and strides that do not match its box";
-      return false;
-    }
-    if (p.elem != base.elem) {
-      error = what + " has element type " + scalarKindName(p.elem) +
-              " but pointer '" + commentText(base.name) + "' has " +
-              scalarKindName(base.elem);
       return false;
     }
     return true;
@@ -139,12 +140,6 @@ static bool checkTensorMap(const Specialization &s, const ParamInfo &p,
               "' is not an integer parameter";
       return false;
     }
-  }
-  if (p.elem != base.elem) {
-    error = what + " has element type " + scalarKindName(p.elem) +
-            " but tensor '" + commentText(base.name) + "' has " +
-            scalarKindName(base.elem);
-    return false;
   }
   if (p.box.size() != rank) {
     error = what + " has a box of rank " + std::to_string(p.box.size()) +

@@ -1205,6 +1205,20 @@ TEST_CASE("host stubs: tensor maps") {
   theMap(m).elem = ScalarKind::F16;
   CHECK(emitError(m) ==
         std::string(prefix) + " has element type f16 but tensor 'src' has f32");
+  // A lifted tile of pointers' map: its own sizes and strides, one per
+  // box dimension (strides: one fewer).
+  m = tensorMapModule();
+  theMap(m).mapSizes = {"n"};
+  theMap(m).mapStrides = {};
+  CHECK(emitError(m) == std::string(prefix) +
+                            " maps 'src' with sizes and strides that do not "
+                            "match its box");
+  m = tensorMapModule();
+  theMap(m).mapSizes = {"n", "7"};
+  theMap(m).mapStrides = {"n"};
+  REQUIRE(emitCudaStubs(m, "x", f, error, kernel, name));
+  CHECK(contains(f.source, "const int64_t kcc_dims[] = {n, 7};"));
+  CHECK(contains(f.source, "const int64_t kcc_strides[] = {n};"));
   m = tensorMapModule();
   theMap(m).box = {64};
   CHECK(emitError(m) == std::string(prefix) +
