@@ -84,6 +84,8 @@ def matmul_cases(m, n, k):
         ("matmul + bias + SiLU, pointer tiles", "matmul_ptr", ptr, c, fused_ref, shape, flops, fused_peer),
         ("matmul + bias + SiLU, tensor<>", "matmul_tensor", ten, c, fused_ref, shape, flops, fused_peer),
         ("matmul, pointer tiles", "matmul_ptr_plain", ptr, c, plain_ref, shape, flops, plain_peer),
+        ("matmul, pointer tiles carried by the loop (Triton's form)", "matmul_ptr_carried", ptr, c,
+         plain_ref, shape, flops, plain_peer),
         ("matmul, tensor<>", "matmul_tensor_plain", ten, c, plain_ref, shape, flops, plain_peer),
     ]
 
@@ -202,7 +204,8 @@ def main():
         flops = name.startswith("matmul")
         row = dict(title=title, shape=shape, symbol=best[0] if best else "-",
                    kcc_ms=best[1] if best else float("nan"), peer_ms=t_p, flops=flops, work=work)
-        if flops and triton is not None and name in ("matmul_ptr_plain", "matmul_tensor_plain"):
+        if flops and triton is not None and name in ("matmul_ptr_plain", "matmul_ptr_carried",
+                                                     "matmul_tensor_plain"):
             a, b = kargs["a"], kargs["b"]
             tc = torch.empty(a.shape[0], b.shape[1], device="cuda", dtype=a.dtype)
             row["triton_ms"] = min(time_ms(lambda: triton.matmul(a, b, tc)) for _ in range(2))

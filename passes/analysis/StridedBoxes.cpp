@@ -65,6 +65,30 @@ std::optional<int64_t> constantOf(OpFoldResult r) {
   return std::nullopt;
 }
 
+/// `v` as c * (product of `leaves`): muli trees of constants and values.
+void flattenProduct(Value v, int64_t &c, SmallVectorImpl<Value> &leaves,
+                    unsigned depth = 0) {
+  if (std::optional<int64_t> k = constantOf(OpFoldResult(v))) {
+    c *= *k;
+    return;
+  }
+  if (auto mul = v.getDefiningOp<arith::MulIOp>(); mul && depth < 8) {
+    flattenProduct(mul.getLhs(), c, leaves, depth + 1);
+    flattenProduct(mul.getRhs(), c, leaves, depth + 1);
+    return;
+  }
+  leaves.push_back(v);
+}
+
+bool sameFactors(SmallVector<Value, 2> a, SmallVector<Value, 2> b) {
+  auto byAddress = [](Value x, Value y) {
+    return x.getAsOpaquePointer() < y.getAsOpaquePointer();
+  };
+  llvm::sort(a, byAddress);
+  llvm::sort(b, byAddress);
+  return a == b;
+}
+
 class Lifter {
 public:
   explicit Lifter(Operation *op)
@@ -331,16 +355,14 @@ std::optional<StridedBox> Lifter::lift(std::string &whyNot) {
         return std::nullopt;
       }
     }
-    // Offsets: one index term per dimension, scalars that add up to zero.
+    // Offsets: one index term per dimension; the uniform terms are placed
+    // once the strides are known.
     SmallVector<Term *> along(rank, nullptr);
+    SmallVector<Term *> uniform;
     for (Term &t : terms) {
       if (t.dim < 0) {
-        if (t.factor || t.cst != 0) {
-          why = "its offsets have a part that is the same for every "
-                "element (a batch or a view's start): the launch stub "
-                "cannot move a tensor map by it";
-          return std::nullopt;
-        }
+        if (t.factor || t.cst != 0)
+          uniform.push_back(&t);
         continue;
       }
       if (along[t.dim]) {
@@ -408,6 +430,39 @@ std::optional<StridedBox> Lifter::lift(std::string &whyNot) {
             "multiple of 16 bytes";
       box.strides.push_back(stride);
     }
+    // A uniform term moves the box along the dimension whose stride it is
+    // a multiple of (the innermost, stride 1, takes what no other does), by
+    // whole tiles: c * x * f... with x that dimension's stride argument.
+    box.shifts.resize(rank);
+    SmallVector<SmallVector<StridedBox::Shift, 1>> elementShifts(rank);
+    for (Term *t : uniform) {
+      int64_t c = t->cst;
+      SmallVector<Value, 2> leaves;
+      if (t->factor)
+        flattenProduct(t->factor, c, leaves);
+      unsigned d = rank - 1;
+      for (unsigned o = 0; o + 1 < rank; ++o)
+        if (Value x = along[o]->factor; x && along[o]->cst == 1)
+          if (auto it = llvm::find(leaves, x); it != leaves.end()) {
+            leaves.erase(it);
+            d = o;
+            break;
+          }
+      bool nonNeg = c >= 0 && llvm::all_of(leaves, [&](Value v) {
+                      return nonNegative(v);
+                    });
+      if (c == 0)
+        continue;
+      if (c % shape[d] != 0 || !nonNeg) {
+        why = "its offsets have a part that is the same for every element "
+              "(a batch, a view's start, a pointer advanced by other than "
+              "whole tiles from 0): the launch stub cannot move a tensor "
+              "map by it";
+        return std::nullopt;
+      }
+      box.shifts[d].push_back({c / shape[d], leaves});
+      elementShifts[d].push_back({c, leaves});
+    }
     // Coordinates from the atoms.
     for (unsigned d = 0; d < rank; ++d) {
       if (cast<RankedTensorType>(along[d]->atom.getType()).getShape()[0] !=
@@ -443,6 +498,22 @@ std::optional<StridedBox> Lifter::lift(std::string &whyNot) {
         why = "its mask bounds an index other than its address's along "
               "dimension " +
               std::to_string(d);
+        return std::nullopt;
+      }
+      // `index < bound - shift` where the address is advanced by `shift`
+      // along d (Triton's `offs_k < K - k * BLOCK_K`).
+      if (auto sub = bound.getDefiningOp<arith::SubIOp>();
+          sub && elementShifts[d].size() == 1) {
+        int64_t c = 1;
+        SmallVector<Value, 2> leaves;
+        flattenProduct(sub.getRhs(), c, leaves);
+        if (c == elementShifts[d].front().blocks &&
+            sameFactors(leaves, elementShifts[d].front().factors))
+          bound = sub.getLhs();
+      } else if (!elementShifts[d].empty()) {
+        why = "its mask along dimension " + std::to_string(d) +
+              " does not move with its address (mask a pointer advanced in "
+              "a loop with `index < bound - advance`)";
         return std::nullopt;
       }
       if (!encodable(bound) || !bound.getType().isInteger(32)) {

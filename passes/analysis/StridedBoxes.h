@@ -28,6 +28,15 @@ struct StridedBox {
   mlir::BlockArgument base;
   /// Block coordinates (i32 values or integer attributes).
   llvm::SmallVector<mlir::OpFoldResult> coords;
+  /// Per dimension, terms added to its block coordinate, each a constant
+  /// times the product of non-negative scalars: a pointer advanced by a
+  /// uniform offset (`a_ptrs + iv * BK`, a loop-carried pointer tile
+  /// rewritten by kcc-synthesize-tile-accesses).
+  struct Shift {
+    int64_t blocks = 0;
+    llvm::SmallVector<mlir::Value, 2> factors;
+  };
+  llvm::SmallVector<llvm::SmallVector<Shift, 1>> shifts;
   /// From the mask, a kernel argument or a constant; unbounded (no mask
   /// along that dimension) is INT32_MAX: the access is in bounds there.
   llvm::SmallVector<mlir::OpFoldResult> sizes;

@@ -22,7 +22,9 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
@@ -74,6 +76,26 @@ std::string describe(func::FuncOp func, const StridedBox &box) {
   return out;
 }
 
+/// `v` if defined outside `loop`, else a copy at `b` of the pure ops that
+/// compute it from values defined outside (null if it depends on the loop).
+Value invariantCopy(scf::ForOp loop, OpBuilder &b, Value v,
+                    unsigned depth = 0) {
+  if (loop.isDefinedOutsideOfLoop(v))
+    return v;
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 8 || def->getNumRegions() || def->getNumResults() != 1 ||
+      !isMemoryEffectFree(def))
+    return Value();
+  IRMapping map;
+  for (Value operand : def->getOperands()) {
+    Value copy = invariantCopy(loop, b, operand, depth + 1);
+    if (!copy)
+      return Value();
+    map.map(operand, copy);
+  }
+  return b.clone(*def, map)->getResult(0);
+}
+
 struct SynthesizeTileAccesses
     : kcc::impl::KccSynthesizeTileAccessesBase<SynthesizeTileAccesses> {
   void runOnOperation() override {
@@ -86,6 +108,53 @@ struct SynthesizeTileAccesses
     MLIRContext *ctx = func.getContext();
     bool hasDot = func.walk([](DotOp) { return WalkResult::interrupt(); })
                       .wasInterrupted();
+    // Pointer tiles carried by a loop (`a_ptrs += BK` each iteration, as
+    // Triton's tutorial writes it): read in iteration i as init + i * step,
+    // so that they lift like addresses computed from the index; undone
+    // where an access of them does not lift.
+    SmallVector<std::pair<BlockArgument, Value>> carried;
+    if (hasDot)
+      func.walk([&](scf::ForOp loop) {
+        APInt lb, step;
+        if (!matchPattern(loop.getLowerBound(), m_ConstantInt(&lb)) ||
+            !matchPattern(loop.getStep(), m_ConstantInt(&step)) ||
+            !lb.isZero() || !step.isOne())
+          return;
+        auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+        for (auto [i, arg] : llvm::enumerate(loop.getRegionIterArgs())) {
+          auto type = dyn_cast<RankedTensorType>(arg.getType());
+          auto next = yield.getOperand(i).getDefiningOp<AddPtrOp>();
+          if (!type || !isa<PtrType>(type.getElementType()) || !next ||
+              next.getPtr() != arg)
+            continue;
+          Value by = next.getOffset();
+          auto splat = by.getDefiningOp<SplatOp>();
+          APInt c;
+          Value scalar;
+          OpBuilder b(loop.getBody(), loop.getBody()->begin());
+          Location loc = loop.getLoc();
+          if (splat)
+            scalar = invariantCopy(loop, b, splat.getSrc());
+          else if (matchPattern(by, m_ConstantInt(&c)))
+            scalar = arith::ConstantIntOp::create(
+                b, loc, c.getSExtValue(),
+                getElementTypeOrSelf(by.getType()).getIntOrFloatBitWidth());
+          else if (auto cst = by.getDefiningOp<SplatOp>();
+                   cst && matchPattern(cst.getSrc(), m_ConstantInt(&c)))
+            scalar = arith::ConstantIntOp::create(
+                b, loc, c.getSExtValue(),
+                getElementTypeOrSelf(by.getType()).getIntOrFloatBitWidth());
+          if (!scalar || !scalar.getType().isInteger(32))
+            continue;
+          Value iv = loop.getInductionVar();
+          Value off = arith::MulIOp::create(b, loc, iv, scalar);
+          Value offs = SplatOp::create(b, loc, by.getType(), off);
+          Value now = AddPtrOp::create(b, loc, type,
+                                       loop.getInitArgs()[i], offs);
+          arg.replaceAllUsesExcept(now, next);
+          carried.push_back({arg, now});
+        }
+      });
     SmallVector<Operation *> accesses;
     func.walk([&](Operation *op) {
       if (isa<LoadOp, StoreOp>(op) &&
@@ -114,8 +183,16 @@ struct SynthesizeTileAccesses
         sizes.push_back(materialize(b, loc, r));
       for (OpFoldResult r : box->strides)
         strides.push_back(materialize(b, loc, r));
-      for (OpFoldResult r : box->coords)
-        coords.push_back(materialize(b, loc, r));
+      for (auto [r, shifts] : llvm::zip(box->coords, box->shifts)) {
+        Value q = materialize(b, loc, r);
+        for (const StridedBox::Shift &shift : shifts) {
+          Value term = arith::ConstantIntOp::create(b, loc, shift.blocks, 32);
+          for (Value f : shift.factors)
+            term = arith::MulIOp::create(b, loc, term, f);
+          q = arith::AddIOp::create(b, loc, q, term);
+        }
+        coords.push_back(q);
+      }
       Operation *lifted;
       if (auto load = dyn_cast<LoadOp>(op)) {
         auto tile = b.create<LoadTileOp>(loc, load.getType(), box->base, sizes,
@@ -135,6 +212,13 @@ struct SynthesizeTileAccesses
         if (Operation *def = v.getDefiningOp())
           maybeDead.insert(def);
       op->erase();
+    }
+    // A carried pointer some access still reads as a pointer goes back to
+    // the loop's own (no i32 product that could overflow where the sum of
+    // steps does not).
+    for (auto [arg, now] : carried) {
+      now.replaceAllUsesWith(arg);
+      maybeDead.insert(now.getDefiningOp());
     }
     // The address and mask arithmetic the lifted accesses no longer use.
     while (!maybeDead.empty()) {
