@@ -239,6 +239,10 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
         if (auto why =
                 op->getAttrOfType<StringAttr>(KccDialect::kTileAccessAttr))
           m.explanation = why.str();
+        if (auto why =
+                op->getAttrOfType<StringAttr>(KccDialect::kTmaRefusedAttr);
+            why && target.tma.supported)
+          m.notTaken.push_back({"tma", "tma-not-lowered", why.str()});
         entry.memoryOps.push_back(std::move(m));
         // Falls through to its shared-memory writes below.
       }

@@ -224,6 +224,10 @@ void PipelineAsyncCopies::pipelineLoop(func::FuncOp func, scf::ForOp loop,
                                              Twine(depth) +
                                              "-stage pipeline (rows padded "
                                              "by 16 bytes for ldmatrix)"));
+      // Why TMA did not take it, for --report.
+      if (auto why = load->getAttrOfType<StringAttr>(
+              kcc::KccDialect::kTmaRefusedAttr))
+        copy->setAttr(kcc::KccDialect::kTmaRefusedAttr, why);
     }
   };
 
