@@ -155,6 +155,9 @@ def main():
     ap.add_argument("--gemv", default="4096x14336", help="KxN")
     ap.add_argument("--sums", default="8192x8192", help="RxC")
     ap.add_argument("--no-triton", action="store_true")
+    ap.add_argument("--only", default="", help="comma-separated kernel names to run (default: all)")
+    ap.add_argument("--all-specs", action="store_true",
+                    help="also print every specialization's time, not only the fastest")
     ap.add_argument("--ragged", default="777x1000x520,129x136x72,1x8x8",
                     help="MxNxK shapes checked (not timed) for every matmul")
     args = ap.parse_args()
@@ -181,6 +184,8 @@ def main():
     rows = []
     failures = check_ragged(lib, specs, [tuple(map(int, x.split("x")))
                                          for x in args.ragged.split(",") if x])
+    if args.only:
+        cases = [c for c in cases if c[1] in args.only.split(",")]
     for title, name, kargs, out, ref, shape, work, peer in cases:
         best = None
         for spec in specs[name]:
@@ -198,6 +203,10 @@ def main():
                 print(f"FAIL {spec['symbol']} {shape}: max error {err:.3g} (tolerance {tol:.3g})")
                 continue
             t_k = min(time_ms(call), time_ms(call))
+            if args.all_specs:
+                rate = work / t_k / (1e9 if name.startswith("matmul") else 1e6)
+                print(f"{spec['symbol']} {shape}: {rate:.0f} "
+                      f"{'TFLOP/s' if name.startswith('matmul') else 'GB/s'}")
             if best is None or t_k < best[1]:
                 best = (spec["symbol"], t_k)
         t_p = min(time_ms(peer), time_ms(peer))
