@@ -89,6 +89,19 @@ bool sameFactors(SmallVector<Value, 2> a, SmallVector<Value, 2> b) {
   return a == b;
 }
 
+/// The kernel argument's name or the constant `r` is; none for values
+/// computed in the kernel.
+std::optional<std::string> nameOf(func::FuncOp func, OpFoldResult r) {
+  if (std::optional<int64_t> c = constantOf(r))
+    return std::to_string(*c);
+  auto arg = dyn_cast<BlockArgument>(cast<Value>(r));
+  auto names = func->getAttrOfType<ArrayAttr>(KccDialect::kArgNamesAttr);
+  if (arg && arg.getOwner() == &func.getBody().front() && names &&
+      arg.getArgNumber() < names.size())
+    return cast<StringAttr>(names[arg.getArgNumber()]).str();
+  return std::nullopt;
+}
+
 class Lifter {
 public:
   explicit Lifter(Operation *op)
@@ -101,12 +114,8 @@ private:
   std::string text(OpFoldResult r) const {
     if (std::optional<int64_t> c = constantOf(r))
       return std::to_string(*c);
-    if (auto arg = kernelArg(cast<Value>(r))) {
-      auto names =
-          func->getAttrOfType<ArrayAttr>(KccDialect::kArgNamesAttr);
-      if (names && arg.getArgNumber() < names.size())
-        return "`" + cast<StringAttr>(names[arg.getArgNumber()]).str() + "`";
-    }
+    if (std::optional<std::string> name = nameOf(func, r))
+      return "`" + *name + "`";
     return "a value computed in the kernel";
   }
 
@@ -546,6 +555,30 @@ std::optional<StridedBox> Lifter::lift(std::string &whyNot) {
 }
 
 } // namespace
+
+std::optional<OpFoldResult> kcc::uniformScalarOf(Value v) {
+  return uniformOf(v);
+}
+
+std::string kcc::describeStridedBox(const StridedBox &box) {
+  auto func = cast<func::FuncOp>(box.base.getOwner()->getParentOp());
+  auto text = [&](OpFoldResult r) -> std::string {
+    std::optional<std::string> name = nameOf(func, r);
+    if (name && *name == std::to_string(std::numeric_limits<int32_t>::max()))
+      return "unbounded";
+    return name ? *name : "?";
+  };
+  std::string sizes, strides;
+  for (OpFoldResult s : box.sizes)
+    sizes += (sizes.empty() ? "" : ", ") + text(s);
+  for (OpFoldResult s : box.strides)
+    strides += (strides.empty() ? "" : ", ") + text(s);
+  std::string out = "the tile of pointers is a box of the tensor at " +
+                    text(box.base) + " with sizes [" + sizes + "]";
+  if (!strides.empty())
+    out += " and row stride " + strides;
+  return out;
+}
 
 std::optional<StridedBox> kcc::liftStridedBox(Operation *op,
                                               std::string &why) {

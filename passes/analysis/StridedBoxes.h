@@ -49,6 +49,15 @@ struct StridedBox {
   std::string tmaRefusal;
 };
 
+/// The scalar every element of the tile `v` equals (a splat, a splat
+/// constant, through broadcasts and expand_dims), or `v` itself if it is a
+/// scalar.
+std::optional<mlir::OpFoldResult> uniformScalarOf(mlir::Value v);
+
+/// What `box` reads, in .kc terms for --report ("the tile of pointers is a
+/// box of the tensor at a with sizes [m, k] and row stride stride_am").
+std::string describeStridedBox(const StridedBox &box);
+
 /// Lifts the kcc.load or kcc.store `op` of a 1-D or 2-D tile of pointers, or
 /// says in `why` which part of its address or mask is not a strided box.
 /// Builds nothing.

@@ -42,38 +42,8 @@ namespace {
 Value materialize(OpBuilder &b, Location loc, OpFoldResult r) {
   if (auto v = dyn_cast<Value>(r))
     return v;
-  return b.create<arith::ConstantIntOp>(
-      loc, cast<IntegerAttr>(cast<Attribute>(r)).getInt(), 32);
-}
-
-/// `m`, `2147483647` or `?` for --report.
-std::string text(func::FuncOp func, OpFoldResult r) {
-  if (auto a = dyn_cast<Attribute>(r))
-    return std::to_string(cast<IntegerAttr>(a).getInt());
-  APInt c;
-  if (matchPattern(cast<Value>(r), m_ConstantInt(&c)))
-    return std::to_string(c.getSExtValue());
-  auto names = func->getAttrOfType<ArrayAttr>(KccDialect::kArgNamesAttr);
-  auto arg = dyn_cast<BlockArgument>(cast<Value>(r));
-  if (names && arg && arg.getArgNumber() < names.size())
-    return cast<StringAttr>(names[arg.getArgNumber()]).str();
-  return "?";
-}
-
-std::string describe(func::FuncOp func, const StridedBox &box) {
-  std::string sizes, strides;
-  for (OpFoldResult s : box.sizes) {
-    std::string t = text(func, s);
-    sizes += (sizes.empty() ? "" : ", ") +
-             (t == "2147483647" ? std::string("unbounded") : t);
-  }
-  for (OpFoldResult s : box.strides)
-    strides += (strides.empty() ? "" : ", ") + text(func, s);
-  std::string out = "the tile of pointers is a box of the tensor at " +
-                    text(func, box.base) + " with sizes [" + sizes + "]";
-  if (!strides.empty())
-    out += " and row stride " + strides;
-  return out;
+  return arith::ConstantIntOp::create(
+      b, loc, cast<IntegerAttr>(cast<Attribute>(r)).getInt(), 32);
 }
 
 /// `v` if defined outside `loop`, else a copy at `b` of the pure ops that
@@ -128,23 +98,15 @@ struct SynthesizeTileAccesses
               next.getPtr() != arg)
             continue;
           Value by = next.getOffset();
-          auto splat = by.getDefiningOp<SplatOp>();
-          APInt c;
-          Value scalar;
+          std::optional<OpFoldResult> advance = uniformScalarOf(by);
+          if (!advance || !getElementTypeOrSelf(by.getType()).isInteger(32))
+            continue;
           OpBuilder b(loop.getBody(), loop.getBody()->begin());
           Location loc = loop.getLoc();
-          if (splat)
-            scalar = invariantCopy(loop, b, splat.getSrc());
-          else if (matchPattern(by, m_ConstantInt(&c)))
-            scalar = arith::ConstantIntOp::create(
-                b, loc, c.getSExtValue(),
-                getElementTypeOrSelf(by.getType()).getIntOrFloatBitWidth());
-          else if (auto cst = by.getDefiningOp<SplatOp>();
-                   cst && matchPattern(cst.getSrc(), m_ConstantInt(&c)))
-            scalar = arith::ConstantIntOp::create(
-                b, loc, c.getSExtValue(),
-                getElementTypeOrSelf(by.getType()).getIntOrFloatBitWidth());
-          if (!scalar || !scalar.getType().isInteger(32))
+          Value scalar = isa<Value>(*advance)
+                             ? invariantCopy(loop, b, cast<Value>(*advance))
+                             : materialize(b, loc, *advance);
+          if (!scalar)
             continue;
           Value iv = loop.getInductionVar();
           Value off = arith::MulIOp::create(b, loc, iv, scalar);
@@ -195,16 +157,16 @@ struct SynthesizeTileAccesses
       }
       Operation *lifted;
       if (auto load = dyn_cast<LoadOp>(op)) {
-        auto tile = b.create<LoadTileOp>(loc, load.getType(), box->base, sizes,
-                                         strides, coords, box->other);
+        auto tile = LoadTileOp::create(b, loc, load.getType(), box->base,
+                                       sizes, strides, coords, box->other);
         load.replaceAllUsesWith(tile.getResult());
         lifted = tile;
       } else {
-        lifted = b.create<StoreTileOp>(loc, cast<StoreOp>(op).getValue(),
-                                       box->base, sizes, strides, coords);
+        lifted = StoreTileOp::create(b, loc, cast<StoreOp>(op).getValue(),
+                                     box->base, sizes, strides, coords);
       }
       lifted->setAttr(KccDialect::kLiftedAttr,
-                      StringAttr::get(ctx, describe(func, *box)));
+                      StringAttr::get(ctx, describeStridedBox(*box)));
       if (!box->tmaRefusal.empty())
         lifted->setAttr(KccDialect::kTmaRefusedAttr,
                         StringAttr::get(ctx, box->tmaRefusal));
