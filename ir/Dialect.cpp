@@ -257,6 +257,15 @@ LogicalResult KccDialect::verifyRegionArgAttribute(Operation *op,
   return op->emitError() << "unknown kcc argument attribute " << attr.getName();
 }
 
+/// `attr` is of kind AttrT, else an error naming it and the kind (`what`).
+template <typename AttrT>
+static LogicalResult expectKind(Operation *op, NamedAttribute attr,
+                                StringRef what) {
+  if (isa<AttrT>(attr.getValue()))
+    return success();
+  return op->emitError() << attr.getName().strref() << " must be " << what;
+}
+
 LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                                                    NamedAttribute attr) {
   StringRef name = attr.getName().strref();
@@ -297,9 +306,9 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                ? success()
                : op->emitError() << kNumWarpsAttr << " must be a power of two";
   if (name == kSpecializationAttr)
-    return success(isa<DictionaryAttr>(attr.getValue()));
+    return expectKind<DictionaryAttr>(op, attr, "a dictionary");
   if (name == kArgNamesAttr || name == kConstantNamesAttr)
-    return success(isa<ArrayAttr>(attr.getValue()));
+    return expectKind<ArrayAttr>(op, attr, "an array");
   if (name == kAccessWidthAttr)
     return isPowerOfTwoIntAttr(attr.getValue())
                ? success()
@@ -322,7 +331,7 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == kMaskUniformAttr || name == kDataDependentAttr ||
       name == kMmaOperandAttr || name == kMmaOverlapAttr)
-    return success(isa<UnitAttr>(attr.getValue()));
+    return expectKind<UnitAttr>(op, attr, "a unit attribute");
   if (name == kPersistentAttr) {
     auto n = dyn_cast<IntegerAttr>(attr.getValue());
     return n && n.getInt() > 0 ? success()
@@ -341,7 +350,7 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                         "a kernel with "
                      << kPersistentAttr;
   if (name == kRolesAttr)
-    return success(isa<IntegerAttr>(attr.getValue()));
+    return expectKind<IntegerAttr>(op, attr, "an integer");
   if (name == kProducerWarpsAttr) {
     auto w = dyn_cast<IntegerAttr>(attr.getValue());
     return w && w.getInt() > 0 && w.getInt() % 4 == 0
@@ -351,11 +360,11 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                                     "warpgroups)";
   }
   if (name == kAccessUniformAttr)
-    return success(isa<IntegerAttr>(attr.getValue()));
+    return expectKind<IntegerAttr>(op, attr, "an integer");
   if (name == kTileAccessAttr || name == kTmaRefusedAttr ||
       name == kLiftedAttr || name == kLiftRefusedAttr ||
       name == kWarpSpecializeRefusedAttr || name == kMmaRefusedAttr)
-    return success(isa<StringAttr>(attr.getValue()));
+    return expectKind<StringAttr>(op, attr, "a string");
   if (name == kTensorCoreRefusedAttr) {
     auto d = dyn_cast<DictionaryAttr>(attr.getValue());
     if (d && isa<DotOp, WarpMmaOp>(op) && llvm::all_of(d, [](NamedAttribute e) {
@@ -380,7 +389,7 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                               "kcc.warp_mma";
   }
   if (name == kSmemOffsetAttr || name == kDynamicSmemBytesAttr)
-    return success(isa<IntegerAttr>(attr.getValue()));
+    return expectKind<IntegerAttr>(op, attr, "an integer");
   if (name == kSmemBytesAttr || name == kSmemAlignmentAttr) {
     auto n = dyn_cast<IntegerAttr>(attr.getValue());
     bool ok = n && (name == kSmemBytesAttr ? n.getInt() >= 0
@@ -417,7 +426,7 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (name == kBaseNameAttr || name == kTargetAttr)
-    return success(isa<StringAttr>(attr.getValue()));
+    return expectKind<StringAttr>(op, attr, "a string");
   if (name == ProgramGridOp::kRasterGroupAttr) {
     auto n = dyn_cast<IntegerAttr>(attr.getValue());
     return n && n.getInt() > 0 ? success()

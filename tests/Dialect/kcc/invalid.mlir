@@ -502,3 +502,38 @@ func.func @cp_async_swizzled(%p: !kcc.ptr<f16>, %d: i32) {
   kcc.cp_async %p[%d, %d] strides[%d] at[%c0, %c0] -> %s[%c0] : <f16>, !kcc.smem<[64, 64], f16, stages = 1, swizzle = 128>
   return
 }
+
+// -----
+
+// A discardable attribute of the wrong kind is named in the error (not a
+// silent verifier failure).
+func.func @lifted_not_string(%x: !kcc.ptr<f32>, %d: i32) {
+  %i = arith.constant 0 : i32
+  // expected-error@+1 {{kcc.lifted must be a string}}
+  %t = kcc.load_tile %x[%d] strides[] at[%i] {kcc.lifted = 3 : i32} : !kcc.ptr<f32> -> tensor<64xf32>
+  return
+}
+
+// -----
+
+func.func @access_uniform_not_integer(%p: tensor<64x!kcc.ptr<f32>>) {
+  // expected-error@+1 {{kcc.access_uniform must be an integer}}
+  %t = kcc.load %p {kcc.access_uniform = "8"} : tensor<64x!kcc.ptr<f32>>
+  return
+}
+
+// -----
+
+// A lifted tile's map: sizes then row strides, one each per box dimension
+// (a 2-D box: 3 entries), argument numbers as index, constants as i32.
+// expected-error@+1 {{kcc.tensor_map_shape applies to tensormap arguments: the sizes then row strides, each an integer argument's number (index) or an i32 constant}}
+func.func @map_shape_short(%p: !kcc.ptr<f16>, %m: i32, %map: !kcc.tensormap<[64, 64], f16, swizzle = 128> {kcc.tensor_map_of = 0 : i32, kcc.tensor_map_shape = [1 : index]}) {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{kcc.tensor_map_shape applies to tensormap arguments}}
+func.func @map_shape_names_pointer(%p: !kcc.ptr<f16>, %m: i32, %map: !kcc.tensormap<[64, 64], f16, swizzle = 128> {kcc.tensor_map_of = 0 : i32, kcc.tensor_map_shape = [1 : index, 0 : index, 64 : i32]}) {
+  return
+}
