@@ -329,7 +329,8 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                     << " applies to an scf.for over i32 whose first "
                        "iter_arg is an i32 tile count";
   }
-  if (name == kMaskUniformAttr || name == kDataDependentAttr ||
+  if (name == kMaskUniformAttr || name == kMaskMonotoneAttr ||
+      name == kDataDependentAttr ||
       name == kMmaOperandAttr || name == kMmaOverlapAttr)
     return expectKind<UnitAttr>(op, attr, "a unit attribute");
   if (name == kPersistentAttr) {

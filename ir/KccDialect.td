@@ -55,6 +55,10 @@ def Kcc_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kConstantNamesAttr = "kcc.constant_names";
     static constexpr ::llvm::StringLiteral kAccessWidthAttr = "kcc.access_width";
     static constexpr ::llvm::StringLiteral kMaskUniformAttr = "kcc.mask_uniform";
+    // On a tile load whose mask is, in every access chunk, on for a
+    // prefix or a suffix of it (bounds checks of a contiguous index): the
+    // chunk is all on iff its first and last bits are.
+    static constexpr ::llvm::StringLiteral kMaskMonotoneAttr = "kcc.mask_monotone";
     // On the base pointer argument of a tensor parameter: its rank; the
     // sizes and strides follow it as i32 arguments.
     static constexpr ::llvm::StringLiteral kTensorRankAttr = "kcc.tensor_rank";

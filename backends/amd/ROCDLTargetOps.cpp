@@ -115,11 +115,6 @@ public:
   StringRef defaultExchange(unsigned mask) const override {
     return mask < 32 ? "ds_swizzle" : "ds_bpermute";
   }
-  /// Fully unrolled, the 255-step loop of row_max's reduction has its loads
-  /// clustered by the AMDGPU scheduler: 512 VGPRs and 266 spilled (measured
-  /// with LLVM 22 for gfx942). Eight steps per iteration keep it in
-  /// registers.
-  unsigned serialLoopUnroll() const override { return 8; }
   bool hasF64Transcendentals() const override { return false; }
   void markKernel(LLVM::LLVMFuncOp fn, unsigned threads) const override {
     Builder b(fn.getContext());

@@ -215,10 +215,53 @@ SmallVector<Value> kcc::gpu::delinearize(OpBuilder &b, Location loc,
   return multi;
 }
 
-unsigned kcc::gpu::axisReductionStoreElems(const TileLayout &l,
-                                              unsigned elemBytes) {
-  unsigned n = l.vec;
-  while (n > 1 && (n * elemBytes > 16 || l.regs % n != 0))
+AxisReductionPlan AxisReductionPlan::get(const TileLayout &src,
+                                         ArrayRef<int64_t> shape,
+                                         int64_t axis) {
+  AxisReductionPlan p;
+  unsigned below = 0;
+  for (int64_t d = shape.size() - 1; d > axis; --d)
+    below += llvm::Log2_64(shape[d]);
+  p.axisLo = below;
+  p.axisHi = below + llvm::Log2_64(shape[axis]);
+  p.outElems = src.numElems / shape[axis];
+  int64_t axisMask = ((int64_t(1) << p.axisHi) - 1) &
+                     ~((int64_t(1) << p.axisLo) - 1);
+  // Registers grouped by their offset outside the axis bits.
+  llvm::SmallDenseMap<int64_t, unsigned> groupOf;
+  for (unsigned r = 0; r < src.regs; ++r) {
+    int64_t key = src.regOffset(r) & ~axisMask;
+    auto [it, fresh] = groupOf.try_emplace(key, p.regGroups.size());
+    if (fresh)
+      p.regGroups.emplace_back();
+    p.regGroups[it->second].push_back(r);
+  }
+  // Thread bit j is flat-index bit log2(vec) + j, for the threads that hold
+  // distinct chunks (the others replicate them).
+  unsigned vecBits = llvm::Log2_32(src.vec);
+  unsigned threadBits =
+      llvm::Log2_64(std::min<int64_t>(src.threads, src.nchunks));
+  unsigned laneBits = llvm::Log2_32(src.warp);
+  for (unsigned j = 0; j < threadBits; ++j) {
+    unsigned e = vecBits + j;
+    if (e < p.axisLo || e >= p.axisHi)
+      continue;
+    if (j < laneBits)
+      p.laneMask |= 1u << j;
+    else
+      p.warpAxisBits.push_back(j);
+  }
+  return p;
+}
+
+unsigned kcc::gpu::reductionAccBytes(Type elem) {
+  return std::max(4u, elem.getIntOrFloatBitWidth() / 8);
+}
+
+unsigned kcc::gpu::axisReductionLoadElems(const TileLayout &dst,
+                                          unsigned accBytes) {
+  unsigned n = dst.vec;
+  while (n > 1 && (n * accBytes > 16 || dst.regs % n != 0))
     n /= 2;
   return n;
 }
@@ -319,7 +362,9 @@ static int64_t unpaddedSmemBytes(Operation *op) {
     auto src = red.getSrc().getType();
     if (src.getRank() == 1)
       return 32 * 8; // one partial per warp, at most 32 warps, 8 bytes each
-    return src.getNumElements() * storageBytes(src.getElementType());
+    return AxisReductionPlan::get(TileLayout::get(src), src.getShape(),
+                                  red.getAxis())
+        .scratchBytes(reductionAccBytes(src.getElementType()));
   }
   return 0;
 }

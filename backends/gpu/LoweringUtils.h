@@ -46,9 +46,50 @@ struct TileLayout {
 /// kcc-rematerialize-broadcasts leaves of index math).
 bool isArangeBroadcast(BroadcastOp op);
 
-/// Elements per shared-memory store of a rank >= 2 reduction: a layout chunk
-/// of `vec` consecutive elements, at most 16 bytes.
-unsigned axisReductionStoreElems(const TileLayout &l, unsigned elemBytes);
+/// How a rank >= 2 reduction along one axis combines (ReduceToLLVM.cpp; the
+/// bank-conflict report, SharedAccesses.cpp, mirrors it). In a blocked
+/// layout of a power-of-two shape an element's flat index is a bit field of
+/// register, lane and warp bits, and the reduced coordinate is the bits
+/// [axisLo, axisHi) of it. So: registers that differ only in axis bits
+/// combine in the thread, lanes that do with a butterfly over those lane
+/// bits, and warps that do through one partial per warp slot in shared
+/// memory; each thread then reads its result registers' partials.
+struct AxisReductionPlan {
+  unsigned axisLo = 0, axisHi = 0;
+  /// Registers with the same output element; the first one represents them.
+  llvm::SmallVector<llvm::SmallVector<unsigned, 4>> regGroups;
+  /// Lane-id bits along the axis (one butterfly step each).
+  unsigned laneMask = 0;
+  /// Thread-id bits above the lane bits along the axis, low to high.
+  llvm::SmallVector<unsigned, 4> warpAxisBits;
+  int64_t outElems = 0;
+
+  static AxisReductionPlan get(const TileLayout &src,
+                               llvm::ArrayRef<int64_t> shape, int64_t axis);
+  /// Partials per output element (warp slots along the axis).
+  unsigned slots() const { return 1u << warpAxisBits.size(); }
+  /// Output flat index of the source element with flat index `e`.
+  int64_t outIndex(int64_t e) const {
+    return ((e >> axisHi) << axisLo) | (e & ((int64_t(1) << axisLo) - 1));
+  }
+  /// The warp slot of thread `t`.
+  unsigned slotOf(unsigned t) const {
+    unsigned s = 0;
+    for (auto [i, bit] : llvm::enumerate(warpAxisBits))
+      s |= ((t >> bit) & 1u) << i;
+    return s;
+  }
+  int64_t scratchBytes(unsigned accBytes) const {
+    return int64_t(slots()) * outElems * accBytes;
+  }
+};
+
+/// Accumulator bytes of a reduction of `elem`: f16/bf16 combine in f32,
+/// i1/i8/i16 in i32.
+unsigned reductionAccBytes(mlir::Type elem);
+/// Registers per shared-memory load of an axis reduction's result: a chunk
+/// of `vec` consecutive elements, at most 16 bytes of accumulators.
+unsigned axisReductionLoadElems(const TileLayout &dst, unsigned accBytes);
 
 /// What differs between vendors in the lowering: special registers, the
 /// block barrier, cross-lane exchange within a warp/wave and the kernel's
@@ -79,9 +120,6 @@ public:
   /// Whether f64 exp/exp2/log/log2 can be lowered (NVIDIA: libdevice; AMD
   /// would need the ROCm device libraries, which kcc does not link).
   virtual bool hasF64Transcendentals() const { return true; }
-  /// Unroll factor for the serial loops of 2-D reductions (0: leave it to
-  /// LLVM, which unrolls them fully).
-  virtual unsigned serialLoopUnroll() const { return 0; }
   /// Marks `fn` as a kernel entry launched with `threads` threads per block.
   virtual void markKernel(mlir::LLVM::LLVMFuncOp fn,
                           unsigned threads) const = 0;

@@ -8,9 +8,11 @@
 //   3. with several warps: barrier, lane 0 of each warp writes its partial to
 //      shared memory, barrier, every thread combines the partials in warp
 //      order, so that all threads hold the same (uniform) value.
-// Rank >= 2 tile along an axis: correctness first through shared memory:
-//   barrier, owners write the tile, barrier, each thread combines, for every
-//   register of the result, the elements of the reduced axis (scf.for).
+// Rank >= 2 tile along an axis (AxisReductionPlan, LoweringUtils.h): each
+//   thread combines its registers that differ only along the axis, lanes
+//   that do exchange with a butterfly, then (barrier) one lane per group
+//   writes a partial per warp slot along the axis, (barrier) and each
+//   thread combines the slots of its result registers, in slot order.
 // Every shared-memory use starts with a barrier, so that repeated uses (in
 // loops, or one after the other) never overwrite data still being read.
 // f16/bf16 are combined in f32 and i1/i8/i16 in i32, then converted back.
@@ -153,8 +155,6 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
     TileLayout sl = TileLayout::get(srcT);
     const TargetOps &ops = targetOpsOf(*this);
     Value tid = ops.threadId(b, loc);
-    Type st = storageType(elem);
-    unsigned sbytes = storageBytes(elem);
     auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), 3);
 
     if (srcT.getRank() == 1) {
@@ -203,72 +203,98 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
       return success();
     }
 
-    // Rank >= 2 along `axis`, through shared memory.
+    // Rank >= 2 along `axis` (AxisReductionPlan): registers, then a
+    // butterfly over the lane bits along the axis, then one partial per
+    // warp slot through shared memory, read back in the result's layout.
     auto dstT = cast<RankedTensorType>(op.getType());
     TileLayout dl = TileLayout::get(dstT);
-    int64_t axis = op.getAxis();
-    ArrayRef<int64_t> sshape = srcT.getShape();
-    Value base = smemBase(b, loc, op);
-    ops.barrier(b, loc);
+    AxisReductionPlan plan =
+        AxisReductionPlan::get(sl, srcT.getShape(), op.getAxis());
     SmallVector<Value> regs = unpack(b, loc, adaptor.getSrc());
+    SmallVector<Value> partials;
+    for (ArrayRef<unsigned> group : plan.regGroups) {
+      Value a = toAcc(b, loc, regs[group.front()], acc);
+      for (unsigned r : group.drop_front())
+        a = combine(b, loc, kind, a, toAcc(b, loc, regs[r], acc));
+      for (unsigned m = 1; m < sl.warp; m <<= 1) {
+        if (!(plan.laneMask & m))
+          continue;
+        ExchangeStep step{ops.defaultExchange(m), m};
+        Value other = exchange(ops, b, loc, a, step);
+        if (!other)
+          return op.emitError("kcc internal error: no lane exchange for "
+                              "lane ^ ")
+                 << m << " on this target";
+        a = combine(b, loc, kind, a, other);
+      }
+      partials.push_back(a);
+    }
+    // Writers: owners whose lane bits along the axis are 0 (after the
+    // butterfly every lane of a group holds the same value).
+    Value base = smemBase(b, loc, op);
+    unsigned abytes = acc.getIntOrFloatBitWidth() / 8;
+    ops.barrier(b, loc);
+    Value writer = ownerPred(b, loc, sl, tid);
+    if (plan.laneMask) {
+      Value laneBits = arith::AndIOp::create(b, loc, tid,
+                                             i32Const(b, loc, plan.laneMask));
+      Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                          laneBits, i32Const(b, loc, 0));
+      writer = writer ? arith::AndIOp::create(b, loc, writer, first) : first;
+    }
+    Value slot = i32Const(b, loc, 0);
+    for (auto [i, bit] : llvm::enumerate(plan.warpAxisBits)) {
+      Value one = arith::AndIOp::create(
+          b, loc,
+          arith::ShRUIOp::create(b, loc, tid, i32Const(b, loc, bit)),
+          i32Const(b, loc, 1));
+      slot = arith::OrIOp::create(
+          b, loc, slot,
+          arith::ShLIOp::create(b, loc, one, i32Const(b, loc, i)));
+    }
+    Value slotBase =
+        arith::MulIOp::create(b, loc, slot, i32Const(b, loc, plan.outElems));
     Value sBase = threadBase(b, loc, sl, tid);
-    // A thread's registers come in chunks of `vec` consecutive elements:
-    // each chunk is one vector store of up to 16 bytes, so a warp's store
-    // covers consecutive addresses (scalar stores of 4-element chunks were
-    // 4-way bank conflicts). The scratch base is 16-byte aligned.
-    unsigned piece = axisReductionStoreElems(sl, sbytes);
-    emitIf(b, loc, ownerPred(b, loc, sl, tid), [&](OpBuilder &ib) {
-      for (unsigned r = 0; r < sl.regs; r += piece) {
-        Value flat = flatIndex(ib, loc, sl, sBase, r);
-        Value addr = LLVM::GEPOp::create(ib, loc, ptr3, st, base, flat);
-        SmallVector<Value> elems;
-        for (unsigned i = 0; i < piece; ++i)
-          elems.push_back(toStorage(ib, loc, regs[r + i]));
-        Value v = piece == 1 ? elems[0] : buildVector(ib, loc, elems);
-        LLVM::StoreOp::create(ib, loc, v, addr, sbytes * piece);
+    emitIf(b, loc, writer, [&](OpBuilder &ib) {
+      for (auto [group, a] : llvm::zip(plan.regGroups, partials)) {
+        Value e = flatIndex(ib, loc, sl, sBase, group.front());
+        Value hi = arith::ShLIOp::create(
+            ib, loc,
+            arith::ShRUIOp::create(ib, loc, e, i32Const(ib, loc, plan.axisHi)),
+            i32Const(ib, loc, plan.axisLo));
+        Value lo = arith::AndIOp::create(
+            ib, loc, e, i32Const(ib, loc, (int64_t(1) << plan.axisLo) - 1));
+        Value o = arith::OrIOp::create(ib, loc, hi, lo);
+        Value idx = arith::AddIOp::create(ib, loc, slotBase, o);
+        Value addr = LLVM::GEPOp::create(ib, loc, ptr3, acc, base, idx);
+        LLVM::StoreOp::create(ib, loc, a, addr, abytes);
       }
     });
     ops.barrier(b, loc);
+    // Each result chunk of up to 16 bytes is one vector load per slot.
+    unsigned piece = axisReductionLoadElems(dl, abytes);
+    Type lt = piece == 1 ? acc : (Type)VectorType::get({int64_t(piece)}, acc);
     Value dBase = threadBase(b, loc, dl, tid);
-    int64_t stride = 1;
-    for (int64_t d = sshape.size() - 1; d > axis; --d)
-      stride *= sshape[d];
     SmallVector<Value> out;
-    for (unsigned r = 0; r < dl.regs; ++r) {
-      Value dflat = flatIndex(b, loc, dl, dBase, r);
-      SmallVector<Value> multi = delinearize(b, loc, dflat, dstT.getShape());
-      multi.insert(multi.begin() + axis, i32Const(b, loc, 0));
-      Value start = linearize(b, loc, multi, sshape);
-      auto loadAt = [&](OpBuilder &lb, Value k) -> Value {
-        Value off =
-            arith::MulIOp::create(lb, loc, k, i32Const(lb, loc, stride));
-        Value idx = arith::AddIOp::create(lb, loc, start, off);
-        Value addr = LLVM::GEPOp::create(lb, loc, ptr3, st, base, idx);
-        Value v = LLVM::LoadOp::create(lb, loc, st, addr, sbytes);
-        return toAcc(lb, loc, fromStorage(lb, loc, v, elem), acc);
-      };
-      Value init = loadAt(b, i32Const(b, loc, 0));
-      Value a = init;
-      if (sshape[axis] > 1) {
-        auto loop = scf::ForOp::create(
-            b, loc, i32Const(b, loc, 1), i32Const(b, loc, sshape[axis]),
-            i32Const(b, loc, 1), ValueRange{init},
-            [&](OpBuilder &lb, Location l, Value k, ValueRange iters) {
-              Value v = loadAt(lb, k);
-              scf::YieldOp::create(lb, l, combine(lb, l, kind, iters[0], v));
-            });
-        if (unsigned unroll = ops.serialLoopUnroll()) {
-          MLIRContext *ctx = b.getContext();
-          auto unrollAttr = LLVM::LoopUnrollAttr::get(
-              ctx, {}, b.getI32IntegerAttr(unroll), {}, {}, {}, {}, {});
-          loop->setAttr("llvm.loop_annotation",
-                        LLVM::LoopAnnotationAttr::get(
-                            ctx, {}, {}, {}, unrollAttr, {}, {}, {}, {}, {}, {},
-                            {}, {}, {}, {}, {}));
+    for (unsigned r = 0; r < dl.regs; r += piece) {
+      Value o = flatIndex(b, loc, dl, dBase, r);
+      SmallVector<Value> sums;
+      for (unsigned s = 0; s < plan.slots(); ++s) {
+        Value idx = arith::AddIOp::create(
+            b, loc, o, i32Const(b, loc, int64_t(s) * plan.outElems));
+        Value addr = LLVM::GEPOp::create(b, loc, ptr3, acc, base, idx);
+        Value v = LLVM::LoadOp::create(b, loc, lt, addr, abytes * piece);
+        SmallVector<Value> elems =
+            piece == 1 ? SmallVector<Value>{v} : unpack(b, loc, v);
+        if (sums.empty()) {
+          sums = elems;
+          continue;
         }
-        a = loop.getResult(0);
+        for (unsigned i = 0; i < piece; ++i)
+          sums[i] = combine(b, loc, kind, sums[i], elems[i]);
       }
-      out.push_back(fromAcc(b, loc, a, elem));
+      for (Value v : sums)
+        out.push_back(fromAcc(b, loc, v, elem));
     }
     rewriter.replaceOp(op, buildVector(b, loc, out));
     return success();

@@ -363,32 +363,36 @@ kcc::gpu::describeSharedAccesses(Operation *op,
     } else {
       auto dstT = cast<RankedTensorType>(red.getType());
       TileLayout dl = TileLayout::get(dstT);
-      unsigned bytes = storageBytes(elem);
-      int64_t axis = red.getAxis();
-      ArrayRef<int64_t> sshape = srcT.getShape();
-      // One vector store per chunk piece (ReduceToLLVM.cpp); addresses in
-      // units of the piece.
-      unsigned piece = axisReductionStoreElems(sl, bytes);
-      perRegister(out, op, "axis reduction store", true, bytes * piece, sl,
-                  sl.regs / piece,
+      AxisReductionPlan plan =
+          AxisReductionPlan::get(sl, srcT.getShape(), red.getAxis());
+      unsigned accBytes = reductionAccBytes(elem);
+      // One partial per register group from the owners whose lane bits
+      // along the axis are 0, at [slot][output index].
+      SmallVector<unsigned> reps;
+      for (ArrayRef<unsigned> group : plan.regGroups)
+        reps.push_back(group.front());
+      perRegister(out, op, "axis reduction partial store", true, accBytes, sl,
+                  reps.size(),
                   [&](unsigned t, unsigned i) -> std::optional<int64_t> {
-                    std::optional<int64_t> f = flatOf(sl, t, i * piece, true);
-                    if (!f)
+                    std::optional<int64_t> f = flatOf(sl, t, reps[i], true);
+                    if (!f || (t & plan.laneMask))
                       return std::nullopt;
-                    return *f / piece;
+                    return int64_t(plan.slotOf(t)) * plan.outElems +
+                           plan.outIndex(*f);
+                  });
+      for (auto [a, r] : llvm::zip(
+               llvm::make_range(out.end() - reps.size(), out.end()), reps))
+        a.reg = r;
+      // Slot 0's loads have the conflicts of every slot (same offsets).
+      unsigned piece = axisReductionLoadElems(dl, accBytes);
+      perRegister(out, op, "axis reduction partial load", false,
+                  accBytes * piece, dl, dl.regs / piece,
+                  [&](unsigned t, unsigned i) -> std::optional<int64_t> {
+                    return *flatOf(dl, t, i * piece, false) / piece;
                   });
       for (SharedAccess &a :
-           llvm::make_range(out.end() - sl.regs / piece, out.end()))
+           llvm::make_range(out.end() - dl.regs / piece, out.end()))
         a.reg *= piece;
-      // Loads walk the axis (k = 0, 1, ...); every k shifts all lanes by the
-      // same stride, so k = 0 has the conflicts of every step.
-      perRegister(out, op, "axis reduction load", false, bytes, dl, dl.regs,
-                  [&](unsigned t, unsigned r) -> std::optional<int64_t> {
-                    SmallVector<int64_t> multi =
-                        indexToMulti(*flatOf(dl, t, r, false), dstT.getShape());
-                    multi.insert(multi.begin() + axis, 0);
-                    return multiToIndex(multi, sshape);
-                  });
     }
   }
   return out;

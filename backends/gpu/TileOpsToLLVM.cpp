@@ -399,6 +399,16 @@ static Value allOf(OpBuilder &b, Location loc, ArrayRef<Value> bits) {
   return all;
 }
 
+/// Whether all of a chunk's mask bits are on: its two ends when the mask is
+/// on for a prefix or suffix of every chunk (kcc.mask_monotone, set by
+/// kcc-assign-layouts), else every bit.
+static Value chunkAllOn(OpBuilder &b, Location loc, Operation *access,
+                        ArrayRef<Value> chunk) {
+  if (access->hasAttr(KccDialect::kMaskMonotoneAttr))
+    return arith::AndIOp::create(b, loc, chunk.front(), chunk.back());
+  return allOf(b, loc, chunk);
+}
+
 /// The address (i64) of register `i` of the access chunk that starts at
 /// register `g`: the access width makes a chunk's elements consecutive, so it
 /// is ptrs[g] plus the element offset. Deriving it from ptrs[g] leaves the
@@ -540,7 +550,8 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
       }
       // The mask may change inside the chunk (a ragged tail): one vector
       // access when all k lanes are on, else per-element masked accesses.
-      Value all = allOf(rewriter, loc, ArrayRef<Value>(masks).slice(g, k));
+      Value all =
+          chunkAllOn(rewriter, loc, op, ArrayRef<Value>(masks).slice(g, k));
       auto ifOp =
           scf::IfOp::create(rewriter, loc, SmallVector<Type>(k, elem), all,
                             /*withElseRegion=*/true);
@@ -627,7 +638,8 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
         continue;
       }
       // Ragged chunk: vector stores when all k lanes are on, else per element.
-      Value all = allOf(rewriter, loc, ArrayRef<Value>(masks).slice(g, k));
+      Value all =
+          allOf(rewriter, loc, ArrayRef<Value>(masks).slice(g, k));
       auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange(), all,
                                     /*withElseRegion=*/true);
       OpBuilder::InsertionGuard guard(rewriter);

@@ -19,6 +19,9 @@
 //      chunk's first mask bit guards the whole vector; otherwise the lowering
 //      tests all K bits at run time (all true: one vector access; else
 //      per-element accesses), so ragged tails do not cost the vector path.
+//      A load's mask that is a bounds check of a contiguous index (on for a
+//      prefix or suffix of each chunk) gets kcc.mask_monotone: its first and
+//      last bits decide the chunk.
 //    V of a group = max K over its accesses (1 without accesses); so every K
 //    of the group divides V, and V divides the element count.
 //  * num_warps: kept if the function has kcc.num_warps, else the pass option
@@ -73,6 +76,8 @@ struct AccessLimits {
   int64_t mask = 1;      // mask constancy (= shape without a mask)
   int64_t constancy = 1; // pointer constancy: runs of one address
   int64_t alignBytes = 1;
+  // The mask is on for a prefix or a suffix of every access chunk.
+  bool maskMonotone = false;
   int64_t width() const {
     return std::min({hardware, shape, contiguity, alignment});
   }
@@ -84,6 +89,40 @@ int64_t floorPow2(int64_t v) {
 }
 int64_t largestPow2Divisor(int64_t v) {
   return v == 0 ? 1 : int64_t(1) << llvm::countr_zero(static_cast<uint64_t>(v));
+}
+
+/// Whether in every aligned run of `k` elements along `dim` the i1 tile
+/// `mask` is on exactly for a prefix or a suffix of the run (possibly empty
+/// or whole). True for a run-uniform value, for a monotone comparison of an
+/// index that counts up by one along the run against a value constant along
+/// it (`c < n`, `c >= lo`), and for conjunctions of such terms: a conjunction
+/// of prefixes and suffixes is all on iff it is on at both ends. The index
+/// run must start at a multiple of k, so that it cannot wrap around (2^31
+/// and 2^32 are multiples of k) and stays monotone.
+bool onPrefixOrSuffix(const kcc::AxisInfoAnalysis &analysis, Value mask,
+                      unsigned dim, int64_t k, unsigned depth = 0) {
+  if (analysis.get(mask).getConstancy(dim) % k == 0)
+    return true;
+  if (depth > 8)
+    return false;
+  Operation *def = mask.getDefiningOp();
+  if (auto conj = dyn_cast_or_null<arith::AndIOp>(def))
+    return onPrefixOrSuffix(analysis, conj.getLhs(), dim, k, depth + 1) &&
+           onPrefixOrSuffix(analysis, conj.getRhs(), dim, k, depth + 1);
+  auto cmp = dyn_cast_or_null<arith::CmpIOp>(def);
+  if (!cmp || cmp.getPredicate() == arith::CmpIPredicate::eq ||
+      cmp.getPredicate() == arith::CmpIPredicate::ne)
+    return false;
+  auto counts = [&](Value v) {
+    const kcc::AxisInfo &info = analysis.get(v);
+    return info.getContiguity(dim) % k == 0 &&
+           info.getDivisibility(dim) % k == 0;
+  };
+  auto flat = [&](Value v) {
+    return analysis.get(v).getConstancy(dim) % k == 0;
+  };
+  return (counts(cmp.getLhs()) && flat(cmp.getRhs())) ||
+         (flat(cmp.getLhs()) && counts(cmp.getRhs()));
 }
 
 AccessLimits computeLimits(const kcc::AxisInfoAnalysis &analysis, Value ptr,
@@ -109,6 +148,9 @@ AccessLimits computeLimits(const kcc::AxisInfoAnalysis &analysis, Value ptr,
   limits.mask = limits.shape;
   if (mask && isa<RankedTensorType>(mask.getType()))
     limits.mask = analysis.get(mask).getConstancy(dim);
+  if (mask && !limits.maskUniform())
+    limits.maskMonotone =
+        onPrefixOrSuffix(analysis, mask, dim, limits.width());
   return limits;
 }
 
@@ -136,7 +178,11 @@ void emitAccessRemark(Operation *op, const AccessLimits &limits,
     os << " ";
     llvm::interleaveComma(reasons, os);
   }
-  if (!limits.maskUniform())
+  if (!limits.maskUniform() && limits.maskMonotone)
+    os << "; mask not uniform per vector but a bounds check of a contiguous "
+          "index: each vector checked at run time by its first and last "
+          "element";
+  else if (!limits.maskUniform())
     os << "; mask not provably uniform per vector (constancy " << limits.mask
        << "): checked at run time";
   if (isa<kcc::LoadOp>(op) && k == 1 && limits.constancy > 1)
@@ -214,9 +260,15 @@ LogicalResult AssignLayouts::runOnKernel(func::FuncOp func) {
       ptr = store.getPtr();
       mask = store.getMask();
     }
-    if (ptr && isa<RankedTensorType>(ptr.getType()))
+    if (ptr && isa<RankedTensorType>(ptr.getType())) {
       accesses.push_back(
           {op, ptr, mask, computeLimits(analysis, ptr, mask, maxVectorBytes)});
+      // Loads only: they are what runs in the loops. A store runs once per
+      // tile, and the changed schedule of an epilogue at the register cap
+      // (sm_100a, 128 x 256 tile) spills.
+      if (isa<kcc::StoreOp>(op))
+        accesses.back().limits.maskMonotone = false;
+    }
     // A shared stage holds its tile densely in row-major order at a 128-byte
     // aligned address: contiguous and aligned for any vector width.
     if (isa<kcc::SmemLoadOp, kcc::SmemStoreOp>(op)) {
@@ -349,6 +401,9 @@ LogicalResult AssignLayouts::runOnKernel(func::FuncOp func) {
                        IntegerAttr::get(IntegerType::get(ctx, 32), k));
     if (k > 1 && access.mask && access.limits.maskUniform())
       access.op->setAttr(kcc::KccDialect::kMaskUniformAttr, UnitAttr::get(ctx));
+    else if (k > 1 && access.mask && access.limits.maskMonotone)
+      access.op->setAttr(kcc::KccDialect::kMaskMonotoneAttr,
+                         UnitAttr::get(ctx));
     if (k == 1 && access.limits.constancy > 1 && isa<kcc::LoadOp>(access.op))
       access.op->setAttr(
           kcc::KccDialect::kAccessUniformAttr,

@@ -29,7 +29,7 @@ module attributes {kcc.target = "sm_80"} {
   // CHECK: allocate-shared-memory-invalid.mlir:[[@LINE+1]]:3: error: kcc: kernel needs 8192 bytes of shared memory (8192 for layout conversions and reductions), more than the 4096 bytes one block may use on sm_80
   func.func @scratch(%f: f32) attributes {kcc.kernel, kcc.num_warps = 4 : i32} {
     %x = kcc.splat %f : tensor<64x32xf32, #b>
-    %s = kcc.reduce sum %x {axis = 1 : i32} : tensor<64x32xf32, #b> -> tensor<64xf32, #b>
+    %t = kcc.trans %x : tensor<64x32xf32, #b> -> tensor<32x64xf32, #b>
     return
   }
 }

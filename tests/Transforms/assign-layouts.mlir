@@ -36,10 +36,13 @@ func.func @vadd_f32(%x: !kcc.ptr<f32> {kcc.align = 16 : i64}, %y: !kcc.ptr<f32> 
 }
 
 // n without divisibility: the mask may change inside any chunk, so it does
-// not limit the width; the lowering tests each chunk's mask at run time.
+// not limit the width; the lowering tests each chunk's mask at run time. The
+// mask is a bounds check of an index that counts up by one along each
+// chunk (offs < n): on for a prefix of it, so its two ends decide a load's
+// chunk (stores, once per tile, test every bit).
 // CHECK-LABEL: func.func @vadd_f32_unaligned_n
 // CHECK-SAME: kcc.num_warps = 4 : i32
-// CHECK: kcc.load {{.*}} {kcc.access_width = 4 : i32} : tensor<1024x!kcc.ptr<f32>, #kcc.blocked<vec = 4, threads = 128, warp = 32>>
+// CHECK: kcc.load {{.*}} {kcc.access_width = 4 : i32, kcc.mask_monotone} : tensor<1024x!kcc.ptr<f32>, #kcc.blocked<vec = 4, threads = 128, warp = 32>>
 func.func @vadd_f32_unaligned_n(%x: !kcc.ptr<f32> {kcc.align = 16 : i64}, %n: i32) attributes {kcc.kernel} {
   %pid = kcc.program_id(0) : i32
   %r = kcc.arange {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
@@ -51,10 +54,36 @@ func.func @vadd_f32_unaligned_n(%x: !kcc.ptr<f32> {kcc.align = 16 : i64}, %n: i3
   %m = arith.cmpi slt, %offs, %ns : tensor<1024xi32>
   %xp = kcc.splat %x : tensor<1024x!kcc.ptr<f32>>
   %p = kcc.addptr %xp, %offs : tensor<1024x!kcc.ptr<f32>>, tensor<1024xi32>
-  // expected-remark @below {{access width 4 x f32 (16 bytes); mask not provably uniform per vector (constancy 1): checked at run time}}
+  // expected-remark @below {{access width 4 x f32 (16 bytes); mask not uniform per vector but a bounds check of a contiguous index: each vector checked at run time by its first and last element}}
   %v = kcc.load %p mask %m : tensor<1024x!kcc.ptr<f32>>
   // expected-remark @below {{access width 4 x f32 (16 bytes); mask not provably uniform per vector (constancy 1): checked at run time}}
   kcc.store %p, %v mask %m : tensor<1024x!kcc.ptr<f32>>
+  return
+}
+
+// Masks whose chunks are not decided by their ends: an equality (on in the
+// middle of a chunk), a disjunction, and an index that counts up from an
+// unknown start (a run could wrap around). Each chunk tests all its bits.
+// CHECK-LABEL: func.func @vadd_f32_mask_not_monotone
+// CHECK-COUNT-3: kcc.load {{.*}} {kcc.access_width = 4 : i32} :
+func.func @vadd_f32_mask_not_monotone(%x: !kcc.ptr<f32> {kcc.align = 16 : i64}, %n: i32, %s: i32) attributes {kcc.kernel} {
+  %r = kcc.arange {start = 0 : i32, end = 1024 : i32} : tensor<1024xi32>
+  %ns = kcc.splat %n : tensor<1024xi32>
+  %xp = kcc.splat %x : tensor<1024x!kcc.ptr<f32>>
+  %p = kcc.addptr %xp, %r : tensor<1024x!kcc.ptr<f32>>, tensor<1024xi32>
+  %eq = arith.cmpi eq, %r, %ns : tensor<1024xi32>
+  // expected-remark @below {{access width 4 x f32 (16 bytes); mask not provably uniform per vector (constancy 1): checked at run time}}
+  %a = kcc.load %p mask %eq : tensor<1024x!kcc.ptr<f32>>
+  %lt = arith.cmpi slt, %r, %ns : tensor<1024xi32>
+  %ge = arith.cmpi sge, %r, %ns : tensor<1024xi32>
+  %or = arith.ori %lt, %ge : tensor<1024xi1>
+  // expected-remark @below {{access width 4 x f32 (16 bytes); mask not provably uniform per vector (constancy 1): checked at run time}}
+  %b = kcc.load %p mask %or : tensor<1024x!kcc.ptr<f32>>
+  %ss = kcc.splat %s : tensor<1024xi32>
+  %shifted = arith.addi %r, %ss : tensor<1024xi32>
+  %lt2 = arith.cmpi slt, %shifted, %ns : tensor<1024xi32>
+  // expected-remark @below {{access width 4 x f32 (16 bytes); mask not provably uniform per vector (constancy 1): checked at run time}}
+  %c = kcc.load %p mask %lt2 : tensor<1024x!kcc.ptr<f32>>
   return
 }
 

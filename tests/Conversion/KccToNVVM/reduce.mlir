@@ -7,7 +7,7 @@
 // Scratch in dynamic shared memory; the launch provides the recorded bytes.
 // CONV: llvm.mlir.global external @__kcc_smem_rowsum() {addr_space = 3 : i32, alignment = 1024 : i64} : !llvm.array<0 x i8>
 // CONV-LABEL: llvm.func @rowsum
-// CONV-SAME: kcc.dynamic_smem_bytes = 4096 : i64
+// CONV-SAME: kcc.dynamic_smem_bytes = 512 : i64
 // CONV: scf.for
 // CONV: nvvm.shfl.sync bfly %{{.*}} : f32 -> f32
 // CONV: nvvm.barrier0
