@@ -659,7 +659,9 @@ int64_t SmemType::getStageBytes() const {
   int64_t n = getRowBytes();
   for (int64_t d : getShape().drop_back())
     n *= d;
-  return n;
+  // Every stage starts on a 128-byte boundary: a TMA copy writes only there
+  // (a 64-byte tile's second stage would be a misaligned address).
+  return llvm::alignTo(n, 128);
 }
 
 int64_t TensorMapType::getBoxBytes() const {

@@ -65,7 +65,8 @@ def Kcc_SmemType : TypeDef<Kcc_Dialect, "Smem"> {
   }];
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
-    /// Bytes of one stage (one tile, with its row padding).
+    /// Bytes from one stage to the next: one tile with its row padding,
+    /// rounded up to 128 (where a TMA copy may write).
     int64_t getStageBytes() const;
     /// Bytes from one row of a stage to the next (2-D tiles).
     int64_t getRowBytes() const;

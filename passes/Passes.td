@@ -244,6 +244,10 @@ def KccPipelineTmaLoads : Pass<"kcc-pipeline-tma-loads", "mlir::ModuleOp"> {
   let options = [
     Option<"stages", "stages", "unsigned", /*default=*/"3",
            "Pipeline depth (shared stages)">,
+    Option<"streamBytes", "stream-bytes", "unsigned", /*default=*/"32768",
+           "Bytes a streaming loop (tiles read by threads, no tensor-core "
+           "operand) keeps in flight: more stages than `stages`, at most 8, "
+           "when its stages are small (0: `stages`)">,
     Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"true",
            "Split loops whose loads feed wgmma into a producer warpgroup and "
            "consumer warpgroups where the target model has "

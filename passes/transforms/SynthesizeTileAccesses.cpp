@@ -66,6 +66,17 @@ Value invariantCopy(scf::ForOp loop, OpBuilder &b, Value v,
   return b.clone(*def, map)->getResult(0);
 }
 
+/// A load whose address a loop recomputes every iteration (a reduction or
+/// GEMV walking its rows): lifted, the loop pipelines it through shared
+/// stages (kcc-pipeline-tma-loads, kcc-pipeline-async-copies), which keeps
+/// several tiles in flight where registers hold one. Accesses outside
+/// loops stay vector accesses: a stage would only add a round trip.
+bool isStreamingLoad(Operation *op) {
+  auto loop = op->getParentOfType<scf::ForOp>();
+  return isa<LoadOp>(op) && loop &&
+         !loop.isDefinedOutsideOfLoop(op->getOperand(0));
+}
+
 struct SynthesizeTileAccesses
     : kcc::impl::KccSynthesizeTileAccessesBase<SynthesizeTileAccesses> {
   void runOnOperation() override {
@@ -125,11 +136,13 @@ struct SynthesizeTileAccesses
     });
     SetVector<Operation *> maybeDead;
     for (Operation *op : accesses) {
-      if (!hasDot) {
+      if (!hasDot && !isStreamingLoad(op)) {
         op->setAttr(KccDialect::kLiftRefusedAttr,
-                    StringAttr::get(ctx, "the kernel has no dot: kcc lifts "
-                                         "tiles of pointers to tensor maps "
-                                         "for dots and their epilogues"));
+                    StringAttr::get(ctx, "the kernel has no dot and this is "
+                                         "not a load that walks a loop: kcc "
+                                         "lifts tiles of pointers to tensor "
+                                         "maps for dots, their epilogues "
+                                         "and loads that loops pipeline"));
         continue;
       }
       std::string why;

@@ -131,7 +131,7 @@ func.func @refused(%a: !kcc.ptr<f16> {kcc.align = 16 : i64}, %off: i32,
 // -----
 
 // CHECK-LABEL: func.func @no_dot
-// CHECK: kcc.load {{.*}}kcc.lift_refused = "the kernel has no dot: kcc lifts tiles of pointers to tensor maps for dots and their epilogues"
+// CHECK: kcc.load {{.*}}kcc.lift_refused = "the kernel has no dot and this is not a load that walks a loop: kcc lifts tiles of pointers to tensor maps for dots, their epilogues and loads that loops pipeline"
 func.func @no_dot(%a: !kcc.ptr<f16> {kcc.align = 16 : i64},
                   %out: !kcc.ptr<f16>)
     attributes {kcc.kernel, kcc.arg_names = ["a", "out"]} {
@@ -141,5 +141,44 @@ func.func @no_dot(%a: !kcc.ptr<f16> {kcc.align = 16 : i64},
   %x = kcc.load %p : tensor<16x!kcc.ptr<f16>>
   %o = kcc.splat %out : tensor<16x!kcc.ptr<f16>>
   kcc.store %o, %x : tensor<16x!kcc.ptr<f16>>
+  return
+}
+
+// -----
+
+// Without a dot, a load whose address the loop recomputes (a reduction
+// walking its row) is lifted: the loop pipelines it through shared stages.
+// The store after the loop is not.
+// CHECK-LABEL: func.func @streaming_no_dot
+// CHECK: scf.for
+// CHECK: kcc.load_tile %arg0[%arg2] strides[] at[%arg3] other {{.*}} {kcc.lifted = "the tile of pointers is a box of the tensor at a with sizes [n]"}
+// CHECK: kcc.store {{.*}}kcc.lift_refused = "the kernel has no dot and this is not a load that walks a loop
+func.func @streaming_no_dot(%a: !kcc.ptr<f32> {kcc.align = 16 : i64},
+                            %out: !kcc.ptr<f32> {kcc.align = 16 : i64},
+                            %n: i32)
+    attributes {kcc.kernel, kcc.arg_names = ["a", "out", "n"]} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c4 = arith.constant 4 : i32
+  %c64 = arith.constant 64 : i32
+  %r = kcc.arange {start = 0 : i32, end = 64 : i32} : tensor<64xi32>
+  %ns = kcc.splat %n : tensor<64xi32>
+  %zero = arith.constant dense<0.0> : tensor<64xf32>
+  %sum = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %zero) -> (tensor<64xf32>) : i32 {
+    %off = arith.muli %i, %c64 : i32
+    %offs = kcc.splat %off : tensor<64xi32>
+    %idx = arith.addi %offs, %r : tensor<64xi32>
+    %base = kcc.splat %a : tensor<64x!kcc.ptr<f32>>
+    %p = kcc.addptr %base, %idx : tensor<64x!kcc.ptr<f32>>, tensor<64xi32>
+    %m = arith.cmpi slt, %idx, %ns : tensor<64xi32>
+    %f0 = arith.constant 0.0 : f32
+    %other = kcc.splat %f0 : tensor<64xf32>
+    %x = kcc.load %p mask %m other %other : tensor<64x!kcc.ptr<f32>>
+    %next = arith.addf %acc, %x : tensor<64xf32>
+    scf.yield %next : tensor<64xf32>
+  }
+  %o = kcc.splat %out : tensor<64x!kcc.ptr<f32>>
+  %op = kcc.addptr %o, %r : tensor<64x!kcc.ptr<f32>>, tensor<64xi32>
+  kcc.store %op, %sum : tensor<64x!kcc.ptr<f32>>
   return
 }

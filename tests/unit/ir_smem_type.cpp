@@ -42,6 +42,11 @@ TEST_CASE("row-padded shared stages") {
   for (int64_t r = 0; r < 8; ++r)
     CHECK(r * padded.getRowBytes() / 16 % 8 == r);
 
+  // A 32 x f16 tile (a GEMV's slice of x) is 64 bytes; its stages are 128
+  // bytes apart, where a TMA copy may write.
+  SmemType small = SmemType::get(&ctx, {32}, f16, 3, 0, 0);
+  CHECK(small.getStageBytes() == 128);
+
   CHECK(accepts(ctx, {64, 64}, f16, 0, 16));
   CHECK(accepts(ctx, {32, 8}, f16, 0, 32));
   CHECK(accepts(ctx, {16, 4}, f32, 0, 16));

@@ -146,6 +146,22 @@ void PipelineTmaLoads::pipelineLoop(
     return entry.first->hasAttr(kcc::KccDialect::kMmaOperandAttr);
   });
   int64_t depth = stages + lag;
+  // A streaming loop (its tiles are read by threads, not tensor cores: a
+  // reduction or GEMV walking its rows) has nothing to overlap but memory:
+  // enough stages to keep `stream-bytes` in flight per CTA, which covers
+  // HBM's latency even with one CTA per multiprocessor (a column
+  // reduction's grid is its column blocks), at most 8.
+  if (!lag && streamBytes) {
+    int64_t stageBytes = 0;
+    for (auto [load, map] : loads) {
+      auto type = cast<kcc::TensorMapType>(map.getType());
+      stageBytes += kcc::tmaPartsOf(load, type) * type.getBoxBytes();
+    }
+    if (stageBytes > 0)
+      depth = std::clamp<int64_t>(
+          llvm::divideCeil(int64_t(streamBytes), stageBytes), depth,
+          std::max<int64_t>(depth, 8));
+  }
   // Warp specialization (loops feeding wgmma): a producer warpgroup issues
   // the copies and waits on per-stage "empty" barriers the consumers arrive
   // on, so no barrier across the CTA is left in the loop.
