@@ -247,7 +247,7 @@ def KccPipelineTmaLoads : Pass<"kcc-pipeline-tma-loads", "mlir::ModuleOp"> {
     Option<"streamBytes", "stream-bytes", "unsigned", /*default=*/"32768",
            "Bytes a streaming loop (tiles read by threads, no tensor-core "
            "operand) keeps in flight: more stages than `stages`, at most 8, "
-           "when its stages are small (0: `stages`)">,
+           "for stages of 4 KiB or more (0: `stages`)">,
     Option<"warpSpecialize", "warp-specialize", "bool", /*default=*/"true",
            "Split loops whose loads feed wgmma into a producer warpgroup and "
            "consumer warpgroups where the target model has "
