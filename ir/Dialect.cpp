@@ -330,8 +330,8 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                        "iter_arg is an i32 tile count";
   }
   if (name == kMaskUniformAttr || name == kMaskMonotoneAttr ||
-      name == kDataDependentAttr ||
-      name == kMmaOperandAttr || name == kMmaOverlapAttr)
+      name == kDataDependentAttr || name == kMmaOperandAttr ||
+      name == kMmaOverlapAttr)
     return expectKind<UnitAttr>(op, attr, "a unit attribute");
   if (name == kPersistentAttr) {
     auto n = dyn_cast<IntegerAttr>(attr.getValue());

@@ -225,8 +225,8 @@ AxisReductionPlan AxisReductionPlan::get(const TileLayout &src,
   p.axisLo = below;
   p.axisHi = below + llvm::Log2_64(shape[axis]);
   p.outElems = src.numElems / shape[axis];
-  int64_t axisMask = ((int64_t(1) << p.axisHi) - 1) &
-                     ~((int64_t(1) << p.axisLo) - 1);
+  int64_t axisMask =
+      ((int64_t(1) << p.axisHi) - 1) & ~((int64_t(1) << p.axisLo) - 1);
   // Registers grouped by their offset outside the axis bits.
   llvm::SmallDenseMap<int64_t, unsigned> groupOf;
   for (unsigned r = 0; r < src.regs; ++r) {

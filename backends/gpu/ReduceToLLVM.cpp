@@ -236,8 +236,8 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
     ops.barrier(b, loc);
     Value writer = ownerPred(b, loc, sl, tid);
     if (plan.laneMask) {
-      Value laneBits = arith::AndIOp::create(b, loc, tid,
-                                             i32Const(b, loc, plan.laneMask));
+      Value laneBits =
+          arith::AndIOp::create(b, loc, tid, i32Const(b, loc, plan.laneMask));
       Value first = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
                                           laneBits, i32Const(b, loc, 0));
       writer = writer ? arith::AndIOp::create(b, loc, writer, first) : first;
@@ -245,8 +245,7 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
     Value slot = i32Const(b, loc, 0);
     for (auto [i, bit] : llvm::enumerate(plan.warpAxisBits)) {
       Value one = arith::AndIOp::create(
-          b, loc,
-          arith::ShRUIOp::create(b, loc, tid, i32Const(b, loc, bit)),
+          b, loc, arith::ShRUIOp::create(b, loc, tid, i32Const(b, loc, bit)),
           i32Const(b, loc, 1));
       slot = arith::OrIOp::create(
           b, loc, slot,

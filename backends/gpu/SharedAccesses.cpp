@@ -371,15 +371,14 @@ kcc::gpu::describeSharedAccesses(Operation *op,
       SmallVector<unsigned> reps;
       for (ArrayRef<unsigned> group : plan.regGroups)
         reps.push_back(group.front());
-      perRegister(out, op, "axis reduction partial store", true, accBytes, sl,
-                  reps.size(),
-                  [&](unsigned t, unsigned i) -> std::optional<int64_t> {
-                    std::optional<int64_t> f = flatOf(sl, t, reps[i], true);
-                    if (!f || (t & plan.laneMask))
-                      return std::nullopt;
-                    return int64_t(plan.slotOf(t)) * plan.outElems +
-                           plan.outIndex(*f);
-                  });
+      perRegister(
+          out, op, "axis reduction partial store", true, accBytes, sl,
+          reps.size(), [&](unsigned t, unsigned i) -> std::optional<int64_t> {
+            std::optional<int64_t> f = flatOf(sl, t, reps[i], true);
+            if (!f || (t & plan.laneMask))
+              return std::nullopt;
+            return int64_t(plan.slotOf(t)) * plan.outElems + plan.outIndex(*f);
+          });
       for (auto [a, r] : llvm::zip(
                llvm::make_range(out.end() - reps.size(), out.end()), reps))
         a.reg = r;

@@ -149,8 +149,7 @@ AccessLimits computeLimits(const kcc::AxisInfoAnalysis &analysis, Value ptr,
   if (mask && isa<RankedTensorType>(mask.getType()))
     limits.mask = analysis.get(mask).getConstancy(dim);
   if (mask && !limits.maskUniform())
-    limits.maskMonotone =
-        onPrefixOrSuffix(analysis, mask, dim, limits.width());
+    limits.maskMonotone = onPrefixOrSuffix(analysis, mask, dim, limits.width());
   return limits;
 }
 
