@@ -110,6 +110,51 @@ def check_ragged(lib, specs, shapes):
     return failures
 
 
+def pitch(n):
+    """A row pitch wider than n and a multiple of 8 elements (16 bytes)."""
+    return (n + 8) // 8 * 8 + 8
+
+
+def streaming_ragged_cases(a, b):
+    """GEMV (K = a, N = b) and row/column sums (a x b) with rows padded to a
+    wider pitch: (kernel name, arguments, output, reference)."""
+    x = rand(a)
+    w_kn = rand(a, pitch(b))[:, :b]
+    w_nk = rand(b, pitch(a))[:, :a]
+    y = torch.empty(b, device="cuda", dtype=torch.float16)
+    m = rand(a, pitch(b))[:, :b]
+    rs = torch.empty(a, device="cuda", dtype=torch.float32)
+    cs = torch.empty(b, device="cuda", dtype=torch.float32)
+    return [
+        ("gemv_kn", dict(y=y, x=x, w=w_kn, k=a, n=b, stride_wk=w_kn.stride(0)), y,
+         x.float() @ w_kn.float()),
+        ("gemv_nk", dict(y=y, x=x, w=w_nk, k=a, n=b, stride_wn=w_nk.stride(0)), y,
+         w_nk.float() @ x.float()),
+        ("row_sum", dict(out=rs, x=m, rows=a, cols=b, stride=m.stride(0)), rs, m.float().sum(1)),
+        ("col_sum", dict(out=cs, x=m, rows=a, cols=b, stride=m.stride(0)), cs, m.float().sum(0)),
+    ]
+
+
+def check_streaming_ragged(lib, specs, shapes):
+    """Every GEMV and row/column-sum specialization against torch at shapes
+    that are not multiples of its tiles, rows padded; the count of failures."""
+    failures = 0
+    for a, b in shapes:
+        for name, kargs, out, ref in streaming_ragged_cases(a, b):
+            for spec in specs[name]:
+                out.fill_(float("nan"))
+                Kernel(lib, spec).bind(kargs)()
+                torch.cuda.synchronize()
+                got = out.float()
+                err = float((got - ref).abs().max())
+                tol = 2e-2 * max(1.0, float(ref.abs().max()))
+                ok = bool(torch.isfinite(got).all()) and err <= tol
+                failures += not ok
+                print(f"{'ok' if ok else 'FAIL'} {spec['symbol']} {a}x{b}: "
+                      f"max error {err:.3g}")
+    return failures
+
+
 def gemv_cases(k, n):
     x = rand(k)
     w_kn, w_nk = rand(k, n), rand(n, k)
@@ -158,6 +203,9 @@ def main():
     ap.add_argument("--only", default="", help="comma-separated kernel names to run (default: all)")
     ap.add_argument("--all-specs", action="store_true",
                     help="also print every specialization's time, not only the fastest")
+    ap.add_argument("--ragged-streaming", default="777x1000,4099x136,3x5",
+                    help="AxB shapes at which every GEMV (K x N) and row/column-sum "
+                         "(rows x columns) specialization is checked, rows padded")
     ap.add_argument("--ragged", default="777x1000x520,129x136x72,1x8x8",
                     help="MxNxK shapes checked (not timed) for every matmul")
     args = ap.parse_args()
@@ -184,6 +232,9 @@ def main():
     rows = []
     failures = check_ragged(lib, specs, [tuple(map(int, x.split("x")))
                                          for x in args.ragged.split(",") if x])
+    failures += check_streaming_ragged(
+        lib, specs, [tuple(map(int, x.split("x")))
+                     for x in args.ragged_streaming.split(",") if x])
     if args.only:
         cases = [c for c in cases if c[1] in args.only.split(",")]
     for title, name, kargs, out, ref, shape, work, peer in cases:
