@@ -97,17 +97,22 @@ def check_ragged(lib, specs, shapes):
     for m, n, k in shapes:
         for _title, name, kargs, out, ref, *_ in matmul_cases(m, n, k):
             for spec in specs[name]:
-                out.fill_(float("nan"))
-                Kernel(lib, spec).bind(kargs)()
-                torch.cuda.synchronize()
-                got = out.float()
-                err = float((got - ref).abs().max())
-                tol = 2e-2 * max(1.0, float(ref.abs().max()))
-                ok = bool(torch.isfinite(got).all()) and err <= tol
-                failures += not ok
-                print(f"{'ok' if ok else 'FAIL'} {spec['symbol']} {m}x{n}x{k}: "
-                      f"max error {err:.3g}")
+                failures += not check_spec(lib, spec, kargs, out, ref, f"{m}x{n}x{k}")
     return failures
+
+
+def check_spec(lib, spec, kargs, out, ref, shape):
+    """Runs one specialization once and compares its output with `ref`;
+    prints ok/FAIL with the shape and returns whether it matched."""
+    out.fill_(float("nan"))
+    Kernel(lib, spec).bind(kargs)()
+    torch.cuda.synchronize()
+    got = out.float()
+    err = float((got - ref).abs().max())
+    tol = 2e-2 * max(1.0, float(ref.abs().max()))
+    ok = bool(torch.isfinite(got).all()) and err <= tol
+    print(f"{'ok' if ok else 'FAIL'} {spec['symbol']} {shape}: max error {err:.3g}")
+    return ok
 
 
 def pitch(n):
@@ -142,16 +147,7 @@ def check_streaming_ragged(lib, specs, shapes):
     for a, b in shapes:
         for name, kargs, out, ref in streaming_ragged_cases(a, b):
             for spec in specs[name]:
-                out.fill_(float("nan"))
-                Kernel(lib, spec).bind(kargs)()
-                torch.cuda.synchronize()
-                got = out.float()
-                err = float((got - ref).abs().max())
-                tol = 2e-2 * max(1.0, float(ref.abs().max()))
-                ok = bool(torch.isfinite(got).all()) and err <= tol
-                failures += not ok
-                print(f"{'ok' if ok else 'FAIL'} {spec['symbol']} {a}x{b}: "
-                      f"max error {err:.3g}")
+                failures += not check_spec(lib, spec, kargs, out, ref, f"{a}x{b}")
     return failures
 
 

@@ -125,8 +125,9 @@ bool onPrefixOrSuffix(const kcc::AxisInfoAnalysis &analysis, Value mask,
          (flat(cmp.getLhs()) && counts(cmp.getRhs()));
 }
 
-AccessLimits computeLimits(const kcc::AxisInfoAnalysis &analysis, Value ptr,
-                           Value mask, unsigned maxVectorBytes) {
+AccessLimits computeLimits(const kcc::AxisInfoAnalysis &analysis,
+                           Operation *access, Value ptr, Value mask,
+                           unsigned maxVectorBytes) {
   auto type = cast<RankedTensorType>(ptr.getType());
   auto ptrType = cast<kcc::PtrType>(type.getElementType());
   int64_t elemBytes = kcc::getElementBytes(ptrType.getPointeeType());
@@ -148,7 +149,10 @@ AccessLimits computeLimits(const kcc::AxisInfoAnalysis &analysis, Value ptr,
   limits.mask = limits.shape;
   if (mask && isa<RankedTensorType>(mask.getType()))
     limits.mask = analysis.get(mask).getConstancy(dim);
-  if (mask && !limits.maskUniform())
+  // Loads only: they are what runs in the loops. A store runs once per tile,
+  // and the changed schedule of an epilogue at the register cap (sm_100a,
+  // 128 x 256 tile) spills.
+  if (mask && !limits.maskUniform() && isa<kcc::LoadOp>(access))
     limits.maskMonotone = onPrefixOrSuffix(analysis, mask, dim, limits.width());
   return limits;
 }
@@ -259,15 +263,10 @@ LogicalResult AssignLayouts::runOnKernel(func::FuncOp func) {
       ptr = store.getPtr();
       mask = store.getMask();
     }
-    if (ptr && isa<RankedTensorType>(ptr.getType())) {
+    if (ptr && isa<RankedTensorType>(ptr.getType()))
       accesses.push_back(
-          {op, ptr, mask, computeLimits(analysis, ptr, mask, maxVectorBytes)});
-      // Loads only: they are what runs in the loops. A store runs once per
-      // tile, and the changed schedule of an epilogue at the register cap
-      // (sm_100a, 128 x 256 tile) spills.
-      if (isa<kcc::StoreOp>(op))
-        accesses.back().limits.maskMonotone = false;
-    }
+          {op, ptr, mask,
+           computeLimits(analysis, op, ptr, mask, maxVectorBytes)});
     // A shared stage holds its tile densely in row-major order at a 128-byte
     // aligned address: contiguous and aligned for any vector width.
     if (isa<kcc::SmemLoadOp, kcc::SmemStoreOp>(op)) {

@@ -524,6 +524,14 @@ func.func @access_uniform_not_integer(%p: tensor<64x!kcc.ptr<f32>>) {
 
 // -----
 
+func.func @mask_monotone_not_unit(%p: tensor<64x!kcc.ptr<f32>>) {
+  // expected-error@+1 {{kcc.mask_monotone must be a unit attribute}}
+  %t = kcc.load %p {kcc.mask_monotone = 1 : i32} : tensor<64x!kcc.ptr<f32>>
+  return
+}
+
+// -----
+
 // A lifted tile's map: sizes then row strides, one each per box dimension
 // (a 2-D box: 3 entries), argument numbers as index, constants as i32.
 // expected-error@+1 {{kcc.tensor_map_shape applies to tensormap arguments: the sizes then row strides, each an integer argument's number (index) or an i32 constant}}
