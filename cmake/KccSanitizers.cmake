@@ -93,7 +93,8 @@ function(kcc_sanitize_targets dir)
     # Executables linking them (kcc, the tests) get the coverage callbacks
     # from the sanitizer runtime.
     if(KCC_FUZZERS AND type STREQUAL "STATIC_LIBRARY" AND target MATCHES "^Kcc")
-      target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link)
+      target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link
+        -fsanitize-coverage-ignorelist=${CMAKE_SOURCE_DIR}/cmake/fuzz-coverage-ignore.txt)
     endif()
   endforeach()
   get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)
