@@ -352,6 +352,14 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                      << kPersistentAttr;
   if (name == kRolesAttr)
     return expectKind<IntegerAttr>(op, attr, "an integer");
+  if (name == kEpilogueChunkAttr) {
+    auto cols = dyn_cast<DenseI64ArrayAttr>(attr.getValue());
+    return cols && cols.size() == 2 && 0 <= cols[0] && cols[0] < cols[1]
+               ? success()
+               : op->emitError() << kEpilogueChunkAttr
+                                 << " must be a column range [lo, hi) with "
+                                    "0 <= lo < hi";
+  }
   if (name == kProducerWarpsAttr) {
     auto w = dyn_cast<IntegerAttr>(attr.getValue());
     return w && w.getInt() > 0 && w.getInt() % 4 == 0

@@ -59,6 +59,12 @@ def Kcc_Dialect : Dialect {
     // prefix or a suffix of it (bounds checks of a contiguous index): the
     // chunk is all on iff its first and last bits are.
     static constexpr ::llvm::StringLiteral kMaskMonotoneAttr = "kcc.mask_monotone";
+    // On the ops of a GEMM epilogue copied once per column chunk of the
+    // tile's TMA store (pipeliner/EpilogueChunks.h): the chunk's columns
+    // [lo, hi), the only ones of the result read (the lowering's other
+    // elements are dead code); the attribute also keeps CSE from merging
+    // the copies back into one whole-tile epilogue.
+    static constexpr ::llvm::StringLiteral kEpilogueChunkAttr = "kcc.epilogue_chunk";
     // On the base pointer argument of a tensor parameter: its rank; the
     // sizes and strides follow it as i32 arguments.
     static constexpr ::llvm::StringLiteral kTensorRankAttr = "kcc.tensor_rank";

@@ -104,13 +104,21 @@ void describeBroadcastToAccumulator(std::vector<SharedAccess> &out,
   ArrayRef<int64_t> sshape = srcT.getShape(), dshape = dstT.getShape();
   TileLayout dl = TileLayout::get(dstT);
   // One load per distinct column (a [1, N] source) or row ([M, 1]) of a
-  // thread, as the lowering emits them.
+  // thread, as the lowering emits them; of an epilogue chunk's copy, those
+  // of the chunk's columns (the others are dead code).
   int64_t n = dshape[1];
   bool byColumn = sshape[0] == 1;
+  int64_t lo = 0, hi = n;
+  if (auto cols = bc->getAttrOfType<DenseI64ArrayAttr>(
+          KccDialect::kEpilogueChunkAttr))
+    lo = cols[0], hi = cols[1];
+  int64_t originCol = accumulatorOrigin(acc, 0).col;
   SmallVector<AccumulatorPos> loads;
   std::set<int64_t> seen;
   for (unsigned r = 0, e = accumulatorRegs(dstT); r < e; ++r) {
     AccumulatorPos off = accumulatorOffset(acc, n, r);
+    if (originCol + off.col < lo || originCol + off.col >= hi)
+      continue;
     if (seen.insert(byColumn ? off.col : off.row).second)
       loads.push_back(off);
   }

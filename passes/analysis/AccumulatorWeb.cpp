@@ -62,8 +62,12 @@ Value rebuildInLayout(OpBuilder &b, Value x, Type t) {
   Operation *def = x.getDefiningOp();
   if (auto splat = dyn_cast<kcc::SplatOp>(def))
     return kcc::SplatOp::create(b, def->getLoc(), t, splat.getOperand());
-  if (auto bc = dyn_cast<kcc::BroadcastOp>(def))
-    return kcc::BroadcastOp::create(b, def->getLoc(), t, bc.getSrc());
+  if (auto bc = dyn_cast<kcc::BroadcastOp>(def)) {
+    // An epilogue chunk's copy keeps its mark (kcc.epilogue_chunk).
+    auto copy = kcc::BroadcastOp::create(b, def->getLoc(), t, bc.getSrc());
+    copy->setDiscardableAttrs(def->getDiscardableAttrDictionary());
+    return copy;
+  }
   auto dense = cast<DenseElementsAttr>(cast<arith::ConstantOp>(def).getValue());
   return arith::ConstantOp::create(
       b, def->getLoc(), t,
@@ -167,6 +171,17 @@ kcc::retypeAccumulatorWeb(Operation *func, ArrayRef<Value> seeds,
       SmallVector<Operation *> chain = kcc::epilogueChain(*outside.front());
       if (!chain.empty()) {
         retypeEpilogueChain(v, chain, accType);
+        continue;
+      }
+    }
+    // An epilogue copied per column chunk (a loop result read by the
+    // copies alone): every copy runs in the layout.
+    if (outside.size() > 1 &&
+        outside.size() == size_t(std::distance(v.use_begin(), v.use_end()))) {
+      SmallVector<SmallVector<Operation *>> copies = kcc::epilogueCopies(v);
+      if (!copies.empty()) {
+        for (ArrayRef<Operation *> chain : copies)
+          retypeEpilogueChain(v, chain, accType);
         continue;
       }
     }

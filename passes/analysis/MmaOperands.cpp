@@ -342,11 +342,10 @@ static bool isElementwiseOf(Operation *op, ArrayRef<int64_t> shape) {
   return rt && rt.getShape() == shape;
 }
 
-bool kcc::storesMmaAccumulator(StoreTileOp store,
-                               ArrayRef<const TargetModel *> targets) {
-  // Back through the epilogue to the loop result it starts from (any tile
-  // operand: the epilogue is checked forward from there).
-  Value v = store.getValue();
+Value kcc::epilogueSource(Value stored) {
+  // Back through elementwise ops along any tile operand: the epilogue is
+  // checked forward from there (kcc::epilogueChain).
+  Value v = stored;
   auto shape = cast<RankedTensorType>(v.getType()).getShape();
   while (Operation *def = v.getDefiningOp()) {
     if (!isElementwiseOf(def, shape))
@@ -355,9 +354,17 @@ bool kcc::storesMmaAccumulator(StoreTileOp store,
       return !isSplatOrLineBroadcast(operand);
     });
     if (tile == def->getOperands().end())
-      return false;
+      return Value();
     v = *tile;
   }
+  return v;
+}
+
+bool kcc::storesMmaAccumulator(StoreTileOp store,
+                               ArrayRef<const TargetModel *> targets) {
+  Value v = epilogueSource(store.getValue());
+  if (!v)
+    return false;
   auto result = dyn_cast<OpResult>(v);
   auto loop = result ? dyn_cast<scf::ForOp>(result.getOwner()) : nullptr;
   if (!loop)
@@ -384,7 +391,8 @@ bool kcc::storesMmaAccumulator(StoreTileOp store,
          });
 }
 
-SmallVector<Operation *> kcc::epilogueChain(OpOperand &use) {
+SmallVector<Operation *> kcc::epilogueChain(OpOperand &use,
+                                            bool sourceShared) {
   Value from = use.get();
   auto shape = cast<RankedTensorType>(from.getType()).getShape();
   Operation *first = use.getOwner();
@@ -393,8 +401,19 @@ SmallVector<Operation *> kcc::epilogueChain(OpOperand &use) {
   // The elementwise ops after the first one in its block that read only
   // the accumulator, each other, splats and row/column broadcasts (an
   // activation reads its input twice: z / (1 + exp(-z))), in block order.
+  // Where other epilogues read the accumulator too (one per column chunk:
+  // pipeliner/EpilogueChunks.h), only the first op reads it.
   llvm::SmallPtrSet<Value, 16> inside = {from};
   SmallVector<Operation *> dag;
+  if (sourceShared) {
+    if (!llvm::all_of(first->getOperands(), [&](Value operand) {
+          return operand == from || isSplatOrLineBroadcast(operand);
+        }))
+      return {};
+    dag.push_back(first);
+    inside = {first->getResult(0)};
+    first = first->getNextNode();
+  }
   for (Operation *op = first; op; op = op->getNextNode()) {
     if (!isElementwiseOf(op, shape))
       continue;
@@ -417,13 +436,21 @@ SmallVector<Operation *> kcc::epilogueChain(OpOperand &use) {
       return llvm::is_contained(dag, user);
     });
   };
-  bool closed = usedInside(from);
+  bool closed = sourceShared || usedInside(from);
   for (Operation *op : ArrayRef(dag).drop_back())
     closed = closed && usedInside(op->getResult(0));
   if (closed)
     return dag;
   // Otherwise the linear prefix: each op the only user of the previous one.
   SmallVector<Operation *> chain;
+  if (sourceShared) {
+    chain.push_back(dag.front());
+    Value r = dag.front()->getResult(0);
+    if (!r.hasOneUse())
+      return chain;
+    from = r;
+    first = *r.getUsers().begin();
+  }
   for (Operation *op = first; op;) {
     bool ok = isElementwiseOf(op, shape) &&
               llvm::all_of(op->getOperands(), [&](Value operand) {
@@ -439,4 +466,21 @@ SmallVector<Operation *> kcc::epilogueChain(OpOperand &use) {
     op = *r.getUsers().begin();
   }
   return chain;
+}
+
+SmallVector<SmallVector<Operation *>> kcc::epilogueCopies(Value acc) {
+  SmallVector<SmallVector<Operation *>> copies;
+  if (acc.hasOneUse() || acc.use_empty())
+    return copies;
+  llvm::SmallPtrSet<Operation *, 32> seen;
+  for (OpOperand &use : acc.getUses()) {
+    SmallVector<Operation *> chain = epilogueChain(use, /*sourceShared=*/true);
+    if (chain.empty())
+      return {};
+    for (Operation *op : chain)
+      if (!seen.insert(op).second)
+        return {};
+    copies.push_back(std::move(chain));
+  }
+  return copies;
 }

@@ -107,6 +107,12 @@ SmemStoreOp epilogueStore(mlir::Value tile);
 /// never sits in shared memory), which needs no relayout either.
 bool storedInWindows(mlir::Value tile);
 
+/// The tile an elementwise epilogue that ends in `stored` starts from,
+/// back through elementwise ops along their one operand that is not a splat
+/// or row/column broadcast (`stored` itself when no op computes it; null
+/// when an op reads splats and broadcasts only).
+mlir::Value epilogueSource(mlir::Value stored);
+
 /// Whether `store` writes a tile computed from a K loop's MMA accumulator
 /// by an elementwise epilogue (kcc::epilogueChain) alone, with the dot on
 /// the staged tensor-core path of one of `targets`: its registers then go
@@ -123,8 +129,17 @@ bool storesMmaAccumulator(StoreTileOp store,
 /// read its input twice); where no such closed set exists, the chain of
 /// ops each the only user of the previous one. Those ops can run in the
 /// accumulator layout, so the tile leaves it only after the last one.
-/// Empty when the first user is not one.
-llvm::SmallVector<mlir::Operation *> epilogueChain(mlir::OpOperand &use);
+/// Empty when the first user is not one. With `sourceShared`, other
+/// epilogues read the accumulator too (a copy per column chunk,
+/// pipeliner/EpilogueChunks.h): only the op of `use` reads it in this one.
+llvm::SmallVector<mlir::Operation *> epilogueChain(mlir::OpOperand &use,
+                                                   bool sourceShared = false);
+
+/// The epilogues of accumulator `acc`, one per use, when it has several
+/// and each starts one (kcc::epilogueChain with `sourceShared`) that no
+/// other one shares an op with; empty otherwise.
+llvm::SmallVector<llvm::SmallVector<mlir::Operation *>>
+epilogueCopies(mlir::Value acc);
 
 } // namespace kcc
 

@@ -20,6 +20,7 @@
 #include "targets/TargetModel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/IR/IRMapping.h"
 
 using namespace mlir;
 using kcc::pipelining::constI32;
@@ -34,7 +35,68 @@ int64_t chunkColumnsFor(int64_t boxColumns) {
     return boxColumns;
   return 64 % boxColumns == 0 ? 64 : 0;
 }
+
+/// Fills e.epilogue and e.broadcasts for the stored `tile` when every value
+/// the epilogue makes (and the broadcasts it reads) is used inside it, by
+/// the stage write and the masked-store fallback only, all before
+/// `branch`: then each chunk can compute its own copy.
+void collectEpilogue(Value tile, scf::IfOp branch, kcc::ChunkableEpilogue &e) {
+  Value acc = kcc::epilogueSource(tile);
+  if (!acc || acc == tile || !acc.hasOneUse())
+    return;
+  SmallVector<Operation *> chain = kcc::epilogueChain(*acc.getUses().begin());
+  if (chain.empty() || chain.back()->getResult(0) != tile)
+    return;
+  llvm::SmallPtrSet<Operation *, 16> inside(chain.begin(), chain.end());
+  Block *block = branch->getBlock();
+  for (Operation *op : chain) {
+    if (op->getBlock() != block || !op->isBeforeInBlock(branch))
+      return;
+    for (Operation *user : op->getUsers())
+      if (!inside.contains(user) && !branch->isAncestor(user))
+        return;
+  }
+  SmallVector<kcc::BroadcastOp> broadcasts;
+  for (Operation *op : chain)
+    for (Value operand : op->getOperands()) {
+      auto bc = operand.getDefiningOp<kcc::BroadcastOp>();
+      if (!bc || llvm::is_contained(broadcasts, bc))
+        continue;
+      // Copied per chunk only where the epilogue alone reads it.
+      if (bc->getBlock() == block &&
+          llvm::all_of(bc->getUsers(), [&](Operation *user) {
+            return inside.contains(user);
+          }))
+        broadcasts.push_back(bc);
+    }
+  e.epilogue = std::move(chain);
+  e.broadcasts = std::move(broadcasts);
+}
+
+/// The stored tile of `e` computed at `b`'s insertion point: a copy of the
+/// epilogue (and of the broadcasts only it reads) for chunk `j`.
+Value epilogueCopy(OpBuilder &b, const kcc::ChunkableEpilogue &e, Value tile,
+                   int64_t j) {
+  // A cast alone stays whole, computed once before the branch.
+  if (!e.fused())
+    return tile;
+  IRMapping copies;
+  int64_t c = e.chunkColumns;
+  auto chunk = b.getDenseI64ArrayAttr({j * c, (j + 1) * c});
+  for (kcc::BroadcastOp bc : e.broadcasts)
+    b.clone(*bc, copies)->setAttr(kcc::KccDialect::kEpilogueChunkAttr, chunk);
+  for (Operation *op : e.epilogue)
+    b.clone(*op, copies)->setAttr(kcc::KccDialect::kEpilogueChunkAttr, chunk);
+  return copies.lookup(tile);
+}
 } // namespace
+
+bool kcc::ChunkableEpilogue::fused() const {
+  return !broadcasts.empty() ||
+         llvm::any_of(epilogue, [](Operation *op) {
+           return !isa<CastOpInterface>(op);
+         });
+}
 
 SmallVector<kcc::ChunkableEpilogue>
 kcc::chunkableEpilogues(func::FuncOp func, const TargetModel &target) {
@@ -76,6 +138,7 @@ kcc::chunkableEpilogues(func::FuncOp func, const TargetModel &target) {
     if (!columns || width % columns || width / columns < 3)
       return;
     ChunkableEpilogue e;
+    collectEpilogue(staged.getValue(), branch, e);
     e.branch = branch;
     e.stage = alloc;
     e.staged = staged;
@@ -111,9 +174,13 @@ void kcc::chunkEpilogue(ChunkableEpilogue e) {
   llvm::raw_string_ostream os(why);
   TensorMapType mapType = copy.getMap().getType();
   os << "the tile in " << e.chunks << " chunks of " << c
-     << " columns through two " << rows << "x" << c
-     << " stages (a whole-tile stage would cost the K loop a pipeline stage), "
-     << "each " << parts << " TMA box" << (parts > 1 ? "es [" : " [");
+     << " columns through two " << rows << "x" << c << " stages ("
+     << (e.fused() ? "the epilogue computed a chunk at a time, so that its "
+                     "temporaries never take a whole tile's registers beside "
+                     "the accumulator"
+                   : "a whole-tile stage would cost the K loop a pipeline "
+                     "stage")
+     << "), each " << parts << " TMA box" << (parts > 1 ? "es [" : " [");
   llvm::interleaveComma(mapType.getBox(), os);
   os << "] x " << mapType.getElementType();
   if (mapType.getSwizzle())
@@ -137,7 +204,8 @@ void kcc::chunkEpilogue(ChunkableEpilogue e) {
       BulkWaitGroupOp::create(b, loc, 1, /*read=*/true);
     if (j != 1)
       CtaBarrierOp::create(b, loc);
-    SmemStoreOp::create(b, loc, tile, buffer, slot, windowOf(j));
+    SmemStoreOp::create(b, loc, epilogueCopy(b, e, tile, j), buffer, slot,
+                        windowOf(j));
     FenceProxyAsyncOp::create(b, loc);
     CtaBarrierOp::create(b, loc);
     SmallVector<Value> at(coords);
@@ -159,7 +227,8 @@ void kcc::chunkEpilogue(ChunkableEpilogue e) {
   for (int64_t j = 0; j < e.chunks; ++j) {
     Value slot = constI32(eb, eloc, j % 2);
     CtaBarrierOp::create(eb, eloc);
-    SmemStoreOp::create(eb, eloc, tile, buffer, slot, windowOf(j));
+    SmemStoreOp::create(eb, eloc, epilogueCopy(eb, e, tile, j), buffer, slot,
+                        windowOf(j));
     CtaBarrierOp::create(eb, eloc);
     Value part = SmemLoadOp::create(eb, eloc, chunkType, buffer, slot);
     Value col = arith::AddIOp::create(
@@ -172,4 +241,11 @@ void kcc::chunkEpilogue(ChunkableEpilogue e) {
     store.getCoordsMutable()[store.getCoords().size() - 1].set(col);
   }
   edge.erase();
+  // The whole-tile epilogue has no users left.
+  if (!e.fused())
+    return;
+  for (Operation *op : llvm::reverse(e.epilogue))
+    op->erase();
+  for (BroadcastOp bc : e.broadcasts)
+    bc->erase();
 }

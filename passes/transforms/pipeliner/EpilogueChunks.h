@@ -29,6 +29,16 @@ struct ChunkableEpilogue {
   StoreTileOp edge;       // the masked-store fallback
   int64_t chunkColumns = 0, chunks = 0;
   int64_t savedBytes = 0; // the whole stage less the ring of two chunks
+  // The elementwise epilogue that computes the stored tile from the
+  // accumulator (kcc::epilogueChain, in block order) and the row/column
+  // broadcasts only it reads; empty when the accumulator is stored as is.
+  llvm::SmallVector<mlir::Operation *> epilogue;
+  llvm::SmallVector<BroadcastOp> broadcasts;
+  /// Whether the epilogue does more than cast (a bias, an activation):
+  /// computed a chunk at a time, its temporaries and broadcast operands
+  /// need a chunk's registers, not the whole tile's again beside the
+  /// accumulator, which would spill.
+  bool fused() const;
 };
 
 /// The TMA stores of `func` in kcc-materialize-tma-copies' form whose tile
@@ -40,7 +50,10 @@ chunkableEpilogues(mlir::func::FuncOp func, const TargetModel &target);
 /// Rewrites `e`: the stage becomes two chunk stages, and chunk j is written
 /// (smem_store's window) into stage j % 2 once the TMA store of chunk j - 2
 /// has read it, then copied out; the masked-store fallback relayouts
-/// through the same stages a chunk at a time.
+/// through the same stages a chunk at a time. A fused epilogue is computed
+/// before each chunk's write, a copy per chunk marked with its columns
+/// (kcc.epilogue_chunk; each copy's other columns are dead code after
+/// lowering); a cast alone stays whole before the branch.
 void chunkEpilogue(ChunkableEpilogue e);
 
 } // namespace kcc

@@ -97,6 +97,15 @@ int64_t scratchReserve(func::FuncOp func,
         if (!chain.empty())
           leaving = chain.back()->getResult(0);
       }
+      // An epilogue copied per column chunk: each copy's tile is stored in
+      // windows from the registers.
+      SmallVector<SmallVector<Operation *>> copies =
+          kcc::epilogueCopies(leaving);
+      if (!copies.empty() &&
+          llvm::all_of(copies, [](ArrayRef<Operation *> chain) {
+            return kcc::storedInWindows(chain.back()->getResult(0));
+          }))
+        return;
       // The relayout moves the tile where it leaves the accumulator layout:
       // after its epilogue (the cast to a narrower output type included).
       if (!kcc::epilogueStore(leaving) && !kcc::storedInWindows(leaving))

@@ -248,20 +248,24 @@ void PipelineTmaLoads::pipelineLoop(
       --d;
     return cost(d) <= bytes ? d : 0;
   };
-  // A whole-tile epilogue stage that costs this loop a pipeline stage: the
-  // tile goes out in column chunks instead (EpilogueChunks.h).
-  if (chunkEpilogues && cost(depth) > budget) {
+  // A whole-tile epilogue stage that costs this loop a pipeline stage, or a
+  // fused epilogue (one that computes more than a cast): the tile goes out
+  // in column chunks instead (EpilogueChunks.h).
+  if (chunkEpilogues) {
     SmallVector<kcc::ChunkableEpilogue> chunkable =
         kcc::chunkableEpilogues(func, *target);
-    int64_t saved = 0;
+    int64_t saved = 0, fusedSaved = 0;
     for (const kcc::ChunkableEpilogue &e : chunkable)
-      saved += e.savedBytes;
-    if (saved && deepest(budget + saved) > deepest(budget)) {
-      for (const kcc::ChunkableEpilogue &e : chunkable)
+      (e.fused() ? fusedSaved : saved) += e.savedBytes;
+    bool buysStage = cost(depth) > budget && saved &&
+                     deepest(budget + fusedSaved + saved) >
+                         deepest(budget + fusedSaved);
+    for (const kcc::ChunkableEpilogue &e : chunkable)
+      if (e.fused() || buysStage)
         kcc::chunkEpilogue(e);
-      others -= saved;
-      budget += saved;
-    }
+    saved = fusedSaved + (buysStage ? saved : 0);
+    others -= saved;
+    budget += saved;
   }
   depth = std::max<int64_t>(deepest(budget), 2);
   if (cost(depth) > budget)

@@ -532,6 +532,22 @@ func.func @mask_monotone_not_unit(%p: tensor<64x!kcc.ptr<f32>>) {
 
 // -----
 
+func.func @epilogue_chunk_not_a_range(%a: tensor<128x256xf32>) {
+  // expected-error@+1 {{kcc.epilogue_chunk must be a column range [lo, hi) with 0 <= lo < hi}}
+  %t = arith.negf %a {kcc.epilogue_chunk = array<i64: 64, 64>} : tensor<128x256xf32>
+  return
+}
+
+// -----
+
+func.func @epilogue_chunk_not_an_array(%a: tensor<128x256xf32>) {
+  // expected-error@+1 {{kcc.epilogue_chunk must be a column range [lo, hi) with 0 <= lo < hi}}
+  %t = arith.negf %a {kcc.epilogue_chunk = 1 : i64} : tensor<128x256xf32>
+  return
+}
+
+// -----
+
 // A lifted tile's map: sizes then row strides, one each per box dimension
 // (a 2-D box: 3 entries), argument numbers as index, constants as i32.
 // expected-error@+1 {{kcc.tensor_map_shape applies to tensormap arguments: the sizes then row strides, each an integer argument's number (index) or an i32 constant}}
