@@ -109,8 +109,8 @@ void describeBroadcastToAccumulator(std::vector<SharedAccess> &out,
   int64_t n = dshape[1];
   bool byColumn = sshape[0] == 1;
   int64_t lo = 0, hi = n;
-  if (auto cols = bc->getAttrOfType<DenseI64ArrayAttr>(
-          KccDialect::kEpilogueChunkAttr))
+  if (auto cols =
+          bc->getAttrOfType<DenseI64ArrayAttr>(KccDialect::kEpilogueChunkAttr))
     lo = cols[0], hi = cols[1];
   int64_t originCol = accumulatorOrigin(acc, 0).col;
   SmallVector<AccumulatorPos> loads;

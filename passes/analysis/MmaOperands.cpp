@@ -391,8 +391,7 @@ bool kcc::storesMmaAccumulator(StoreTileOp store,
          });
 }
 
-SmallVector<Operation *> kcc::epilogueChain(OpOperand &use,
-                                            bool sourceShared) {
+SmallVector<Operation *> kcc::epilogueChain(OpOperand &use, bool sourceShared) {
   Value from = use.get();
   auto shape = cast<RankedTensorType>(from.getType()).getShape();
   Operation *first = use.getOwner();

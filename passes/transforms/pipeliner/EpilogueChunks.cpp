@@ -64,9 +64,8 @@ void collectEpilogue(Value tile, scf::IfOp branch, kcc::ChunkableEpilogue &e) {
         continue;
       // Copied per chunk only where the epilogue alone reads it.
       if (bc->getBlock() == block &&
-          llvm::all_of(bc->getUsers(), [&](Operation *user) {
-            return inside.contains(user);
-          }))
+          llvm::all_of(bc->getUsers(),
+                       [&](Operation *user) { return inside.contains(user); }))
         broadcasts.push_back(bc);
     }
   e.epilogue = std::move(chain);
@@ -92,10 +91,9 @@ Value epilogueCopy(OpBuilder &b, const kcc::ChunkableEpilogue &e, Value tile,
 } // namespace
 
 bool kcc::ChunkableEpilogue::fused() const {
-  return !broadcasts.empty() ||
-         llvm::any_of(epilogue, [](Operation *op) {
-           return !isa<CastOpInterface>(op);
-         });
+  return !broadcasts.empty() || llvm::any_of(epilogue, [](Operation *op) {
+    return !isa<CastOpInterface>(op);
+  });
 }
 
 SmallVector<kcc::ChunkableEpilogue>

@@ -257,9 +257,9 @@ void PipelineTmaLoads::pipelineLoop(
     int64_t saved = 0, fusedSaved = 0;
     for (const kcc::ChunkableEpilogue &e : chunkable)
       (e.fused() ? fusedSaved : saved) += e.savedBytes;
-    bool buysStage = cost(depth) > budget && saved &&
-                     deepest(budget + fusedSaved + saved) >
-                         deepest(budget + fusedSaved);
+    bool buysStage =
+        cost(depth) > budget && saved &&
+        deepest(budget + fusedSaved + saved) > deepest(budget + fusedSaved);
     for (const kcc::ChunkableEpilogue &e : chunkable)
       if (e.fused() || buysStage)
         kcc::chunkEpilogue(e);
