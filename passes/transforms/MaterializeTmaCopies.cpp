@@ -47,6 +47,39 @@ Operation *ancestorIn(Block *block, Operation *op) {
   return op;
 }
 
+/// Where the TMA copy of `load` issues: right after the last op of its
+/// block that defines what the copy reads (`deps`: its coordinates, map,
+/// stage and barriers; `initialized`, the barriers' initialization), and
+/// after the last op that may write global memory, so that the copy
+/// overlaps whatever runs before the tile is needed (the K loop ahead of a
+/// GEMM epilogue's bias) and still reads what the kernel wrote before it.
+Operation *issuePoint(Operation *load, ArrayRef<Value> deps,
+                      Operation *initialized) {
+  Block *block = load->getBlock();
+  Operation *last = initialized ? ancestorIn(block, initialized) : nullptr;
+  auto later = [&](Operation *a) {
+    if (a && (!last || last->isBeforeInBlock(a)))
+      last = a;
+  };
+  for (Value v : deps)
+    if (Operation *def = v.getDefiningOp())
+      later(ancestorIn(block, def));
+  for (Operation *op = load->getPrevNode(); op && op != last;
+       op = op->getPrevNode()) {
+    bool writes = op->walk([](Operation *inner) {
+                      return isa<kcc::StoreOp, kcc::StoreTileOp,
+                                 kcc::TmaStoreOp, func::CallOp>(inner)
+                                 ? WalkResult::interrupt()
+                                 : WalkResult::advance();
+                    }).wasInterrupted();
+    if (writes) {
+      later(op);
+      break;
+    }
+  }
+  return last ? last->getNextNode() : &block->front();
+}
+
 struct Stage {
   Value buffer;
   kcc::SmemType type;
@@ -162,13 +195,14 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
 
   // Loads: one barrier each, initialized at entry.
   Value bars;
+  Operation *initialized = nullptr;
   if (!loads.empty()) {
     bars = kcc::MBarrierAllocOp::create(
         b, entryLoc, kcc::MBarrierType::get(ctx, loads.size()));
     for (unsigned k = 0; k < loads.size(); ++k)
       kcc::MBarrierInitOp::create(b, entryLoc, bars,
                                   constI32(b, entryLoc, k), 1);
-    kcc::FenceMBarrierInitOp::create(b, entryLoc);
+    initialized = kcc::FenceMBarrierInitOp::create(b, entryLoc);
   }
   SmallVector<Stage> loaded;
   llvm::DenseMap<Operation *, unsigned> stageOfRead;
@@ -179,7 +213,10 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
     Stage stage = stageOf(load.getType().getShape(),
                           load.getType().getElementType(),
                           mapType.getSwizzle());
-    OpBuilder ob(load);
+    // Issued as early as it can be; waited for where first needed.
+    SmallVector<Value> deps(load.getCoords());
+    deps.append({map, stage.buffer, bars});
+    OpBuilder ob(issuePoint(load, deps, initialized));
     Location loc = load.getLoc();
     Value index = constI32(ob, loc, k);
     int64_t parts = kcc::tmaPartsOf(load, mapType);

@@ -60,3 +60,58 @@ func.func @scale(%arg0: !kcc.ptr<f32> {kcc.align = 16 : i64, kcc.tensor_rank = 2
   kcc.store_tile %4, %arg0[%arg1, %arg2] strides[%arg3] at[%0, %1] : tensor<16x64xf32>, !kcc.ptr<f32>
   return
 }
+
+// A copy issues as early as what it reads allows (its coordinates, map,
+// stage and barriers), so that it overlaps the work before the tile's first
+// use (the K loop ahead of a GEMM epilogue's bias); the wait stays at the
+// first use.
+// CHECK-LABEL: func.func @prefetch(
+// CHECK: kcc.fence_mbarrier_init
+// CHECK: %[[P:.*]] = kcc.program_id(0)
+// CHECK: kcc.mbarrier_arrive_expect_tx
+// CHECK: kcc.tma_load %arg9
+// CHECK: scf.for
+// CHECK: kcc.mbarrier_wait
+// CHECK: kcc.smem_load
+func.func @prefetch(%arg0: !kcc.ptr<f32> {kcc.align = 16 : i64, kcc.tensor_rank = 2 : i32}, %arg1: i32, %arg2: i32, %arg3: i32 {kcc.divisibility = 4 : i64},
+                    %arg4: !kcc.ptr<f32> {kcc.align = 16 : i64, kcc.tensor_rank = 2 : i32}, %arg5: i32, %arg6: i32, %arg7: i32 {kcc.divisibility = 4 : i64}, %arg8: i32,
+                    %arg9: !kcc.tensormap<[16, 64], f32, swizzle = 0> {kcc.tensor_map_of = 4 : i32}, %arg10: !kcc.tensormap<[16, 64], f32, swizzle = 0> {kcc.tensor_map_of = 0 : i32})
+    attributes {kcc.arg_names = ["dst", "dst_dim0", "dst_dim1", "dst_stride0", "src", "src_dim0", "src_dim1", "src_stride0", "n", "src_map_16_64", "dst_map_16_64"],
+                kcc.base_name = "prefetch", kcc.constant_names = [],
+                kcc.grid = ["(((src_dim1) + (64) - 1) / (64))", "1", "1"], kcc.kernel, kcc.specialization = {}} {
+  %0 = kcc.program_id(0) : i32
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %f1 = arith.constant 1.0 : f32
+  %s = scf.for %i = %c0 to %arg8 step %c1 iter_args(%acc = %f1) -> (f32) : i32 {
+    %v = arith.addf %acc, %acc : f32
+    scf.yield %v : f32
+  }
+  %t = kcc.load_tile %arg4[%arg5, %arg6] strides[%arg7] at[%c0, %0] : !kcc.ptr<f32> -> tensor<16x64xf32>
+  %sp = kcc.splat %s : tensor<16x64xf32>
+  %r = arith.mulf %t, %sp : tensor<16x64xf32>
+  kcc.store_tile %r, %arg0[%arg1, %arg2] strides[%arg3] at[%c0, %0] : tensor<16x64xf32>, !kcc.ptr<f32>
+  return
+}
+
+// Not ahead of a write to global memory: the kernel's own store comes
+// first, as written (it may write what the copy reads).
+// CHECK-LABEL: func.func @prefetch_after_store(
+// CHECK: kcc.tma_store %{{.*}} -> %arg10
+// CHECK: } {kcc.data_dependent}
+// CHECK: kcc.mbarrier_arrive_expect_tx
+// CHECK: kcc.tma_load %arg9
+func.func @prefetch_after_store(%arg0: !kcc.ptr<f32> {kcc.align = 16 : i64, kcc.tensor_rank = 2 : i32}, %arg1: i32, %arg2: i32, %arg3: i32 {kcc.divisibility = 4 : i64},
+                    %arg4: !kcc.ptr<f32> {kcc.align = 16 : i64, kcc.tensor_rank = 2 : i32}, %arg5: i32, %arg6: i32, %arg7: i32 {kcc.divisibility = 4 : i64}, %arg8: f32,
+                    %arg9: !kcc.tensormap<[16, 64], f32, swizzle = 0> {kcc.tensor_map_of = 4 : i32}, %arg10: !kcc.tensormap<[16, 64], f32, swizzle = 0> {kcc.tensor_map_of = 0 : i32})
+    attributes {kcc.arg_names = ["dst", "dst_dim0", "dst_dim1", "dst_stride0", "src", "src_dim0", "src_dim1", "src_stride0", "s", "src_map_16_64", "dst_map_16_64"],
+                kcc.base_name = "prefetch_after_store", kcc.constant_names = [],
+                kcc.grid = ["(((src_dim1) + (64) - 1) / (64))", "1", "1"], kcc.kernel, kcc.specialization = {}} {
+  %0 = kcc.program_id(0) : i32
+  %c0 = arith.constant 0 : i32
+  %sp = kcc.splat %arg8 : tensor<16x64xf32>
+  kcc.store_tile %sp, %arg0[%arg1, %arg2] strides[%arg3] at[%c0, %0] : tensor<16x64xf32>, !kcc.ptr<f32>
+  %t = kcc.load_tile %arg4[%arg5, %arg6] strides[%arg7] at[%c0, %0] : !kcc.ptr<f32> -> tensor<16x64xf32>
+  kcc.store_tile %t, %arg4[%arg5, %arg6] strides[%arg7] at[%c0, %0] : tensor<16x64xf32>, !kcc.ptr<f32>
+  return
+}
