@@ -68,6 +68,9 @@ void collectEpilogue(Value tile, scf::IfOp branch, kcc::ChunkableEpilogue &e) {
                        [&](Operation *user) { return inside.contains(user); }))
         broadcasts.push_back(bc);
     }
+  e.fused = !broadcasts.empty() || llvm::any_of(chain, [](Operation *op) {
+    return !isa<CastOpInterface>(op);
+  });
   e.epilogue = std::move(chain);
   e.broadcasts = std::move(broadcasts);
 }
@@ -77,7 +80,7 @@ void collectEpilogue(Value tile, scf::IfOp branch, kcc::ChunkableEpilogue &e) {
 Value epilogueCopy(OpBuilder &b, const kcc::ChunkableEpilogue &e, Value tile,
                    int64_t j) {
   // A cast alone stays whole, computed once before the branch.
-  if (!e.fused())
+  if (!e.fused)
     return tile;
   IRMapping copies;
   int64_t c = e.chunkColumns;
@@ -89,12 +92,6 @@ Value epilogueCopy(OpBuilder &b, const kcc::ChunkableEpilogue &e, Value tile,
   return copies.lookup(tile);
 }
 } // namespace
-
-bool kcc::ChunkableEpilogue::fused() const {
-  return !broadcasts.empty() || llvm::any_of(epilogue, [](Operation *op) {
-    return !isa<CastOpInterface>(op);
-  });
-}
 
 SmallVector<kcc::ChunkableEpilogue>
 kcc::chunkableEpilogues(func::FuncOp func, const TargetModel &target) {
@@ -173,11 +170,11 @@ void kcc::chunkEpilogue(ChunkableEpilogue e) {
   TensorMapType mapType = copy.getMap().getType();
   os << "the tile in " << e.chunks << " chunks of " << c
      << " columns through two " << rows << "x" << c << " stages ("
-     << (e.fused() ? "the epilogue computed a chunk at a time, so that its "
-                     "temporaries never take a whole tile's registers beside "
-                     "the accumulator"
-                   : "a whole-tile stage would cost the K loop a pipeline "
-                     "stage")
+     << (e.fused ? "the epilogue computed a chunk at a time, so that its "
+                   "temporaries never take a whole tile's registers beside "
+                   "the accumulator"
+                 : "a whole-tile stage would cost the K loop a pipeline "
+                   "stage")
      << "), each " << parts << " TMA box" << (parts > 1 ? "es [" : " [");
   llvm::interleaveComma(mapType.getBox(), os);
   os << "] x " << mapType.getElementType();
@@ -240,7 +237,7 @@ void kcc::chunkEpilogue(ChunkableEpilogue e) {
   }
   edge.erase();
   // The whole-tile epilogue has no users left.
-  if (!e.fused())
+  if (!e.fused)
     return;
   for (Operation *op : llvm::reverse(e.epilogue))
     op->erase();

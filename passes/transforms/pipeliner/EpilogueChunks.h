@@ -38,7 +38,7 @@ struct ChunkableEpilogue {
   /// computed a chunk at a time, its temporaries and broadcast operands
   /// need a chunk's registers, not the whole tile's again beside the
   /// accumulator, which would spill.
-  bool fused() const;
+  bool fused = false;
 };
 
 /// The TMA stores of `func` in kcc-materialize-tma-copies' form whose tile

@@ -256,16 +256,16 @@ void PipelineTmaLoads::pipelineLoop(
         kcc::chunkableEpilogues(func, *target);
     int64_t saved = 0, fusedSaved = 0;
     for (const kcc::ChunkableEpilogue &e : chunkable)
-      (e.fused() ? fusedSaved : saved) += e.savedBytes;
+      (e.fused ? fusedSaved : saved) += e.savedBytes;
     bool buysStage =
         cost(depth) > budget && saved &&
         deepest(budget + fusedSaved + saved) > deepest(budget + fusedSaved);
     for (const kcc::ChunkableEpilogue &e : chunkable)
-      if (e.fused() || buysStage)
+      if (e.fused || buysStage)
         kcc::chunkEpilogue(e);
-    saved = fusedSaved + (buysStage ? saved : 0);
-    others -= saved;
-    budget += saved;
+    int64_t freed = fusedSaved + (buysStage ? saved : 0);
+    others -= freed;
+    budget += freed;
   }
   depth = std::max<int64_t>(deepest(budget), 2);
   if (cost(depth) > budget)
