@@ -32,6 +32,12 @@ tools = ["kcc", "kcc-opt", "kcc-difftest", "kcc-sim", "FileCheck", "not", "split
 llvm_config.add_tool_substitutions(tools, [config.kcc_tools_dir, config.llvm_tools_dir])
 if os.path.exists(os.path.join(config.cuda_path, "bin", "ptxas")):
     config.available_features.add("ptxas")
+# The ASan + UBSan build (scripts/ci-sanitizers.sh): the simulator GEMM
+# difftests run one case of each kind there (`%if sanitized`), every case in
+# the release build. Each case re-runs the same lowering and simulator code
+# paths at 3-4x the release cost under ASan.
+if config.kcc_sanitize.upper() in ("ON", "1", "TRUE", "YES"):
+    config.available_features.add("sanitized")
 # HIP host side: kcc_runtime_hip (built where libamdhip64-dev is installed),
 # and the fake libamdhip64.so.5 the HIP tests run against.
 if config.kcc_runtime_hip.upper() in ("ON", "1", "TRUE", "YES") and config.fake_hip_dir:

@@ -65,8 +65,8 @@ void Table::print(llvm::raw_ostream &os) const {
       skip += !anyFail && !anyPass;
     }
   }
-  os << rows.size() << " cases: " << pass << " PASS, " << fail << " FAIL, "
-     << skip << " SKIP\n";
+  os << rows.size() << (rows.size() == 1 ? " case: " : " cases: ") << pass
+     << " PASS, " << fail << " FAIL, " << skip << " SKIP\n";
   if (summary == Summary::CasesAndLegs && legs > 1)
     for (size_t i = 0; i < legs; ++i)
       os << "  " << columns[i] << ": " << legPass[i] << " PASS, " << legFail[i]

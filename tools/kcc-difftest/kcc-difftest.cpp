@@ -107,6 +107,11 @@ static cl::opt<unsigned> simProcessors(
 static cl::opt<uint64_t> simSeed("sim-seed",
                                  cl::desc("Schedule seed of the sim legs"),
                                  cl::init(1), cl::cat(category));
+static cl::list<std::string> caseNames(
+    "cases",
+    cl::desc("Run only these cases: NAME (of any kernel) or KERNEL/NAME; "
+             "each must select at least one case"),
+    cl::value_desc("[KERNEL/]NAME,..."), cl::CommaSeparated, cl::cat(category));
 static cl::opt<std::string>
     compareDir("compare",
                cl::desc("Compare the legs' outputs in DIR (written by "
@@ -840,6 +845,30 @@ int main(int argc, char **argv) {
   if (!parseCaseFile(positional[1], (*caseText)->getBuffer(), cases, err)) {
     errs() << err << "\n";
     return 1;
+  }
+
+  if (!caseNames.empty()) {
+    // A subset of a case file (the sanitizer leg of CI runs a few cases of
+    // each file); a name that selects nothing is a typo, not an empty run.
+    auto selects = [](StringRef name, const KernelSpec &k, const CaseSpec &c) {
+      auto [kernel, kase] = name.rsplit('/');
+      return kase.empty() ? c.name == name : k.name == kernel && c.name == kase;
+    };
+    for (StringRef name : caseNames)
+      if (none_of(cases.kernels, [&](const KernelSpec &k) {
+            return any_of(k.cases, [&](const CaseSpec &c) {
+              return selects(name, k, c);
+            });
+          }))
+        return fail("--cases: no case named '" + name + "' in " +
+                    positional[1]);
+    for (KernelSpec &k : cases.kernels)
+      erase_if(k.cases, [&](const CaseSpec &c) {
+        return none_of(caseNames,
+                       [&](StringRef name) { return selects(name, k, c); });
+      });
+    erase_if(cases.kernels,
+             [](const KernelSpec &k) { return k.cases.empty(); });
   }
 
   auto source = MemoryBuffer::getFile(positional[0], /*IsText=*/true);
