@@ -812,6 +812,18 @@ LogicalResult WarpSpecializeOp::verify() {
   return success();
 }
 
+LogicalResult ConsumerGroupOp::verify() {
+  for (Region *r = getOperation()->getParentRegion(); r;
+       r = r->getParentRegion())
+    if (auto ws = dyn_cast_or_null<WarpSpecializeOp>(r->getParentOp())) {
+      if (r == &ws.getConsumer())
+        return success();
+      break;
+    }
+  return emitOpError("must be in the consumer region of a kcc.warp_specialize "
+                     "(only consumer groups have an index)");
+}
+
 /// What warpgroup_mma and warp_mma share: the accumulator (#kcc.wgmma_acc
 /// once layouts are assigned) and 2-D stages that form acc[M,N] +=
 /// a[M,K] x b[K,N] with the given majorness; `k` is K.

@@ -319,6 +319,18 @@ def Kcc_WarpgroupMmaWaitOp : Kcc_Op<"warpgroup_mma_wait",
   }];
 }
 
+def Kcc_ConsumerGroupOp : Kcc_Op<"consumer_group", [Pure]> {
+  let summary = "the consumer group executing a ping-pong consumer region";
+  let description = [{
+    In the consumer region of a `kcc.warp_specialize` with `groups = G`:
+    which of the G consumer groups executes it (0 .. G - 1); 0 with one
+    group. Each group picks its own tiles and private buffers by it.
+  }];
+  let results = (outs I32:$result);
+  let assemblyFormat = "attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 def Kcc_WarpSpecializeOp : Kcc_Op<"warp_specialize",
     [NoTerminator, RecursiveMemoryEffects]> {
   let summary = "split the CTA into a producer warpgroup and consumer warps";
@@ -336,19 +348,36 @@ def Kcc_WarpSpecializeOp : Kcc_Op<"warp_specialize",
         execute the region as the whole CTA executed the code before: one-
         thread operations are issued by thread 0 and `kcc.cta_barrier`
         synchronizes the consumer threads only (a named barrier).
+    With `groups = G` (ping-pong; default 1) the consumer region is
+    executed by G consumer groups of `consumer_warpgroups` warpgroups each,
+    concurrently (group g: threads g x C .. (g + 1) x C - 1 for C consumer
+    threads per group). Each group executes the region as one group would:
+    thread ids and `kcc.cta_barrier` are the group's own (one named barrier
+    per group), and `kcc.consumer_group` says which group runs; the groups
+    share the producer, its stages and the barriers, and meet only through
+    mbarriers, like the roles.
     The op is executed by every thread once the barriers it uses are
     initialized (kcc.fence_mbarrier_init before it). Nothing follows it in
     its block but the terminator: the kernel ends when both roles have.
-    kcc-verify-async-protocol runs the two regions as concurrent roles.
+    kcc-verify-async-protocol runs the regions as concurrent roles (the
+    consumer region once per group).
   }];
   let arguments = (ins ConfinedAttr<I32Attr, [IntMinValue<1>]>:$producer_warps,
                        ConfinedAttr<I32Attr, [IntMinValue<1>]>:$consumer_warpgroups,
-                       I32Attr:$producer_regs, I32Attr:$consumer_regs);
+                       I32Attr:$producer_regs, I32Attr:$consumer_regs,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntMinValue<1>, IntMaxValue<2>]>>:$consumer_groups);
   let regions = (region SizedRegion<1>:$producer, SizedRegion<1>:$consumer);
   let assemblyFormat = [{
     `producer` `(` `warps` `=` $producer_warps `,` `regs` `=` $producer_regs
     `)` $producer `consumer` `(` `warpgroups` `=` $consumer_warpgroups `,`
-    `regs` `=` $consumer_regs `)` $consumer attr-dict
+    `regs` `=` $consumer_regs (`,` `groups` `=` $consumer_groups^)? `)`
+    $consumer attr-dict
+  }];
+  let extraClassDeclaration = [{
+    /// Consumer groups executing the consumer region (1 without ping-pong).
+    unsigned getNumConsumerGroups() {
+      return getConsumerGroups() ? *getConsumerGroups() : 1;
+    }
   }];
   let hasVerifier = 1;
 }

@@ -195,7 +195,7 @@ void kcc::warpspec::buildRoles(
   }
   auto ws = kcc::WarpSpecializeOp::create(
       b, loc, kProducerWarps, roles.consumerWarpgroups, roles.producerRegs,
-      roles.consumerRegs);
+      roles.consumerRegs, /*consumer_groups=*/nullptr);
   Block *producer = &ws.getProducer().emplaceBlock();
   Block *consumer = &ws.getConsumer().emplaceBlock();
   consumer->getOperations().splice(consumer->end(), entry.getOperations(),

@@ -71,34 +71,36 @@ BulkCopy bulkCopy(Interpreter &in, Operation *op, Value map,
 }
 
 bool loadAfterStores(Interpreter &in, const BulkCopy &copy) {
-  CtaState &st = in.state;
-  for (const BulkCopy &store : st.openGroup)
-    if (!checkOverlap(in, copy, store,
-                      "relying on order inside one bulk async-group: this "
-                      "kcc.tma_load reads a box that a kcc.tma_store of the "
-                      "current, uncommitted group writes",
-                      "commit the group and wait for it with "
-                      "kcc.bulk_wait_group 0 (without read) before the load",
-                      "the tma_store writing the box"))
-      return false;
-  for (const auto &group : st.committed)
-    for (const BulkCopy &store : group)
+  // Any consumer group's stores: the producer's loads follow them all.
+  for (const IssueQueues &st : in.state.queues) {
+    for (const BulkCopy &store : st.openGroup)
+      if (!checkOverlap(in, copy, store,
+                        "relying on order inside one bulk async-group: this "
+                        "kcc.tma_load reads a box that a kcc.tma_store of the "
+                        "current, uncommitted group writes",
+                        "commit the group and wait for it with "
+                        "kcc.bulk_wait_group 0 (without read) before the load",
+                        "the tma_store writing the box"))
+        return false;
+    for (const auto &group : st.committed)
+      for (const BulkCopy &store : group)
+        if (!checkOverlap(in, copy, store,
+                          "this kcc.tma_load reads a box that a kcc.tma_store "
+                          "writes whose bulk async-group has not completed",
+                          "add kcc.bulk_wait_group 0 (without read) before "
+                          "the load",
+                          "the tma_store writing the box"))
+          return false;
+    for (const BulkCopy &store : st.unfinished)
       if (!checkOverlap(in, copy, store,
                         "this kcc.tma_load reads a box that a kcc.tma_store "
-                        "writes whose bulk async-group has not completed",
-                        "add kcc.bulk_wait_group 0 (without read) before "
+                        "writes, and `bulk_wait_group ... read` only waited "
+                        "for the store's source reads, not its writes",
+                        "wait with kcc.bulk_wait_group 0 without read before "
                         "the load",
                         "the tma_store writing the box"))
         return false;
-  for (const BulkCopy &store : st.unfinished)
-    if (!checkOverlap(in, copy, store,
-                      "this kcc.tma_load reads a box that a kcc.tma_store "
-                      "writes, and `bulk_wait_group ... read` only waited "
-                      "for the store's source reads, not its writes",
-                      "wait with kcc.bulk_wait_group 0 without read before "
-                      "the load",
-                      "the tma_store writing the box"))
-      return false;
+  }
   return true;
 }
 
@@ -111,7 +113,7 @@ bool tmaStore(Interpreter &in, kcc::TmaStoreOp op) {
   BulkCopy copy = bulkCopy(in, op, op.getMap(), op.getCoords());
   copy.src = op.getSrc();
   copy.stage = stageIndex(in, op.getSrc(), s);
-  for (const BulkCopy &st : in.state.openGroup)
+  for (const BulkCopy &st : in.queues().openGroup)
     if (!checkOverlap(in, copy, st,
                       "relying on order inside one bulk async-group: this "
                       "kcc.tma_store and an earlier one of the same group "
@@ -123,8 +125,9 @@ bool tmaStore(Interpreter &in, kcc::TmaStoreOp op) {
       return false;
   s->consumed = true;
   s->tmaReader = op;
+  s->tmaRole = in.role();
   noteRead(in, *s, op);
-  in.state.openGroup.push_back(std::move(copy));
+  in.queues().openGroup.push_back(std::move(copy));
   return true;
 }
 
@@ -142,18 +145,19 @@ static void releaseGroup(Interpreter &in, std::vector<BulkCopy> &group,
           std::max(it->second[c.stage].readEnd, in.now());
     }
     if (readOnly)
-      in.state.unfinished.push_back(c);
+      in.queues().unfinished.push_back(c);
   }
 }
 
 bool bulkCommitGroup(Interpreter &in) {
-  in.state.committed.push_back(std::move(in.state.openGroup));
-  in.state.openGroup.clear();
+  IssueQueues &q = in.queues();
+  q.committed.push_back(std::move(q.openGroup));
+  q.openGroup.clear();
   return true;
 }
 
 bool bulkWaitGroup(Interpreter &in, kcc::BulkWaitGroupOp op) {
-  CtaState &st = in.state;
+  IssueQueues &st = in.queues();
   while (st.committed.size() > op.getPending()) {
     releaseGroup(in, st.committed.front(), op.getRead());
     st.committed.pop_front();
@@ -167,26 +171,28 @@ bool bulkWaitGroup(Interpreter &in, kcc::BulkWaitGroupOp op) {
 
 bool bulkGroupsAtExit(Interpreter &in) {
   Location end = in.exitLoc();
-  if (!in.state.openGroup.empty()) {
-    in.fail(in.state.openGroup.front().op->getLoc(),
-            "the kernel ends with this kcc.tma_store in an uncommitted bulk "
-            "async-group: its shared-memory source may be released at exit "
-            "while it is still being read",
-            "add kcc.bulk_commit_group and kcc.bulk_wait_group 0 read before "
-            "the end")
-        .notes.push_back({end, "the kernel ends here"});
-    return false;
-  }
-  for (const auto &group : in.state.committed)
-    if (!group.empty()) {
-      in.fail(group.front().op->getLoc(),
-              "the kernel ends before the bulk async-group of this "
-              "kcc.tma_store is waited: its shared-memory source may be "
-              "released at exit while it is still being read",
-              "add kcc.bulk_wait_group 0 read before the end")
+  for (const IssueQueues &q : in.state.queues) {
+    if (!q.openGroup.empty()) {
+      in.fail(q.openGroup.front().op->getLoc(),
+              "the kernel ends with this kcc.tma_store in an uncommitted bulk "
+              "async-group: its shared-memory source may be released at exit "
+              "while it is still being read",
+              "add kcc.bulk_commit_group and kcc.bulk_wait_group 0 read before "
+              "the end")
           .notes.push_back({end, "the kernel ends here"});
       return false;
     }
+    for (const auto &group : q.committed)
+      if (!group.empty()) {
+        in.fail(group.front().op->getLoc(),
+                "the kernel ends before the bulk async-group of this "
+                "kcc.tma_store is waited: its shared-memory source may be "
+                "released at exit while it is still being read",
+                "add kcc.bulk_wait_group 0 read before the end")
+            .notes.push_back({end, "the kernel ends here"});
+        return false;
+      }
+  }
   return true;
 }
 

@@ -22,19 +22,21 @@ bool cpAsync(Interpreter &in, kcc::CpAsyncOp op) {
   *s = Stage();
   s->data = Stage::CpAsync;
   s->writer = op;
+  s->writerRole = in.role();
   s->issuedAt = in.now();
-  in.state.cpOpen.push_back({op, s});
+  in.queues().cpOpen.push_back({op, s});
   return true;
 }
 
 bool cpAsyncCommitGroup(Interpreter &in) {
-  in.state.cpCommitted.push_back(std::move(in.state.cpOpen));
-  in.state.cpOpen.clear();
+  IssueQueues &q = in.queues();
+  q.cpCommitted.push_back(std::move(q.cpOpen));
+  q.cpOpen.clear();
   return true;
 }
 
 bool cpAsyncWaitGroup(Interpreter &in, kcc::CpAsyncWaitGroupOp op) {
-  CtaState &st = in.state;
+  IssueQueues &st = in.queues();
   // wait_group retires committed groups only; the open one stays.
   while (int64_t(st.cpCommitted.size()) > int64_t(op.getPending())) {
     for (const CpCopy &c : st.cpCommitted.front())

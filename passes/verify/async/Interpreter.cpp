@@ -38,9 +38,9 @@ Interpreter::Interpreter(func::FuncOp func,
   for (BlockArgument a : func.getArguments()) {
     auto it = args.find(a);
     if (it != args.end())
-      env[a] = constant(it->second);
+      slot(a) = constant(it->second);
     else if (scalarWidth(a.getType()))
-      env[a] = fresh();
+      slot(a) = fresh();
   }
 }
 
@@ -87,16 +87,22 @@ Scalar Interpreter::fresh() {
 }
 
 Scalar Interpreter::get(Value v) {
-  auto it = env.find(v);
-  if (it != env.end())
-    return it->second;
+  if (const Scalar *s = lookup(v))
+    return *s;
   // Integers produced by ops the verifier does not model are opaque.
   Scalar s = fresh();
-  env[v] = s;
+  slot(v) = s;
   return s;
 }
 
 const Scalar *Interpreter::lookup(Value v) const {
+  // Consumer group 1 runs the consumer region's ops a second time: its
+  // values first, then what the CTA computed before the split.
+  if (current == Consumer2) {
+    auto it = env2.find(v);
+    if (it != env2.end())
+      return &it->second;
+  }
   auto it = env.find(v);
   return it == env.end() ? nullptr : &it->second;
 }
@@ -154,6 +160,8 @@ Location Interpreter::exitLoc() const {
 
 void Interpreter::startRole(Role r, Block *body) {
   conts[r] = Continuation();
+  if (r == Consumer2)
+    env2.clear();
   if (body)
     conts[r].frames.push_back({Frame::Body, body, body->begin()});
 }
@@ -177,6 +185,7 @@ void Interpreter::setScheduler(RoleScheduler *s) {
     current = Cta;
     conts[Producer] = Continuation();
     conts[Consumer] = Continuation();
+    conts[Consumer2] = Continuation();
   }
 }
 
@@ -295,7 +304,7 @@ std::optional<Outcome> Interpreter::endBlock(Continuation &c,
     c.frames.pop_back();
     for (auto [res, val] : llvm::zip(ifOp->getResults(), yielded))
       if (scalarWidth(res.getType()))
-        env[res] = val;
+        slot(res) = val;
     return finishOp(c);
   }
   // The next iteration, unless the induction variable overflows (which
@@ -376,10 +385,10 @@ Interpreter::Step Interpreter::enterFor(Continuation &c, scf::ForOp forOp) {
 
 void Interpreter::beginIteration(Frame &f, llvm::ArrayRef<Scalar> iter) {
   auto forOp = cast<scf::ForOp>(f.owner);
-  env[forOp.getInductionVar()] = constant(f.iv);
+  slot(forOp.getInductionVar()) = constant(f.iv);
   for (auto [arg, val] : llvm::zip(forOp.getRegionIterArgs(), iter))
     if (scalarWidth(arg.getType()))
-      env[arg] = val;
+      slot(arg) = val;
   f.next = f.block->begin();
 }
 
@@ -387,7 +396,7 @@ void Interpreter::finishLoop(Continuation &c, scf::ForOp forOp, int64_t trip,
                              int64_t start, llvm::ArrayRef<Scalar> iter) {
   for (auto [res, val] : llvm::zip(forOp.getResults(), iter))
     if (scalarWidth(res.getType()))
-      env[res] = val;
+      slot(res) = val;
   if (!hasLoops(c)) {
     topLoop = forOp;
     topTrip = trip;
@@ -427,17 +436,19 @@ void Interpreter::evalScalar(Operation *op) {
     return;
   if (auto c = dyn_cast<arith::ConstantOp>(op)) {
     if (auto ia = dyn_cast<IntegerAttr>(c.getValue()))
-      env[res] = constant(wrap(ia.getValue().getSExtValue(), w));
+      slot(res) = constant(wrap(ia.getValue().getSExtValue(), w));
     return;
   }
   auto operand = [&](unsigned i) { return get(op->getOperand(i)); };
-  auto setConst = [&](int64_t v) { env[res] = constant(wrap(v, w)); };
+  auto setConst = [&](int64_t v) { slot(res) = constant(wrap(v, w)); };
+  if (isa<kcc::ConsumerGroupOp>(op))
+    return setConst(current == Consumer2 ? 1 : 0);
   if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
           arith::ExtUIOp, arith::TruncIOp>(op)) {
     Scalar a = operand(0);
     unsigned wa = scalarWidth(op->getOperand(0).getType());
     if (!a.isConst())
-      env[res] = a; // linear forms ignore wrap-around
+      slot(res) = a; // linear forms ignore wrap-around
     else if (isa<arith::ExtUIOp, arith::IndexCastUIOp>(op))
       setConst(static_cast<int64_t>(asUnsigned(a.c, wa)));
     else if (wa == 1)
@@ -449,16 +460,16 @@ void Interpreter::evalScalar(Operation *op) {
   if (auto sel = dyn_cast<arith::SelectOp>(op)) {
     Scalar c = get(sel.getCondition());
     if (c.isConst()) {
-      env[res] = c.c ? get(sel.getTrueValue()) : get(sel.getFalseValue());
+      slot(res) = c.c ? get(sel.getTrueValue()) : get(sel.getFalseValue());
       return;
     }
     Scalar t = get(sel.getTrueValue()), f = get(sel.getFalseValue());
     Scalar d = linear(t, f, -1);
-    env[res] = d.isConst() && d.c == 0 ? t : fresh();
+    slot(res) = d.isConst() && d.c == 0 ? t : fresh();
     return;
   }
   if (op->getNumOperands() != 2) {
-    env[res] = fresh();
+    slot(res) = fresh();
     return;
   }
   Scalar a = operand(0), b = operand(1);
@@ -467,22 +478,22 @@ void Interpreter::evalScalar(Operation *op) {
   if (isa<arith::AddIOp>(op)) {
     Scalar r = linear(a, b, 1);
     r.c = r.isConst() ? wrap(r.c, w) : r.c;
-    env[res] = r;
+    slot(res) = r;
     return;
   }
   if (isa<arith::SubIOp>(op)) {
     Scalar r = linear(a, b, -1);
     r.c = r.isConst() ? wrap(r.c, w) : r.c;
-    env[res] = r;
+    slot(res) = r;
     return;
   }
   if (isa<arith::MulIOp>(op)) {
     if (a.isConst() || b.isConst()) {
       Scalar r = a.isConst() ? scaled(b, a.c) : scaled(a, b.c);
       r.c = r.isConst() ? wrap(r.c, w) : r.c;
-      env[res] = r;
+      slot(res) = r;
     } else {
-      env[res] = fresh();
+      slot(res) = fresh();
     }
     return;
   }
@@ -490,7 +501,7 @@ void Interpreter::evalScalar(Operation *op) {
     Scalar d = linear(a, b, -1);
     bool both = a.isConst() && b.isConst();
     if (!both && !d.isConst()) {
-      env[res] = fresh();
+      slot(res) = fresh();
       return;
     }
     // Symbolic operands with a constant difference compare by it (signed).
@@ -535,14 +546,14 @@ void Interpreter::evalScalar(Operation *op) {
                   cmp.getPredicate() != arith::CmpIPredicate::sle &&
                   cmp.getPredicate() != arith::CmpIPredicate::sgt &&
                   cmp.getPredicate() != arith::CmpIPredicate::sge)) {
-      env[res] = fresh(); // unsigned order of symbolic values is unknown
+      slot(res) = fresh(); // unsigned order of symbolic values is unknown
       return;
     }
     setConst(v);
     return;
   }
   if (!a.isConst() || !b.isConst()) {
-    env[res] = fresh();
+    slot(res) = fresh();
     return;
   }
   int64_t x = a.c, y = b.c;
@@ -551,11 +562,11 @@ void Interpreter::evalScalar(Operation *op) {
       isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
           arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(op);
   if (divLike && y == 0) {
-    env[res] = fresh(); // undefined: any later use cannot be proven
+    slot(res) = fresh(); // undefined: any later use cannot be proven
     return;
   }
   if (divLike && y == -1 && x == INT64_MIN) {
-    env[res] = fresh();
+    slot(res) = fresh();
     return;
   }
   if (isa<arith::DivSIOp>(op))
@@ -588,7 +599,7 @@ void Interpreter::evalScalar(Operation *op) {
     return setConst(static_cast<int64_t>(std::min(ux, uy)));
   if (isa<arith::ShLIOp, arith::ShRSIOp, arith::ShRUIOp>(op)) {
     if (uy >= wa) {
-      env[res] = fresh(); // poison
+      slot(res) = fresh(); // poison
       return;
     }
     if (isa<arith::ShLIOp>(op))
@@ -597,7 +608,7 @@ void Interpreter::evalScalar(Operation *op) {
       return setConst(x >> uy);
     return setConst(static_cast<int64_t>(ux >> uy));
   }
-  env[res] = fresh();
+  slot(res) = fresh();
 }
 
 } // namespace kcc::verify

@@ -91,6 +91,9 @@ public:
 
   /// The executor running now.
   Role role() const { return current; }
+  /// What the running executor's threads have in flight (per consumer
+  /// group).
+  IssueQueues &queues() { return state.queues[current == Consumer2]; }
   /// The step count: the clock that orders reads, arrivals and releases.
   int64_t now() const { return steps; }
   /// The roles of the kcc.warp_specialize being executed, else null.
@@ -134,6 +137,19 @@ public:
   /// Makes the roles' scheduler known while it runs (null: none), and
   /// hands the execution back to the CTA.
   void setScheduler(RoleScheduler *s);
+  /// Evaluates as role `r` while it lives (the scheduler asking whether a
+  /// suspended role's wait can complete reads that role's values).
+  class AsRole {
+  public:
+    AsRole(Interpreter &in, Role r) : in(in), saved(in.current) {
+      in.current = r;
+    }
+    ~AsRole() { in.current = saved; }
+
+  private:
+    Interpreter &in;
+    Role saved;
+  };
 
 private:
   /// How executing one op ended.
@@ -161,6 +177,11 @@ private:
   const llvm::DenseMap<mlir::Operation *, bool> *branches;
   Role firstRole;
   llvm::DenseMap<mlir::Value, Scalar> env;
+  // The values consumer group 1 computes in the consumer region (lookup).
+  llvm::DenseMap<mlir::Value, Scalar> env2;
+  Scalar &slot(mlir::Value v) {
+    return current == Consumer2 ? env2[v] : env[v];
+  }
   unsigned nextSym = 0;
   int64_t steps = 0;
   // Tiles a persistent tile loop runs (2 * the deepest buffer + 2).

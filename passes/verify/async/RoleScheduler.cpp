@@ -17,54 +17,73 @@ namespace kcc::verify {
 RoleScheduler::RoleScheduler(Interpreter &in, kcc::WarpSpecializeOp ws,
                              Role first)
     : in(in), ws(ws), first(first),
-      consumerWarpgroups(ws.getConsumerWarpgroups()) {}
+      consumerWarpgroups(ws.getConsumerWarpgroups()) {
+  order = {Producer, Consumer};
+  if (ws.getNumConsumerGroups() == 2)
+    order.push_back(Consumer2);
+}
 
 bool RoleScheduler::run() {
   if (!checkRoles())
     return false;
   auto entry = [](Region &r) { return r.empty() ? nullptr : &r.front(); };
   in.startRole(Producer, entry(ws.getProducer()));
-  in.startRole(Consumer, entry(ws.getConsumer()));
+  for (Role r : order)
+    if (isConsumer(r))
+      in.startRole(r, entry(ws.getConsumer()));
   in.setScheduler(this);
   Role running = first;
   for (;;) {
     blockedAt[running] = nullptr;
     Outcome outcome = in.resume(running);
-    Role other = otherRole(running);
     if (outcome == Outcome::Failed)
-      break; // the other role is abandoned where it stopped
+      break; // the other roles are abandoned where they stopped
     if (outcome == Outcome::Preempted) {
-      running = other;
+      running = woken;
       continue;
     }
-    if (outcome == Outcome::Blocked) {
-      kcc::MBarrierWaitOp mine = in.blockedWait(running);
-      kcc::MBarrierWaitOp theirs = blockedAt[other];
-      if (finished[other] || (theirs && waitBlocks(in, theirs))) {
-        deadlock(running, mine);
-        break;
-      }
-      blockedAt[running] = mine;
-      running = other;
+    if (outcome == Outcome::Blocked)
+      blockedAt[running] = in.blockedWait(running);
+    else
+      finished[running] = true;
+    // The next role after this one that can run: not finished, and not
+    // blocked at a wait that still cannot complete.
+    std::optional<Role> next;
+    for (size_t i = 1; i <= order.size() && !next; ++i) {
+      Role r = order[(indexOf(running) + i) % order.size()];
+      if (!finished[r] && (!blockedAt[r] || !stillBlocked(r)))
+        next = r;
+    }
+    if (next) {
+      running = *next;
       continue;
     }
-    finished[running] = true;
-    if (finished[other])
-      break;
-    if (kcc::MBarrierWaitOp theirs = blockedAt[other];
-        theirs && waitBlocks(in, theirs)) {
-      deadlock(other, theirs);
-      break;
-    }
-    running = other;
+    if (llvm::any_of(order, [&](Role r) { return !finished[r]; }))
+      deadlock();
+    break;
   }
   in.setScheduler(nullptr);
   return !in.diag;
 }
 
+bool RoleScheduler::stillBlocked(Role r) const {
+  Interpreter::AsRole as(in, r);
+  return waitBlocks(in, blockedAt[r]);
+}
+
+size_t RoleScheduler::indexOf(Role r) const {
+  return llvm::find(order, r) - order.begin();
+}
+
 bool RoleScheduler::wakesOther(Role running) const {
-  kcc::MBarrierWaitOp theirs = blockedAt[otherRole(running)];
-  return theirs && !waitBlocks(in, theirs);
+  for (size_t i = 1; i < order.size(); ++i) {
+    Role r = order[(indexOf(running) + i) % order.size()];
+    if (blockedAt[r] && !stillBlocked(r)) {
+      woken = r;
+      return true;
+    }
+  }
+  return false;
 }
 
 /// The producer is one thread that issues copies and waits on barriers;
@@ -129,22 +148,31 @@ bool RoleScheduler::checkRoles() {
   return true;
 }
 
-/// Role `r`, blocked at `w`, never resumes: the other role has finished or
-/// is blocked too (then reported at the producer's wait).
-void RoleScheduler::deadlock(Role r, kcc::MBarrierWaitOp w) {
-  Role other = otherRole(r);
-  kcc::MBarrierWaitOp theirs = finished[other] ? nullptr : blockedAt[other];
-  if (theirs && r == Consumer) {
-    std::swap(r, other);
-    std::swap(w, theirs);
-  }
+/// No unfinished role can run: each is blocked at a wait that cannot
+/// complete. Reported at the producer's wait if it is blocked, else at the
+/// first blocked consumer group's, with the other roles' positions.
+void RoleScheduler::deadlock() {
+  Role r = Producer;
+  if (!blockedAt[r])
+    r = *llvm::find_if(order, [&](Role q) { return bool(blockedAt[q]); });
+  kcc::MBarrierWaitOp w = blockedAt[r];
+  auto pending = [&](Role q) {
+    Interpreter::AsRole as(in, q);
+    return pendingText(in, blockedAt[q]);
+  };
   std::string problem =
       std::string("deadlock between the warp-specialized roles: the ") +
-      roleName(r) + " waits here for " + pendingText(in, w) + " and the " +
-      roleName(other) +
-      (theirs ? " waits for " + pendingText(in, theirs) : " has finished") +
-      in.context(r);
+      roleName(r) + " waits here for " + pending(r);
+  for (Role q : order) {
+    if (q == r)
+      continue;
+    problem += std::string(" and the ") + roleName(q);
+    problem +=
+        finished[q] ? std::string(" has finished") : " waits for " + pending(q);
+  }
+  problem += in.context(r);
   std::string advice;
+  Interpreter::AsRole as(in, r);
   const Barrier *b = pendingBarrier(in, w);
   if (b->cur.arrivals < b->count)
     advice = "arrive on the barrier as many times per phase as its "
@@ -156,9 +184,11 @@ void RoleScheduler::deadlock(Role r, kcc::MBarrierWaitOp w) {
              "bytes of the kcc.tma_load ops that signal the barrier in this "
              "phase";
   Diag &d = in.diag.emplace(Diag{w.getLoc(), problem, advice, {}});
-  if (theirs)
-    d.notes.push_back({theirs.getLoc(), std::string("the ") + roleName(other) +
-                                            " waits here" + in.context(other)});
+  for (Role q : order)
+    if (q != r && !finished[q])
+      d.notes.push_back(
+          {blockedAt[q].getLoc(),
+           std::string("the ") + roleName(q) + " waits here" + in.context(q)});
   if (b->cur.arrivals < b->count)
     d.notes.push_back({b->initOp->getLoc(),
                        "count " + std::to_string(b->count) + " set here"});

@@ -102,7 +102,7 @@ bool writable(Interpreter &in, Operation *op, Value buf, Stage &s) {
     return false;
   }
   if (s.tmaReader) {
-    bool inOpen = llvm::any_of(in.state.openGroup, [&](const BulkCopy &c) {
+    bool inOpen = llvm::any_of(in.queues().openGroup, [&](const BulkCopy &c) {
       return c.op == s.tmaReader;
     });
     in.fail(op->getLoc(),
@@ -120,7 +120,10 @@ bool writable(Interpreter &in, Operation *op, Value buf, Stage &s) {
   // In a role, the other role's readers release a stage through an
   // mbarrier this role waits on (e.g. the producer's empty barrier).
   auto roleAdvice = [&] {
-    return std::string("in the ") + roleName(otherRole(role)) +
+    int reader = isConsumer(s.lastReaderRole) && s.lastReaderRole != role
+                     ? s.lastReaderRole
+                     : otherRole(role);
+    return std::string("in the ") + roleName(reader) +
            ", arrive on a barrier once its reads of the stage have "
            "completed (per_warpgroup, after the kcc.warpgroup_mma reading "
            "it has retired), and wait on that barrier in the " +
@@ -323,6 +326,7 @@ bool tmaLoad(Interpreter &in, kcc::TmaLoadOp op) {
   *s = Stage();
   s->data = Stage::Async;
   s->writer = op;
+  s->writerRole = in.role();
   s->bars = op.getBars();
   s->barIndex = barrierIndex(in, op.getBars(), b);
   s->phase = b->phase;
@@ -355,6 +359,7 @@ bool smemStore(Interpreter &in, kcc::SmemStoreOp op) {
   *s = Stage();
   s->data = Stage::Generic;
   s->writer = op;
+  s->writerRole = in.role();
   return true;
 }
 
@@ -371,10 +376,21 @@ bool ctaBarrier(Interpreter &in) {
   if (in.role() != Cta)
     st.synced[in.role()] = st.wgSynced[in.role()] = in.now();
   st.tmemReadUnsynced.clear();
+  // A consumer group's barrier is its own (a named barrier per group): it
+  // orders that group's reads and writes only. What the CTA did before the
+  // split counts as consumer group 0's, whose threads were the CTA's first.
+  int role = in.role();
+  auto syncs = [&](int owner) {
+    return role == Cta || owner == role || (owner == Cta && role == Consumer);
+  };
   for (auto &entry : st.stages)
     for (Stage &s : entry.second) {
-      s.reader = nullptr;
-      s.tmaWaitedAlone = nullptr;
+      if (syncs(s.readerRole))
+        s.reader = nullptr;
+      if (syncs(s.tmaRole))
+        s.tmaWaitedAlone = nullptr;
+      if (!syncs(s.writerRole))
+        continue;
       if (s.data == Stage::CpAsync && s.cpWaited)
         s.cpSynced = true;
       if (s.data == Stage::Generic) {

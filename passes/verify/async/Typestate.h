@@ -134,17 +134,24 @@ struct Diag {
 //===----------------------------------------------------------------------===//
 
 /// Who executes an op: the whole CTA (outside kcc.warp_specialize) or one
-/// of its roles.
-enum Role { Cta = 0, Producer = 1, Consumer = 2 };
-constexpr int kRoles = 3;
+/// of its roles. With ping-pong (`groups = 2`) the consumer region runs as
+/// two roles, one per consumer group: Consumer (group 0, the threads that
+/// were the CTA's first) and Consumer2 (group 1).
+enum Role { Cta = 0, Producer = 1, Consumer = 2, Consumer2 = 3 };
+constexpr int kRoles = 4;
+inline bool isConsumer(int r) { return r == Consumer || r == Consumer2; }
 inline const char *roleName(int r) {
-  return r == Producer ? "producer" : r == Consumer ? "consumer" : "CTA";
+  return r == Producer    ? "producer"
+         : r == Consumer  ? "consumer"
+         : r == Consumer2 ? "consumer group 1"
+                          : "CTA";
 }
+/// The role a message about a role's stage hand-off names as its partner.
 inline Role otherRole(int r) { return r == Producer ? Consumer : Producer; }
 
 /// Per-role times (step counts), -1: none.
 using RoleTimes = std::array<int64_t, kRoles>;
-constexpr RoleTimes kNoTimes = {-1, -1, -1};
+constexpr RoleTimes kNoTimes = {-1, -1, -1, -1};
 
 /// What arrivals make known to a role that observes their phase, per
 /// arriving role: its latest arrival; the latest time by which the reads of
@@ -199,6 +206,7 @@ struct Barrier {
 struct Stage {
   enum Data { None, Async, Generic, CpAsync } data = None;
   mlir::Operation *writer = nullptr; // the tma_load or smem_store of the data
+  int writerRole = 0;                // the role that issued `writer` (Cta)
   // Async data: the barrier and phase its copy signals.
   mlir::Value bars;
   int64_t barIndex = 0, phase = 0;
@@ -222,6 +230,7 @@ struct Stage {
   // (bulk_wait_group runs there): the other threads may write the stage
   // after a cta_barrier.
   mlir::Operation *tmaWaitedAlone = nullptr;
+  int tmaRole = 0; // the role that issued the last tma_store of the stage
   mlir::Operation *mmaReader = nullptr; // warpgroup_mma whose group is in
                                         // flight, or tcgen05_mma not yet
                                         // retired
@@ -259,18 +268,11 @@ struct MmaGroup {
   llvm::SmallVector<Stage *, 2> stages;
 };
 
-//===----------------------------------------------------------------------===//
-// The typestate of the whole CTA, shared by the roles of kcc.warp_specialize
-//===----------------------------------------------------------------------===//
-
-struct CtaState {
-  // mbarriers and shared stages, by the value of their allocation. Stages
-  // live in std::vector, whose buffer survives the MapVector growing (an
-  // smem_alloc while copies are in flight): CpCopy and MmaGroup point into
-  // it. SmallVector's inline storage would move and leave them dangling.
-  llvm::MapVector<mlir::Value, llvm::SmallVector<Barrier, 2>> barriers;
-  llvm::MapVector<mlir::Value, std::vector<Stage>> stages;
-
+/// What the threads that issue them have in flight: bulk async-groups of
+/// tma_stores, cp.async groups and wgmma groups are per thread (per
+/// warpgroup), so each consumer group has its own (the CTA's threads before
+/// the split are consumer group 0's).
+struct IssueQueues {
   // Bulk async-groups of tma_stores: the open one, the committed ones
   // (oldest first), and stores whose group was waited with `read` (sources
   // released, writes not complete).
@@ -284,6 +286,23 @@ struct CtaState {
 
   // wgmma groups in flight, oldest first.
   std::deque<MmaGroup> mmaGroups;
+};
+
+//===----------------------------------------------------------------------===//
+// The typestate of the whole CTA, shared by the roles of kcc.warp_specialize
+//===----------------------------------------------------------------------===//
+
+struct CtaState {
+  // mbarriers and shared stages, by the value of their allocation. Stages
+  // live in std::vector, whose buffer survives the MapVector growing (an
+  // smem_alloc while copies are in flight): CpCopy and MmaGroup point into
+  // it. SmallVector's inline storage would move and leave them dangling.
+  llvm::MapVector<mlir::Value, llvm::SmallVector<Barrier, 2>> barriers;
+  llvm::MapVector<mlir::Value, std::vector<Stage>> stages;
+
+  // Per consumer group (index 1: Consumer2; the CTA and the producer use
+  // group 0's, the producer issuing none of them).
+  std::array<IssueQueues, 2> queues;
 
   // tcgen05_mma ops issued and retired (issue numbers; they complete in
   // order), the last one issued, and the TMEM allocations (by the value

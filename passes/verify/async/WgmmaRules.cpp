@@ -16,7 +16,7 @@ namespace kcc::verify {
 
 /// Retires wgmma groups until at most `pending` are in flight.
 static void retireMma(Interpreter &in, int64_t pending) {
-  std::deque<MmaGroup> &groups = in.state.mmaGroups;
+  std::deque<MmaGroup> &groups = in.queues().mmaGroups;
   while (int64_t(groups.size()) > pending) {
     for (Stage *st : groups.front().stages) {
       if (st->mmaReader == groups.front().op)
@@ -36,7 +36,7 @@ bool warpgroupMma(Interpreter &in, kcc::WarpgroupMmaOp op) {
               stageAt(in, op, op.getB(), op.getBStage())}};
   for (Stage *st : g.stages)
     st->mmaReader = op;
-  in.state.mmaGroups.push_back(g);
+  in.queues().mmaGroups.push_back(g);
   retireMma(in, op.getPending());
   return true;
 }
@@ -57,27 +57,30 @@ bool accumulatorRead(Interpreter &in, Operation *op) {
   if (!read || !isa_and_nonnull<kcc::WgmmaAccLayoutAttr>(
                    cast<RankedTensorType>(read.getType()).getEncoding()))
     return true;
-  if (!in.state.mmaGroups.empty()) {
+  if (!in.queues().mmaGroups.empty()) {
     in.fail(op->getLoc(),
             "reads a wgmma accumulator while a kcc.warpgroup_mma group is "
             "still writing it",
             "add kcc.warpgroup_mma_wait 0 before using the accumulator")
         .notes.push_back(
-            {in.state.mmaGroups.back().op->getLoc(), "the group in flight"});
+            {in.queues().mmaGroups.back().op->getLoc(), "the group in flight"});
     return false;
   }
   return true;
 }
 
 bool wgmmaAtExit(Interpreter &in) {
-  if (in.state.mmaGroups.empty())
-    return true;
-  in.fail(in.state.mmaGroups.front().op->getLoc(),
-          "the kernel ends while this kcc.warpgroup_mma group is still in "
-          "flight (reading shared memory, writing its accumulator)",
-          "add kcc.warpgroup_mma_wait 0 after the last warpgroup_mma")
-      .notes.push_back({in.exitLoc(), "the kernel ends here"});
-  return false;
+  for (const IssueQueues &q : in.state.queues) {
+    if (q.mmaGroups.empty())
+      continue;
+    in.fail(q.mmaGroups.front().op->getLoc(),
+            "the kernel ends while this kcc.warpgroup_mma group is still in "
+            "flight (reading shared memory, writing its accumulator)",
+            "add kcc.warpgroup_mma_wait 0 after the last warpgroup_mma")
+        .notes.push_back({in.exitLoc(), "the kernel ends here"});
+    return false;
+  }
+  return true;
 }
 
 } // namespace kcc::verify

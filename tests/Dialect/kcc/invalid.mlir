@@ -435,6 +435,38 @@ func.func @warp_specialize_nested(%go: i1) attributes {kcc.kernel} {
 
 // -----
 
+func.func @consumer_group_in_producer() attributes {kcc.kernel} {
+  kcc.warp_specialize producer(warps = 4, regs = 40) {
+    // expected-error@+1 {{must be in the consumer region of a kcc.warp_specialize (only consumer groups have an index)}}
+    %g = kcc.consumer_group : i32
+  } consumer(warpgroups = 1, regs = 232, groups = 2) {
+    %c = arith.constant 0 : i32
+  }
+  return
+}
+
+// -----
+
+func.func @consumer_group_outside() attributes {kcc.kernel} {
+  // expected-error@+1 {{must be in the consumer region of a kcc.warp_specialize}}
+  %g = kcc.consumer_group : i32
+  return
+}
+
+// -----
+
+func.func @three_consumer_groups() attributes {kcc.kernel} {
+  // expected-error@+1 {{attribute 'consumer_groups' failed to satisfy constraint}}
+  kcc.warp_specialize producer(warps = 4, regs = 40) {
+    %p = arith.constant 0 : i32
+  } consumer(warpgroups = 1, regs = 232, groups = 3) {
+    %c = arith.constant 0 : i32
+  }
+  return
+}
+
+// -----
+
 !sw = !kcc.smem<[64, 64], f16, stages = 2, swizzle = 128>
 func.func @wgmma_blocked_acc(%acc: tensor<64x64xf32, #kcc.blocked<vec = 4, threads = 128, warp = 32>>) {
   %c0 = arith.constant 0 : i32

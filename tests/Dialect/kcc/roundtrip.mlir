@@ -302,6 +302,19 @@ func.func @cp_async(%base: !kcc.ptr<f16>, %d: i32) attributes {kcc.kernel, kcc.n
   return
 }
 
+// Ping-pong: two consumer groups run the consumer region.
+// CHECK-LABEL: func.func @ping_pong(
+// CHECK: } consumer(warpgroups = 1, regs = 232, groups = 2) {
+// CHECK-NEXT: %{{.*}} = kcc.consumer_group : i32
+func.func @ping_pong() attributes {kcc.kernel, kcc.num_warps = 4 : i32} {
+  kcc.warp_specialize producer(warps = 4, regs = 40) {
+    %p = arith.constant 0 : i32
+  } consumer(warpgroups = 1, regs = 232, groups = 2) {
+    %g = kcc.consumer_group : i32
+  }
+  return
+}
+
 // Warp specialization and wgmma groups.
 // CHECK-LABEL: func.func @wgmma(
 // CHECK-SAME: attributes {kcc.kernel, kcc.num_warps = 4 : i32, kcc.producer_warps = 4 : i32}
