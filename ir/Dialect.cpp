@@ -360,6 +360,14 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                                  << " must be a column range [lo, hi) with "
                                     "0 <= lo < hi";
   }
+  if (name == kConsumerGroupsAttr) {
+    auto g = dyn_cast<IntegerAttr>(attr.getValue());
+    return g && (g.getInt() == 1 || g.getInt() == 2)
+               ? success()
+               : op->emitError() << kConsumerGroupsAttr << " must be 1 or 2";
+  }
+  if (name == kScratchBytesAttr)
+    return expectKind<IntegerAttr>(op, attr, "an integer");
   if (name == kProducerWarpsAttr) {
     auto w = dyn_cast<IntegerAttr>(attr.getValue());
     return w && w.getInt() > 0 && w.getInt() % 4 == 0
@@ -372,7 +380,8 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
     return expectKind<IntegerAttr>(op, attr, "an integer");
   if (name == kTileAccessAttr || name == kTmaRefusedAttr ||
       name == kLiftedAttr || name == kLiftRefusedAttr ||
-      name == kWarpSpecializeRefusedAttr || name == kMmaRefusedAttr)
+      name == kWarpSpecializeRefusedAttr || name == kMmaRefusedAttr ||
+      name == kPingPongRefusedAttr)
     return expectKind<StringAttr>(op, attr, "a string");
   if (name == kTensorCoreRefusedAttr) {
     auto d = dyn_cast<DictionaryAttr>(attr.getValue());
@@ -740,7 +749,9 @@ unsigned kcc::blockWarps(Operation *func) {
     return 0;
   auto producer =
       func->getAttrOfType<IntegerAttr>(KccDialect::kProducerWarpsAttr);
-  return unsigned(warps.getInt()) +
+  auto groups =
+      func->getAttrOfType<IntegerAttr>(KccDialect::kConsumerGroupsAttr);
+  return unsigned(warps.getInt()) * (groups ? unsigned(groups.getInt()) : 1) +
          (producer ? unsigned(producer.getInt()) : 0);
 }
 

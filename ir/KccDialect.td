@@ -143,9 +143,19 @@ def Kcc_Dialect : Dialect {
     // its kcc.warp_specialize (threads per block = (num_warps +
     // producer_warps) x warp size; kcc::blockWarps).
     static constexpr ::llvm::StringLiteral kProducerWarpsAttr = "kcc.producer_warps";
+    // On a kernel whose kcc.warp_specialize has ping-pong consumer groups:
+    // their number (2). Each group is kcc.num_warps warps, so threads per
+    // block = (num_warps x groups + producer_warps) x warp size.
+    static constexpr ::llvm::StringLiteral kConsumerGroupsAttr = "kcc.consumer_groups";
+    // On a kernel after kcc-allocate-shared-memory when it has consumer
+    // groups: the bytes of scratch each group has (group g's at g x that).
+    static constexpr ::llvm::StringLiteral kScratchBytesAttr = "kcc.scratch_bytes";
     // On an scf.for that kcc-pipeline-tma-loads did not warp-specialize:
     // why (shown by --report).
     static constexpr ::llvm::StringLiteral kWarpSpecializeRefusedAttr = "kcc.warp_specialize_refused";
+    // On a kcc.warp_specialize built without the ping-pong that
+    // kcc --ping-pong asked for: why (shown by --report).
+    static constexpr ::llvm::StringLiteral kPingPongRefusedAttr = "kcc.ping_pong_refused";
     // On a kernel launched as a persistent grid (kcc --persistent): i32, the
     // CTAs per multiprocessor. The launch caps kcc.grid's x at
     // max(1, processors * N / grid z) programs, and each program runs the

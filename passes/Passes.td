@@ -252,6 +252,10 @@ def KccPipelineTmaLoads : Pass<"kcc-pipeline-tma-loads", "mlir::ModuleOp"> {
            "Split loops whose loads feed wgmma into a producer warpgroup and "
            "consumer warpgroups where the target model has "
            "[warp_specialization]">,
+    Option<"pingPong", "ping-pong", "bool", /*default=*/"false",
+           "Warp-specialized persistent kernels whose tile's accumulator fits "
+           "one warpgroup run two consumer groups on alternate tiles, one's "
+           "epilogue beside the other's K loop">,
     Option<"chunkEpilogues", "chunk-epilogues", "bool", /*default=*/"true",
            "Copy an MMA accumulator's TMA store out in column chunks when its "
            "whole-tile stage would cost the loop a pipeline stage">,

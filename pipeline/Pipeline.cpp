@@ -107,6 +107,7 @@ void pipeline::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
     KccPipelineTmaLoadsOptions tmaLoads;
     tmaLoads.targetName = name;
     tmaLoads.warpSpecialize = options.warpSpecialize;
+    tmaLoads.pingPong = options.pingPong;
     tmaLoads.chunkEpilogues = options.chunkEpilogues;
     pm.addPass(createKccPipelineTmaLoads(tmaLoads));
     if (target.mma.instruction == "tcgen05.mma")

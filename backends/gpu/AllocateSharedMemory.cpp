@@ -147,6 +147,15 @@ void AllocateSharedMemory::runOnOperation() {
       }
       scratch = std::max(scratch, smemBytesFor(op));
     });
+    // Ping-pong consumer groups run concurrently: each has its own scratch
+    // (group g's at g x scratch, kcc::gpu::scratchBase).
+    if (auto groups =
+            fn->getAttrOfType<IntegerAttr>(KccDialect::kConsumerGroupsAttr);
+        groups && groups.getInt() > 1 && scratch > 0) {
+      scratch = llvm::alignTo(scratch, 16);
+      fn->setAttr(KccDialect::kScratchBytesAttr, b.getI32IntegerAttr(scratch));
+      scratch *= groups.getInt();
+    }
     int64_t smem = scratch, alignment = 16;
     bool async = hasAsyncOps(fn);
     if (async)

@@ -54,7 +54,7 @@ std::pair<Value, Value> kcc::gpu::stageDotOperands(const TargetOps &ops,
                                                       Value a, Value bTile) {
   DotScratch s = dotScratch(op);
   auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), 3);
-  Value aBase = smemBase(b, loc, op);
+  Value aBase = scratchBase(ops, b, loc, op);
   Value bBase =
       LLVM::GEPOp::create(b, loc, ptr3, b.getI8Type(), aBase,
                           ArrayRef<LLVM::GEPArg>{int32_t(s.bOffset)});

@@ -120,7 +120,7 @@ struct DotLowering : OpConversionPattern<DotOp> {
     unsigned aBytes = storageBytes(aElem), bBytes = storageBytes(bElem);
 
     // 1. a and b to shared memory.
-    Value aBase = smemBase(b, loc, op);
+    Value aBase = scratchBase(ops, b, loc, op);
     Value bBase =
         LLVM::GEPOp::create(b, loc, ptr3, b.getI8Type(), aBase,
                             ArrayRef<LLVM::GEPArg>{int32_t(s.bOffset)});

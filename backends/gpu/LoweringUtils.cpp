@@ -150,6 +150,20 @@ Value kcc::gpu::smemBase(OpBuilder &b, Location loc, Operation *user) {
   return LLVM::AddressOfOp::create(
       b, loc, LLVM::LLVMPointerType::get(b.getContext(), 3), smemName(name));
 }
+Value kcc::gpu::scratchBase(const TargetOps &ops, OpBuilder &b, Location loc,
+                            Operation *user) {
+  Value base = smemBase(b, loc, user);
+  Operation *fn = user->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
+  auto bytes = fn->getAttrOfType<IntegerAttr>(KccDialect::kScratchBytesAttr);
+  Value g = bytes ? ops.consumerGroup(b, loc) : nullptr;
+  if (!g)
+    return base;
+  Value offset = arith::MulIOp::create(
+      b, loc, g,
+      arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(bytes.getInt())));
+  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                             ValueRange{offset});
+}
 Type kcc::gpu::storageType(Type elem) {
   if (elem.isInteger(1))
     return IntegerType::get(elem.getContext(), 8);
@@ -298,7 +312,7 @@ Value kcc::gpu::relayoutThroughSmem(const TargetOps &ops, OpBuilder &b,
                                  function_ref<Value(Value)> mapFlat) {
   Type st = storageType(elem);
   unsigned bytes = storageBytes(elem);
-  Value base = smemBase(b, loc, op);
+  Value base = scratchBase(ops, b, loc, op);
   auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), 3);
   Value tid = ops.threadId(b, loc);
   SmemPadding padding = smemPaddingOf(op);

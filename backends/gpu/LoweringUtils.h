@@ -107,6 +107,12 @@ public:
                                 unsigned axis) const = 0;
   /// Block-wide barrier that also orders shared-memory accesses.
   virtual void barrier(mlir::OpBuilder &b, mlir::Location loc) const = 0;
+  /// In a ping-pong consumer region, the consumer group running it (which
+  /// picks the group's scratch); null elsewhere or on targets without.
+  virtual mlir::Value consumerGroup(mlir::OpBuilder &b,
+                                    mlir::Location loc) const {
+    return nullptr;
+  }
   /// The 32-bit value `v` of lane (this lane ^ mask) through the exchange
   /// instruction `kind` (a target-model name, targets/LaneExchange.h), or
   /// null when this vendor has no such instruction or it cannot reach that
@@ -176,6 +182,10 @@ llvm::SmallVector<mlir::Value> unpack(mlir::OpBuilder &b, mlir::Location loc,
 /// Base pointer (addrspace 3) of the kernel's shared-memory buffer.
 mlir::Value smemBase(mlir::OpBuilder &b, mlir::Location loc,
                      mlir::Operation *user);
+/// The scratch (relayouts, reductions, dot staging) of the code at `user`:
+/// the buffer's start, or its consumer group's copy with ping-pong.
+mlir::Value scratchBase(const TargetOps &ops, mlir::OpBuilder &b,
+                        mlir::Location loc, mlir::Operation *user);
 std::string smemName(llvm::StringRef kernel);
 /// Memory representation of an element type: i1 -> i8, ptr -> i64.
 mlir::Type storageType(mlir::Type elem);

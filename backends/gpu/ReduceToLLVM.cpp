@@ -176,7 +176,7 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
       }
       unsigned warps = sl.threads / sl.warp;
       if (warps > 1) {
-        Value base = smemBase(b, loc, op);
+        Value base = scratchBase(ops, b, loc, op);
         unsigned abytes = acc.getIntOrFloatBitWidth() / 8;
         Value lane =
             arith::AndIOp::create(b, loc, tid, i32Const(b, loc, sl.warp - 1));
@@ -231,7 +231,7 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
     }
     // Writers: owners whose lane bits along the axis are 0 (after the
     // butterfly every lane of a group holds the same value).
-    Value base = smemBase(b, loc, op);
+    Value base = scratchBase(ops, b, loc, op);
     unsigned abytes = acc.getIntOrFloatBitWidth() / 8;
     ops.barrier(b, loc);
     Value writer = ownerPred(b, loc, sl, tid);

@@ -220,7 +220,7 @@ static Value broadcastToAccumulator(const TargetOps &ops, OpBuilder &b,
   Type elem = srcT.getElementType();
   Type st = storageType(elem);
   unsigned bytes = storageBytes(elem);
-  Value base = smemBase(b, loc, op);
+  Value base = scratchBase(ops, b, loc, op);
   auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), 3);
   SmemPadding padding = smemPaddingOf(op);
   Value tid = ops.threadId(b, loc);
@@ -716,7 +716,7 @@ struct ConvertLayoutLowering : OpConversionPattern<ConvertLayoutOp> {
     Type st = storageType(elem);
     unsigned bytes = storageBytes(elem);
     const TargetOps &ops = targetOpsOf(*this);
-    Value base = smemBase(b, loc, op);
+    Value base = scratchBase(ops, b, loc, op);
     auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), 3);
     Value tid = ops.threadId(b, loc);
     ops.barrier(b, loc); // earlier users of the scratch are done

@@ -170,6 +170,19 @@ struct FenceMBarrierInitLowering : OpConversionPattern<FenceMBarrierInitOp> {
   }
 };
 
+/// The ping-pong consumer group: %tid.x over the group's threads (0 where
+/// the region runs as one group).
+struct ConsumerGroupLowering : OpConversionPattern<ConsumerGroupOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ConsumerGroupOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value g = consumerGroupAt(rewriter, op.getLoc());
+    rewriter.replaceOp(op, g ? g : i32Const(rewriter, op.getLoc(), 0));
+    return success();
+  }
+};
+
 struct ArriveExpectTxLowering : OpConversionPattern<MBarrierArriveExpectTxOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -710,16 +723,30 @@ RoleInfo kcc::nvidia::roleAt(Block *block) {
     auto split = dyn_cast_or_null<scf::IfOp>(r->getParentOp());
     if (!split)
       continue;
-    if (auto n = split->getAttrOfType<IntegerAttr>(kRolesAttr))
+    if (auto n = split->getAttrOfType<IntegerAttr>(kRolesAttr)) {
+      auto groups =
+          split->getAttrOfType<IntegerAttr>(KccDialect::kConsumerGroupsAttr);
       return {r == &split.getThenRegion() ? Role::Producer : Role::Consumer,
-              unsigned(n.getInt())};
+              unsigned(n.getInt()), groups ? unsigned(groups.getInt()) : 1u};
+    }
   }
   return {};
 }
 
+Value kcc::nvidia::consumerGroupAt(OpBuilder &b, Location loc) {
+  RoleInfo role = roleAt(b.getInsertionBlock());
+  if (role.role != Role::Consumer || role.groups < 2)
+    return nullptr;
+  Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+  return arith::DivUIOp::create(
+      b, loc, tid, i32Const(b, loc, role.consumerThreads / role.groups));
+}
+
 void kcc::nvidia::splitRoles(func::FuncOp fn, const TargetOps &ops) {
   auto warps = fn->getAttrOfType<IntegerAttr>(KccDialect::kNumWarpsAttr);
-  unsigned consumers = (warps ? warps.getInt() : 4) * ops.warpSize();
+  auto groups = fn->getAttrOfType<IntegerAttr>(KccDialect::kConsumerGroupsAttr);
+  unsigned consumers = (warps ? warps.getInt() : 4) * ops.warpSize() *
+                       (groups ? groups.getInt() : 1);
   SmallVector<WarpSpecializeOp> splits;
   fn.walk([&](WarpSpecializeOp ws) { splits.push_back(ws); });
   for (WarpSpecializeOp ws : splits) {
@@ -730,6 +757,8 @@ void kcc::nvidia::splitRoles(func::FuncOp fn, const TargetOps &ops) {
                                            tid, i32Const(b, loc, consumers));
     auto split = scf::IfOp::create(b, loc, producer, /*withElseRegion=*/true);
     split->setAttr(kRolesAttr, b.getI32IntegerAttr(consumers));
+    if (groups)
+      split->setAttr(KccDialect::kConsumerGroupsAttr, groups);
     // Producer warpgroup: give registers back, then one thread issues.
     OpBuilder pb = OpBuilder::atBlockBegin(split.thenBlock());
     NVVM::SetMaxRegisterOp::create(pb, loc, ws.getProducerRegs(),
@@ -754,13 +783,12 @@ void kcc::nvidia::splitRoles(func::FuncOp fn, const TargetOps &ops) {
 
 void kcc::nvidia::populateAsyncPatterns(KccTypeConverter &tc,
                                         RewritePatternSet &patterns) {
-  patterns
-      .add<AllocLowering<SmemAllocOp>, AllocLowering<MBarrierAllocOp>,
-           MBarrierInitLowering, FenceMBarrierInitLowering,
-           ArriveExpectTxLowering, ArriveLowering, WaitLowering, InvalLowering,
-           TmaLoadLowering, TmaStoreLowering, CommitGroupLowering,
-           WaitGroupLowering, FenceProxyAsyncLowering, CtaBarrierLowering,
-           SmemLoadLowering, SmemStoreLowering, CpAsyncLowering,
-           CpAsyncCommitGroupLowering, CpAsyncWaitGroupLowering>(
-          tc, patterns.getContext());
+  patterns.add<AllocLowering<SmemAllocOp>, AllocLowering<MBarrierAllocOp>,
+               MBarrierInitLowering, FenceMBarrierInitLowering,
+               ConsumerGroupLowering, ArriveExpectTxLowering, ArriveLowering,
+               WaitLowering, InvalLowering, TmaLoadLowering, TmaStoreLowering,
+               CommitGroupLowering, WaitGroupLowering, FenceProxyAsyncLowering,
+               CtaBarrierLowering, SmemLoadLowering, SmemStoreLowering,
+               CpAsyncLowering, CpAsyncCommitGroupLowering,
+               CpAsyncWaitGroupLowering>(tc, patterns.getContext());
 }

@@ -28,7 +28,11 @@ enum class Role { Whole, Producer, Consumer };
 struct RoleInfo {
   Role role = Role::Whole;
   unsigned consumerThreads = 0; // threads 0 .. N-1 are the consumers
+  unsigned groups = 1;          // ping-pong consumer groups, N / groups each
 };
+/// In a ping-pong consumer region: the group running (raw %tid.x divided by
+/// the group's threads); null elsewhere.
+mlir::Value consumerGroupAt(mlir::OpBuilder &b, mlir::Location loc);
 RoleInfo roleAt(mlir::Block *block);
 /// Rewrites each kcc.warp_specialize of `fn` into the branches the roles
 /// run (setmaxnreg, then the producer on one thread of its warpgroup, the

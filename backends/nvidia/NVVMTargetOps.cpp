@@ -22,7 +22,17 @@ class NVVMTargetOps final : public TargetOps {
 public:
   unsigned warpSize() const override { return 32; }
   Value threadId(OpBuilder &b, Location loc) const override {
-    return NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+    Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
+    // A ping-pong consumer group runs the consumer code as the only group
+    // would: its threads count from 0.
+    RoleInfo role = roleAt(b.getInsertionBlock());
+    if (role.role == Role::Consumer && role.groups > 1)
+      return arith::RemUIOp::create(
+          b, loc, tid, i32Const(b, loc, role.consumerThreads / role.groups));
+    return tid;
+  }
+  Value consumerGroup(OpBuilder &b, Location loc) const override {
+    return consumerGroupAt(b, loc);
   }
   Value blockId(OpBuilder &b, Location loc, unsigned axis) const override {
     Type i32 = b.getI32Type();
@@ -52,12 +62,15 @@ public:
     // intrinsic, not nvvm.barrier: MLIR 22 prints nvvm.barrier with both
     // operands in a form its parser misreads, taking a trailing loc(...) for
     // the reduction attribute.)
+    // Ping-pong consumer groups have one each (1 + the group).
     RoleInfo role = roleAt(b.getInsertionBlock());
     if (role.role == Role::Consumer) {
+      Value id = i32Const(b, loc, 1);
+      if (Value g = consumerGroupAt(b, loc))
+        id = arith::AddIOp::create(b, loc, id, g);
       LLVM::CallIntrinsicOp::create(
           b, loc, b.getStringAttr("llvm.nvvm.barrier.cta.sync.aligned.count"),
-          ValueRange{i32Const(b, loc, 1),
-                     i32Const(b, loc, role.consumerThreads)});
+          ValueRange{id, i32Const(b, loc, role.consumerThreads / role.groups)});
       return;
     }
     NVVM::Barrier0Op::create(b, loc);

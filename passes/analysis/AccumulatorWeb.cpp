@@ -218,12 +218,14 @@ static void stageEpilogue(kcc::ConvertLayoutOp cvt) {
     if (!fresh && user->isBeforeInBlock(it->second))
       it->second = user;
   }
-  int64_t index = *getConstantIntValue(staged.getStage());
+  std::optional<int64_t> index = getConstantIntValue(staged.getStage());
   for (auto [readerBlock, user] : first) {
     Block *block = readerBlock; // captured below (C++17)
     OpBuilder b(user);
     Location loc = cvt.getLoc();
-    Value stage = arith::ConstantIntOp::create(b, loc, index, 32);
+    Value stage = staged.getStage();
+    if (index)
+      stage = arith::ConstantIntOp::create(b, loc, *index, 32);
     kcc::CtaBarrierOp::create(b, loc);
     kcc::SmemStoreOp::create(b, loc, cvt.getSrc(), staged.getDst(), stage);
     kcc::CtaBarrierOp::create(b, loc);

@@ -283,7 +283,11 @@ SmemStoreOp kcc::epilogueStore(Value tile) {
     SmemType stage = store.getDst().getType();
     if (stage.getShape() == type.getShape() &&
         stage.getElementType() == type.getElementType() &&
-        getConstantIntValue(store.getStage()))
+        (getConstantIntValue(store.getStage()) ||
+         // A ping-pong consumer group's stage, chosen at the region's start.
+         (store.getStage().getParentBlock() != store->getBlock() &&
+          store.getStage().getParentRegion()->isAncestor(
+              store->getParentRegion()))))
       staged = store;
   }
   if (!staged)

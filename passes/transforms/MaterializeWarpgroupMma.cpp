@@ -63,7 +63,10 @@ LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
   if (sites.empty())
     return success();
 
-  unsigned warpgroups = 2;
+  // Ping-pong consumer groups (kcc-pipeline-tma-loads) are one warpgroup
+  // each, holding a whole tile.
+  unsigned warpgroups =
+      func->hasAttr(kcc::KccDialect::kConsumerGroupsAttr) ? 1 : 2;
   for (kcc::StagedDot &s : sites)
     warpgroups = std::min(
         warpgroups, kcc::accumulatorWarpgroups(s.dot.getType().getShape()[0]));

@@ -55,7 +55,7 @@ static void collectTensorMaps(SimLeg &leg, mlir::ModuleOp withMaps) {
 
 bool kcc::difftest::prepareSimLeg(SimLeg &leg, mlir::ModuleOp tileIR,
                                   const std::string &overridePath,
-                                  std::string &error) {
+                                  bool pingPong, std::string &error) {
   StringRef targetName = StringRef(leg.name).drop_front(4);
   leg.target = TargetRegistry::builtin().lookup(targetName);
   if (!leg.target) {
@@ -90,7 +90,9 @@ bool kcc::difftest::prepareSimLeg(SimLeg &leg, mlir::ModuleOp tileIR,
       pipeline::withTensorMaps(tileIR, *leg.target);
   if (withMaps) {
     collectTensorMaps(leg, *withMaps);
-    leg.module = pipeline::lowerForSimulator(*withMaps, *leg.target);
+    pipeline::LayoutOptions layout;
+    layout.pingPong = pingPong;
+    leg.module = pipeline::lowerForSimulator(*withMaps, *leg.target, layout);
   }
   if (!leg.module)
     leg.unavailable = "kcc cannot compile it for " + leg.target->name +

@@ -61,7 +61,8 @@ struct SimLeg {
 /// False on an input error (message in `error`); a module kcc cannot
 /// compile only makes the leg unavailable.
 bool prepareSimLeg(SimLeg &leg, mlir::ModuleOp tileIR,
-                   const std::string &overridePath, std::string &error);
+                   const std::string &overridePath, bool pingPong,
+                   std::string &error);
 
 struct SimCell {
   std::string cell;   // PASS, FAIL, SKIP(reason)

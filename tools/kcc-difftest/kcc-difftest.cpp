@@ -99,6 +99,11 @@ static cl::opt<unsigned> persistentOpt(
              "--persistent=N); the sim legs launch one, over N CTAs per "
              "multiprocessor, where a case's grid has more tiles than that"),
     cl::value_desc("N"), cl::init(0), cl::cat(category));
+static cl::opt<bool> pingPongOpt(
+    "ping-pong",
+    cl::desc("Compile as kcc --ping-pong: warp-specialized persistent GEMMs "
+             "run two consumer groups on alternate tiles"),
+    cl::init(false), cl::cat(category));
 static cl::opt<unsigned> simProcessors(
     "sim-processors",
     cl::desc("Multiprocessors of the simulated device, which choose and "
@@ -338,7 +343,7 @@ private:
       std::string err;
       auto it = overrides.find(leg.name);
       if (!prepareSimLeg(leg, module, it == overrides.end() ? "" : it->second,
-                         err)) {
+                         pingPongOpt, err)) {
         fail(err);
         return false;
       }

@@ -61,6 +61,10 @@ static cl::opt<unsigned> numWarps("num-warps",
                                   cl::desc("--lower: warps per CTA (0: the "
                                            "compiler's choice)"),
                                   cl::init(0), cl::cat(category));
+static cl::opt<bool> pingPong(
+    "ping-pong", cl::cat(category),
+    cl::desc("With --lower: as kcc --ping-pong (two consumer groups on "
+             "alternate tiles of a warp-specialized persistent GEMM)"));
 static cl::opt<unsigned> persistent(
     "persistent",
     cl::desc("--lower: also compile group(N) kernels' persistent builds, as "
@@ -175,6 +179,7 @@ int runLower() {
     return 1;
   pipeline::LayoutOptions layout;
   layout.numWarps = numWarps;
+  layout.pingPong = pingPong;
   mlir::OwningOpRef<mlir::ModuleOp> withMaps =
       pipeline::withTensorMaps(*tile, *target);
   mlir::OwningOpRef<mlir::ModuleOp> lowered =

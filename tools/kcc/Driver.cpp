@@ -346,6 +346,7 @@ private:
       layout.numWarps = options.numWarps;
       layout.remarks = options.report != ReportKind::None;
       layout.warpSpecialize = options.warpSpecialize;
+      layout.pingPong = options.pingPong;
       layout.chunkEpilogues = options.chunkEpilogues;
       pipeline::buildLayoutPipeline(pm, target, layout);
       // The pass's access-width remarks feed the report, not the terminal.

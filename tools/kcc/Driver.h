@@ -30,6 +30,7 @@ struct Options {
   bool timePasses = false;
   unsigned numWarps = 0;                 // 0: the compiler chooses per kernel
   bool warpSpecialize = true;            // producer warpgroups where legal
+  bool pingPong = false;                 // ping-pong consumer groups
   bool chunkEpilogues = true;            // column-chunked GEMM epilogues
   unsigned persistent = 0; // CTAs per multiprocessor of group(N) kernels
   // --unproven-coverage: a tensor whose coverage isl cannot prove is an

@@ -64,13 +64,28 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
     entry.threads = blockWarps(func) * target.warpSize;
     func.walk([&](Operation *op) {
       if (auto ws = dyn_cast<WarpSpecializeOp>(op))
-        entry.roles = llvm::formatv(
-            "warp-specialized: a producer warpgroup ({0} warps, setmaxnreg "
-            "{1}) issues the TMA pipeline; {2} consumer warpgroup(s) "
-            "(setmaxnreg {3}) release its stages through per-stage "
-            "mbarriers",
-            ws.getProducerWarps(), ws.getProducerRegs(),
-            ws.getConsumerWarpgroups(), ws.getConsumerRegs());
+        entry.roles =
+            llvm::formatv(
+                "warp-specialized: a producer warpgroup ({0} warps, setmaxnreg "
+                "{1}) issues the TMA pipeline; {2} consumer warpgroup(s) "
+                "(setmaxnreg {3}) release its stages through per-stage "
+                "mbarriers",
+                ws.getProducerWarps(), ws.getProducerRegs(),
+                ws.getConsumerWarpgroups(), ws.getConsumerRegs())
+                .str() +
+            (ws.getNumConsumerGroups() > 1
+                 ? llvm::formatv("; ping-pong: {0} consumer groups of {1} "
+                                 "warpgroup(s) take alternate tiles, their K "
+                                 "loops in turns, so one group's epilogue "
+                                 "runs beside the other's K loop",
+                                 ws.getNumConsumerGroups(),
+                                 ws.getConsumerWarpgroups())
+                       .str()
+             : ws->hasAttr(KccDialect::kPingPongRefusedAttr)
+                 ? "; no ping-pong: " + ws->getAttrOfType<StringAttr>(
+                                              KccDialect::kPingPongRefusedAttr)
+                                            .str()
+                 : std::string());
       else if (auto why = op->getAttrOfType<StringAttr>(
                    KccDialect::kWarpSpecializeRefusedAttr))
         entry.roles = "not warp-specialized: " + why.str();

@@ -60,6 +60,13 @@ static cl::opt<bool> warpSpecialize(
     cl::desc("Give TMA pipelines that feed wgmma a producer warpgroup (with "
              "setmaxnreg) where the target model allows it (default: true)"),
     cl::init(true), cl::cat(kccCategory));
+static cl::opt<bool> pingPong(
+    "ping-pong",
+    cl::desc("Run warp-specialized persistent GEMMs whose tile accumulator "
+             "fits one warpgroup (128x128, 64x256) as two consumer groups on "
+             "alternate tiles, one's epilogue beside the other's K loop "
+             "(default: false; docs/gemm.md, \"Ping-pong\")"),
+    cl::init(false), cl::cat(kccCategory));
 static cl::opt<bool> chunkEpilogues(
     "chunk-epilogues",
     cl::desc("Copy a GEMM's output tile out 64 columns at a time through two "
@@ -187,6 +194,7 @@ int main(int argc, char **argv) {
                 "; use a power of two from 1 to 32");
   options.numWarps = numWarps;
   options.warpSpecialize = warpSpecialize;
+  options.pingPong = pingPong;
   options.chunkEpilogues = chunkEpilogues;
   options.persistent = persistent;
   if (unprovenCoverage != "error" && unprovenCoverage != "warning")

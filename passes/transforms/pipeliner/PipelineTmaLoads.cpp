@@ -197,7 +197,7 @@ void PipelineTmaLoads::pipelineLoop(
               "releasing its stage would need a barrier of all consumers, "
               "which the single-role pipeline has already";
     if (why.empty())
-      why = planRoles(func, loop, needed, *target, roles);
+      why = planRoles(func, loop, needed, *target, pingPong, roles);
     specialize = why.empty();
     if (!specialize)
       loop->setAttr(kcc::KccDialect::kWarpSpecializeRefusedAttr,
@@ -207,7 +207,10 @@ void PipelineTmaLoads::pipelineLoop(
   // kernel already holds and the scratch its relayouts and reductions may
   // need (kcc-allocate-shared-memory checks the exact total).
   int64_t limit = target->sharedMemory.bytesPerBlock;
-  int64_t others = asyncBufferBytes(func),
+  // With ping-pong each consumer group has its own copy of the kernel's
+  // buffers and its own scratch.
+  int64_t groups = specialize ? roles.consumerGroups : 1;
+  int64_t others = groups * asyncBufferBytes(func),
           reserve = scratchReserve(func, [&](kcc::TransOp trans) {
             // A wgmma operand's trans: the tensor cores read the stage
             // transposed (the instruction's transpose flag).
@@ -229,10 +232,11 @@ void PipelineTmaLoads::pipelineLoop(
   // (kcc-allocate-shared-memory): each is padded to its alignment.
   // kcc-choose-shared-layouts may pad the scratch's rows against bank
   // conflicts (an eighth more is plenty).
-  int64_t budget = limit - others - llvm::alignTo(reserve + reserve / 8, 1024);
+  int64_t budget =
+      limit - others - groups * llvm::alignTo(reserve + reserve / 8, 1024);
   // A depth's bytes: its stages and mbarriers.
   auto cost = [&](int64_t d) {
-    int64_t bytes = specialize ? 8 * d : 0;
+    int64_t bytes = specialize ? 8 * d + 16 * (groups > 1) : 0;
     for (auto [load, map] : loads) {
       auto type = cast<kcc::TensorMapType>(map.getType());
       bytes +=
@@ -263,7 +267,7 @@ void PipelineTmaLoads::pipelineLoop(
     for (const kcc::ChunkableEpilogue &e : chunkable)
       if (e.fused || buysStage)
         kcc::chunkEpilogue(e);
-    int64_t freed = fusedSaved + (buysStage ? saved : 0);
+    int64_t freed = groups * (fusedSaved + (buysStage ? saved : 0));
     others -= freed;
     budget += freed;
   }
@@ -278,6 +282,8 @@ void PipelineTmaLoads::pipelineLoop(
         " for the kernel's other TMA buffers and " + Twine(reserve) +
         " kept for relayouts and reductions)");
 
+  if (specialize && roles.consumerGroups > 1)
+    (void)privateBuffers(func, roles.privateBuffers); // checked by planRoles
   Location loc = loop.getLoc();
   Block &entry = func.getBody().front();
   OpBuilder eb = OpBuilder::atBlockBegin(&entry);
@@ -359,6 +365,15 @@ void PipelineTmaLoads::pipelineLoop(
       kcc::MBarrierInitOp::create(eb, loc, empty, constI32(eb, loc, s),
                                   roles.consumerWarpgroups);
   }
+  // Ping-pong: the consumer groups' turns for their K loops.
+  Value turn;
+  if (specialize && roles.consumerGroups > 1) {
+    turn =
+        kcc::MBarrierAllocOp::create(eb, loc, kcc::MBarrierType::get(ctx, 2));
+    for (int64_t g = 0; g < 2; ++g)
+      kcc::MBarrierInitOp::create(eb, loc, turn, constI32(eb, loc, g),
+                                  roles.consumerWarpgroups);
+  }
   kcc::FenceMBarrierInitOp::create(eb, loc);
 
   // Copy of iteration `k` (a value of the induction variable's type) into
@@ -395,6 +410,9 @@ void PipelineTmaLoads::pipelineLoop(
                  for (unsigned i = 0; i < pipes.size(); ++i)
                    issue(b, i, k, s, &m);
                });
+  if (turn)
+    base = buildPingPong(func, cast<scf::ForOp>(tiles), loop, roles, base,
+                         trips, turn, *step);
   OpBuilder pb(loop);
   // Once per tile, the prologue refills stages the previous tile read:
   // every thread must be done with them.

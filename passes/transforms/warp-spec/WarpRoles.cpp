@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SetVector.h"
@@ -39,11 +40,36 @@ bool isPureScalar(Operation *op) {
                       [](Type t) { return t.isIntOrIndexOrFloat(); });
 }
 
+/// The index operand that selects a stage or barrier of buffer operand
+/// `use` (a consumer-side op on a private buffer), or null.
+OpOperand *indexOf(OpOperand &use) {
+  Operation *op = use.getOwner();
+  auto is = [&](OpOperand &o) { return &o == &use; };
+  if (auto o = dyn_cast<kcc::SmemLoadOp>(op))
+    return is(o.getSrcMutable()) ? &o.getStageMutable() : nullptr;
+  if (auto o = dyn_cast<kcc::SmemStoreOp>(op))
+    return is(o.getDstMutable()) ? &o.getStageMutable() : nullptr;
+  if (auto o = dyn_cast<kcc::TmaStoreOp>(op))
+    return is(o.getSrcMutable()) ? &o.getStageMutable() : nullptr;
+  if (auto o = dyn_cast<kcc::TmaLoadOp>(op))
+    return is(o.getDstMutable())    ? &o.getStageMutable()
+           : is(o.getBarsMutable()) ? &o.getIndexMutable()
+                                    : nullptr;
+  if (auto o = dyn_cast<kcc::MBarrierWaitOp>(op))
+    return &o.getIndexMutable();
+  if (auto o = dyn_cast<kcc::MBarrierArriveOp>(op))
+    return &o.getIndexMutable();
+  if (auto o = dyn_cast<kcc::MBarrierArriveExpectTxOp>(op))
+    return &o.getIndexMutable();
+  return nullptr;
+}
+
 } // namespace
 
 std::string kcc::warpspec::planRoles(func::FuncOp func, scf::ForOp loop,
-                      ArrayRef<Value> needed, const kcc::TargetModel &target,
-                      RolePlan &plan) {
+                                     ArrayRef<Value> needed,
+                                     const kcc::TargetModel &target,
+                                     bool pingPong, RolePlan &plan) {
   const kcc::WarpSpecializationModel &ws = target.warpSpecialization;
   if (!ws.enabled())
     return "target '" + target.name +
@@ -71,7 +97,47 @@ std::string kcc::warpspec::planRoles(func::FuncOp func, scf::ForOp loop,
   });
   if (!anyDot)
     return "no wgmma dot reads the loop's stages";
-  unsigned warps = 4 * warpgroups + kProducerWarps;
+  // Ping-pong: two consumer groups of one warpgroup each, on alternate
+  // tiles of a persistent kernel, so that one group's epilogue runs while
+  // the other's K loop keeps the tensor cores busy. Each warpgroup then
+  // holds a whole tile's accumulators.
+  constexpr int64_t kPingPongAccRegs = 128;
+  unsigned groups = 1;
+  plan.pingPongAsked = pingPong;
+  if (!pingPong) {
+    plan.pingPongWhy = "disabled (--ping-pong=false)";
+  } else if (target.mma.instruction != "wgmma") {
+    plan.pingPongWhy = "the tensor cores of '" + target.name +
+                       "' are not driven by wgmma (ping-pong is built for "
+                       "wgmma accumulators in registers)";
+  } else if (!tiles) {
+    plan.pingPongWhy = "not a persistent kernel: consumer groups take "
+                       "alternate tiles of its tile loop (kcc --persistent)";
+  } else {
+    int64_t accRegs = 0;
+    func.walk([&](kcc::DotOp dot) {
+      bool t;
+      kcc::LoadTileOp a = kcc::mmaOperandLoad(dot.getA(), t);
+      if (!a || !a->hasAttr(kcc::KccDialect::kMmaOperandAttr))
+        return;
+      RankedTensorType acc = dot.getType();
+      accRegs += acc.getNumElements() *
+                 std::max<int64_t>(acc.getElementTypeBitWidth(), 32) / 32 / 128;
+    });
+    SmallVector<Value> buffers;
+    if (accRegs > kPingPongAccRegs)
+      plan.pingPongWhy = "one warpgroup would hold " + std::to_string(accRegs) +
+                         " accumulator registers per thread (at most " +
+                         std::to_string(kPingPongAccRegs) +
+                         "; a 128 x 128 or 64 x 256 tile fits)";
+    else if (std::string why = privateBuffers(func, buffers); !why.empty())
+      plan.pingPongWhy = why;
+    else {
+      groups = 2;
+      warpgroups = 1;
+    }
+  }
+  unsigned warps = 4 * warpgroups * groups + kProducerWarps;
   if (warps * target.warpSize > target.maxThreadsPerBlock)
     return std::to_string(warps * target.warpSize) +
            " threads with the producer warpgroup exceed the target's " +
@@ -80,7 +146,7 @@ std::string kcc::warpspec::planRoles(func::FuncOp func, scf::ForOp loop,
   // allocation: one CTA per SM (the lowering asks ptxas for it) gets the
   // most registers per thread the register file allows for its threads,
   // in setmaxnreg's steps of 8 (168 for 384 threads of a 64K file).
-  unsigned consumerThreads = 4 * warpgroups * target.warpSize;
+  unsigned consumerThreads = 4 * warpgroups * groups * target.warpSize;
   unsigned producerThreads = kProducerWarps * target.warpSize;
   int64_t perThread = std::min<int64_t>(
       target.registersPerThread,
@@ -160,6 +226,7 @@ std::string kcc::warpspec::planRoles(func::FuncOp func, scf::ForOp loop,
   plan.tileSlice = tileSlice.takeVector();
   llvm::sort(plan.tileSlice, inOrder);
   plan.consumerWarpgroups = warpgroups;
+  plan.consumerGroups = groups;
   plan.producerRegs = ws.producerRegisters;
   plan.consumerRegs = consumerRegs;
   return "";
@@ -195,7 +262,13 @@ void kcc::warpspec::buildRoles(
   }
   auto ws = kcc::WarpSpecializeOp::create(
       b, loc, kProducerWarps, roles.consumerWarpgroups, roles.producerRegs,
-      roles.consumerRegs, /*consumer_groups=*/nullptr);
+      roles.consumerRegs,
+      roles.consumerGroups > 1 ? b.getI32IntegerAttr(roles.consumerGroups)
+                               : IntegerAttr());
+  if (roles.consumerGroups == 1 && !roles.pingPongWhy.empty() &&
+      roles.pingPongAsked)
+    ws->setAttr(kcc::KccDialect::kPingPongRefusedAttr,
+                b.getStringAttr(roles.pingPongWhy));
   Block *producer = &ws.getProducer().emplaceBlock();
   Block *consumer = &ws.getConsumer().emplaceBlock();
   consumer->getOperations().splice(consumer->end(), entry.getOperations(),
@@ -203,6 +276,9 @@ void kcc::warpspec::buildRoles(
                                    entry.getTerminator()->getIterator());
   func->setAttr(kcc::KccDialect::kProducerWarpsAttr,
                 b.getI32IntegerAttr(kProducerWarps));
+  if (roles.consumerGroups > 1)
+    func->setAttr(kcc::KccDialect::kConsumerGroupsAttr,
+                  b.getI32IntegerAttr(roles.consumerGroups));
 
   OpBuilder pb = OpBuilder::atBlockBegin(producer);
   IRMapping mapping;
@@ -260,3 +336,128 @@ void kcc::warpspec::buildRoles(
   issue(lb2, k, stage, mapping);
 }
 
+/// The kernel's buffers (before the pipeline adds its own), which each
+/// consumer group would get a copy of; why not, if one is used otherwise.
+std::string kcc::warpspec::privateBuffers(func::FuncOp func,
+                                          SmallVectorImpl<Value> &out) {
+  std::string why;
+  func.walk([&](Operation *op) {
+    if (!isa<kcc::SmemAllocOp, kcc::MBarrierAllocOp>(op))
+      return WalkResult::advance();
+    for (OpOperand &use : op->getResult(0).getUses())
+      if (!isa<kcc::MBarrierInitOp>(use.getOwner()) && !indexOf(use)) {
+        why = "'" + use.getOwner()->getName().getStringRef().str() +
+              "' uses a buffer that each consumer group would need a copy "
+              "of";
+        return WalkResult::interrupt();
+      }
+    out.push_back(op->getResult(0));
+    return WalkResult::advance();
+  });
+  return why;
+}
+
+Value kcc::warpspec::buildPingPong(func::FuncOp func, scf::ForOp tiles,
+                                   scf::ForOp loop, const RolePlan &roles,
+                                   Value base, Value trips, Value turn,
+                                   int64_t stepK) {
+  Location loc = loop.getLoc();
+  auto ws = cast<kcc::WarpSpecializeOp>(tiles->getParentOp());
+  Block &consumer = ws.getConsumer().front();
+  OpBuilder b = OpBuilder::atBlockBegin(&consumer);
+  Value g = kcc::ConsumerGroupOp::create(b, loc, b.getI32Type());
+  Value other = arith::SubIOp::create(b, loc, constI32(b, loc, 1), g);
+
+  // Private buffers: group g's half of each (stages or barriers
+  // [g x n, (g + 1) x n)); the setup initializes both halves.
+  for (Value buf : roles.privateBuffers) {
+    int64_t n;
+    if (auto smem = dyn_cast<kcc::SmemType>(buf.getType())) {
+      n = smem.getStages();
+      buf.setType(kcc::SmemType::get(b.getContext(), smem.getShape(),
+                                     smem.getElementType(), 2 * n,
+                                     smem.getSwizzle(), smem.getPad()));
+    } else {
+      auto bars = cast<kcc::MBarrierType>(buf.getType());
+      n = bars.getCount();
+      buf.setType(kcc::MBarrierType::get(b.getContext(), 2 * n));
+    }
+    Value offset;
+    // A constant index's group copy is computed once, at the region's
+    // start, where it dominates every use (the epilogue's relayout
+    // reuses a stage index in other blocks).
+    llvm::SmallDenseMap<int64_t, Value> atStart;
+    for (OpOperand &use : llvm::make_early_inc_range(buf.getUses())) {
+      Operation *user = use.getOwner();
+      if (auto init = dyn_cast<kcc::MBarrierInitOp>(user)) {
+        OpBuilder ib(init->getContext());
+        ib.setInsertionPointAfter(init);
+        kcc::MBarrierInitOp::create(
+            ib, init.getLoc(), buf,
+            arith::AddIOp::create(ib, init.getLoc(), init.getIndex(),
+                                  constI32(ib, init.getLoc(), n)),
+            init.getCount());
+        continue;
+      }
+      if (!offset)
+        offset = arith::MulIOp::create(b, loc, g, constI32(b, loc, n));
+      OpOperand *index = indexOf(use);
+      if (std::optional<int64_t> c = getConstantIntValue(index->get())) {
+        Value &v = atStart[*c];
+        if (!v)
+          v = arith::AddIOp::create(b, loc, constI32(b, loc, *c), offset);
+        index->set(v);
+        continue;
+      }
+      OpBuilder ub(user);
+      index->set(
+          arith::AddIOp::create(ub, user->getLoc(), index->get(), offset));
+    }
+  }
+
+  // Alternate tiles: from the group's own on, by twice the launch's extent.
+  OpBuilder tb(tiles);
+  Value lb =
+      arith::AddIOp::create(tb, loc, tiles.getLowerBound(),
+                            arith::MulIOp::create(tb, loc, g, tiles.getStep()));
+  Value step =
+      arith::MulIOp::create(tb, loc, tiles.getStep(), constI32(tb, loc, 2));
+  tiles.getLowerBoundMutable().assign(lb);
+  tiles.getStepMutable().assign(step);
+  // The counter advances by both groups' tiles; this group's tile comes
+  // after the other group's when g = 1.
+  auto yield = cast<scf::YieldOp>(tiles.getBody()->getTerminator());
+  OpOperand &next = yield->getOpOperand(yield->getNumOperands() - 1);
+  {
+    OpBuilder yb(yield);
+    next.set(arith::AddIOp::create(
+        yb, loc, base,
+        arith::MulIOp::create(yb, loc, trips, constI32(yb, loc, 2))));
+  }
+  OpBuilder kb(loop);
+  Value before =
+      tripCount(kb, loc, loop.getLowerBound(), loop.getUpperBound(), stepK);
+  Value mine = arith::AddIOp::create(kb, loc, base,
+                                     arith::MulIOp::create(kb, loc, g, before));
+
+  // Turns: the j-th tile of group g waits for phase j - 1 + g of turn[g]
+  // (the other group's K loop of the tile before), except tile 0.
+  Value j = arith::DivUIOp::create(
+      kb, loc, arith::SubIOp::create(kb, loc, tiles.getInductionVar(), lb),
+      step);
+  Value jg = arith::AddIOp::create(kb, loc, j, g);
+  Value later = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::ugt, jg,
+                                      constI32(kb, loc, 0));
+  auto wait = scf::IfOp::create(kb, loc, later, /*withElseRegion=*/false);
+  {
+    OpBuilder wb = OpBuilder::atBlockBegin(wait.thenBlock());
+    Value parity = arith::AndIOp::create(
+        wb, loc, arith::SubIOp::create(wb, loc, jg, constI32(wb, loc, 1)),
+        constI32(wb, loc, 1));
+    kcc::MBarrierWaitOp::create(wb, loc, turn, g, parity);
+  }
+  OpBuilder ab(loop->getContext());
+  ab.setInsertionPointAfter(loop);
+  kcc::MBarrierArriveOp::create(ab, loc, turn, other, /*per_warpgroup=*/true);
+  return mine;
+}

@@ -35,13 +35,27 @@ struct RolePlan {
   llvm::SmallVector<mlir::Operation *> tileSlice;
   unsigned consumerWarpgroups = 0;
   unsigned producerRegs = 0, consumerRegs = 0;
+  // Ping-pong: consumer groups of `consumerWarpgroups` warpgroups taking
+  // alternate tiles (2), or 1; why not, when 1 (for --report).
+  unsigned consumerGroups = 1;
+  bool pingPongAsked = false;
+  std::string pingPongWhy;
+  // With ping-pong: the buffers (smem stages, mbarriers) the kernel had
+  // before the pipeline, which each group gets a copy of (privateBuffers).
+  llvm::SmallVector<mlir::Value> privateBuffers;
 };
+
+/// The kernel's buffers (before the pipeline adds its own), which each
+/// consumer group gets a copy of with ping-pong; why that cannot be, if a
+/// use of one is not an indexed access or a barrier init.
+std::string privateBuffers(mlir::func::FuncOp func,
+                           llvm::SmallVectorImpl<mlir::Value> &out);
 
 /// Why `loop` (pipelined with `lag` 1 for wgmma) cannot be split into a
 /// producer warpgroup and consumer warpgroups; empty when `plan` is filled.
 std::string planRoles(mlir::func::FuncOp func, mlir::scf::ForOp loop,
                       llvm::ArrayRef<mlir::Value> needed,
-                      const TargetModel &target, RolePlan &plan);
+                      const TargetModel &target, bool pingPong, RolePlan &plan);
 
 /// Splits the kernel after its setup into kcc.warp_specialize: the producer
 /// region recomputes the loop bounds and coordinates (`roles.producerSlice`)
@@ -55,6 +69,21 @@ void buildRoles(mlir::func::FuncOp func, mlir::scf::ForOp loop,
                 llvm::function_ref<void(mlir::OpBuilder &, mlir::Value,
                                         mlir::Value, const mlir::IRMapping &)>
                     issue);
+
+/// Ping-pong (`roles.consumerGroups` = 2, after buildRoles): the consumer
+/// region's tile loop `tiles` takes every other tile from the group's own
+/// (kcc.consumer_group) on, its copies of `roles.privateBuffers` are the
+/// group's half of each (doubled here), and the groups' K loops take turns
+/// through `turn` (an mbarrier pair, count 1 each: turn[g] completes a
+/// phase when the other group's K loop has ended), so a group never waits
+/// for a stage's next round while the round before it is pending. The tile
+/// loop's pipeline counter `base` (its last iter_arg, advanced by `trips`
+/// per tile) advances by both groups' tiles; returns the counter of this
+/// group's tile, for `loop`'s stages.
+mlir::Value buildPingPong(mlir::func::FuncOp func, mlir::scf::ForOp tiles,
+                          mlir::scf::ForOp loop, const RolePlan &roles,
+                          mlir::Value base, mlir::Value trips, mlir::Value turn,
+                          int64_t step);
 
 } // namespace kcc::warpspec
 

@@ -335,10 +335,21 @@ Interpreter::Step Interpreter::enterFor(Continuation &c, scf::ForOp forOp) {
   // A persistent kernel's tile loop (from the launch id by the launch's
   // extent) runs as program 0 of a one-program launch would: every tile,
   // up to tileCap of them (see the header).
+  // With ping-pong consumer groups, group g's tiles are g, g + 2, ...
+  // The loop's bounds (computed from the launch id and extent, opaque here)
+  // take those values for the ops that read them.
   bool tiles = forOp->hasAttr(kcc::KccDialect::kPersistentTilesAttr);
-  std::optional<int64_t> lb = tiles ? std::optional<int64_t>(0)
-                                    : known(forOp, forOp.getLowerBound(),
-                                            "the lower bound of this loop");
+  int64_t groups = tiles && scheduler && isConsumer(current)
+                       ? scheduler->consumerGroups()
+                       : 1;
+  if (tiles) {
+    slot(forOp.getLowerBound()) = constant(current == Consumer2);
+    slot(forOp.getStep()) = constant(groups);
+  }
+  std::optional<int64_t> lb =
+      tiles
+          ? std::optional<int64_t>(current == Consumer2)
+          : known(forOp, forOp.getLowerBound(), "the lower bound of this loop");
   if (!lb)
     return Step::Failed;
   std::optional<int64_t> ub =
@@ -348,7 +359,7 @@ Interpreter::Step Interpreter::enterFor(Continuation &c, scf::ForOp forOp) {
   if (tiles)
     ub = std::min(*ub, tileCap);
   std::optional<int64_t> step =
-      tiles ? std::optional<int64_t>(1)
+      tiles ? std::optional<int64_t>(groups)
             : known(forOp, forOp.getStep(), "the step of this loop");
   if (!step)
     return Step::Failed;

@@ -44,6 +44,8 @@ public:
 
   /// The consumer warpgroups (each arrives once with per_warpgroup).
   int64_t warpgroups() const { return consumerWarpgroups; }
+  /// The consumer groups running the consumer region (2: ping-pong).
+  int64_t consumerGroups() const { return order.size() - 1; }
 
 private:
   /// Rejects what a role cannot execute.
