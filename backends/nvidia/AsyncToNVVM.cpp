@@ -447,6 +447,90 @@ static unsigned accumulatorStoreVector(Attribute layout, unsigned bytes) {
   return 1;
 }
 
+/// The addresses of an accumulator's registers (every `vec`-th: one vector
+/// store each) in a 128-byte swizzled stage, factored so that a thread
+/// needs few registers for them: at most 8 bases plus constant offsets,
+/// which the stores take as immediates. The swizzle XORs a 16-byte chunk's
+/// index (bits 4-6) with bits 7-9 of its offset, the row mod 8. Where every
+/// register's offset from the thread's origin is a multiple of 8 rows and
+/// of a 16-byte chunk, and every origin's vector stays inside its chunk,
+/// the XOR mask is one value per thread (its origin's row mod 8) and only
+/// the chunk bits of each register's constant offset meet it. Otherwise
+/// (other swizzles, f32 stages whose origins span two chunks) empty: the
+/// caller swizzles each address (stageElementAddr). Without the factoring
+/// the 128 addresses of a 128 x 128 tile held by one warpgroup were computed
+/// once per kernel and spilled.
+static SmallVector<Value>
+factoredAccumulatorAddrs(OpBuilder &b, Location loc, Value stage,
+                         SmemType stageType, RankedTensorType tile,
+                         unsigned vec, const RegisterMap &map,
+                         ArrayRef<int64_t> window = {0, 0},
+                         function_ref<bool(unsigned)> include = nullptr) {
+  Attribute layout = tile.getEncoding();
+  unsigned bytes = storageBytes(tile.getElementType());
+  int64_t rows = stageType.getShape().front();
+  int64_t tileCols = tile.getShape().back();
+  if (stageType.getSwizzle() != 128 || stageType.getShape().size() != 2 ||
+      tile.getRank() != 2 || rows % 8 != 0 || window[0] % 8 != 0 ||
+      (128 / bytes) * bytes != 128)
+    return {};
+  int64_t span = 128 / bytes;
+  for (unsigned t = 0, e = accumulatorThreads(layout); t < e; ++t) {
+    AccumulatorPos o = accumulatorOrigin(layout, t);
+    if (o.col < 0 || (o.col + vec) * bytes > 16)
+      return {};
+  }
+  unsigned n = accumulatorRegs(tile);
+  AccumulatorPos first = accumulatorOffset(layout, tileCols, 0);
+  if (first.row != 0 || first.col != 0)
+    return {};
+  // Each register's place in the stage, relative to the thread's origin
+  // (the window's corner moved to the stage's); nullopt: not stored.
+  SmallVector<std::optional<int64_t>> offsets;
+  for (unsigned r = 0; r + vec <= n; r += vec) {
+    if (include && !include(r)) {
+      offsets.push_back(std::nullopt);
+      continue;
+    }
+    AccumulatorPos off = accumulatorOffset(layout, tileCols, r);
+    int64_t dr = off.row - window[0], dc = off.col - window[1];
+    if (dr % 8 != 0 || dc < 0 || (dc % span) * bytes % 16 != 0)
+      return {};
+    offsets.push_back((dc / span) * rows * 128 + dr * 128 +
+                      (dc % span) * int64_t(bytes));
+  }
+  auto k = [&](int64_t v) { return i32Const(b, loc, v); };
+  // The thread's first register: its offset (origin row x 128 + origin
+  // column x bytes; the first register sits in part 0) and swizzle mask.
+  Value row = map.rows[0], col = map.cols[0];
+  Value base =
+      arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, row, k(128)),
+                            arith::MulIOp::create(b, loc, col, k(bytes)));
+  Value mask = arith::ShLIOp::create(
+      b, loc, arith::AndIOp::create(b, loc, row, k(7)), k(4));
+  std::array<Value, 8> chunkBase;
+  SmallVector<Value> addrs;
+  for (std::optional<int64_t> place : offsets) {
+    if (!place) {
+      addrs.push_back(nullptr);
+      continue;
+    }
+    int64_t c = *place;
+    int64_t chunk = (c >> 4) & 7;
+    Value &cb = chunkBase[chunk];
+    if (!cb)
+      cb = LLVM::GEPOp::create(
+          b, loc, stage.getType(), b.getI8Type(), stage,
+          ValueRange{arith::AddIOp::create(
+              b, loc, base,
+              arith::XOrIOp::create(b, loc, mask, k(chunk << 4)))});
+    addrs.push_back(LLVM::GEPOp::create(
+        b, loc, stage.getType(), b.getI8Type(), cb,
+        ArrayRef<LLVM::GEPArg>{int32_t(c & ~int64_t(0x70))}));
+  }
+  return addrs;
+}
+
 struct SmemStoreLowering : OpConversionPattern<SmemStoreOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -493,6 +577,13 @@ struct SmemStoreLowering : OpConversionPattern<SmemStoreOp> {
     auto k = [&](int64_t v) { return i32Const(rewriter, loc, v); };
     SmallVector<Value> regs = unpack(rewriter, loc, a.getValue());
     RegisterMap map = registerMap(rewriter, loc, type, tid);
+    SmallVector<Value> factored =
+        llvm::all_of(llvm::seq<unsigned>(0, regs.size() / vec),
+                     [&](unsigned i) { return inside(i * vec) >= 0; })
+            ? factoredAccumulatorAddrs(
+                  rewriter, loc, stage, stageType, type, vec, map, window,
+                  [&](unsigned r) { return inside(r) == 1; })
+            : SmallVector<Value>();
     for (size_t r = 0; r + vec <= regs.size(); r += vec) {
       int where = inside(r);
       if (where < 0)
@@ -503,6 +594,14 @@ struct SmemStoreLowering : OpConversionPattern<SmemStoreOp> {
                   "and end windows on whole blocks";
       if (!where)
         continue;
+      SmallVector<Value> chunk;
+      for (size_t i = r; i < r + vec; ++i)
+        chunk.push_back(toStorage(rewriter, loc, regs[i]));
+      if (!factored.empty()) {
+        LLVM::StoreOp::create(rewriter, loc, buildVector(rewriter, loc, chunk),
+                              factored[r / vec], vec * bytes);
+        continue;
+      }
       // (row - window[0]) * cols + (col - window[1]) in the stage.
       Value place = arith::AddIOp::create(
           rewriter, loc,
@@ -511,9 +610,6 @@ struct SmemStoreLowering : OpConversionPattern<SmemStoreOp> {
               arith::SubIOp::create(rewriter, loc, map.rows[r], k(window[0])),
               k(cols)),
           arith::SubIOp::create(rewriter, loc, map.cols[r], k(window[1])));
-      SmallVector<Value> chunk;
-      for (size_t i = r; i < r + vec; ++i)
-        chunk.push_back(toStorage(rewriter, loc, regs[i]));
       LLVM::StoreOp::create(
           rewriter, loc, buildVector(rewriter, loc, chunk),
           stageElementAddr(rewriter, loc, stage, place, stageType),
@@ -542,9 +638,13 @@ struct SmemStoreLowering : OpConversionPattern<SmemStoreOp> {
       unsigned vec = accumulatorStoreVector(type.getEncoding(), bytes);
       SmallVector<Value> regs = unpack(rewriter, loc, a.getValue());
       RegisterMap map = registerMap(rewriter, loc, type, tid);
+      SmallVector<Value> factored = factoredAccumulatorAddrs(
+          rewriter, loc, stage, op.getDst().getType(), type, vec, map);
       for (size_t r = 0; r + vec <= regs.size(); r += vec) {
-        Value addr = stageElementAddr(rewriter, loc, stage, map.flat[r],
-                                      op.getDst().getType());
+        Value addr = !factored.empty()
+                         ? factored[r / vec]
+                         : stageElementAddr(rewriter, loc, stage, map.flat[r],
+                                            op.getDst().getType());
         SmallVector<Value> chunk;
         for (size_t i = r; i < r + vec; ++i)
           chunk.push_back(toStorage(rewriter, loc, regs[i]));
