@@ -103,9 +103,8 @@ std::string kcc::warpspec::planRoles(func::FuncOp func, scf::ForOp loop,
   // holds a whole tile's accumulators.
   constexpr int64_t kPingPongAccRegs = 128;
   unsigned groups = 1;
-  plan.pingPongAsked = pingPong;
   if (!pingPong) {
-    plan.pingPongWhy = "disabled (--ping-pong=false)";
+    // Not asked for: nothing to explain.
   } else if (target.mma.instruction != "wgmma") {
     plan.pingPongWhy = "the tensor cores of '" + target.name +
                        "' are not driven by wgmma (ping-pong is built for "
@@ -265,8 +264,7 @@ void kcc::warpspec::buildRoles(
       roles.consumerRegs,
       roles.consumerGroups > 1 ? b.getI32IntegerAttr(roles.consumerGroups)
                                : IntegerAttr());
-  if (roles.consumerGroups == 1 && !roles.pingPongWhy.empty() &&
-      roles.pingPongAsked)
+  if (roles.consumerGroups == 1 && !roles.pingPongWhy.empty())
     ws->setAttr(kcc::KccDialect::kPingPongRefusedAttr,
                 b.getStringAttr(roles.pingPongWhy));
   Block *producer = &ws.getProducer().emplaceBlock();

@@ -36,9 +36,9 @@ struct RolePlan {
   unsigned consumerWarpgroups = 0;
   unsigned producerRegs = 0, consumerRegs = 0;
   // Ping-pong: consumer groups of `consumerWarpgroups` warpgroups taking
-  // alternate tiles (2), or 1; why not, when 1 (for --report).
+  // alternate tiles (2), or 1; why not, when 1 and --ping-pong asked for
+  // it (for --report).
   unsigned consumerGroups = 1;
-  bool pingPongAsked = false;
   std::string pingPongWhy;
   // With ping-pong: the buffers (smem stages, mbarriers) the kernel had
   // before the pipeline, which each group gets a copy of (privateBuffers).
