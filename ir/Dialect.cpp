@@ -366,7 +366,7 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                ? success()
                : op->emitError() << kConsumerGroupsAttr << " must be 1 or 2";
   }
-  if (name == kScratchBytesAttr)
+  if (name == kScratchBytesAttr || name == kScratchOffsetAttr)
     return expectKind<IntegerAttr>(op, attr, "an integer");
   if (name == kProducerWarpsAttr) {
     auto w = dyn_cast<IntegerAttr>(attr.getValue());

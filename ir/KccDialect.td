@@ -150,6 +150,9 @@ def Kcc_Dialect : Dialect {
     // On a kernel after kcc-allocate-shared-memory when it has consumer
     // groups: the bytes of scratch each group has (group g's at g x that).
     static constexpr ::llvm::StringLiteral kScratchBytesAttr = "kcc.scratch_bytes";
+    // On a kernel after kcc-allocate-shared-memory whose scratch does not
+    // start at offset 0 (it follows the async buffers): that offset.
+    static constexpr ::llvm::StringLiteral kScratchOffsetAttr = "kcc.scratch_offset";
     // On an scf.for that kcc-pipeline-tma-loads did not warp-specialize:
     // why (shown by --report).
     static constexpr ::llvm::StringLiteral kWarpSpecializeRefusedAttr = "kcc.warp_specialize_refused";

@@ -1,12 +1,16 @@
 //===- AllocateSharedMemory.cpp - place each kernel's shared memory -------===//
 //
 // The `kcc-allocate-shared-memory` pass, run right before
-// kcc-convert-to-llvm: per kernel, the scratch its relayouts, reductions and
-// dot staging reuse (offset 0, the largest one op needs), then the async
-// buffers, which live across those ops and so each get their own region
-// (kcc.smem_offset). The total must fit what one block may use; the kernel
-// records it (kcc.smem_bytes, kcc.smem_alignment) for the conversion, which
-// only creates the buffer.
+// kcc-convert-to-llvm: per kernel, the async buffers, which live across the
+// kernel's other ops and so each get their own region (kcc.smem_offset, most
+// aligned first), and the scratch its relayouts, reductions and dot staging
+// reuse (the largest one op needs). The scratch goes first or last,
+// whichever needs less padding: first, it pads up to the alignment of the
+// buffers (1024 bytes for a swizzled stage); last, it starts at the next
+// 128-byte boundary (kcc.scratch_offset). In a GEMM those padding bytes can
+// decide whether a pipeline stage fits. The total must fit what one block
+// may use; the kernel records it (kcc.smem_bytes, kcc.smem_alignment) for
+// the conversion, which only creates the buffer.
 //
 //===----------------------------------------------------------------------===//
 #include "backends/gpu/LoweringUtils.h"
@@ -38,10 +42,10 @@ bool kcc::gpu::hasAsyncOps(Operation *op) {
       .wasInterrupted();
 }
 
-/// Places the stages, mbarriers and TMEM address slots of `fn` after its
-/// `scratch` bytes (kcc.smem_offset on each); returns the total and raises
-/// `alignment` to what they need.
-static int64_t placeAsyncBuffers(func::FuncOp fn, int64_t scratch,
+/// Places the stages, mbarriers and TMEM address slots of `fn` from `start`
+/// (kcc.smem_offset on each); returns where they end and raises `alignment`
+/// to what they need.
+static int64_t placeAsyncBuffers(func::FuncOp fn, int64_t start,
                                  int64_t &alignment) {
   struct Buffer {
     Operation *op;
@@ -69,7 +73,7 @@ static int64_t placeAsyncBuffers(func::FuncOp fn, int64_t scratch,
     if (!llvm::is_contained(alignments, buf.align))
       alignments.push_back(buf.align);
   llvm::sort(alignments, std::greater<int64_t>());
-  int64_t end = scratch;
+  int64_t end = start;
   for (int64_t align : alignments)
     for (const Buffer &buf : buffers) {
       if (buf.align != align)
@@ -152,14 +156,25 @@ void AllocateSharedMemory::runOnOperation() {
     if (auto groups =
             fn->getAttrOfType<IntegerAttr>(KccDialect::kConsumerGroupsAttr);
         groups && groups.getInt() > 1 && scratch > 0) {
-      scratch = llvm::alignTo(scratch, 16);
+      scratch = llvm::alignTo(scratch, 128);
       fn->setAttr(KccDialect::kScratchBytesAttr, b.getI32IntegerAttr(scratch));
       scratch *= groups.getInt();
     }
     int64_t smem = scratch, alignment = 16;
     bool async = hasAsyncOps(fn);
-    if (async)
-      smem = placeAsyncBuffers(fn, scratch, alignment);
+    if (async) {
+      int64_t buffers = placeAsyncBuffers(fn, 0, alignment);
+      // Last, the scratch starts at a 128-byte boundary: a relayout's
+      // accesses are then conflict-free where its layout was chosen so.
+      int64_t last = llvm::alignTo(buffers, 128);
+      int64_t first = llvm::alignTo(scratch, alignment);
+      if (scratch && last + scratch < first + buffers) {
+        fn->setAttr(KccDialect::kScratchOffsetAttr, b.getI32IntegerAttr(last));
+        smem = last + scratch;
+      } else {
+        smem = placeAsyncBuffers(fn, first, alignment);
+      }
+    }
     if (smem > limit) {
       auto diag = fn.emitError("kcc: kernel needs ")
                   << smem << " bytes of shared memory (" << scratch

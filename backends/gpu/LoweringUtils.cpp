@@ -154,15 +154,21 @@ Value kcc::gpu::scratchBase(const TargetOps &ops, OpBuilder &b, Location loc,
                             Operation *user) {
   Value base = smemBase(b, loc, user);
   Operation *fn = user->getParentWithTrait<OpTrait::IsIsolatedFromAbove>();
+  auto at = [&](Value offset) -> Value {
+    return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
+                               ValueRange{offset});
+  };
+  if (auto first =
+          fn->getAttrOfType<IntegerAttr>(KccDialect::kScratchOffsetAttr))
+    base = at(arith::ConstantOp::create(b, loc,
+                                        b.getI32IntegerAttr(first.getInt())));
   auto bytes = fn->getAttrOfType<IntegerAttr>(KccDialect::kScratchBytesAttr);
   Value g = bytes ? ops.consumerGroup(b, loc) : nullptr;
   if (!g)
     return base;
-  Value offset = arith::MulIOp::create(
+  return at(arith::MulIOp::create(
       b, loc, g,
-      arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(bytes.getInt())));
-  return LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(), base,
-                             ValueRange{offset});
+      arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(bytes.getInt()))));
 }
 Type kcc::gpu::storageType(Type elem) {
   if (elem.isInteger(1))

@@ -228,12 +228,13 @@ void PipelineTmaLoads::pipelineLoop(
     if (refused && refused.get(target->name))
       reserve = std::max(reserve, registerOperandScratch(dot));
   });
-  // The lowering places the scratch first, then the most aligned buffers
-  // (kcc-allocate-shared-memory): each is padded to its alignment.
-  // kcc-choose-shared-layouts may pad the scratch's rows against bank
-  // conflicts (an eighth more is plenty).
+  // The lowering places the most aligned buffers first, each padded to its
+  // alignment, then the scratch at a 128-byte boundary
+  // (kcc-allocate-shared-memory). kcc-choose-shared-layouts may pad the
+  // scratch's rows against bank conflicts (an eighth more is plenty).
   int64_t budget =
-      limit - others - groups * llvm::alignTo(reserve + reserve / 8, 1024);
+      limit - others - groups * llvm::alignTo(reserve + reserve / 8, 128) -
+      (reserve ? 128 : 0);
   // A depth's bytes: its stages and mbarriers.
   auto cost = [&](int64_t d) {
     int64_t bytes = specialize ? 8 * d + 16 * (groups > 1) : 0;
