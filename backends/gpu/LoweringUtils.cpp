@@ -160,8 +160,8 @@ Value kcc::gpu::scratchBase(const TargetOps &ops, OpBuilder &b, Location loc,
   };
   if (auto first =
           fn->getAttrOfType<IntegerAttr>(KccDialect::kScratchOffsetAttr))
-    base = at(arith::ConstantOp::create(b, loc,
-                                        b.getI32IntegerAttr(first.getInt())));
+    base = at(
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(first.getInt())));
   auto bytes = fn->getAttrOfType<IntegerAttr>(KccDialect::kScratchBytesAttr);
   Value g = bytes ? ops.consumerGroup(b, loc) : nullptr;
   if (!g)

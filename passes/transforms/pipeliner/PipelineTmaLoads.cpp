@@ -232,9 +232,9 @@ void PipelineTmaLoads::pipelineLoop(
   // alignment, then the scratch at a 128-byte boundary
   // (kcc-allocate-shared-memory). kcc-choose-shared-layouts may pad the
   // scratch's rows against bank conflicts (an eighth more is plenty).
-  int64_t budget =
-      limit - others - groups * llvm::alignTo(reserve + reserve / 8, 128) -
-      (reserve ? 128 : 0);
+  int64_t budget = limit - others -
+                   groups * llvm::alignTo(reserve + reserve / 8, 128) -
+                   (reserve ? 128 : 0);
   // A depth's bytes: its stages and mbarriers.
   auto cost = [&](int64_t d) {
     int64_t bytes = specialize ? 8 * d + 16 * (groups > 1) : 0;
