@@ -344,6 +344,7 @@ bool Machine::execute(Thread &t, unsigned budget) {
       FLOAT_UNARY(FTrunc, std::trunc(x))
       FLOAT_UNARY(Round, std::round(x))
       FLOAT_UNARY(Rsqrt, 1 / std::sqrt(x))
+      FLOAT_UNARY(Rcp, 1 / x)
 #undef FLOAT_UNARY
     case Opc::CtPop:
       for (unsigned i = 0; i < L; ++i)

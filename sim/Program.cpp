@@ -704,11 +704,13 @@ bool Decoder::decodeCallIntrinsic(LLVM::CallIntrinsicOp call) {
   std::optional<Opc> opc =
       llvm::StringSwitch<std::optional<Opc>>(name)
           .Cases({"llvm.nvvm.ex2.approx.f32", "llvm.nvvm.ex2.approx.ftz.f32",
-                  "llvm.amdgcn.exp2.f32"},
+                  "llvm.nvvm.ex2.approx.ftz.f", "llvm.amdgcn.exp2.f32"},
                  Opc::Exp2)
           .Cases({"llvm.nvvm.rsqrt.approx.f", "llvm.nvvm.rsqrt.approx.ftz.f",
                   "llvm.amdgcn.rsq.f32"},
                  Opc::Rsqrt)
+          .Cases({"llvm.nvvm.rcp.approx.ftz.f", "llvm.amdgcn.rcp.f32"},
+                 Opc::Rcp)
           .Cases({"llvm.nvvm.lg2.approx.f", "llvm.amdgcn.log.f32"}, Opc::Log2)
           .Case("llvm.amdgcn.dispatch.ptr", Opc::DispatchPtr)
           .Default(std::nullopt);

@@ -106,6 +106,7 @@ enum class Opc : uint16_t {
   CtPop,
   Abs,
   Rsqrt,
+  Rcp,
   // Thread / block / grid ids (sub: axis).
   ThreadId,
   BlockId,

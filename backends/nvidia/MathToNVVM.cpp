@@ -1,4 +1,5 @@
-//===- MathToNVVM.cpp - math dialect functions for NVIDIA ------------------===//
+//===- MathToNVVM.cpp - math dialect functions for NVIDIA
+//------------------===//
 //
 // Transcendentals follow Triton's defaults (fast hardware approximations):
 //   f32 exp(x)   = ex2.approx.f32(x * log2(e))
@@ -8,6 +9,12 @@
 //   f32 rsqrt(x) = rsqrt.approx.f32(x)
 // (ex2/lg2.approx have ~2 ulp relative error on the f32 range; subnormal
 // inputs are not flushed). f16/bf16 are computed in f32 and rounded back.
+// Ops marked approximate (fastmath `afn`, what sigmoid(x) emits) flush
+// subnormals, which saves ptxas the range fix-ups around each MUFU
+// instruction (four instructions for an ex2, not one):
+//   afn f32 exp(x)   = ex2.approx.ftz.f32(x * log2(e))
+//   afn f32 1 / x    = rcp.approx.ftz.f32(x)
+// Other divisions are IEEE (div.rn.f32), or LLVM's div.approx under `afn`.
 // f64 versions and the other transcendentals (sin, cos, tan, tanh, erf, ...)
 // call libdevice (`__nv_exp`, `__nv_sinf`, ...), declared here as external
 // llvm.func; the backend links libdevice.10.bc when such calls exist.
@@ -20,6 +27,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 using namespace kcc;
@@ -56,6 +64,47 @@ static Value f32Const(OpBuilder &b, Location loc, double v) {
   return arith::ConstantOp::create(b, loc, b.getF32Type(), b.getF32FloatAttr(v));
 }
 
+/// Whether `op` may flush subnormals (marked approximate: fastmath `afn`).
+static bool ftz(Operation *op) {
+  auto fm = dyn_cast<arith::ArithFastMathInterface>(op);
+  return fm && arith::bitEnumContainsAll(fm.getFastMathFlagsAttr().getValue(),
+                                         arith::FastMathFlags::afn);
+}
+
+/// Applies `scalar` to each element of `v` (a scalar or a vector of them).
+static Value elementwise(OpBuilder &b, Location loc, Value v,
+                         function_ref<Value(Value)> scalar) {
+  if (!isa<VectorType>(v.getType()))
+    return scalar(v);
+  SmallVector<Value> out;
+  for (Value x : unpack(b, loc, v))
+    out.push_back(scalar(x));
+  return buildVector(b, loc, out);
+}
+
+/// An approximate (`afn`) f32 reciprocal, 1 / x: one rcp.approx.ftz, where
+/// LLVM would keep the subnormal fix-ups of rcp.approx.
+struct ApproxReciprocal : OpConversionPattern<arith::DivFOp> {
+  ApproxReciprocal(const TypeConverter &tc, MLIRContext *ctx)
+      : OpConversionPattern(tc, ctx, /*benefit=*/2) {}
+  LogicalResult
+  matchAndRewrite(arith::DivFOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Value lhs = op.getLhs();
+    if (auto splat = lhs.getDefiningOp<SplatOp>())
+      lhs = splat.getSrc();
+    if (!ftz(op) || !getElementTypeOrSelf(op.getType()).isF32() ||
+        !matchPattern(lhs, m_OneFloat()))
+      return failure();
+    Location loc = op.getLoc();
+    rewriter.replaceOp(
+        op, elementwise(rewriter, loc, adaptor.getRhs(), [&](Value x) {
+          return callIntrinsic(rewriter, loc, "llvm.nvvm.rcp.approx.ftz.f", x);
+        }));
+    return success();
+  }
+};
+
 template <typename OpT>
 struct MathLowering : OpConversionPattern<OpT> {
   MathLowering(const TypeConverter &tc, MLIRContext *ctx, StringRef base,
@@ -77,8 +126,10 @@ struct MathLowering : OpConversionPattern<OpT> {
     switch (approx) {
     case Approx::Exp:
       r = callIntrinsic(
-          b, loc, "llvm.nvvm.ex2.approx.f32",
-          arith::MulFOp::create(b, loc, ys[0], f32Const(b, loc, 1.4426950408889634)));
+          b, loc,
+          ftz(op) ? "llvm.nvvm.ex2.approx.ftz.f" : "llvm.nvvm.ex2.approx.f32",
+          arith::MulFOp::create(b, loc, ys[0],
+                                f32Const(b, loc, 1.4426950408889634)));
       break;
     case Approx::Exp2:
       r = callIntrinsic(b, loc, "llvm.nvvm.ex2.approx.f32", ys[0]);
@@ -140,6 +191,7 @@ void kcc::nvidia::populateMathPatterns(KccTypeConverter &tc,
                                        RewritePatternSet &patterns,
                                        ConversionTarget &target) {
   MLIRContext *ctx = patterns.getContext();
+  patterns.add<ApproxReciprocal>(tc, ctx);
 #define KCC_MATH(OP, NAME, APPROX)                                             \
   patterns.add<MathLowering<math::OP>>(tc, ctx, NAME, Approx::APPROX);         \
   target.addIllegalOp<math::OP>();

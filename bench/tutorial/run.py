@@ -151,6 +151,36 @@ def check_streaming_ragged(lib, specs, shapes):
     return failures
 
 
+def epilogue_pairs(lib, specs, m, n, k, rounds):
+    """What the fused epilogue costs: each fused specialization against the
+    plain one of the same tile and formulation, timed alternately (plain,
+    fused, plain, ...) so that both see the same clocks; a GEMM near the
+    card's power limit slows down as it heats, which a table timing one
+    kernel after the other reads as a difference between them. Returns
+    markdown rows with the medians and the median of the per-round ratios."""
+    import statistics
+    cases = {c[1]: c for c in matmul_cases(m, n, k)}
+    rows = []
+    for fused, plain, title in (("matmul_ptr", "matmul_ptr_plain", "pointer tiles"),
+                                ("matmul_tensor", "matmul_tensor_plain", "tensor<>")):
+        for fs, ps in zip(specs[fused], specs[plain]):
+            calls = [Kernel(lib, s).bind(cases[name][2]) for s, name in ((ps, plain), (fs, fused))]
+            times = [[], []]
+            for _ in range(rounds):
+                for side, call in enumerate(calls):
+                    times[side].append(time_ms(call, batches=5))
+            ratios = [p / f for p, f in zip(*times)]
+            flops = 2.0 * m * n * k
+            tile = fs["symbol"].split("_", 2)[-1]
+            rows.append(f"| {title} | {tile} | {flops / statistics.median(times[0]) / 1e9:.0f} | "
+                        f"{flops / statistics.median(times[1]) / 1e9:.0f} | "
+                        f"{statistics.median(ratios):.3f} ({min(ratios):.3f}-{max(ratios):.3f}) |")
+    return ["", f"Fused epilogue against the plain GEMM, {m}x{n}x{k}, {rounds} alternating rounds "
+            "(TFLOP/s: medians):", "",
+            "| formulation | tile | plain | + bias + SiLU | fused / plain (median, range) |",
+            "|---|---|---|---|---|"] + rows
+
+
 def gemv_cases(k, n):
     x = rand(k)
     w_kn, w_nk = rand(k, n), rand(n, k)
@@ -196,6 +226,8 @@ def main():
     ap.add_argument("--gemv", default="4096x14336", help="KxN")
     ap.add_argument("--sums", default="8192x8192", help="RxC")
     ap.add_argument("--no-triton", action="store_true")
+    ap.add_argument("--epilogue-rounds", type=int, default=10,
+                    help="alternating plain/fused rounds of the epilogue-cost table (0: none)")
     ap.add_argument("--only", default="", help="comma-separated kernel names to run (default: all)")
     ap.add_argument("--all-specs", action="store_true",
                     help="also print every specialization's time, not only the fastest")
@@ -281,6 +313,8 @@ def main():
         cp = f"{k_rate / r['copy_gbps']:.2f}x (copy {r['copy_gbps']:.0f} GB/s)" if "copy_gbps" in r else "-"
         lines.append(f"| {r['title']} | {r['shape']} | {r['symbol']} | {k_rate:.0f} {u} | "
                      f"{p_rate:.0f} {u} | {k_rate / p_rate:.2f}x | {tri} | {cp} |")
+    if args.epilogue_rounds and (not args.only or "matmul_tensor" in args.only.split(",")):
+        lines += epilogue_pairs(lib, specs, m, n, k, args.epilogue_rounds)
     text = "\n".join(lines)
     print(text)
     if args.out:

@@ -1,6 +1,9 @@
 // scf.for / scf.if carrying tiles, f16 math in f32 (ex2/rsqrt approx),
 // f64 libdevice calls, a replicated tile (only owners store), uniform
-// scalar load/store (thread 0 stores).
+// scalar load/store (thread 0 stores); ops marked approximate (`afn`, what
+// sigmoid emits) flush subnormals: one ex2/rcp.approx.ftz each, and only
+// 1 / x becomes a reciprocal (x / y under afn is LLVM's div.approx, without
+// afn IEEE div.rn).
 // RUN: kcc-opt %s -kcc-convert-to-llvm | FileCheck %s --check-prefix=CONV
 // RUN: kcc-opt %s -kcc-lower-to-llvm | mlir-translate --mlir-to-llvmir | llc -mtriple=nvptx64-nvidia-cuda -mcpu=sm_90 -mattr=+ptx80 | FileCheck %s --check-prefix=PTX
 
@@ -26,6 +29,16 @@
 // PTX: ld.global.v2.b64
 // PTX: call.uni (retval0), __nv_exp
 // PTX: st.global.v2.b64
+
+// CONV-LABEL: llvm.func @approx
+// CONV: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
+// CONV: llvm.call_intrinsic "llvm.nvvm.rcp.approx.ftz.f"
+// CONV: llvm.return
+// PTX-LABEL: approx(
+// PTX: ex2.approx.ftz.f32
+// PTX: rcp.approx.ftz.f32
+// PTX: div.approx.f32
+// PTX: div.rn.f32
 
 #b = #kcc.blocked<vec = 8, threads = 64, warp = 32>
 #s = #kcc.blocked<vec = 8, threads = 64, warp = 32>
@@ -65,6 +78,22 @@ module {
     %s0 = kcc.load %d : !kcc.ptr<f64>
     %sl = math.sqrt %s0 : f64
     kcc.store %d, %sl : !kcc.ptr<f64>
+    return
+  }
+  func.func @approx(%x: !kcc.ptr<f32>, %y: f32) attributes {kcc.kernel, kcc.num_warps = 2 : i32} {
+    %r = kcc.arange {start = 0 : i32, end = 64 : i32} : tensor<64xi32, #b>
+    %xp = kcc.splat %x : tensor<64x!kcc.ptr<f32>, #b>
+    %xa = kcc.addptr %xp, %r : tensor<64x!kcc.ptr<f32>, #b>, tensor<64xi32, #b>
+    %v = kcc.load %xa {kcc.access_width = 4 : i32} : tensor<64x!kcc.ptr<f32>, #b>
+    %one = arith.constant 1.0 : f32
+    %ones = kcc.splat %one : tensor<64xf32, #b>
+    %e = math.exp %v fastmath<afn> : tensor<64xf32, #b>
+    %d = arith.addf %ones, %e : tensor<64xf32, #b>
+    %s = arith.divf %ones, %d fastmath<afn> : tensor<64xf32, #b>
+    %ys = kcc.splat %y : tensor<64xf32, #b>
+    %q = arith.divf %s, %ys fastmath<afn> : tensor<64xf32, #b>
+    %p = arith.divf %q, %v : tensor<64xf32, #b>
+    kcc.store %xa, %p {kcc.access_width = 4 : i32} : tensor<64x!kcc.ptr<f32>, #b>
     return
   }
 }
