@@ -242,6 +242,20 @@ void ConvertKccToLLVMPass::runOnOperation() {
 
   if (failed(applyPartialConversion(module, target, std::move(patterns))))
     return signalPassFailure();
+
+  // A persistent kernel's tile loop keeps what it computes from the thread
+  // id: hoisted out of it (LLVM's LICM), the per-element indices and
+  // addresses of every epilogue path, the masked fallback's included, stay
+  // live across the whole kernel beside the accumulator and spill. Inner
+  // loops still hoist into the tile loop's body.
+  auto noLicm = LLVM::LoopAnnotationAttr::get(
+      ctx, {}, {}, {}, {}, {},
+      LLVM::LoopLICMAttr::get(ctx, BoolAttr::get(ctx, true), {}), {}, {}, {},
+      {}, {}, {}, {}, {}, {});
+  module.walk([&](scf::ForOp loop) {
+    if (loop->hasAttr(KccDialect::kPersistentTilesAttr))
+      loop->setAttr("llvm.loop_annotation", noLicm);
+  });
 }
 
 } // namespace
