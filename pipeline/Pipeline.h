@@ -84,7 +84,7 @@ struct LayoutOptions {
   bool remarks = false;
   /// kcc --warp-specialize / --chunk-epilogues.
   bool warpSpecialize = true;
-  bool pingPong = false; // kcc --ping-pong (opt-in: see docs/gemm.md)
+  bool pingPong = true; // kcc --ping-pong (docs/gemm.md, "Ping-pong")
   bool chunkEpilogues = true;
 };
 /// The passes find `target` by its name in the kcc dialect's registry

@@ -102,8 +102,9 @@ static cl::opt<unsigned> persistentOpt(
 static cl::opt<bool> pingPongOpt(
     "ping-pong",
     cl::desc("Compile as kcc --ping-pong: warp-specialized persistent GEMMs "
-             "run two consumer groups on alternate tiles"),
-    cl::init(false), cl::cat(category));
+             "run two consumer groups on alternate tiles (default: true, as "
+             "kcc)"),
+    cl::init(true), cl::cat(category));
 static cl::opt<unsigned> simProcessors(
     "sim-processors",
     cl::desc("Multiprocessors of the simulated device, which choose and "

@@ -64,7 +64,9 @@ static cl::opt<unsigned> numWarps("num-warps",
 static cl::opt<bool> pingPong(
     "ping-pong", cl::cat(category),
     cl::desc("With --lower: as kcc --ping-pong (two consumer groups on "
-             "alternate tiles of a warp-specialized persistent GEMM)"));
+             "alternate tiles of a warp-specialized persistent GEMM; default: "
+             "true, as kcc)"),
+    cl::init(true));
 static cl::opt<unsigned> persistent(
     "persistent",
     cl::desc("--lower: also compile group(N) kernels' persistent builds, as "

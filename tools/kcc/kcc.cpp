@@ -65,8 +65,9 @@ static cl::opt<bool> pingPong(
     cl::desc("Run warp-specialized persistent GEMMs whose tile accumulator "
              "fits one warpgroup (128x128, 64x256) as two consumer groups on "
              "alternate tiles, one's epilogue beside the other's K loop "
-             "(default: false; docs/gemm.md, \"Ping-pong\")"),
-    cl::init(false), cl::cat(kccCategory));
+             "(default: true; --ping-pong=false keeps one cooperative "
+             "group; docs/gemm.md, \"Ping-pong\")"),
+    cl::init(true), cl::cat(kccCategory));
 static cl::opt<bool> chunkEpilogues(
     "chunk-epilogues",
     cl::desc("Copy a GEMM's output tile out 64 columns at a time through two "
