@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Attention forward (bench/attention/attention.kc) on one GPU, one process:
+every specialization checked against a float64 reference (O and the
+log-sum-exp) and against torch's scaled_dot_product_attention, then timed
+beside SDPA with the cuDNN backend and with the flash backend, in TFLOP/s
+(4 * batch*heads * seq_q * seq_k * head_dim flops, half of it causal).
+
+    kcc bench/attention/attention.kc --target=sm_90a -o gen
+    cmake -S bench/gemm -B /tmp/att -DKCC_GEN_DIR=$PWD/gen -DKCC_GEMM_STEM=attention
+    cmake --build /tmp/att -j
+    python3 bench/attention/run.py --lib /tmp/att/libkcc_gemm.so \\
+        --manifest gen/attention.manifest.json --out attention.md
+
+Shapes follow the issue's protocol: batch * seq = 16k, heads * head_dim =
+2048, seq 1k / 4k / 16k (--seqs); ragged and GQA shapes are checked, not
+timed (--check).
+"""
+import argparse, ctypes, importlib.util, json, math, os, sys
+
+import torch
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, ".."))
+from run_membound import time_ms  # noqa: E402 - the same timing as the other tables
+
+# The tutorial's ctypes binding (a module also named run.py).
+_spec = importlib.util.spec_from_file_location(
+    "tutorial_run", os.path.join(HERE, "..", "tutorial", "run.py"))
+_tutorial = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_tutorial)
+Kernel = _tutorial.Kernel
+
+DT = {"f16": torch.float16, "bf16": torch.bfloat16}
+
+
+def spec_constants(spec):
+    c = spec["constants"]
+    return c["T"], int(c["D"]), int(c["BM"]), int(c["BN"]), int(c["CAUSAL"])
+
+
+def tensor_args(name, t):
+    """A [Z, S, D] contiguous tensor as the stub's pointer, dims and strides."""
+    z, s, d = t.shape
+    return {name: t, f"{name}_dim0": z, f"{name}_dim1": s, f"{name}_dim2": d,
+            f"{name}_stride0": s * d, f"{name}_stride1": d}
+
+
+def make(bh, hkv, sq, sk, d, dtype, seed=0):
+    g = torch.Generator(device="cuda").manual_seed(seed)
+    q = torch.randn(bh, sq, d, device="cuda", dtype=dtype, generator=g)
+    k = torch.randn(hkv, sk, d, device="cuda", dtype=dtype, generator=g)
+    v = torch.randn(hkv, sk, d, device="cuda", dtype=dtype, generator=g)
+    return q, k, v
+
+
+def reference(q, k, v, causal, group):
+    """O and the natural-log LSE per row in float64."""
+    qd, kd, vd = q.double(), k.double(), v.double()
+    kd = kd.repeat_interleave(group, dim=0)
+    vd = vd.repeat_interleave(group, dim=0)
+    s = qd @ kd.transpose(1, 2) / math.sqrt(q.shape[-1])
+    if causal:
+        sq, sk = s.shape[-2:]
+        mask = torch.ones(sq, sk, dtype=torch.bool, device=s.device).tril()
+        s = s.masked_fill(~mask, float("-inf"))
+    lse = torch.logsumexp(s, dim=-1)
+    return torch.softmax(s, dim=-1) @ vd, lse
+
+
+def run_kcc(lib, spec, q, k, v, group):
+    bh, sq, d = q.shape
+    o = torch.empty_like(q)
+    lse = torch.empty(bh, sq, device="cuda", dtype=torch.float32)
+    args = dict(**tensor_args("o", o), **tensor_args("q", q), **tensor_args("k", k),
+                **tensor_args("v", v), lse=lse, scale=1.0 / math.sqrt(d), group=group)
+    return Kernel(lib, spec).bind(args), o, lse
+
+
+def sdpa(q, k, v, causal, group, backend, heads):
+    from torch.nn.attention import sdpa_kernel
+    bh, sq, d = q.shape
+    b = bh // heads
+    qq = q.view(b, heads, sq, d)
+    kk = k.view(b, heads // group, -1, d)
+    vv = v.view(b, heads // group, -1, d)
+
+    def call():
+        with sdpa_kernel(backend):
+            return F.scaled_dot_product_attention(qq, kk, vv, is_causal=causal,
+                                                  enable_gqa=group > 1)
+    return call
+
+
+def check(lib, spec, bh, hkv, sq, sk, causal_ok=True):
+    t, d, _, _, causal = spec_constants(spec)
+    group = bh // hkv
+    q, k, v = make(bh, hkv, sq, sk, d, DT[t])
+    call, o, lse = run_kcc(lib, spec, q, k, v, group)
+    call()
+    torch.cuda.synchronize()
+    ref, ref_lse = reference(q, k, v, causal, group)
+    err = float((o.double() - ref).abs().max())
+    lerr = float((lse.double() - ref_lse).abs().max())
+    # The output's own rounding plus f32 accumulation: a few units of the
+    # 16-bit type's last place at |O| <= max |V|.
+    tol = (8e-3 if t == "f16" else 3e-2) * float(v.abs().max())
+    ok = bool(torch.isfinite(o).all()) and err <= tol and lerr <= 1e-3 * math.log(sk + 1)
+    print(f"{'ok' if ok else 'FAIL'} {spec['symbol']} bh={bh} hkv={hkv} sq={sq} sk={sk}: "
+          f"max |O - ref| {err:.3g} (tol {tol:.3g}), max |lse - ref| {lerr:.3g}")
+    return ok
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--lib", required=True)
+    ap.add_argument("--manifest", required=True)
+    ap.add_argument("--out")
+    ap.add_argument("--seqs", default="1024,4096,16384")
+    ap.add_argument("--tokens", type=int, default=16384, help="batch * seq")
+    ap.add_argument("--width", type=int, default=2048, help="heads * head_dim")
+    ap.add_argument("--check", default="1x1x77x77,2x2x200x333,4x2x129x129,2x1x64x1000",
+                    help="BHxHKVxSQxSK shapes checked (not timed) for every specialization")
+    args = ap.parse_args()
+
+    lib = ctypes.CDLL(os.path.abspath(args.lib))
+    manifest = json.load(open(args.manifest))
+    specs = [s for k in manifest["kernels"] if k["name"] == "attention"
+             for s in k["specializations"]]
+    from torch.nn.attention import SDPBackend
+
+    failures = 0
+    for spec in specs:
+        causal = spec_constants(spec)[4]
+        for shape in args.check.split(","):
+            bh, hkv, sq, sk = map(int, shape.split("x"))
+            if causal and sq != sk:
+                continue  # the kernel's causal mask aligns queries and keys at 0
+            failures += not check(lib, spec, bh, hkv, sq, sk)
+
+    device = torch.cuda.get_device_name()
+    lines = [f"Device: {device}; torch {torch.__version__}; one process, CUDA events "
+             "(median of batches, best of two passes per side).", "",
+             "| dtype | head_dim | causal | seq | kcc (spec) | kcc TFLOP/s | cuDNN | flash | "
+             "kcc / cuDNN | kcc / flash |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for spec in specs:
+        t, d, bm, bn, causal = spec_constants(spec)
+        heads = args.width // d
+        for seq in map(int, args.seqs.split(",")):
+            batch = max(1, args.tokens // seq)
+            q, k, v = make(batch * heads, batch * heads, seq, seq, d, DT[t])
+            call, o, _ = run_kcc(lib, spec, q, k, v, 1)
+            flops = 4.0 * batch * heads * seq * seq * d / (2 if causal else 1)
+            rate = {}
+            for name, fn in (("kcc", call),
+                             ("cudnn", sdpa(q, k, v, bool(causal), 1,
+                                            SDPBackend.CUDNN_ATTENTION, heads)),
+                             ("flash", sdpa(q, k, v, bool(causal), 1,
+                                            SDPBackend.FLASH_ATTENTION, heads))):
+                try:
+                    rate[name] = flops / min(time_ms(fn), time_ms(fn)) / 1e9
+                except RuntimeError as e:  # a backend that refuses the shape
+                    print(f"note: {name} at {seq}: {e}", file=sys.stderr)
+            r = lambda n: f"{rate[n]:.0f}" if n in rate else "-"
+            ratio = lambda n: f"{rate['kcc'] / rate[n]:.2f}x" if n in rate else "-"
+            lines.append(f"| {t} | {d} | {'yes' if causal else 'no'} | {seq} | {spec['symbol']} | "
+                         f"{r('kcc')} | {r('cudnn')} | {r('flash')} | {ratio('cudnn')} | "
+                         f"{ratio('flash')} |")
+    text = "\n".join(lines)
+    print(text)
+    if args.out:
+        with open(args.out, "w") as f:
+            f.write(text + "\n")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
