@@ -432,6 +432,10 @@ SmallVector<Operation *> kcc::epilogueChain(OpOperand &use, bool sourceShared) {
     dag.push_back(op);
     inside.insert(op->getResult(0));
   }
+  // The first op reads something other than the accumulator, splats and
+  // row/column broadcasts (acc + another dot's result): no chain.
+  if (dag.empty())
+    return {};
   // It must leave through its last op alone: every other value it makes
   // (and the accumulator) is used inside it only.
   auto usedInside = [&](Value v) {
