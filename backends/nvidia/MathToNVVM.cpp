@@ -1,5 +1,4 @@
-//===- MathToNVVM.cpp - math dialect functions for NVIDIA
-//------------------===//
+//===- MathToNVVM.cpp - math dialect functions for NVIDIA ----------------===//
 //
 // Transcendentals follow Triton's defaults (fast hardware approximations):
 //   f32 exp(x)   = ex2.approx.f32(x * log2(e))

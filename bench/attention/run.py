@@ -166,11 +166,7 @@ def main():
             lines.append(f"| {t} | {d} | {'yes' if causal else 'no'} | {seq} | {spec['symbol']} | "
                          f"{r('kcc')} | {r('cudnn')} | {r('flash')} | {ratio('cudnn')} | "
                          f"{ratio('flash')} |")
-    text = "\n".join(lines)
-    print(text)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text + "\n")
+    _tutorial.write_report(lines, args.out)
     return 1 if failures else 0
 
 

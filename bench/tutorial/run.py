@@ -217,6 +217,15 @@ def copy_gbps(nbytes):
     return 2 * nbytes / time_ms(lambda: dst.copy_(src)) / 1e6
 
 
+def write_report(lines, out):
+    """Prints the Markdown table and writes it to `out` when given."""
+    text = "\n".join(lines)
+    print(text)
+    if out:
+        with open(out, "w") as f:
+            f.write(text + "\n")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--lib", required=True)
@@ -315,11 +324,7 @@ def main():
                      f"{p_rate:.0f} {u} | {k_rate / p_rate:.2f}x | {tri} | {cp} |")
     if args.epilogue_rounds and (not args.only or "matmul_tensor" in args.only.split(",")):
         lines += epilogue_pairs(lib, specs, m, n, k, args.epilogue_rounds)
-    text = "\n".join(lines)
-    print(text)
-    if args.out:
-        with open(args.out, "w") as f:
-            f.write(text + "\n")
+    write_report(lines, args.out)
     return 1 if failures else 0
 
 
