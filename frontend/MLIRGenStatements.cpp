@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/MLIRGenEmitter.h"
 
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SetVector.h"
 
 #include <functional>
@@ -221,6 +222,25 @@ void Gen::genIf(const Stmt &s) {
   b.setInsertionPointAfter(ifOp);
   for (size_t i = 0; i < carried.size(); ++i)
     carried[i].second->val = TV::value(ifOp.getResult(i));
+  // A condition known at compile time (a constant parameter: `if CAUSAL ==
+  // 1`) keeps only the branch it takes, as `if constexpr` would: both were
+  // checked above, and the passes see straight-line code.
+  mlir::BoolAttr known;
+  if (!mlir::matchPattern(cond, mlir::m_Constant(&known)))
+    return;
+  mlir::Block *taken = known.getValue() ? &ifOp.getThenRegion().front()
+                                        : &ifOp.getElseRegion().front();
+  mlir::Operation *yield = taken->getTerminator();
+  for (size_t i = 0; i < carried.size(); ++i) {
+    ifOp.getResult(i).replaceAllUsesWith(yield->getOperand(i));
+    carried[i].second->val = TV::value(yield->getOperand(i));
+  }
+  yield->erase();
+  mlir::Block *block = ifOp->getBlock();
+  auto next = std::next(ifOp->getIterator());
+  block->getOperations().splice(ifOp->getIterator(), taken->getOperations());
+  ifOp->erase();
+  b.setInsertionPoint(block, next);
 }
 
 void Gen::genFor(const Stmt &s) {

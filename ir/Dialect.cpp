@@ -137,8 +137,9 @@ WgmmaAccLayoutAttr::verify(function_ref<InFlightDiagnostic()> emitError,
 unsigned WgmmaAccLayoutAttr::getElemsPerThread(ArrayRef<int64_t> shape) const {
   int64_t blocks = shape[0] / 64;
   int64_t mine = (blocks + getWarpgroups() - 1) / getWarpgroups();
-  return static_cast<unsigned>(
-      std::min<int64_t>(mine * (shape[1] / 2), UINT_MAX));
+  // A row vector ([M] or [M, 1]): the thread's two rows of each block.
+  int64_t perBlock = isWgmmaRowSlice(shape) ? 2 : shape[1] / 2;
+  return static_cast<unsigned>(std::min<int64_t>(mine * perBlock, UINT_MAX));
 }
 
 //===----------------------------------------------------------------------===//
@@ -868,6 +869,37 @@ LogicalResult WarpgroupMmaOp::verify() {
   if (getA().getType().getSwizzle() != 128 ||
       getB().getType().getSwizzle() != 128)
     return emitOpError("operand stages must use the 128-byte swizzle");
+  return success();
+}
+
+LogicalResult WarpgroupMmaRegAOp::verify() {
+  auto acc = cast<RankedTensorType>(getAcc().getType());
+  auto a = cast<RankedTensorType>(getA().getType());
+  if (acc != getResult().getType())
+    return emitOpError("result type must match the accumulator");
+  if (acc.getEncoding() && !isa<WgmmaAccLayoutAttr>(acc.getEncoding()))
+    return emitOpError("the accumulator needs the #kcc.wgmma_acc layout");
+  // A's registers are the accumulator's mapping, 16-bit elements.
+  if (a.getEncoding() && a.getEncoding() != acc.getEncoding())
+    return emitOpError("A needs the accumulator's #kcc.wgmma_acc layout");
+  SmemType b = getB().getType();
+  if (a.getRank() != 2 || b.getShape().size() != 2 || acc.getRank() != 2)
+    return emitOpError("operands must be 2-D");
+  if (b.getSwizzle() != 128)
+    return emitOpError("the B stage must use the 128-byte swizzle");
+  Type elem = a.getElementType();
+  if (elem != b.getElementType() || !(elem.isF16() || elem.isBF16()) ||
+      !acc.getElementType().isF32())
+    return emitOpError("takes f16 or bf16 operands of one type and an f32 "
+                       "accumulator");
+  bool bK = getBKMajor();
+  int64_t n = bK ? b.getShape()[0] : b.getShape()[1];
+  int64_t kb = bK ? b.getShape()[1] : b.getShape()[0];
+  if (a.getShape()[1] != kb || acc.getShape()[0] != a.getShape()[0] ||
+      acc.getShape()[1] != n)
+    return emitOpError("shapes do not form acc[M,N] += a[M,K] x b[K,N]");
+  if (a.getShape()[0] % 64 || kb % 16)
+    return emitOpError("M must be a multiple of 64 and K of 16");
   return success();
 }
 

@@ -42,6 +42,14 @@ unsigned blockWarps(mlir::Operation *func);
 /// swizzle pattern repeats every 1024 bytes), else 128. The NVIDIA lowering
 /// places buffers at it and the pipeliners' budgets count it.
 inline int64_t stageAlignment(unsigned swizzle) { return swizzle ? 1024 : 128; }
+/// Whether a tile of `shape` in #kcc.wgmma_acc is a row vector of the
+/// accumulator layout ([M] or [M, 1]: each thread holds the rows its
+/// accumulator registers lie in, replicated over the 4 lanes of a quad),
+/// what a row reduction of an accumulator makes (attention's row max and
+/// sum) and a row broadcast reads.
+inline bool isWgmmaRowSlice(llvm::ArrayRef<int64_t> shape) {
+  return shape.size() == 1 || (shape.size() == 2 && shape[1] == 1);
+}
 } // namespace kcc
 
 #define GET_OP_CLASSES

@@ -300,6 +300,31 @@ def Kcc_WarpgroupMmaOp : Kcc_Op<"warpgroup_mma"> {
   let hasVerifier = 1;
 }
 
+def Kcc_WarpgroupMmaRegAOp : Kcc_Op<"warpgroup_mma_reg_a"> {
+  let summary = "acc + A x B on Hopper tensor cores, A in registers";
+  let description = [{
+    wgmma's register-A form: `result = a x b + acc` where A (M x K, f16 or
+    bf16) is a tile in the #kcc.wgmma_acc layout of the accumulator's
+    warpgroups (for 16-bit elements the accumulator's register mapping is
+    the A fragment: each pair of neighbouring registers is one f16x2 / bf16x2
+    operand register, 4 per 16-column K step), and B (K x N) is stage
+    `b_stage` of `b`, loaded by TMA with the 128-byte swizzle; `b_k_major`
+    says the stage holds B as N x K rather than K x N. What a product of a
+    tile computed in registers (attention's P @ V) needs: no shared-memory
+    round trip for A. `pending` as for kcc.warpgroup_mma; the A registers
+    must not change while the group is in flight.
+  }];
+  let arguments = (ins Kcc_Tile:$a, Kcc_Smem:$b, I32:$b_stage,
+                       Kcc_Tile:$acc, BoolAttr:$b_k_major,
+                       DefaultValuedAttr<ConfinedAttr<I32Attr, [IntMinValue<0>]>, "0">:$pending);
+  let results = (outs Kcc_Tile:$result);
+  let assemblyFormat = [{
+    $a `,` $b `[` $b_stage `]` `,` $acc attr-dict `:`
+    type($a) `,` type($b) `,` type($acc) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Kcc_WarpgroupMmaWaitOp : Kcc_Op<"warpgroup_mma_wait",
     [DeclareOpInterfaceMethods<InferTypeOpInterface>]> {
   let summary = "wait until at most `pending` wgmma groups are in flight";

@@ -39,14 +39,22 @@ struct WgmmaAsm {
   uint32_t flags = 0;      // WgmmaAux flags
   std::vector<unsigned> d; // asm operand number of each D register
   unsigned descA = 0, descB = 0;
-  unsigned scaleOperand = 0; // $K of the scale-d predicate
+  std::vector<unsigned> aRegs; // the register-A form: A's 4 operands
+  unsigned scaleOperand = 0;   // $K of the scale-d predicate
 };
 
 std::optional<WgmmaAsm> parseWgmmaAsm(StringRef text, std::string &why) {
   std::optional<kcc::ptx::AsmFields> f =
       kcc::ptx::match(kcc::ptx::kWgmmaMma, text.trim(), &why);
-  if (!f)
-    return std::nullopt;
+  bool regA = false;
+  if (!f) {
+    std::string whyRegA;
+    f = kcc::ptx::match(kcc::ptx::kWgmmaMmaRegA, text.trim(), &whyRegA);
+    if (!f)
+      return std::nullopt;
+    regA = true;
+    f->ints["ta"] = 0;
+  }
   WgmmaAsm w;
   StringRef elem = f->words["elem"];
   int64_t n = f->ints["n"];
@@ -64,7 +72,16 @@ std::optional<WgmmaAsm> parseWgmmaAsm(StringRef text, std::string &why) {
   if (elem == "bf16")
     w.flags |= WgmmaAux::BF16;
   w.d = f->regs["d"];
-  w.descA = unsigned(f->ints["a"]);
+  if (regA) {
+    w.flags |= WgmmaAux::RegA;
+    w.aRegs = f->regs["a"];
+    if (w.aRegs.size() != 4) {
+      why = "expected 4 A registers, not " + std::to_string(w.aRegs.size());
+      return std::nullopt;
+    }
+  } else {
+    w.descA = unsigned(f->ints["a"]);
+  }
   w.descB = unsigned(f->ints["b"]);
   w.scaleOperand = unsigned(f->ints["scale"]);
   if (w.d.size() != w.n / 2) {
@@ -168,8 +185,16 @@ bool Decoder::decodeWgmma(LLVM::InlineAsmOp op) {
     return it && it.getWidth() == (i64 ? 64u : 32u);
   };
   Value descA, descB, scale;
-  if (!input(w->descA, true, descA) || !input(w->descB, true, descB))
+  bool regA = w->flags & WgmmaAux::RegA;
+  if ((!regA && !input(w->descA, true, descA)) || !input(w->descB, true, descB))
     return refuse("the descriptors must be i64 inputs");
+  SmallVector<Value, 4> aRegs;
+  for (unsigned k : w->aRegs) {
+    Value v;
+    if (!input(k, false, v))
+      return refuse("the A registers must be i32 inputs");
+    aRegs.push_back(v);
+  }
   if (!input(w->scaleOperand, false, scale))
     return refuse("scale-d must be set from an i32 input");
   // The accumulator input of output j: the input tied to it ("j").
@@ -193,7 +218,7 @@ bool Decoder::decodeWgmma(LLVM::InlineAsmOp op) {
   Inst &in = emit(Opc::Wgmma, op);
   in.res = slots[res];
   in.ek = EK::F32, in.bits = 32, in.lanes = numOut;
-  in.a = slot(descA);
+  in.a = regA ? slot(descB) : slot(descA);
   in.b = slot(descB);
   in.c = slot(scale);
   in.aux = p.aux.size();
@@ -203,6 +228,8 @@ bool Decoder::decodeWgmma(LLVM::InlineAsmOp op) {
     p.aux.push_back(k);        // result field of this D register
     p.aux.push_back(accIn[k]); // its accumulator input
   }
+  for (Value v : aRegs)
+    p.aux.push_back(slot(v));
   p.hasWgmma = true;
   return true;
 }

@@ -158,6 +158,7 @@ struct WgmmaRun {
   kcc::WgmmaDescriptorFields a, b;
   std::vector<uint32_t> field;  // result field of each D register
   std::vector<uint64_t> acc;    // [thread][D register] inputs (may be tags)
+  std::vector<uint32_t> aRegs;  // RegA: [thread][4] A registers at issue
   std::vector<uint32_t> result; // [thread][result field] f32 bits
   bool done = false;
 };

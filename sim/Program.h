@@ -195,9 +195,11 @@ struct WgmmaAux {
     TransB = 4, // imm-trans-b: B is N-major
     NegA = 8,   // imm-scale-a = -1
     NegB = 16,  // imm-scale-b = -1
+    RegA = 32,  // A in registers (Inst::a unused)
   };
-  // aux[0] = N, aux[1] = flags, aux[2 + i] = the slot of the accumulator
-  // input of D register i (i < N / 2).
+  // aux[0] = N, aux[1] = flags, then per D register i (i < N / 2) its
+  // result field and the slot of its accumulator input; with RegA, then the
+  // slots of the 4 A registers (f16x2 / bf16x2 in 32 bits).
 };
 
 /// One decoded instruction. Operand fields are register slots unless the

@@ -168,6 +168,7 @@ bool Machine::fireWgmma(unsigned wg, uint32_t pc) {
   const Inst &in = prog.code[pc];
   const uint32_t *x = prog.aux.data() + in.aux;
   unsigned first = wg * kWarpgroup, regs = x[0] / 2;
+  bool regA = x[1] & WgmmaAux::RegA;
   Thread &t0 = threads[first];
   auto scaleOf = [&](const Thread &t) {
     return uint32_t(t.regs[in.c]) != 0;
@@ -177,7 +178,7 @@ bool Machine::fireWgmma(unsigned wg, uint32_t pc) {
     const Thread &o = threads[i];
     const char *what = nullptr;
     uint64_t mine = 0, theirs = 0;
-    if (o.regs[in.a] != t0.regs[in.a])
+    if (!regA && o.regs[in.a] != t0.regs[in.a])
       what = "A descriptor", mine = o.regs[in.a], theirs = t0.regs[in.a];
     else if (o.regs[in.b] != t0.regs[in.b])
       what = "B descriptor", mine = o.regs[in.b], theirs = t0.regs[in.b];
@@ -196,9 +197,11 @@ bool Machine::fireWgmma(unsigned wg, uint32_t pc) {
   WgmmaRun r;
   r.op = in.op, r.pc = pc, r.warpgroup = wg;
   r.n = x[0], r.flags = x[1], r.scaleD = scaleOf(t0);
-  r.descA = t0.regs[in.a], r.descB = t0.regs[in.b];
+  r.descA = regA ? 0 : t0.regs[in.a], r.descB = t0.regs[in.b];
   for (auto [desc, fields, name] :
        {std::tuple(r.descA, &r.a, "A"), std::tuple(r.descB, &r.b, "B")}) {
+    if (regA && fields == &r.a)
+      continue;
     llvm::Expected<kcc::WgmmaDescriptorFields> f =
         kcc::decodeWgmmaDescriptor(desc);
     if (!f) {
@@ -236,12 +239,19 @@ bool Machine::fireWgmma(unsigned wg, uint32_t pc) {
   c.syncId = numThreads + copies.size();
   c.seenGen = ~0u;
   Clock own;
+  if (regA)
+    r.aRegs.resize(size_t(kWarpgroup) * 4);
   for (unsigned i = first; i < first + kWarpgroup; ++i) {
     Thread &o = threads[i];
     for (unsigned k = 0; k < regs; ++k) {
       uint32_t s = x[3 + 2 * k];
       r.acc[size_t(i - first) * regs + k] = o.regs[s];
     }
+    // The A registers are read at issue (they must not change until the
+    // group retires; kcc's lowering does not touch them).
+    for (unsigned j = 0; regA && j < 4; ++j)
+      r.aRegs[size_t(i - first) * 4 + j] =
+          uint32_t(o.regs[x[2 + 2 * regs + j]]);
     joinInto(c.seen, o.acquired);
     own.push_back({o.tid, o.clock});
     ++o.clock;
@@ -308,12 +318,29 @@ bool Machine::completeWgmma(uint32_t index) {
   std::vector<float> a(64 * 16), b(size_t(n) * 16);
   float signA = (r.flags & WgmmaAux::NegA) ? -1.f : 1.f;
   float signB = (r.flags & WgmmaAux::NegB) ? -1.f : 1.f;
-  for (unsigned m = 0; m < 64; ++m)
-    for (unsigned k = 0; k < 16; ++k) {
-      if (!read(r.a, r.flags & WgmmaAux::TransA, m, k, "A", a[m * 16 + k]))
-        return false;
-      a[m * 16 + k] *= signA;
-    }
+  if (r.flags & WgmmaAux::RegA) {
+    // Register j of lane l of warp w holds A[16w + l/4 + 8(j % 2)]
+    // [8(j / 2) + 2(l % 4) + h] in its half h (low half first): the
+    // m16n8k16 A fragment per warp, PTX ISA "Register Fragments" (wgmma
+    // .m64nNk16, A in registers).
+    for (unsigned t = 0; t < kWarpgroup; ++t)
+      for (unsigned j = 0; j < 4; ++j)
+        for (unsigned h = 0; h < 2; ++h) {
+          unsigned warp = t / 32, lane = t % 32;
+          unsigned m = 16 * warp + lane / 4 + 8 * (j % 2);
+          unsigned k = 8 * (j / 2) + 2 * (lane % 4) + h;
+          uint16_t bits = uint16_t(r.aRegs[t * 4 + j] >> (16 * h));
+          a[m * 16 + k] =
+              signA * (bf16 ? bf16ToFloat(bits) : halfToFloat(bits));
+        }
+  } else {
+    for (unsigned m = 0; m < 64; ++m)
+      for (unsigned k = 0; k < 16; ++k) {
+        if (!read(r.a, r.flags & WgmmaAux::TransA, m, k, "A", a[m * 16 + k]))
+          return false;
+        a[m * 16 + k] *= signA;
+      }
+  }
   for (unsigned j = 0; j < n; ++j)
     for (unsigned k = 0; k < 16; ++k) {
       if (!read(r.b, r.flags & WgmmaAux::TransB, j, k, "B", b[k * n + j]))

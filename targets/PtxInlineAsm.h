@@ -72,6 +72,16 @@ inline constexpr AsmTemplate kWgmmaMma{
     "wgmma.mma_async.sync.aligned.m64n<n>k16.f32.<elem:word>.<elem:word> "
     "{<d:regs>}, $<a>, $<b>, p, <sa>, <sb>, <ta>, <tb>;\n}"};
 
+/// The register-A form: A is <a:regs>, four f16x2 / bf16x2 registers of
+/// the 64 x 16 slice (the accumulator's fragment, PTX ISA "Register
+/// Fragments" for wgmma .m64nNk16 A), B a shared-memory descriptor;
+/// <tb> is imm-trans-b (there is no imm-trans-a).
+inline constexpr AsmTemplate kWgmmaMmaRegA{
+    "wgmma.mma_async (A in registers)",
+    "{\n.reg .pred p;\nsetp.ne.b32 p, $<scale>, 0;\n"
+    "wgmma.mma_async.sync.aligned.m64n<n>k16.f32.<elem:word>.<elem:word> "
+    "{<d:regs>}, {<a:regs>}, $<b>, p, <sa>, <sb>, <tb>;\n}"};
+
 /// The tcgen05 fences around a thread barrier.
 inline constexpr AsmTemplate kTcgen05FenceBefore{
     "tcgen05.fence::before_thread_sync", "tcgen05.fence::before_thread_sync;"};

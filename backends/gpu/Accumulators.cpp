@@ -60,8 +60,11 @@ AccumulatorPos kcc::gpu::accumulatorOffset(Attribute layout, int64_t n,
     return {0, 32 * tmem.getWarpgroups() * (r / 32) + r % 32};
   // Per 64-row block of the warpgroup (`rep`), n/2 registers: pairs of
   // neighbours in a row, the second pair of each 4 eight rows down, every
-  // 4 registers the next 8 columns.
+  // 4 registers the next 8 columns. A row vector (n = 1, isWgmmaRowSlice):
+  // the block's two rows, 8 apart.
   unsigned warpgroups = cast<WgmmaAccLayoutAttr>(layout).getWarpgroups();
+  if (n == 1)
+    return {64 * int64_t(r / 2) * warpgroups + 8 * int64_t(r % 2), 0};
   int64_t perRep = n / 2, rep = r / perRep, i = r % perRep;
   return {64 * rep * warpgroups + 8 * ((i / 2) % 2), 8 * (i / 4) + i % 2};
 }
@@ -71,7 +74,9 @@ RegisterMap kcc::gpu::registerMap(OpBuilder &b, Location loc,
   RegisterMap map;
   Attribute layout = type.getEncoding();
   if (isAccumulatorLayout(layout)) {
-    int64_t n = type.getShape()[1];
+    bool rowVector =
+        isa<WgmmaAccLayoutAttr>(layout) && isWgmmaRowSlice(type.getShape());
+    int64_t n = rowVector ? 1 : type.getShape()[1];
     auto k = [&](int64_t v) { return i32Const(b, loc, v); };
     // The thread's origin (accumulatorOrigin) in IR.
     Value row0, col0;
@@ -104,6 +109,14 @@ RegisterMap kcc::gpu::registerMap(OpBuilder &b, Location loc,
           arith::DivUIOp::create(b, loc, lane, k(4)));
       col0 = arith::MulIOp::create(
           b, loc, arith::RemUIOp::create(b, loc, lane, k(4)), k(2));
+      // A row vector: one column, held by all 4 lanes of a quad; the first
+      // owns it.
+      if (rowVector) {
+        col0 = k(0);
+        map.owner = arith::CmpIOp::create(
+            b, loc, arith::CmpIPredicate::eq,
+            arith::RemUIOp::create(b, loc, lane, k(4)), k(0));
+      }
     }
     Value base = arith::AddIOp::create(
         b, loc, arith::MulIOp::create(b, loc, row0, k(n)), col0);

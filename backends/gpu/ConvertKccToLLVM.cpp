@@ -144,9 +144,10 @@ static LogicalResult prepare(ModuleOp module, const VendorLowering &vendor,
               isa_and_nonnull<arith::ArithDialect, math::MathDialect>(
                   op->getDialect());
           if (!elementwise &&
-              !isa<WarpgroupMmaOp, WarpgroupMmaWaitOp, WarpMmaOp, DotOp,
-                   TmemLoadOp, ConvertLayoutOp, SmemStoreOp, SplatOp,
-                   BroadcastOp, scf::ForOp, scf::IfOp, scf::YieldOp>(op)) {
+              !isa<WarpgroupMmaOp, WarpgroupMmaRegAOp, WarpgroupMmaWaitOp,
+                   WarpMmaOp, DotOp, TmemLoadOp, ReduceOp, ExpandDimsOp,
+                   ConvertLayoutOp, SmemStoreOp, SplatOp, BroadcastOp,
+                   scf::ForOp, scf::IfOp, scf::YieldOp>(op)) {
             op->emitError("kcc: internal error: ")
                 << op->getName()
                 << " on an MMA accumulator (only dot, warpgroup_mma, its "

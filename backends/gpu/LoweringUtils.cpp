@@ -348,15 +348,23 @@ Value kcc::gpu::relayoutThroughSmem(const TargetOps &ops, OpBuilder &b,
 /// Shared-memory bytes of one op, before the padding of relayouts.
 bool kcc::gpu::isArangeBroadcast(BroadcastOp op) {
   auto e = op.getSrc().getDefiningOp<ExpandDimsOp>();
+  Attribute enc = op.getType().getEncoding();
   return e && e.getSrc().getDefiningOp<ArangeOp>() &&
          op.getType().getRank() == 2 &&
-         !isAccumulatorLayout(op.getType().getEncoding());
+         (!isAccumulatorLayout(enc) || isa<WgmmaAccLayoutAttr>(enc));
+}
+
+bool kcc::gpu::isRowBroadcast(BroadcastOp op) {
+  Attribute enc = op.getSrc().getType().getEncoding();
+  return isa_and_nonnull<WgmmaAccLayoutAttr>(enc) &&
+         enc == op.getType().getEncoding();
 }
 
 static int64_t unpaddedSmemBytes(Operation *op) {
   if (auto bc = dyn_cast<BroadcastOp>(op)) {
     auto src = bc.getSrc().getType();
     if (src.getNumElements() == 1 || isArangeBroadcast(bc) ||
+        isRowBroadcast(bc) ||
         src.getNumElements() == bc.getType().getNumElements())
       return 0;
     return src.getNumElements() * storageBytes(src.getElementType());
@@ -380,6 +388,9 @@ static int64_t unpaddedSmemBytes(Operation *op) {
   }
   if (auto red = dyn_cast<ReduceOp>(op)) {
     auto src = red.getSrc().getType();
+    // A wgmma accumulator's rows: quad shuffles only (ReduceToLLVM.cpp).
+    if (isa_and_nonnull<WgmmaAccLayoutAttr>(src.getEncoding()))
+      return 0;
     if (src.getRank() == 1)
       return 32 * 8; // one partial per warp, at most 32 warps, 8 bytes each
     return AxisReductionPlan::get(TileLayout::get(src), src.getShape(),

@@ -46,6 +46,10 @@ struct TileLayout {
 /// kcc-rematerialize-broadcasts leaves of index math).
 bool isArangeBroadcast(BroadcastOp op);
 
+/// A row vector of a wgmma accumulator (isWgmmaRowSlice) broadcast over the
+/// accumulator's columns: register copies, no shared memory.
+bool isRowBroadcast(BroadcastOp op);
+
 /// How a rank >= 2 reduction along one axis combines (ReduceToLLVM.cpp; the
 /// bank-conflict report, SharedAccesses.cpp, mirrors it). In a blocked
 /// layout of a power-of-two shape an element's flat index is a bit field of

@@ -141,6 +141,53 @@ static Value exchange(const TargetOps &ops, OpBuilder &b, Location loc, Value v,
 
 struct ReduceLowering : OpConversionPattern<ReduceOp> {
   using OpConversionPattern::OpConversionPattern;
+
+  /// A row reduction of a #kcc.wgmma_acc tile into its row vector
+  /// (isWgmmaRowSlice): a row of a 64-row block lies in one quad of lanes,
+  /// each holding N/4 of its elements, so each thread combines its
+  /// registers of each of its rows, then two butterfly steps (lane ^ 1,
+  /// lane ^ 2) leave the row's result in all 4 lanes. No shared memory.
+  LogicalResult lowerAccumulatorRows(ReduceOp op, OpAdaptor adaptor,
+                                     ConversionPatternRewriter &rewriter,
+                                     Type acc) const {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto srcT = op.getSrc().getType();
+    if (!isa<WgmmaAccLayoutAttr>(srcT.getEncoding()) || srcT.getRank() != 2 ||
+        op.getAxis() != 1)
+      return op.emitError("kcc internal error: only row reductions of a "
+                          "wgmma accumulator keep its layout");
+    Type elem = srcT.getElementType();
+    const TargetOps &ops = targetOpsOf(*this);
+    ReduceKind kind = op.getKind();
+    SmallVector<Value> regs = unpack(b, loc, adaptor.getSrc());
+    int64_t perBlock = srcT.getShape()[1] / 2;
+    unsigned blocks = regs.size() / perBlock;
+    SmallVector<Value> out;
+    for (unsigned blk = 0; blk < blocks; ++blk)
+      for (unsigned half = 0; half < 2; ++half) {
+        // Register i of the block lies in row 8 * ((i / 2) % 2).
+        Value a;
+        for (int64_t i = 0; i < perBlock; ++i) {
+          if ((i / 2) % 2 != half)
+            continue;
+          Value x = toAcc(b, loc, regs[blk * perBlock + i], acc);
+          a = a ? combine(b, loc, kind, a, x) : x;
+        }
+        for (unsigned m : {1u, 2u}) {
+          Value other = exchange(ops, b, loc, a, {ops.defaultExchange(m), m});
+          if (!other)
+            return op.emitError("kcc internal error: no lane exchange for "
+                                "lane ^ ")
+                   << m << " on this target";
+          a = combine(b, loc, kind, a, other);
+        }
+        out.push_back(fromAcc(b, loc, a, elem));
+      }
+    rewriter.replaceOp(op, buildVector(b, loc, out));
+    return success();
+  }
+
   LogicalResult
   matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -152,6 +199,8 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
       return op.emitError("kcc: reductions of pointer tiles are not supported");
     Type acc = accType(elem);
     ReduceKind kind = op.getKind();
+    if (isAccumulatorLayout(srcT.getEncoding()))
+      return lowerAccumulatorRows(op, adaptor, rewriter, acc);
     TileLayout sl = TileLayout::get(srcT);
     const TargetOps &ops = targetOpsOf(*this);
     Value tid = ops.threadId(b, loc);

@@ -277,6 +277,20 @@ struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
                  .getDefiningOp<ArangeOp>();
     ArrayRef<int64_t> sshape = op.getSrc().getType().getShape();
     int64_t cols = op.getType().getShape()[1];
+    // In a wgmma accumulator: each register's row or column from the
+    // layout's register map.
+    if (isAccumulatorLayout(op.getType().getEncoding())) {
+      RegisterMap map = registerMap(b, loc, op.getType(),
+                                    targetOpsOf(*this).threadId(b, loc));
+      SmallVector<Value> coords;
+      for (unsigned r = 0; r < map.flat.size(); ++r) {
+        Value c = sshape[0] == 1 ? map.cols[r] : map.rows[r];
+        if (a.getStart() != 0)
+          c = arith::AddIOp::create(b, loc, c, i32Const(b, loc, a.getStart()));
+        coords.push_back(c);
+      }
+      return buildVector(b, loc, coords);
+    }
     SmallVector<int32_t> offs;
     for (unsigned r = 0; r < dl.regs; ++r)
       offs.push_back(int32_t(dl.regOffset(r)));
@@ -321,6 +335,18 @@ struct BroadcastLowering : OpConversionPattern<BroadcastOp> {
       return success();
     }
     ArrayRef<int64_t> sshape = srcT.getShape(), dshape = dstT.getShape();
+    // A row vector of a wgmma accumulator over its columns: register i of
+    // each 64-row block lies in the block's row 8 * ((i / 2) % 2), which
+    // the thread holds (isWgmmaRowSlice).
+    if (isRowBroadcast(op)) {
+      SmallVector<Value> rows = unpack(rewriter, loc, adaptor.getSrc());
+      int64_t perBlock = dshape[1] / 2;
+      SmallVector<Value> out;
+      for (unsigned r = 0; r < dl.regs; ++r)
+        out.push_back(rows[2 * (r / perBlock) + (r % perBlock / 2) % 2]);
+      rewriter.replaceOp(op, buildVector(rewriter, loc, out));
+      return success();
+    }
     if (Value v = broadcastArange(rewriter, loc, op, dl)) {
       rewriter.replaceOp(op, v);
       return success();

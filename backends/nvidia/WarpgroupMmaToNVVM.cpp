@@ -78,6 +78,36 @@ SmallVector<Value> emitWgmma(OpBuilder &b, Location loc, StringRef elem,
                         operands, text, constraints);
 }
 
+/// The register-A form on `acc`: `aRegs` are A's 4 f16x2 / bf16x2 registers
+/// (i32) of this K step.
+SmallVector<Value> emitWgmmaRegA(OpBuilder &b, Location loc, StringRef elem,
+                                 int64_t n, ArrayRef<Value> aRegs, Value descB,
+                                 ArrayRef<Value> acc, bool transB) {
+  int64_t regs = n / 2;
+  std::string text =
+      ptx::format(ptx::kWgmmaMmaRegA, ptx::AsmFields()
+                                          .setRange("d", 0, regs)
+                                          .setRange("a", regs, 4)
+                                          .set("b", regs + 4)
+                                          .set("scale", regs + 5)
+                                          .set("n", n)
+                                          .set("elem", elem)
+                                          .set("sa", 1)
+                                          .set("sb", 1)
+                                          .set("tb", transB ? 1 : 0));
+  std::string constraints;
+  for (int64_t i = 0; i < regs; ++i)
+    constraints += "=f,";
+  constraints += "r,r,r,r,l,r";
+  for (int64_t i = 0; i < regs; ++i)
+    constraints += "," + std::to_string(i);
+  SmallVector<Value> operands(aRegs);
+  operands.append({descB, i32Const(b, loc, 1)});
+  operands.append(acc.begin(), acc.end());
+  return asmWithOutputs(b, loc, SmallVector<Type>(regs, b.getF32Type()),
+                        operands, text, constraints);
+}
+
 /// `regs` kept in place across an empty asm with outputs tied to inputs
 /// (CUTLASS's warpgroup_fence_operand): the returned values depend on the
 /// asm, which is ordered after the wait before it (both have side effects),
@@ -182,6 +212,76 @@ struct WarpgroupMmaLowering : OpConversionPattern<WarpgroupMmaOp> {
     NVVM::WgmmaWaitGroupSyncOp::create(b, loc, op.getPending());
     // With nothing left in flight the result is complete: fence it behind
     // the wait. (With groups in flight, only the next wgmma may touch it.)
+    if (op.getPending() == 0)
+      regs = fenceOperands(b, loc, regs);
+    rewriter.replaceOp(op, buildVector(b, loc, regs));
+    return success();
+  }
+};
+
+/// The register-A form: per 64-row block of the warpgroup and K step of 16,
+/// A's 8 registers of that step in the #kcc.wgmma_acc mapping (rows g and
+/// g + 8, columns 2q, 2q + 1 and 8 further) are, paired, the instruction's
+/// 4 A registers; B is read from its stage as in warpgroup_mma.
+struct WarpgroupMmaRegALowering : OpConversionPattern<WarpgroupMmaRegAOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(WarpgroupMmaRegAOp op, OpAdaptor a,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto accType = cast<RankedTensorType>(op.getAcc().getType());
+    auto aType = cast<RankedTensorType>(op.getA().getType());
+    auto layout = cast<WgmmaAccLayoutAttr>(accType.getEncoding());
+    SmemType bType = op.getB().getType();
+    Type elem = bType.getElementType();
+    int64_t eb = storageBytes(elem);
+    int64_t m = accType.getShape()[0], n = accType.getShape()[1];
+    int64_t k = aType.getShape()[1], bRows = bType.getShape()[0];
+    unsigned wgs = layout.getWarpgroups();
+    int64_t blocks = m / 64, reps = (blocks + wgs - 1) / wgs;
+    FailureOr<uint64_t> bConst = mmaDescriptorConstant(
+        op, swizzledOperandLbo(op.getBKMajor(), bRows), 1024,
+        /*tcgen05=*/false);
+    if (failed(bConst))
+      return failure();
+    Value off = arith::ExtUIOp::create(
+        b, loc, b.getI64Type(),
+        arith::MulIOp::create(b, loc, a.getBStage(),
+                              i32Const(b, loc, bType.getStageBytes())));
+    Value bBase =
+        arith::AddIOp::create(b, loc, sharedAddress(b, loc, a.getB()), off);
+    SmallVector<Value> regs = unpack(b, loc, a.getAcc());
+    SmallVector<Value> aVals = unpack(b, loc, a.getA());
+    auto pairType = VectorType::get({2}, aVals.front().getType());
+    auto pack = [&](Value lo, Value hi) -> Value {
+      Value v = LLVM::UndefOp::create(b, loc, pairType);
+      v = LLVM::InsertElementOp::create(b, loc, v, lo, i32Const(b, loc, 0));
+      v = LLVM::InsertElementOp::create(b, loc, v, hi, i32Const(b, loc, 1));
+      return LLVM::BitcastOp::create(b, loc, b.getI32Type(), v);
+    };
+    int64_t perBlock = n / 2, aPerBlock = k / 2;
+    StringRef elemName = elem.isBF16() ? "bf16" : "f16";
+    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+    for (int64_t rep = 0; rep < reps; ++rep) {
+      ArrayRef<Value> acc(regs.data() + rep * perBlock, perBlock);
+      SmallVector<Value> cur(acc);
+      for (int64_t k0 = 0; k0 < k; k0 += 16) {
+        const Value *x = aVals.data() + rep * aPerBlock + k0 / 2;
+        SmallVector<Value, 4> aRegs;
+        for (int j = 0; j < 4; ++j)
+          aRegs.push_back(pack(x[2 * j], x[2 * j + 1]));
+        Value db = mmaDescriptor(
+            b, loc, *bConst, bBase,
+            intConst(b, loc, b.getI64Type(),
+                     swizzledKStepOffset(op.getBKMajor(), bRows, k0, eb)));
+        cur = emitWgmmaRegA(b, loc, elemName, n, aRegs, db, cur,
+                            /*transB=*/!op.getBKMajor());
+      }
+      std::copy(cur.begin(), cur.end(), regs.begin() + rep * perBlock);
+    }
+    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
+    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, op.getPending());
     if (op.getPending() == 0)
       regs = fenceOperands(b, loc, regs);
     rewriter.replaceOp(op, buildVector(b, loc, regs));
@@ -296,6 +396,6 @@ FailureOr<uint64_t> kcc::nvidia::mmaDescriptorConstant(Operation *op,
 
 void kcc::nvidia::populateWarpgroupMmaPatterns(KccTypeConverter &tc,
                                                RewritePatternSet &patterns) {
-  patterns.add<WarpgroupMmaLowering, WarpgroupMmaWaitLowering>(
-      tc, patterns.getContext());
+  patterns.add<WarpgroupMmaLowering, WarpgroupMmaRegALowering,
+               WarpgroupMmaWaitLowering>(tc, patterns.getContext());
 }

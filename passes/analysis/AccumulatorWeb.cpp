@@ -248,3 +248,187 @@ void kcc::stageAccumulatorEpilogues(Operation *func, Attribute layout) {
   for (kcc::ConvertLayoutOp cvt : leaving)
     stageEpilogue(cvt);
 }
+
+//===----------------------------------------------------------------------===//
+// Row-wise work between two products (attention's softmax)
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Whether a tile of `shape` can carry a #kcc.wgmma_acc layout: whole 64-row
+/// blocks, and columns in whole 8-column chunks or a row vector.
+bool fitsAccumulatorLayout(ArrayRef<int64_t> shape) {
+  if (shape.empty() || shape.size() > 2 || shape[0] % 64)
+    return false;
+  return kcc::isWgmmaRowSlice(shape) || shape[1] % 8 == 0;
+}
+
+bool isTile(Value v) { return isa<RankedTensorType>(v.getType()); }
+
+/// The results `op` gives the layout when its tile operand `v` has it
+/// (empty: `op` cannot run in it).
+SmallVector<Value> joinsWith(Operation *op, OpOperand &use) {
+  auto shapeOf = [](Value v) {
+    return cast<RankedTensorType>(v.getType()).getShape();
+  };
+  if (auto red = dyn_cast<kcc::ReduceOp>(op))
+    return red.getAxis() == 1 && shapeOf(red.getSrc()).size() == 2
+               ? SmallVector<Value>{red.getResult()}
+               : SmallVector<Value>{};
+  if (auto e = dyn_cast<kcc::ExpandDimsOp>(op))
+    return e.getAxis() == 1 && shapeOf(e.getSrc()).size() == 1
+               ? SmallVector<Value>{e.getResult()}
+               : SmallVector<Value>{};
+  if (auto bc = dyn_cast<kcc::BroadcastOp>(op))
+    return kcc::isWgmmaRowSlice(shapeOf(bc.getSrc())) &&
+                   fitsAccumulatorLayout(shapeOf(bc.getResult()))
+               ? SmallVector<Value>{bc.getResult()}
+               : SmallVector<Value>{};
+  if (isa<scf::YieldOp>(op)) {
+    auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
+    if (!loop)
+      return {};
+    unsigned i = use.getOperandNumber();
+    return {loop.getResult(i), loop.getRegionIterArgs()[i]};
+  }
+  if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    if (use.getOperandNumber() < 3)
+      return {};
+    unsigned i = use.getOperandNumber() - 3;
+    return {loop.getResult(i), loop.getRegionIterArgs()[i]};
+  }
+  Dialect *d = op->getDialect();
+  if (!d || !isa<arith::ArithDialect, math::MathDialect>(d) ||
+      op->getNumResults() != 1 || op->getNumRegions() != 0 ||
+      !isTile(op->getResult(0)) ||
+      !fitsAccumulatorLayout(shapeOf(op->getResult(0))))
+    return {};
+  return {op->getResult(0)};
+}
+} // namespace
+
+void kcc::propagateAccumulatorLayout(Operation *func, Attribute layout) {
+  auto withLayout = [&](Type t) {
+    auto tt = cast<RankedTensorType>(t);
+    return RankedTensorType::get(tt.getShape(), tt.getElementType(), layout);
+  };
+  auto hasLayout = [&](Value v) {
+    auto tt = dyn_cast<RankedTensorType>(v.getType());
+    return tt && tt.getEncoding() == layout;
+  };
+  // Seeds: tiles leaving the layout in a loop that also feeds a register-A
+  // product.
+  SmallVector<ConvertLayoutOp> seeds;
+  func->walk([&](ConvertLayoutOp cvt) {
+    if (!hasLayout(cvt.getSrc()) ||
+        cast<RankedTensorType>(cvt.getType()).getEncoding())
+      return;
+    for (Operation *p = cvt->getParentOp(); p && p != func;
+         p = p->getParentOp())
+      if (auto loop = dyn_cast<scf::ForOp>(p))
+        if (loop->walk(
+                    [](WarpgroupMmaRegAOp) { return WalkResult::interrupt(); })
+                .wasInterrupted()) {
+          seeds.push_back(cvt);
+          return;
+        }
+  });
+  if (seeds.empty())
+    return;
+
+  // The values that take the layout: forward from the seeds through the
+  // ops that can run in it.
+  llvm::SetVector<Value> joined;
+  SmallVector<Value> work;
+  auto join = [&](Value v) {
+    if (!hasLayout(v) && joined.insert(v))
+      work.push_back(v);
+  };
+  for (ConvertLayoutOp cvt : seeds)
+    join(cvt.getResult());
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (OpOperand &use : v.getUses())
+      for (Value r : joinsWith(use.getOwner(), use))
+        join(r);
+  }
+  auto inLayout = [&](Value v) { return hasLayout(v) || joined.contains(v); };
+
+  // Operands from outside: splats, constants and row/column broadcasts are
+  // made in the layout where they are used; anything else moves in.
+  auto bringIn = [&](OpOperand &operand, Type type) {
+    Value x = operand.get();
+    Operation *user = operand.getOwner();
+    OpBuilder b(user);
+    if (auto loop = dyn_cast<scf::ForOp>(user))
+      b.setInsertionPoint(loop);
+    Operation *def = x.getDefiningOp();
+    bool rebuildable =
+        def &&
+        (isa<SplatOp>(def) ||
+         (isa<arith::ConstantOp>(def) &&
+          isa<SplatElementsAttr>(cast<arith::ConstantOp>(def).getValue())) ||
+         (isa<BroadcastOp>(def) &&
+          cast<BroadcastOp>(def).getSrc().getType().getRank() == 2 &&
+          (cast<BroadcastOp>(def).getSrc().getType().getShape()[0] == 1 ||
+           cast<BroadcastOp>(def).getSrc().getType().getShape()[1] == 1)));
+    operand.set(
+        rebuildable
+            ? rebuildInLayout(b, x, type)
+            : ConvertLayoutOp::create(b, x.getLoc(), type, x).getResult());
+    if (def && def->use_empty())
+      def->erase();
+  };
+  // Users outside: they read a copy in their layout.
+  SmallVector<OpOperand *> leaving;
+  for (Value v : joined)
+    for (OpOperand &use : v.getUses()) {
+      SmallVector<Value> r = joinsWith(use.getOwner(), use);
+      if (r.empty() || !llvm::all_of(r, inLayout))
+        leaving.push_back(&use);
+    }
+  // Retype, then mend the edges.
+  for (Value v : joined)
+    v.setType(withLayout(v.getType()));
+  for (OpOperand *use : leaving) {
+    Value v = use->get();
+    Operation *user = use->getOwner();
+    OpBuilder b(user);
+    auto plain = RankedTensorType::get(
+        cast<RankedTensorType>(v.getType()).getShape(),
+        cast<RankedTensorType>(v.getType()).getElementType());
+    use->set(ConvertLayoutOp::create(b, v.getLoc(), plain, v).getResult());
+  }
+  for (Value v : joined) {
+    // The ops that make a joined value: their other tile operands.
+    Operation *def = v.getDefiningOp();
+    if (def && !isa<scf::ForOp, ConvertLayoutOp>(def)) {
+      for (OpOperand &operand : def->getOpOperands())
+        if (isTile(operand.get()) && !inLayout(operand.get()))
+          bringIn(operand, withLayout(operand.get().getType()));
+      continue;
+    }
+    // A loop-carried value: its init and its yielded value.
+    scf::ForOp loop;
+    unsigned i = 0;
+    if (auto arg = dyn_cast<BlockArgument>(v)) {
+      loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+      i = arg.getArgNumber() - 1;
+    } else if (auto res = dyn_cast<OpResult>(v)) {
+      loop = dyn_cast<scf::ForOp>(res.getOwner());
+      i = res.getResultNumber();
+    }
+    if (!loop)
+      continue;
+    OpOperand &init = loop.getInitArgsMutable()[i];
+    if (!inLayout(init.get()))
+      bringIn(init, v.getType());
+    OpOperand &yielded = loop.getBody()->getTerminator()->getOpOperand(i);
+    if (!inLayout(yielded.get()))
+      bringIn(yielded, v.getType());
+  }
+  // The seeds now convert to their own layout.
+  for (ConvertLayoutOp cvt : seeds) {
+    cvt.getResult().replaceAllUsesWith(cvt.getSrc());
+    cvt.erase();
+  }
+}

@@ -44,6 +44,18 @@ retypeAccumulatorWeb(mlir::Operation *func, llvm::ArrayRef<mlir::Value> seeds,
 /// (kcc::epilogueStore says when).
 void stageAccumulatorEpilogues(mlir::Operation *func, mlir::Attribute layout);
 
+/// The row-wise work between two products in a loop (attention's softmax:
+/// S's row max and sum, P = exp2(S - m), the rescaling of the output
+/// accumulator) kept in the accumulator `layout` (#kcc.wgmma_acc): from
+/// each tile that leaves the layout in a loop that also runs a register-A
+/// product, the layout spreads forward through elementwise ops, row
+/// reductions (into row vectors, isWgmmaRowSlice), their expand_dims and
+/// row broadcasts and the loops that carry them; splats and row/column
+/// broadcasts they read are made in the layout, other operands and users
+/// outside get a kcc.convert_layout. So S, P and the statistics never go
+/// through shared memory (P's registers are the register-A operand).
+void propagateAccumulatorLayout(mlir::Operation *func, mlir::Attribute layout);
+
 } // namespace kcc
 
 #endif // KCC_PASSES_ACCUMULATORWEB_H

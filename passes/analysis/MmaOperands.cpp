@@ -39,30 +39,32 @@ kcc::SmemLoadOp kcc::swizzledStageRead(Value v, bool &transposed) {
   return read;
 }
 
-FailureOr<SmallVector<kcc::StagedDot>>
-kcc::collectStagedDots(Operation *func, StringRef instruction) {
+/// Whether `a` can be wgmma's register A operand beside a staged B of
+/// `elem`: a 16-bit tile of the same type computed in registers (a stage
+/// read goes through the register-A form only if nothing staged it for
+/// wgmma; kcc::stagedMmaRefusal).
+static bool registerOperand(Value a, Type elem) {
+  auto t = cast<RankedTensorType>(a.getType());
+  return t.getElementType() == elem && (elem.isF16() || elem.isBF16()) &&
+         t.getShape()[0] % 64 == 0 && t.getShape()[1] % 16 == 0;
+}
+
+SmallVector<kcc::StagedDot> kcc::collectStagedDots(Operation *func,
+                                                   bool registerA) {
   SmallVector<StagedDot> sites;
-  bool ok = true;
   func->walk([&](DotOp dot) {
     StagedDot s;
     s.dot = dot;
     s.a = swizzledStageRead(dot.getA(), s.aTransposed);
     s.b = swizzledStageRead(dot.getB(), s.bTransposed);
-    if (!s.a && !s.b)
-      return; // another path (mma.sync, FMAs)
-    if (!s.a || !s.b) {
-      dot.emitError("kcc: one operand of this dot reached a ")
-          << instruction
-          << " (128-byte swizzled) shared-memory stage and the other did "
-             "not; load both operands with load_tile in the same loop so "
-             "both get TMA stages";
-      ok = false;
-      return;
-    }
-    sites.push_back(s);
+    // Both staged: the shared-memory form. B alone: the register-A form
+    // where the target has one. Otherwise the generic path (mma.sync,
+    // FMAs) reads the stage like any tile.
+    if (s.b &&
+        (s.a || (registerA &&
+                 registerOperand(dot.getA(), s.b.getType().getElementType()))))
+      sites.push_back(s);
   });
-  if (!ok)
-    return failure();
   return sites;
 }
 
@@ -226,9 +228,16 @@ std::string kcc::stagedMmaRefusal(DotOp dot, const TargetModel &target) {
   for (Value v : {dot.getA(), dot.getB()}) {
     bool transposed;
     LoadTileOp load = mmaOperandLoad(v, transposed);
+    // wgmma takes A from registers too: a tile computed there (attention's
+    // P) needs no stage.
+    if (!load && v == dot.getA() && target.mma.instruction == "wgmma" &&
+        registerOperand(
+            v, cast<RankedTensorType>(dot.getB().getType()).getElementType()))
+      continue;
     if (!load)
-      return "an operand is not a load_tile (or its transpose): wgmma reads "
-             "operands from TMA-loaded shared memory";
+      return "an operand is not a load_tile (or its transpose): " +
+             target.mma.instruction +
+             " reads operands from TMA-loaded shared memory";
     SmallVector<DotOp> dots;
     if (!onlyDotUses(load, dots))
       return "an operand tile is also used outside dots, which its swizzled "

@@ -70,17 +70,22 @@ inline unsigned accumulatorWarpgroups(int64_t rows) {
 SmemLoadOp swizzledStageRead(mlir::Value v, bool &transposed);
 
 /// A dot whose operands are both read from 128-byte swizzled stages (the
-/// TMA passes landed them): what the tensor-core passes rewrite.
+/// TMA passes landed them), or, with `a` null, whose B is and whose A is a
+/// tile computed in registers (wgmma's register-A form): what the
+/// tensor-core passes rewrite.
 struct StagedDot {
   DotOp dot;
   SmemLoadOp a, b;
   bool aTransposed = false, bTransposed = false;
+  bool registerA() const { return !a; }
 };
 
-/// The kernel's staged dots; a dot with only one staged operand is an error
-/// naming `instruction` (wgmma, tcgen05).
-mlir::FailureOr<llvm::SmallVector<StagedDot>>
-collectStagedDots(mlir::Operation *func, llvm::StringRef instruction);
+/// The kernel's staged dots. With `registerA` (wgmma), a dot whose B alone
+/// reached a stage and whose A is a 16-bit tile computed in registers is
+/// one too (StagedDot::registerA). Any other dot with one staged operand is
+/// left to the generic path, which reads that stage like any tile.
+llvm::SmallVector<StagedDot> collectStagedDots(mlir::Operation *func,
+                                               bool registerA);
 
 /// Erases `dot`, then its operand reads (smem_load, and trans of it) that
 /// nothing else uses.

@@ -252,7 +252,8 @@ LogicalResult AssignLayouts::runOnKernel(func::FuncOp func) {
     for (Type type : op->getResultTypes())
       noteType(type);
     if (auto reduce = dyn_cast<kcc::ReduceOp>(op))
-      if (auto result = dyn_cast<RankedTensorType>(reduce.getType()))
+      if (auto result = dyn_cast<RankedTensorType>(reduce.getType());
+          result && !hasLayout(result))
         classes.unionSets(reduce.getSrc().getType().getNumElements(),
                           result.getNumElements());
     Value ptr, mask;

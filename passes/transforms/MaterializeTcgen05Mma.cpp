@@ -105,12 +105,8 @@ Value iterationNumber(OpBuilder &b, Location loc, scf::ForOp loop) {
 
 LogicalResult MaterializeTcgen05Mma::runOnKernel(func::FuncOp func) {
   MLIRContext *ctx = func.getContext();
-  FailureOr<SmallVector<kcc::StagedDot>> staged =
-      kcc::collectStagedDots(func, "tcgen05");
-  if (failed(staged))
-    return failure();
   SmallVector<Site> sites;
-  for (kcc::StagedDot &d : *staged) {
+  for (kcc::StagedDot &d : kcc::collectStagedDots(func, /*registerA=*/false)) {
     Site s;
     static_cast<kcc::StagedDot &>(s) = d;
     if (failed(locate(s)))

@@ -29,6 +29,8 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -42,6 +44,21 @@ using namespace mlir;
 
 namespace {
 
+/// Whether `dot`'s group may stay in flight across iterations of `loop`
+/// (kcc.mma_overlap): its accumulator is a loop-carried value that only
+/// the dot reads, and its result only goes back into it. A dot whose result
+/// is read in the iteration (attention's S = Q K^T), or whose accumulator
+/// is rescaled first (its P @ V), retires in its own iteration.
+static bool carriedOnlyThroughDot(kcc::DotOp dot, scf::ForOp loop) {
+  auto arg = dyn_cast<BlockArgument>(dot.getC());
+  if (!arg || arg.getOwner() != loop.getBody() || arg.getArgNumber() == 0 ||
+      !arg.hasOneUse() || !dot->hasOneUse())
+    return false;
+  auto yield = dyn_cast<scf::YieldOp>(*dot->getUsers().begin());
+  return yield && yield->getParentOp() == loop &&
+         yield.getOperand(arg.getArgNumber() - 1) == dot.getResult();
+}
+
 struct MaterializeWarpgroupMma
     : kcc::impl::KccMaterializeWarpgroupMmaBase<MaterializeWarpgroupMma> {
   void runOnOperation() override {
@@ -53,13 +70,42 @@ struct MaterializeWarpgroupMma
   LogicalResult runOnKernel(func::FuncOp func);
 };
 
+/// `x + dot(a, b)` with a zero accumulator becomes `dot(a, b, x)` when x is
+/// computed before the dot (`acc = acc * alpha + dot(p, v)` in attention,
+/// `acc += dot(a, b)`): the tensor cores add into x, and x joins the
+/// accumulator's registers instead of a separate sum.
+static void foldAddIntoAccumulator(func::FuncOp func) {
+  DominanceInfo dom(func);
+  SmallVector<kcc::DotOp> dots;
+  func.walk([&](kcc::DotOp dot) { dots.push_back(dot); });
+  for (kcc::DotOp dot : dots) {
+    Value c = dot.getC();
+    Operation *init = c.getDefiningOp();
+    bool zero = false;
+    if (auto splat = dyn_cast_or_null<kcc::SplatOp>(init))
+      zero = matchPattern(splat.getOperand(), m_AnyZeroFloat());
+    else if (init)
+      zero = matchPattern(c, m_AnyZeroFloat());
+    if (!zero || !dot->hasOneUse())
+      continue;
+    auto add = dyn_cast<arith::AddFOp>(*dot->getUsers().begin());
+    if (!add)
+      continue;
+    Value x = add.getLhs() == dot.getResult() ? add.getRhs() : add.getLhs();
+    if (x == dot.getResult() || x.getType() != dot.getType() ||
+        !dom.properlyDominates(x, dot))
+      continue;
+    dot.getCMutable().set(x);
+    add.getResult().replaceAllUsesWith(dot.getResult());
+    add.erase();
+  }
+}
+
 LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
   MLIRContext *ctx = func.getContext();
-  FailureOr<SmallVector<kcc::StagedDot>> staged =
-      kcc::collectStagedDots(func, "wgmma");
-  if (failed(staged))
-    return failure();
-  SmallVector<kcc::StagedDot> &sites = *staged;
+  foldAddIntoAccumulator(func);
+  SmallVector<kcc::StagedDot> sites =
+      kcc::collectStagedDots(func, /*registerA=*/true);
   if (sites.empty())
     return success();
 
@@ -84,6 +130,7 @@ LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
   // Rewrite the dots (their results keep the plain type until the web is
   // retyped below).
   SmallVector<Value> seeds;
+  SmallVector<kcc::WarpgroupMmaRegAOp> registerA;
   llvm::SetVector<scf::ForOp> drained;
   for (kcc::StagedDot &s : sites) {
     OpBuilder b(s.dot);
@@ -92,27 +139,65 @@ LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
     // issues; the accumulator is complete after a wait behind the loop
     // (added below, once the accumulators have their layout).
     auto loop = dyn_cast<scf::ForOp>(s.dot->getParentOp());
-    bool overlap = loop && loop->hasAttr(kcc::KccDialect::kMmaOverlapAttr);
+    // The register-A form retires in its iteration: its A registers must
+    // not change while the group is in flight, and the next iteration
+    // computes them again.
+    bool overlap = loop && loop->hasAttr(kcc::KccDialect::kMmaOverlapAttr) &&
+                   !s.registerA() && carriedOnlyThroughDot(s.dot, loop);
     if (overlap)
       drained.insert(loop);
-    auto mma = kcc::WarpgroupMmaOp::create(
-        b, s.dot.getLoc(), s.dot.getType(), s.a.getSrc(), s.a.getStage(),
-        s.b.getSrc(), s.b.getStage(), s.dot.getC(),
-        /*a_k_major=*/!s.aTransposed, /*b_k_major=*/s.bTransposed,
-        /*pending=*/overlap ? 1 : 0);
-    s.dot.replaceAllUsesWith(mma.getResult());
+    Value result;
+    if (s.registerA()) {
+      // A stays in registers, in the accumulator's mapping (converted
+      // there below, once the accumulator layout is known).
+      auto mma = kcc::WarpgroupMmaRegAOp::create(
+          b, s.dot.getLoc(), s.dot.getType(), s.dot.getA(), s.b.getSrc(),
+          s.b.getStage(), s.dot.getC(), /*b_k_major=*/s.bTransposed,
+          /*pending=*/overlap ? 1 : 0);
+      registerA.push_back(mma);
+      result = mma.getResult();
+    } else {
+      result = kcc::WarpgroupMmaOp::create(
+          b, s.dot.getLoc(), s.dot.getType(), s.a.getSrc(), s.a.getStage(),
+          s.b.getSrc(), s.b.getStage(), s.dot.getC(),
+          /*a_k_major=*/!s.aTransposed, /*b_k_major=*/s.bTransposed,
+          /*pending=*/overlap ? 1 : 0);
+    }
+    Value acc = s.dot.getC();
+    s.dot.replaceAllUsesWith(result);
     kcc::eraseDotAndOperandReads(s.dot);
-    seeds.append({mma.getResult(), mma.getAcc()});
+    seeds.append({result, acc});
   }
 
-  auto isWgmma = [](Operation *op) { return isa<kcc::WarpgroupMmaOp>(op); };
+  auto isWgmma = [](Operation *op) {
+    return isa<kcc::WarpgroupMmaOp, kcc::WarpgroupMmaRegAOp>(op);
+  };
   FailureOr<llvm::SetVector<Value>> retyped = kcc::retypeAccumulatorWeb(
       func, seeds, layout,
-      [&](OpOperand &use) { return isWgmma(use.getOwner()); }, isWgmma);
+      [&](OpOperand &use) {
+        if (auto m = dyn_cast<kcc::WarpgroupMmaOp>(use.getOwner()))
+          return &use == &m.getAccMutable();
+        if (auto m = dyn_cast<kcc::WarpgroupMmaRegAOp>(use.getOwner()))
+          return &use == &m.getAccMutable();
+        return false;
+      },
+      isWgmma);
   if (failed(retyped))
     return failure();
   llvm::SetVector<Value> &web = *retyped;
   auto inWeb = [&](Value v) { return web.contains(v); };
+
+  // Register A operands move into the accumulator's mapping (for 16-bit
+  // elements, the instruction's A fragment).
+  for (kcc::WarpgroupMmaRegAOp mma : registerA) {
+    auto a = cast<RankedTensorType>(mma.getA().getType());
+    OpBuilder b(mma);
+    auto cvt = kcc::ConvertLayoutOp::create(
+        b, mma.getLoc(),
+        RankedTensorType::get(a.getShape(), a.getElementType(), layout),
+        mma.getA());
+    mma.getAMutable().set(cvt.getResult());
+  }
 
   // The wait behind each overlapped loop: the loop's accumulators pass
   // through it, so every reader comes after the retirement. The loop and its
@@ -145,6 +230,30 @@ LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
     scf::YieldOp::create(tb, loc, out);
     OpBuilder eb = OpBuilder::atBlockEnd(&guard.getElseRegion().front());
     scf::YieldOp::create(eb, loc, loop.getInitArgs());
+  }
+
+  kcc::propagateAccumulatorLayout(func, layout);
+
+  // A tile that left the accumulator layout only to come back (a rescaled
+  // accumulator going into the next product, P cast in the layout and
+  // moved back as the register A operand) skips the round trip through
+  // shared memory.
+  SmallVector<kcc::ConvertLayoutOp> relayouts;
+  func.walk([&](kcc::ConvertLayoutOp cvt) { relayouts.push_back(cvt); });
+  llvm::SmallPtrSet<Operation *, 8> erased;
+  for (kcc::ConvertLayoutOp back : relayouts) {
+    if (erased.contains(back))
+      continue;
+    auto there = back.getSrc().getDefiningOp<kcc::ConvertLayoutOp>();
+    if (!there || there.getSrc().getType() != back.getType())
+      continue;
+    back.getResult().replaceAllUsesWith(there.getSrc());
+    erased.insert(back);
+    back.erase();
+    if (there->use_empty()) {
+      erased.insert(there);
+      there.erase();
+    }
   }
 
   kcc::stageAccumulatorEpilogues(func, layout);

@@ -96,9 +96,11 @@ bool rematerializable(Value v, int expandAxis, Operation *at, bool kernelHasDot,
 
 /// `v` expanded at `expandAxis` (if not -1) and broadcast to `shape`.
 Value rematerialize(OpBuilder &b, Location loc, Value v, int expandAxis,
-                    ArrayRef<int64_t> shape) {
+                    ArrayRef<int64_t> shape, Attribute encoding) {
   Operation *def = v.getDefiningOp();
-  auto full = [&](Type elem) { return RankedTensorType::get(shape, elem); };
+  auto full = [&](Type elem) {
+    return RankedTensorType::get(shape, elem, encoding);
+  };
   Type elem = cast<RankedTensorType>(v.getType()).getElementType();
   if (auto s = dyn_cast<SplatOp>(def))
     return SplatOp::create(b, loc, full(elem), s.getSrc());
@@ -119,12 +121,12 @@ Value rematerialize(OpBuilder &b, Location loc, Value v, int expandAxis,
     return BroadcastOp::create(b, loc, full(elem), e);
   }
   if (auto e = dyn_cast<ExpandDimsOp>(def))
-    return rematerialize(b, loc, e.getSrc(), e.getAxis(), shape);
+    return rematerialize(b, loc, e.getSrc(), e.getAxis(), shape, encoding);
   if (auto bc = dyn_cast<BroadcastOp>(def))
-    return rematerialize(b, loc, bc.getSrc(), -1, shape);
+    return rematerialize(b, loc, bc.getSrc(), -1, shape, encoding);
   SmallVector<Value> operands;
   for (Value o : def->getOperands())
-    operands.push_back(rematerialize(b, loc, o, expandAxis, shape));
+    operands.push_back(rematerialize(b, loc, o, expandAxis, shape, encoding));
   OperationState state(loc, def->getName(), operands,
                        TypeRange{full(getElementTypeOrSelf(def->getResult(0)))},
                        def->getAttrs());
@@ -141,7 +143,11 @@ struct RematerializeBroadcasts
       func.walk([&](BroadcastOp op) {
         auto dst = op.getType();
         unsigned ops = 0;
-        if (dst.getRank() == 2 && !dst.getEncoding() &&
+        // Plain tiles, and the wgmma accumulator layout (a mask of
+        // attention's scores: each register's coordinates are known).
+        if (dst.getRank() == 2 &&
+            (!dst.getEncoding() ||
+             isa<WgmmaAccLayoutAttr>(dst.getEncoding())) &&
             op.getSrc().getType().getNumElements() > 1 &&
             !isLeafBroadcast(op) &&
             rematerializable(op.getSrc(), -1, op, hasDot, ops))
@@ -150,8 +156,9 @@ struct RematerializeBroadcasts
     });
     for (BroadcastOp op : broadcasts) {
       OpBuilder b(op);
-      Value v = rematerialize(b, op.getLoc(), op.getSrc(), -1,
-                              op.getType().getShape());
+      Value v =
+          rematerialize(b, op.getLoc(), op.getSrc(), -1,
+                        op.getType().getShape(), op.getType().getEncoding());
       op.replaceAllUsesWith(v);
       op.erase();
     }

@@ -141,8 +141,8 @@ constexpr size_t kMaxDataBranches = 6;
 
 /// Integer function arguments that reach a control use: loop bounds, scf.if
 /// conditions, and the barrier index / stage index / parity of async ops.
-llvm::SetVector<BlockArgument>
-controlArguments(func::FuncOp func, llvm::SmallVector<int64_t> &divisors) {
+llvm::SetVector<Value> controlArguments(func::FuncOp func,
+                                        llvm::SmallVector<int64_t> &divisors) {
   llvm::SmallVector<Value> work;
   func.walk([&](Operation *op) {
     if (auto f = dyn_cast<scf::ForOp>(op))
@@ -159,6 +159,8 @@ controlArguments(func::FuncOp func, llvm::SmallVector<int64_t> &divisors) {
       work.push_back(s.getStage());
     else if (auto m = dyn_cast<kcc::WarpgroupMmaOp>(op))
       work.append({m.getAStage(), m.getBStage()});
+    else if (auto m = dyn_cast<kcc::WarpgroupMmaRegAOp>(op))
+      work.push_back(m.getBStage());
     else if (auto m = dyn_cast<kcc::WarpMmaOp>(op))
       work.append({m.getAStage(), m.getBStage()});
     else if (auto c = dyn_cast<kcc::CpAsyncOp>(op))
@@ -170,7 +172,26 @@ controlArguments(func::FuncOp func, llvm::SmallVector<int64_t> &divisors) {
       work.push_back(op->getOperand(1));
   });
   llvm::DenseSet<Value> seen;
-  llvm::SetVector<BlockArgument> args;
+  llvm::SetVector<Value> args;
+  llvm::DenseSet<Value> boundIds;
+  func.walk([&](scf::ForOp f) {
+    // A persistent tile loop runs as in program 0 of a one-program launch
+    // (Interpreter.cpp).
+    if (f->hasAttr(kcc::KccDialect::kPersistentTilesAttr))
+      return;
+    llvm::SmallVector<Value> slice = {f.getLowerBound(), f.getUpperBound()};
+    llvm::DenseSet<Value> visited;
+    while (!slice.empty()) {
+      Value v = slice.pop_back_val();
+      Operation *def = v.getDefiningOp();
+      if (!def || !visited.insert(v).second)
+        continue;
+      if (isa<kcc::ProgramIdOp, kcc::NumProgramsOp>(def))
+        boundIds.insert(v);
+      else if (isa_and_nonnull<arith::ArithDialect>(def->getDialect()))
+        slice.append(def->getOperands().begin(), def->getOperands().end());
+    }
+  });
   while (!work.empty()) {
     Value v = work.pop_back_val();
     if (!v || !seen.insert(v).second)
@@ -192,6 +213,14 @@ controlArguments(func::FuncOp func, llvm::SmallVector<int64_t> &divisors) {
       continue;
     }
     Operation *def = v.getDefiningOp();
+    // Program ids that reach a loop bound are chosen like arguments (a
+    // causal attention loop ends at its block's diagonal); elsewhere they
+    // stay symbolic (TMA coordinates compare as linear forms).
+    if (isa<kcc::ProgramIdOp, kcc::NumProgramsOp>(def)) {
+      if (boundIds.contains(v))
+        args.insert(v);
+      continue;
+    }
     if (auto f = dyn_cast<scf::ForOp>(def)) {
       unsigned i = cast<OpResult>(v).getResultNumber();
       work.push_back(f.getInitArgs()[i]);
@@ -227,8 +256,7 @@ struct Observation {
   llvm::SmallVector<Value> observed;
 };
 
-Observation observation(func::FuncOp func,
-                        const llvm::SetVector<BlockArgument> &args) {
+Observation observation(func::FuncOp func, const llvm::SetVector<Value> &args) {
   Observation o;
   llvm::SetVector<Value> derived(args.begin(), args.end());
   llvm::DenseSet<Operation *> derivedOps;
@@ -261,7 +289,12 @@ Observation observation(func::FuncOp func,
   return o;
 }
 
-std::string argName(func::FuncOp func, BlockArgument arg) {
+std::string argName(func::FuncOp func, Value v) {
+  if (auto pid = v.getDefiningOp<kcc::ProgramIdOp>())
+    return "program_id(" + std::to_string(pid.getAxis()) + ")";
+  if (auto n = v.getDefiningOp<kcc::NumProgramsOp>())
+    return "num_programs(" + std::to_string(n.getAxis()) + ")";
+  auto arg = cast<BlockArgument>(v);
   auto names = func->getAttrOfType<ArrayAttr>(kcc::KccDialect::kArgNamesAttr);
   if (names && names.size() == func.getNumArguments())
     if (auto s = dyn_cast<StringAttr>(names[arg.getArgNumber()]))
@@ -270,14 +303,15 @@ std::string argName(func::FuncOp func, BlockArgument arg) {
 }
 
 /// Representative values of one control argument.
-llvm::SmallVector<int64_t> representatives(func::FuncOp func, BlockArgument arg,
+llvm::SmallVector<int64_t> representatives(func::FuncOp func, Value arg,
                                            int64_t depth,
                                            ArrayRef<int64_t> divisors,
                                            int64_t large) {
   int64_t unit = 1;
-  if (auto d = func.getArgAttrOfType<IntegerAttr>(
-          arg.getArgNumber(), kcc::KccDialect::kDivisibilityAttr))
-    unit = std::max<int64_t>(1, d.getInt());
+  if (auto a = dyn_cast<BlockArgument>(arg))
+    if (auto d = func.getArgAttrOfType<IntegerAttr>(
+            a.getArgNumber(), kcc::KccDialect::kDivisibilityAttr))
+      unit = std::max<int64_t>(1, d.getInt());
   llvm::SmallVector<int64_t> values;
   auto add = [&](int64_t v) {
     v = wrap(v, scalarWidth(arg.getType()));
@@ -317,13 +351,13 @@ struct VerifyAsyncProtocol
     });
     depth = std::min<int64_t>(depth, 16); // bounds the number of choices
     llvm::SmallVector<int64_t> divisors;
-    llvm::SetVector<BlockArgument> args = controlArguments(func, divisors);
+    llvm::SetVector<Value> args = controlArguments(func, divisors);
     if (divisors.size() > 3)
       divisors.resize(3);
     int64_t large = 8 * std::lcm<int64_t>(depth, 2) + 3;
     llvm::SmallVector<llvm::SmallVector<int64_t>> values;
     llvm::SmallVector<int64_t> largeValues;
-    for (BlockArgument a : args) {
+    for (Value a : args) {
       values.push_back(representatives(func, a, depth, divisors, large));
       largeValues.push_back(values.back()[std::min<size_t>(
           2 * depth + 3, values.back().size() - 1)]);
@@ -387,12 +421,6 @@ struct VerifyAsyncProtocol
     size_t failures = 0;
     Observation seen = observation(func, args);
     std::map<std::vector<int64_t>, bool> failedFor; // by what is observed
-    if (getenv("KCC_DBG"))
-      for (Value v : seen.observed) {
-        llvm::errs() << "OBS " << v << "\n";
-        for (Operation *u : v.getUsers())
-          llvm::errs() << "   USER " << u->getName() << "\n";
-      }
     for (auto [index, choice] : llvm::enumerate(choices)) {
       llvm::DenseMap<Value, int64_t> bound;
       for (auto [a, v] : llvm::zip(args, choice))
@@ -439,9 +467,6 @@ struct VerifyAsyncProtocol
       failures += failed;
       failedFor[key] = failed;
     }
-    if (getenv("KCC_DBG"))
-      llvm::errs() << "DBG choices " << choices.size() << " keys "
-                   << failedFor.size() << "\n";
     if (!first)
       return true;
 

@@ -124,17 +124,3 @@ func.func @no_setup(%n: i32) attributes {kcc.kernel} {
   } {kcc.mma_overlap}
   return
 }
-
-// -----
-
-!a = !kcc.smem<[128, 64], f16, stages = 2, swizzle = 128>
-func.func @half_staged(%y: tensor<64x128xf16>) attributes {kcc.kernel} {
-  %c0 = arith.constant 0 : i32
-  %z = arith.constant 0.0 : f32
-  %a = kcc.smem_alloc : !a
-  %x = kcc.smem_load %a[%c0] : !a -> tensor<128x64xf16>
-  %acc = kcc.splat %z : tensor<128x128xf32>
-  // expected-error@+1 {{kcc: one operand of this dot reached a tcgen05 (128-byte swizzled) shared-memory stage and the other did not}}
-  %d = kcc.dot %x, %y, %acc : tensor<128x64xf16>, tensor<64x128xf16> -> tensor<128x128xf32>
-  return
-}

@@ -93,3 +93,68 @@ func.func @regs(%x: tensor<128x64xf16>, %y: tensor<64x64xf16>, %c: !kcc.ptr<f32>
   kcc.store_tile %d, %c[%m, %n] strides[%ld] at[%c0, %c0] : tensor<128x64xf32>, !kcc.ptr<f32>
   return
 }
+
+// Attention's two products in one loop refilled one iteration late: S = Q
+// K^T is read in its iteration (pending = 0); P @ V takes A from registers
+// (kcc.warpgroup_mma_reg_a) and, its accumulator rescaled before it,
+// retires in its iteration too: only a dot whose accumulator goes straight
+// back into itself stays in flight. P (the cast of S) and the rescaled
+// accumulator stay in the accumulator layout: no relayout either way.
+!sq = !kcc.smem<[64, 64], f16, stages = 1, swizzle = 128>
+!sk = !kcc.smem<[64, 64], f16, stages = 2, swizzle = 128>
+// CHECK-LABEL: func.func @register_a(
+// CHECK-SAME: kcc.num_warps = 4
+// CHECK: scf.for {{.*}} -> (tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>>)
+// CHECK: %[[S:.*]] = kcc.warpgroup_mma %{{.*}}, %{{.*}}, %{{.*}} {a_k_major = true, b_k_major = true} :
+// CHECK-NEXT: %[[P:.*]] = arith.truncf %[[S]] : tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>> to tensor<64x64xf16, #kcc.wgmma_acc<warpgroups = 1>>
+// CHECK-NEXT: %[[H:.*]] = kcc.splat %{{.*}} : tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>>
+// CHECK-NEXT: %[[R:.*]] = arith.mulf %{{.*}}, %[[H]] : tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>>
+// CHECK-NEXT: %[[O:.*]] = kcc.warpgroup_mma_reg_a %[[P]], %{{.*}}[%{{.*}}], %[[R]] {b_k_major = false} : tensor<64x64xf16, #kcc.wgmma_acc<warpgroups = 1>>, <[64, 64], f16, stages = 2, swizzle = 128>, tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>> -> tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>>
+// CHECK-NEXT: scf.yield %[[O]]
+// CHECK-NEXT: } {kcc.mma_overlap}
+// CHECK-NOT: kcc.warpgroup_mma_wait
+func.func @register_a(%c: !kcc.ptr<f32> {kcc.tensor_rank = 2 : i32}, %m: i32, %n: i32, %ld: i32, %k: i32) attributes {kcc.kernel} {
+  %q = kcc.smem_alloc : !sq
+  %kb = kcc.smem_alloc : !sk
+  %vb = kcc.smem_alloc : !sk
+  %zero = arith.constant 0.000000e+00 : f32
+  %half = arith.constant 5.000000e-01 : f32
+  %init = kcc.splat %zero : tensor<64x64xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %qt = kcc.smem_load %q[%c0] : !sq -> tensor<64x64xf16>
+  %acc = scf.for %kk = %c0 to %k step %c1 iter_args(%o = %init) -> (tensor<64x64xf32>) : i32 {
+    %st = arith.remsi %kk, %c2 : i32
+    %kt = kcc.smem_load %kb[%st] : !sk -> tensor<64x64xf16>
+    %ktt = kcc.trans %kt : tensor<64x64xf16> -> tensor<64x64xf16>
+    %s = kcc.dot %qt, %ktt, %init : tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf32>
+    %p = arith.truncf %s : tensor<64x64xf32> to tensor<64x64xf16>
+    %hs = kcc.splat %half : tensor<64x64xf32>
+    %r = arith.mulf %o, %hs : tensor<64x64xf32>
+    %vt = kcc.smem_load %vb[%st] : !sk -> tensor<64x64xf16>
+    %d = kcc.dot %p, %vt, %r : tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf32>
+    scf.yield %d : tensor<64x64xf32>
+  } {kcc.mma_overlap}
+  kcc.store_tile %acc, %c[%m, %n] strides[%ld] at[%c0, %c0] : tensor<64x64xf32>, !kcc.ptr<f32>
+  return
+}
+
+// One operand staged and the other computed in registers as B (wgmma has
+// no register-B form): the dot stays a kcc.dot, reading the stage like any
+// tile (the generic path).
+!sx = !kcc.smem<[64, 64], f16, stages = 1, swizzle = 128>
+// CHECK-LABEL: func.func @register_b(
+// CHECK: %[[X:.*]] = kcc.smem_load
+// CHECK: kcc.dot %[[X]], %arg0, %{{.*}} : tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf32>
+// CHECK-NOT: kcc.warpgroup_mma
+func.func @register_b(%y: tensor<64x64xf16>, %c: !kcc.ptr<f32> {kcc.tensor_rank = 2 : i32}, %m: i32, %n: i32, %ld: i32) attributes {kcc.kernel} {
+  %c0 = arith.constant 0 : i32
+  %zero = arith.constant 0.000000e+00 : f32
+  %a = kcc.smem_alloc : !sx
+  %x = kcc.smem_load %a[%c0] : !sx -> tensor<64x64xf16>
+  %init = kcc.splat %zero : tensor<64x64xf32>
+  %d = kcc.dot %x, %y, %init : tensor<64x64xf16>, tensor<64x64xf16> -> tensor<64x64xf32>
+  kcc.store_tile %d, %c[%m, %n] strides[%ld] at[%c0, %c0] : tensor<64x64xf32>, !kcc.ptr<f32>
+  return
+}

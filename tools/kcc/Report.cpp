@@ -169,6 +169,12 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
             "{0}: dot {1}x{2} on tensor cores (wgmma.mma_async from swizzled "
             "TMA stages)",
             locString(op->getLoc()), acc.getDimSize(0), acc.getDimSize(1)));
+      } else if (auto mma = dyn_cast<WarpgroupMmaRegAOp>(op)) {
+        auto acc = mma.getAcc().getType();
+        entry.dots.push_back(llvm::formatv(
+            "{0}: dot {1}x{2} on tensor cores (wgmma.mma_async with A from "
+            "registers, B from a swizzled TMA stage)",
+            locString(op->getLoc()), acc.getDimSize(0), acc.getDimSize(1)));
       } else if (auto mma = dyn_cast<Tcgen05MmaOp>(op)) {
         SmemType a = mma.getA().getType(), b = mma.getB().getType();
         int64_t n = mma.getBKMajor() ? b.getShape()[0] : b.getShape()[1];

@@ -28,7 +28,7 @@ mlir::Value tripCount(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lb,
 
 /// Whether `v` is computed by pure arith ops from constants and the kernel's
 /// arguments only (what the async verifier can evaluate).
-bool fromArguments(mlir::Value v, mlir::func::FuncOp func, unsigned depth = 0);
+bool fromArguments(mlir::Value v, mlir::func::FuncOp func);
 
 /// The ops of `loop`'s body that compute `v` from the induction variable
 /// and values defined outside the loop, in program order; false if `v`

@@ -35,6 +35,9 @@ Interpreter::Interpreter(func::FuncOp func,
   // verifier builds an interpreter per choice.
   env.reserve(values);
   tileCap = 2 * std::min<int64_t>(depth, 16) + 2;
+  for (auto [v, c] : args)
+    if (isa<OpResult>(v))
+      chosenIds[v] = c;
   for (BlockArgument a : func.getArguments()) {
     auto it = args.find(a);
     if (it != args.end())
@@ -266,8 +269,13 @@ Interpreter::Step Interpreter::exec(Continuation &c, Operation *op) {
   if (auto ws = dyn_cast<kcc::WarpSpecializeOp>(op))
     return RoleScheduler(*this, ws, firstRole).run() ? Step::Done
                                                      : Step::Failed;
-  if (auto forOp = dyn_cast<scf::ForOp>(op))
+  if (auto forOp = dyn_cast<scf::ForOp>(op)) {
+    // A loop without async ops leaves the protocol's state alone: skipped,
+    // its results opaque (its bounds may come from loaded values).
+    if (!containsAsyncOp(forOp))
+      return Step::Done;
     return enterFor(c, forOp);
+  }
   if (auto ifOp = dyn_cast<scf::IfOp>(op))
     return enterIf(c, ifOp);
   if (isAsyncOp(op))
@@ -454,6 +462,8 @@ void Interpreter::evalScalar(Operation *op) {
   auto setConst = [&](int64_t v) { slot(res) = constant(wrap(v, w)); };
   if (isa<kcc::ConsumerGroupOp>(op))
     return setConst(current == Consumer2 ? 1 : 0);
+  if (auto it = chosenIds.find(res); it != chosenIds.end())
+    return setConst(it->second);
   if (isa<arith::IndexCastOp, arith::IndexCastUIOp, arith::ExtSIOp,
           arith::ExtUIOp, arith::TruncIOp>(op)) {
     Scalar a = operand(0);

@@ -186,6 +186,8 @@ private:
   int64_t steps = 0;
   // Tiles a persistent tile loop runs (2 * the deepest buffer + 2).
   int64_t tileCap = 0;
+  /// Program ids chosen like control arguments (their values here).
+  llvm::DenseMap<mlir::Value, int64_t> chosenIds;
   mlir::Operation *returnOp = nullptr;
   mlir::Operation *topLoop = nullptr;
   int64_t topTrip = 0, topStart = 0;

@@ -125,11 +125,11 @@ bool RoleScheduler::checkRoles() {
                  "on a barrier they arrive on)";
       } else if (r == Producer &&
                  isa<kcc::SmemLoadOp, kcc::SmemStoreOp, kcc::WarpgroupMmaOp,
-                     kcc::WarpgroupMmaWaitOp, kcc::TmaStoreOp,
-                     kcc::BulkCommitGroupOp, kcc::BulkWaitGroupOp,
-                     kcc::FenceProxyAsyncOp, kcc::CpAsyncOp,
-                     kcc::CpAsyncCommitGroupOp, kcc::CpAsyncWaitGroupOp,
-                     kcc::WarpMmaOp>(op)) {
+                     kcc::WarpgroupMmaRegAOp, kcc::WarpgroupMmaWaitOp,
+                     kcc::TmaStoreOp, kcc::BulkCommitGroupOp,
+                     kcc::BulkWaitGroupOp, kcc::FenceProxyAsyncOp,
+                     kcc::CpAsyncOp, kcc::CpAsyncCommitGroupOp,
+                     kcc::CpAsyncWaitGroupOp, kcc::WarpMmaOp>(op)) {
         problem = name() + " in the producer region: the producer issues "
                            "copies and waits on barriers only";
         advice = "move " + name() + " to the consumer region";

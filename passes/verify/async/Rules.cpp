@@ -20,10 +20,11 @@ bool isAsyncOp(Operation *op) {
              kcc::TmaLoadOp, kcc::TmaStoreOp, kcc::BulkCommitGroupOp,
              kcc::BulkWaitGroupOp, kcc::FenceProxyAsyncOp, kcc::CtaBarrierOp,
              kcc::SmemLoadOp, kcc::SmemStoreOp, kcc::WarpgroupMmaOp,
-             kcc::WarpgroupMmaWaitOp, kcc::ConvertLayoutOp, kcc::CpAsyncOp,
-             kcc::CpAsyncCommitGroupOp, kcc::CpAsyncWaitGroupOp, kcc::WarpMmaOp,
-             kcc::TmemAllocOp, kcc::TmemDeallocOp, kcc::Tcgen05MmaOp,
-             kcc::Tcgen05CommitOp, kcc::TmemLoadOp>(op);
+             kcc::WarpgroupMmaRegAOp, kcc::WarpgroupMmaWaitOp,
+             kcc::ConvertLayoutOp, kcc::CpAsyncOp, kcc::CpAsyncCommitGroupOp,
+             kcc::CpAsyncWaitGroupOp, kcc::WarpMmaOp, kcc::TmemAllocOp,
+             kcc::TmemDeallocOp, kcc::Tcgen05MmaOp, kcc::Tcgen05CommitOp,
+             kcc::TmemLoadOp>(op);
 }
 
 bool containsAsyncOp(Operation *root) {
@@ -97,6 +98,8 @@ bool transfer(Interpreter &in, Operation *op) {
   // wgmma
   if (auto mma = dyn_cast<kcc::WarpgroupMmaOp>(op))
     return warpgroupMma(in, mma);
+  if (auto mma = dyn_cast<kcc::WarpgroupMmaRegAOp>(op))
+    return warpgroupMmaRegA(in, mma);
   if (auto wait = dyn_cast<kcc::WarpgroupMmaWaitOp>(op))
     return warpgroupMmaWait(in, wait);
   // tcgen05 and TMEM

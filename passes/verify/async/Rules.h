@@ -139,6 +139,8 @@ bool cpAsyncAtExit(Interpreter &in);
 //===----------------------------------------------------------------------===//
 
 bool warpgroupMma(Interpreter &in, kcc::WarpgroupMmaOp op);
+/// The register-A form: reads the B stage only.
+bool warpgroupMmaRegA(Interpreter &in, kcc::WarpgroupMmaRegAOp op);
 bool warpgroupMmaWait(Interpreter &in, kcc::WarpgroupMmaWaitOp op);
 /// `op` (convert_layout, smem_store) may read a wgmma accumulator only once
 /// every group has retired.

@@ -217,7 +217,7 @@ bool writable(Interpreter &in, Operation *op, Value buf, Stage &s) {
             "kcc.mbarrier_wait of the " +
                 llvm::Twine(roleName(role)) + " has observed an arrival the " +
                 reader + " made after its last read of " + name + " completed" +
-                (isa<kcc::WarpgroupMmaOp>(read)
+                (isa<kcc::WarpgroupMmaOp, kcc::WarpgroupMmaRegAOp>(read)
                      ? " (a kcc.warpgroup_mma reads until its group retires)"
                      : ""),
             roleAdvice());

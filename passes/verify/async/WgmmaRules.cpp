@@ -41,6 +41,16 @@ bool warpgroupMma(Interpreter &in, kcc::WarpgroupMmaOp op) {
   return true;
 }
 
+bool warpgroupMmaRegA(Interpreter &in, kcc::WarpgroupMmaRegAOp op) {
+  if (!readStage(in, op, op.getB(), op.getBStage()))
+    return false;
+  MmaGroup g{op, {stageAt(in, op, op.getB(), op.getBStage())}};
+  g.stages.front()->mmaReader = op;
+  in.queues().mmaGroups.push_back(g);
+  retireMma(in, op.getPending());
+  return true;
+}
+
 bool warpgroupMmaWait(Interpreter &in, kcc::WarpgroupMmaWaitOp op) {
   retireMma(in, op.getPending());
   return true;

@@ -593,3 +593,51 @@ func.func @map_shape_short(%p: !kcc.ptr<f16>, %m: i32, %map: !kcc.tensormap<[64,
 func.func @map_shape_names_pointer(%p: !kcc.ptr<f16>, %m: i32, %map: !kcc.tensormap<[64, 64], f16, swizzle = 128> {kcc.tensor_map_of = 0 : i32, kcc.tensor_map_shape = [1 : index, 0 : index, 64 : i32]}) {
   return
 }
+
+// -----
+
+!sw = !kcc.smem<[64, 64], f16, stages = 2, swizzle = 128>
+!acc = tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>>
+func.func @wgmma_reg_a_layout(%p: tensor<64x64xf16, #kcc.blocked<vec = 4, threads = 128, warp = 32>>, %acc: !acc) {
+  %c0 = arith.constant 0 : i32
+  %v = kcc.smem_alloc : !sw
+  // expected-error@+1 {{A needs the accumulator's #kcc.wgmma_acc layout}}
+  %r = kcc.warpgroup_mma_reg_a %p, %v[%c0], %acc {b_k_major = false} : tensor<64x64xf16, #kcc.blocked<vec = 4, threads = 128, warp = 32>>, !sw, !acc -> !acc
+  return
+}
+
+// -----
+
+!sw = !kcc.smem<[64, 64], f16, stages = 2, swizzle = 128>
+!acc = tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>>
+func.func @wgmma_reg_a_types(%p: tensor<64x64xbf16, #kcc.wgmma_acc<warpgroups = 1>>, %acc: !acc) {
+  %c0 = arith.constant 0 : i32
+  %v = kcc.smem_alloc : !sw
+  // expected-error@+1 {{takes f16 or bf16 operands of one type and an f32 accumulator}}
+  %r = kcc.warpgroup_mma_reg_a %p, %v[%c0], %acc {b_k_major = false} : tensor<64x64xbf16, #kcc.wgmma_acc<warpgroups = 1>>, !sw, !acc -> !acc
+  return
+}
+
+// -----
+
+!sw = !kcc.smem<[64, 64], f16, stages = 2, swizzle = 128>
+!acc = tensor<64x32xf32, #kcc.wgmma_acc<warpgroups = 1>>
+func.func @wgmma_reg_a_shape(%p: tensor<64x64xf16, #kcc.wgmma_acc<warpgroups = 1>>, %acc: !acc) {
+  %c0 = arith.constant 0 : i32
+  %v = kcc.smem_alloc : !sw
+  // expected-error@+1 {{shapes do not form acc[M,N] += a[M,K] x b[K,N]}}
+  %r = kcc.warpgroup_mma_reg_a %p, %v[%c0], %acc {b_k_major = false} : tensor<64x64xf16, #kcc.wgmma_acc<warpgroups = 1>>, !sw, !acc -> !acc
+  return
+}
+
+// -----
+
+!sw = !kcc.smem<[64, 64], f16, stages = 2, swizzle = 0>
+!acc = tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>>
+func.func @wgmma_reg_a_swizzle(%p: tensor<64x64xf16, #kcc.wgmma_acc<warpgroups = 1>>, %acc: !acc) {
+  %c0 = arith.constant 0 : i32
+  %v = kcc.smem_alloc : !sw
+  // expected-error@+1 {{the B stage must use the 128-byte swizzle}}
+  %r = kcc.warpgroup_mma_reg_a %p, %v[%c0], %acc {b_k_major = false} : tensor<64x64xf16, #kcc.wgmma_acc<warpgroups = 1>>, !sw, !acc -> !acc
+  return
+}

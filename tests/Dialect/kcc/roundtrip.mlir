@@ -328,6 +328,8 @@ func.func @ping_pong() attributes {kcc.kernel, kcc.num_warps = 4 : i32} {
 // CHECK-NEXT: } consumer(warpgroups = 1, regs = 232) {
 // CHECK: %[[R:.*]] = kcc.warpgroup_mma %[[S]][%[[C0]]], %[[S]][%[[C1]]], %{{.*}} {a_k_major = true, b_k_major = true, pending = 1 : i32} : <[64, 64], f16, stages = 2, swizzle = 128>, <[64, 64], f16, stages = 2, swizzle = 128>, tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>> -> tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>>
 // CHECK: %[[W:.*]] = kcc.warpgroup_mma_wait 0 %[[R]] : tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>>
+// CHECK: %[[P:.*]] = arith.truncf %[[W]] : tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>> to tensor<64x64xf16, #kcc.wgmma_acc<warpgroups = 1>>
+// CHECK: kcc.warpgroup_mma_reg_a %[[P]], %[[S]][%[[C1]]], %[[W]] {b_k_major = false} : tensor<64x64xf16, #kcc.wgmma_acc<warpgroups = 1>>, <[64, 64], f16, stages = 2, swizzle = 128>, tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>> -> tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>>
 // CHECK: kcc.warpgroup_mma_wait 0{{$}}
 // CHECK: kcc.mbarrier_arrive %[[EMPTY]][%[[C0]]] per_warpgroup : <2>
 // CHECK: kcc.convert_layout %[[W]] : tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>> -> tensor<64x64xf32, #kcc.blocked<vec = 4, threads = 128, warp = 32>>
@@ -346,6 +348,8 @@ func.func @wgmma(%n: i32) attributes {kcc.kernel, kcc.num_warps = 4 : i32, kcc.p
     %acc = arith.constant dense<0.0> : !acc
     %r = kcc.warpgroup_mma %a[%c0], %a[%c1], %acc {a_k_major = true, b_k_major = true, pending = 1 : i32} : !sw, !sw, !acc -> !acc
     %w = kcc.warpgroup_mma_wait 0 %r : !acc
+    %p = arith.truncf %w : !acc to tensor<64x64xf16, #kcc.wgmma_acc<warpgroups = 1>>
+    %o = kcc.warpgroup_mma_reg_a %p, %a[%c1], %w {b_k_major = false} : tensor<64x64xf16, #kcc.wgmma_acc<warpgroups = 1>>, !sw, !acc -> !acc
     kcc.warpgroup_mma_wait 0
     kcc.mbarrier_arrive %empty[%c0] per_warpgroup : !bar
     %cv = kcc.convert_layout %w : !acc -> tensor<64x64xf32, #kcc.blocked<vec = 4, threads = 128, warp = 32>>

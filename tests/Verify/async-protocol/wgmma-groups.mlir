@@ -145,3 +145,61 @@ func.func @retired(%a: !ma) attributes {kcc.kernel} {
   %t = kcc.convert_layout %s : !acc -> tensor<64x64xf32>
   return
 }
+
+// -----
+
+!ma = !kcc.tensormap<[64, 64], f16, swizzle = 128>
+!buf = !kcc.smem<[64, 64], f16, stages = 1, swizzle = 128>
+!bar = !kcc.mbarrier<1>
+!acc = tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>>
+!p = tensor<64x64xf16, #kcc.wgmma_acc<warpgroups = 1>>
+
+// Mutation: the register-A form's B stage (attention's V) is reloaded while
+// its group is in flight.
+func.func @register_a_overwrite_in_flight(%a: !ma, %p: !p) attributes {kcc.kernel} {
+  %c0 = arith.constant 0 : i32
+  %z = arith.constant 0.0 : f32
+  %buf = kcc.smem_alloc : !buf
+  %bars = kcc.mbarrier_alloc : !bar
+  kcc.mbarrier_init %bars[%c0], count 1 : !bar
+  kcc.fence_mbarrier_init
+  kcc.mbarrier_arrive_expect_tx %bars[%c0], bytes 8192 : !bar
+  kcc.tma_load %a[%c0, %c0] -> %buf[%c0], %bars[%c0] : !ma, !buf, !bar
+  kcc.mbarrier_wait %bars[%c0], parity %c0 : !bar
+  %acc = kcc.splat %z : !acc
+  // expected-note@+1 {{the warpgroup_mma reading the stage}}
+  %r = kcc.warpgroup_mma_reg_a %p, %buf[%c0], %acc {b_k_major = false, pending = 1 : i32} : !p, !buf, !acc -> !acc
+  kcc.cta_barrier
+  kcc.mbarrier_arrive_expect_tx %bars[%c0], bytes 8192 : !bar
+  // expected-error@+1 {{writing stage 0 while a kcc.warpgroup_mma group still reads it (its wgmma group has not been retired); retire the group first}}
+  kcc.tma_load %a[%c0, %c0] -> %buf[%c0], %bars[%c0] : !ma, !buf, !bar
+  kcc.mbarrier_wait %bars[%c0], parity %c0 : !bar
+  kcc.warpgroup_mma_wait 0
+  return
+}
+
+// -----
+
+!ma = !kcc.tensormap<[64, 64], f16, swizzle = 128>
+!buf = !kcc.smem<[64, 64], f16, stages = 1, swizzle = 128>
+!bar = !kcc.mbarrier<1>
+!acc = tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>>
+!p = tensor<64x64xf16, #kcc.wgmma_acc<warpgroups = 1>>
+
+// Mutation: the register-A form reads its B stage before the load landed.
+func.func @register_a_unwaited(%a: !ma, %p: !p) attributes {kcc.kernel} {
+  %c0 = arith.constant 0 : i32
+  %z = arith.constant 0.0 : f32
+  %buf = kcc.smem_alloc : !buf
+  %bars = kcc.mbarrier_alloc : !bar
+  kcc.mbarrier_init %bars[%c0], count 1 : !bar
+  kcc.fence_mbarrier_init
+  kcc.mbarrier_arrive_expect_tx %bars[%c0], bytes 8192 : !bar
+  // expected-note@+1 {{the copy into the stage}}
+  kcc.tma_load %a[%c0, %c0] -> %buf[%c0], %bars[%c0] : !ma, !buf, !bar
+  %acc = kcc.splat %z : !acc
+  // expected-error@+1 {{reading a stage before its barrier phase completed: stage 0 is filled by a kcc.tma_load that signals barrier #0 in phase 0, and no kcc.mbarrier_wait has observed that phase}}
+  %r = kcc.warpgroup_mma_reg_a %p, %buf[%c0], %acc {b_k_major = false} : !p, !buf, !acc -> !acc
+  kcc.mbarrier_wait %bars[%c0], parity %c0 : !bar
+  return
+}
