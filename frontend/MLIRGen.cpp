@@ -10,6 +10,11 @@
 #include "frontend/MLIRGen.h"
 #include "frontend/MLIRGenEmitter.h"
 
+#include "mlir/IR/Dominance.h"
+#include "mlir/IR/Matchers.h"
+
+static void foldAddIntoAccumulator(mlir::func::FuncOp func);
+
 #include <functional>
 #include <set>
 
@@ -160,7 +165,41 @@ void Gen::run() {
   // Statements may have moved the insertion point into nested regions; the
   // return goes at the end of the entry block.
   mlir::func::ReturnOp::create(b, loc(k.bodyEndLoc));
+  foldAddIntoAccumulator(func);
   (void)errorsBefore;
+}
+
+/// `x + dot(a, b)` (a zero accumulator) becomes `dot(a, b, x)` when x is
+/// computed before the dot (`acc = acc * alpha + dot(p, v)` in attention,
+/// `acc += dot(a, b)`), as Triton does: the tensor cores (or FMAs) add into
+/// x, which then lives in the accumulator's registers on every target
+/// instead of beside a second tile. The sum is rounded once less.
+static void foldAddIntoAccumulator(mlir::func::FuncOp func) {
+  mlir::DominanceInfo dom(func);
+  llvm::SmallVector<kcc::DotOp> dots;
+  func.walk([&](kcc::DotOp dot) { dots.push_back(dot); });
+  for (kcc::DotOp dot : dots) {
+    mlir::Value c = dot.getC();
+    mlir::Operation *init = c.getDefiningOp();
+    bool zero = false;
+    if (auto splat = mlir::dyn_cast_or_null<kcc::SplatOp>(init))
+      zero = mlir::matchPattern(splat.getOperand(), mlir::m_AnyZeroFloat());
+    else if (init)
+      zero = mlir::matchPattern(c, mlir::m_AnyZeroFloat());
+    if (!zero || !dot->hasOneUse())
+      continue;
+    auto add = mlir::dyn_cast<mlir::arith::AddFOp>(*dot->getUsers().begin());
+    if (!add)
+      continue;
+    mlir::Value x =
+        add.getLhs() == dot.getResult() ? add.getRhs() : add.getLhs();
+    if (x == dot.getResult() || x.getType() != dot.getType() ||
+        !dom.properlyDominates(x, dot))
+      continue;
+    dot.getCMutable().set(x);
+    add.getResult().replaceAllUsesWith(dot.getResult());
+    add.erase();
+  }
 }
 
 bool Gen::genProgramGrid(mlir::func::FuncOp func) {

@@ -36,7 +36,7 @@ DT = {"f16": torch.float16, "bf16": torch.bfloat16}
 
 def spec_constants(spec):
     c = spec["constants"]
-    return c["T"], int(c["D"]), int(c["BM"]), int(c["BN"]), int(c["CAUSAL"])
+    return c["T"], int(c["D"]), int(c["BM"]), int(c["BN"]), int(c.get("CAUSAL", 0))
 
 
 def tensor_args(name, t):
@@ -72,8 +72,17 @@ def run_kcc(lib, spec, q, k, v, group):
     bh, sq, d = q.shape
     o = torch.empty_like(q)
     lse = torch.empty(bh, sq, device="cuda", dtype=torch.float32)
-    args = dict(**tensor_args("o", o), **tensor_args("q", q), **tensor_args("k", k),
-                **tensor_args("v", v), lse=lse, scale=1.0 / math.sqrt(d), group=group)
+    if spec["kernel"] == "attention_ptr":
+        # The pointer-tile formulation: pointers, sizes and strides.
+        args = dict(o=o, lse=lse, q=q, k=k, v=v, bh=bh, sq=sq, sk=k.shape[1],
+                    stride_qh=q.stride(0), stride_qm=q.stride(1),
+                    stride_kh=k.stride(0), stride_kn=k.stride(1),
+                    stride_vh=v.stride(0), stride_vn=v.stride(1),
+                    stride_oh=o.stride(0), stride_om=o.stride(1),
+                    scale=1.0 / math.sqrt(d), group=group)
+    else:
+        args = dict(**tensor_args("o", o), **tensor_args("q", q), **tensor_args("k", k),
+                    **tensor_args("v", v), lse=lse, scale=1.0 / math.sqrt(d), group=group)
     return Kernel(lib, spec).bind(args), o, lse
 
 
@@ -125,7 +134,8 @@ def main():
 
     lib = ctypes.CDLL(os.path.abspath(args.lib))
     manifest = json.load(open(args.manifest))
-    specs = [s for k in manifest["kernels"] if k["name"] == "attention"
+    specs = [dict(s, kernel=k["name"]) for k in manifest["kernels"]
+             if k["name"] in ("attention", "attention_ptr")
              for s in k["specializations"]]
     from torch.nn.attention import SDPBackend
 

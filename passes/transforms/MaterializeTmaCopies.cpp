@@ -310,9 +310,21 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
       fallback = kcc::SmemLoadOp::create(eb, loc, tile, buffer,
                                          constI32(eb, loc, 0));
     } else {
-      // Reuse a loaded stage of the same shape read earlier in this block.
+      // Reuse a loaded stage of the same shape read earlier in this block,
+      // unless a dot reads it: on tensor cores that read moves to the dot
+      // (attention's Q, read by every iteration of a loop that may not run).
+      auto readByDot = [](Operation *read) {
+        return llvm::any_of(read->getUsers(), [](Operation *user) {
+          if (isa<kcc::TransOp>(user))
+            return llvm::any_of(user->getUsers(), [](Operation *u) {
+              return isa<kcc::DotOp>(u);
+            });
+          return isa<kcc::DotOp>(user);
+        });
+      };
       for (Stage &s : loaded)
-        if (!buffer && !s.taken && s.type.getShape() == tile.getShape() &&
+        if (!buffer && !s.taken && !readByDot(s.read) &&
+            s.type.getShape() == tile.getShape() &&
             s.type.getElementType() == tile.getElementType() &&
             s.type.getSwizzle() == mapType.getSwizzle() &&
             s.read->getBlock() == store->getBlock() &&

@@ -29,8 +29,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
-#include "mlir/IR/Dominance.h"
-#include "mlir/IR/Matchers.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -70,40 +68,8 @@ struct MaterializeWarpgroupMma
   LogicalResult runOnKernel(func::FuncOp func);
 };
 
-/// `x + dot(a, b)` with a zero accumulator becomes `dot(a, b, x)` when x is
-/// computed before the dot (`acc = acc * alpha + dot(p, v)` in attention,
-/// `acc += dot(a, b)`): the tensor cores add into x, and x joins the
-/// accumulator's registers instead of a separate sum.
-static void foldAddIntoAccumulator(func::FuncOp func) {
-  DominanceInfo dom(func);
-  SmallVector<kcc::DotOp> dots;
-  func.walk([&](kcc::DotOp dot) { dots.push_back(dot); });
-  for (kcc::DotOp dot : dots) {
-    Value c = dot.getC();
-    Operation *init = c.getDefiningOp();
-    bool zero = false;
-    if (auto splat = dyn_cast_or_null<kcc::SplatOp>(init))
-      zero = matchPattern(splat.getOperand(), m_AnyZeroFloat());
-    else if (init)
-      zero = matchPattern(c, m_AnyZeroFloat());
-    if (!zero || !dot->hasOneUse())
-      continue;
-    auto add = dyn_cast<arith::AddFOp>(*dot->getUsers().begin());
-    if (!add)
-      continue;
-    Value x = add.getLhs() == dot.getResult() ? add.getRhs() : add.getLhs();
-    if (x == dot.getResult() || x.getType() != dot.getType() ||
-        !dom.properlyDominates(x, dot))
-      continue;
-    dot.getCMutable().set(x);
-    add.getResult().replaceAllUsesWith(dot.getResult());
-    add.erase();
-  }
-}
-
 LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
   MLIRContext *ctx = func.getContext();
-  foldAddIntoAccumulator(func);
   SmallVector<kcc::StagedDot> sites =
       kcc::collectStagedDots(func, /*registerA=*/true);
   if (sites.empty())
