@@ -64,6 +64,17 @@ OpOperand *indexOf(OpOperand &use) {
   return nullptr;
 }
 
+/// Whether an operand of `dot` is a load_tile that gets a wgmma operand
+/// stage (the other may be a stage loaded before the loop, attention's Q,
+/// or a tile in registers, its P).
+bool readsMmaStage(kcc::DotOp dot) {
+  return llvm::any_of(ValueRange{dot.getA(), dot.getB()}, [](Value v) {
+    bool t;
+    kcc::LoadTileOp load = kcc::mmaOperandLoad(v, t);
+    return load && load->hasAttr(kcc::KccDialect::kMmaOperandAttr);
+  });
+}
+
 } // namespace
 
 std::string kcc::warpspec::planRoles(func::FuncOp func, scf::ForOp loop,
@@ -87,9 +98,7 @@ std::string kcc::warpspec::planRoles(func::FuncOp func, scf::ForOp loop,
   unsigned warpgroups = 2;
   bool anyDot = false;
   func.walk([&](kcc::DotOp dot) {
-    bool t;
-    kcc::LoadTileOp a = kcc::mmaOperandLoad(dot.getA(), t);
-    if (!a || !a->hasAttr(kcc::KccDialect::kMmaOperandAttr))
+    if (!readsMmaStage(dot))
       return;
     anyDot = true;
     warpgroups = std::min(
@@ -115,9 +124,7 @@ std::string kcc::warpspec::planRoles(func::FuncOp func, scf::ForOp loop,
   } else {
     int64_t accRegs = 0;
     func.walk([&](kcc::DotOp dot) {
-      bool t;
-      kcc::LoadTileOp a = kcc::mmaOperandLoad(dot.getA(), t);
-      if (!a || !a->hasAttr(kcc::KccDialect::kMmaOperandAttr))
+      if (!readsMmaStage(dot))
         return;
       RankedTensorType acc = dot.getType();
       accRegs += acc.getNumElements() *
