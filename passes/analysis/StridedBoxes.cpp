@@ -272,6 +272,14 @@ bool Lifter::nonNegative(Value v, unsigned depth) const {
   if (isa_and_nonnull<arith::AddIOp, arith::MulIOp>(def))
     return nonNegative(def->getOperand(0), depth + 1) &&
            nonNegative(def->getOperand(1), depth + 1);
+  // A non-negative index divided by a kernel argument (`h / group`, the
+  // K/V head of a query head): a negative divisor would address before the
+  // tensor in the pointer form already, so the box's coordinate is no
+  // less defined.
+  if (isa_and_nonnull<arith::DivSIOp, arith::DivUIOp>(def))
+    return nonNegative(def->getOperand(0), depth + 1) &&
+           (kernelArg(def->getOperand(1)) ||
+            nonNegative(def->getOperand(1), depth + 1));
   return false;
 }
 
@@ -354,7 +362,19 @@ std::optional<StridedBox> Lifter::lift(std::string &whyNot) {
         }
         p = add.getPtr();
       } else if (auto splat = dyn_cast_or_null<SplatOp>(def)) {
-        box.base = kernelArg(splat.getSrc());
+        // A parameter advanced by scalar offsets first (`q + h *
+        // stride_qh`, a head's slice): each is a term the same for every
+        // element, placed below.
+        Value src = splat.getSrc();
+        while (auto add = src.getDefiningOp<AddPtrOp>()) {
+          if (!add.getOffset().getType().isInteger(32))
+            break;
+          Term t;
+          t.factor = add.getOffset();
+          terms.push_back(t);
+          src = add.getPtr();
+        }
+        box.base = kernelArg(src);
         if (!box.base) {
           why = "its base is not a pointer parameter of the kernel";
           return std::nullopt;
@@ -444,7 +464,17 @@ std::optional<StridedBox> Lifter::lift(std::string &whyNot) {
     // whole tiles: c * x * f... with x that dimension's stride argument.
     box.shifts.resize(rank);
     SmallVector<SmallVector<StridedBox::Shift, 1>> elementShifts(rank);
-    for (Term *t : uniform) {
+    // Terms along none of the tile's dimensions (`h * stride_qh`, the
+    // slice of a head or a batch) become leading dimensions of extent 1 of
+    // the tensor: their stride an i32 argument among the factors (TMA-legal
+    // where declared multiple_of), their coordinate the other factors.
+    struct Outer {
+      OpFoldResult stride;
+      int64_t cst;
+      SmallVector<Value, 2> factors;
+    };
+    SmallVector<Outer> outer;
+    for (Term *t : llvm::reverse(uniform)) {
       int64_t c = t->cst;
       SmallVector<Value, 2> leaves;
       if (t->factor)
@@ -462,6 +492,24 @@ std::optional<StridedBox> Lifter::lift(std::string &whyNot) {
                     });
       if (c == 0)
         continue;
+      if (d == rank - 1 && c % shape[d] != 0 && c > 0) {
+        Value x;
+        for (Value leaf : leaves)
+          if (kernelArg(leaf) && leaf.getType().isInteger(32) &&
+              !llvm::is_contained(box.strides, OpFoldResult(leaf))) {
+            x = leaf;
+            break;
+          }
+        // The stride is the argument; the coordinate, the rest, must be
+        // provably non-negative.
+        if (x && llvm::all_of(leaves, [&](Value v) {
+              return v == x || nonNegative(v);
+            })) {
+          leaves.erase(llvm::find(leaves, x));
+          outer.insert(outer.begin(), {OpFoldResult(x), c, leaves});
+          continue;
+        }
+      }
       if (c % shape[d] != 0 || !nonNeg) {
         why = "its offsets have a part that is the same for every element "
               "(a batch, a view's start, a pointer advanced by other than "
@@ -546,6 +594,28 @@ std::optional<StridedBox> Lifter::lift(std::string &whyNot) {
         return std::nullopt;
       }
       box.other = scalar;
+    }
+    // The leading dimensions of the slices (outermost first: the pointer
+    // was advanced by the innermost slice last).
+    MLIRContext *ctx = op->getContext();
+    for (const Outer &o : outer) {
+      auto unbounded = IntegerAttr::get(IntegerType::get(ctx, 32),
+                                        std::numeric_limits<int32_t>::max());
+      box.sizes.insert(box.sizes.begin(), unbounded);
+      box.strides.insert(box.strides.begin(), o.stride);
+      box.coords.insert(box.coords.begin(),
+                        IntegerAttr::get(IntegerType::get(ctx, 32), 0));
+      box.shifts.insert(box.shifts.begin(),
+                        SmallVector<StridedBox::Shift, 1>{{o.cst, o.factors}});
+      auto d = func.getArgAttrOfType<IntegerAttr>(
+          kernelArg(cast<Value>(o.stride)).getArgNumber(),
+          KccDialect::kDivisibilityAttr);
+      if (box.tmaRefusal.empty() && (!d || d.getInt() * elemBytes % 16 != 0))
+        box.tmaRefusal = "its slice stride " + text(o.stride) +
+                         " is not declared a multiple of " +
+                         std::to_string(16 / std::gcd<int64_t>(16, elemBytes)) +
+                         " (multiple_of), as a TMA tensor map's strides must "
+                         "be multiples of 16 bytes";
     }
     return box;
   }();

@@ -154,10 +154,13 @@ struct SynthesizeTileAccesses
       OpBuilder b(op);
       Location loc = op->getLoc();
       SmallVector<Value> sizes, strides, coords;
+      // Sizes and strides are the kernel's: constants at its entry, where
+      // a pipeliner's prologue (outside the access's loop) can read them.
+      OpBuilder entry(&func.getBody().front(), func.getBody().front().begin());
       for (OpFoldResult r : box->sizes)
-        sizes.push_back(materialize(b, loc, r));
+        sizes.push_back(materialize(entry, loc, r));
       for (OpFoldResult r : box->strides)
-        strides.push_back(materialize(b, loc, r));
+        strides.push_back(materialize(entry, loc, r));
       for (auto [r, shifts] : llvm::zip(box->coords, box->shifts)) {
         Value q = materialize(b, loc, r);
         for (const StridedBox::Shift &shift : shifts) {
