@@ -7,8 +7,11 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
+
+#include <functional>
 
 using namespace mlir;
 
@@ -284,10 +287,13 @@ SmallVector<Value> joinsWith(Operation *op, OpOperand &use) {
                ? SmallVector<Value>{bc.getResult()}
                : SmallVector<Value>{};
   if (isa<scf::YieldOp>(op)) {
+    unsigned i = use.getOperandNumber();
+    // A branch (a mask applied on some iterations only): its result.
+    if (auto branch = dyn_cast<scf::IfOp>(op->getParentOp()))
+      return {branch.getResult(i)};
     auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
     if (!loop)
       return {};
-    unsigned i = use.getOperandNumber();
     return {loop.getResult(i), loop.getRegionIterArgs()[i]};
   }
   if (auto loop = dyn_cast<scf::ForOp>(op)) {
@@ -355,6 +361,42 @@ void kcc::propagateAccumulatorLayout(Operation *func, Attribute layout) {
 
   // Operands from outside: splats, constants and row/column broadcasts are
   // made in the layout where they are used; anything else moves in.
+  // `x` made again in the layout at `b`: splats, splat constants,
+  // row/column broadcasts, and elementwise ops of those (a causal mask
+  // `cols[None, :] <= rows[:, None]`), each element computed where its
+  // register is; null for anything else.
+  std::function<Value(OpBuilder &, Value, unsigned)> remake =
+      [&](OpBuilder &b, Value x, unsigned depth) -> Value {
+    Operation *def = x.getDefiningOp();
+    if (!def || depth > 8)
+      return Value();
+    Type type = withLayout(x.getType());
+    if (isa<SplatOp>(def) ||
+        (isa<arith::ConstantOp>(def) &&
+         isa<SplatElementsAttr>(cast<arith::ConstantOp>(def).getValue())))
+      return rebuildInLayout(b, x, type);
+    if (auto bc = dyn_cast<BroadcastOp>(def)) {
+      ArrayRef<int64_t> src = bc.getSrc().getType().getShape();
+      return src.size() == 2 && (src[0] == 1 || src[1] == 1)
+                 ? rebuildInLayout(b, x, type)
+                 : Value();
+    }
+    if (!isa_and_nonnull<arith::ArithDialect>(def->getDialect()) ||
+        def->getNumResults() != 1 || def->getNumRegions() != 0)
+      return Value();
+    IRMapping map;
+    for (Value operand : def->getOperands()) {
+      if (!isTile(operand))
+        continue;
+      Value made = remake(b, operand, depth + 1);
+      if (!made)
+        return Value();
+      map.map(operand, made);
+    }
+    Operation *copy = b.clone(*def, map);
+    copy->getResult(0).setType(type);
+    return copy->getResult(0);
+  };
   auto bringIn = [&](OpOperand &operand, Type type) {
     Value x = operand.get();
     Operation *user = operand.getOwner();
@@ -362,19 +404,10 @@ void kcc::propagateAccumulatorLayout(Operation *func, Attribute layout) {
     if (auto loop = dyn_cast<scf::ForOp>(user))
       b.setInsertionPoint(loop);
     Operation *def = x.getDefiningOp();
-    bool rebuildable =
-        def &&
-        (isa<SplatOp>(def) ||
-         (isa<arith::ConstantOp>(def) &&
-          isa<SplatElementsAttr>(cast<arith::ConstantOp>(def).getValue())) ||
-         (isa<BroadcastOp>(def) &&
-          cast<BroadcastOp>(def).getSrc().getType().getRank() == 2 &&
-          (cast<BroadcastOp>(def).getSrc().getType().getShape()[0] == 1 ||
-           cast<BroadcastOp>(def).getSrc().getType().getShape()[1] == 1)));
+    Value made = remake(b, x, 0);
     operand.set(
-        rebuildable
-            ? rebuildInLayout(b, x, type)
-            : ConvertLayoutOp::create(b, x.getLoc(), type, x).getResult());
+        made ? made
+             : ConvertLayoutOp::create(b, x.getLoc(), type, x).getResult());
     if (def && def->use_empty())
       def->erase();
   };
@@ -401,6 +434,17 @@ void kcc::propagateAccumulatorLayout(Operation *func, Attribute layout) {
   for (Value v : joined) {
     // The ops that make a joined value: their other tile operands.
     Operation *def = v.getDefiningOp();
+    // A branch's result: what each side yields.
+    if (auto branch = dyn_cast_or_null<scf::IfOp>(def)) {
+      unsigned i = cast<OpResult>(v).getResultNumber();
+      for (Region *side : {&branch.getThenRegion(), &branch.getElseRegion()})
+        if (!side->empty()) {
+          OpOperand &yielded = side->front().getTerminator()->getOpOperand(i);
+          if (!inLayout(yielded.get()))
+            bringIn(yielded, v.getType());
+        }
+      continue;
+    }
     if (def && !isa<scf::ForOp, ConvertLayoutOp>(def)) {
       for (OpOperand &operand : def->getOpOperands())
         if (isTile(operand.get()) && !inLayout(operand.get()))

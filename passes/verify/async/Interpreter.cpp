@@ -269,13 +269,13 @@ Interpreter::Step Interpreter::exec(Continuation &c, Operation *op) {
   if (auto ws = dyn_cast<kcc::WarpSpecializeOp>(op))
     return RoleScheduler(*this, ws, firstRole).run() ? Step::Done
                                                      : Step::Failed;
-  if (auto forOp = dyn_cast<scf::ForOp>(op)) {
-    // A loop without async ops leaves the protocol's state alone: skipped,
-    // its results opaque (its bounds may come from loaded values).
-    if (!containsAsyncOp(forOp))
-      return Step::Done;
+  // A loop or branch without async ops leaves the protocol's state alone:
+  // skipped, its results opaque (its bounds or condition may come from
+  // loaded values).
+  if (isa<scf::ForOp, scf::IfOp>(op) && !containsAsyncOp(op))
+    return Step::Done;
+  if (auto forOp = dyn_cast<scf::ForOp>(op))
     return enterFor(c, forOp);
-  }
   if (auto ifOp = dyn_cast<scf::IfOp>(op))
     return enterIf(c, ifOp);
   if (isAsyncOp(op))
