@@ -123,6 +123,31 @@ SmallVector<Value> fenceOperands(OpBuilder &b, Location loc,
                         regs, ptx::kOperandFence.text, constraints);
 }
 
+/// The shared-window address (i64) of stage `stage` of `buffer`; the stage
+/// offset in 64-bit arithmetic (ptxas keeps the wgmma pipeline free of
+/// injected warpgroup.arrive this way, C7519).
+Value stageAddress(OpBuilder &b, Location loc, Value buffer, Value stage,
+                   SmemType t) {
+  Value off = arith::ExtUIOp::create(
+      b, loc, b.getI64Type(),
+      arith::MulIOp::create(b, loc, stage,
+                            i32Const(b, loc, t.getStageBytes())));
+  return arith::AddIOp::create(b, loc, sharedAddress(b, loc, buffer), off);
+}
+
+/// Closes the wgmma group just issued and waits until at most `pending`
+/// groups are in flight, then replaces `op` by the accumulator `regs`. With
+/// nothing left in flight the result is complete: it is fenced behind the
+/// wait (with groups in flight, only the next wgmma may touch it).
+void closeGroup(ConversionPatternRewriter &rewriter, Location loc,
+                Operation *op, unsigned pending, SmallVector<Value> regs) {
+  NVVM::WgmmaGroupSyncAlignedOp::create(rewriter, loc);
+  NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, pending);
+  if (pending == 0)
+    regs = fenceOperands(rewriter, loc, regs);
+  rewriter.replaceOp(op, buildVector(rewriter, loc, regs));
+}
+
 struct WarpgroupMmaLowering : OpConversionPattern<WarpgroupMmaOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -150,17 +175,8 @@ struct WarpgroupMmaLowering : OpConversionPattern<WarpgroupMmaOp> {
     if (failed(aConst) || failed(bConst))
       return failure();
 
-    // The stage offset in 64-bit arithmetic (ptxas keeps the wgmma
-    // pipeline free of injected warpgroup.arrive this way, C7519).
-    auto stageAddr = [&](Value buffer, Value stage, SmemType t) {
-      Value off = arith::ExtUIOp::create(
-          b, loc, b.getI64Type(),
-          arith::MulIOp::create(b, loc, stage,
-                                i32Const(b, loc, t.getStageBytes())));
-      return arith::AddIOp::create(b, loc, sharedAddress(b, loc, buffer), off);
-    };
-    Value aBase = stageAddr(a.getA(), a.getAStage(), aType);
-    Value bBase = stageAddr(a.getB(), a.getBStage(), bType);
+    Value aBase = stageAddress(b, loc, a.getA(), a.getAStage(), aType);
+    Value bBase = stageAddress(b, loc, a.getB(), a.getBStage(), bType);
 
     // Byte offset in an operand stage of the slice at (row0 along M/N, k0).
     auto sliceOffset = [&](bool kMajor, int64_t rows, Value row0Bytes,
@@ -208,13 +224,7 @@ struct WarpgroupMmaLowering : OpConversionPattern<WarpgroupMmaOp> {
       }
       std::copy(cur.begin(), cur.end(), regs.begin() + rep * perBlock);
     }
-    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, op.getPending());
-    // With nothing left in flight the result is complete: fence it behind
-    // the wait. (With groups in flight, only the next wgmma may touch it.)
-    if (op.getPending() == 0)
-      regs = fenceOperands(b, loc, regs);
-    rewriter.replaceOp(op, buildVector(b, loc, regs));
+    closeGroup(rewriter, loc, op, op.getPending(), std::move(regs));
     return success();
   }
 };
@@ -245,12 +255,7 @@ struct WarpgroupMmaRegALowering : OpConversionPattern<WarpgroupMmaRegAOp> {
         /*tcgen05=*/false);
     if (failed(bConst))
       return failure();
-    Value off = arith::ExtUIOp::create(
-        b, loc, b.getI64Type(),
-        arith::MulIOp::create(b, loc, a.getBStage(),
-                              i32Const(b, loc, bType.getStageBytes())));
-    Value bBase =
-        arith::AddIOp::create(b, loc, sharedAddress(b, loc, a.getB()), off);
+    Value bBase = stageAddress(b, loc, a.getB(), a.getBStage(), bType);
     SmallVector<Value> regs = unpack(b, loc, a.getAcc());
     SmallVector<Value> aVals = unpack(b, loc, a.getA());
     auto pairType = VectorType::get({2}, aVals.front().getType());
@@ -280,11 +285,7 @@ struct WarpgroupMmaRegALowering : OpConversionPattern<WarpgroupMmaRegAOp> {
       }
       std::copy(cur.begin(), cur.end(), regs.begin() + rep * perBlock);
     }
-    NVVM::WgmmaGroupSyncAlignedOp::create(b, loc);
-    NVVM::WgmmaWaitGroupSyncOp::create(b, loc, op.getPending());
-    if (op.getPending() == 0)
-      regs = fenceOperands(b, loc, regs);
-    rewriter.replaceOp(op, buildVector(b, loc, regs));
+    closeGroup(rewriter, loc, op, op.getPending(), std::move(regs));
     return success();
   }
 };
