@@ -27,6 +27,15 @@ kcc::LoadTileOp kcc::mmaOperandLoad(Value v, bool &transposed) {
   return v.getDefiningOp<LoadTileOp>();
 }
 
+bool kcc::feedsDot(Value tile) {
+  return llvm::any_of(tile.getUsers(), [](Operation *user) {
+    if (isa<TransOp>(user))
+      return llvm::any_of(user->getUsers(),
+                          [](Operation *u) { return isa<DotOp>(u); });
+    return isa<DotOp>(user);
+  });
+}
+
 kcc::SmemLoadOp kcc::swizzledStageRead(Value v, bool &transposed) {
   transposed = false;
   if (auto tr = v.getDefiningOp<TransOp>()) {

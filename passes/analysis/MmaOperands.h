@@ -29,6 +29,9 @@ constexpr int64_t kMmaSwizzleBytes = 128;
 /// whether the dot sees it transposed; null if `v` is anything else.
 LoadTileOp mmaOperandLoad(mlir::Value v, bool &transposed);
 
+/// Whether some dot reads `tile` as an operand (directly or through trans).
+bool feedsDot(mlir::Value tile);
+
 /// Whether `target`'s main tensor-core instruction reads its operands from
 /// swizzled TMA stages (wgmma, tcgen05.mma).
 bool hasStagedMma(const TargetModel &target);

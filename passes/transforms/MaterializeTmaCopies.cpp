@@ -313,17 +313,8 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
       // Reuse a loaded stage of the same shape read earlier in this block,
       // unless a dot reads it: on tensor cores that read moves to the dot
       // (attention's Q, read by every iteration of a loop that may not run).
-      auto readByDot = [](Operation *read) {
-        return llvm::any_of(read->getUsers(), [](Operation *user) {
-          if (isa<kcc::TransOp>(user))
-            return llvm::any_of(user->getUsers(), [](Operation *u) {
-              return isa<kcc::DotOp>(u);
-            });
-          return isa<kcc::DotOp>(user);
-        });
-      };
       for (Stage &s : loaded)
-        if (!buffer && !s.taken && !readByDot(s.read) &&
+        if (!buffer && !s.taken && !kcc::feedsDot(s.read->getResult(0)) &&
             s.type.getShape() == tile.getShape() &&
             s.type.getElementType() == tile.getElementType() &&
             s.type.getSwizzle() == mapType.getSwizzle() &&
