@@ -350,6 +350,26 @@ def KccMaterializeWarpgroupMma : Pass<"kcc-materialize-warpgroup-mma", "mlir::Mo
   }];
 }
 
+def KccDeferRegisterAMma : Pass<"kcc-defer-register-a-mma", "mlir::ModuleOp"> {
+  let summary = "Issue a loop's register-A wgmma one iteration late, beside "
+                "the next iteration's row-wise work";
+  let description = [{
+    Runs after kcc-materialize-warpgroup-mma (sm_90a). In an scf.for whose
+    body issues a kcc.warpgroup_mma S and then a kcc.warpgroup_mma_reg_a R
+    whose register A operand is computed from S (attention: S = Q K^T, the
+    softmax, O += P V), R moves one iteration later: iteration j issues
+    S_j, then R_{j-1} (its A operand and accumulator carried by the loop,
+    its B stage the previous iteration's), and runs the work between S and
+    R (the softmax of S_j) while the tensor cores compute R_{j-1}
+    (FlashAttention-3's intra-warpgroup overlap). The first iteration's
+    work before R is peeled in front of the loop, the last R after it; the
+    waits retire S before its first reader and R before its accumulator's
+    (`kcc.warpgroup_mma_wait`), and kcc-verify-async-protocol proves that
+    no stage is refilled while R reads it. Loops of any other shape are
+    left as they are.
+  }];
+}
+
 def KccMaterializeTcgen05Mma : Pass<"kcc-materialize-tcgen05-mma", "mlir::ModuleOp"> {
   let summary = "Turn dots whose operands sit in 128-byte swizzled TMA "
                 "stages into kcc.tcgen05_mma with a TMEM accumulator "

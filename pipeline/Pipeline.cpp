@@ -114,6 +114,9 @@ void pipeline::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
       pm.addPass(createKccMaterializeTcgen05Mma());
     else
       pm.addPass(createKccMaterializeWarpgroupMma());
+    // Attention's P @ V beside the next block's softmax.
+    if (target.mma.instruction == "wgmma" && options.overlapProducts)
+      pm.addPass(createKccDeferRegisterAMma());
   }
   // Loop loads feeding dots that TMA did not take: cp.async stages.
   KccPipelineAsyncCopiesOptions cpAsync;

@@ -86,6 +86,8 @@ struct LayoutOptions {
   bool warpSpecialize = true;
   bool pingPong = true; // kcc --ping-pong (docs/gemm.md, "Ping-pong")
   bool chunkEpilogues = true;
+  /// kcc --overlap-products (kcc-defer-register-a-mma).
+  bool overlapProducts = true;
 };
 /// The passes find `target` by its name in the kcc dialect's registry
 /// (ir/TargetLookup.h), which must hold it when the pass manager runs: the

@@ -1,17 +1,20 @@
 //===- MathToNVVM.cpp - math dialect functions for NVIDIA ----------------===//
 //
-// Transcendentals follow Triton's defaults (fast hardware approximations):
-//   f32 exp(x)   = ex2.approx.f32(x * log2(e))
-//   f32 exp2(x)  = ex2.approx.f32(x)
+// Transcendentals are the fast hardware approximations:
+//   f32 exp(x)   = ex2.approx.ftz.f32(x * log2(e))
+//   f32 exp2(x)  = ex2.approx.ftz.f32(x)
 //   f32 log(x)   = lg2.approx.f32(x) * ln(2)
 //   f32 log2(x)  = lg2.approx.f32(x)
 //   f32 rsqrt(x) = rsqrt.approx.f32(x)
-// (ex2/lg2.approx have ~2 ulp relative error on the f32 range; subnormal
-// inputs are not flushed). f16/bf16 are computed in f32 and rounded back.
-// Ops marked approximate (fastmath `afn`, what sigmoid(x) emits) flush
-// subnormals, which saves ptxas the range fix-ups around each MUFU
-// instruction (four instructions for an ex2, not one):
-//   afn f32 exp(x)   = ex2.approx.ftz.f32(x * log2(e))
+// (ex2/lg2.approx have ~2 ulp relative error on the f32 range). ex2 flushes
+// subnormals: its results below 2^-126 read 0 (an absolute error below
+// 1.2e-38; a subnormal input reads 0 and gives exp2(0) = 1, its exact
+// result rounded), and ptxas drops the range fix-ups around each MUFU
+// instruction (one instruction for an ex2, not four: an attention softmax
+// is mostly ex2). lg2 and rsqrt keep subnormal inputs, whose results are
+// far from those of 0. f16/bf16 are computed in f32 and rounded back.
+// Ops marked approximate (fastmath `afn`, what sigmoid(x) emits) flush the
+// reciprocal too:
 //   afn f32 1 / x    = rcp.approx.ftz.f32(x)
 // Other divisions are IEEE (div.rn.f32), or LLVM's div.approx under `afn`.
 // f64 versions and the other transcendentals (sin, cos, tan, tanh, erf, ...)
@@ -125,13 +128,12 @@ struct MathLowering : OpConversionPattern<OpT> {
     switch (approx) {
     case Approx::Exp:
       r = callIntrinsic(
-          b, loc,
-          ftz(op) ? "llvm.nvvm.ex2.approx.ftz.f" : "llvm.nvvm.ex2.approx.f32",
+          b, loc, "llvm.nvvm.ex2.approx.ftz.f",
           arith::MulFOp::create(b, loc, ys[0],
                                 f32Const(b, loc, 1.4426950408889634)));
       break;
     case Approx::Exp2:
-      r = callIntrinsic(b, loc, "llvm.nvvm.ex2.approx.f32", ys[0]);
+      r = callIntrinsic(b, loc, "llvm.nvvm.ex2.approx.ftz.f", ys[0]);
       break;
     case Approx::Log:
       r = arith::MulFOp::create(

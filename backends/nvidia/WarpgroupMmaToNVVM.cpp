@@ -297,14 +297,13 @@ struct WarpgroupMmaWaitLowering : OpConversionPattern<WarpgroupMmaWaitOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     NVVM::WgmmaWaitGroupSyncOp::create(rewriter, loc, op.getPending());
-    // The accumulators retired by the wait pass through it.
+    // The registers of the groups it retires pass through it, fenced: their
+    // readers (and writers) stay behind the wait.
     SmallVector<Value> results;
-    for (Value v : a.getValues()) {
-      SmallVector<Value> regs = unpack(rewriter, loc, v);
-      if (op.getPending() == 0)
-        regs = fenceOperands(rewriter, loc, regs);
-      results.push_back(buildVector(rewriter, loc, regs));
-    }
+    for (Value v : a.getValues())
+      results.push_back(
+          buildVector(rewriter, loc,
+                      fenceOperands(rewriter, loc, unpack(rewriter, loc, v))));
     rewriter.replaceOp(op, results);
     return success();
   }

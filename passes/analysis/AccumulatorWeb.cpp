@@ -476,3 +476,63 @@ void kcc::propagateAccumulatorLayout(Operation *func, Attribute layout) {
     cvt.erase();
   }
 }
+
+//===----------------------------------------------------------------------===//
+// The same web, predicted before wgmma is materialized
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// A dot wgmma will run in its register-A form (kcc::collectStagedDots once
+/// B is staged): A computed in registers, 16-bit, whole fragments; B a tile
+/// loaded by the dot's loop.
+bool registerACandidate(kcc::DotOp dot) {
+  bool transposed;
+  if (kcc::mmaOperandLoad(dot.getA(), transposed))
+    return false;
+  kcc::LoadTileOp b = kcc::mmaOperandLoad(dot.getB(), transposed);
+  auto a = cast<RankedTensorType>(dot.getA().getType());
+  Type elem = a.getElementType();
+  return b && b->getParentOp() == dot->getParentOp() &&
+         (elem.isF16() || elem.isBF16()) &&
+         elem ==
+             cast<RankedTensorType>(dot.getB().getType()).getElementType() &&
+         a.getShape()[0] % 64 == 0 && a.getShape()[1] % 16 == 0;
+}
+} // namespace
+
+llvm::DenseSet<Value> kcc::predictRowWiseWeb(Operation *func) {
+  llvm::DenseSet<Value> web;
+  SmallVector<Value> seeds;
+  func->walk([&](scf::ForOp loop) {
+    bool candidate = false;
+    loop.getBody()->walk(
+        [&](DotOp dot) { candidate |= registerACandidate(dot); });
+    if (!candidate)
+      return;
+    loop.getBody()->walk([&](DotOp dot) {
+      if (fitsAccumulatorLayout(dot.getType().getShape()))
+        seeds.push_back(dot.getResult());
+    });
+  });
+  SmallVector<Value> work;
+  for (Value v : accumulatorWeb(seeds))
+    if (web.insert(v).second)
+      work.push_back(v);
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (OpOperand &use : v.getUses())
+      for (Value r : joinsWith(use.getOwner(), use))
+        if (web.insert(r).second)
+          work.push_back(r);
+  }
+  return web;
+}
+
+bool kcc::staysInRowWiseWeb(OpOperand &use, const llvm::DenseSet<Value> &web) {
+  if (auto dot = dyn_cast<DotOp>(use.getOwner()))
+    return use.get() == dot.getC() ||
+           (use.get() == dot.getA() && registerACandidate(dot));
+  SmallVector<Value> joined = joinsWith(use.getOwner(), use);
+  return !joined.empty() &&
+         llvm::all_of(joined, [&](Value r) { return web.contains(r); });
+}

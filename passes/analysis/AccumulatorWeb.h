@@ -12,6 +12,7 @@
 
 #include "ir/Dialect.h"
 
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace kcc {
@@ -55,6 +56,21 @@ void stageAccumulatorEpilogues(mlir::Operation *func, mlir::Attribute layout);
 /// outside get a kcc.convert_layout. So S, P and the statistics never go
 /// through shared memory (P's registers are the register-A operand).
 void propagateAccumulatorLayout(mlir::Operation *func, mlir::Attribute layout);
+
+/// The tile values kcc::propagateAccumulatorLayout will keep in the
+/// accumulator layout, predicted on the tile IR before the dots become
+/// wgmma (kcc-pipeline-tma-loads sizes the relayout scratch with it): in
+/// each loop with a register-A candidate (a dot whose 16-bit A operand is
+/// computed in registers in whole 64 x 16 fragments and whose B is a tile
+/// the loop loads), forward from the loop's dot results through the same
+/// ops as the propagation.
+llvm::DenseSet<mlir::Value> predictRowWiseWeb(mlir::Operation *func);
+
+/// Whether a use of a value of `web` (kcc::predictRowWiseWeb) keeps it in
+/// the accumulator layout: an op that runs in the layout, a dot's
+/// accumulator or register-A operand, a loop or branch link.
+bool staysInRowWiseWeb(mlir::OpOperand &use,
+                       const llvm::DenseSet<mlir::Value> &web);
 
 } // namespace kcc
 

@@ -348,6 +348,7 @@ private:
       layout.warpSpecialize = options.warpSpecialize;
       layout.pingPong = options.pingPong;
       layout.chunkEpilogues = options.chunkEpilogues;
+      layout.overlapProducts = options.overlapProducts;
       pipeline::buildLayoutPipeline(pm, target, layout);
       // The pass's access-width remarks feed the report, not the terminal.
       std::vector<Report::Remark> remarks;

@@ -32,6 +32,7 @@ struct Options {
   bool warpSpecialize = true;            // producer warpgroups where legal
   bool pingPong = false;                 // ping-pong consumer groups
   bool chunkEpilogues = true;            // column-chunked GEMM epilogues
+  bool overlapProducts = true;           // kcc-defer-register-a-mma
   unsigned persistent = 0; // CTAs per multiprocessor of group(N) kernels
   // --unproven-coverage: a tensor whose coverage isl cannot prove is an
   // error (true) or a warning.

@@ -11,7 +11,9 @@
 #include "targets/TmaRules.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace kcc;
@@ -171,10 +173,21 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
             locString(op->getLoc()), acc.getDimSize(0), acc.getDimSize(1)));
       } else if (auto mma = dyn_cast<WarpgroupMmaRegAOp>(op)) {
         auto acc = mma.getAcc().getType();
+        // kcc-defer-register-a-mma issues it a loop iteration late (the
+        // copies it peels share its location).
+        bool deferred = false;
+        func.walk([&](WarpgroupMmaRegAOp other) {
+          deferred |= other->getLoc() == op->getLoc() &&
+                      other.getPending() > 0 &&
+                      isa<scf::ForOp>(other->getParentOp());
+        });
         entry.dots.push_back(llvm::formatv(
             "{0}: dot {1}x{2} on tensor cores (wgmma.mma_async with A from "
-            "registers, B from a swizzled TMA stage)",
-            locString(op->getLoc()), acc.getDimSize(0), acc.getDimSize(1)));
+            "registers, B from a swizzled TMA stage){3}",
+            locString(op->getLoc()), acc.getDimSize(0), acc.getDimSize(1),
+            deferred ? "; issued one iteration late, beside the next "
+                       "iteration's work before it (kcc --overlap-products)"
+                     : ""));
       } else if (auto mma = dyn_cast<Tcgen05MmaOp>(op)) {
         SmemType a = mma.getA().getType(), b = mma.getB().getType();
         int64_t n = mma.getBKMajor() ? b.getShape()[0] : b.getShape()[1];
@@ -217,6 +230,13 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
           entry.dots.push_back(where + simd + missed);
       }
     });
+    // A dot peeled into copies (kcc-defer-register-a-mma) is one line.
+    {
+      llvm::StringSet<> seen;
+      llvm::erase_if(entry.dots, [&](const std::string &d) {
+        return !seen.insert(d).second;
+      });
+    }
     func.walk([&](ReduceOp red) {
       auto plan = red->getAttrOfType<ArrayAttr>(KccDialect::kButterflyAttr);
       if (!plan)

@@ -68,6 +68,12 @@ static cl::opt<bool> pingPong(
              "(default: true; --ping-pong=false keeps one cooperative "
              "group; docs/gemm.md, \"Ping-pong\")"),
     cl::init(true), cl::cat(kccCategory));
+static cl::opt<bool> overlapProducts(
+    "overlap-products",
+    cl::desc("Issue a loop's register-A wgmma (attention's P @ V) one "
+             "iteration late, so the tensor cores run it beside the next "
+             "iteration's softmax (default: true; docs/attention.md)"),
+    cl::init(true), cl::cat(kccCategory));
 static cl::opt<bool> chunkEpilogues(
     "chunk-epilogues",
     cl::desc("Copy a GEMM's output tile out 64 columns at a time through two "
@@ -197,6 +203,7 @@ int main(int argc, char **argv) {
   options.warpSpecialize = warpSpecialize;
   options.pingPong = pingPong;
   options.chunkEpilogues = chunkEpilogues;
+  options.overlapProducts = overlapProducts;
   options.persistent = persistent;
   if (unprovenCoverage != "error" && unprovenCoverage != "warning")
     return fail("invalid --unproven-coverage=" + unprovenCoverage +

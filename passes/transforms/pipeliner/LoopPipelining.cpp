@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/transforms/pipeliner/LoopPipelining.h"
+#include "passes/analysis/AccumulatorWeb.h"
 #include "passes/analysis/MmaOperands.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -80,7 +81,8 @@ int64_t asyncBufferBytes(func::FuncOp func) {
 }
 
 int64_t scratchReserve(func::FuncOp func,
-                       llvm::function_ref<bool(kcc::TransOp)> stagedTrans) {
+                       llvm::function_ref<bool(kcc::TransOp)> stagedTrans,
+                       const llvm::DenseSet<Value> &rowWise) {
   auto tileBytes = [](Type type) -> int64_t {
     auto tile = dyn_cast<RankedTensorType>(type);
     if (!tile)
@@ -92,7 +94,20 @@ int64_t scratchReserve(func::FuncOp func,
     return tile.getNumElements() * bytes;
   };
   int64_t reserve = 0;
+  // Row-wise values relayout only where they leave the accumulator layout
+  // (the epilogue's stores are staged from the registers, below).
+  for (Value v : rowWise)
+    for (OpOperand &use : v.getUses())
+      if (!isa<kcc::StoreTileOp, kcc::SmemStoreOp>(use.getOwner()) &&
+          !kcc::staysInRowWiseWeb(use, rowWise))
+        reserve = std::max(reserve, tileBytes(v.getType()));
   func.walk([&](Operation *op) {
+    if (isa<kcc::DotOp>(op) && rowWise.contains(op->getResult(0)))
+      return;
+    if (op->getNumOperands() && rowWise.contains(op->getOperand(0)) &&
+        llvm::all_of(op->getResults(),
+                     [&](Value r) { return rowWise.contains(r); }))
+      return;
     // A wgmma accumulator reaches other ops through a relayout in shared
     // memory (kcc-materialize-warpgroup-mma).
     // Not when it goes straight into a TMA store's stage (the GEMM

@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -46,9 +47,13 @@ int64_t asyncBufferBytes(mlir::func::FuncOp func);
 /// through shared memory, before the padding of kcc-choose-shared-layouts.
 /// Layouts are not chosen yet, so every such op counts, except the trans
 /// ops `stagedTrans` names: operands the tensor cores will read from their
-/// stage transposed, which never pass through registers.
+/// stage transposed, which never pass through registers. Nor the ops of
+/// `rowWise` (kcc::predictRowWiseWeb: the softmax between two wgmma
+/// products stays in the accumulator's registers); its values count only
+/// where they leave it.
 int64_t scratchReserve(mlir::func::FuncOp func,
-                       llvm::function_ref<bool(kcc::TransOp)> stagedTrans);
+                       llvm::function_ref<bool(kcc::TransOp)> stagedTrans,
+                       const llvm::DenseSet<mlir::Value> &rowWise = {});
 
 /// Bytes of the scratch through which a dot on mma.sync takes operands held
 /// in registers (not read from the stages of a pipeline): each operand's

@@ -21,6 +21,7 @@
 
 #include "ir/TargetLookup.h"
 #include "passes/Passes.h"
+#include "passes/analysis/AccumulatorWeb.h"
 #include "passes/analysis/AxisInfo.h"
 #include "passes/analysis/MmaOperands.h"
 #include "passes/analysis/PersistentTiles.h"
@@ -211,13 +212,18 @@ void PipelineTmaLoads::pipelineLoop(
   // buffers and its own scratch.
   int64_t groups = specialize ? roles.consumerGroups : 1;
   int64_t others = groups * asyncBufferBytes(func),
-          reserve = scratchReserve(func, [&](kcc::TransOp trans) {
-            // A wgmma operand's trans: the tensor cores read the stage
-            // transposed (the instruction's transpose flag).
-            auto load = trans.getSrc().getDefiningOp<kcc::LoadTileOp>();
-            return load && load->hasAttr(kcc::KccDialect::kMmaOperandAttr) &&
-                   kcc::mmaStageRefusal(load, *target).empty();
-          });
+          reserve = scratchReserve(
+              func,
+              [&](kcc::TransOp trans) {
+                // A wgmma operand's trans: the tensor cores read the stage
+                // transposed (the instruction's transpose flag).
+                auto load = trans.getSrc().getDefiningOp<kcc::LoadTileOp>();
+                return load &&
+                       load->hasAttr(kcc::KccDialect::kMmaOperandAttr) &&
+                       kcc::mmaStageRefusal(load, *target).empty();
+              },
+              target->mma.instruction == "wgmma" ? kcc::predictRowWiseWeb(func)
+                                                 : llvm::DenseSet<Value>{});
   // A dot of this loop that the target's staged tensor-core instruction
   // refuses (an accumulator tcgen05 cannot keep in TMEM, say) runs on
   // mma.sync, whose operands pass from the stages through registers into

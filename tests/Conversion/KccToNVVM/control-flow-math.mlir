@@ -23,7 +23,7 @@
 // CONV: arith.cmpi eq, %{{.*}}, %c0_i32{{.*}} : i32
 
 // PTX: ld.global.v4.b32
-// PTX: ex2.approx.f32
+// PTX: ex2.approx.ftz.f32
 // PTX: rsqrt.approx.f32
 // PTX: st.global.v4.b32
 // PTX: ld.global.v2.b64

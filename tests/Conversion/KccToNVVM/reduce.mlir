@@ -12,7 +12,7 @@
 // CONV: nvvm.shfl.sync bfly %{{.*}} : f32 -> f32
 // CONV: nvvm.barrier0
 // CONV: arith.maximumf
-// CONV: llvm.call_intrinsic "llvm.nvvm.ex2.approx.f32"
+// CONV: llvm.call_intrinsic "llvm.nvvm.ex2.approx.ftz.f"
 // CONV: arith.minimumf
 // CONV: arith.extf %{{.*}} : f16 to f32
 
@@ -20,7 +20,7 @@
 // PTX-DAG: shfl.sync.bfly.b32 {{.*}}, 16, 31, -1;
 // PTX-DAG: bar.sync 0;
 // PTX-DAG: max.NaN.f32
-// PTX-DAG: ex2.approx.f32
+// PTX-DAG: ex2.approx.ftz.f32
 // PTX-DAG: min.NaN.f32
 // PTX-DAG: ld.global.v2.b16
 

@@ -1,0 +1,295 @@
+//===- DeferRegisterAMma.cpp - a loop's second product one iteration late -===//
+//
+// kcc-defer-register-a-mma (Passes.td). Attention's loop body is
+//   S = Q K_j^T (wgmma) ; P = softmax(S) ; O = P V_j + O (wgmma, A = P)
+// and each product waits for the one before, so the tensor cores idle while
+// the softmax runs. Issuing iteration j's S before iteration j-1's P V lets
+// the softmax of S_j run while the tensor cores compute P_{j-1} V_{j-1}:
+//   prologue:  S_0, P_0 and everything else of iteration 0 but its P V
+//   iteration j (1 .. n-1):
+//     S_j (left in flight) ; P_{j-1} V_{j-1} (in flight, retires S_j) ;
+//     the rest of iteration j (the softmax; O is read after a wait 0)
+//   epilogue:  P_{n-1} V_{n-1}
+// The loop carries P and the accumulator the product adds to (O rescaled);
+// the product's B stage is the previous iteration's, recomputed from the
+// induction variable. Stage releases stay where the pipeliner put them, one
+// iteration late, which the deferred product's wait comes before
+// (kcc-verify-async-protocol proves it).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+#include "passes/transforms/pipeliner/LoopPipelining.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace kcc {
+#define GEN_PASS_DEF_KCCDEFERREGISTERAMMA
+#include "passes/Passes.h.inc"
+} // namespace kcc
+
+using namespace mlir;
+namespace pl = kcc::pipelining;
+
+namespace {
+
+/// A loop the pass rewrites, and what it found in it.
+struct Chain {
+  scf::ForOp loop;
+  kcc::WarpgroupMmaOp first;      // S
+  kcc::WarpgroupMmaRegAOp second; // the product whose A comes from S
+  unsigned slot = 0;              // the iter_arg the product's result feeds
+  int64_t step = 1;
+  llvm::SetVector<Operation *> stage; // computes its B stage from the iv
+};
+
+/// 32-bit registers a thread holds of `tile` in the #kcc.wgmma_acc layout
+/// (16-bit elements packed in pairs).
+int64_t registersOf(Value tile) {
+  auto t = cast<RankedTensorType>(tile.getType());
+  auto layout = cast<kcc::WgmmaAccLayoutAttr>(t.getEncoding());
+  int64_t bytes = t.getNumElements() * (t.getElementTypeBitWidth() / 8);
+  return bytes / (4 * 128 * int64_t(layout.getWarpgroups()));
+}
+
+/// What a thread may hold in the tiles the deferral keeps live together:
+/// its register budget (the consumer's setmaxnreg in a warp-specialized
+/// kernel, else the 255 of a thread) less what addresses, row statistics
+/// and masks take besides. Measured on an H100: head_dim 256 with 64-key
+/// blocks (128 + 32 + 2 x 16 = 192 registers of tiles) spills and loses
+/// 4-6 %; head_dim 128 with 64-key blocks (128) gains up to 8 %.
+int64_t tileRegisterBudget(Operation *op) {
+  constexpr int64_t kOthers = 64;
+  if (auto ws = op->getParentOfType<kcc::WarpSpecializeOp>())
+    return int64_t(ws.getConsumerRegs()) - kOthers;
+  return 255 - kOthers;
+}
+
+/// Whether `op` or an op nested in it reads a value of `values`.
+bool readsAny(Operation &op, const llvm::DenseSet<Value> &values) {
+  return op
+      .walk([&](Operation *inner) {
+        for (Value v : inner->getOperands())
+          if (values.contains(v))
+            return WalkResult::interrupt();
+        return WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
+/// The chain in `loop`, if it has the shape the rewrite needs: one wgmma and
+/// then one register-A wgmma directly in the body (none nested), both
+/// retiring where they are issued, the second's A operand computed from the
+/// first's result, its result only yielded, a constant step, an i32
+/// induction variable and a B stage recomputable from it.
+std::optional<Chain> matchChain(scf::ForOp loop) {
+  Chain c;
+  c.loop = loop;
+  Block *body = loop.getBody();
+  bool nested = false;
+  for (Operation &op : body->without_terminator()) {
+    if (auto s = dyn_cast<kcc::WarpgroupMmaOp>(op)) {
+      if (c.first || c.second)
+        return std::nullopt;
+      c.first = s;
+    } else if (auto r = dyn_cast<kcc::WarpgroupMmaRegAOp>(op)) {
+      if (c.second)
+        return std::nullopt;
+      c.second = r;
+    } else {
+      nested |= op.walk([](Operation *inner) {
+                    return isa<kcc::WarpgroupMmaOp, kcc::WarpgroupMmaRegAOp,
+                               kcc::WarpgroupMmaWaitOp>(inner)
+                               ? WalkResult::interrupt()
+                               : WalkResult::advance();
+                  }).wasInterrupted();
+    }
+  }
+  if (nested || !c.first || !c.second || c.first.getPending() != 0 ||
+      c.second.getPending() != 0 ||
+      !loop.getInductionVar().getType().isInteger(32))
+    return std::nullopt;
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (!step || *step <= 0)
+    return std::nullopt;
+  c.step = *step;
+  Value result = c.second.getResult();
+  if (!result.hasOneUse() || !isa<scf::YieldOp>(*result.getUsers().begin()))
+    return std::nullopt;
+  c.slot = result.getUses().begin()->getOperandNumber();
+  // A from S: forward from S's result through the ops before the product.
+  llvm::DenseSet<Value> fromFirst{c.first.getResult()};
+  for (Operation &op : body->without_terminator()) {
+    if (&op == c.second.getOperation())
+      break;
+    if (readsAny(op, fromFirst))
+      fromFirst.insert(op.result_begin(), op.result_end());
+  }
+  if (!fromFirst.contains(c.second.getA()))
+    return std::nullopt;
+  // The accumulator is read only after S (the deferred product, issued
+  // right after S, must have retired first).
+  llvm::DenseSet<Value> acc{loop.getRegionIterArgs()[c.slot]};
+  for (Operation &op : body->without_terminator()) {
+    if (readsAny(op, acc))
+      return std::nullopt;
+    if (&op == c.first.getOperation())
+      break;
+  }
+  if (!pl::coordinateSlice(c.second.getBStage(), loop, c.stage))
+    return std::nullopt;
+  // Live together while the deferred product runs: its accumulator, S, the
+  // P it reads and the next P.
+  int64_t live = registersOf(c.second.getResult()) +
+                 registersOf(c.first.getResult()) +
+                 2 * registersOf(c.second.getA());
+  if (live > tileRegisterBudget(loop))
+    return std::nullopt;
+  return c;
+}
+
+/// The product of `c` for the iteration whose induction variable is `iv`,
+/// at `b`: its B stage computed again for `iv`.
+kcc::WarpgroupMmaRegAOp issueProduct(OpBuilder &b, Chain &c, Value iv, Value a,
+                                     Value acc, unsigned pending) {
+  IRMapping map;
+  map.map(c.loop.getInductionVar(), iv);
+  for (Operation *op : c.stage)
+    b.clone(*op, map);
+  kcc::WarpgroupMmaRegAOp r = c.second;
+  return kcc::WarpgroupMmaRegAOp::create(
+      b, r.getLoc(), r.getType(), a, r.getB(),
+      map.lookupOrDefault(r.getBStage()), acc, r.getBKMajor(), pending);
+}
+
+void defer(Chain &c) {
+  scf::ForOp loop = c.loop;
+  Location loc = loop.getLoc();
+  Block *body = loop.getBody();
+  auto yield = cast<scf::YieldOp>(body->getTerminator());
+  Value iv = loop.getInductionVar(), lb = loop.getLowerBound(),
+        ub = loop.getUpperBound(), step = loop.getStep();
+  Value oldAcc = loop.getRegionIterArgs()[c.slot];
+  Operation *product = c.second.getOperation();
+
+  // Nothing runs when the loop does not: its results are its inits.
+  OpBuilder b(loop);
+  Value runs =
+      arith::CmpIOp::create(b, loc,
+                            loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
+                                                  : arith::CmpIPredicate::slt,
+                            lb, ub);
+  auto guard = scf::IfOp::create(b, loc, loop.getResultTypes(), runs,
+                                 /*withElseRegion=*/true);
+  OpBuilder eb = OpBuilder::atBlockEnd(&guard.getElseRegion().front());
+  scf::YieldOp::create(eb, loc, loop.getInitArgs());
+  OpBuilder tb = OpBuilder::atBlockEnd(&guard.getThenRegion().front());
+
+  // Iteration lb without its product.
+  IRMapping first;
+  first.map(iv, lb);
+  for (auto [arg, init] :
+       llvm::zip(loop.getRegionIterArgs(), loop.getInitArgs()))
+    first.map(arg, init);
+  for (Operation &op : body->without_terminator())
+    if (&op != product)
+      tb.clone(op, first);
+  SmallVector<Value> inits;
+  for (auto [i, v] : llvm::enumerate(yield.getOperands()))
+    inits.push_back(first.lookupOrDefault(i == c.slot ? c.second.getAcc() : v));
+  inits.push_back(first.lookupOrDefault(c.second.getA()));
+
+  // Iterations lb + step .. ub, each issuing the previous one's product.
+  Value next = arith::AddIOp::create(tb, loc, lb, step);
+  auto rotated = scf::ForOp::create(
+      tb, loc, next, ub, step, inits,
+      [&](OpBuilder &bb, Location, Value niv, ValueRange args) {
+        IRMapping map;
+        map.map(iv, niv);
+        for (auto [old, arg] :
+             llvm::zip(loop.getRegionIterArgs(), args.drop_back()))
+          if (old != oldAcc)
+            map.map(old, arg);
+        kcc::WarpgroupMmaRegAOp deferred;
+        Value retired;
+        // The product retires (and its A registers are free again) before
+        // its accumulator is read or a stage is released.
+        auto retire = [&] {
+          if (retired || !deferred)
+            return;
+          auto wait = kcc::WarpgroupMmaWaitOp::create(
+              bb, c.second.getLoc(), 0,
+              ValueRange{deferred.getResult(), args.back()});
+          retired = wait.getResult(0);
+          map.map(oldAcc, retired);
+        };
+        llvm::DenseSet<Value> accs{oldAcc};
+        for (Operation &op : body->without_terminator()) {
+          if (&op == product)
+            continue;
+          bool releases = op.walk([](kcc::MBarrierArriveOp) {
+                              return WalkResult::interrupt();
+                            }).wasInterrupted();
+          if (releases || readsAny(op, accs))
+            retire();
+          Operation *copy = bb.clone(op, map);
+          if (&op != c.first.getOperation())
+            continue;
+          // S stays in flight while the previous product is issued; the
+          // product's own wait (pending 1) retires S.
+          cast<kcc::WarpgroupMmaOp>(copy).setPending(1);
+          Value prev = arith::SubIOp::create(bb, loc, niv, step);
+          deferred = issueProduct(bb, c, prev, args.back(), args[c.slot], 1);
+          auto wait = kcc::WarpgroupMmaWaitOp::create(
+              bb, c.first.getLoc(), 1, ValueRange{copy->getResult(0)});
+          map.map(c.first.getResult(), wait.getResult(0));
+        }
+        retire();
+        SmallVector<Value> out;
+        for (auto [i, v] : llvm::enumerate(yield.getOperands()))
+          out.push_back(
+              map.lookupOrDefault(i == c.slot ? c.second.getAcc() : v));
+        out.push_back(map.lookupOrDefault(c.second.getA()));
+        scf::YieldOp::create(bb, loc, out);
+      });
+  rotated->setDiscardableAttrs(loop->getDiscardableAttrDictionary());
+  rotated.setUnsignedCmp(loop.getUnsignedCmp());
+
+  // The last iteration's product.
+  Value trips = pl::tripCount(tb, loc, lb, ub, c.step);
+  Value last = arith::AddIOp::create(
+      tb, loc, lb,
+      arith::MulIOp::create(
+          tb, loc,
+          arith::SubIOp::create(tb, loc, trips, pl::constI32(tb, loc, 1)),
+          step));
+  kcc::WarpgroupMmaRegAOp tail =
+      issueProduct(tb, c, last, rotated.getResults().back(),
+                   rotated.getResult(c.slot), /*pending=*/0);
+  SmallVector<Value> results(rotated.getResults().drop_back());
+  results[c.slot] = tail.getResult();
+  scf::YieldOp::create(tb, loc, results);
+
+  loop->replaceAllUsesWith(guard.getResults());
+  loop->erase();
+}
+
+struct DeferRegisterAMma
+    : kcc::impl::KccDeferRegisterAMmaBase<DeferRegisterAMma> {
+  void runOnOperation() override {
+    SmallVector<Chain> chains;
+    getOperation().walk([&](scf::ForOp loop) {
+      if (std::optional<Chain> c = matchChain(loop))
+        chains.push_back(*c);
+    });
+    for (Chain &c : chains)
+      defer(c);
+  }
+};
+
+} // namespace
