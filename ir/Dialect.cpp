@@ -382,7 +382,7 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
   if (name == kTileAccessAttr || name == kTmaRefusedAttr ||
       name == kLiftedAttr || name == kLiftRefusedAttr ||
       name == kWarpSpecializeRefusedAttr || name == kMmaRefusedAttr ||
-      name == kPingPongRefusedAttr)
+      name == kPingPongRefusedAttr || name == kDeferRefusedAttr)
     return expectKind<StringAttr>(op, attr, "a string");
   if (name == kTensorCoreRefusedAttr) {
     auto d = dyn_cast<DictionaryAttr>(attr.getValue());
@@ -822,6 +822,24 @@ LogicalResult WarpSpecializeOp::verify() {
   if (!isa_and_nonnull<func::FuncOp>(getOperation()->getParentOp()))
     return emitOpError("must be directly in a kernel's body");
   return success();
+}
+
+LogicalResult WarpgroupTurnOp::verify() {
+  for (Region *r = getOperation()->getParentRegion(); r;
+       r = r->getParentRegion())
+    if (auto ws = dyn_cast_or_null<WarpSpecializeOp>(r->getParentOp())) {
+      if (r != &ws.getConsumer())
+        break;
+      if (ws.getConsumerWarpgroups() < 2 || ws.getNumConsumerGroups() != 1)
+        return emitOpError("needs two or more consumer warpgroups sharing "
+                           "one group (they take turns)");
+      // Named barriers 0 .. 15; the warpgroups use barrier .. barrier + W-1.
+      if (getBarrier() + ws.getConsumerWarpgroups() > 16)
+        return emitOpError("uses named barriers past 15");
+      return success();
+    }
+  return emitOpError("must be in the consumer region of a kcc.warp_specialize "
+                     "(the consumer warpgroups take turns)");
 }
 
 LogicalResult ConsumerGroupOp::verify() {

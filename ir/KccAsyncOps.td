@@ -344,6 +344,30 @@ def Kcc_WarpgroupMmaWaitOp : Kcc_Op<"warpgroup_mma_wait",
   }];
 }
 
+def Kcc_WarpgroupTurnOp : Kcc_Op<"warpgroup_turn"> {
+  let summary = "the consumer warpgroups take turns issuing their products";
+  let description = [{
+    In the consumer region of a `kcc.warp_specialize` with two or more
+    consumer warpgroups sharing the work (one group): the warpgroups take
+    turns, in order, through named barriers (one per warpgroup, from
+    `barrier` up). `wait`: warpgroup w waits until the warpgroup before it
+    (w - 1, cyclically) has passed it the turn (bar.sync barrier + w, 256).
+    `pass`: warpgroup w passes the turn on to warpgroup w + 1 without
+    waiting (bar.arrive barrier + (w + 1) mod W, 256). `start`: the last
+    warpgroup passes the turn to warpgroup 0 (once, before the first
+    `wait`). Between its `wait` and its `pass` a warpgroup holds the turn:
+    attention's consumers issue their wgmma products there, so the tensor
+    cores run one warpgroup's products while the other runs its softmax
+    (FlashAttention-3's ping-pong). kcc-verify-async-protocol checks that
+    every `wait` is preceded by a `start` or a `pass` and followed by a
+    `pass` before the next `wait` or the end.
+  }];
+  let arguments = (ins Kcc_WarpgroupTurnKindAttr:$kind,
+                       ConfinedAttr<I32Attr, [IntMinValue<1>]>:$barrier);
+  let assemblyFormat = "$kind `barrier` $barrier attr-dict";
+  let hasVerifier = 1;
+}
+
 def Kcc_ConsumerGroupOp : Kcc_Op<"consumer_group", [Pure]> {
   let summary = "the consumer group executing a ping-pong consumer region";
   let description = [{

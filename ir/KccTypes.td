@@ -137,6 +137,17 @@ def Kcc_ReduceKind : I32EnumAttr<"ReduceKind", "reduction combiner", [
 }
 def Kcc_ReduceKindAttr : EnumAttr<Kcc_Dialect, Kcc_ReduceKind, "reduce_kind">;
 
+def Kcc_WarpgroupTurnKind : I32EnumAttr<"WarpgroupTurnKind",
+    "what kcc.warpgroup_turn does", [
+    I32EnumAttrCase<"Wait", 0, "wait">,
+    I32EnumAttrCase<"Pass", 1, "pass">,
+    I32EnumAttrCase<"Start", 2, "start">]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::kcc";
+}
+def Kcc_WarpgroupTurnKindAttr
+    : EnumAttr<Kcc_Dialect, Kcc_WarpgroupTurnKind, "warpgroup_turn_kind">;
+
 def Kcc_BlockedLayoutAttr : AttrDef<Kcc_Dialect, "BlockedLayout"> {
   let mnemonic = "blocked";
   let summary = "distributed register layout of a tile over the threads of a CTA";

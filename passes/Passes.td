@@ -365,9 +365,23 @@ def KccDeferRegisterAMma : Pass<"kcc-defer-register-a-mma", "mlir::ModuleOp"> {
     work before R is peeled in front of the loop, the last R after it; the
     waits retire S before its first reader and R before its accumulator's
     (`kcc.warpgroup_mma_wait`), and kcc-verify-async-protocol proves that
-    no stage is refilled while R reads it. Loops of any other shape are
-    left as they are.
+    no stage is refilled while R reads it. Not done where the tiles the
+    deferral keeps live together (R's accumulator, S, two P) would exceed
+    the consumer's registers less 64. Loops of any other shape are left as
+    they are.
+
+    With `turns`, when two consumer warpgroups share the loop (a
+    128-row accumulator, one group), they take turns issuing S_j and
+    R_{j-1} (kcc.warpgroup_turn: named barriers), so the tensor cores run
+    one warpgroup's products while the other runs its softmax
+    (FlashAttention-3's ping-pong).
   }];
+  let options = [
+    Option<"turns", "turns", "bool", /*default=*/"false",
+           "Two consumer warpgroups sharing a deferred loop take turns "
+           "issuing its products (measured slower on an H100 at kcc's "
+           "attention tiles: docs/attention.md)">,
+  ];
 }
 
 def KccMaterializeTcgen05Mma : Pass<"kcc-materialize-tcgen05-mma", "mlir::ModuleOp"> {

@@ -115,8 +115,11 @@ void pipeline::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
     else
       pm.addPass(createKccMaterializeWarpgroupMma());
     // Attention's P @ V beside the next block's softmax.
-    if (target.mma.instruction == "wgmma" && options.overlapProducts)
-      pm.addPass(createKccDeferRegisterAMma());
+    if (target.mma.instruction == "wgmma" && options.overlapProducts) {
+      KccDeferRegisterAMmaOptions defer;
+      defer.turns = options.warpgroupTurns;
+      pm.addPass(createKccDeferRegisterAMma(defer));
+    }
   }
   // Loop loads feeding dots that TMA did not take: cp.async stages.
   KccPipelineAsyncCopiesOptions cpAsync;

@@ -86,8 +86,9 @@ struct LayoutOptions {
   bool warpSpecialize = true;
   bool pingPong = true; // kcc --ping-pong (docs/gemm.md, "Ping-pong")
   bool chunkEpilogues = true;
-  /// kcc --overlap-products (kcc-defer-register-a-mma).
+  /// kcc --overlap-products / --warpgroup-turns (kcc-defer-register-a-mma).
   bool overlapProducts = true;
+  bool warpgroupTurns = false;
 };
 /// The passes find `target` by its name in the kcc dialect's registry
 /// (ir/TargetLookup.h), which must hold it when the pass manager runs: the

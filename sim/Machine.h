@@ -318,6 +318,9 @@ public:
   // Simulator.cpp
   std::vector<uint32_t> ready;
   std::array<unsigned, 16> barrierArrived{};
+  /// What threads that arrived without waiting (bar.arrive) release to
+  /// the waiters of each barrier.
+  std::array<Clock, 16> barrierReleased{};
   unsigned exited = 0;
   void makeReady(Thread &t);
   bool arriveBarrier(Thread &t, const Inst &in);

@@ -691,14 +691,19 @@ bool Decoder::decodeSwitch(LLVM::SwitchOp sw) {
 bool Decoder::decodeCallIntrinsic(LLVM::CallIntrinsicOp call) {
   Operation *op = call.getOperation();
   StringRef name = call.getIntrin();
-  // bar.sync id, count (warp-specialized consumers' named barrier).
-  if (name == "llvm.nvvm.barrier.cta.sync.aligned.count" ||
+  // bar.sync id, count (warp-specialized consumers' named barrier) and
+  // bar.arrive id, count, which counts toward it without waiting (consumer
+  // warpgroups passing each other the turn).
+  bool arrive = name == "llvm.nvvm.barrier.cta.arrive.aligned.count" ||
+                name == "llvm.nvvm.barrier.cta.arrive.count";
+  if (arrive || name == "llvm.nvvm.barrier.cta.sync.aligned.count" ||
       name == "llvm.nvvm.barrier.cta.sync.count") {
     if (call.getArgs().size() != 2)
       return fail(op, "'" + name + "' takes a barrier id and a count");
     Inst &in = emit(Opc::Barrier, op);
     in.a = slot(call.getArgs()[0]);
     in.b = slot(call.getArgs()[1]);
+    in.sub = arrive;
     return true;
   }
   std::optional<Opc> opc =

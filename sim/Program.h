@@ -122,7 +122,8 @@ enum class Opc : uint16_t {
   Return,
   Unreachable,
   // Synchronisation and cross-lane ops: the thread blocks here.
-  Barrier,  // a: id slot or ~0u (barrier 0), b: count slot or ~0u
+  Barrier,  // a: id slot or ~0u (barrier 0), b: count slot or ~0u;
+            // sub 1: arrive without waiting (bar.arrive)
   Shfl,     // a membermask, b value, c offset, aux: clamp slot; sub: mode
   Bpermute, // a byte index, b value
   Swizzle,  // a value, sub/aux: pattern

@@ -77,17 +77,29 @@ bool Machine::arriveBarrier(Thread &t, const Inst &in) {
         {Report::Note, "a thread exited here", locOf(prog.code[where].op)});
     return false;
   }
-  t.state = TS::Barrier;
-  t.barrierId = id;
-  t.barrierCount = count;
-  if (++barrierArrived[id] < count)
-    return true;
+  bool arriveOnly = in.sub == 1;
+  if (arriveOnly) {
+    // bar.arrive: counts, releases what the thread did before, goes on.
+    joinInto(barrierReleased[id], t.acquired);
+    joinInto(barrierReleased[id], Clock{{t.tid, t.clock}});
+    ++t.clock;
+    ++t.pc;
+    if (++barrierArrived[id] < count)
+      return true;
+  } else {
+    t.state = TS::Barrier;
+    t.barrierId = id;
+    t.barrierCount = count;
+    if (++barrierArrived[id] < count)
+      return true;
+  }
   // Everyone is here: release. A full barrier starts a new generation for
   // the race checker; a partial one joins its participants' clocks.
   barrierArrived[id] = 0;
   ++result.stats.barriers;
   bool full = count == numThreads;
-  Clock joined;
+  Clock joined = std::move(barrierReleased[id]);
+  barrierReleased[id].clear();
   for (Thread &o : threads)
     if (o.state == TS::Barrier && o.barrierId == id) {
       joinInto(joined, o.acquired);
@@ -160,6 +172,8 @@ bool Machine::runCta(std::array<uint32_t, 3> block,
   tmemAllocs.clear();
   tmemRelinquished = false;
   barrierArrived.fill(0);
+  for (Clock &c : barrierReleased)
+    c.clear();
   exited = 0;
   ctaGen = 0;
   ready.clear();

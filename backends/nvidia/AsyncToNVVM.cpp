@@ -404,6 +404,65 @@ struct CtaBarrierLowering : OpConversionPattern<CtaBarrierOp> {
   }
 };
 
+/// Consumer warpgroup w (threads 128 w .. 128 w + 127) waits at named
+/// barrier `barrier + w` with the 128 arrivals of the warpgroup before it,
+/// or arrives at the next warpgroup's; `start` is the last warpgroup's
+/// pass to warpgroup 0.
+struct WarpgroupTurnLowering : OpConversionPattern<WarpgroupTurnOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(WarpgroupTurnOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    RoleInfo role = roleAt(rewriter.getInsertionBlock());
+    if (role.role != Role::Consumer || role.groups != 1 ||
+        role.consumerThreads < 256)
+      return op.emitError("kcc: kcc.warpgroup_turn outside a consumer role "
+                          "of two or more warpgroups");
+    int64_t warpgroups = role.consumerThreads / 128;
+    Value wg = arith::DivUIOp::create(
+        b, loc, targetOpsOf(*this).threadId(b, loc), i32Const(b, loc, 128));
+    Value first = i32Const(b, loc, op.getBarrier());
+    Value count = i32Const(b, loc, 256);
+    auto barrierOf = [&](Value w) {
+      return arith::AddIOp::create(b, loc, first, w).getResult();
+    };
+    auto next = [&](Value w) {
+      return arith::RemUIOp::create(
+                 b, loc, arith::AddIOp::create(b, loc, w, i32Const(b, loc, 1)),
+                 i32Const(b, loc, warpgroups))
+          .getResult();
+    };
+    auto arrive = [&](OpBuilder &ab, Value id) {
+      LLVM::CallIntrinsicOp::create(
+          ab, loc,
+          ab.getStringAttr("llvm.nvvm.barrier.cta.arrive.aligned.count"),
+          ValueRange{id, count});
+    };
+    switch (op.getKind()) {
+    case WarpgroupTurnKind::Wait:
+      LLVM::CallIntrinsicOp::create(
+          b, loc, b.getStringAttr("llvm.nvvm.barrier.cta.sync.aligned.count"),
+          ValueRange{barrierOf(wg), count});
+      break;
+    case WarpgroupTurnKind::Pass:
+      arrive(b, barrierOf(next(wg)));
+      break;
+    case WarpgroupTurnKind::Start: {
+      Value last = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, wg,
+                                         i32Const(b, loc, warpgroups - 1));
+      auto branch = scf::IfOp::create(b, loc, last, /*withElseRegion=*/false);
+      OpBuilder tb = OpBuilder::atBlockBegin(branch.thenBlock());
+      arrive(tb, first);
+      break;
+    }
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// Each thread moves its own registers: chunk by chunk (`vec` consecutive
 /// elements, at most 16 bytes, aligned in the dense stage).
 struct SmemLoadLowering : OpConversionPattern<SmemLoadOp> {
@@ -888,7 +947,7 @@ void kcc::nvidia::populateAsyncPatterns(KccTypeConverter &tc,
                ConsumerGroupLowering, ArriveExpectTxLowering, ArriveLowering,
                WaitLowering, InvalLowering, TmaLoadLowering, TmaStoreLowering,
                CommitGroupLowering, WaitGroupLowering, FenceProxyAsyncLowering,
-               CtaBarrierLowering, SmemLoadLowering, SmemStoreLowering,
-               CpAsyncLowering, CpAsyncCommitGroupLowering,
+               CtaBarrierLowering, WarpgroupTurnLowering, SmemLoadLowering,
+               SmemStoreLowering, CpAsyncLowering, CpAsyncCommitGroupLowering,
                CpAsyncWaitGroupLowering>(tc, patterns.getContext());
 }

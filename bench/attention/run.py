@@ -128,6 +128,8 @@ def main():
     ap.add_argument("--seqs", default="1024,4096,16384")
     ap.add_argument("--tokens", type=int, default=16384, help="batch * seq")
     ap.add_argument("--width", type=int, default=2048, help="heads * head_dim")
+    ap.add_argument("--specs", default="",
+                    help="comma-separated symbols to run (default: every specialization)")
     ap.add_argument("--check", default="1x1x77x77,2x2x200x333,4x2x129x129,2x1x64x1000",
                     help="BHxHKVxSQxSK shapes checked (not timed) for every specialization")
     args = ap.parse_args()
@@ -136,7 +138,8 @@ def main():
     manifest = json.load(open(args.manifest))
     specs = [dict(s, kernel=k["name"]) for k in manifest["kernels"]
              if k["name"] in ("attention", "attention_ptr")
-             for s in k["specializations"]]
+             for s in k["specializations"]
+             if not args.specs or s["symbol"] in args.specs.split(",")]
     from torch.nn.attention import SDPBackend
 
     failures = 0

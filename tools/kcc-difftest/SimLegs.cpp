@@ -55,7 +55,8 @@ static void collectTensorMaps(SimLeg &leg, mlir::ModuleOp withMaps) {
 
 bool kcc::difftest::prepareSimLeg(SimLeg &leg, mlir::ModuleOp tileIR,
                                   const std::string &overridePath,
-                                  bool pingPong, std::string &error) {
+                                  bool pingPong, bool warpgroupTurns,
+                                  std::string &error) {
   StringRef targetName = StringRef(leg.name).drop_front(4);
   leg.target = TargetRegistry::builtin().lookup(targetName);
   if (!leg.target) {
@@ -92,6 +93,7 @@ bool kcc::difftest::prepareSimLeg(SimLeg &leg, mlir::ModuleOp tileIR,
     collectTensorMaps(leg, *withMaps);
     pipeline::LayoutOptions layout;
     layout.pingPong = pingPong;
+    layout.warpgroupTurns = warpgroupTurns;
     leg.module = pipeline::lowerForSimulator(*withMaps, *leg.target, layout);
   }
   if (!leg.module)

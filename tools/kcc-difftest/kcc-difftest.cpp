@@ -105,6 +105,12 @@ static cl::opt<bool> pingPongOpt(
              "run two consumer groups on alternate tiles (default: true, as "
              "kcc)"),
     cl::init(true), cl::cat(category));
+static cl::opt<bool> warpgroupTurnsOpt(
+    "warpgroup-turns",
+    cl::desc("Compile as kcc --warpgroup-turns: two consumer warpgroups of "
+             "an overlapped attention loop take turns issuing its products "
+             "(default: false, as kcc)"),
+    cl::init(false), cl::cat(category));
 static cl::opt<unsigned> simProcessors(
     "sim-processors",
     cl::desc("Multiprocessors of the simulated device, which choose and "
@@ -344,7 +350,7 @@ private:
       std::string err;
       auto it = overrides.find(leg.name);
       if (!prepareSimLeg(leg, module, it == overrides.end() ? "" : it->second,
-                         pingPongOpt, err)) {
+                         pingPongOpt, warpgroupTurnsOpt, err)) {
         fail(err);
         return false;
       }

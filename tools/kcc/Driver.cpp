@@ -349,6 +349,7 @@ private:
       layout.pingPong = options.pingPong;
       layout.chunkEpilogues = options.chunkEpilogues;
       layout.overlapProducts = options.overlapProducts;
+      layout.warpgroupTurns = options.warpgroupTurns;
       pipeline::buildLayoutPipeline(pm, target, layout);
       // The pass's access-width remarks feed the report, not the terminal.
       std::vector<Report::Remark> remarks;

@@ -175,19 +175,29 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
         auto acc = mma.getAcc().getType();
         // kcc-defer-register-a-mma issues it a loop iteration late (the
         // copies it peels share its location).
-        bool deferred = false;
+        bool deferred = false, turns = false;
+        func.walk([&](WarpgroupTurnOp) { turns = true; });
         func.walk([&](WarpgroupMmaRegAOp other) {
           deferred |= other->getLoc() == op->getLoc() &&
                       other.getPending() > 0 &&
                       isa<scf::ForOp>(other->getParentOp());
         });
+        std::string refused;
+        if (auto why =
+                op->getAttrOfType<StringAttr>(KccDialect::kDeferRefusedAttr))
+          refused = "; " + why.str() + " (kcc --overlap-products)";
         entry.dots.push_back(llvm::formatv(
             "{0}: dot {1}x{2} on tensor cores (wgmma.mma_async with A from "
-            "registers, B from a swizzled TMA stage){3}",
+            "registers, B from a swizzled TMA stage){3}{4}",
             locString(op->getLoc()), acc.getDimSize(0), acc.getDimSize(1),
-            deferred ? "; issued one iteration late, beside the next "
-                       "iteration's work before it (kcc --overlap-products)"
-                     : ""));
+            !deferred ? ""
+            : turns   ? "; issued one iteration late, beside the next "
+                        "iteration's work before it (kcc --overlap-products), "
+                        "the consumer warpgroups taking turns (kcc "
+                        "--warpgroup-turns)"
+                      : "; issued one iteration late, beside the next "
+                        "iteration's work before it (kcc --overlap-products)",
+            refused));
       } else if (auto mma = dyn_cast<Tcgen05MmaOp>(op)) {
         SmemType a = mma.getA().getType(), b = mma.getB().getType();
         int64_t n = mma.getBKMajor() ? b.getShape()[0] : b.getShape()[1];

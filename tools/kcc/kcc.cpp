@@ -74,6 +74,13 @@ static cl::opt<bool> overlapProducts(
              "iteration late, so the tensor cores run it beside the next "
              "iteration's softmax (default: true; docs/attention.md)"),
     cl::init(true), cl::cat(kccCategory));
+static cl::opt<bool> warpgroupTurns(
+    "warpgroup-turns",
+    cl::desc("With --overlap-products, let the two consumer warpgroups of an "
+             "attention loop take turns issuing its products through named "
+             "barriers, FlashAttention-3's ping-pong (default: false: 2-5% "
+             "slower on an H100 at kcc's tiles; docs/attention.md)"),
+    cl::init(false), cl::cat(kccCategory));
 static cl::opt<bool> chunkEpilogues(
     "chunk-epilogues",
     cl::desc("Copy a GEMM's output tile out 64 columns at a time through two "
@@ -204,6 +211,7 @@ int main(int argc, char **argv) {
   options.pingPong = pingPong;
   options.chunkEpilogues = chunkEpilogues;
   options.overlapProducts = overlapProducts;
+  options.warpgroupTurns = warpgroupTurns;
   options.persistent = persistent;
   if (unprovenCoverage != "error" && unprovenCoverage != "warning")
     return fail("invalid --unproven-coverage=" + unprovenCoverage +

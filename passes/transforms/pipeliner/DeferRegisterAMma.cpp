@@ -148,8 +148,18 @@ std::optional<Chain> matchChain(scf::ForOp loop) {
   int64_t live = registersOf(c.second.getResult()) +
                  registersOf(c.first.getResult()) +
                  2 * registersOf(c.second.getA());
-  if (live > tileRegisterBudget(loop))
+  if (int64_t budget = tileRegisterBudget(loop); live > budget) {
+    c.second->setAttr(
+        kcc::KccDialect::kDeferRefusedAttr,
+        StringAttr::get(loop.getContext(),
+                        "issued in its iteration: deferred, it would keep " +
+                            Twine(live) +
+                            " registers a thread of tiles live together (its "
+                            "accumulator, the first product's and two of its "
+                            "A operands), more than the " +
+                            Twine(budget) + " the consumer has for them"));
     return std::nullopt;
+  }
   return c;
 }
 
@@ -167,7 +177,19 @@ kcc::WarpgroupMmaRegAOp issueProduct(OpBuilder &b, Chain &c, Value iv, Value a,
       map.lookupOrDefault(r.getBStage()), acc, r.getBKMajor(), pending);
 }
 
-void defer(Chain &c) {
+/// The first named barrier of the consumer warpgroups' turns: 0 is the
+/// CTA's, 1 and 2 the consumer groups' (kcc.cta_barrier in a consumer).
+constexpr int32_t kTurnBarrier = 3;
+
+/// Whether the loop's consumer is two or more warpgroups of one group (the
+/// accumulator's rows split among them), which can take turns.
+bool sharedByWarpgroups(scf::ForOp loop) {
+  auto ws = loop->getParentOfType<kcc::WarpSpecializeOp>();
+  return ws && ws.getConsumer().isAncestor(loop->getParentRegion()) &&
+         ws.getConsumerWarpgroups() >= 2 && ws.getNumConsumerGroups() == 1;
+}
+
+void defer(Chain &c, bool withTurns) {
   scf::ForOp loop = c.loop;
   Location loc = loop.getLoc();
   Block *body = loop.getBody();
@@ -204,7 +226,14 @@ void defer(Chain &c) {
     inits.push_back(first.lookupOrDefault(i == c.slot ? c.second.getAcc() : v));
   inits.push_back(first.lookupOrDefault(c.second.getA()));
 
-  // Iterations lb + step .. ub, each issuing the previous one's product.
+  // Iterations lb + step .. ub, each issuing the previous one's product;
+  // two warpgroups take turns issuing them (warpgroup 0 first).
+  bool turns = withTurns && sharedByWarpgroups(loop);
+  auto turn = [&](OpBuilder &at, kcc::WarpgroupTurnKind kind) {
+    kcc::WarpgroupTurnOp::create(at, loc, kind, kTurnBarrier);
+  };
+  if (turns)
+    turn(tb, kcc::WarpgroupTurnKind::Start);
   Value next = arith::AddIOp::create(tb, loc, lb, step);
   auto rotated = scf::ForOp::create(
       tb, loc, next, ub, step, inits,
@@ -237,6 +266,8 @@ void defer(Chain &c) {
                             }).wasInterrupted();
           if (releases || readsAny(op, accs))
             retire();
+          if (turns && &op == c.first.getOperation())
+            turn(bb, kcc::WarpgroupTurnKind::Wait);
           Operation *copy = bb.clone(op, map);
           if (&op != c.first.getOperation())
             continue;
@@ -245,6 +276,8 @@ void defer(Chain &c) {
           cast<kcc::WarpgroupMmaOp>(copy).setPending(1);
           Value prev = arith::SubIOp::create(bb, loc, niv, step);
           deferred = issueProduct(bb, c, prev, args.back(), args[c.slot], 1);
+          if (turns)
+            turn(bb, kcc::WarpgroupTurnKind::Pass);
           auto wait = kcc::WarpgroupMmaWaitOp::create(
               bb, c.first.getLoc(), 1, ValueRange{copy->getResult(0)});
           map.map(c.first.getResult(), wait.getResult(0));
@@ -281,6 +314,7 @@ void defer(Chain &c) {
 
 struct DeferRegisterAMma
     : kcc::impl::KccDeferRegisterAMmaBase<DeferRegisterAMma> {
+  using Base::Base;
   void runOnOperation() override {
     SmallVector<Chain> chains;
     getOperation().walk([&](scf::ForOp loop) {
@@ -288,7 +322,7 @@ struct DeferRegisterAMma
         chains.push_back(*c);
     });
     for (Chain &c : chains)
-      defer(c);
+      defer(c, turns);
   }
 };
 

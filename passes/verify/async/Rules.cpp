@@ -24,7 +24,7 @@ bool isAsyncOp(Operation *op) {
              kcc::ConvertLayoutOp, kcc::CpAsyncOp, kcc::CpAsyncCommitGroupOp,
              kcc::CpAsyncWaitGroupOp, kcc::WarpMmaOp, kcc::TmemAllocOp,
              kcc::TmemDeallocOp, kcc::Tcgen05MmaOp, kcc::Tcgen05CommitOp,
-             kcc::TmemLoadOp>(op);
+             kcc::TmemLoadOp, kcc::WarpgroupTurnOp>(op);
 }
 
 bool containsAsyncOp(Operation *root) {
@@ -95,6 +95,8 @@ bool transfer(Interpreter &in, Operation *op) {
     return warpMma(in, mma);
   if (isa<kcc::CtaBarrierOp>(op))
     return ctaBarrier(in);
+  if (auto turn = dyn_cast<kcc::WarpgroupTurnOp>(op))
+    return warpgroupTurn(in, turn);
   // wgmma
   if (auto mma = dyn_cast<kcc::WarpgroupMmaOp>(op))
     return warpgroupMma(in, mma);
@@ -125,8 +127,8 @@ bool transfer(Interpreter &in, Operation *op) {
 }
 
 bool checkExit(Interpreter &in) {
-  return tcgen05AtExit(in) && wgmmaAtExit(in) && bulkGroupsAtExit(in) &&
-         cpAsyncAtExit(in) && loadsLandedAtExit(in);
+  return tcgen05AtExit(in) && wgmmaAtExit(in) && turnsAtExit(in) &&
+         bulkGroupsAtExit(in) && cpAsyncAtExit(in) && loadsLandedAtExit(in);
 }
 
 } // namespace kcc::verify

@@ -148,6 +148,10 @@ bool accumulatorRead(Interpreter &in, mlir::Operation *op);
 /// No wgmma group may be in flight at the kernel's end.
 bool wgmmaAtExit(Interpreter &in);
 
+// TurnRules.cpp: consumer warpgroups taking turns.
+bool warpgroupTurn(Interpreter &in, kcc::WarpgroupTurnOp op);
+bool turnsAtExit(Interpreter &in);
+
 //===----------------------------------------------------------------------===//
 // tcgen05 and TMEM (Tcgen05Rules.cpp)
 //===----------------------------------------------------------------------===//

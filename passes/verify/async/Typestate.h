@@ -286,6 +286,11 @@ struct IssueQueues {
 
   // wgmma groups in flight, oldest first.
   std::deque<MmaGroup> mmaGroups;
+
+  // The consumer warpgroups' turns (kcc.warpgroup_turn): not started, the
+  // turn passed on (a wait may take it), or held.
+  enum class Turn { Unstarted, Passed, Held } turn = Turn::Unstarted;
+  mlir::Operation *turnTaken = nullptr; // the wait that took a held turn
 };
 
 //===----------------------------------------------------------------------===//

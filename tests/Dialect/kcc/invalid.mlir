@@ -641,3 +641,35 @@ func.func @wgmma_reg_a_swizzle(%p: tensor<64x64xf16, #kcc.wgmma_acc<warpgroups =
   %r = kcc.warpgroup_mma_reg_a %p, %v[%c0], %acc {b_k_major = false} : tensor<64x64xf16, #kcc.wgmma_acc<warpgroups = 1>>, !sw, !acc -> !acc
   return
 }
+
+// -----
+
+func.func @turn_outside() attributes {kcc.kernel} {
+  // expected-error@+1 {{must be in the consumer region of a kcc.warp_specialize (the consumer warpgroups take turns)}}
+  kcc.warpgroup_turn wait barrier 3
+  return
+}
+
+// -----
+
+func.func @turn_one_warpgroup() attributes {kcc.kernel} {
+  kcc.warp_specialize producer(warps = 4, regs = 40) {
+    %p = arith.constant 0 : i32
+  } consumer(warpgroups = 1, regs = 232) {
+    // expected-error@+1 {{needs two or more consumer warpgroups sharing one group (they take turns)}}
+    kcc.warpgroup_turn wait barrier 3
+  }
+  return
+}
+
+// -----
+
+func.func @turn_barrier_range() attributes {kcc.kernel} {
+  kcc.warp_specialize producer(warps = 4, regs = 40) {
+    %p = arith.constant 0 : i32
+  } consumer(warpgroups = 2, regs = 232) {
+    // expected-error@+1 {{uses named barriers past 15}}
+    kcc.warpgroup_turn pass barrier 15
+  }
+  return
+}

@@ -315,6 +315,22 @@ func.func @ping_pong() attributes {kcc.kernel, kcc.num_warps = 4 : i32} {
   return
 }
 
+// Two consumer warpgroups of one group taking turns (named barriers 3, 4).
+// CHECK-LABEL: func.func @turns(
+// CHECK: kcc.warpgroup_turn start barrier 3
+// CHECK-NEXT: kcc.warpgroup_turn wait barrier 3
+// CHECK-NEXT: kcc.warpgroup_turn pass barrier 3
+func.func @turns() attributes {kcc.kernel, kcc.num_warps = 8 : i32} {
+  kcc.warp_specialize producer(warps = 4, regs = 40) {
+    %p = arith.constant 0 : i32
+  } consumer(warpgroups = 2, regs = 232) {
+    kcc.warpgroup_turn start barrier 3
+    kcc.warpgroup_turn wait barrier 3
+    kcc.warpgroup_turn pass barrier 3
+  }
+  return
+}
+
 // Warp specialization and wgmma groups.
 // CHECK-LABEL: func.func @wgmma(
 // CHECK-SAME: attributes {kcc.kernel, kcc.num_warps = 4 : i32, kcc.producer_warps = 4 : i32}
