@@ -1,11 +1,13 @@
 // RUN: kcc-opt %s --kcc-defer-register-a-mma -split-input-file | FileCheck %s
 
 // Attention's loop reduced to its shape: S = Q K^T on wgmma, P computed from
-// S, O = P V + O on the register-A form. The product moves one iteration
-// later: the loop issues S_i, then P_{i-1} V_{i-1} (its stage recomputed
-// for i - 1), retires S with `wait 1` and the product with `wait 0` before
-// O is read; iteration 0 is peeled in front without its product, the last
-// product follows the loop.
+// S, O = P V + O * e on the register-A form. The product moves one
+// iteration later with the rescale that makes its accumulator operand: the
+// loop issues S_i, then rescales O by the previous iteration's e (carried)
+// and issues P_{i-1} V_{i-1} (its stage recomputed for i - 1), retires S
+// with `wait 1` and the product with `wait 0` at the end; iteration 0 is
+// peeled in front without its rescale and product, the last ones follow
+// the loop.
 
 !q = !kcc.smem<[64, 64], f16, stages = 1, swizzle = 128>
 !buf = !kcc.smem<[64, 64], f16, stages = 2, swizzle = 128>
@@ -16,18 +18,21 @@
 // CHECK: %[[RUNS:.*]] = arith.cmpi slt, %{{.*}}, %arg0 : i32
 // CHECK: %[[R:.*]] = scf.if %[[RUNS]] -> (tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>>) {
 // CHECK: kcc.warpgroup_mma %{{.*}} {a_k_major = true, b_k_major = true}
+// CHECK-NOT: arith.mulf
 // CHECK-NOT: kcc.warpgroup_mma_reg_a
-// CHECK: %[[L:.*]]:2 = scf.for %[[I:.*]] = %{{.*}} to %arg0 step %{{.*}} iter_args(%[[X:.*]] = %{{.*}}, %[[P:.*]] = %{{.*}}) -> (tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>>, tensor<64x64xf16, #kcc.wgmma_acc<warpgroups = 1>>)
+// CHECK: %[[L:.*]]:3 = scf.for %[[I:.*]] = %{{.*}} to %arg0 step %{{.*}} iter_args(%[[O:.*]] = %{{.*}}, %[[E:.*]] = %{{.*}}, %[[P:.*]] = %{{.*}}) -> (tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>>, tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>>, tensor<64x64xf16, #kcc.wgmma_acc<warpgroups = 1>>)
 // CHECK: %[[S:.*]] = kcc.warpgroup_mma {{.*}}pending = 1 : i32}
 // CHECK: %[[PREV:.*]] = arith.subi %[[I]], %{{.*}} : i32
+// CHECK: %[[X:.*]] = arith.mulf %[[O]], %[[E]]
 // CHECK: %[[ST:.*]] = arith.remui %[[PREV]], %{{.*}} : i32
-// CHECK: %[[O:.*]] = kcc.warpgroup_mma_reg_a %[[P]], %{{.*}}[%[[ST]]], %[[X]] {b_k_major = false, pending = 1 : i32}
-// CHECK: %[[SW:.*]] = kcc.warpgroup_mma_wait 1 %[[S]]
-// CHECK: math.exp2 %[[SW]]
-// CHECK: %[[OW:.*]]:2 = kcc.warpgroup_mma_wait 0 %[[O]], %[[P]]
-// CHECK: arith.mulf %[[OW]]#0
-// CHECK: scf.yield
-// CHECK: kcc.warpgroup_mma_reg_a %[[L]]#1, %{{.*}}, %[[L]]#0 {b_k_major = false}
+// CHECK: %[[OUT:.*]] = kcc.warpgroup_mma_reg_a %[[P]], %{{.*}}[%[[ST]]], %[[X]] {b_k_major = false, pending = 1 : i32}
+// CHECK-NEXT: %[[SW:.*]] = kcc.warpgroup_mma_wait 1 %[[S]]
+// CHECK-NEXT: %[[E2:.*]] = math.exp2 %[[SW]]
+// CHECK-NEXT: %[[P2:.*]] = arith.truncf %[[E2]]
+// CHECK-NEXT: %[[OW:.*]]:2 = kcc.warpgroup_mma_wait 0 %[[OUT]], %[[P]]
+// CHECK-NEXT: scf.yield %[[OW]]#0, %[[E2]], %[[P2]]
+// CHECK: %[[X2:.*]] = arith.mulf %[[L]]#0, %[[L]]#1
+// CHECK: kcc.warpgroup_mma_reg_a %[[L]]#2, %{{.*}}, %[[X2]] {b_k_major = false}
 // CHECK: scf.yield
 // CHECK: } else {
 // CHECK: return %[[R]]
@@ -60,13 +65,13 @@ func.func @deferred(%n: i32) -> !acc {
 !p = tensor<64x64xf16, #kcc.wgmma_acc<warpgroups = 1>>
 
 // Left alone: the product's A operand does not come from S (nothing to
-// overlap), and a loop that reads O before S (the deferred product would
-// still be in flight).
+// overlap), and a loop that reads O for something else than the product's
+// accumulator operand (it would read O before the deferred product).
 // CHECK-LABEL: func.func @not_from_first
 // CHECK: scf.for
 // CHECK-NOT: pending
 // CHECK: kcc.warpgroup_mma_reg_a
-// CHECK-LABEL: func.func @acc_read_first
+// CHECK-LABEL: func.func @acc_read_elsewhere
 // CHECK: scf.for
 // CHECK-NOT: pending
 // CHECK: kcc.warpgroup_mma_reg_a
@@ -85,21 +90,21 @@ func.func @not_from_first(%n: i32, %a: !p) -> !acc {
   }
   return %r : !acc
 }
-func.func @acc_read_first(%n: i32) -> !acc {
+func.func @acc_read_elsewhere(%n: i32) -> (!acc, !acc) {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32
   %z = arith.constant 0.0 : f32
   %q = kcc.smem_alloc : !q
   %k = kcc.smem_alloc : !buf
   %zero = kcc.splat %z : !acc
-  %r = scf.for %i = %c0 to %n step %c1 iter_args(%o = %zero) -> (!acc) : i32 {
-    %o1 = arith.mulf %o, %o : !acc
+  %r:2 = scf.for %i = %c0 to %n step %c1 iter_args(%o = %zero, %t = %zero) -> (!acc, !acc) : i32 {
     %s = kcc.warpgroup_mma %q[%c0], %k[%c0], %zero {a_k_major = true, b_k_major = true} : !q, !buf, !acc -> !acc
     %p = arith.truncf %s : !acc to !p
-    %o3 = kcc.warpgroup_mma_reg_a %p, %k[%c1], %o1 {b_k_major = false} : !p, !buf, !acc -> !acc
-    scf.yield %o3 : !acc
+    %t2 = arith.addf %o, %t : !acc
+    %o3 = kcc.warpgroup_mma_reg_a %p, %k[%c1], %o {b_k_major = false} : !p, !buf, !acc -> !acc
+    scf.yield %o3, %t2 : !acc, !acc
   }
-  return %r : !acc
+  return %r#0, %r#1 : !acc, !acc
 }
 
 // -----

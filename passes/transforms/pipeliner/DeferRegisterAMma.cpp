@@ -7,14 +7,21 @@
 // the softmax of S_j run while the tensor cores compute P_{j-1} V_{j-1}:
 //   prologue:  S_0, P_0 and everything else of iteration 0 but its P V
 //   iteration j (1 .. n-1):
-//     S_j (left in flight) ; P_{j-1} V_{j-1} (in flight, retires S_j) ;
-//     the rest of iteration j (the softmax; O is read after a wait 0)
-//   epilogue:  P_{n-1} V_{n-1}
-// The loop carries P and the accumulator the product adds to (O rescaled);
-// the product's B stage is the previous iteration's, recomputed from the
-// induction variable. Stage releases stay where the pipeliner put them, one
-// iteration late, which the deferred product's wait comes before
-// (kcc-verify-async-protocol proves it).
+//     S_j (left in flight) ; O_{j-2} rescaled by alpha_{j-1} ;
+//     P_{j-1} V_{j-1} into it (in flight, retires S_j) ;
+//     the rest of iteration j (the softmax) ; wait for the product
+//   epilogue:  O_{n-2} rescaled, P_{n-1} V_{n-1}
+// The ops that compute the product's accumulator operand from the loop's
+// accumulator (the rescale O * alpha[:, None]) move with the product, so
+// nothing in iteration j reads O after the product is issued: the wait for
+// it ends the iteration, and ptxas cannot schedule it into the softmax
+// (where a rescale right after the softmax put it). The loop carries P,
+// the product's result and what the rescale reads besides (alpha, a row
+// vector; its broadcast is made again); the product's B stage is the
+// previous iteration's, recomputed from the induction variable. Stage
+// releases stay where the pipeliner put them, one iteration late, which
+// the deferred product's wait comes before (kcc-verify-async-protocol
+// proves it).
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,6 +34,8 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/DenseSet.h"
+
+#include <functional>
 
 namespace kcc {
 #define GEN_PASS_DEF_KCCDEFERREGISTERAMMA
@@ -46,6 +55,12 @@ struct Chain {
   unsigned slot = 0;              // the iter_arg the product's result feeds
   int64_t step = 1;
   llvm::SetVector<Operation *> stage; // computes its B stage from the iv
+  // The ops that compute the product's accumulator operand from the loop's
+  // accumulator (they move with the product), in body order, with the
+  // broadcasts they read; and the values of the iteration they read besides
+  // (carried to the next one).
+  llvm::SetVector<Operation *> rescale;
+  llvm::SetVector<Value> carried;
 };
 
 /// 32-bit registers a thread holds of `tile` in the #kcc.wgmma_acc layout
@@ -85,8 +100,9 @@ bool readsAny(Operation &op, const llvm::DenseSet<Value> &values) {
 /// The chain in `loop`, if it has the shape the rewrite needs: one wgmma and
 /// then one register-A wgmma directly in the body (none nested), both
 /// retiring where they are issued, the second's A operand computed from the
-/// first's result, its result only yielded, a constant step, an i32
-/// induction variable and a B stage recomputable from it.
+/// first's result, its result only yielded, the loop's accumulator read
+/// only on the way to the product's accumulator operand, a constant step,
+/// an i32 induction variable and a B stage recomputable from it.
 std::optional<Chain> matchChain(scf::ForOp loop) {
   Chain c;
   c.loop = loop;
@@ -132,15 +148,55 @@ std::optional<Chain> matchChain(scf::ForOp loop) {
   }
   if (!fromFirst.contains(c.second.getA()))
     return std::nullopt;
-  // The accumulator is read only after S (the deferred product, issued
-  // right after S, must have retired first).
-  llvm::DenseSet<Value> acc{loop.getRegionIterArgs()[c.slot]};
+  // The accumulator is read only on the way to the product's accumulator
+  // operand (the rescale): those ops move with the product.
+  Value acc = loop.getRegionIterArgs()[c.slot];
+  llvm::DenseSet<Value> fromAcc{acc};
   for (Operation &op : body->without_terminator()) {
-    if (readsAny(op, acc))
+    if (&op == c.second.getOperation() || !readsAny(op, fromAcc))
+      continue;
+    if (op.getNumRegions() || op.getNumResults() != 1)
       return std::nullopt;
-    if (&op == c.first.getOperation())
-      break;
+    fromAcc.insert(op.getResult(0));
+    c.rescale.insert(&op);
   }
+  for (Operation *op : c.rescale)
+    for (Operation *user : op->getUsers())
+      if (user != c.second.getOperation() && !c.rescale.contains(user))
+        return std::nullopt;
+  if (!c.rescale.empty() &&
+      (c.second.getAcc().getDefiningOp() != c.rescale.back()))
+    return std::nullopt;
+  // What the rescale reads besides: broadcasts of a row vector are made
+  // again next to it, the row vector carried; loop-invariant values read
+  // where they are; anything else carried as it is.
+  std::function<void(Value)> readBesides = [&](Value v) {
+    if (fromAcc.contains(v))
+      return;
+    // The induction variable and the other iter_args: this iteration's.
+    if (auto arg = dyn_cast<BlockArgument>(v); arg && arg.getOwner() == body) {
+      c.carried.insert(v);
+      return;
+    }
+    Operation *def = v.getDefiningOp();
+    if (!def || def->getBlock() != body)
+      return;
+    if (isa<kcc::BroadcastOp, kcc::ExpandDimsOp, kcc::SplatOp>(def)) {
+      readBesides(def->getOperand(0));
+      c.rescale.insert(def);
+      return;
+    }
+    c.carried.insert(v);
+  };
+  for (Operation *op :
+       SmallVector<Operation *>(c.rescale.begin(), c.rescale.end()))
+    for (Value v : op->getOperands())
+      readBesides(v);
+  // Body order for the clones.
+  SmallVector<Operation *> ordered(c.rescale.begin(), c.rescale.end());
+  llvm::sort(ordered,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
+  c.rescale = llvm::SetVector<Operation *>(ordered.begin(), ordered.end());
   if (!pl::coordinateSlice(c.second.getBStage(), loop, c.stage))
     return std::nullopt;
   // Live together while the deferred product runs: its accumulator, S, the
@@ -148,6 +204,10 @@ std::optional<Chain> matchChain(scf::ForOp loop) {
   int64_t live = registersOf(c.second.getResult()) +
                  registersOf(c.first.getResult()) +
                  2 * registersOf(c.second.getA());
+  for (Value v : c.carried)
+    if (auto t = dyn_cast<RankedTensorType>(v.getType());
+        t && isa_and_nonnull<kcc::WgmmaAccLayoutAttr>(t.getEncoding()))
+      live += registersOf(v);
   if (int64_t budget = tileRegisterBudget(loop); live > budget) {
     c.second->setAttr(
         kcc::KccDialect::kDeferRefusedAttr,
@@ -198,6 +258,30 @@ void defer(Chain &c, bool withTurns) {
         ub = loop.getUpperBound(), step = loop.getStep();
   Value oldAcc = loop.getRegionIterArgs()[c.slot];
   Operation *product = c.second.getOperation();
+  unsigned slots = loop.getNumRegionIterArgs();
+  // The rescale's ops that serve only it and the product move with it.
+  llvm::DenseSet<Operation *> moved;
+  for (Operation *op : llvm::reverse(c.rescale))
+    if (llvm::all_of(op->getUsers(), [&](Operation *u) {
+          return u == product || moved.contains(u);
+        }))
+      moved.insert(op);
+  auto stays = [&](Operation &op) {
+    return &op != product && !moved.contains(&op);
+  };
+  // The rescale and the product of the iteration whose accumulator is
+  // `acc`, reading the carried values `saved` (`iv` for its B stage).
+  auto issue = [&](OpBuilder &b, Value at, Value acc, ValueRange saved, Value a,
+                   unsigned pending) {
+    IRMapping map;
+    map.map(oldAcc, acc);
+    for (auto [v, s] : llvm::zip(c.carried, saved))
+      map.map(v, s);
+    for (Operation *op : c.rescale)
+      b.clone(*op, map);
+    return issueProduct(b, c, at, a, map.lookupOrDefault(c.second.getAcc()),
+                        pending);
+  };
 
   // Nothing runs when the loop does not: its results are its inits.
   OpBuilder b(loop);
@@ -212,22 +296,25 @@ void defer(Chain &c, bool withTurns) {
   scf::YieldOp::create(eb, loc, loop.getInitArgs());
   OpBuilder tb = OpBuilder::atBlockEnd(&guard.getThenRegion().front());
 
-  // Iteration lb without its product.
+  // Iteration lb without its rescale and product.
   IRMapping first;
   first.map(iv, lb);
   for (auto [arg, init] :
        llvm::zip(loop.getRegionIterArgs(), loop.getInitArgs()))
     first.map(arg, init);
   for (Operation &op : body->without_terminator())
-    if (&op != product)
+    if (stays(op))
       tb.clone(op, first);
   SmallVector<Value> inits;
   for (auto [i, v] : llvm::enumerate(yield.getOperands()))
-    inits.push_back(first.lookupOrDefault(i == c.slot ? c.second.getAcc() : v));
+    inits.push_back(i == c.slot ? loop.getInitArgs()[i]
+                                : first.lookupOrDefault(v));
+  for (Value v : c.carried)
+    inits.push_back(first.lookupOrDefault(v));
   inits.push_back(first.lookupOrDefault(c.second.getA()));
 
   // Iterations lb + step .. ub, each issuing the previous one's product;
-  // two warpgroups take turns issuing them (warpgroup 0 first).
+  // two warpgroups may take turns issuing them (warpgroup 0 first).
   bool turns = withTurns && sharedByWarpgroups(loop);
   auto turn = [&](OpBuilder &at, kcc::WarpgroupTurnKind kind) {
     kcc::WarpgroupTurnOp::create(at, loc, kind, kTurnBarrier);
@@ -240,42 +327,41 @@ void defer(Chain &c, bool withTurns) {
       [&](OpBuilder &bb, Location, Value niv, ValueRange args) {
         IRMapping map;
         map.map(iv, niv);
-        for (auto [old, arg] :
-             llvm::zip(loop.getRegionIterArgs(), args.drop_back()))
-          if (old != oldAcc)
-            map.map(old, arg);
+        for (auto [i, old] : llvm::enumerate(loop.getRegionIterArgs()))
+          if (i != c.slot)
+            map.map(old, args[i]);
+        Value pPrev = args.back();
+        ValueRange saved = args.slice(slots, c.carried.size());
         kcc::WarpgroupMmaRegAOp deferred;
         Value retired;
         // The product retires (and its A registers are free again) before
-        // its accumulator is read or a stage is released.
+        // a stage is released, at the latest at the iteration's end.
         auto retire = [&] {
           if (retired || !deferred)
             return;
-          auto wait = kcc::WarpgroupMmaWaitOp::create(
-              bb, c.second.getLoc(), 0,
-              ValueRange{deferred.getResult(), args.back()});
-          retired = wait.getResult(0);
-          map.map(oldAcc, retired);
+          retired = kcc::WarpgroupMmaWaitOp::create(
+                        bb, c.second.getLoc(), 0,
+                        ValueRange{deferred.getResult(), pPrev})
+                        .getResult(0);
         };
-        llvm::DenseSet<Value> accs{oldAcc};
         for (Operation &op : body->without_terminator()) {
-          if (&op == product)
+          if (!stays(op))
             continue;
-          bool releases = op.walk([](kcc::MBarrierArriveOp) {
-                              return WalkResult::interrupt();
-                            }).wasInterrupted();
-          if (releases || readsAny(op, accs))
+          if (op.walk([](kcc::MBarrierArriveOp) {
+                  return WalkResult::interrupt();
+                }).wasInterrupted())
             retire();
           if (turns && &op == c.first.getOperation())
             turn(bb, kcc::WarpgroupTurnKind::Wait);
           Operation *copy = bb.clone(op, map);
           if (&op != c.first.getOperation())
             continue;
-          // S stays in flight while the previous product is issued; the
-          // product's own wait (pending 1) retires S.
+          // S stays in flight while the previous iteration's rescale and
+          // product are issued; the product's own wait (pending 1) retires
+          // S.
           cast<kcc::WarpgroupMmaOp>(copy).setPending(1);
           Value prev = arith::SubIOp::create(bb, loc, niv, step);
-          deferred = issueProduct(bb, c, prev, args.back(), args[c.slot], 1);
+          deferred = issue(bb, prev, args[c.slot], saved, pPrev, 1);
           if (turns)
             turn(bb, kcc::WarpgroupTurnKind::Pass);
           auto wait = kcc::WarpgroupMmaWaitOp::create(
@@ -285,15 +371,16 @@ void defer(Chain &c, bool withTurns) {
         retire();
         SmallVector<Value> out;
         for (auto [i, v] : llvm::enumerate(yield.getOperands()))
-          out.push_back(
-              map.lookupOrDefault(i == c.slot ? c.second.getAcc() : v));
+          out.push_back(i == c.slot ? retired : map.lookupOrDefault(v));
+        for (Value v : c.carried)
+          out.push_back(map.lookupOrDefault(v));
         out.push_back(map.lookupOrDefault(c.second.getA()));
         scf::YieldOp::create(bb, loc, out);
       });
   rotated->setDiscardableAttrs(loop->getDiscardableAttrDictionary());
   rotated.setUnsignedCmp(loop.getUnsignedCmp());
 
-  // The last iteration's product.
+  // The last iteration's rescale and product.
   Value trips = pl::tripCount(tb, loc, lb, ub, c.step);
   Value last = arith::AddIOp::create(
       tb, loc, lb,
@@ -302,9 +389,10 @@ void defer(Chain &c, bool withTurns) {
           arith::SubIOp::create(tb, loc, trips, pl::constI32(tb, loc, 1)),
           step));
   kcc::WarpgroupMmaRegAOp tail =
-      issueProduct(tb, c, last, rotated.getResults().back(),
-                   rotated.getResult(c.slot), /*pending=*/0);
-  SmallVector<Value> results(rotated.getResults().drop_back());
+      issue(tb, last, rotated.getResult(c.slot),
+            rotated.getResults().slice(slots, c.carried.size()),
+            rotated.getResults().back(), /*pending=*/0);
+  SmallVector<Value> results(rotated.getResults().take_front(slots));
   results[c.slot] = tail.getResult();
   scf::YieldOp::create(tb, loc, results);
 
