@@ -490,13 +490,10 @@ bool registerACandidate(kcc::DotOp dot) {
   if (kcc::mmaOperandLoad(dot.getA(), transposed))
     return false;
   kcc::LoadTileOp b = kcc::mmaOperandLoad(dot.getB(), transposed);
-  auto a = cast<RankedTensorType>(dot.getA().getType());
-  Type elem = a.getElementType();
   return b && b->getParentOp() == dot->getParentOp() &&
-         (elem.isF16() || elem.isBF16()) &&
-         elem ==
-             cast<RankedTensorType>(dot.getB().getType()).getElementType() &&
-         a.getShape()[0] % 64 == 0 && a.getShape()[1] % 16 == 0;
+         kcc::registerOperand(
+             dot.getA(),
+             cast<RankedTensorType>(dot.getB().getType()).getElementType());
 }
 } // namespace
 

@@ -48,11 +48,7 @@ kcc::SmemLoadOp kcc::swizzledStageRead(Value v, bool &transposed) {
   return read;
 }
 
-/// Whether `a` can be wgmma's register A operand beside a staged B of
-/// `elem`: a 16-bit tile of the same type computed in registers (a stage
-/// read goes through the register-A form only if nothing staged it for
-/// wgmma; kcc::stagedMmaRefusal).
-static bool registerOperand(Value a, Type elem) {
+bool kcc::registerOperand(Value a, Type elem) {
   auto t = cast<RankedTensorType>(a.getType());
   return t.getElementType() == elem && (elem.isF16() || elem.isBF16()) &&
          t.getShape()[0] % 64 == 0 && t.getShape()[1] % 16 == 0;

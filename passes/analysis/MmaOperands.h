@@ -83,6 +83,12 @@ struct StagedDot {
   bool registerA() const { return !a; }
 };
 
+/// Whether `a` can be wgmma's register A operand beside a staged B of
+/// `elem`: a 16-bit tile of the same type in whole 64 x 16 fragments,
+/// computed in registers (a stage read goes through the register-A form
+/// only if nothing staged it for wgmma; kcc::stagedMmaRefusal).
+bool registerOperand(mlir::Value a, mlir::Type elem);
+
 /// The kernel's staged dots. With `registerA` (wgmma), a dot whose B alone
 /// reached a stage and whose A is a 16-bit tile computed in registers is
 /// one too (StagedDot::registerA). Any other dot with one staged operand is

@@ -156,6 +156,17 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
                   : std::string("its operands did not get TMA stages (see "
                                 "the loads below)"));
     };
+    // Register-A dots kcc-defer-register-a-mma issues a loop iteration late
+    // (the copies it peels share their location), and whether the consumer
+    // warpgroups take turns issuing them.
+    llvm::DenseSet<Location> deferredAt;
+    bool turns = false;
+    func.walk([&](Operation *op) {
+      if (auto mma = dyn_cast<WarpgroupMmaRegAOp>(op);
+          mma && mma.getPending() > 0 && isa<scf::ForOp>(op->getParentOp()))
+        deferredAt.insert(op->getLoc());
+      turns |= isa<WarpgroupTurnOp>(op);
+    });
     func.walk([&](Operation *op) {
       auto shape = [](Value a, Value b) {
         auto at = cast<ShapedType>(a.getType()),
@@ -173,31 +184,22 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
             locString(op->getLoc()), acc.getDimSize(0), acc.getDimSize(1)));
       } else if (auto mma = dyn_cast<WarpgroupMmaRegAOp>(op)) {
         auto acc = mma.getAcc().getType();
-        // kcc-defer-register-a-mma issues it a loop iteration late (the
-        // copies it peels share its location).
-        bool deferred = false, turns = false;
-        func.walk([&](WarpgroupTurnOp) { turns = true; });
-        func.walk([&](WarpgroupMmaRegAOp other) {
-          deferred |= other->getLoc() == op->getLoc() &&
-                      other.getPending() > 0 &&
-                      isa<scf::ForOp>(other->getParentOp());
-        });
-        std::string refused;
+        std::string note;
+        if (deferredAt.contains(op->getLoc()))
+          note = std::string("; issued one iteration late, beside the next "
+                             "iteration's work before it (kcc "
+                             "--overlap-products)") +
+                 (turns ? ", the consumer warpgroups taking turns (kcc "
+                          "--warpgroup-turns)"
+                        : "");
         if (auto why =
                 op->getAttrOfType<StringAttr>(KccDialect::kDeferRefusedAttr))
-          refused = "; " + why.str() + " (kcc --overlap-products)";
+          note = "; " + why.str() + " (kcc --overlap-products)";
         entry.dots.push_back(llvm::formatv(
             "{0}: dot {1}x{2} on tensor cores (wgmma.mma_async with A from "
-            "registers, B from a swizzled TMA stage){3}{4}",
+            "registers, B from a swizzled TMA stage){3}",
             locString(op->getLoc()), acc.getDimSize(0), acc.getDimSize(1),
-            !deferred ? ""
-            : turns   ? "; issued one iteration late, beside the next "
-                        "iteration's work before it (kcc --overlap-products), "
-                        "the consumer warpgroups taking turns (kcc "
-                        "--warpgroup-turns)"
-                      : "; issued one iteration late, beside the next "
-                        "iteration's work before it (kcc --overlap-products)",
-            refused));
+            note));
       } else if (auto mma = dyn_cast<Tcgen05MmaOp>(op)) {
         SmemType a = mma.getA().getType(), b = mma.getB().getType();
         int64_t n = mma.getBKMajor() ? b.getShape()[0] : b.getShape()[1];

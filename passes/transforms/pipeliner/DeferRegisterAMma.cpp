@@ -223,18 +223,26 @@ std::optional<Chain> matchChain(scf::ForOp loop) {
   return c;
 }
 
-/// The product of `c` for the iteration whose induction variable is `iv`,
-/// at `b`: its B stage computed again for `iv`.
-kcc::WarpgroupMmaRegAOp issueProduct(OpBuilder &b, Chain &c, Value iv, Value a,
-                                     Value acc, unsigned pending) {
+/// The rescale and the product of `c` for the iteration whose induction
+/// variable is `iv`, at `b`: the rescale reads the accumulator `acc` and the
+/// carried values `saved`, the B stage is computed again for `iv`.
+kcc::WarpgroupMmaRegAOp issueProduct(OpBuilder &b, Chain &c, Value iv,
+                                     Value acc, ValueRange saved, Value a,
+                                     unsigned pending) {
   IRMapping map;
   map.map(c.loop.getInductionVar(), iv);
+  map.map(c.loop.getRegionIterArgs()[c.slot], acc);
+  for (auto [v, s] : llvm::zip(c.carried, saved))
+    map.map(v, s);
+  for (Operation *op : c.rescale)
+    b.clone(*op, map);
   for (Operation *op : c.stage)
     b.clone(*op, map);
   kcc::WarpgroupMmaRegAOp r = c.second;
   return kcc::WarpgroupMmaRegAOp::create(
       b, r.getLoc(), r.getType(), a, r.getB(),
-      map.lookupOrDefault(r.getBStage()), acc, r.getBKMajor(), pending);
+      map.lookupOrDefault(r.getBStage()), map.lookupOrDefault(r.getAcc()),
+      r.getBKMajor(), pending);
 }
 
 /// The first named barrier of the consumer warpgroups' turns: 0 is the
@@ -256,7 +264,6 @@ void defer(Chain &c, bool withTurns) {
   auto yield = cast<scf::YieldOp>(body->getTerminator());
   Value iv = loop.getInductionVar(), lb = loop.getLowerBound(),
         ub = loop.getUpperBound(), step = loop.getStep();
-  Value oldAcc = loop.getRegionIterArgs()[c.slot];
   Operation *product = c.second.getOperation();
   unsigned slots = loop.getNumRegionIterArgs();
   // The rescale's ops that serve only it and the product move with it.
@@ -269,20 +276,6 @@ void defer(Chain &c, bool withTurns) {
   auto stays = [&](Operation &op) {
     return &op != product && !moved.contains(&op);
   };
-  // The rescale and the product of the iteration whose accumulator is
-  // `acc`, reading the carried values `saved` (`iv` for its B stage).
-  auto issue = [&](OpBuilder &b, Value at, Value acc, ValueRange saved, Value a,
-                   unsigned pending) {
-    IRMapping map;
-    map.map(oldAcc, acc);
-    for (auto [v, s] : llvm::zip(c.carried, saved))
-      map.map(v, s);
-    for (Operation *op : c.rescale)
-      b.clone(*op, map);
-    return issueProduct(b, c, at, a, map.lookupOrDefault(c.second.getAcc()),
-                        pending);
-  };
-
   // Nothing runs when the loop does not: its results are its inits.
   OpBuilder b(loop);
   Value runs =
@@ -361,7 +354,7 @@ void defer(Chain &c, bool withTurns) {
           // S.
           cast<kcc::WarpgroupMmaOp>(copy).setPending(1);
           Value prev = arith::SubIOp::create(bb, loc, niv, step);
-          deferred = issue(bb, prev, args[c.slot], saved, pPrev, 1);
+          deferred = issueProduct(bb, c, prev, args[c.slot], saved, pPrev, 1);
           if (turns)
             turn(bb, kcc::WarpgroupTurnKind::Pass);
           auto wait = kcc::WarpgroupMmaWaitOp::create(
@@ -389,9 +382,9 @@ void defer(Chain &c, bool withTurns) {
           arith::SubIOp::create(tb, loc, trips, pl::constI32(tb, loc, 1)),
           step));
   kcc::WarpgroupMmaRegAOp tail =
-      issue(tb, last, rotated.getResult(c.slot),
-            rotated.getResults().slice(slots, c.carried.size()),
-            rotated.getResults().back(), /*pending=*/0);
+      issueProduct(tb, c, last, rotated.getResult(c.slot),
+                   rotated.getResults().slice(slots, c.carried.size()),
+                   rotated.getResults().back(), /*pending=*/0);
   SmallVector<Value> results(rotated.getResults().take_front(slots));
   results[c.slot] = tail.getResult();
   scf::YieldOp::create(tb, loc, results);
