@@ -125,6 +125,11 @@ struct ConstParam {
   llvm::SMLoc kindLoc;
   bool hasDefault = false;
   ConstValue defaultValue;
+  /// `NAME: i32 in (64, 128)`: a tunable constant. A specialize clause that
+  /// leaves it unbound compiles every candidate and lets the compiler keep,
+  /// per target, the one it ranks best (pipeline/SelectVariants.h).
+  std::vector<ConstValue> candidates;
+  llvm::SMLoc candidatesLoc;
 };
 
 struct Fact {

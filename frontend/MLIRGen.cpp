@@ -291,4 +291,35 @@ void kcc::frontend::emitKernels(const std::vector<CheckedKernel> &kernels,
       Gen g(ck, i, module, diags);
       g.run();
     }
+  // Variant groups: their launch names share the functions' namespace (one
+  // stub function each), and each candidate records its groups.
+  for (const CheckedKernel &ck : kernels) {
+    std::map<size_t, llvm::SmallVector<mlir::NamedAttribute>> groupsOf;
+    mlir::Builder b(module.getContext());
+    for (const VariantGroup &g : ck.groups) {
+      auto [it, inserted] = names.insert({g.name, ck.kernel});
+      if (!inserted) {
+        diags.error(g.loc, "this specialization's launch function would be "
+                           "named '" +
+                               g.name + "', which kernel '" + it->second->name +
+                               "' already uses for a function; bind "
+                               "another constant in it or rename a kernel");
+        continue;
+      }
+      llvm::SmallVector<StringRef> open;
+      for (size_t i : g.open)
+        open.push_back(ck.kernel->constParams[i].name);
+      for (size_t m : g.members)
+        groupsOf[m].push_back(b.getNamedAttr(g.name, b.getStrArrayAttr(open)));
+    }
+    for (auto &[m, entries] : groupsOf) {
+      auto func = module.lookupSymbol<mlir::func::FuncOp>(ck.funcName(m));
+      if (!func)
+        continue; // its body failed to compile (reported)
+      func->setAttr(kcc::KccDialect::kVariantOfAttr,
+                    b.getDictionaryAttr(entries));
+      if (ck.specs[m].variantOnly)
+        func->setAttr(kcc::KccDialect::kVariantOnlyAttr, b.getUnitAttr());
+    }
+  }
 }

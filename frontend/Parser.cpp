@@ -305,7 +305,7 @@ std::unique_ptr<Kernel> Parser::parseKernel() {
   kernel->loc = tok.loc();
   advance();
 
-  // <NAME: kind [= default], ...>
+  // <NAME: kind [in (candidates...)] [= default], ...>
   if (consumeIf(Tok::Less)) {
     while (!tok.is(Tok::Greater)) {
       ConstParam cp;
@@ -325,7 +325,35 @@ std::unique_ptr<Kernel> Parser::parseKernel() {
       cp.kindName = tok.text.str();
       cp.kindLoc = tok.loc();
       advance();
+      if (tok.is(Tok::KwIn)) {
+        cp.candidatesLoc = tok.loc();
+        advance();
+        if (!expect(Tok::LParen, "after 'in' (write NAME: i32 in (64, 128))"))
+          return nullptr;
+        while (!tok.is(Tok::RParen)) {
+          ConstValue v;
+          if (!parseConstValue(v))
+            return nullptr;
+          cp.candidates.push_back(v);
+          if (!consumeIf(Tok::Comma))
+            break;
+        }
+        if (!expect(Tok::RParen, "to close the candidate values"))
+          return nullptr;
+        if (cp.candidates.empty()) {
+          diags.error(cp.candidatesLoc,
+                      "tunable constant '" + cp.name +
+                          "' needs at least one candidate value");
+          return nullptr;
+        }
+      }
       if (consumeIf(Tok::Assign)) {
+        if (!cp.candidates.empty()) {
+          errorHere("tunable constant '" + cp.name +
+                    "' takes no default: a specialize clause that leaves it "
+                    "out lets the compiler choose among its candidates");
+          return nullptr;
+        }
         cp.hasDefault = true;
         if (!parseConstValue(cp.defaultValue))
           return nullptr;

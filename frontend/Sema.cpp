@@ -624,31 +624,102 @@ kcc::frontend::checkModule(const Module &module, const Options &options,
           }
         }
 
+    // The candidates of tunable constants, checked once.
+    std::vector<std::vector<ConstVal>> candidates(n);
+    for (size_t i = 0; i < n; ++i)
+      for (const ConstValue &c : k.constParams[i].candidates) {
+        std::optional<ConstVal> v =
+            convertConst(c, k.constParams[i], ctx, diags);
+        if (!v) {
+          ok = false;
+          valueFailed[i] = !fromDefine[i];
+          continue;
+        }
+        if (llvm::is_contained(candidates[i], *v)) {
+          diags.error(c.loc, "candidate " + v->str() + " of '" +
+                                 k.constParams[i].name + "' is listed twice");
+          ok = false;
+          continue;
+        }
+        candidates[i].push_back(*v);
+      }
+
     CheckedKernel ck;
     ck.kernel = &k;
+    // Adds (or finds) the specialization of `vals`; returns its index.
+    auto addValues = [&](std::vector<ConstVal> values,
+                         bool variantOnly) -> size_t {
+      for (size_t s = 0; s < ck.specs.size(); ++s)
+        if (ck.specs[s].values == values) {
+          // Duplicate specializations collapse; one a clause binds fully
+          // gets its launch function.
+          ck.specs[s].variantOnly &= variantOnly;
+          return s;
+        }
+      ck.specs.push_back({std::move(values), variantOnly});
+      return ck.specs.size() - 1;
+    };
     auto addSpec = [&](std::vector<std::optional<ConstVal>> vals,
                        SMLoc clauseLoc) {
-      Specialization spec;
+      // Tunables left unbound: every combination of their candidates.
+      std::vector<size_t> open;
       for (size_t i = 0; i < n; ++i) {
         if (!vals[i] && valueFailed[i]) {
           ok = false; // the bad value was reported already
           return;
+        }
+        if (!vals[i] && !k.constParams[i].candidates.empty()) {
+          open.push_back(i);
+          continue;
         }
         if (!vals[i]) {
           const ConstParam &cp = k.constParams[i];
           diags.error(clauseLoc.isValid() ? clauseLoc : cp.loc,
                       "constant parameter '" + cp.name +
                           "' has no value; add specialize(" + cp.name +
-                          " = ...) or pass -D " + cp.name + "=...");
+                          " = ...), pass -D " + cp.name +
+                          "=... or declare candidates (" + cp.name + ": " +
+                          cp.kindName +
+                          " in (...)) for the compiler to "
+                          "choose from");
           ok = false;
           return;
         }
-        spec.values.push_back(*vals[i]);
       }
-      for (const Specialization &s : ck.specs)
-        if (s.values == spec.values)
-          return; // duplicate specializations collapse
-      ck.specs.push_back(std::move(spec));
+      if (open.empty()) {
+        std::vector<ConstVal> values;
+        for (size_t i = 0; i < n; ++i)
+          values.push_back(*vals[i]);
+        addValues(std::move(values), /*variantOnly=*/false);
+        return;
+      }
+      VariantGroup group;
+      group.loc = clauseLoc.isValid() ? clauseLoc : k.loc;
+      group.open = open;
+      group.name = k.name;
+      for (size_t i = 0; i < n; ++i)
+        if (vals[i])
+          group.name += "_" + vals[i]->str();
+      std::vector<size_t> pick(open.size(), 0);
+      while (true) {
+        std::vector<ConstVal> values;
+        for (size_t i = 0, o = 0; i < n; ++i)
+          if (o < open.size() && open[o] == i)
+            values.push_back(candidates[i][pick[o++]]);
+          else
+            values.push_back(*vals[i]);
+        group.members.push_back(addValues(std::move(values), true));
+        // Next combination, the last open constant fastest.
+        size_t d = open.size();
+        while (d > 0 && ++pick[d - 1] == candidates[open[d - 1]].size())
+          pick[--d] = 0;
+        if (d == 0)
+          break;
+      }
+      for (const VariantGroup &g : ck.groups)
+        if (g.name == group.name && g.open == group.open)
+          return; // the same clause twice
+      ck.groups.push_back(std::move(group));
     };
 
     if (k.specializations.empty()) {
@@ -698,6 +769,13 @@ kcc::frontend::checkModule(const Module &module, const Options &options,
         else
           ok = false;
       }
+    }
+    // A lone candidate named as its group would be (a kernel whose only
+    // constants are tunables with one candidate each) is just the kernel.
+    if (ck.groups.size() == 1 && ck.specs.size() == 1 &&
+        ck.funcName(0) == ck.groups[0].name) {
+      ck.specs[0].variantOnly = false;
+      ck.groups.clear();
     }
     if (ok && !ck.specs.empty())
       result.push_back(std::move(ck));

@@ -37,11 +37,26 @@ struct ConstVal {
 
 struct Specialization {
   std::vector<ConstVal> values; // one per Kernel::constParams, in order
+  /// Only a candidate of variant groups: no clause binds all its constants,
+  /// so it gets no launch function of its own.
+  bool variantOnly = false;
+};
+
+/// A specialize clause that leaves tunable constants (`NAME: i32 in (...)`)
+/// unbound, or a kernel with tunables and no clause: one launch function,
+/// `name` (the kernel's name and the bound values), that runs on each target
+/// the candidate the compiler keeps there.
+struct VariantGroup {
+  std::string name;
+  llvm::SMLoc loc;
+  std::vector<size_t> open;    // Kernel::constParams the compiler chooses
+  std::vector<size_t> members; // indices into CheckedKernel::specs
 };
 
 struct CheckedKernel {
   const Kernel *kernel = nullptr;
   std::vector<Specialization> specs;
+  std::vector<VariantGroup> groups;
   /// Name of the func.func for spec i: `name` or `name_v1_v2...`.
   std::string funcName(size_t i) const;
 };

@@ -310,6 +310,20 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
     return expectKind<DictionaryAttr>(op, attr, "a dictionary");
   if (name == kArgNamesAttr || name == kConstantNamesAttr)
     return expectKind<ArrayAttr>(op, attr, "an array");
+  if (name == kVariantOfAttr) {
+    auto groups = dyn_cast<DictionaryAttr>(attr.getValue());
+    bool ok = groups && llvm::all_of(groups, [](NamedAttribute g) {
+                auto open = dyn_cast<ArrayAttr>(g.getValue());
+                return open && !open.empty() &&
+                       llvm::all_of(open, llvm::IsaPred<StringAttr>);
+              });
+    return ok ? success()
+              : op->emitError() << kVariantOfAttr
+                                << " must be a dictionary of launch name = "
+                                   "[constant names]";
+  }
+  if (name == kVariantOnlyAttr)
+    return expectKind<UnitAttr>(op, attr, "a unit attribute");
   if (name == kAccessWidthAttr)
     return isPowerOfTwoIntAttr(attr.getValue())
                ? success()

@@ -53,6 +53,13 @@ def Kcc_Dialect : Dialect {
     static constexpr ::llvm::StringLiteral kTargetAttr = "kcc.target";
     static constexpr ::llvm::StringLiteral kArgNamesAttr = "kcc.arg_names";
     static constexpr ::llvm::StringLiteral kConstantNamesAttr = "kcc.constant_names";
+    // A specialization that is a candidate of specialize clauses leaving
+    // tunable constants (NAME: i32 in (...)) to the compiler: {launch name =
+    // [the constants it chooses]}; kcc-select-variants keeps, per target,
+    // one candidate of each.
+    static constexpr ::llvm::StringLiteral kVariantOfAttr = "kcc.variant_of";
+    // Only a candidate: no launch function of its own (unit attr).
+    static constexpr ::llvm::StringLiteral kVariantOnlyAttr = "kcc.variant_only";
     static constexpr ::llvm::StringLiteral kAccessWidthAttr = "kcc.access_width";
     static constexpr ::llvm::StringLiteral kMaskUniformAttr = "kcc.mask_uniform";
     // On a tile load whose mask is, in every access chunk, on for a

@@ -55,4 +55,12 @@ KernelInfo::persistentBuildOf(const Specialization &spec) const {
   return nullptr;
 }
 
+VariantGroup *findVariantGroup(ModuleInfo &info, const std::string &name) {
+  for (KernelInfo &k : info.kernels)
+    for (VariantGroup &g : k.groups)
+      if (g.name == name)
+        return &g;
+  return nullptr;
+}
+
 } // namespace kcc::host

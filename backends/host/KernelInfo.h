@@ -95,7 +95,21 @@ struct Specialization {
   // `persistent` x processors tiles. Same parameters, grid and guards.
   std::string persistentOf;
   std::vector<CoverageGuard> coverage;  // launch guards, if any
-  std::vector<TargetBuild> builds;      // one per target, in target order
+  std::vector<TargetBuild> builds;      // one per target that compiled it
+  // Only a candidate of variant groups (kcc.variant_only): no launch
+  // function of its own; built only for the targets that chose it.
+  bool variantOnly = false;
+};
+
+/// A specialize clause that left tunable constants to the compiler: one
+/// launch function, `name`, running on each target the candidate chosen
+/// there (pipeline/SelectVariants.h).
+struct VariantGroup {
+  std::string name;                    // attention_f16_128_0
+  std::vector<std::string> open;       // the constants chosen: BM, BN
+  std::vector<std::string> candidates; // Specialization::symbol of each
+  // (target, chosen symbol), one per target, in target order.
+  std::vector<std::pair<std::string, std::string>> chosen;
 };
 
 struct KernelInfo {
@@ -104,6 +118,7 @@ struct KernelInfo {
   // kcc --persistent: the persistent builds of some specializations (each
   // with persistentOf set); not launch functions of their own.
   std::vector<Specialization> persistentBuilds;
+  std::vector<VariantGroup> groups;
 
   /// The persistent build of `spec`, or null.
   const Specialization *persistentBuildOf(const Specialization &spec) const;
@@ -116,6 +131,9 @@ struct ModuleInfo {
   std::string fatbinContents;           // "sm_80, sm_90a, sm_100a (+PTX sm_100a)"
   std::vector<KernelInfo> kernels;
 };
+
+/// The variant group named `name` in any kernel of `info`, or null.
+VariantGroup *findVariantGroup(ModuleInfo &info, const std::string &name);
 
 } // namespace kcc::host
 

@@ -154,9 +154,28 @@ bool host::collectKernelInfo(mlir::ModuleOp tileIR, ModuleInfo &info) {
       return k.name == baseName.getValue();
     });
     if (it == info.kernels.end()) {
-      info.kernels.push_back({baseName.str(), {}, {}});
+      info.kernels.push_back({baseName.str(), {}, {}, {}});
       it = std::prev(info.kernels.end());
     }
+    spec.variantOnly = func->hasAttr(KccDialect::kVariantOnlyAttr);
+    if (auto groups = func->getAttrOfType<mlir::DictionaryAttr>(
+            KccDialect::kVariantOfAttr);
+        groups && !func->hasAttr(KccDialect::kPersistentOfAttr))
+      for (mlir::NamedAttribute g : groups) {
+        auto group = llvm::find_if(it->groups, [&](const VariantGroup &v) {
+          return v.name == g.getName().getValue();
+        });
+        if (group == it->groups.end()) {
+          VariantGroup v;
+          v.name = g.getName().getValue().str();
+          for (auto open : mlir::cast<mlir::ArrayAttr>(g.getValue())
+                               .getAsValueRange<mlir::StringAttr>())
+            v.open.push_back(open.str());
+          it->groups.push_back(std::move(v));
+          group = std::prev(it->groups.end());
+        }
+        group->candidates.push_back(spec.symbol);
+      }
     if (auto of = func->getAttrOfType<mlir::FlatSymbolRefAttr>(
             KccDialect::kPersistentOfAttr)) {
       spec.persistentOf = of.getValue().str();

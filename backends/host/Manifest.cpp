@@ -87,6 +87,9 @@ std::string kcc::host::emitManifest(const ModuleInfo &module,
                         {"params", std::move(params)},
                         {"grid", std::move(grid)},
                         {"targets", std::move(builds)}};
+      // A candidate of launch_functions only, built where a target chose it.
+      if (s.variantOnly)
+        spec["variant_only"] = true;
       // kcc --persistent: the build the launch runs instead when the grid
       // has more than ctas_per_sm x multiprocessors tiles.
       if (const Specialization *p = k.persistentBuildOf(s)) {
@@ -113,9 +116,30 @@ std::string kcc::host::emitManifest(const ModuleInfo &module,
     if (!k.specializations.empty())
       for (const ConstantValue &c : k.specializations.front().constants)
         constantNames.push_back(c.name);
-    kernels.push_back(json::Object{{"name", k.name},
-                                   {"constants", std::move(constantNames)},
-                                   {"specializations", std::move(specs)}});
+    json::Object kernel{{"name", k.name},
+                        {"constants", std::move(constantNames)},
+                        {"specializations", std::move(specs)}};
+    // Tunable constants: one launch function per clause that left them to
+    // the compiler, and its choice per target.
+    if (!k.groups.empty()) {
+      json::Array groups;
+      for (const VariantGroup &g : k.groups) {
+        json::Array open, candidates;
+        json::Object chosen;
+        for (const std::string &o : g.open)
+          open.push_back(o);
+        for (const std::string &c : g.candidates)
+          candidates.push_back(c);
+        for (const auto &[target, symbol] : g.chosen)
+          chosen[target] = symbol;
+        groups.push_back(json::Object{{"name", g.name},
+                                      {"chosen_constants", std::move(open)},
+                                      {"candidates", std::move(candidates)},
+                                      {"chosen", std::move(chosen)}});
+      }
+      kernel["launch_functions"] = std::move(groups);
+    }
+    kernels.push_back(std::move(kernel));
   }
   json::Array targets, outputs;
   for (const std::string &t : module.targets)

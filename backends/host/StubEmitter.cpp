@@ -45,13 +45,14 @@ constexpr const char *kGenerator = "kcc " KCC_VERSION;
 constexpr const char *kGenerator = "kcc";
 #endif
 
-constexpr Vendor kCuda = {".kcc",        "_KCC_H",      "kcc/runtime.h",
-                          "kcc_runtime", "CUstream_st", "kcc::rt::launch",
-                          "fatbin",      false};
-constexpr Vendor kHip = {".hip.kcc",          "_HIP_KCC_H",
-                         "kcc/runtime_hip.h", "kcc_runtime_hip",
-                         "ihipStream_t",      "kcc::rt::hip::launch",
-                         "offload bundle",    true};
+constexpr Vendor kCuda = {
+    ".kcc",        "_KCC_H",      "kcc/runtime.h",
+    "kcc_runtime", "CUstream_st", "kcc::rt::launch",
+    "fatbin",      false,         "kcc::rt::selectVariant"};
+constexpr Vendor kHip = {
+    ".hip.kcc",        "_HIP_KCC_H",   "kcc/runtime_hip.h",
+    "kcc_runtime_hip", "ihipStream_t", "kcc::rt::hip::launch",
+    "offload bundle",  true,           "kcc::rt::hip::selectVariant"};
 
 //===----------------------------------------------------------------------===//
 // Emission
@@ -134,11 +135,71 @@ std::string docComment(const KernelInfo &k, const SpecPlan &sp, bool amd) {
   return out;
 }
 
+/// The chosen candidate per target, for the comments of a group's launch
+/// function: "BM = 128, BN = 64 (sm_90a); BM = 64, BN = 64 (sm_80)".
+std::string groupChoices(const KernelPlan &kp, const GroupPlan &gp, bool amd) {
+  std::string out;
+  for (const auto &[target, symbol] : gp.group->chosen) {
+    if (isAmdTarget(target) != amd)
+      continue;
+    for (size_t v : gp.variants) {
+      const Specialization &s = *kp.specs[v].spec;
+      if (s.symbol != symbol)
+        continue;
+      std::string values;
+      for (const ConstantValue &c : s.constants)
+        if (std::find(gp.group->open.begin(), gp.group->open.end(), c.name) !=
+            gp.group->open.end())
+          values += (values.empty() ? "" : ", ") + c.name + " = " + c.text;
+      out += (out.empty() ? "" : "; ") + values + " (" + target + ")";
+    }
+  }
+  return out;
+}
+
+std::string groupComment(const KernelPlan &kp, const GroupPlan &gp, bool amd) {
+  const Specialization &first = *kp.specs[gp.variants.front()].spec;
+  std::string bound;
+  for (const ConstantValue &c : first.constants)
+    if (std::find(gp.group->open.begin(), gp.group->open.end(), c.name) ==
+        gp.group->open.end())
+      bound += (bound.empty() ? "" : ", ") + c.name + " = " + c.text;
+  std::string open;
+  for (const std::string &o : gp.group->open)
+    open += (open.empty() ? "" : ", ") + o;
+  std::string out = wrapComment(
+      "///", "Kernel " + kp.kernel->name +
+                 (bound.empty() ? "" : " with " + bound) + "; " + open +
+                 " chosen by the compiler per target (kcc --report says "
+                 "why): " +
+                 groupChoices(kp, gp, amd) + ".");
+  out += wrapComment("///",
+                     "Grid, threads and shared memory: those of the chosen "
+                     "specialization (" +
+                         std::to_string(gp.group->candidates.size()) +
+                         " candidates compiled).",
+                     2);
+  return out;
+}
+
 std::vector<std::string> typedParams(const Specialization &s) {
   std::vector<std::string> out;
   for (const ParamInfo &p : s.params)
     if (!p.isTensorMap)
       out.push_back(cxxParam(p));
+  return out;
+}
+
+/// Every public launch function of a kernel: its name and the
+/// specialization whose parameters it takes.
+std::vector<std::pair<std::string, const Specialization *>>
+launchFunctions(const KernelPlan &kp) {
+  std::vector<std::pair<std::string, const Specialization *>> out;
+  for (const SpecPlan &sp : kp.specs)
+    if (sp.launchable)
+      out.push_back({sp.spec->symbol, sp.spec});
+  for (const GroupPlan &gp : kp.groups)
+    out.push_back({gp.group->name, kp.specs[gp.variants.front()].spec});
   return out;
 }
 
@@ -189,11 +250,20 @@ std::string emitHeader(const std::vector<KernelPlan> &plans,
   for (const KernelPlan &kp : plans) {
     const KernelInfo &k = *kp.kernel;
     for (const SpecPlan &sp : kp.specs) {
+      if (!sp.launchable)
+        continue;
       const Specialization &s = *sp.spec;
       std::vector<std::string> params = typedParams(s);
       params.push_back(stream + " *stream = nullptr");
       h += "\n" + docComment(k, sp, vendor.amd);
       h += wrapCall("", "kcc::Status " + s.symbol + "(", params, ");");
+    }
+    for (const GroupPlan &gp : kp.groups) {
+      std::vector<std::string> params =
+          typedParams(*kp.specs[gp.variants.front()].spec);
+      params.push_back(stream + " *stream = nullptr");
+      h += "\n" + groupComment(kp, gp, vendor.amd);
+      h += wrapCall("", "kcc::Status " + gp.group->name + "(", params, ");");
     }
     const Specialization &first = k.specializations.front();
     if (first.constants.empty())
@@ -234,14 +304,13 @@ std::string emitHeader(const std::vector<KernelPlan> &plans,
   h += "/// patterns; they return the status code and keep the message for\n";
   h += "/// kcc_last_error_message().\n";
   for (const KernelPlan &kp : plans)
-    for (const SpecPlan &sp : kp.specs) {
+    for (const auto &[name, spec] : launchFunctions(kp)) {
       std::vector<std::string> params;
-      for (const ParamInfo &p : sp.spec->params)
+      for (const ParamInfo &p : spec->params)
         if (!p.isTensorMap)
           params.push_back(cParam(p));
       params.push_back("struct " + stream + " *stream");
-      h += wrapCall("", "kcc_status_code kcc_" + sp.spec->symbol + "(", params,
-                    ");");
+      h += wrapCall("", "kcc_status_code kcc_" + name + "(", params, ");");
     }
   h += "\n#ifdef __cplusplus\n} // extern \"C\"\n#endif\n\n";
   h += "#endif // " + guard + "\n";
@@ -383,7 +452,11 @@ std::string emitSource(const ModuleInfo &m,
       std::vector<std::string> params = typedParams(s);
       params.push_back(stream + " *stream");
       c += "\n";
-      c += wrapCall("", "kcc::Status " + s.symbol + "(", params, ") {");
+      c += wrapCall("",
+                    sp.launchable
+                        ? "kcc::Status " + s.symbol + "("
+                        : "static kcc::Status kcc_variant_" + s.symbol + "(",
+                    params, ") {");
       bool declared = false;
       auto check = [&](const std::string &call,
                        const std::vector<std::string> &args) {
@@ -490,6 +563,44 @@ std::string emitSource(const ModuleInfo &m,
       c += "}\n";
     }
 
+    // Variant groups: the candidate built for the device's architecture.
+    for (const GroupPlan &gp : kp.groups) {
+      const Specialization &first = *kp.specs[gp.variants.front()].spec;
+      std::vector<std::string> params = typedParams(first);
+      params.push_back(stream + " *stream");
+      std::vector<std::string> args, descs;
+      for (const ParamInfo &p : first.params)
+        if (!p.isTensorMap)
+          args.push_back(p.name);
+      args.push_back("stream");
+      for (size_t v : gp.variants)
+        descs.push_back("&kcc_impl::kernel_" + kp.specs[v].spec->symbol);
+      c += "\n";
+      c += wrapCall("", "kcc::Status " + gp.group->name + "(", params, ") {");
+      c += wrapCall(
+          "  ", "static const kcc::rt::KernelDesc *const kcc_variants[] = {",
+          descs, "};");
+      c += "  unsigned kcc_which = 0;\n";
+      c += wrapCall(
+          "  ",
+          std::string("kcc::Status kcc_status = ") + vendor.selectVariant + "(",
+          {"kcc_variants", std::to_string(descs.size()), "&kcc_which"}, ");");
+      c += "  if (!kcc_status)\n    return kcc_status;\n";
+      c += "  switch (kcc_which) {\n";
+      for (size_t i = 0; i < gp.variants.size(); ++i) {
+        const SpecPlan &sp = kp.specs[gp.variants[i]];
+        c += i + 1 < gp.variants.size() ? "  case " + std::to_string(i) + ":\n"
+                                        : std::string("  default:\n");
+        c += wrapCall("    ",
+                      "return " +
+                          (sp.launchable ? "::" + ns + "::" + sp.spec->symbol
+                                         : "kcc_variant_" + sp.spec->symbol) +
+                          "(",
+                      args, ");");
+      }
+      c += "  }\n}\n";
+    }
+
     if (!kp.dispatcher.possible)
       continue;
     const Specialization &first = k.specializations.front();
@@ -553,8 +664,8 @@ std::string emitSource(const ModuleInfo &m,
   c += "\n} // namespace " + ns + "\n";
 
   for (const KernelPlan &kp : plans)
-    for (const SpecPlan &sp : kp.specs) {
-      const Specialization &s = *sp.spec;
+    for (const auto &[name, spec] : launchFunctions(kp)) {
+      const Specialization &s = *spec;
       std::vector<std::string> params, args;
       for (const ParamInfo &p : s.params) {
         if (p.isTensorMap)
@@ -572,11 +683,11 @@ std::string emitSource(const ModuleInfo &m,
       params.push_back(stream + " *stream");
       args.push_back("stream");
       c += "\n";
-      c += wrapCall("", "extern \"C\" kcc_status_code kcc_" + s.symbol + "(",
+      c += wrapCall("", "extern \"C\" kcc_status_code kcc_" + name + "(",
                     params, ") {");
-      c += wrapCall(
-          "  ", "return kcc::rt::setLastError(::" + ns + "::" + s.symbol + "(",
-          args, "));");
+      c += wrapCall("  ",
+                    "return kcc::rt::setLastError(::" + ns + "::" + name + "(",
+                    args, "));");
       c += "}\n";
     }
   return c;

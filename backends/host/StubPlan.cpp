@@ -16,7 +16,7 @@
 
 namespace kcc::host::detail {
 
-static bool isAmdTarget(const std::string &target) {
+bool isAmdTarget(const std::string &target) {
   return target.rfind("gfx", 0) == 0;
 }
 
@@ -25,6 +25,11 @@ static Dispatcher planDispatcher(const KernelInfo &k) {
   const Specialization &first = k.specializations.front();
   if (first.constants.empty())
     return d; // nothing to select by: call the typed function
+  if (!k.groups.empty()) {
+    d.whyNot = "the compiler chooses some of its constants (tunable), per "
+               "target; call the launch functions";
+    return d;
+  }
   for (const Specialization &s : k.specializations) {
     if (s.constants.size() != first.constants.size()) {
       d.whyNot = "its specializations have different constant parameters";
@@ -215,9 +220,12 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
                 s.symbol + " in C, which the runtime defines; rename it";
         return false;
       }
-      if (!claim(s.symbol, "kernel function of " + k.name))
-        return false;
       std::vector<const TargetBuild *> builds = vendorBuilds(s);
+      // A candidate none of the vendor's targets chose is not in its image.
+      if (s.variantOnly && builds.empty())
+        continue;
+      if (!s.variantOnly && !claim(s.symbol, "kernel function of " + k.name))
+        return false;
       if (builds.empty()) {
         error = "kernel function '" + s.symbol + "' has no " +
                 (s.builds.empty() ? ""
@@ -271,6 +279,7 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
       }
       SpecPlan sp;
       sp.spec = &s;
+      sp.launchable = !s.variantOnly;
       sp.builds = std::move(builds);
       if (const Specialization *p = k.persistentBuildOf(s)) {
         sp.persistent.spec = p;
@@ -298,6 +307,62 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
             sp.guardParams.back().push_back(p.name);
       }
       kp.specs.push_back(std::move(sp));
+    }
+    for (const VariantGroup &g : k.groups) {
+      if (!checkName(g.name, "launch function", k.name) ||
+          !claim(g.name, "launch function of " + k.name))
+        return false;
+      GroupPlan gp;
+      gp.group = &g;
+      for (const auto &choice : g.chosen) {
+        const std::string &target = choice.first, &symbol = choice.second;
+        if (isAmdTarget(target) != vendor.amd)
+          continue;
+        auto it = std::find_if(
+            kp.specs.begin(), kp.specs.end(),
+            [&](const SpecPlan &sp) { return sp.spec->symbol == symbol; });
+        if (it == kp.specs.end()) {
+          error = "launch function '" + g.name + "' chose '" + symbol +
+                  "' on " + target + ", which was not compiled there";
+          return false;
+        }
+        size_t index = it - kp.specs.begin();
+        if (std::find(gp.variants.begin(), gp.variants.end(), index) ==
+            gp.variants.end())
+          gp.variants.push_back(index);
+      }
+      if (gp.variants.empty())
+        continue; // no target of this vendor
+      // One signature serves every candidate, whichever a target chose.
+      auto specOf = [&](const std::string &symbol) {
+        return &*std::find_if(
+            k.specializations.begin(), k.specializations.end(),
+            [&](const Specialization &s) { return s.symbol == symbol; });
+      };
+      const Specialization &first = *specOf(g.candidates.front());
+      for (const std::string &candidate : g.candidates) {
+        const Specialization &s = *specOf(candidate);
+        bool same = s.params.size() == first.params.size();
+        for (size_t i = 0; same && i < s.params.size(); ++i) {
+          const ParamInfo &a = s.params[i], &b = first.params[i];
+          same = a.isTensorMap == b.isTensorMap &&
+                 (a.isTensorMap ||
+                  (a.name == b.name && a.isPointer == b.isPointer &&
+                   a.elem == b.elem && a.align == b.align &&
+                   a.divisibility == b.divisibility &&
+                   a.tensorRank == b.tensorRank));
+        }
+        if (!same) {
+          error = "launch function '" + g.name + "' runs " + first.symbol +
+                  " or " + s.symbol +
+                  ", whose parameters differ (a tunable constant changes "
+                  "a parameter's type or facts); bind it in the "
+                  "specialize clause";
+          culpritKernel = k.name;
+          return false;
+        }
+      }
+      kp.groups.push_back(std::move(gp));
     }
     kp.dispatcher = planDispatcher(k);
     plans.push_back(std::move(kp));

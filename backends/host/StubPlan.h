@@ -25,10 +25,14 @@ struct Vendor {
   const char *launch;        // the runtime's launch function
   const char *imageKind;     // "fatbin", in comments
   bool amd;                  // uses the AMD (gfx*) builds, else the others
+  const char *selectVariant; // the runtime's variant selection
 };
 
 struct SpecPlan {
   const Specialization *spec;
+  // A candidate of variant groups only (Specialization::variantOnly): its
+  // launch function is internal, kcc_variant_<symbol>, called by theirs.
+  bool launchable = true;
   std::vector<std::string> gridParams; // integer params the grid uses, in order
   // Per coverage guard, the integer params it uses, in order.
   std::vector<std::vector<std::string>> guardParams;
@@ -47,11 +51,21 @@ struct Dispatcher {
   std::vector<bool> pointerIsVoid; // per param
 };
 
+/// A launch function over the candidates the vendor's targets chose.
+struct GroupPlan {
+  const VariantGroup *group;
+  std::vector<size_t> variants; // indices into KernelPlan::specs, distinct
+};
+
 struct KernelPlan {
   const KernelInfo *kernel;
   std::vector<SpecPlan> specs;
+  std::vector<GroupPlan> groups;
   Dispatcher dispatcher;
 };
+
+/// Whether a target name is an AMD one (gfx*).
+bool isAmdTarget(const std::string &target);
 
 /// Checks `m` for the stubs of `vendor` and plans them; on failure sets
 /// `error` and, for a refused name, `culpritKernel` and `culpritName`.

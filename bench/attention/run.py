@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Attention forward (bench/attention/attention.kc) on one GPU, one process:
+"""Attention forward (bench/attention/attention.kc, or the bundled
+kernels/attention.kc through its launch functions) on one GPU, one process:
 every specialization checked against a float64 reference (O and the
 log-sum-exp) and against torch's scaled_dot_product_attention, then timed
 beside SDPA with the cuDNN backend and with the flash backend, in TFLOP/s
@@ -36,7 +37,24 @@ DT = {"f16": torch.float16, "bf16": torch.bfloat16}
 
 def spec_constants(spec):
     c = spec["constants"]
-    return c["T"], int(c["D"]), int(c["BM"]), int(c["BN"]), int(c.get("CAUSAL", 0))
+    return c["T"], int(c["D"]), int(c["BM"]), int(c["BN"]), \
+        int(spec.get("causal_arg", c.get("CAUSAL", 0)))
+
+
+def launch_functions(kernel, target):
+    """The bundled kernel's launch functions (kernels/attention.kc: BM and BN
+    chosen by kcc per target, causal a run-time argument) as specs, one per
+    causal value, with the constants of the candidate `target` chose."""
+    by_symbol = {s["symbol"]: s for s in kernel["specializations"]}
+    out = []
+    for lf in kernel.get("launch_functions", []):
+        chosen = by_symbol[lf["chosen"][target]]
+        for causal in (0, 1):
+            out.append(dict(symbol=lf["name"], params=chosen["params"],
+                            constants=chosen["constants"], kernel=kernel["name"],
+                            causal_arg=causal,
+                            label=f"{lf['name']} ({chosen['symbol']})"))
+    return out
 
 
 def tensor_args(name, t):
@@ -82,7 +100,8 @@ def run_kcc(lib, spec, q, k, v, group):
                     scale=1.0 / math.sqrt(d), group=group)
     else:
         args = dict(**tensor_args("o", o), **tensor_args("q", q), **tensor_args("k", k),
-                    **tensor_args("v", v), lse=lse, scale=1.0 / math.sqrt(d), group=group)
+                    **tensor_args("v", v), lse=lse, scale=1.0 / math.sqrt(d), group=group,
+                    causal=spec.get("causal_arg", 0))
     return Kernel(lib, spec).bind(args), o, lse
 
 
@@ -115,7 +134,7 @@ def check(lib, spec, bh, hkv, sq, sk, causal_ok=True):
     # 16-bit type's last place at |O| <= max |V|.
     tol = (8e-3 if t == "f16" else 3e-2) * float(v.abs().max())
     ok = bool(torch.isfinite(o).all()) and err <= tol and lerr <= 1e-3 * math.log(sk + 1)
-    print(f"{'ok' if ok else 'FAIL'} {spec['symbol']} bh={bh} hkv={hkv} sq={sq} sk={sk}: "
+    print(f"{'ok' if ok else 'FAIL'} {spec.get('label', spec['symbol'])} causal={causal} bh={bh} hkv={hkv} sq={sq} sk={sk}: "
           f"max |O - ref| {err:.3g} (tol {tol:.3g}), max |lse - ref| {lerr:.3g}")
     return ok
 
@@ -130,16 +149,24 @@ def main():
     ap.add_argument("--width", type=int, default=2048, help="heads * head_dim")
     ap.add_argument("--specs", default="",
                     help="comma-separated symbols to run (default: every specialization)")
+    ap.add_argument("--target", default="sm_90a",
+                    help="the target whose choices the launch functions run (the device's)")
     ap.add_argument("--check", default="1x1x77x77,2x2x200x333,4x2x129x129,2x1x64x1000",
                     help="BHxHKVxSQxSK shapes checked (not timed) for every specialization")
     args = ap.parse_args()
 
     lib = ctypes.CDLL(os.path.abspath(args.lib))
     manifest = json.load(open(args.manifest))
-    specs = [dict(s, kernel=k["name"]) for k in manifest["kernels"]
-             if k["name"] in ("attention", "attention_ptr")
-             for s in k["specializations"]
-             if not args.specs or s["symbol"] in args.specs.split(",")]
+    specs = []
+    for k in manifest["kernels"]:
+        if k["name"] not in ("attention", "attention_ptr"):
+            continue
+        if "launch_functions" in k:  # kernels/attention.kc
+            specs += [s for s in launch_functions(k, args.target)
+                      if not args.specs or s["symbol"] in args.specs.split(",")]
+            continue
+        specs += [dict(s, kernel=k["name"]) for s in k["specializations"]
+                  if not args.specs or s["symbol"] in args.specs.split(",")]
     from torch.nn.attention import SDPBackend
 
     failures = 0
@@ -176,7 +203,8 @@ def main():
                     print(f"note: {name} at {seq}: {e}", file=sys.stderr)
             r = lambda n: f"{rate[n]:.0f}" if n in rate else "-"
             ratio = lambda n: f"{rate['kcc'] / rate[n]:.2f}x" if n in rate else "-"
-            lines.append(f"| {t} | {d} | {'yes' if causal else 'no'} | {seq} | {spec['symbol']} | "
+            lines.append(f"| {t} | {d} | {'yes' if causal else 'no'} | {seq} | "
+                         f"{spec.get('label', spec['symbol'])} | "
                          f"{r('kcc')} | {r('cudnn')} | {r('flash')} | {ratio('cudnn')} | "
                          f"{ratio('flash')} |")
     _tutorial.write_report(lines, args.out)

@@ -233,6 +233,51 @@ Status loadFunction(const Driver &driver, const KernelDesc &kernel,
 
 } // namespace
 
+Status kcc::rt::selectVariant(const KernelDesc *const *variants, unsigned n,
+                              unsigned *index) {
+  *index = 0;
+  if (n <= 1)
+    return Status();
+  const KernelDesc &first = *variants[0];
+  const std::string *whyNot = nullptr;
+  const Driver *driver = loadDriver(&whyNot);
+  if (!driver)
+    return makeStatus(KCC_ERROR_NO_DRIVER, launchPrefix(first) + *whyNot);
+  CUcontext ctx = nullptr;
+  Status status = currentContext(*driver, first, &ctx);
+  if (!status.ok())
+    return status;
+  unsigned sm = 0;
+  status = computeCapability(*driver, first, &sm);
+  if (!status.ok())
+    return status;
+  // Exact, else the same major version's newest below the device, else
+  // the newest target's (JIT from its PTX).
+  int sameMajor = -1, newest = -1;
+  unsigned sameMajorSm = 0, newestSm = 0;
+  for (unsigned v = 0; v < n; ++v)
+    for (unsigned i = 0; i < variants[v]->numThreads; ++i) {
+      unsigned built = variants[v]->threads[i].sm;
+      if (built == sm) {
+        *index = v;
+        return Status();
+      }
+      if (built / 10 == sm / 10 && built < sm && built >= sameMajorSm) {
+        sameMajor = static_cast<int>(v);
+        sameMajorSm = built;
+      }
+      if (built >= newestSm) {
+        newest = static_cast<int>(v);
+        newestSm = built;
+      }
+    }
+  if (sameMajor >= 0)
+    *index = static_cast<unsigned>(sameMajor);
+  else if (newest >= 0)
+    *index = static_cast<unsigned>(newest);
+  return Status();
+}
+
 Status kcc::rt::launch(const KernelDesc &kernel, const int64_t grid[3],
                        void **args, CUstream_st *stream) {
   bool empty = false;

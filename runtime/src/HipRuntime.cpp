@@ -237,6 +237,34 @@ Status loadFunction(const KernelDesc &kernel, int device, LoadedFunction *out) {
 
 } // namespace
 
+Status kcc::rt::hip::selectVariant(const KernelDesc *const *variants,
+                                   unsigned n, unsigned *index) {
+  *index = 0;
+  if (n <= 1)
+    return Status();
+  const KernelDesc &first = *variants[0];
+  Status status = initialize(first);
+  if (!status.ok())
+    return status;
+  int device = 0;
+  status = currentDevice(first, &device);
+  if (!status.ok())
+    return status;
+  std::string arch;
+  status = deviceArch(first, device, &arch);
+  if (!status.ok())
+    return status;
+  std::string processor = offload::processorOf(arch);
+  for (unsigned v = 0; v < n; ++v)
+    for (unsigned i = 0; i < variants[v]->numThreads; ++i)
+      if (variants[v]->threads[i].target &&
+          offload::processorOf(variants[v]->threads[i].target) == processor) {
+        *index = v;
+        return Status();
+      }
+  return Status();
+}
+
 Status kcc::rt::hip::launch(const KernelDesc &kernel, const int64_t grid[3],
                             void **args, ihipStream_t *stream) {
   bool empty = false;

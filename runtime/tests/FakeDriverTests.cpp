@@ -856,3 +856,47 @@ int main(int argc, char **argv) {
   context.applyCommandLine(argc, argv);
   return context.run();
 }
+
+//===----------------------------------------------------------------------===//
+// Variant selection (launch functions over tunable constants)
+
+TEST_CASE("selectVariant: the candidate built for the device's architecture") {
+  static const ThreadsForArch t80[] = {{80, 128}};
+  static const ThreadsForArch t90[] = {{90, 384, nullptr, 98304}};
+  static const ThreadsForArch t100[] = {{100, 384}};
+  static const KernelDesc v80 = {&kFatbin, "k_64", t80, 1};
+  static const KernelDesc v90 = {&kFatbin, "k_128", t90, 1};
+  static const KernelDesc v100 = {&kFatbin, "k_256", t100, 1};
+  const KernelDesc *const variants[] = {&v80, &v90, &v100};
+  unsigned which = 7;
+  {
+    ScopedContext hopper(8, 90);
+    REQUIRE(selectVariant(variants, 3, &which).ok());
+    CHECK(which == 1);
+  }
+  {
+    ScopedContext ampere(8, 86); // the sm_80 cubin runs on sm_86
+    REQUIRE(selectVariant(variants, 3, &which).ok());
+    CHECK(which == 0);
+  }
+  {
+    ScopedContext blackwell(8, 100);
+    REQUIRE(selectVariant(variants, 3, &which).ok());
+    CHECK(which == 2);
+  }
+  {
+    ScopedContext newer(8, 120); // no cubin: the newest target's PTX
+    REQUIRE(selectVariant(variants, 3, &which).ok());
+    CHECK(which == 2);
+  }
+  {
+    ScopedContext turing(8, 75); // nothing fits: the newest, whose launch
+                                 // then reports the missing image
+    REQUIRE(selectVariant(variants, 3, &which).ok());
+    CHECK(which == 2);
+  }
+  // One candidate: no driver query at all.
+  which = 7;
+  CHECK(selectVariant(variants, 1, &which).ok());
+  CHECK(which == 0);
+}

@@ -710,3 +710,29 @@ int main(int argc, char **argv) {
   context.applyCommandLine(argc, argv);
   return context.run();
 }
+
+TEST_CASE("selectVariant: the candidate built for the device's processor") {
+  static const ThreadsForArch t942[] = {{0, 256, "gfx942"}};
+  static const ThreadsForArch t90a[] = {{0, 128, "gfx90a"}};
+  std::string bytes = makeBundle({{kHost, ""}});
+  static const FatbinDesc *bundle = image(bytes, "k.kc", "gfx90a, gfx942");
+  static const KernelDesc v942 = {bundle, "k_128", t942, 1};
+  static const KernelDesc v90a = {bundle, "k_64", t90a, 1};
+  const KernelDesc *const variants[] = {&v942, &v90a};
+  fake.setArch(5, "gfx90a:sramecc+:xnack-");
+  fake.setArch(6, "gfx942:sramecc+:xnack-");
+  fake.setArch(7, "gfx1100");
+  unsigned which = 7;
+  onDevice(5, [&] {
+    REQUIRE(hip::selectVariant(variants, 2, &which).ok());
+    CHECK(which == 1);
+  });
+  onDevice(6, [&] {
+    REQUIRE(hip::selectVariant(variants, 2, &which).ok());
+    CHECK(which == 0);
+  });
+  onDevice(7, [&] { // no candidate for it: the first (its launch says why)
+    REQUIRE(hip::selectVariant(variants, 2, &which).ok());
+    CHECK(which == 0);
+  });
+}

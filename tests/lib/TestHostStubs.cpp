@@ -4,8 +4,10 @@
 // stub emitter, the manifest) on a tile IR module and prints the files in
 // split-file format ("//--- <name>"), so lit tests can check stubs for IR the
 // frontend does not produce yet (e.g. TMA tensor map arguments) and compile
-// them. Each kernel gets builds for sm_80 and sm_90a (128 threads) and the
-// embedded image is a FakeCuda.cpp fatbin naming every kernel.
+// them. Each kernel gets builds for sm_80 and sm_90a (128 threads; a
+// function's `test.chosen_for` list overrides them and makes it the choice
+// of its launch functions there) and the embedded image is a FakeCuda.cpp
+// fatbin naming every kernel.
 //
 //===----------------------------------------------------------------------===//
 #include "tests/lib/TestPasses.h"
@@ -14,6 +16,7 @@
 #include "backends/host/Manifest.h"
 #include "backends/host/StubEmitter.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassRegistry.h"
@@ -46,10 +49,26 @@ struct TestHostStubsPass
       for (kcc::host::Specialization &s : k.specializations) {
         fatbin += (first ? "" : ",") + s.symbol;
         first = false;
-        for (const std::string &target : info.targets) {
+        // A candidate of launch functions over tunables is built for the
+        // targets its `test.chosen_for` names (what kcc-select-variants
+        // would have chosen), and chosen there.
+        std::vector<std::string> targets = info.targets;
+        auto func = module.lookupSymbol<mlir::func::FuncOp>(s.symbol);
+        if (auto chosen =
+                func ? func->getAttrOfType<mlir::ArrayAttr>("test.chosen_for")
+                     : mlir::ArrayAttr()) {
+          targets.clear();
+          for (auto t : chosen.getAsValueRange<mlir::StringAttr>()) {
+            targets.push_back(t.str());
+            for (kcc::host::VariantGroup &g : k.groups)
+              if (llvm::is_contained(g.candidates, s.symbol))
+                g.chosen.push_back({t.str(), s.symbol});
+          }
+        }
+        for (const std::string &target : targets) {
           kcc::host::TargetBuild b;
           b.target = target;
-          b.sm = hip ? 0 : std::stoi(target.substr(3, 2));
+          b.sm = hip ? 0 : std::stoi(target.substr(3));
           b.threads = 128;
           s.builds.push_back(b);
         }

@@ -211,8 +211,11 @@ TEST_CASE("frontend sema: specialization expansion and -D") {
   }
   {
     Compiled c("kernel k<BLOCK: i32>(o: ptr<f32>) grid(1) { }\n");
-    CHECK(c.has("t.kc:1:10: error: constant parameter 'BLOCK' has no value; add "
-                "specialize(BLOCK = ...) or pass -D BLOCK=..."));
+    CHECK(
+        c.has("t.kc:1:10: error: constant parameter 'BLOCK' has no value; add "
+              "specialize(BLOCK = ...), pass -D BLOCK=... or declare "
+              "candidates (BLOCK: i32 in (...)) for the compiler to choose "
+              "from"));
     Compiled d("kernel k<BLOCK: i32>(o: ptr<f32>) grid(1) { }\n",
                {{"BLOCK", "64"}});
     CHECK(d.numErrors == 0);
@@ -322,4 +325,76 @@ TEST_CASE("frontend sema: builtins emit the expected ops") {
                          "arith.ori", "arith.xori", "arith.cmpi ne",
                          "kcc.num_programs", "kcc.store"})
     CHECK_MESSAGE(c.has(op), std::string(op));
+}
+
+TEST_CASE("tunable constants: one function per candidate, one launch name") {
+  {
+    // Two clauses, each leaving B to the compiler: 2 x 2 functions.
+    Compiled c("kernel k<T: dtype, B: i32 in (64, 128)>(o: ptr<T>) grid(1)\n"
+               "    specialize(T = f16) specialize(T = f32) { }\n");
+    REQUIRE(c.numErrors == 0);
+    for (const char *f :
+         {"@k_f16_64(", "@k_f16_128(", "@k_f32_64(", "@k_f32_128("})
+      CHECK(c.has(f));
+    CHECK(c.has("kcc.variant_of = {k_f16 = [\"B\"]}"));
+    CHECK(c.has("kcc.variant_of = {k_f32 = [\"B\"]}"));
+    CHECK(c.has("kcc.variant_only"));
+  }
+  {
+    // A clause binding B names a function of its own, also a candidate.
+    Compiled c("kernel k<B: i32 in (64, 128)>(o: ptr<f32>) grid(1)\n"
+               "    specialize() specialize(B = 64) { }\n");
+    REQUIRE(c.numErrors == 0);
+    CHECK(c.has("func.func @k_64(%arg0: !kcc.ptr<f32>) attributes {"));
+    CHECK(c.has("kcc.variant_of = {k = [\"B\"]}"));
+  }
+  {
+    // No clause: every tunable is left open; -D fixes one.
+    Compiled c("kernel k<A: i32 in (1, 2), B: bool in (true, false)>"
+               "(o: ptr<f32>) grid(1) { }\n",
+               {{"A", "2"}});
+    REQUIRE(c.numErrors == 0);
+    CHECK(c.has("@k_2_true("));
+    CHECK(c.has("@k_2_false("));
+    CHECK(c.has("kcc.variant_of = {k_2 = [\"B\"]}"));
+    CHECK(!c.has("@k_1_"));
+  }
+  {
+    // One candidate and nothing else: just the kernel.
+    Compiled c("kernel k<B: i32 in (64)>(o: ptr<f32>) grid(1) { }\n");
+    REQUIRE(c.numErrors == 0);
+    CHECK(c.has("@k("));
+    CHECK(!c.has("kcc.variant_of"));
+  }
+}
+
+TEST_CASE("tunable constants: errors") {
+  struct Case {
+    const char *src, *message;
+  } cases[] = {
+      {"kernel k<B: i32 in ()>(o: ptr<f32>) grid(1) { }\n",
+       "t.kc:1:17: error: tunable constant 'B' needs at least one candidate "
+       "value"},
+      {"kernel k<B: i32 in (64) = 64>(o: ptr<f32>) grid(1) { }\n",
+       "t.kc:1:27: error: tunable constant 'B' takes no default"},
+      {"kernel k<B: i32 in (64, 64)>(o: ptr<f32>) grid(1) { }\n",
+       "t.kc:1:25: error: candidate 64 of 'B' is listed twice"},
+      {"kernel k<B: i32 in (64, f16)>(o: ptr<f32>) grid(1) { }\n",
+       "t.kc:1:25: error: value 'f16' does not fit constant parameter 'B' of "
+       "type i32"},
+      {"kernel k<B: i32 in 64>(o: ptr<f32>) grid(1) { }\n",
+       "t.kc:1:20: error: expected '(' after 'in' (write NAME: i32 in (64, "
+       "128))"},
+      // The launch name of the clause is another function's name.
+      {"kernel k<N: i32, B: i32 in (1, 2)>(o: ptr<f32>) grid(1)\n"
+       "    specialize(N = 4) { }\n"
+       "kernel k_4(o: ptr<f32>) grid(1) { }\n",
+       "t.kc:2:5: error: this specialization's launch function would be named "
+       "'k_4', which kernel 'k_4' already uses for a function"},
+  };
+  for (const Case &t : cases) {
+    Compiled c(t.src);
+    CHECK_MESSAGE(c.has(t.message), t.src);
+    CHECK(c.numErrors > 0);
+  }
 }

@@ -14,9 +14,10 @@
 #include "backends/host/Manifest.h"
 #include "backends/host/StubEmitter.h"
 #include "backends/nvidia/CodeGen.h"
-#include "pipeline/Pipeline.h"
 #include "frontend/Frontend.h"
 #include "ir/Dialect.h"
+#include "pipeline/Pipeline.h"
+#include "pipeline/SelectVariants.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
@@ -335,21 +336,33 @@ private:
                        mlir::StringAttr::get(&ctx, target.name));
     std::string prefix = stem + "." + target.name;
 
+    // Shared buffers are laid out with the bank model here too, so the
+    // report shows the conflicts of what will be emitted.
+    pipeline::LayoutOptions layout;
+    layout.numWarps = options.numWarps;
+    layout.remarks = options.report != ReportKind::None;
+    layout.warpSpecialize = options.warpSpecialize;
+    layout.pingPong = options.pingPong;
+    layout.chunkEpilogues = options.chunkEpilogues;
+    layout.overlapProducts = options.overlapProducts;
+    layout.warpgroupTurns = options.warpgroupTurns;
+    // Tunable constants: one candidate per group stays for this target.
+    {
+      mlir::TimingScope passScope = scope.nest("select variants");
+      auto choices = pipeline::selectVariants(*module, target, layout);
+      if (failed(choices))
+        return false;
+      for (const pipeline::VariantChoice &c : *choices)
+        if (host::VariantGroup *group = host::findVariantGroup(info, c.group))
+          group->chosen.push_back({target.name, c.candidates[c.chosen].symbol});
+      if (options.report != ReportKind::None)
+        report.addVariantChoices(target, std::move(*choices));
+    }
     // Tile IR -> layout IR: layouts chosen with the target model's numbers.
     {
       mlir::PassManager pm(&ctx);
       mlir::TimingScope passScope = scope.nest("layout passes");
       pm.enableTiming(passScope);
-      // Shared buffers are laid out with the bank model here too, so the
-      // report shows the conflicts of what will be emitted.
-      pipeline::LayoutOptions layout;
-      layout.numWarps = options.numWarps;
-      layout.remarks = options.report != ReportKind::None;
-      layout.warpSpecialize = options.warpSpecialize;
-      layout.pingPong = options.pingPong;
-      layout.chunkEpilogues = options.chunkEpilogues;
-      layout.overlapProducts = options.overlapProducts;
-      layout.warpgroupTurns = options.warpgroupTurns;
       pipeline::buildLayoutPipeline(pm, target, layout);
       // The pass's access-width remarks feed the report, not the terminal.
       std::vector<Report::Remark> remarks;

@@ -480,8 +480,32 @@ void Report::addResources(const host::ModuleInfo &info) {
       }
 }
 
+void Report::addVariantChoices(const TargetModel &target,
+                               std::vector<pipeline::VariantChoice> choices) {
+  for (pipeline::VariantChoice &c : choices)
+    variants.push_back({target.name, std::move(c)});
+}
+
 void Report::printText(llvm::raw_ostream &os) const {
   os << "kcc report: " << file << "\n";
+  for (const auto &[target, c] : variants) {
+    const pipeline::VariantCandidate &best = c.candidates[c.chosen];
+    os << "\n"
+       << c.group << " on " << target << ": " << best.values << " (@"
+       << best.symbol << ") of " << c.candidates.size() << " candidates of "
+       << llvm::join(c.open, ", ") << "\n";
+    os << "  chosen: " << best.features.str() << "\n";
+    for (const pipeline::VariantCandidate &cand : c.candidates) {
+      if (&cand == &best)
+        continue;
+      if (cand.legal)
+        os << "  " << cand.values << ": ranked lower"
+           << (cand.checked ? "" : " (not lowered)") << ": "
+           << cand.features.str() << "\n";
+      else
+        os << "  " << cand.values << ": refused: " << cand.refusal << "\n";
+    }
+  }
   for (const std::string &symbol : order)
     for (const TargetEntry &e : kernels.at(symbol)) {
       os << "\nkernel " << symbol << " on " << e.target << ": " << e.threads
@@ -609,5 +633,31 @@ llvm::json::Value Report::toJSON() const {
     ks.push_back(
         llvm::json::Object{{"kernel", symbol}, {"targets", std::move(ts)}});
   }
-  return llvm::json::Object{{"file", file}, {"kernels", std::move(ks)}};
+  llvm::json::Array vs;
+  for (const auto &[target, c] : variants) {
+    llvm::json::Array cands;
+    for (const pipeline::VariantCandidate &cand : c.candidates) {
+      llvm::json::Object o{{"values", cand.values},
+                           {"symbol", cand.symbol},
+                           {"legal", cand.legal},
+                           {"lowered", cand.checked}};
+      if (cand.legal) {
+        o["features"] = cand.features.str();
+        llvm::json::Array key;
+        for (int64_t k : cand.features.key())
+          key.push_back(k);
+        o["rank_key"] = std::move(key);
+      } else {
+        o["refusal"] = cand.refusal;
+      }
+      cands.push_back(std::move(o));
+    }
+    vs.push_back(llvm::json::Object{{"launch", c.group},
+                                    {"target", target},
+                                    {"chosen", c.candidates[c.chosen].symbol},
+                                    {"candidates", std::move(cands)}});
+  }
+  return llvm::json::Object{{"file", file},
+                            {"kernels", std::move(ks)},
+                            {"tunable_choices", std::move(vs)}};
 }

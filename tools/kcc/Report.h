@@ -12,6 +12,7 @@
 #define KCC_TOOLS_KCC_REPORT_H
 
 #include "backends/host/KernelInfo.h"
+#include "pipeline/SelectVariants.h"
 #include "targets/TargetModel.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -42,6 +43,10 @@ public:
   /// operations at the same location on every target (why one was not
   /// lifted stays on its kcc.load/kcc.store: kcc.lift_refused).
   void addLifts(mlir::ModuleOp tileIR);
+  /// Records which candidate of each tunable group `target` keeps, and why
+  /// (pipeline/SelectVariants.h).
+  void addVariantChoices(const TargetModel &target,
+                         std::vector<pipeline::VariantChoice> choices);
   /// Adds ptxas's numbers once the targets are compiled.
   void addResources(const host::ModuleInfo &info);
 
@@ -96,6 +101,8 @@ private:
   const std::string *liftOf(const std::string &symbol,
                             const MemoryOp &m) const;
   std::vector<std::string> order;
+  // (target, choice) in the order the targets were compiled
+  std::vector<std::pair<std::string, pipeline::VariantChoice>> variants;
 };
 
 } // namespace kcc::driver

@@ -137,6 +137,17 @@ Status uncoveredTensor(const KernelDesc &kernel, const char *tensor,
 Status launch(const KernelDesc &kernel, const int64_t grid[3], void **args,
               CUstream_st *stream);
 
+/// For a launch function the compiler chose among candidates for (a
+/// specialize clause leaving tunable constants unbound): sets `*index` to
+/// the candidate in `variants` (n >= 1) built for the current context's
+/// device, the one whose threads table lists the device's compute
+/// capability; else the newest one of the same major version below it (the
+/// cubin the driver loads from the fatbin); else the one built for the
+/// newest target (whose PTX the fatbin carries). Errors: no driver, no
+/// context, a failed device query.
+Status selectVariant(const KernelDesc *const *variants, unsigned n,
+                     unsigned *index);
+
 /// A CUDA tensor map (CUtensorMap): the TMA descriptor a kernel built for
 /// sm_90a/sm_100a receives by value (a `__grid_constant__` parameter) for each
 /// tensor it copies with TMA. Opaque; 128 bytes. The driver requires 64-byte

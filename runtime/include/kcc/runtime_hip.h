@@ -38,6 +38,12 @@ namespace hip {
 Status launch(const KernelDesc &kernel, const int64_t grid[3], void **args,
               ihipStream_t *stream);
 
+/// kcc::rt::selectVariant for HIP: the candidate whose threads table lists
+/// the current device's processor (gcnArchName without features), else the
+/// first.
+Status selectVariant(const KernelDesc *const *variants, unsigned n,
+                     unsigned *index);
+
 } // namespace hip
 } // namespace rt
 } // namespace kcc

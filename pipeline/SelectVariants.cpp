@@ -1,0 +1,307 @@
+//===- SelectVariants.cpp - the compiler's choice among tunable values ----===//
+//
+// Each candidate is compiled alone through the target's layout and lowering
+// pipelines, so every rule that can refuse it (the target support check,
+// TMA and MMA legality, the async verifier, shared-memory allocation) has
+// spoken before it is ranked. The legal ones are ranked by what the layout
+// pipeline made of them, most important first:
+//   1. where its products run: the staged tensor-core instruction beats
+//      other tensor/matrix-core paths, which beat FMAs (an order of
+//      magnitude each);
+//   2. how many warps issue the products, up to two warpgroups: one
+//      warpgroup's softmax or epilogue runs beside the other's MMAs, which
+//      one warpgroup alone cannot hide (H100, docs/attention.md: BM = 128
+//      beats BM = 64 at every head_dim);
+//   3. the narrowest product's N up to 64: below it the operand reads from
+//      shared memory, not the tensor cores, set the pace;
+//   4. how many overlaps a pass refused for lack of registers or shape
+//      (a product issued in its iteration serializes it with the softmax:
+//      head_dim 128 BN = 64 beats BN = 128);
+//   5. the depth of the shallowest pipeline, up to 3 (two stages expose a
+//      load's latency whenever the consumer catches up);
+//   6. the largest product's M x N (each operand byte feeds more FMAs).
+// Every candidate goes through the layout pipeline (where most target rules
+// refuse); the lowering (shared-memory allocation) runs best first until one
+// passes.
+// Ties keep the first candidate in declaration order. This is a ranking of
+// legal schedules, not a timing model: register spills (known only after
+// ptxas) and problem sizes (wave quantization) are not in it.
+//
+//===----------------------------------------------------------------------===//
+#include "pipeline/SelectVariants.h"
+
+#include "ir/Dialect.h"
+#include "passes/analysis/MmaOperands.h"
+#include "targets/TargetModel.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+using namespace kcc;
+using namespace kcc::pipeline;
+
+std::string VariantFeatures::str() const {
+  std::string pipelines =
+      stages ? llvm::formatv("{0}-stage pipelines", stages).str()
+             : std::string("no pipeline");
+  if (!tileArea)
+    return llvm::formatv("no products, {0} warp(s), {1} overlap(s) refused, "
+                         "{2}",
+                         mmaWarps, refusals, pipelines)
+        .str();
+  return llvm::formatv("products up to {0} elements, the narrowest {1}{2} "
+                       "columns (tensor-core score {3}), {4} warp(s) issue "
+                       "them, {5} overlap(s) refused, {6}",
+                       tileArea, narrowN, narrowN == 64 ? "+" : "", mmaScore,
+                       mmaWarps, refusals, pipelines)
+      .str();
+}
+
+namespace {
+
+/// "file:line:col: message" of a diagnostic.
+std::string describe(Diagnostic &diag) {
+  std::string where;
+  if (auto loc = dyn_cast<FileLineColLoc>(diag.getLocation()))
+    where = llvm::formatv("{0}:{1}:{2}: ", loc.getFilename(), loc.getLine(),
+                          loc.getColumn())
+                .str();
+  return where + diag.str();
+}
+
+VariantFeatures featuresOf(func::FuncOp func) {
+  VariantFeatures f;
+  // Per dot (its source location: the copies a pass peels share it), the
+  // best path any of its ops took.
+  llvm::DenseMap<Location, int> dots;
+  auto note = [&](Operation *op, int score) {
+    int &s = dots[op->getLoc()];
+    s = std::max(s, score);
+  };
+  int stages = 0;
+  int64_t narrowest = 64;
+  func.walk([&](Operation *op) {
+    if (isa<WarpgroupMmaOp, WarpgroupMmaRegAOp, Tcgen05MmaOp>(op))
+      note(op, 3);
+    else if (isa<WarpMmaOp>(op))
+      note(op, 2);
+    else if (isa<DotOp>(op))
+      note(op, op->hasAttr(KccDialect::kMmaAttr) ? 1 : 0);
+    auto product = [&](int64_t m, int64_t n) {
+      f.tileArea = std::max(f.tileArea, m * n);
+      narrowest = std::min(narrowest, n);
+    };
+    if (isa<WarpgroupMmaOp, WarpgroupMmaRegAOp, WarpMmaOp, DotOp>(op)) {
+      auto acc = dyn_cast<ShapedType>(op->getResult(0).getType());
+      if (acc && acc.hasStaticShape() && acc.getRank() >= 2)
+        product(acc.getDimSize(acc.getRank() - 2),
+                acc.getDimSize(acc.getRank() - 1));
+    }
+    if (auto mma = dyn_cast<Tcgen05MmaOp>(op)) {
+      SmemType b = mma.getB().getType();
+      product(128, mma.getBKMajor() ? b.getShape()[0] : b.getShape()[1]);
+    }
+    if (op->hasAttr(KccDialect::kDeferRefusedAttr) ||
+        op->hasAttr(KccDialect::kWarpSpecializeRefusedAttr))
+      ++f.refusals;
+    // Pipelined copies: their stage buffers.
+    SmemType buffer;
+    if (auto copy = dyn_cast<TmaLoadOp>(op))
+      buffer = copy.getDst().getType();
+    else if (auto copy = dyn_cast<CpAsyncOp>(op))
+      buffer = copy.getDst().getType();
+    if (buffer && buffer.getStages() > 1)
+      stages = stages ? std::min<int>(stages, buffer.getStages())
+                      : buffer.getStages();
+  });
+  for (auto &[loc, score] : dots)
+    f.mmaScore += score;
+  f.stages = std::min(stages, 3);
+  f.narrowN = f.tileArea ? narrowest : 0;
+  f.mmaWarps = blockWarps(func);
+  func.walk([&](WarpSpecializeOp ws) {
+    f.mmaWarps = ws.getConsumerWarpgroups() * 4;
+  });
+  f.mmaWarps = std::min(f.mmaWarps, 8);
+  return f;
+}
+
+/// The symbol a persistent build stands in for, or "".
+StringRef persistentOf(func::FuncOp func) {
+  auto of =
+      func->getAttrOfType<FlatSymbolRefAttr>(KccDialect::kPersistentOfAttr);
+  return of ? of.getValue() : StringRef();
+}
+
+/// Erases the functions `drop` names and their persistent builds.
+void eraseFunctions(ModuleOp module, const llvm::StringSet<> &drop) {
+  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (drop.contains(func.getSymName()) || drop.contains(persistentOf(func)))
+      func.erase();
+}
+
+} // namespace
+
+FailureOr<std::vector<VariantChoice>>
+kcc::pipeline::selectVariants(ModuleOp module, const TargetModel &target,
+                              const LayoutOptions &layout) {
+  // The groups, in the order their first candidate appears.
+  std::vector<VariantChoice> choices;
+  llvm::StringMap<size_t> groupIndex;
+  llvm::StringMap<func::FuncOp> funcs;
+  for (auto func : module.getOps<func::FuncOp>()) {
+    funcs[func.getSymName()] = func;
+    auto groups =
+        func->getAttrOfType<DictionaryAttr>(KccDialect::kVariantOfAttr);
+    if (!groups || !persistentOf(func).empty())
+      continue;
+    auto spec =
+        func->getAttrOfType<DictionaryAttr>(KccDialect::kSpecializationAttr);
+    for (NamedAttribute g : groups) {
+      auto [it, inserted] =
+          groupIndex.insert({g.getName().getValue(), choices.size()});
+      if (inserted) {
+        VariantChoice c;
+        c.group = g.getName().getValue().str();
+        for (auto name :
+             cast<ArrayAttr>(g.getValue()).getAsValueRange<StringAttr>())
+          c.open.push_back(name.str());
+        choices.push_back(std::move(c));
+      }
+      VariantChoice &c = choices[it->second];
+      VariantCandidate cand;
+      cand.symbol = func.getSymName().str();
+      for (const std::string &name : c.open) {
+        Attribute v = spec ? spec.get(name) : Attribute();
+        std::string text;
+        if (auto i = dyn_cast_or_null<IntegerAttr>(v))
+          text = i.getType().isInteger(1) ? (i.getInt() ? "true" : "false")
+                                          : std::to_string(i.getInt());
+        else if (auto b = dyn_cast_or_null<BoolAttr>(v))
+          text = b.getValue() ? "true" : "false";
+        else if (auto t = dyn_cast_or_null<TypeAttr>(v)) {
+          llvm::raw_string_ostream os(text);
+          os << t.getValue();
+        }
+        cand.values += (cand.values.empty() ? "" : ", ") + name + "=" + text;
+      }
+      c.candidates.push_back(std::move(cand));
+    }
+  }
+  if (choices.empty())
+    return choices;
+
+  // Each candidate alone, once even if several groups list it.
+  llvm::StringMap<VariantCandidate> compiled;
+  llvm::StringMap<OwningOpRef<ModuleOp>> laidOut; // the legal ones' layout IR
+  MLIRContext *ctx = module.getContext();
+  for (VariantChoice &c : choices)
+    for (VariantCandidate &cand : c.candidates) {
+      if (auto it = compiled.find(cand.symbol); it != compiled.end()) {
+        std::string values = cand.values;
+        cand = it->second;
+        cand.values = values;
+        continue;
+      }
+      OwningOpRef<ModuleOp> alone(module.clone());
+      llvm::StringSet<> others;
+      for (auto func : alone->getOps<func::FuncOp>())
+        if (func.getSymName() != cand.symbol &&
+            persistentOf(func) != cand.symbol)
+          others.insert(func.getSymName());
+      eraseFunctions(*alone, others);
+      std::string firstError;
+      ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+        if (diag.getSeverity() == DiagnosticSeverity::Error &&
+            firstError.empty())
+          firstError = describe(diag);
+        return success(); // candidates' diagnostics stay here
+      });
+      PassManager layoutPm(ctx);
+      LayoutOptions quiet = layout;
+      quiet.remarks = false;
+      buildLayoutPipeline(layoutPm, target, quiet);
+      cand.legal = succeeded(layoutPm.run(*alone));
+      if (cand.legal) {
+        if (auto func = alone->lookupSymbol<func::FuncOp>(cand.symbol))
+          cand.features = featuresOf(func);
+        laidOut[cand.symbol] = std::move(alone);
+      } else {
+        cand.refusal = firstError.empty() ? "refused" : firstError;
+      }
+      compiled[cand.symbol] = cand;
+    }
+
+  // Rank; lower the best until one passes; keep it and the named.
+  llvm::StringSet<> keep;
+  for (auto func : module.getOps<func::FuncOp>())
+    if (!func->hasAttr(KccDialect::kVariantOnlyAttr) &&
+        persistentOf(func).empty())
+      keep.insert(func.getSymName());
+  bool ok = true;
+  for (VariantChoice &c : choices) {
+    std::vector<size_t> order;
+    for (size_t i = 0; i < c.candidates.size(); ++i)
+      if (c.candidates[i].legal)
+        order.push_back(i);
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      return c.candidates[a].features.key() > c.candidates[b].features.key();
+    });
+    for (size_t i : order) {
+      VariantCandidate &cand = c.candidates[i];
+      VariantCandidate &memo = compiled[cand.symbol];
+      if (!memo.checked) {
+        std::string firstError;
+        ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
+          if (diag.getSeverity() == DiagnosticSeverity::Error &&
+              firstError.empty())
+            firstError = describe(diag);
+          return success();
+        });
+        PassManager lowerPm(ctx);
+        buildLowerToLLVMPipeline(lowerPm, target);
+        memo.checked = true;
+        memo.legal = succeeded(lowerPm.run(*laidOut[cand.symbol]));
+        if (!memo.legal)
+          memo.refusal = firstError.empty() ? "refused" : firstError;
+      }
+      cand.checked = true;
+      cand.legal = memo.legal;
+      cand.refusal = memo.refusal;
+      if (cand.legal) {
+        c.chosen = static_cast<int>(i);
+        break;
+      }
+    }
+    if (c.chosen >= 0) {
+      keep.insert(c.candidates[c.chosen].symbol);
+      continue;
+    }
+    func::FuncOp first = funcs.lookup(c.candidates.front().symbol);
+    InFlightDiagnostic diag =
+        emitError(first.getLoc())
+        << "no candidate of '" << c.group << "' compiles for " << target.name
+        << " (" << c.candidates.size() << " tried); widen the candidates of "
+        << llvm::join(c.open, ", ") << " or leave " << target.name
+        << " out of the targets";
+    for (const VariantCandidate &cand : c.candidates)
+      diag.attachNote(first.getLoc()) << cand.values << ": " << cand.refusal;
+    ok = false;
+  }
+  if (!ok)
+    return failure();
+  llvm::StringSet<> drop;
+  for (auto &[name, func] : funcs)
+    if (persistentOf(func).empty() && !keep.contains(name))
+      drop.insert(name);
+  eraseFunctions(module, drop);
+  return choices;
+}
