@@ -171,6 +171,12 @@ struct Kernel {
   llvm::SMLoc groupLoc;
   ExprPtr group;
   std::vector<SpecializeClause> specializations;
+  /// require(cond): launch preconditions the stubs check (`requireText` as
+  /// written, for messages).
+  std::vector<ExprPtr>
+  requires;
+  std::vector<std::string> requireText;
+  std::vector<llvm::SMLoc> requireLocs; // where each condition starts
   std::vector<StmtPtr> body;
   llvm::SMLoc bodyEndLoc;
 };

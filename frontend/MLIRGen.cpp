@@ -12,6 +12,7 @@
 
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
+#include "llvm/Support/Path.h"
 
 static void foldAddIntoAccumulator(mlir::func::FuncOp func);
 
@@ -48,6 +49,10 @@ void Gen::run() {
   std::array<std::string, 3> grid;
   if (!gridToC(k, spec, ctx, diags, grid))
     ok = false;
+  std::vector<std::string>
+  requires;
+  if (!requiresToC(k, spec, ctx, diags, requires))
+    ok = false;
 
   b.setInsertionPointToEnd(module.getBody());
   auto func = mlir::func::FuncOp::create(b, loc(k.loc), ck.funcName(specIdx),
@@ -78,6 +83,21 @@ void Gen::run() {
                 b.getStrArrayAttr(constNames));
   func->setAttr(kcc::KccDialect::kGridAttr,
                 b.getStrArrayAttr({grid[0], grid[1], grid[2]}));
+  if (!requires.empty() && requires.size() == k.requires.size()) {
+    llvm::SmallVector<mlir::Attribute> list;
+    for (size_t i = 0; i < requires.size(); ++i) {
+      std::string at;
+      if (auto l = mlir::dyn_cast<mlir::FileLineColLoc>(loc(k.requireLocs[i])))
+        at = (llvm::sys::path::filename(l.getFilename().getValue()) + ":" +
+              llvm::Twine(l.getLine()) + ":" + llvm::Twine(l.getColumn()))
+                 .str();
+      list.push_back(b.getDictionaryAttr(
+          {b.getNamedAttr("guard", b.getStringAttr(requires[i])),
+           b.getNamedAttr("when", b.getStringAttr(k.requireText[i])),
+           b.getNamedAttr("at", b.getStringAttr(at))}));
+    }
+    func->setAttr(kcc::KccDialect::kRequiresAttr, b.getArrayAttr(list));
+  }
   func->setAttr(kcc::KccDialect::kArgNamesAttr, b.getStrArrayAttr(argNames));
   for (size_t pi = 0; pi < k.params.size(); ++pi) {
     unsigned i = firstArg[pi];

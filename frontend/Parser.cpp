@@ -454,6 +454,20 @@ std::unique_ptr<Kernel> Parser::parseKernel() {
         return nullptr;
       if (!expect(Tok::RParen, "to close 'group(' (it takes one value)"))
         return nullptr;
+    } else if (tok.text == "require") {
+      advance();
+      if (!expect(Tok::LParen, "after 'require' (write require(n % 8 == 0))"))
+        return nullptr;
+      const char *begin = tok.loc().getPointer();
+      auto e = parseExpr();
+      if (!e)
+        return nullptr;
+      kernel->requireText.push_back(
+          std::string(begin, prevEnd && prevEnd > begin ? prevEnd : begin));
+      kernel->requireLocs.push_back(SMLoc::getFromPointer(begin));
+      kernel->requires.push_back(std::move(e));
+      if (!expect(Tok::RParen, "to close 'require(' (it takes one condition)"))
+        return nullptr;
     } else if (tok.text == "specialize") {
       SpecializeClause clause;
       clause.loc = tok.loc();
@@ -483,7 +497,8 @@ std::unique_ptr<Kernel> Parser::parseKernel() {
       kernel->specializations.push_back(std::move(clause));
     } else {
       errorHere("unknown kernel clause '" + tok.text +
-                "'; expected grid(...), group(...), specialize(...) or '{'");
+                "'; expected grid(...), group(...), require(...), "
+                "specialize(...) or '{'");
       return nullptr;
     }
   }

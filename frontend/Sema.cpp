@@ -793,6 +793,8 @@ struct GridEmitter {
   const Specialization &spec;
   mlir::MLIRContext &ctx;
   Diagnostics &diags;
+  /// The clause, in messages: "grid" or "require".
+  std::string what = "grid";
 
   /// min, max and cdiv repeat their operands in C, so nesting them doubles
   /// the text each time: refuse what no launch needs instead of spending
@@ -804,7 +806,7 @@ struct GridEmitter {
     std::optional<std::string> c = emitUnchecked(e);
     if (c && c->size() > kMaxGridChars) {
       if (!tooLargeReported)
-        diags.error(e.loc, "grid expression is too large (more than " +
+        diags.error(e.loc, what + " expression is too large (more than " +
                                Twine(kMaxGridChars) +
                                " characters of C); nest fewer min, max and "
                                "cdiv calls, or compute the grid size in a "
@@ -821,8 +823,9 @@ struct GridEmitter {
         !e.args[1].keyword.empty() ||
         e.args[0].value->kind != ExprKind::Ident ||
         e.args[1].value->kind != ExprKind::IntLit) {
-      diags.error(e.loc, "dim in grid takes a tensor parameter and a literal "
-                         "axis: dim(x, 0)");
+      diags.error(e.loc, "dim in " + what +
+                             " takes a tensor parameter and a literal "
+                             "axis: dim(x, 0)");
       return std::nullopt;
     }
     const std::string &name = e.args[0].value->name;
@@ -845,7 +848,7 @@ struct GridEmitter {
       return tensorPartNames(name, p.type->rank)[axis];
     }
     diags.error(e.args[0].value->loc,
-                "use of undeclared name '" + name + "' in grid");
+                "use of undeclared name '" + name + "' in " + what);
     return std::nullopt;
   }
 
@@ -863,9 +866,9 @@ struct GridEmitter {
           continue;
         const ConstVal &v = spec.values[i];
         if (v.kind != ConstVal::Int) {
-          diags.error(e.loc, "grid expressions must be integers, but '" +
-                                 e.name + "' is a " + k.constParams[i].kindName +
-                                 " constant");
+          diags.error(e.loc, what + " expressions must be integers, but '" +
+                                 e.name + "' is a " +
+                                 k.constParams[i].kindName + " constant");
           return std::nullopt;
         }
         return v.intValue < 0 ? "(" + std::to_string(v.intValue) + ")"
@@ -879,21 +882,24 @@ struct GridEmitter {
         if (!t)
           return std::nullopt;
         if (!t.isInteger() || t.isInteger(1)) {
-          diags.error(e.loc, "grid expressions may only use scalar integer "
-                             "parameters, but '" + e.name + "' has type " +
-                                 typeToString(t));
+          diags.error(e.loc, what +
+                                 " expressions may only use scalar integer "
+                                 "parameters, but '" +
+                                 e.name + "' has type " + typeToString(t));
           return std::nullopt;
         }
         return e.name;
       }
-      diags.error(e.loc, "use of undeclared name '" + e.name +
-                             "' in grid; grid expressions may use the kernel's "
+      diags.error(e.loc, "use of undeclared name '" + e.name + "' in " + what +
+                             "; " + what +
+                             " expressions may use the kernel's "
                              "integer parameters and constants");
       return std::nullopt;
     }
     case ExprKind::Unary: {
       if (e.unOp != UnOp::Neg) {
-        diags.error(e.loc, "only '-' is allowed as a unary operator in grid");
+        diags.error(e.loc, "only '-' is allowed as a unary operator in " +
+                               what + (what == "grid" ? "" : "'s integers"));
         return std::nullopt;
       }
       auto a = emit(*e.lhs);
@@ -906,13 +912,20 @@ struct GridEmitter {
       if (op != BinOp::Add && op != BinOp::Sub && op != BinOp::Mul &&
           op != BinOp::Div && op != BinOp::Rem) {
         diags.error(e.loc, Twine("operator '") + binOpSpelling(op) +
-                               "' is not allowed in grid; use + - * / %, "
-                               "cdiv, min or max");
+                               "' is not allowed in " + what +
+                               (what == "grid" ? "" : "'s integers") +
+                               "; use + - * / %, cdiv, min or max" +
+                               (what == "grid" ? ""
+                                               : " (and compare them with "
+                                                 "== != < <= > >=, joined "
+                                                 "by && || !)"));
         return std::nullopt;
       }
       auto a = emit(*e.lhs);
       auto b = emit(*e.rhs);
       if (!a || !b)
+        return std::nullopt;
+      if (!divisorOk(op == BinOp::Div || op == BinOp::Rem, *b, e.loc))
         return std::nullopt;
       return "(" + *a + " " + binOpSpelling(op) + " " + *b + ")";
     }
@@ -920,21 +933,24 @@ struct GridEmitter {
       if (e.name == "dim")
         return emitDim(e);
       if (e.name != "cdiv" && e.name != "min" && e.name != "max") {
-        diags.error(e.loc, "function '" + e.name +
-                               "' cannot be used in grid; grid expressions "
+        diags.error(e.loc, "function '" + e.name + "' cannot be used in " +
+                               what + "; " + what +
+                               " expressions "
                                "are computed on the host from scalar integer "
                                "parameters (allowed: cdiv, min, max, dim)");
         return std::nullopt;
       }
       if (e.args.size() != 2 || !e.args[0].keyword.empty() ||
           !e.args[1].keyword.empty()) {
-        diags.error(e.loc, e.name + " in grid takes two arguments: " + e.name +
-                               "(a, b)");
+        diags.error(e.loc, e.name + " in " + what +
+                               " takes two arguments: " + e.name + "(a, b)");
         return std::nullopt;
       }
       auto a = emit(*e.args[0].value);
       auto b = emit(*e.args[1].value);
       if (!a || !b)
+        return std::nullopt;
+      if (e.name == "cdiv" && !divisorOk(true, *b, e.loc))
         return std::nullopt;
       if (e.name == "cdiv")
         return "(((" + *a + ") + (" + *b + ") - 1) / (" + *b + "))";
@@ -943,17 +959,58 @@ struct GridEmitter {
              *b + "))";
     }
     case ExprKind::FloatLit:
-      diags.error(e.loc, "grid expressions must be integers, not floats");
+      diags.error(e.loc, what + " expressions must be integers, not floats");
       return std::nullopt;
     case ExprKind::BoolLit:
-      diags.error(e.loc, "grid expressions must be integers, not booleans");
+      diags.error(e.loc, what + " expressions must be integers, not booleans");
       return std::nullopt;
     case ExprKind::Index:
     case ExprKind::List:
-      diags.error(e.loc, "grid expressions may only use scalar integer "
-                         "parameters, constants and integer literals, not tiles");
+      diags.error(e.loc, what + " expressions may only use scalar integer "
+                                "parameters, constants and integer literals, "
+                                "not tiles");
       return std::nullopt;
     }
+    return std::nullopt;
+  }
+
+  /// A require(...) condition is evaluated on the host before any other
+  /// check: it divides only by nonzero constants, so it cannot trap.
+  bool divisorOk(bool divides, const std::string &divisor, SMLoc at) {
+    if (!divides || what == "grid")
+      return true;
+    bool literal = !divisor.empty() &&
+                   llvm::all_of(divisor, [](char c) { return isdigit(c); });
+    if (literal && divisor.find_first_not_of('0') != std::string::npos)
+      return true;
+    diags.error(at, "require divides only by nonzero constants (a division "
+                    "by a parameter could trap on the host); compare "
+                    "products instead, e.g. n == k * group");
+    return false;
+  }
+
+  /// A require(...) condition: comparisons of integer expressions, joined
+  /// by && || and !.
+  std::optional<std::string> emitCondition(const Expr &e) {
+    if (e.kind == ExprKind::Unary && e.unOp == UnOp::Not) {
+      auto a = emitCondition(*e.lhs);
+      return a ? std::optional<std::string>("(!" + *a + ")") : std::nullopt;
+    }
+    if (e.kind == ExprKind::Binary) {
+      BinOp op = e.binOp;
+      bool logical = op == BinOp::AndAnd || op == BinOp::OrOr;
+      bool compare = op == BinOp::Eq || op == BinOp::Ne || op == BinOp::Lt ||
+                     op == BinOp::Le || op == BinOp::Gt || op == BinOp::Ge;
+      if (logical || compare) {
+        auto a = logical ? emitCondition(*e.lhs) : emit(*e.lhs);
+        auto b = logical ? emitCondition(*e.rhs) : emit(*e.rhs);
+        if (!a || !b)
+          return std::nullopt;
+        return "(" + *a + " " + binOpSpelling(op) + " " + *b + ")";
+      }
+    }
+    diags.error(e.loc, "require takes a condition: integer expressions "
+                       "compared with == != < <= > >=, joined by && || !");
     return std::nullopt;
   }
 };
@@ -968,6 +1025,22 @@ bool kcc::frontend::gridToC(const Kernel &kernel, const Specialization &spec,
   for (size_t i = 0; i < kernel.grid.size() && i < 3; ++i) {
     if (auto s = g.emit(*kernel.grid[i]))
       out[i] = *s;
+    else
+      ok = false;
+  }
+  return ok;
+}
+
+bool kcc::frontend::requiresToC(const Kernel &kernel,
+                                const Specialization &spec,
+                                mlir::MLIRContext &ctx, Diagnostics &diags,
+                                std::vector<std::string> &out) {
+  GridEmitter g{kernel, spec, ctx, diags};
+  g.what = "require";
+  bool ok = true;
+  for (const ExprPtr &e : kernel.requires) {
+    if (auto c = g.emitCondition(*e))
+      out.push_back(*c);
     else
       ok = false;
   }

@@ -115,6 +115,12 @@ std::optional<int64_t> groupSize(const Kernel &kernel,
 bool gridToC(const Kernel &kernel, const Specialization &spec,
              mlir::MLIRContext &ctx, Diagnostics &diags,
              std::array<std::string, 3> &out);
+/// The C condition of each require(...) clause (over the integer parameter
+/// names, tensors' sizes as x_dimK, constants substituted), in order.
+/// Returns false (after reporting) on error.
+bool requiresToC(const Kernel &kernel, const Specialization &spec,
+                 mlir::MLIRContext &ctx, Diagnostics &diags,
+                 std::vector<std::string> &out);
 
 } // namespace kcc::frontend
 

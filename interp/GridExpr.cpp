@@ -33,10 +33,28 @@ static std::optional<int64_t> intArg(mlir::func::FuncOp func,
 bool kcc::interp::checkCoverageGuards(mlir::func::FuncOp func,
                                       const std::vector<KernelArg> &args,
                                       std::string &error) {
+  auto lookup = [&](std::string_view name) { return intArg(func, args, name); };
+  // The kernel's require(...) clauses first, as the stubs check them.
+  if (auto reqs = func->getAttrOfType<mlir::ArrayAttr>("kcc.requires"))
+    for (auto entry : reqs.getAsRange<mlir::DictionaryAttr>()) {
+      auto guard = entry.getAs<mlir::StringAttr>("guard");
+      std::string when = entry.getAs<mlir::StringAttr>("when").str();
+      int64_t holds = 0;
+      if (!guard || !evaluateCExpr(guard.getValue(), lookup, holds, error)) {
+        error = "require(" + when + "): " + error;
+        return false;
+      }
+      if (!holds) {
+        error = "require(" + when + ") (" +
+                entry.getAs<mlir::StringAttr>("at").str() +
+                ") is false for these arguments (the launch stubs refuse "
+                "this launch)";
+        return false;
+      }
+    }
   auto cov = func->getAttrOfType<mlir::ArrayAttr>("kcc.coverage");
   if (!cov)
     return true;
-  auto lookup = [&](std::string_view name) { return intArg(func, args, name); };
   for (auto entry : cov.getAsRange<mlir::DictionaryAttr>()) {
     auto guard = entry.getAs<mlir::StringAttr>("guard");
     if (!guard)

@@ -98,9 +98,10 @@ bool evaluateGrid(mlir::func::FuncOp func, const std::vector<KernelArg> &args,
 mlir::func::FuncOp launchedBuild(mlir::func::FuncOp func, unsigned processors,
                                  Grid &grid);
 
-/// The coverage guards of `func` (`kcc.coverage`, from
-/// kcc-prove-tile-coverage) for `args`: false with a message if one is
-/// false, as the launch stubs refuse such a launch.
+/// The require(...) clauses (`kcc.requires`) and coverage guards
+/// (`kcc.coverage`, from kcc-prove-tile-coverage) of `func` for `args`:
+/// false with a message if one is false, as the launch stubs refuse such a
+/// launch.
 bool checkCoverageGuards(mlir::func::FuncOp func,
                          const std::vector<KernelArg> &args,
                          std::string &error);

@@ -322,6 +322,17 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                                 << " must be a dictionary of launch name = "
                                    "[constant names]";
   }
+  if (name == kRequiresAttr) {
+    auto list = dyn_cast<ArrayAttr>(attr.getValue());
+    bool ok = list && llvm::all_of(list, [](Attribute a) {
+                auto d = dyn_cast<DictionaryAttr>(a);
+                return d && d.getAs<StringAttr>("guard") &&
+                       d.getAs<StringAttr>("when") && d.getAs<StringAttr>("at");
+              });
+    return ok ? success()
+              : op->emitError() << kRequiresAttr
+                                << " must be an array of {guard, when, at}";
+  }
   if (name == kVariantOnlyAttr)
     return expectKind<UnitAttr>(op, attr, "a unit attribute");
   if (name == kAccessWidthAttr)

@@ -58,6 +58,11 @@ def Kcc_Dialect : Dialect {
     // [the constants it chooses]}; kcc-select-variants keeps, per target,
     // one candidate of each.
     static constexpr ::llvm::StringLiteral kVariantOfAttr = "kcc.variant_of";
+    // The kernel's require(...) clauses, an array of dictionaries: guard
+    // (C over the integer parameters, as kcc.grid), when (the condition as
+    // written), at (file:line:col). The stubs refuse a launch where a guard
+    // is false.
+    static constexpr ::llvm::StringLiteral kRequiresAttr = "kcc.requires";
     // Only a candidate: no launch function of its own (unit attr).
     static constexpr ::llvm::StringLiteral kVariantOnlyAttr = "kcc.variant_only";
     static constexpr ::llvm::StringLiteral kAccessWidthAttr = "kcc.access_width";

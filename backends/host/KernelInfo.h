@@ -84,6 +84,13 @@ struct CoverageGuard {
   std::string text;   // the same condition for people (floor(a / b))
 };
 
+/// A require(...) clause: the stubs refuse a launch where `expr` is false.
+struct Requirement {
+  std::string expr; // C over the integer parameter names
+  std::string text; // as written
+  std::string at;   // file:line:col
+};
+
 struct Specialization {
   std::string symbol;                   // entry name, e.g. vector_add_f32_1024
   std::vector<ConstantValue> constants; // in declaration order
@@ -94,6 +101,7 @@ struct Specialization {
   // one-program-per-tile build it stands in for when the grid has more than
   // `persistent` x processors tiles. Same parameters, grid and guards.
   std::string persistentOf;
+  std::vector<Requirement> requirements; // checked first, in order
   std::vector<CoverageGuard> coverage;  // launch guards, if any
   std::vector<TargetBuild> builds;      // one per target that compiled it
   // Only a candidate of variant groups (kcc.variant_only): no launch

@@ -46,6 +46,11 @@ static bool sameLaunch(const Specialization &a, const Specialization &b) {
   for (auto [x, y] : llvm::zip(a.coverage, b.coverage))
     if (x.expr != y.expr)
       return false;
+  if (a.requirements.size() != b.requirements.size())
+    return false;
+  for (auto [x, y] : llvm::zip(a.requirements, b.requirements))
+    if (x.expr != y.expr)
+      return false;
   return true;
 }
 
@@ -83,6 +88,13 @@ bool host::collectKernelInfo(mlir::ModuleOp tileIR, ModuleInfo &info) {
           spec.coverage.push_back(
               {entry.getAs<mlir::StringAttr>("tensor").str(), guard.str(),
                entry.getAs<mlir::StringAttr>("when").str()});
+    if (auto reqs =
+            func->getAttrOfType<mlir::ArrayAttr>(KccDialect::kRequiresAttr))
+      for (auto entry : reqs.getAsRange<mlir::DictionaryAttr>())
+        spec.requirements.push_back(
+            {entry.getAs<mlir::StringAttr>("guard").str(),
+             entry.getAs<mlir::StringAttr>("when").str(),
+             entry.getAs<mlir::StringAttr>("at").str()});
     for (mlir::Attribute nameAttr : order) {
       ConstantValue c;
       c.name = mlir::cast<mlir::StringAttr>(nameAttr).str();

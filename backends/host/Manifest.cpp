@@ -103,6 +103,13 @@ std::string kcc::host::emitManifest(const ModuleInfo &module,
       }
       // Launch guards from the coverage proof: a launch where `guard` (C
       // over the parameter names) is false leaves `tensor` partly unwritten.
+      if (!s.requirements.empty()) {
+        json::Array reqs;
+        for (const Requirement &r : s.requirements)
+          reqs.push_back(
+              json::Object{{"guard", r.expr}, {"when", r.text}, {"at", r.at}});
+        spec["requires"] = std::move(reqs);
+      }
       if (!s.coverage.empty()) {
         json::Array guards;
         for (const CoverageGuard &g : s.coverage)

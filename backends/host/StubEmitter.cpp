@@ -428,19 +428,26 @@ std::string emitSource(const ModuleInfo &m,
         c += "  kcc_grid[" + std::to_string(d) + "] = " + gridExpr(s.grid[d]) +
              ";\n";
       c += "}\n";
-      // The sizes for which kcc proved the stores cover each tensor.
-      for (size_t g = 0; g < s.coverage.size(); ++g) {
-        std::vector<std::string> cparams;
-        for (const std::string &p : sp.guardParams[g])
-          cparams.push_back("int64_t " + p);
-        if (cparams.empty())
-          cparams.push_back("void");
-        c += wrapCall("",
-                      "static bool covers_" + s.symbol + "_" +
-                          std::to_string(g) + "(",
-                      cparams, ") {");
-        c += "  return " + s.coverage[g].expr + ";\n}\n";
-      }
+      // A C predicate over the integer params it reads: each require(...)
+      // clause, then the sizes for which kcc proved the stores cover each
+      // tensor.
+      auto predicate = [&](const std::string &name,
+                           const std::vector<std::string> &used,
+                           const std::string &expr) {
+        std::vector<std::string> params;
+        for (const std::string &p : used)
+          params.push_back("int64_t " + p);
+        if (params.empty())
+          params.push_back("void");
+        c += wrapCall("", "static bool " + name + "(", params, ") {");
+        c += "  return " + expr + ";\n}\n";
+      };
+      for (size_t r = 0; r < s.requirements.size(); ++r)
+        predicate("requires_" + s.symbol + "_" + std::to_string(r),
+                  sp.requireParams[r], s.requirements[r].expr);
+      for (size_t g = 0; g < s.coverage.size(); ++g)
+        predicate("covers_" + s.symbol + "_" + std::to_string(g),
+                  sp.guardParams[g], s.coverage[g].expr);
     }
   c += "\n} // namespace kcc_impl\n";
 
@@ -476,16 +483,12 @@ std::string emitSource(const ModuleInfo &m,
           check("kcc::rt::checkDivisibility",
                 {desc, cString(p.name), p.name, int64Literal(p.divisibility)});
       }
-      for (size_t g = 0; g < s.coverage.size(); ++g) {
-        const std::vector<std::string> &used = sp.guardParams[g];
-        c += wrapCall("  ",
-                      "if (!kcc_impl::covers_" + s.symbol + "_" +
-                          std::to_string(g) + "(",
-                      used, ")) {");
+      // A false require(...) or coverage guard: the message names the
+      // integer parameters it reads, with their values.
+      auto namesAndValues = [&](const std::vector<std::string> &used) {
         std::vector<std::string> quoted;
         for (const std::string &p : used)
           quoted.push_back(cString(p));
-        std::string n = std::to_string(used.size());
         if (used.empty()) {
           c += "    const char *const *kcc_names = nullptr;\n";
           c += "    const int64_t *kcc_values = nullptr;\n";
@@ -494,6 +497,29 @@ std::string emitSource(const ModuleInfo &m,
                         "};");
           c += wrapCall("    ", "const int64_t kcc_values[] = {", used, "};");
         }
+      };
+      for (size_t r = 0; r < s.requirements.size(); ++r) {
+        const std::vector<std::string> &used = sp.requireParams[r];
+        c += wrapCall("  ",
+                      "if (!kcc_impl::requires_" + s.symbol + "_" +
+                          std::to_string(r) + "(",
+                      used, ")) {");
+        namesAndValues(used);
+        c += wrapCall("    ", "return kcc::rt::unmetRequirement(",
+                      {desc, cString(s.requirements[r].text),
+                       cString(s.requirements[r].at), "kcc_names", "kcc_values",
+                       std::to_string(used.size())},
+                      ");");
+        c += "  }\n";
+      }
+      for (size_t g = 0; g < s.coverage.size(); ++g) {
+        const std::vector<std::string> &used = sp.guardParams[g];
+        c += wrapCall("  ",
+                      "if (!kcc_impl::covers_" + s.symbol + "_" +
+                          std::to_string(g) + "(",
+                      used, ")) {");
+        std::string n = std::to_string(used.size());
+        namesAndValues(used);
         c += wrapCall("    ", "return kcc::rt::uncoveredTensor(",
                       {desc, cString(s.coverage[g].tensor),
                        cString(s.coverage[g].text), "kcc_names", "kcc_values",

@@ -297,15 +297,24 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
       for (const ParamInfo &p : s.params)
         if (used.count(p.name))
           sp.gridParams.push_back(p.name);
-      for (const CoverageGuard &g : s.coverage) {
-        std::set<std::string> guardUses;
-        if (!scanGrid(g.expr, s, guardUses, error))
+      // The integer params a launch guard reads, in declaration order.
+      auto guardUses = [&](const std::string &expr,
+                           std::vector<std::vector<std::string>> &out) {
+        std::set<std::string> uses;
+        if (!scanGrid(expr, s, uses, error))
           return false;
-        sp.guardParams.emplace_back();
+        out.emplace_back();
         for (const ParamInfo &p : s.params)
-          if (guardUses.count(p.name))
-            sp.guardParams.back().push_back(p.name);
-      }
+          if (uses.count(p.name))
+            out.back().push_back(p.name);
+        return true;
+      };
+      for (const CoverageGuard &g : s.coverage)
+        if (!guardUses(g.expr, sp.guardParams))
+          return false;
+      for (const Requirement &r : s.requirements)
+        if (!guardUses(r.expr, sp.requireParams))
+          return false;
       kp.specs.push_back(std::move(sp));
     }
     for (const VariantGroup &g : k.groups) {

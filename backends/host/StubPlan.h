@@ -36,6 +36,8 @@ struct SpecPlan {
   std::vector<std::string> gridParams; // integer params the grid uses, in order
   // Per coverage guard, the integer params it uses, in order.
   std::vector<std::vector<std::string>> guardParams;
+  // The same per require(...) clause.
+  std::vector<std::vector<std::string>> requireParams;
   std::vector<const TargetBuild *> builds; // the vendor's, in target order
   // kcc --persistent: the specialization's persistent build (spec null if
   // none) and its builds for the vendor.

@@ -262,6 +262,21 @@ Status kcc::rt::uncoveredTensor(const KernelDesc &kernel, const char *tensor,
           ". Check that the tensors' shapes match");
 }
 
+Status kcc::rt::unmetRequirement(const KernelDesc &kernel,
+                                 const char *condition, const char *at,
+                                 const char *const *names,
+                                 const int64_t *values, unsigned n) {
+  std::string args;
+  for (unsigned i = 0; i < n; ++i)
+    args += std::string(i ? ", " : "") + names[i] + " = " +
+            std::to_string(values[i]);
+  return makeStatus(
+      KCC_ERROR_INVALID_ARGUMENT,
+      std::string("kcc: ") + symbolOf(kernel) + ": launch refused: require(" +
+          (condition ? condition : "?") + ") (" + (at ? at : "?") +
+          ") is false" + (args.empty() ? "" : " for " + args));
+}
+
 Status detail::loadLaunchedBuild(
     const KernelDesc &kernel, const int64_t grid[3],
     const std::function<Status(const KernelDesc &, LoadedFunction *)> &load,

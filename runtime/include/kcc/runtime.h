@@ -129,6 +129,14 @@ Status uncoveredTensor(const KernelDesc &kernel, const char *tensor,
                        const char *condition, const char *const *names,
                        const int64_t *values, unsigned n);
 
+/// The error a stub returns when the kernel's require(`condition`) clause,
+/// written at `at` (file:line:col), is false for the launch's arguments:
+/// KCC_ERROR_INVALID_ARGUMENT naming the kernel, the condition and the `n`
+/// parameters it reads with their `values`.
+Status unmetRequirement(const KernelDesc &kernel, const char *condition,
+                        const char *at, const char *const *names,
+                        const int64_t *values, unsigned n);
+
 /// Launches `kernel` on the current CUDA context (retaining device 0's primary
 /// context if none is current). The module is loaded once per context, on
 /// first use. A grid with a zero dimension launches nothing and succeeds.
