@@ -3,10 +3,10 @@
 // The whole in-process compile of one input for one target, as kcc's driver
 // runs it up to `--emit=llvm` (without LLVM's own optimization pipeline):
 // frontend -> tile IR (printed and parsed back, as kcc-opt would read it)
-// -> layout pipeline for the target -> NVIDIA lowering to the LLVM dialect
-// (NVVM, or ROCDL for AMD targets) -> LLVM IR, which must pass LLVM's
-// verifier. Inputs choose the target and warps with header comments
-// (FuzzerUtil.h).
+// -> the candidate of each tunable group -> layout pipeline for the target ->
+// NVIDIA lowering to the LLVM dialect (NVVM, or ROCDL for AMD targets) -> LLVM
+// IR, which must pass LLVM's verifier. Inputs choose the target and warps with
+// header comments (FuzzerUtil.h).
 //
 // Errors the passes may legitimately report for a kernel the frontend
 // accepted are listed in isExpectedPipelineError(); any other error reaching
@@ -17,8 +17,9 @@
 
 #include "fuzz/FuzzerUtil.h"
 
-#include "pipeline/Pipeline.h"
 #include "passes/Passes.h"
+#include "pipeline/Pipeline.h"
+#include "pipeline/SelectVariants.h"
 #include "targets/TargetModel.h"
 
 #include "mlir/IR/Verifier.h"
@@ -58,6 +59,14 @@ bool isExpectedPipelineError(llvm::StringRef msg) {
          (msg.starts_with("kernel '") &&
           msg.contains("that symbol is taken; rename the kernel")) ||
          (msg.starts_with("programs (") && msg.contains(") both write"));
+}
+
+/// A tunable candidate's refusal, "file:line:col: message"
+/// (pipeline/SelectVariants.h): expected if its message is.
+bool isExpectedRefusal(llvm::StringRef refusal) {
+  for (int colons = 0; colons < 3 && !refusal.empty(); ++colons)
+    refusal = refusal.split(':').second;
+  return isExpectedPipelineError(refusal.ltrim());
 }
 
 std::string print(mlir::Operation *op) {
@@ -110,7 +119,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::string msg = diag.str();
     if (!fuzz::hasFileLocation(diag.getLocation()))
       fuzz::bug(stage + ": error without a source location: " + msg);
-    if (stage == "tile IR round trip" || !isExpectedPipelineError(msg))
+    // No candidate of a tunable group compiles: expected if each note's
+    // refusal ("BM=64: file:line:col: message") is.
+    bool noCandidate = stage == "variant selection" &&
+                       llvm::StringRef(msg).starts_with("no candidate of '");
+    for (mlir::Diagnostic &note : diag.getNotes())
+      if (noCandidate &&
+          !isExpectedRefusal(llvm::StringRef(note.str()).split(": ").second))
+        fuzz::bug(stage + ": unexpected refusal: " + note.str());
+    if (stage == "tile IR round trip" ||
+        (!noCandidate && !isExpectedPipelineError(msg)))
       fuzz::bug(stage + ": unexpected error: " + msg);
     return mlir::success();
   });
@@ -139,12 +157,24 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   module->setAttr(KccDialect::kTargetAttr,
                   mlir::StringAttr::get(&ctx, target->name));
+  pipeline::LayoutOptions layout;
+  layout.numWarps = inputOptions.numWarps;
+  layout.remarks = true;
+  {
+    // As kcc does: one candidate of each tunable group stays.
+    stage = "variant selection";
+    auto choices = pipeline::selectVariants(module, *target, layout);
+    if (mlir::failed(choices))
+      return 0;
+    for (const pipeline::VariantChoice &c : *choices)
+      for (const pipeline::VariantCandidate &cand : c.candidates)
+        if (!cand.refusal.empty() && !isExpectedRefusal(cand.refusal))
+          fuzz::bug(stage + ": unexpected refusal of " + cand.symbol + ": " +
+                    cand.refusal);
+  }
   {
     stage = "layout pipeline";
     mlir::PassManager pm(&ctx);
-    pipeline::LayoutOptions layout;
-    layout.numWarps = inputOptions.numWarps;
-    layout.remarks = true;
     pipeline::buildLayoutPipeline(pm, *target, layout);
     if (mlir::failed(pm.run(module)))
       return 0;

@@ -39,13 +39,21 @@ def split_file_sections(path):
         yield name, "".join(lines)
 
 
+# Too slow for one fuzz input: kernels/attention.kc compiles 36 tunable
+# candidates per target, about 20 s under the sanitizers, against the 30 s
+# hang limit (ci-sanitizers.sh); tests/e2e/driver/tunable.test's kernels
+# seed the variant selection instead.
+SLOW_SEEDS = {"kernels/attention.kc"}
+
+
 def sources(suffix):
     """Every input with `suffix` in the repository, as bytes."""
     globs = {".kc": ["kernels/*.kc", "tests/**/*.kc"],
              ".toml": ["targets/**/*.toml", "tests/**/*.toml"]}[suffix]
     for pattern in globs:
         for path in sorted(ROOT.glob(pattern)):
-            yield path.read_bytes()
+            if str(path.relative_to(ROOT)) not in SLOW_SEEDS:
+                yield path.read_bytes()
     for test in sorted(ROOT.glob("tests/**/*.test")):
         for name, text in split_file_sections(test):
             if name.endswith(suffix):
