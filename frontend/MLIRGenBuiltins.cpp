@@ -516,6 +516,73 @@ TV Gen::genCall(const Expr &e) {
     return TV::value(arith::TruncFOp::create(b, l, resTy, x));
   }
 
+  if (name == "bitcast") {
+    if (pos.size() != 2)
+      return arity("bitcast(x, dtype)");
+    std::vector<TV> args;
+    if (!genVals(2, args))
+      return TV::poison();
+    if (args[1].kind != TV::TypeVal || isPtrTy(args[1].type)) {
+      error(pos[1]->loc, "the second argument of bitcast must be an element "
+                         "type of the same width (i16 f16 bf16, i32 f32, i64 "
+                         "f64, or a dtype parameter)");
+      return TV::poison();
+    }
+    Value x = args[0].kind == TV::Val ? args[0].v : Value();
+    if (!x) {
+      error(pos[0]->loc, "bitcast needs a typed value (a literal has no "
+                         "width); write bitcast(cast(1.0, f32), i32)");
+      return TV::poison();
+    }
+    Type from = elementType(x.getType()), to = args[1].type;
+    if (isPtrTy(from) || from.isInteger(1) || to.isInteger(1) ||
+        from.getIntOrFloatBitWidth() != to.getIntOrFloatBitWidth()) {
+      error(pos[0]->loc,
+            "bitcast reinterprets the bits of a value as another type of the "
+            "same width, but " +
+                typeToString(from) + " and " + typeToString(to) +
+                (isPtrTy(from) || from.isInteger(1) || to.isInteger(1)
+                     ? " are not numbers of 8 bits or more"
+                     : " differ in width") +
+                "; use cast(x, T) to convert values");
+      return TV::poison();
+    }
+    if (from == to)
+      return TV::value(x);
+    return TV::value(
+        arith::BitcastOp::create(b, l, withShape(to, shapeOf(x.getType())), x));
+  }
+
+  if (name == "tanh" || name == "erf") {
+    if (pos.size() != 1)
+      return arity((name + "(x)").c_str());
+    TV a = gen(*pos[0]);
+    if (!a.ok())
+      return a;
+    Value x = a.kind == TV::Val ? a.v : materialize(a, b.getF32Type());
+    if (!x)
+      return TV::poison();
+    Type elem = elementType(x.getType());
+    if (!isFloatTy(elem) || elem.isF64()) {
+      error(pos[0]->loc, name + " takes f16, bf16 or f32, got " +
+                             typeToString(x.getType()) +
+                             (elem.isF64() ? "; compute it in f32 with "
+                                             "cast(x, f32)"
+                                           : "; convert it with cast(x, f32)"));
+      return TV::poison();
+    }
+    // Polynomial approximations in f32 (kcc-expand-math-functions); 16-bit
+    // floats go through f32 and back.
+    Type f32 = withShape(b.getF32Type(), shapeOf(x.getType()));
+    Value wide = elem.isF32() ? x : arith::ExtFOp::create(b, l, f32, x);
+    Value r = name == "tanh" ? Value(math::TanhOp::create(b, l, wide))
+                             : Value(math::ErfOp::create(b, l, wide));
+    return TV::value(
+        elem.isF32()
+            ? r
+            : arith::TruncFOp::create(b, l, x.getType(), r).getResult());
+  }
+
   if (name == "exp" || name == "exp2" || name == "log" || name == "sqrt" ||
       name == "rsqrt" || name == "sigmoid" || name == "abs") {
     if (pos.size() != 1)
@@ -782,6 +849,14 @@ TV Gen::genCall(const Expr &e) {
   }
 
   // Unknown function.
+  if (StringRef(name).starts_with("atomic")) {
+    error(e.loc,
+          "'" + name +
+              "': atomics are not in the language yet "
+              "(docs/language.md \"Not in v0\"); reduce within a program "
+              "and combine the partial results in a second kernel");
+    return TV::poison();
+  }
   std::vector<std::string> names(std::begin(kBuiltinNames),
                                  std::end(kBuiltinNames));
   std::string hint = closestName(name, names);

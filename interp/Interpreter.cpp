@@ -253,6 +253,7 @@ private:
         .Case([&](arith::CmpIOp o) { return cmpi(o); })
         .Case([&](arith::CmpFOp o) { return cmpf(o); })
         .Case([&](arith::SelectOp o) { return select(o); })
+        .Case([&](arith::BitcastOp o) { return bitcast(o); })
         .Case([&](arith::ExtFOp o) { return floatToFloat(o); })
         .Case([&](arith::TruncFOp o) { return floatToFloat(o); })
         .Case([&](arith::ExtSIOp o) { return intToInt(o, /*zext=*/false); })
@@ -284,6 +285,12 @@ private:
         })
         .Case([&](math::RsqrtOp o) {
           return floatUnary(o, [](double a) { return 1.0 / std::sqrt(a); });
+        })
+        .Case([&](math::TanhOp o) {
+          return floatUnary(o, [](double a) { return std::tanh(a); });
+        })
+        .Case([&](math::ErfOp o) {
+          return floatUnary(o, [](double a) { return std::erf(a); });
         })
         .Case([&](math::FmaOp o) { return fma(o); })
         .Default([&](Operation *op) {
@@ -717,6 +724,27 @@ private:
     DType t = r.elem.dtype;
     for (int64_t i = 0; i < r.size; ++i)
       r.floats[i] = roundToFloat(f(a.floats[i]), t);
+    set(op->getResult(0), std::move(r));
+    return true;
+  }
+
+  /// arith.bitcast: each element's bytes reread as the other type.
+  bool bitcast(Operation *op) {
+    const Val &a = get(op->getOperand(0));
+    Val r;
+    if (!make(op, op->getResult(0).getType(), r))
+      return false;
+    for (int64_t i = 0; i < r.size; ++i) {
+      uint8_t bytes[8] = {};
+      if (isFloat(a.elem.dtype))
+        storeFloatElement(bytes, a.elem.dtype, 0, a.floats[i]);
+      else
+        storeIntElement(bytes, a.elem.dtype, 0, a.ints[i]);
+      if (isFloat(r.elem.dtype))
+        r.floats[i] = loadFloatElement(bytes, r.elem.dtype, 0);
+      else
+        r.ints[i] = loadIntElement(bytes, r.elem.dtype, 0);
+    }
     set(op->getResult(0), std::move(r));
     return true;
   }

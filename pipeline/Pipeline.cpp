@@ -176,6 +176,8 @@ static void buildLowering(OpPassManager &pm, StringRef vendor,
   pm.addPass(kcc::gpu::createConvertKccToLLVM(options));
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
+  // tanh and erf as polynomials, before math-to-llvm (no libdevice/ocml).
+  pm.addPass(kcc::gpu::createExpandMathFunctions());
   // NVVM ops without an intrinsic (mbarrier.try_wait.parity's wait loop)
   // become inline PTX.
   if (vendor == "nvidia" && !keepNVVMOps)

@@ -108,4 +108,21 @@ def AdoptLoopAnnotations : Pass<"kcc-adopt-loop-annotations", "mlir::ModuleOp"> 
   }];
 }
 
+def ExpandMathFunctions : Pass<"kcc-expand-math-functions", "mlir::ModuleOp"> {
+  let summary = "Expand f32 tanh and erf into MLIR's polynomial "
+                "approximations (arith and fma)";
+  let description = [{
+    After kcc-convert-to-llvm has split tiles into each thread's scalars
+    and vectors, replaces f32 `math.tanh` and `math.erf` with upstream
+    MLIR's polynomial approximations (populatePolynomialApproximateTanh/
+    ErfPattern: arith, `math.fma`, `math.absf`, a few ulp on the f32
+    range), which every vendor lowers and the simulators execute: no
+    libdevice or ocml call. The frontend computes f16/bf16 tanh and erf in
+    f32.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect",
+                           "::mlir::vector::VectorDialect"];
+}
+
 #endif // KCC_GPU_PASSES_TD

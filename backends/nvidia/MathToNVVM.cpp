@@ -17,7 +17,8 @@
 // reciprocal too:
 //   afn f32 1 / x    = rcp.approx.ftz.f32(x)
 // Other divisions are IEEE (div.rn.f32), or LLVM's div.approx under `afn`.
-// f64 versions and the other transcendentals (sin, cos, tan, tanh, erf, ...)
+// f32 tanh and erf stay math ops for kcc-expand-math-functions (polynomials);
+// f64 versions and the other transcendentals (sin, cos, tan, ...)
 // call libdevice (`__nv_exp`, `__nv_sinf`, ...), declared here as external
 // llvm.func; the backend links libdevice.10.bc when such calls exist.
 // sqrt, abs, fma, floor, ceil, ... are left to math-to-llvm (llvm intrinsics;
@@ -204,7 +205,6 @@ void kcc::nvidia::populateMathPatterns(KccTypeConverter &tc,
   KCC_MATH(SinOp, "sin", None)
   KCC_MATH(CosOp, "cos", None)
   KCC_MATH(TanOp, "tan", None)
-  KCC_MATH(TanhOp, "tanh", None)
   KCC_MATH(SinhOp, "sinh", None)
   KCC_MATH(CoshOp, "cosh", None)
   KCC_MATH(AsinOp, "asin", None)
@@ -214,7 +214,6 @@ void kcc::nvidia::populateMathPatterns(KccTypeConverter &tc,
   KCC_MATH(AsinhOp, "asinh", None)
   KCC_MATH(AcoshOp, "acosh", None)
   KCC_MATH(AtanhOp, "atanh", None)
-  KCC_MATH(ErfOp, "erf", None)
   KCC_MATH(ErfcOp, "erfc", None)
   KCC_MATH(Log10Op, "log10", None)
   KCC_MATH(Log1pOp, "log1p", None)
