@@ -77,6 +77,21 @@ std::string describe(Diagnostic &diag) {
   return where + diag.str();
 }
 
+/// Runs `pm` on `module`, keeping its diagnostics from the user: the first
+/// error becomes `refusal` ("refused" if it gave none) when it fails.
+bool runQuietly(PassManager &pm, ModuleOp module, std::string &refusal) {
+  std::string firstError;
+  ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
+    if (diag.getSeverity() == DiagnosticSeverity::Error && firstError.empty())
+      firstError = describe(diag);
+    return success(); // candidates' diagnostics stay here
+  });
+  if (succeeded(pm.run(module)))
+    return true;
+  refusal = firstError.empty() ? "refused" : firstError;
+  return false;
+}
+
 VariantFeatures featuresOf(func::FuncOp func) {
   VariantFeatures f;
   // Per dot (its source location: the copies a pass peels share it), the
@@ -218,24 +233,15 @@ kcc::pipeline::selectVariants(ModuleOp module, const TargetModel &target,
             persistentOf(func) != cand.symbol)
           others.insert(func.getSymName());
       eraseFunctions(*alone, others);
-      std::string firstError;
-      ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
-        if (diag.getSeverity() == DiagnosticSeverity::Error &&
-            firstError.empty())
-          firstError = describe(diag);
-        return success(); // candidates' diagnostics stay here
-      });
       PassManager layoutPm(ctx);
       LayoutOptions quiet = layout;
       quiet.remarks = false;
       buildLayoutPipeline(layoutPm, target, quiet);
-      cand.legal = succeeded(layoutPm.run(*alone));
+      cand.legal = runQuietly(layoutPm, *alone, cand.refusal);
       if (cand.legal) {
         if (auto func = alone->lookupSymbol<func::FuncOp>(cand.symbol))
           cand.features = featuresOf(func);
         laidOut[cand.symbol] = std::move(alone);
-      } else {
-        cand.refusal = firstError.empty() ? "refused" : firstError;
       }
       compiled[cand.symbol] = cand;
     }
@@ -259,19 +265,10 @@ kcc::pipeline::selectVariants(ModuleOp module, const TargetModel &target,
       VariantCandidate &cand = c.candidates[i];
       VariantCandidate &memo = compiled[cand.symbol];
       if (!memo.checked) {
-        std::string firstError;
-        ScopedDiagnosticHandler handler(ctx, [&](Diagnostic &diag) {
-          if (diag.getSeverity() == DiagnosticSeverity::Error &&
-              firstError.empty())
-            firstError = describe(diag);
-          return success();
-        });
         PassManager lowerPm(ctx);
         buildLowerToLLVMPipeline(lowerPm, target);
         memo.checked = true;
-        memo.legal = succeeded(lowerPm.run(*laidOut[cand.symbol]));
-        if (!memo.legal)
-          memo.refusal = firstError.empty() ? "refused" : firstError;
+        memo.legal = runQuietly(lowerPm, *laidOut[cand.symbol], memo.refusal);
       }
       cand.checked = true;
       cand.legal = memo.legal;

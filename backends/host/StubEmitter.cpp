@@ -498,35 +498,29 @@ std::string emitSource(const ModuleInfo &m,
           c += wrapCall("    ", "const int64_t kcc_values[] = {", used, "};");
         }
       };
-      for (size_t r = 0; r < s.requirements.size(); ++r) {
-        const std::vector<std::string> &used = sp.requireParams[r];
-        c += wrapCall("  ",
-                      "if (!kcc_impl::requires_" + s.symbol + "_" +
-                          std::to_string(r) + "(",
-                      used, ")) {");
+      // A launch guard: `predicate`'s call and, when it is false, the
+      // runtime's message (`failure` and its leading arguments).
+      auto refuseUnless = [&](const std::string &predicate,
+                              const std::vector<std::string> &used,
+                              const std::string &failure,
+                              std::vector<std::string> args) {
+        c += wrapCall("  ", "if (!kcc_impl::" + predicate + "(", used, ")) {");
         namesAndValues(used);
-        c += wrapCall("    ", "return kcc::rt::unmetRequirement(",
-                      {desc, cString(s.requirements[r].text),
-                       cString(s.requirements[r].at), "kcc_names", "kcc_values",
-                       std::to_string(used.size())},
-                      ");");
+        args.insert(args.end(),
+                    {"kcc_names", "kcc_values", std::to_string(used.size())});
+        c += wrapCall("    ", "return kcc::rt::" + failure + "(", args, ");");
         c += "  }\n";
-      }
-      for (size_t g = 0; g < s.coverage.size(); ++g) {
-        const std::vector<std::string> &used = sp.guardParams[g];
-        c += wrapCall("  ",
-                      "if (!kcc_impl::covers_" + s.symbol + "_" +
-                          std::to_string(g) + "(",
-                      used, ")) {");
-        std::string n = std::to_string(used.size());
-        namesAndValues(used);
-        c += wrapCall("    ", "return kcc::rt::uncoveredTensor(",
-                      {desc, cString(s.coverage[g].tensor),
-                       cString(s.coverage[g].text), "kcc_names", "kcc_values",
-                       n},
-                      ");");
-        c += "  }\n";
-      }
+      };
+      for (size_t r = 0; r < s.requirements.size(); ++r)
+        refuseUnless("requires_" + s.symbol + "_" + std::to_string(r),
+                     sp.requireParams[r], "unmetRequirement",
+                     {desc, cString(s.requirements[r].text),
+                      cString(s.requirements[r].at)});
+      for (size_t g = 0; g < s.coverage.size(); ++g)
+        refuseUnless(
+            "covers_" + s.symbol + "_" + std::to_string(g), sp.guardParams[g],
+            "uncoveredTensor",
+            {desc, cString(s.coverage[g].tensor), cString(s.coverage[g].text)});
       c += "  int64_t grid[3];\n";
       std::vector<std::string> gargs = sp.gridParams;
       gargs.push_back("grid");

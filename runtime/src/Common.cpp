@@ -246,13 +246,20 @@ Status kcc::rt::checkDivisibility(const KernelDesc &kernel, const char *param,
                         std::to_string(divisor) + ")");
 }
 
+/// "a = 1, b = 2" for a stub's failed launch guard.
+static std::string namedValues(const char *const *names, const int64_t *values,
+                               unsigned n) {
+  std::string out;
+  for (unsigned i = 0; i < n; ++i)
+    out += std::string(i ? ", " : "") + names[i] + " = " +
+           std::to_string(values[i]);
+  return out;
+}
+
 Status kcc::rt::uncoveredTensor(const KernelDesc &kernel, const char *tensor,
                                 const char *condition, const char *const *names,
                                 const int64_t *values, unsigned n) {
-  std::string sizes;
-  for (unsigned i = 0; i < n; ++i)
-    sizes += std::string(i ? ", " : "") + names[i] + " = " +
-             std::to_string(values[i]);
+  std::string sizes = namedValues(names, values, n);
   return makeStatus(
       KCC_ERROR_INVALID_ARGUMENT,
       std::string("kcc: ") + symbolOf(kernel) +
@@ -266,10 +273,7 @@ Status kcc::rt::unmetRequirement(const KernelDesc &kernel,
                                  const char *condition, const char *at,
                                  const char *const *names,
                                  const int64_t *values, unsigned n) {
-  std::string args;
-  for (unsigned i = 0; i < n; ++i)
-    args += std::string(i ? ", " : "") + names[i] + " = " +
-            std::to_string(values[i]);
+  std::string args = namedValues(names, values, n);
   return makeStatus(
       KCC_ERROR_INVALID_ARGUMENT,
       std::string("kcc: ") + symbolOf(kernel) + ": launch refused: require(" +
