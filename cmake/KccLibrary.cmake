@@ -2,10 +2,14 @@
 # A static library of kcc linked against the monolithic libMLIR.so and
 # libLLVM.so (fast links; no duplicate static registrations).
 #
-# Libraries of three or more sources precompile the MLIR/LLVM headers nearly
-# every file includes (KCC_PCH, on by default): parsing them is most of the
-# time of compiling a kcc file (about 12 of 17 CPU seconds for a typical pass),
-# and CI builds everything twice on two cores (README, docs/architecture.md).
+# Every kcc library, tool, fuzzer and test executable precompiles the
+# MLIR/LLVM headers nearly every file includes (KCC_PCH, on by default):
+# parsing them is most of the time of compiling a kcc file (about 12 of 17
+# CPU seconds for a typical pass, 45 of 57 for the driver), and CI builds
+# everything twice on two cores (README, docs/architecture.md). One
+# precompiled header serves them all, so they are all compiled with LLVM's
+# own flags (llvm_update_compile_flags: no exceptions, as libMLIR itself;
+# a precompiled header is refused by a file compiled with other ones).
 option(KCC_PCH "Precompile the MLIR headers of kcc's libraries" ON)
 set(KCC_PCH_HEADERS
   <string>
@@ -22,30 +26,25 @@ set(KCC_PCH_HEADERS
   <mlir/Dialect/Func/IR/FuncOps.h>
   <mlir/Dialect/LLVMIR/LLVMDialect.h>
   <mlir/Dialect/LLVMIR/NVVMDialect.h>
+  <mlir/Dialect/LLVMIR/ROCDLDialect.h>
   <mlir/Dialect/Math/IR/Math.h>
   <mlir/Dialect/SCF/IR/SCF.h>
   <mlir/IR/Builders.h>
   <mlir/IR/BuiltinOps.h>
   <mlir/IR/BuiltinTypes.h>
+  <mlir/IR/Matchers.h>
   <mlir/IR/PatternMatch.h>
   <mlir/Pass/Pass.h>
+  <mlir/Pass/PassManager.h>
   <mlir/Transforms/DialectConversion.h>)
 
-# Precompiles KCC_PCH_HEADERS (and `ARGN`) for `target`, which then owns
-# its precompiled header.
-function(kcc_precompile_headers target)
-  if(NOT KCC_PCH)
-    return()
-  endif()
-  target_precompile_headers(${target} PRIVATE ${KCC_PCH_HEADERS} ${ARGN})
-endfunction()
-
-# The libraries share one precompiled header, KccPch's (KCC_PCH_HEADERS and
+# kcc's targets share one precompiled header, KccPch's (KCC_PCH_HEADERS and
 # the kcc dialect's header): each parsing the same headers into a PCH of its
-# own cost about 30 CPU seconds per library, a dozen libraries, two builds in
+# own cost about 30 CPU seconds per target, two dozen targets, two builds in
 # CI. KccPch is a static library like the others so that it gets the same
 # flags (the sanitizer build's included: cmake/KccSanitizers.cmake).
 function(kcc_reuse_precompiled_headers target)
+  llvm_update_compile_flags(${target})
   if(NOT KCC_PCH)
     return()
   endif()
@@ -55,9 +54,11 @@ function(kcc_reuse_precompiled_headers target)
       file(WRITE ${src} "// The owner of kcc's shared precompiled header.\n")
     endif()
     add_library(KccPch STATIC ${src})
+    llvm_update_compile_flags(KccPch)
     add_dependencies(KccPch KccIRIncGen)
     target_link_libraries(KccPch PUBLIC MLIR LLVM)
-    kcc_precompile_headers(KccPch "${CMAKE_SOURCE_DIR}/ir/Dialect.h")
+    target_precompile_headers(KccPch PRIVATE ${KCC_PCH_HEADERS}
+                              "${CMAKE_SOURCE_DIR}/ir/Dialect.h")
   endif()
   target_precompile_headers(${target} REUSE_FROM KccPch)
 endfunction()
@@ -69,8 +70,12 @@ function(kcc_add_library name)
     add_dependencies(${name} ${ARG_DEPENDS})
   endif()
   target_link_libraries(${name} PUBLIC ${ARG_LINK} MLIR LLVM)
-  list(LENGTH ARG_UNPARSED_ARGUMENTS sources)
-  if(sources GREATER_EQUAL 3)
-    kcc_reuse_precompiled_headers(${name})
-  endif()
+  kcc_reuse_precompiled_headers(${name})
+endfunction()
+
+# kcc_add_tool(<name> <sources...>): a command-line tool (LLVM's executable
+# conventions) on the shared precompiled header.
+function(kcc_add_tool name)
+  add_llvm_executable(${name} ${ARGN})
+  kcc_reuse_precompiled_headers(${name})
 endfunction()

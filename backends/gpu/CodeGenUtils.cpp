@@ -22,7 +22,7 @@ kcc::codegen::createTargetMachine(StringRef tripleName, StringRef cpu,
                                   StringRef features, unsigned optLevel) {
   Triple triple(tripleName);
   std::string error;
-  const Target *llvmTarget = TargetRegistry::lookupTarget(triple, error);
+  const Target *llvmTarget = llvm::TargetRegistry::lookupTarget(triple, error);
   if (!llvmTarget)
     return makeError("LLVM has no backend for " + tripleName + ": " + error);
   CodeGenOptLevel level = optLevel == 0   ? CodeGenOptLevel::None
