@@ -195,6 +195,149 @@ TV Gen::genTileBuiltin(const Expr &e, const std::vector<const Expr *> &pos) {
   return none;
 }
 
+bool Gen::isAtomicBuiltin(StringRef name) {
+  return name == "atomic_add" || name == "atomic_min" || name == "atomic_max" ||
+         name == "atomic_xchg" || name == "atomic_cas";
+}
+
+/// atomic_add/min/max/xchg(ptr, value[, mask]) and atomic_cas(ptr, cmp,
+/// value[, mask]), each with `order=` and `scope=` keywords (bare words).
+TV Gen::genAtomic(const Expr &e, const std::vector<const Expr *> &pos,
+                  const std::map<std::string, const CallArg *> &kw) {
+  const std::string &name = e.name;
+  mlir::Location l = loc(e.loc);
+  bool cas = name == "atomic_cas";
+  std::string forms =
+      cas ? "atomic_cas(ptr, cmp, value), atomic_cas(ptr, cmp, value, mask)"
+          : name + "(ptr, value), " + name + "(ptr, value, mask)";
+  forms += ", with optional order=relaxed|acquire|release|acq_rel and "
+           "scope=cta|gpu|system";
+  size_t nValues = cas ? 2 : 1;
+  if (pos.size() != nValues + 1 && pos.size() != nValues + 2) {
+    error(e.loc, "wrong number of arguments to '" + name + "' (got " +
+                     std::to_string(pos.size()) +
+                     "); accepted forms: " + forms);
+    return TV::poison();
+  }
+  // Keywords: bare words, not expressions.
+  kcc::MemoryOrder order = kcc::MemoryOrder::AcqRel;
+  kcc::MemoryScope scope = kcc::MemoryScope::Gpu;
+  for (auto &[key, arg] : kw) {
+    const Expr &v = *arg->value;
+    std::string word = v.kind == ExprKind::Ident ? v.name : "";
+    if (key == "order") {
+      std::optional<kcc::MemoryOrder> o = kcc::symbolizeMemoryOrder(word);
+      if (!o) {
+        error(v.loc, "unknown memory order" +
+                         (word.empty() ? std::string() : " '" + word + "'") +
+                         " for '" + name +
+                         "'; write order=relaxed, acquire, release or acq_rel "
+                         "(the default)");
+        return TV::poison();
+      }
+      order = *o;
+    } else if (key == "scope") {
+      std::optional<kcc::MemoryScope> sc = kcc::symbolizeMemoryScope(word);
+      if (!sc) {
+        error(v.loc, "unknown memory scope" +
+                         (word.empty() ? std::string() : " '" + word + "'") +
+                         " for '" + name +
+                         "'; write scope=cta, gpu (the default) or system");
+        return TV::poison();
+      }
+      scope = *sc;
+    } else {
+      error(arg->keywordLoc, "'" + name + "' does not take keyword argument '" +
+                                 key + "'; it takes order= and scope=");
+      return TV::poison();
+    }
+  }
+  std::vector<TV> args;
+  for (const Expr *p : pos) {
+    args.push_back(gen(*p));
+    if (!args.back().ok())
+      return TV::poison();
+  }
+  Value p = materialize(args[0]);
+  if (!p)
+    return TV::poison();
+  if (!isPtrTy(elementType(p.getType()))) {
+    error(pos[0]->loc, "the first argument of " + name +
+                           " must be a pointer or a tile of pointers into "
+                           "global memory, got " +
+                           typeToString(p.getType()));
+    return TV::poison();
+  }
+  Type pointee =
+      mlir::cast<kcc::PtrType>(elementType(p.getType())).getPointeeType();
+  std::optional<kcc::AtomicKind> kind;
+  if (!cas)
+    kind = name == "atomic_add"   ? kcc::AtomicKind::Add
+           : name == "atomic_min" ? kcc::AtomicKind::Min
+           : name == "atomic_max" ? kcc::AtomicKind::Max
+                                  : kcc::AtomicKind::Xchg;
+  bool word = pointee.isInteger(32) || pointee.isInteger(64);
+  bool ok = cas ? word
+            : *kind == kcc::AtomicKind::Add
+                ? word || pointee.isF32() || pointee.isF16() || pointee.isBF16()
+                : word || pointee.isF32();
+  if (!ok) {
+    const char *takes =
+        cas ? "i32 and i64 (compare floats through bitcast(x, i32))"
+        : *kind == kcc::AtomicKind::Add ? "i32, i64, f32, f16 and bf16"
+                                        : "i32, i64 and f32";
+    error(pos[0]->loc, "'" + name + "' on a pointer to " +
+                           typeToString(pointee) + ": it takes " + takes);
+    return TV::poison();
+  }
+  llvm::SmallVector<Value, 3> vals;
+  for (size_t i = 1; i <= nValues; ++i) {
+    Value v = materialize(args[i], pointee);
+    if (!v)
+      return TV::poison();
+    if (elementType(v.getType()) != pointee) {
+      error(pos[i]->loc,
+            std::string(cas && i == 1 ? "the compared value" : "the value") +
+                " of " + name + " has element type " +
+                typeToString(elementType(v.getType())) +
+                " but the pointer is " +
+                typeToString(elementType(p.getType())) +
+                "; convert it with cast(x, " + typeToString(pointee) + ")");
+      return TV::poison();
+    }
+    vals.push_back(v);
+  }
+  Value mask;
+  if (pos.size() == nValues + 2) {
+    mask = materialize(args.back());
+    if (!mask)
+      return TV::poison();
+    if (!elementType(mask.getType()).isInteger(1)) {
+      error(pos.back()->loc, "the mask of " + name +
+                                 " must be i1 (e.g. offs < n), got " +
+                                 typeToString(mask.getType()));
+      return TV::poison();
+    }
+  }
+  llvm::SmallVector<Value, 4> all{p};
+  all.append(vals.begin(), vals.end());
+  if (mask)
+    all.push_back(mask);
+  auto shape = commonShape(all, e.loc, name);
+  if (!shape)
+    return TV::poison();
+  p = broadcastTo(p, *shape, l);
+  for (Value &v : vals)
+    v = broadcastTo(v, *shape, l);
+  if (mask)
+    mask = broadcastTo(mask, *shape, l);
+  if (cas)
+    return TV::value(kcc::AtomicCASOp::create(
+        b, l, vals[0].getType(), p, vals[0], vals[1], mask, order, scope));
+  return TV::value(kcc::AtomicRMWOp::create(b, l, vals[0].getType(), *kind, p,
+                                            vals[0], mask, order, scope));
+}
+
 TV Gen::genCall(const Expr &e) {
   const std::string &name = e.name;
   mlir::Location l = loc(e.loc);
@@ -213,6 +356,8 @@ TV Gen::genCall(const Expr &e) {
   }
   bool isReduction = (name == "sum") ||
                      ((name == "min" || name == "max") && pos.size() == 1);
+  if (isAtomicBuiltin(name))
+    return genAtomic(e, pos, kw);
   for (auto &[key, arg] : kw) {
     if (key != "axis" || !isReduction) {
       error(arg->keywordLoc, "'" + name + "' does not take keyword argument '" +
@@ -849,14 +994,6 @@ TV Gen::genCall(const Expr &e) {
   }
 
   // Unknown function.
-  if (StringRef(name).starts_with("atomic")) {
-    error(e.loc,
-          "'" + name +
-              "': atomics are not in the language yet "
-              "(docs/language.md \"Not in v0\"); reduce within a program "
-              "and combine the partial results in a second kernel");
-    return TV::poison();
-  }
   std::vector<std::string> names(std::begin(kBuiltinNames),
                                  std::end(kBuiltinNames));
   std::string hint = closestName(name, names);

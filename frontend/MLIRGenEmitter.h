@@ -70,11 +70,13 @@ struct Binding {
 };
 
 inline const char *kBuiltinNames[] = {
-    "program_id", "num_programs", "arange",     "zeros", "full",   "load",
-    "store",      "load_tile",    "store_tile", "dim",   "trans",  "where",
-    "cast",       "exp",          "exp2",       "log",   "sqrt",   "rsqrt",
-    "sigmoid",    "abs",          "min",        "max",   "sum",    "fma",
-    "dot",        "cdiv",         "tanh",       "erf",   "bitcast"};
+    "program_id", "num_programs", "arange",      "zeros",      "full",
+    "load",       "store",        "load_tile",   "store_tile", "dim",
+    "trans",      "where",        "cast",        "exp",        "exp2",
+    "log",        "sqrt",         "rsqrt",       "sigmoid",    "abs",
+    "min",        "max",          "sum",         "fma",        "dot",
+    "cdiv",       "tanh",         "erf",         "bitcast",    "atomic_add",
+    "atomic_min", "atomic_max",   "atomic_xchg", "atomic_cas"};
 
 inline bool isFloatTy(Type t) { return t && mlir::isa<mlir::FloatType>(t); }
 inline bool isIntTy(Type t) { return t && mlir::isa<mlir::IntegerType>(t); }
@@ -307,6 +309,10 @@ private:
   TV genCall(const Expr &e);
   /// load_tile, store_tile and dim on tensor parameters.
   TV genTileBuiltin(const Expr &e, const std::vector<const Expr *> &pos);
+  /// atomic_add/min/max/xchg/cas (docs/language.md, "Atomics").
+  static bool isAtomicBuiltin(StringRef name);
+  TV genAtomic(const Expr &e, const std::vector<const Expr *> &pos,
+               const std::map<std::string, const CallArg *> &kw);
   /// A compile-time tile shape (a list of powers of two, rank 1 or 2).
   std::optional<llvm::SmallVector<int64_t>> tileShape(const TV &arg, SMLoc at,
                                                       StringRef what);

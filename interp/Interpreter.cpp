@@ -178,6 +178,14 @@ private:
         .Case([&](AddPtrOp o) { return addPtr(o); })
         .Case([&](LoadOp o) { return load(o); })
         .Case([&](StoreOp o) { return store(o); })
+        .Case([&](AtomicRMWOp o) {
+          return atomic(o, o.getKind(), o.getPtr(), Value(), o.getValue(),
+                        o.getMask());
+        })
+        .Case([&](AtomicCASOp o) {
+          return atomic(o, std::nullopt, o.getPtr(), o.getCmp(), o.getValue(),
+                        o.getMask());
+        })
         .Case([&](LoadTileOp o) { return loadTile(o); })
         .Case([&](StoreTileOp o) { return storeTile(o); })
         .Case([&](ReduceOp o) { return reduce(o); })
@@ -490,6 +498,61 @@ private:
         o, get(o.getPtr()),
         [&](int64_t i) { return !mask || mask->ints[i] != 0; },
         get(o.getValue()), "store");
+  }
+
+  /// An atomic read-modify-write (`kind`) or, without one, a
+  /// compare-and-swap of `cmp` for `value`. The interpreter's order is the
+  /// documented one (docs/language.md, "Atomics"): programs in grid order
+  /// (x fastest), a tile's elements in row-major order, each update applied
+  /// whole before the next; masked-off lanes return `value`.
+  bool atomic(Operation *o, std::optional<AtomicKind> kind, Value ptr,
+              Value cmpV, Value valueV, Value maskV) {
+    const Val &p = get(ptr), &v = get(valueV);
+    const Val *cmp = cmpV ? &get(cmpV) : nullptr;
+    const Val *mask = maskV ? &get(maskV) : nullptr;
+    Val r;
+    if (!make(o, o->getResult(0).getType(), r))
+      return false;
+    bool f = isFloat(r.elem.dtype);
+    for (int64_t i = 0; i < r.size; ++i) {
+      if (mask && mask->ints[mask->size == 1 ? 0 : i] == 0) {
+        copyElem(v, i, r, i);
+        continue;
+      }
+      if (!checkAccess(o, p, i, "atomic"))
+        return false;
+      Buffer &b = buffers[p.bufs[i]];
+      uint8_t *base = b.array.data.data();
+      DType t = b.array.dtype;
+      if (f) {
+        double old = loadFloatElement(base, t, p.ints[i]), x = v.floats[i];
+        double next = x; // xchg
+        if (*kind == AtomicKind::Add)
+          next = roundToFloat(old + x, t);
+        else if (*kind == AtomicKind::Max)
+          next = fmaximum(old, x);
+        else if (*kind == AtomicKind::Min)
+          next = fminimum(old, x);
+        storeFloatElement(base, t, p.ints[i], next);
+        r.floats[i] = old;
+        continue;
+      }
+      unsigned width = intWidth(t);
+      int64_t old = loadIntElement(base, t, p.ints[i]), x = v.ints[i];
+      int64_t next = x;
+      if (!kind)
+        next = old == cmp->ints[i] ? x : old;
+      else if (*kind == AtomicKind::Add)
+        next = wrapInt(int64_t(uint64_t(old) + uint64_t(x)), width);
+      else if (*kind == AtomicKind::Min)
+        next = std::min(old, x);
+      else if (*kind == AtomicKind::Max)
+        next = std::max(old, x);
+      storeIntElement(base, t, p.ints[i], next);
+      r.ints[i] = old;
+    }
+    set(o->getResult(0), std::move(r));
+    return true;
   }
 
   /// Pointers to the elements of the tile `shape` at block `coords` of a

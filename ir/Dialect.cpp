@@ -565,6 +565,32 @@ LogicalResult LoadOp::verify() {
   return success();
 }
 
+/// The element types an atomic of `kind` (or a compare-and-swap, when
+/// `kind` is empty) updates; docs/language.md, "Atomics".
+static bool atomicElementOk(std::optional<AtomicKind> kind, Type elem) {
+  bool word = elem.isInteger(32) || elem.isInteger(64);
+  if (!kind)
+    return word;
+  if (*kind == AtomicKind::Add)
+    return word || elem.isF32() || elem.isF16() || elem.isBF16();
+  return word || elem.isF32();
+}
+
+LogicalResult AtomicRMWOp::verify() {
+  Type elem = getElementTypeOrSelf(getValue().getType());
+  if (!atomicElementOk(getKind(), elem))
+    return emitOpError("atomic ")
+           << stringifyAtomicKind(getKind()) << " does not take " << elem;
+  return success();
+}
+
+LogicalResult AtomicCASOp::verify() {
+  Type elem = getElementTypeOrSelf(getValue().getType());
+  if (!atomicElementOk(std::nullopt, elem))
+    return emitOpError("compare-and-swap takes i32 or i64, not ") << elem;
+  return success();
+}
+
 LogicalResult ReduceOp::verify() {
   auto src = getSrc().getType();
   int64_t axis = getAxis();

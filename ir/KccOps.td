@@ -148,6 +148,64 @@ def Kcc_StoreOp : Kcc_Op<"store", [
   let assemblyFormat = "$ptr `,` $value (`mask` $mask^)? attr-dict `:` type($ptr)";
 }
 
+def Kcc_AtomicRMWOp : Kcc_Op<"atomic_rmw", [
+    MemoryEffects<[MemRead, MemWrite]>,
+    TypesMatchWith<"value is the pointee of ptr", "ptr", "value",
+                   "::kcc::getPointeeLike($_self)">,
+    TypesMatchWith<"mask has the shape of ptr", "ptr", "mask",
+                   "::kcc::getI1Like($_self)",
+                   "($_op.getOperands().size() <= 2) || std::equal_to<>()">,
+    TypesMatchWith<"result is the pointee of ptr", "ptr", "result",
+                   "::kcc::getPointeeLike($_self)">]> {
+  let summary = "atomic read-modify-write of global memory; returns the old values";
+  let description = [{
+    Per element of `ptr` whose mask is on, atomically replaces `*ptr` with
+    `kind(*ptr, value)` and returns what it read (masked-off lanes return
+    `value`). Each element is updated once per program however the tile is
+    laid out; a scalar (uniform) operation is performed once per program.
+    `min`/`max` take integers (signed) or floats (NaN-propagating, as the
+    elementwise `min`/`max`); `add` takes integers and floats. Elements of
+    one tile are not ordered among themselves.
+  }];
+  let arguments = (ins Kcc_AtomicKindAttr:$kind, Kcc_PtrLike:$ptr,
+                       Kcc_ValueLike:$value, Optional<Kcc_BoolLike>:$mask,
+                       Kcc_MemoryOrderAttr:$order, Kcc_MemoryScopeAttr:$scope);
+  let results = (outs Kcc_ValueLike:$result);
+  let assemblyFormat = [{
+    $kind $order $scope $ptr `,` $value (`mask` $mask^)? attr-dict `:` type($ptr)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kcc_AtomicCASOp : Kcc_Op<"atomic_cas", [
+    MemoryEffects<[MemRead, MemWrite]>,
+    TypesMatchWith<"cmp is the pointee of ptr", "ptr", "cmp",
+                   "::kcc::getPointeeLike($_self)">,
+    TypesMatchWith<"value is the pointee of ptr", "ptr", "value",
+                   "::kcc::getPointeeLike($_self)">,
+    TypesMatchWith<"result is the pointee of ptr", "ptr", "result",
+                   "::kcc::getPointeeLike($_self)">,
+    TypesMatchWith<"mask has the shape of ptr", "ptr", "mask",
+                   "::kcc::getI1Like($_self)",
+                   "($_op.getOperands().size() <= 3) || std::equal_to<>()">,
+    AllTypesMatch<["cmp", "value"]>]> {
+  let summary = "atomic compare-and-swap of global memory; returns the old values";
+  let description = [{
+    Per element whose mask is on: if `*ptr == cmp`, writes `value`; returns
+    what it read either way (masked-off lanes return `value`). Integers only
+    (i32, i64); the update is once per element per program, as for
+    kcc.atomic_rmw.
+  }];
+  let arguments = (ins Kcc_PtrLike:$ptr, Kcc_ValueLike:$cmp,
+                       Kcc_ValueLike:$value, Optional<Kcc_BoolLike>:$mask,
+                       Kcc_MemoryOrderAttr:$order, Kcc_MemoryScopeAttr:$scope);
+  let results = (outs Kcc_ValueLike:$result);
+  let assemblyFormat = [{
+    $order $scope $ptr `,` $cmp `,` $value (`mask` $mask^)? attr-dict `:` type($ptr)
+  }];
+  let hasVerifier = 1;
+}
+
 def Kcc_ReduceOp : Kcc_Op<"reduce", [Pure]> {
   let summary = "reduce a tile along one axis with sum, max or min";
   let description = [{

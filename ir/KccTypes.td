@@ -137,6 +137,37 @@ def Kcc_ReduceKind : I32EnumAttr<"ReduceKind", "reduction combiner", [
 }
 def Kcc_ReduceKindAttr : EnumAttr<Kcc_Dialect, Kcc_ReduceKind, "reduce_kind">;
 
+// Atomic read-modify-write operations of `.kc` (docs/language.md, "Atomics").
+def Kcc_AtomicKind : I32EnumAttr<"AtomicKind", "atomic read-modify-write", [
+    I32EnumAttrCase<"Add", 0, "add">,
+    I32EnumAttrCase<"Min", 1, "min">,
+    I32EnumAttrCase<"Max", 2, "max">,
+    I32EnumAttrCase<"Xchg", 3, "xchg">]> {
+  let cppNamespace = "::kcc";
+  let genSpecializedAttr = 0;
+}
+def Kcc_AtomicKindAttr : EnumAttr<Kcc_Dialect, Kcc_AtomicKind, "atomic_kind">;
+
+def Kcc_MemoryOrder : I32EnumAttr<"MemoryOrder", "memory order of an atomic", [
+    I32EnumAttrCase<"Relaxed", 0, "relaxed">,
+    I32EnumAttrCase<"Acquire", 1, "acquire">,
+    I32EnumAttrCase<"Release", 2, "release">,
+    I32EnumAttrCase<"AcqRel", 3, "acq_rel">]> {
+  let cppNamespace = "::kcc";
+  let genSpecializedAttr = 0;
+}
+def Kcc_MemoryOrderAttr : EnumAttr<Kcc_Dialect, Kcc_MemoryOrder, "memory_order">;
+
+def Kcc_MemoryScope : I32EnumAttr<"MemoryScope",
+    "threads an atomic is atomic and ordered with", [
+    I32EnumAttrCase<"Cta", 0, "cta">,
+    I32EnumAttrCase<"Gpu", 1, "gpu">,
+    I32EnumAttrCase<"System", 2, "system">]> {
+  let cppNamespace = "::kcc";
+  let genSpecializedAttr = 0;
+}
+def Kcc_MemoryScopeAttr : EnumAttr<Kcc_Dialect, Kcc_MemoryScope, "memory_scope">;
+
 def Kcc_WarpgroupTurnKind : I32EnumAttr<"WarpgroupTurnKind",
     "what kcc.warpgroup_turn does", [
     I32EnumAttrCase<"Wait", 0, "wait">,

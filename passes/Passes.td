@@ -174,7 +174,8 @@ def KccCheckTargetSupport : Pass<"kcc-check-target-support", "mlir::ModuleOp"> {
     NVIDIA tensor cores, i8 as s8); the error names the element types that
     would work. Such a dot is refused even though the CUDA-core FMA lowering
     could compute it, so that whether a kernel compiles for a target does not
-    depend on which path its dots take.
+    depend on which path its dots take. Also refused: scope=system atomics
+    on NVIDIA targets, which LLVM 22's NVPTX backend cannot emit.
   }];
   let options = [
     Option<"targetName", "target", "std::string", /*default=*/"\"\"",

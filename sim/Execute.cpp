@@ -527,6 +527,63 @@ bool Machine::execute(Thread &t, unsigned budget) {
       }
       break;
     }
+    case Opc::AtomicRMW:
+    case Opc::CmpXchg: {
+      // One thread's whole read-modify-write: the simulator runs one
+      // thread at a time, so no other access falls between its halves.
+      bool cas = in.opc == Opc::CmpXchg;
+      uint64_t addr = A[0];
+      unsigned bytes = in.bits / 8;
+      if (addr % bytes) {
+        setFault(in.op, llvm::formatv("misaligned atomic: address {0:x} is "
+                                      "not a multiple of {1} bytes",
+                                      addr, bytes));
+        return false;
+      }
+      uint64_t sharedOffset = ~0ull;
+      uint8_t *p =
+          resolve(t, in.op, in.addrSpace, addr, bytes, true, &sharedOffset);
+      if (!p)
+        return false;
+      if (sharedOffset != ~0ull &&
+          !sharedAccess(&t, in.op, sharedOffset, bytes, true))
+        return false;
+      uint64_t old = 0, next = 0, y = B[0] & m;
+      std::memcpy(&old, p, bytes);
+      if (cas) {
+        next = old == y ? (R[in.c] & m) : old;
+        r[1] = old == y;
+      } else {
+        switch (AtomicOp(in.sub)) {
+        case AtomicOp::Add:
+          next = (old + y) & m;
+          break;
+        case AtomicOp::FAdd:
+          next = floatOp(
+              in.ek, old, y, [](float a, float b) { return a + b; },
+              [](double a, double b) { return a + b; });
+          break;
+        case AtomicOp::SMin:
+          next = sext(old, in.bits) < sext(y, in.bits) ? old : y;
+          break;
+        case AtomicOp::SMax:
+          next = sext(old, in.bits) > sext(y, in.bits) ? old : y;
+          break;
+        case AtomicOp::FMinimum:
+        case AtomicOp::FMaximum:
+          next = fromDouble(fmaximum(toDouble(old, in.ek), toDouble(y, in.ek),
+                                     AtomicOp(in.sub) == AtomicOp::FMaximum),
+                            in.ek);
+          break;
+        case AtomicOp::Xchg:
+          next = y;
+          break;
+        }
+      }
+      std::memcpy(p, &next, bytes);
+      r[0] = old;
+      break;
+    }
     case Opc::ThreadId:
       r[0] = t.id[in.sub];
       break;

@@ -496,6 +496,63 @@ bool Decoder::decodeOp(Operation *op) {
     in.sub = alignLog2(store.getAlignment(), in);
     return true;
   }
+  if (auto rmw = dyn_cast<LLVM::AtomicRMWOp>(op)) {
+    std::optional<AtomicOp> kind;
+    switch (rmw.getBinOp()) {
+    case LLVM::AtomicBinOp::add:
+      kind = AtomicOp::Add;
+      break;
+    case LLVM::AtomicBinOp::fadd:
+      kind = AtomicOp::FAdd;
+      break;
+    case LLVM::AtomicBinOp::min:
+      kind = AtomicOp::SMin;
+      break;
+    case LLVM::AtomicBinOp::max:
+      kind = AtomicOp::SMax;
+      break;
+    case LLVM::AtomicBinOp::fminimum:
+      kind = AtomicOp::FMinimum;
+      break;
+    case LLVM::AtomicBinOp::fmaximum:
+      kind = AtomicOp::FMaximum;
+      break;
+    case LLVM::AtomicBinOp::xchg:
+      kind = AtomicOp::Xchg;
+      break;
+    default:
+      break;
+    }
+    if (!kind)
+      return fail(op, "the simulator implements llvm.atomicrmw add, fadd, "
+                      "min, max, fminimum, fmaximum and xchg only");
+    Inst *in = emitResult(Opc::AtomicRMW, op);
+    if (!in)
+      return false;
+    if (in->lanes != 1)
+      return fail(op, "vector atomics are not supported");
+    in->addrSpace = in->srcAddrSpace;
+    in->sub = uint8_t(*kind);
+    return true;
+  }
+  if (auto cas = dyn_cast<LLVM::AtomicCmpXchgOp>(op)) {
+    std::optional<TypeInfo> v = info(cas.getVal(), op);
+    std::optional<TypeInfo> a = info(cas.getPtr(), op);
+    if (!v || !a)
+      return false;
+    if (v->ek != EK::Int || v->lanes != 1)
+      return fail(op, "the simulator implements llvm.cmpxchg of integers only");
+    // The {old, success} struct: one slot each (llvm.extractvalue reads them).
+    slots[cas.getRes()] = nextSlot;
+    nextSlot += 2;
+    Inst &in = emit(Opc::CmpXchg, op);
+    in.res = slots[cas.getRes()];
+    in.a = slot(cas.getPtr());
+    in.b = slot(cas.getCmp());
+    in.c = slot(cas.getVal());
+    in.ek = EK::Int, in.bits = v->bits, in.addrSpace = a->addrSpace;
+    return true;
+  }
   if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op))
     return decodeCallIntrinsic(call);
   if (auto br = dyn_cast<LLVM::BrOp>(op)) {
@@ -548,8 +605,8 @@ bool Decoder::decodeOp(Operation *op) {
     if (!st || src == slots.end() || ev.getPosition().size() != 1)
       return fail(
           op, "the simulator supports llvm.extractvalue only of "
-              "the results of wgmma.mma_async, ldmatrix, mma.sync, tcgen05.ld "
-              "and operand fences");
+              "the results of wgmma.mma_async, ldmatrix, mma.sync, tcgen05.ld, "
+              "cmpxchg and operand fences");
     // Read the source slot before assign(): inserting may grow the map and
     // invalidate the iterator.
     uint32_t srcSlot = src->second + uint32_t(ev.getPosition()[0]);

@@ -35,6 +35,17 @@ namespace kcc::sim {
 /// Element kinds of register values.
 enum class EK : uint8_t { Int, F16, BF16, F32, F64, Ptr };
 
+/// What an AtomicRMW instruction does (Inst::sub).
+enum class AtomicOp : uint8_t {
+  Add,
+  FAdd,
+  SMin,
+  SMax,
+  FMinimum,
+  FMaximum,
+  Xchg
+};
+
 enum class Opc : uint16_t {
   // Integer and float arithmetic (sub: predicate for compares).
   Add,
@@ -82,6 +93,8 @@ enum class Opc : uint16_t {
   GEP,
   Load,
   Store,
+  AtomicRMW, // a address, b value; sub: AtomicOp; result the old value
+  CmpXchg,   // a address, b expected, c new; results: old value, success
   // Math intrinsics (unary a, binary a b, ternary a b c).
   FMax,
   FMin,

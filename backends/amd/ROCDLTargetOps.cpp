@@ -22,6 +22,11 @@ namespace {
 class ROCDLTargetOps final : public TargetOps {
 public:
   unsigned warpSize() const override { return 64; }
+  std::optional<llvm::StringRef> syncScope(MemoryScope scope) const override {
+    return scope == MemoryScope::Cta   ? "workgroup"
+           : scope == MemoryScope::Gpu ? "agent"
+                                       : "";
+  }
   Value threadId(OpBuilder &b, Location loc) const override {
     return ROCDL::ThreadIdXOp::create(b, loc, b.getI32Type());
   }

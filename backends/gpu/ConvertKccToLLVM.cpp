@@ -237,6 +237,7 @@ void ConvertKccToLLVMPass::runOnOperation() {
   populateTileOpPatterns(tc, patterns);
   populateReducePatterns(tc, patterns);
   populateDotPatterns(tc, patterns);
+  populateAtomicPatterns(tc, patterns);
   lowering->populatePatterns(tc, patterns);
   ops->addMathPatterns(tc, patterns, target);
   scf::populateSCFStructuralTypeConversionsAndLegality(tc, patterns, target);

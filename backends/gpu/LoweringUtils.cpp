@@ -379,6 +379,16 @@ static int64_t unpaddedSmemBytes(Operation *op) {
   }
   if (auto dot = dyn_cast<DotOp>(op))
     return dotScratch(dot).bytes;
+  // Atomics whose old values are used by threads that did not read them
+  // (AtomicsToLLVM.cpp): thread 0's scalar, a replicated tile's owners'.
+  if (isa<AtomicRMWOp, AtomicCASOp>(op) && !op->getResult(0).use_empty()) {
+    Type t = op->getResult(0).getType();
+    auto tile = dyn_cast<RankedTensorType>(t);
+    if (!tile)
+      return storageBytes(t);
+    if (TileLayout::get(tile).replicated())
+      return tile.getNumElements() * storageBytes(tile.getElementType());
+  }
   if (isa<ExpandDimsOp, ReshapeOp>(op)) {
     auto src = cast<RankedTensorType>(op->getOperand(0).getType());
     if (src.getEncoding() ==

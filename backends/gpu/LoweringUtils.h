@@ -127,6 +127,13 @@ public:
   /// The exchange used for lane ^ mask when no plan was made (kcc-opt
   /// pipelines without kcc-plan-lane-exchanges).
   virtual llvm::StringRef defaultExchange(unsigned mask) const = 0;
+  /// The LLVM sync scope of an atomic of `scope` (each backend names its
+  /// own: NVPTX "block"/"device", AMDGPU "workgroup"/"agent"; "" is the
+  /// whole system), or none where the backend cannot give it.
+  virtual std::optional<llvm::StringRef> syncScope(MemoryScope scope) const = 0;
+  /// Whether the backend drops an atomicrmw's ordering, so that the
+  /// lowering orders it with fences around a relaxed one.
+  virtual bool fencesAtomicOrder() const { return false; }
   /// Whether f64 exp/exp2/log/log2 can be lowered (NVIDIA: libdevice; AMD
   /// would need the ROCm device libraries, which kcc does not link).
   virtual bool hasF64Transcendentals() const { return true; }
@@ -301,6 +308,8 @@ mlir::Value relayoutThroughSmem(const TargetOps &ops, mlir::OpBuilder &b,
 void populateTileOpPatterns(KccTypeConverter &tc,
                             mlir::RewritePatternSet &patterns);
 void populateReducePatterns(KccTypeConverter &tc,
+                            mlir::RewritePatternSet &patterns);
+void populateAtomicPatterns(KccTypeConverter &tc,
                             mlir::RewritePatternSet &patterns);
 void populateDotPatterns(KccTypeConverter &tc,
                          mlir::RewritePatternSet &patterns);

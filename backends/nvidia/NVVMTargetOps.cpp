@@ -21,6 +21,16 @@ namespace {
 class NVVMTargetOps final : public TargetOps {
 public:
   unsigned warpSize() const override { return 32; }
+  // LLVM 22's NVPTX backend emits every atomicrmw as a relaxed, gpu-scoped
+  // atom (its memory orders and scopes landed after, llvm-project#176015):
+  // the order is kept by fences (fence.acq_rel.gpu/.cta), which do take
+  // their scope; a system-scoped atom it cannot emit (refused at the call).
+  std::optional<llvm::StringRef> syncScope(MemoryScope scope) const override {
+    if (scope == MemoryScope::System)
+      return std::nullopt;
+    return scope == MemoryScope::Cta ? "block" : "device";
+  }
+  bool fencesAtomicOrder() const override { return true; }
   Value threadId(OpBuilder &b, Location loc) const override {
     Value tid = NVVM::ThreadIdXOp::create(b, loc, b.getI32Type());
     // A ping-pong consumer group runs the consumer code as the only group

@@ -94,6 +94,21 @@ struct CheckTargetSupport
         diag << "; convert the operands to one of " << llvm::join(usable, ", ")
              << " (e.g. cast(a, " << usable.front() << "))";
     });
+    // LLVM 22's NVPTX backend emits every atomicrmw gpu-scoped
+    // (backends/nvidia/NVVMTargetOps.cpp): a system-scoped one would be
+    // silently weaker than asked.
+    getOperation().walk([&](Operation *op) {
+      auto scope = op->getAttrOfType<kcc::MemoryScopeAttr>("scope");
+      if (!isa<kcc::AtomicRMWOp, kcc::AtomicCASOp>(op) || !scope ||
+          scope.getValue() != kcc::MemoryScope::System ||
+          target.vendor != kcc::Vendor::NVIDIA)
+        return;
+      ok = false;
+      op->emitError() << "scope=system atomics are not supported on '"
+                      << target.name
+                      << "' by kcc 0.1 (its LLVM 22 backend emits only "
+                         "gpu-scoped atomics there); use scope=gpu";
+    });
     if (!ok)
       signalPassFailure();
   }

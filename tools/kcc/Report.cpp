@@ -322,6 +322,37 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
         entry.memoryOps.push_back(std::move(m));
         return;
       }
+      // An atomic: one read-modify-write per element, by its owner thread
+      // (backends/gpu/AtomicsToLLVM.cpp), or the program's one.
+      if (isa<AtomicRMWOp, AtomicCASOp>(op)) {
+        auto rmw = dyn_cast<AtomicRMWOp>(op);
+        auto cas = dyn_cast<AtomicCASOp>(op);
+        Value ptr = op->getOperand(0);
+        auto tile = dyn_cast<RankedTensorType>(ptr.getType());
+        Type pointee =
+            cast<PtrType>(getElementTypeOrSelf(ptr.getType())).getPointeeType();
+        MemoryOp m;
+        m.loc = locString(op->getLoc());
+        m.kind = rmw ? "atomic_" + stringifyAtomicKind(rmw.getKind()).str()
+                     : std::string("atomic_cas");
+        m.elem = typeString(pointee);
+        m.elements = tile ? tile.getNumElements() : 1;
+        m.accessBytes = getElementBytes(pointee);
+        m.path = "atomic";
+        MemoryOrder order = rmw ? rmw.getOrder() : cas.getOrder();
+        MemoryScope scope = rmw ? rmw.getScope() : cas.getScope();
+        m.explanation =
+            llvm::formatv("order={0} scope={1}; {2}",
+                          stringifyMemoryOrder(order),
+                          stringifyMemoryScope(scope),
+                          tile ? "one update per element, by the thread that "
+                                 "owns it"
+                               : "the program's: thread 0 updates, between "
+                                 "block barriers where the order asks")
+                .str();
+        entry.memoryOps.push_back(std::move(m));
+        return;
+      }
       bool isLoad = isa<LoadOp>(op), isStore = isa<StoreOp>(op);
       if (isLoad || isStore) {
         MemoryOp m;
