@@ -61,6 +61,8 @@ function(kcc_reuse_precompiled_headers target)
                               "${CMAKE_SOURCE_DIR}/ir/Dialect.h")
   endif()
   target_precompile_headers(${target} REUSE_FROM KccPch)
+  # cmake/KccSanitizers.cmake gives such targets the flags KccPch gets.
+  set_target_properties(${target} PROPERTIES KCC_SHARED_PCH TRUE)
 endfunction()
 
 function(kcc_add_library name)

@@ -89,10 +89,14 @@ function(kcc_sanitize_targets dir)
       target_link_options(${target} PRIVATE ${KCC_SANITIZER_FLAGS}
                                             ${KCC_SANITIZER_DEFAULTS_OBJ})
     endif()
-    # libFuzzer's coverage where the fuzzers look: the compiler libraries.
-    # Executables linking them (kcc, the tests) get the coverage callbacks
-    # from the sanitizer runtime.
-    if(KCC_FUZZERS AND type STREQUAL "STATIC_LIBRARY" AND target MATCHES "^Kcc")
+    # libFuzzer's coverage where the fuzzers look: the compiler libraries,
+    # and alike every target on their shared precompiled header (a PCH is
+    # refused by a file compiled with other -fsanitize flags): the tools,
+    # the unit tests, the fuzzers (whose link adds libFuzzer's main).
+    # Executables get the coverage callbacks from the sanitizer runtime.
+    get_target_property(shared_pch ${target} KCC_SHARED_PCH)
+    if(KCC_FUZZERS AND (shared_pch OR (type STREQUAL "STATIC_LIBRARY" AND
+                                       target MATCHES "^Kcc")))
       target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link
         -fsanitize-coverage-ignorelist=${CMAKE_SOURCE_DIR}/cmake/fuzz-coverage-ignore.txt)
     endif()
