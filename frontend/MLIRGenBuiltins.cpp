@@ -993,6 +993,12 @@ TV Gen::genCall(const Expr &e) {
     return TV::value(kcc::DotOp::create(b, l, acc.getType(), x, y, acc));
   }
 
+  if (name == "num_multiprocessors") {
+    error(e.loc, "num_multiprocessors() can be used in grid(...) only (the "
+                 "launch stub reads it from the device); in the kernel, "
+                 "num_programs(axis) is the grid size it chose");
+    return TV::poison();
+  }
   // Unknown function.
   std::vector<std::string> names(std::begin(kBuiltinNames),
                                  std::end(kBuiltinNames));

@@ -1,6 +1,8 @@
 //===- Sema.cpp - kernel checking and specialization ----------------------===//
 #include "frontend/Sema.h"
 
+#include "ir/CExpr.h"
+
 #include "ir/Dialect.h"
 
 #include "llvm/ADT/APFloat.h"
@@ -932,12 +934,29 @@ struct GridEmitter {
     case ExprKind::Call: {
       if (e.name == "dim")
         return emitDim(e);
+      if (e.name == "num_multiprocessors") {
+        // The stub reads the device's count at launch (kcc::rt::
+        // multiprocessorCount) into this name; kcc-difftest gives its own.
+        if (what != "grid") {
+          diags.error(e.loc, "num_multiprocessors() can be used in grid(...) "
+                             "only, not in " +
+                                 what);
+          return std::nullopt;
+        }
+        if (!e.args.empty()) {
+          diags.error(e.loc, "num_multiprocessors() takes no arguments");
+          return std::nullopt;
+        }
+        return std::string(kcc::kMultiprocessorsName);
+      }
       if (e.name != "cdiv" && e.name != "min" && e.name != "max") {
         diags.error(e.loc, "function '" + e.name + "' cannot be used in " +
                                what + "; " + what +
                                " expressions "
                                "are computed on the host from scalar integer "
-                               "parameters (allowed: cdiv, min, max, dim)");
+                               "parameters (allowed: cdiv, min, max, dim" +
+                               (what == "grid" ? ", num_multiprocessors" : "") +
+                               ")");
         return std::nullopt;
       }
       if (e.args.size() != 2 || !e.args[0].keyword.empty() ||

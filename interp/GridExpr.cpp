@@ -15,10 +15,14 @@
 
 using namespace kcc::interp;
 
-/// The value of integer parameter `name` of `func` in `args`, if any.
+/// The value of integer parameter `name` of `func` in `args`, or of
+/// num_multiprocessors(), if any.
 static std::optional<int64_t> intArg(mlir::func::FuncOp func,
                                      const std::vector<KernelArg> &args,
+                                     unsigned processors,
                                      std::string_view name) {
+  if (name == kcc::kMultiprocessorsName)
+    return int64_t(processors);
   auto names = func->getAttrOfType<mlir::ArrayAttr>("kcc.arg_names");
   mlir::ArrayRef<mlir::Type> inputs = func.getFunctionType().getInputs();
   for (size_t i = 0; names && i < names.size() && i < args.size(); ++i) {
@@ -32,8 +36,10 @@ static std::optional<int64_t> intArg(mlir::func::FuncOp func,
 
 bool kcc::interp::checkCoverageGuards(mlir::func::FuncOp func,
                                       const std::vector<KernelArg> &args,
-                                      std::string &error) {
-  auto lookup = [&](std::string_view name) { return intArg(func, args, name); };
+                                      unsigned processors, std::string &error) {
+  auto lookup = [&](std::string_view name) {
+    return intArg(func, args, processors, name);
+  };
   // The kernel's require(...) clauses first, as the stubs check them.
   if (auto reqs = func->getAttrOfType<mlir::ArrayAttr>("kcc.requires"))
     for (auto entry : reqs.getAsRange<mlir::DictionaryAttr>()) {
@@ -77,7 +83,8 @@ bool kcc::interp::checkCoverageGuards(mlir::func::FuncOp func,
 }
 
 bool kcc::interp::evaluateGrid(mlir::func::FuncOp func,
-                               const std::vector<KernelArg> &args, Grid &grid,
+                               const std::vector<KernelArg> &args,
+                               unsigned processors, Grid &grid,
                                std::string &error) {
   auto exprs = func->getAttrOfType<mlir::ArrayAttr>("kcc.grid");
   auto names = func->getAttrOfType<mlir::ArrayAttr>("kcc.arg_names");
@@ -86,7 +93,9 @@ bool kcc::interp::evaluateGrid(mlir::func::FuncOp func,
             "' has no kcc.grid/kcc.arg_names (not a kcc kernel?)";
     return false;
   }
-  auto lookup = [&](std::string_view name) { return intArg(func, args, name); };
+  auto lookup = [&](std::string_view name) {
+    return intArg(func, args, processors, name);
+  };
   for (unsigned d = 0; d < 3; ++d) {
     auto e = mlir::dyn_cast<mlir::StringAttr>(exprs[d]);
     std::string text = e ? e.str() : "";

@@ -84,11 +84,12 @@ std::optional<RunError> runKernel(mlir::func::FuncOp func,
                                   const Grid &grid, RunStats *stats = nullptr);
 
 /// The launch grid of `func` (its `kcc.grid` C expressions) for the integer
-/// scalar arguments `args` (by `kcc.arg_names`). Fails with a message on a
+/// scalar arguments `args` (by `kcc.arg_names`) on a device of `processors`
+/// multiprocessors (num_multiprocessors()). Fails with a message on a
 /// division by zero, a negative size, an unknown name or a malformed
 /// expression.
 bool evaluateGrid(mlir::func::FuncOp func, const std::vector<KernelArg> &args,
-                  Grid &grid, std::string &error);
+                  unsigned processors, Grid &grid, std::string &error);
 
 /// What the runtime launches for `func` over `grid` on a device of
 /// `processors` multiprocessors: its persistent build (kcc.persistent = P,
@@ -104,7 +105,7 @@ mlir::func::FuncOp launchedBuild(mlir::func::FuncOp func, unsigned processors,
 /// launch.
 bool checkCoverageGuards(mlir::func::FuncOp func,
                          const std::vector<KernelArg> &args,
-                         std::string &error);
+                         unsigned processors, std::string &error);
 
 /// The first file:line:col inside `loc` (through name, call-site and fused
 /// locations), if any.

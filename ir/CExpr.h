@@ -19,6 +19,11 @@
 
 namespace kcc {
 
+/// The name a grid expression uses for `num_multiprocessors()`: the launch
+/// stub defines it from kcc::rt::multiprocessorCount, the interpreter and
+/// the simulators from their device's (kcc-difftest --sim-processors).
+inline constexpr const char *kMultiprocessorsName = "kcc_multiprocessors";
+
 /// A parsed expression: integer literals, names, parentheses, unary - + !,
 /// * / % (C's truncating division), + -, < <= > >=, == !=, && ||, ?:.
 struct CExpr {

@@ -125,8 +125,11 @@ void pipeline::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
   KccPipelineAsyncCopiesOptions cpAsync;
   cpAsync.targetName = name;
   pm.addPass(createKccPipelineAsyncCopies(cpAsync));
-  if (target.hasAsyncCopy("tma") || target.hasAsyncCopy("cp.async"))
-    pm.addPass(createKccVerifyAsyncProtocol());
+  if (target.hasAsyncCopy("tma") || target.hasAsyncCopy("cp.async")) {
+    KccVerifyAsyncProtocolOptions verify;
+    verify.generated = true;
+    pm.addPass(createKccVerifyAsyncProtocol(verify));
+  }
   KccExpandTileAccessesOptions expand;
   expand.tmaReason =
       llvm::is_contained(target.asyncCopy, "tma")

@@ -28,6 +28,14 @@ void kcc::gpu::storeTileRows(const TargetOps &ops, OpBuilder &b,
   SmallVector<Value> regs = unpack(b, loc, v);
   Value tBase = threadBase(b, loc, l, tid);
   unsigned logCols = llvm::Log2_64(cols);
+  // What the address is aligned to, not the access's size: a chunk starts
+  // at a multiple of its own size within a row, but rows are padded
+  // (rowStride) and the base is only 16-byte aligned (dotScratch), so a
+  // 32-byte chunk of a row padded by 16 bytes is 16-byte aligned (the
+  // backends split it in two accesses; claiming 32 would be undefined).
+  int64_t align = std::min<int64_t>(
+      {int64_t(vec) * bytes, 16,
+       int64_t(1) << llvm::countr_zero(uint64_t(rowStride) * bytes)});
   emitIf(b, loc, ownerPred(b, loc, l, tid), [&](OpBuilder &ib) {
     for (unsigned r = 0; r < l.regs; r += vec) {
       Value flat = flatIndex(ib, loc, l, tBase, r);
@@ -43,7 +51,7 @@ void kcc::gpu::storeTileRows(const TargetOps &ops, OpBuilder &b,
       Value chunk = vec == 1
                         ? regs[r]
                         : buildVector(ib, loc, ArrayRef(regs).slice(r, vec));
-      LLVM::StoreOp::create(ib, loc, chunk, addr, vec * bytes);
+      LLVM::StoreOp::create(ib, loc, chunk, addr, align);
     }
   });
 }

@@ -31,6 +31,8 @@
 #include "backends/host/StubPlan.h"
 #include "backends/host/StubText.h"
 
+#include "ir/CExpr.h"
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -45,14 +47,26 @@ constexpr const char *kGenerator = "kcc " KCC_VERSION;
 constexpr const char *kGenerator = "kcc";
 #endif
 
-constexpr Vendor kCuda = {
-    ".kcc",        "_KCC_H",      "kcc/runtime.h",
-    "kcc_runtime", "CUstream_st", "kcc::rt::launch",
-    "fatbin",      false,         "kcc::rt::selectVariant"};
-constexpr Vendor kHip = {
-    ".hip.kcc",        "_HIP_KCC_H",   "kcc/runtime_hip.h",
-    "kcc_runtime_hip", "ihipStream_t", "kcc::rt::hip::launch",
-    "offload bundle",  true,           "kcc::rt::hip::selectVariant"};
+constexpr Vendor kCuda = {".kcc",
+                          "_KCC_H",
+                          "kcc/runtime.h",
+                          "kcc_runtime",
+                          "CUstream_st",
+                          "kcc::rt::launch",
+                          "fatbin",
+                          false,
+                          "kcc::rt::selectVariant",
+                          "kcc::rt::multiprocessorCount"};
+constexpr Vendor kHip = {".hip.kcc",
+                         "_HIP_KCC_H",
+                         "kcc/runtime_hip.h",
+                         "kcc_runtime_hip",
+                         "ihipStream_t",
+                         "kcc::rt::hip::launch",
+                         "offload bundle",
+                         true,
+                         "kcc::rt::hip::selectVariant",
+                         "kcc::rt::hip::multiprocessorCount"};
 
 //===----------------------------------------------------------------------===//
 // Emission
@@ -482,6 +496,12 @@ std::string emitSource(const ModuleInfo &m,
         else if (isIntegerKind(p.elem) && p.divisibility > 0)
           check("kcc::rt::checkDivisibility",
                 {desc, cString(p.name), p.name, int64Literal(p.divisibility)});
+      }
+      // num_multiprocessors() in the grid or a guard: the device's count.
+      if (sp.usesProcessors) {
+        c += std::string("  int64_t ") + kMultiprocessorsName + " = 0;\n";
+        check(vendor.multiprocessorCount,
+              {desc, std::string("&") + kMultiprocessorsName});
       }
       // A false require(...) or coverage guard: the message names the
       // integer parameters it reads, with their values.

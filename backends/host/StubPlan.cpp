@@ -9,7 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backends/host/StubPlan.h"
+
 #include "backends/host/StubText.h"
+#include "ir/CExpr.h"
 
 #include <algorithm>
 #include <map>
@@ -297,6 +299,10 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
       for (const ParamInfo &p : s.params)
         if (used.count(p.name))
           sp.gridParams.push_back(p.name);
+      if (used.count(kMultiprocessorsName)) {
+        sp.gridParams.push_back(kMultiprocessorsName);
+        sp.usesProcessors = true;
+      }
       // The integer params a launch guard reads, in declaration order.
       auto guardUses = [&](const std::string &expr,
                            std::vector<std::vector<std::string>> &out) {
@@ -307,6 +313,10 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
         for (const ParamInfo &p : s.params)
           if (uses.count(p.name))
             out.back().push_back(p.name);
+        if (uses.count(kMultiprocessorsName)) {
+          out.back().push_back(kMultiprocessorsName);
+          sp.usesProcessors = true;
+        }
         return true;
       };
       for (const CoverageGuard &g : s.coverage)

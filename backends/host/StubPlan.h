@@ -26,6 +26,7 @@ struct Vendor {
   const char *imageKind;     // "fatbin", in comments
   bool amd;                  // uses the AMD (gfx*) builds, else the others
   const char *selectVariant; // the runtime's variant selection
+  const char *multiprocessorCount; // the runtime's num_multiprocessors()
 };
 
 struct SpecPlan {
@@ -34,6 +35,10 @@ struct SpecPlan {
   // launch function is internal, kcc_variant_<symbol>, called by theirs.
   bool launchable = true;
   std::vector<std::string> gridParams; // integer params the grid uses, in order
+  // A grid or guard uses num_multiprocessors(): the launch function reads
+  // the device's count into kMultiprocessorsName first (listed last in the
+  // params above where used).
+  bool usesProcessors = false;
   // Per coverage guard, the integer params it uses, in order.
   std::vector<std::vector<std::string>> guardParams;
   // The same per require(...) clause.

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "backends/host/StubText.h"
 
+#include "ir/CExpr.h"
+
 #include <cstdio>
 
 namespace kcc::host::detail {
@@ -307,6 +309,11 @@ bool scanGrid(const std::string &expr, const Specialization &s,
       while (j < expr.size() && isIdentChar(expr[j]))
         ++j;
       std::string name = expr.substr(i, j - i);
+      if (name == kMultiprocessorsName) { // num_multiprocessors()
+        used.insert(name);
+        i = j;
+        continue;
+      }
       const ParamInfo *param = nullptr;
       for (const ParamInfo &p : s.params)
         if (p.name == name)

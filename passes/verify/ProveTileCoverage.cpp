@@ -381,6 +381,14 @@ bool KernelProof::init(std::optional<Unprovable> &gridFailure) {
       paramNames[argNames[arg.getArgNumber()]] = paramNameList.size();
       paramNameList.push_back(argNames[arg.getArgNumber()]);
     }
+  // num_multiprocessors() in the grid: one more parameter, in [1, 65535].
+  bool usesProcessors = llvm::any_of(gridAttr, [](Attribute a) {
+    return cast<StringAttr>(a).getValue().contains(kMultiprocessorsName);
+  });
+  if (usesProcessors) {
+    paramNames[kMultiprocessorsName] = paramNameList.size();
+    paramNameList.push_back(kMultiprocessorsName);
+  }
   isl_space *sp = isl_space_params_alloc(ctx, paramNameList.size());
   for (unsigned i = 0; i < paramNameList.size(); ++i)
     sp = isl_space_set_dim_id(
@@ -411,6 +419,13 @@ bool KernelProof::init(std::optional<Unprovable> &gridFailure) {
       ctxSet =
           isl::Set(isl_set_intersect(ctxSet.take(), isl_pw_aff_zero_set(m)));
     }
+  }
+  if (usesProcessors) {
+    isl::PwAff p = b.var(isl_dim_param, paramNames[kMultiprocessorsName]);
+    ctxSet = isl::Set(isl_set_intersect(
+        ctxSet.take(), isl_pw_aff_ge_set(p.copy(), b.constant(1).take())));
+    ctxSet = isl::Set(isl_set_intersect(
+        ctxSet.take(), isl_pw_aff_le_set(p.copy(), b.constant(65535).take())));
   }
   context = isl::Set(isl_set_params(ctxSet.take()));
 

@@ -332,8 +332,80 @@ llvm::SmallVector<int64_t> representatives(func::FuncOp func, Value arg,
   return values;
 }
 
+constexpr llvm::StringLiteral kCannotProve =
+    "cannot prove the async protocol: ";
+
+/// `text` with the async ops it names (kcc.tma_load, ...) described in
+/// words, for a kernel's author (the `generated` option). The words take
+/// the op name's place after the sentence's own article ("a kcc.tma_load").
+std::string describeOps(llvm::StringRef text) {
+  static const std::pair<const char *, const char *> kWords[] = {
+      {"smem_alloc", "shared-memory stage buffer"},
+      {"mbarrier_alloc", "mbarrier array"},
+      {"mbarrier_init", "mbarrier initialization"},
+      {"fence_mbarrier_init", "fence after mbarrier initialization"},
+      {"mbarrier_arrive_expect_tx", "mbarrier arrival expecting bytes"},
+      {"mbarrier_arrive", "mbarrier arrival"},
+      {"mbarrier_wait", "mbarrier wait"},
+      {"mbarrier_inval", "mbarrier invalidation"},
+      {"tma_load", "TMA copy into shared memory"},
+      {"tma_store", "TMA copy out of shared memory"},
+      {"bulk_commit_group", "commit of TMA stores"},
+      {"bulk_wait_group", "wait for TMA stores"},
+      {"cp_async_commit_group", "commit of cp.async copies"},
+      {"cp_async_wait_group", "wait for cp.async copies"},
+      {"cp_async", "cp.async copy"},
+      {"warp_mma", "mma.sync product"},
+      {"fence_proxy_async", "proxy fence"},
+      {"cta_barrier", "block barrier"},
+      {"smem_load", "read of a shared-memory stage"},
+      {"smem_store", "write of a shared-memory stage"},
+      {"warpgroup_mma_reg_a", "wgmma product from registers"},
+      {"warpgroup_mma_wait", "wait for wgmma products"},
+      {"warpgroup_mma", "wgmma product"},
+      {"warpgroup_turn", "warpgroup's turn"},
+      {"consumer_group", "consumer warpgroups"},
+      {"warp_specialize", "warp-specialized region"},
+      {"tmem_alloc", "tensor-memory allocation"},
+      {"tmem_dealloc", "tensor-memory release"},
+      {"tmem_load", "read of tensor memory"},
+      {"scf.for", "loop"},
+      {"scf.if", "branch"}};
+  std::string out;
+  while (!text.empty()) {
+    size_t at = text.find_first_of("ks");
+    if (at == llvm::StringRef::npos) {
+      out += text.str();
+      break;
+    }
+    out += text.take_front(at).str();
+    text = text.drop_front(at);
+    bool replaced = false;
+    for (auto [name, words] : kWords) {
+      std::string spelled = llvm::StringRef(name).starts_with("scf.")
+                                ? name
+                                : std::string("kcc.") + name;
+      if (text.starts_with(spelled) && (text.size() == spelled.size() ||
+                                        !(std::isalnum(text[spelled.size()]) ||
+                                          text[spelled.size()] == '_'))) {
+        out += words;
+        text = text.drop_front(spelled.size());
+        replaced = true;
+        break;
+      }
+    }
+    if (!replaced) {
+      out += text.front();
+      text = text.drop_front();
+    }
+  }
+  return out;
+}
+
 struct VerifyAsyncProtocol
     : kcc::impl::KccVerifyAsyncProtocolBase<VerifyAsyncProtocol> {
+  using Base::Base;
+
   void runOnOperation() override {
     bool ok = true;
     getOperation().walk([&](func::FuncOp func) {
@@ -485,6 +557,30 @@ struct VerifyAsyncProtocol
         os << (named ? ", " : "") << "when the " << roleName(firstOnlyIn)
            << " starts first";
       os << ")";
+    }
+    if (generated) {
+      // kcc built this protocol: its failure is kcc's, told in the
+      // kernel's terms (the user cannot write or change these ops).
+      llvm::StringRef problem = first->problem;
+      problem.consume_front(kCannotProve);
+      InFlightDiagnostic d =
+          emitError(first->loc)
+          << "kcc cannot prove the asynchronous pipeline it built for this "
+             "kernel safe, so it does not emit it (a limitation of kcc, not "
+             "an error in the kernel): "
+          << describeOps(problem) << with;
+      // Advice in the kernel's terms (a smaller trip count) is kept; advice
+      // to add or move an op is for kcc's pipeline, not the author.
+      llvm::StringRef advice = first->advice;
+      if (!advice.empty() && !advice.contains("kcc.") &&
+          !advice.contains("scf.") && !advice.contains("arith"))
+        d << "; " << advice;
+      for (auto &[loc, text] : first->notes)
+        d.attachNote(loc) << describeOps(text);
+      d.attachNote(first->loc)
+          << "kcc does not emit a pipeline it cannot prove, and this check "
+             "cannot be turned off; please report the kernel";
+      return false;
     }
     InFlightDiagnostic d = emitError(first->loc)
                            << first->problem << with << "; " << first->advice;

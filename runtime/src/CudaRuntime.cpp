@@ -233,6 +233,29 @@ Status loadFunction(const Driver &driver, const KernelDesc &kernel,
 
 } // namespace
 
+Status kcc::rt::multiprocessorCount(const KernelDesc &kernel, int64_t *count) {
+  *count = 0;
+  const std::string *whyNot = nullptr;
+  const Driver *driver = loadDriver(&whyNot);
+  if (!driver)
+    return makeStatus(KCC_ERROR_NO_DRIVER, launchPrefix(kernel) + *whyNot);
+  CUcontext ctx = nullptr;
+  Status status = currentContext(*driver, kernel, &ctx);
+  if (!status.ok())
+    return status;
+  CUdevice device = 0;
+  CUresult result = driver->cuCtxGetDevice(&device);
+  int n = 0;
+  if (result == CUDA_SUCCESS)
+    result = driver->cuDeviceGetAttribute(
+        &n, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
+  if (result != CUDA_SUCCESS)
+    return driverError(*driver, kernel,
+                       "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)", result);
+  *count = n;
+  return Status();
+}
+
 Status kcc::rt::selectVariant(const KernelDesc *const *variants, unsigned n,
                               unsigned *index) {
   *index = 0;

@@ -237,6 +237,26 @@ Status loadFunction(const KernelDesc &kernel, int device, LoadedFunction *out) {
 
 } // namespace
 
+Status kcc::rt::hip::multiprocessorCount(const KernelDesc &kernel,
+                                         int64_t *count) {
+  *count = 0;
+  Status status = initialize(kernel);
+  if (!status.ok())
+    return status;
+  int device = 0;
+  status = currentDevice(kernel, &device);
+  if (!status.ok())
+    return status;
+  int n = 0;
+  hipError_t result =
+      hipDeviceGetAttribute(&n, hipDeviceAttributeMultiprocessorCount, device);
+  if (result != hipSuccess)
+    return driverError(kernel, "hipDeviceGetAttribute(MultiprocessorCount)",
+                       result);
+  *count = n;
+  return Status();
+}
+
 Status kcc::rt::hip::selectVariant(const KernelDesc *const *variants,
                                    unsigned n, unsigned *index) {
   *index = 0;

@@ -860,6 +860,21 @@ int main(int argc, char **argv) {
 //===----------------------------------------------------------------------===//
 // Variant selection (launch functions over tunable constants)
 
+TEST_CASE("multiprocessorCount: the current device's, or the driver's error") {
+  static const ThreadsForArch t90[] = {{90, 128}};
+  static const KernelDesc k = {&kFatbin, "k", t90, 1};
+  ScopedContext hopper(8, 90);
+  int64_t count = -1;
+  REQUIRE(multiprocessorCount(k, &count).ok());
+  CHECK(count == 4);                // the fake device's
+  fake.setProcessorCountError(101); // CUDA_ERROR_INVALID_DEVICE
+  Status failed = multiprocessorCount(k, &count);
+  fake.setProcessorCountError(0);
+  CHECK_FALSE(failed.ok());
+  CHECK(failed.message.find("MULTIPROCESSOR_COUNT") != std::string::npos);
+  CHECK(count == 0);
+}
+
 TEST_CASE("selectVariant: the candidate built for the device's architecture") {
   static const ThreadsForArch t80[] = {{80, 128}};
   static const ThreadsForArch t90[] = {{90, 384, nullptr, 98304}};

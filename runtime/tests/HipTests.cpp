@@ -711,6 +711,19 @@ int main(int argc, char **argv) {
   return context.run();
 }
 
+TEST_CASE("multiprocessorCount: the current device's compute units") {
+  static const ThreadsForArch t942[] = {{0, 256, "gfx942"}};
+  std::string bytes = makeBundle({{kHost, ""}});
+  static const FatbinDesc *bundle = image(bytes, "k.kc", "gfx942");
+  static const KernelDesc k = {bundle, "k", t942, 1};
+  fake.setArch(6, "gfx942:sramecc+:xnack-");
+  int64_t count = -1;
+  onDevice(6, [&] {
+    REQUIRE(hip::multiprocessorCount(k, &count).ok());
+    CHECK(count == 4); // the fake device's
+  });
+}
+
 TEST_CASE("selectVariant: the candidate built for the device's processor") {
   static const ThreadsForArch t942[] = {{0, 256, "gfx942"}};
   static const ThreadsForArch t90a[] = {{0, 128, "gfx90a"}};

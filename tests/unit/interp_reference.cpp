@@ -76,7 +76,7 @@ void run(mlir::func::FuncOp f, std::vector<KernelArg> args,
          std::vector<Buffer> &buffers) {
   Grid grid;
   std::string error;
-  REQUIRE(evaluateGrid(f, args, grid, error));
+  REQUIRE(evaluateGrid(f, args, /*processors=*/2, grid, error));
   std::optional<RunError> e = runKernel(f, args, buffers, grid);
   if (e)
     FAIL(e->message);

@@ -123,7 +123,7 @@ bool runCovers(mlir::func::FuncOp f, const std::vector<KernelArg> &args,
                std::vector<Buffer> &buffers) {
   Grid grid;
   std::string error;
-  REQUIRE_MESSAGE(evaluateGrid(f, args, grid, error), error);
+  REQUIRE_MESSAGE(evaluateGrid(f, args, /*processors=*/2, grid, error), error);
   std::optional<RunError> e = runKernel(f, args, buffers, grid);
   REQUIRE_MESSAGE(!e, (e ? e->message : ""));
   const Buffer &out = buffers[0];

@@ -114,7 +114,9 @@ static cl::opt<bool> warpgroupTurnsOpt(
 static cl::opt<unsigned> simProcessors(
     "sim-processors",
     cl::desc("Multiprocessors of the simulated device, which choose and "
-             "size a persistent launch (default: 2)"),
+             "size a persistent launch and are num_multiprocessors() in "
+             "grid expressions (default: 2; the GPU leg launches the grid "
+             "computed with it)"),
     cl::init(2), cl::cat(category));
 static cl::opt<uint64_t> simSeed("sim-seed",
                                  cl::desc("Schedule seed of the sim legs"),
@@ -527,15 +529,16 @@ private:
       return caseErrorB(c.loc, "case '" + c.name +
                                    "' has no output buffer (output = true)");
     std::string err;
-    if (!interp::checkCoverageGuards(f, p.args, err))
+    if (!interp::checkCoverageGuards(f, p.args, simProcessors, err))
       return caseErrorB(c.loc, err + where);
-    if (!interp::evaluateGrid(f, p.args, p.grid, err))
+    if (!interp::evaluateGrid(f, p.args, simProcessors, p.grid, err))
       return caseErrorB(c.loc, err + where);
     auto launchF =
         launchedModule.lookupSymbol<mlir::func::FuncOp>(f.getSymName());
     if (!launchF)
       return caseErrorB(c.loc, "internal error: no launched form" + where);
-    if (!interp::evaluateGrid(launchF, p.args, p.launchGrid, err))
+    if (!interp::evaluateGrid(launchF, p.args, simProcessors, p.launchGrid,
+                              err))
       return caseErrorB(c.loc, err + where);
     p.simGrid = p.launchGrid;
     p.simSymbol =

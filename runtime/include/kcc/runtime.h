@@ -156,6 +156,12 @@ Status launch(const KernelDesc &kernel, const int64_t grid[3], void **args,
 Status selectVariant(const KernelDesc *const *variants, unsigned n,
                      unsigned *index);
 
+/// The multiprocessor count of the current context's device (retaining
+/// device 0's primary context if none is current), for launch functions
+/// whose grid uses num_multiprocessors(). Errors: no driver, no context, a
+/// failed device query (named for `kernel`).
+Status multiprocessorCount(const KernelDesc &kernel, int64_t *count);
+
 /// A CUDA tensor map (CUtensorMap): the TMA descriptor a kernel built for
 /// sm_90a/sm_100a receives by value (a `__grid_constant__` parameter) for each
 /// tensor it copies with TMA. Opaque; 128 bytes. The driver requires 64-byte

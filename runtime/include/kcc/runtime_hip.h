@@ -38,6 +38,10 @@ namespace hip {
 Status launch(const KernelDesc &kernel, const int64_t grid[3], void **args,
               ihipStream_t *stream);
 
+/// kcc::rt::multiprocessorCount for HIP: the current device's compute
+/// units (hipDeviceAttributeMultiprocessorCount).
+Status multiprocessorCount(const KernelDesc &kernel, int64_t *count);
+
 /// kcc::rt::selectVariant for HIP: the candidate whose threads table lists
 /// the current device's processor (gcnArchName without features), else the
 /// first.
