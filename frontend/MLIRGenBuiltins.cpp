@@ -195,6 +195,29 @@ TV Gen::genTileBuiltin(const Expr &e, const std::vector<const Expr *> &pos) {
   return none;
 }
 
+Value Gen::pointerArg(const TV &arg, const Expr &at, StringRef name,
+                      StringRef where) {
+  Value p = materialize(arg);
+  if (p && !isPtrTy(elementType(p.getType()))) {
+    error(at.loc, "the first argument of " + name.str() +
+                      " must be a pointer or a tile of pointers" + where.str() +
+                      ", got " + typeToString(p.getType()));
+    return Value();
+  }
+  return p;
+}
+
+Value Gen::maskArg(const TV &arg, const Expr &at, StringRef name) {
+  Value mask = materialize(arg);
+  if (mask && !elementType(mask.getType()).isInteger(1)) {
+    error(at.loc, "the mask of " + name.str() +
+                      " must be i1 (e.g. offs < n), got " +
+                      typeToString(mask.getType()));
+    return Value();
+  }
+  return mask;
+}
+
 bool Gen::isAtomicBuiltin(StringRef name) {
   return name == "atomic_add" || name == "atomic_min" || name == "atomic_max" ||
          name == "atomic_xchg" || name == "atomic_cas";
@@ -258,16 +281,9 @@ TV Gen::genAtomic(const Expr &e, const std::vector<const Expr *> &pos,
     if (!args.back().ok())
       return TV::poison();
   }
-  Value p = materialize(args[0]);
+  Value p = pointerArg(args[0], *pos[0], name, " into global memory");
   if (!p)
     return TV::poison();
-  if (!isPtrTy(elementType(p.getType()))) {
-    error(pos[0]->loc, "the first argument of " + name +
-                           " must be a pointer or a tile of pointers into "
-                           "global memory, got " +
-                           typeToString(p.getType()));
-    return TV::poison();
-  }
   Type pointee =
       mlir::cast<kcc::PtrType>(elementType(p.getType())).getPointeeType();
   std::optional<kcc::AtomicKind> kind;
@@ -309,15 +325,9 @@ TV Gen::genAtomic(const Expr &e, const std::vector<const Expr *> &pos,
   }
   Value mask;
   if (pos.size() == nValues + 2) {
-    mask = materialize(args.back());
+    mask = maskArg(args.back(), *pos.back(), name);
     if (!mask)
       return TV::poison();
-    if (!elementType(mask.getType()).isInteger(1)) {
-      error(pos.back()->loc, "the mask of " + name +
-                                 " must be i1 (e.g. offs < n), got " +
-                                 typeToString(mask.getType()));
-      return TV::poison();
-    }
   }
   llvm::SmallVector<Value, 4> all{p};
   all.append(vals.begin(), vals.end());
@@ -483,29 +493,17 @@ TV Gen::genCall(const Expr &e) {
     std::vector<TV> args;
     if (!genVals(pos.size(), args))
       return TV::poison();
-    Value p = materialize(args[0]);
+    Value p = pointerArg(args[0], *pos[0], name, "");
     if (!p)
       return TV::poison();
-    if (!isPtrTy(elementType(p.getType()))) {
-      error(pos[0]->loc, "the first argument of " + name +
-                             " must be a pointer or a tile of pointers, got " +
-                             typeToString(p.getType()));
-      return TV::poison();
-    }
     Type pointee = mlir::cast<kcc::PtrType>(elementType(p.getType()))
                        .getPointeeType();
     size_t maskIdx = isLoad ? 1 : 2;
     Value mask, val;
     if (args.size() > maskIdx) {
-      mask = materialize(args[maskIdx]);
+      mask = maskArg(args[maskIdx], *pos[maskIdx], name);
       if (!mask)
         return TV::poison();
-      if (!elementType(mask.getType()).isInteger(1)) {
-        error(pos[maskIdx]->loc, "the mask of " + name +
-                                     " must be i1 (e.g. offs < n), got " +
-                                     typeToString(mask.getType()));
-        return TV::poison();
-      }
     }
     size_t valIdx = isLoad ? 2 : 1;
     if (args.size() > valIdx) {

@@ -309,6 +309,11 @@ private:
   TV genCall(const Expr &e);
   /// load_tile, store_tile and dim on tensor parameters.
   TV genTileBuiltin(const Expr &e, const std::vector<const Expr *> &pos);
+  /// The pointer (or tile of pointers) argument of load, store and the
+  /// atomics, and their i1 mask; null after an error at `at`.
+  Value pointerArg(const TV &arg, const Expr &at, StringRef name,
+                   StringRef where);
+  Value maskArg(const TV &arg, const Expr &at, StringRef name);
   /// atomic_add/min/max/xchg/cas (docs/language.md, "Atomics").
   static bool isAtomicBuiltin(StringRef name);
   TV genAtomic(const Expr &e, const std::vector<const Expr *> &pos,

@@ -130,13 +130,6 @@ template <typename Op> struct AtomicLowering : OpConversionPattern<Op> {
           [&](OpBuilder &b, Location l) { scf::YieldOp::create(b, l, value); });
       return ifOp.getResult(0);
     };
-    auto andCond = [&](Value a, Value b) -> Value {
-      if (!a)
-        return b;
-      if (!b)
-        return a;
-      return arith::AndIOp::create(rewriter, loc, a, b);
-    };
     Value cmpOperand;
     if constexpr (std::is_same_v<Op, AtomicCASOp>)
       cmpOperand = adaptor.getCmp();
@@ -153,7 +146,7 @@ template <typename Op> struct AtomicLowering : OpConversionPattern<Op> {
           arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, tid,
                                 i32Const(rewriter, loc, 0));
       Value old = one(adaptor.getPtr(), cmpOperand, adaptor.getValue(),
-                      andCond(first, adaptor.getMask()));
+                      andConditions(rewriter, loc, first, adaptor.getMask()));
       if (!used) {
         if (acquire)
           ops.barrier(rewriter, loc);
@@ -178,7 +171,8 @@ template <typename Op> struct AtomicLowering : OpConversionPattern<Op> {
     SmallVector<Value> olds;
     for (unsigned r = 0; r < l.regs; ++r)
       olds.push_back(one(ptrs[r], cmps.empty() ? Value() : cmps[r], vals[r],
-                         andCond(owner, masks.empty() ? Value() : masks[r])));
+                         andConditions(rewriter, loc, owner,
+                                       masks.empty() ? Value() : masks[r])));
     if (!used) {
       rewriter.eraseOp(op);
       return success();

@@ -191,6 +191,13 @@ Value kcc::gpu::fromStorage(OpBuilder &b, Location loc, Value v, Type elem) {
                                  intConst(b, loc, v.getType(), 0));
   return v;
 }
+Value kcc::gpu::andConditions(OpBuilder &b, Location loc, Value x, Value y) {
+  if (!x)
+    return y;
+  if (!y)
+    return x;
+  return arith::AndIOp::create(b, loc, x, y);
+}
 void kcc::gpu::emitIf(OpBuilder &b, Location loc, Value cond,
                          function_ref<void(OpBuilder &)> body) {
   if (!cond) {

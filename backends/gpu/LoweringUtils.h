@@ -205,6 +205,10 @@ unsigned storageBytes(mlir::Type elem);
 mlir::Value toStorage(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
 mlir::Value fromStorage(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                         mlir::Type elem);
+/// `x && y` for i1 conditions where null means "always" (no mask, every
+/// thread an owner).
+mlir::Value andConditions(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                          mlir::Value y);
 /// Runs `body` only when `cond` holds (no-op guard when cond is null).
 void emitIf(mlir::OpBuilder &b, mlir::Location loc, mlir::Value cond,
             llvm::function_ref<void(mlir::OpBuilder &)> body);

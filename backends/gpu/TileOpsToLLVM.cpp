@@ -612,20 +612,13 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
     auto ptrT = cast<PtrType>(getElementTypeOrSelf(op.getPtr().getType()));
     unsigned as = ptrT.getAddressSpace();
     Value tid = targetOpsOf(*this).threadId(rewriter, loc);
-    auto andCond = [&](Value a, Value b) -> Value {
-      if (!a)
-        return b;
-      if (!b)
-        return a;
-      return arith::AndIOp::create(rewriter, loc, a, b);
-    };
 
     if (!isa<RankedTensorType>(op.getValue().getType())) {
       // Uniform scalar: thread 0 stores.
       Value first =
           arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, tid,
                                 i32Const(rewriter, loc, 0));
-      Value cond = andCond(first, adaptor.getMask());
+      Value cond = andConditions(rewriter, loc, first, adaptor.getMask());
       Value v = adaptor.getValue();
       Value p = adaptor.getPtr();
       emitIf(rewriter, loc, cond, [&](OpBuilder &b) {
@@ -657,7 +650,8 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
         masks.empty() || k == 1 || op->hasAttr(KccDialect::kMaskUniformAttr);
     for (unsigned g = 0; g < l.regs; g += k) {
       if (uniform) {
-        Value cond = andCond(owner, masks.empty() ? Value() : masks[g]);
+        Value cond = andConditions(rewriter, loc, owner,
+                                   masks.empty() ? Value() : masks[g]);
         for (unsigned p = g; p < g + k; p += piece)
           emitIf(rewriter, loc, cond,
                  [&](OpBuilder &b) { storePiece(b, g, p, piece); });
@@ -674,7 +668,7 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
                [&](OpBuilder &b) { storePiece(b, g, p, piece); });
       rewriter.setInsertionPointToStart(ifOp.elseBlock());
       for (unsigned i = g; i < g + k; ++i)
-        emitIf(rewriter, loc, andCond(owner, masks[i]),
+        emitIf(rewriter, loc, andConditions(rewriter, loc, owner, masks[i]),
                [&](OpBuilder &b) { storePiece(b, g, i, 1); });
       rewriter.setInsertionPointAfter(ifOp);
     }

@@ -99,6 +99,34 @@ Status computeCapability(const Driver &driver, const KernelDesc &kernel,
   return Status();
 }
 
+/// The current context's device's multiprocessor count.
+Status processorCount(const Driver &driver, const KernelDesc &kernel,
+                      unsigned *count) {
+  CUdevice device = 0;
+  int n = 0;
+  CUresult result = driver.cuCtxGetDevice(&device);
+  if (result == CUDA_SUCCESS)
+    result = driver.cuDeviceGetAttribute(
+        &n, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
+  if (result != CUDA_SUCCESS)
+    return driverError(driver, kernel,
+                       "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)", result);
+  *count = static_cast<unsigned>(n);
+  return Status();
+}
+
+/// The driver and the current context (device 0's primary one if none is),
+/// what every entry point starts from.
+Status driverWithContext(const KernelDesc &kernel, const Driver **out,
+                         CUcontext *ctx) {
+  const std::string *whyNot = nullptr;
+  const Driver *driver = loadDriver(&whyNot);
+  if (!driver)
+    return makeStatus(KCC_ERROR_NO_DRIVER, launchPrefix(kernel) + *whyNot);
+  *out = driver;
+  return currentContext(*driver, kernel, ctx);
+}
+
 /// kcc's --target for a compute capability: sm_90 and newer use the
 /// arch-specific ("a") targets, as kcc's own target models do.
 std::string targetFor(unsigned sm) {
@@ -215,17 +243,7 @@ Status loadFunction(const Driver &driver, const KernelDesc &kernel,
     function->persistentSlower = entry->persistentSlower;
     // For persistent kernels' launches; the cache keeps one entry per
     // symbol, so every function records it.
-    CUdevice device = 0;
-    int count = 0;
-    result = driver.cuCtxGetDevice(&device);
-    if (result == CUDA_SUCCESS)
-      result = driver.cuDeviceGetAttribute(
-          &count, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
-    if (result != CUDA_SUCCESS)
-      return driverError(driver, kernel,
-                         "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)", result);
-    function->processors = static_cast<unsigned>(count);
-    return Status();
+    return processorCount(driver, kernel, &function->processors);
   };
   return cache().load(reinterpret_cast<uintptr_t>(ctx), kernel, loadModule,
                       getFunction, out);
@@ -235,25 +253,14 @@ Status loadFunction(const Driver &driver, const KernelDesc &kernel,
 
 Status kcc::rt::multiprocessorCount(const KernelDesc &kernel, int64_t *count) {
   *count = 0;
-  const std::string *whyNot = nullptr;
-  const Driver *driver = loadDriver(&whyNot);
-  if (!driver)
-    return makeStatus(KCC_ERROR_NO_DRIVER, launchPrefix(kernel) + *whyNot);
+  const Driver *driver = nullptr;
   CUcontext ctx = nullptr;
-  Status status = currentContext(*driver, kernel, &ctx);
-  if (!status.ok())
-    return status;
-  CUdevice device = 0;
-  CUresult result = driver->cuCtxGetDevice(&device);
-  int n = 0;
-  if (result == CUDA_SUCCESS)
-    result = driver->cuDeviceGetAttribute(
-        &n, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, device);
-  if (result != CUDA_SUCCESS)
-    return driverError(*driver, kernel,
-                       "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)", result);
+  Status status = driverWithContext(kernel, &driver, &ctx);
+  unsigned n = 0;
+  if (status.ok())
+    status = processorCount(*driver, kernel, &n);
   *count = n;
-  return Status();
+  return status;
 }
 
 Status kcc::rt::selectVariant(const KernelDesc *const *variants, unsigned n,
@@ -262,12 +269,9 @@ Status kcc::rt::selectVariant(const KernelDesc *const *variants, unsigned n,
   if (n <= 1)
     return Status();
   const KernelDesc &first = *variants[0];
-  const std::string *whyNot = nullptr;
-  const Driver *driver = loadDriver(&whyNot);
-  if (!driver)
-    return makeStatus(KCC_ERROR_NO_DRIVER, launchPrefix(first) + *whyNot);
+  const Driver *driver = nullptr;
   CUcontext ctx = nullptr;
-  Status status = currentContext(*driver, first, &ctx);
+  Status status = driverWithContext(first, &driver, &ctx);
   if (!status.ok())
     return status;
   unsigned sm = 0;
@@ -311,13 +315,9 @@ Status kcc::rt::launch(const KernelDesc &kernel, const int64_t grid[3],
   if (!status.ok())
     return status;
 
-  const std::string *whyNot = nullptr;
-  const Driver *driver = loadDriver(&whyNot);
-  if (!driver)
-    return makeStatus(KCC_ERROR_NO_DRIVER, launchPrefix(kernel) + *whyNot);
-
+  const Driver *driver = nullptr;
   CUcontext ctx = nullptr;
-  status = currentContext(*driver, kernel, &ctx);
+  status = driverWithContext(kernel, &driver, &ctx);
   if (!status.ok())
     return status;
   auto load = [&](const KernelDesc &desc, LoadedFunction *function) {
@@ -443,12 +443,9 @@ Status kcc::rt::encodeTensorMap(const KernelDesc &kernel,
     return invalid("the tensor map to encode into is a null pointer");
   std::memset(out, 0, sizeof *out);
 
-  const std::string *whyNot = nullptr;
-  const Driver *driver = loadDriver(&whyNot);
-  if (!driver)
-    return makeStatus(KCC_ERROR_NO_DRIVER, launchPrefix(kernel) + *whyNot);
+  const Driver *driver = nullptr;
   CUcontext ctx = nullptr;
-  Status status = currentContext(*driver, kernel, &ctx);
+  Status status = driverWithContext(kernel, &driver, &ctx);
   if (!status.ok())
     return status;
   unsigned sm = 0;

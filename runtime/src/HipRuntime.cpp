@@ -105,6 +105,25 @@ Status currentDevice(const KernelDesc &kernel, int *device) {
   return Status();
 }
 
+/// HIP initialized and the calling thread's current device: what every
+/// entry point starts from.
+Status initializedDevice(const KernelDesc &kernel, int *device) {
+  Status status = initialize(kernel);
+  return status.ok() ? currentDevice(kernel, device) : status;
+}
+
+/// The device's compute units.
+Status processorCount(const KernelDesc &kernel, int device, unsigned *count) {
+  int n = 0;
+  hipError_t result =
+      hipDeviceGetAttribute(&n, hipDeviceAttributeMultiprocessorCount, device);
+  if (result != hipSuccess)
+    return driverError(kernel, "hipDeviceGetAttribute(MultiprocessorCount)",
+                       result);
+  *count = static_cast<unsigned>(n);
+  return Status();
+}
+
 /// The device's gcnArchName, e.g. "gfx90a:sramecc+:xnack-".
 Status deviceArch(const KernelDesc &kernel, int device, std::string *arch) {
   hipDeviceProp_t props;
@@ -222,14 +241,7 @@ Status loadFunction(const KernelDesc &kernel, int device, LoadedFunction *out) {
     function->persistentSlower = entry->persistentSlower;
     // For persistent kernels' launches; the cache keeps one entry per
     // symbol, so every function records it.
-    int count = 0;
-    result = hipDeviceGetAttribute(
-        &count, hipDeviceAttributeMultiprocessorCount, device);
-    if (result != hipSuccess)
-      return driverError(kernel, "hipDeviceGetAttribute(MultiprocessorCount)",
-                         result);
-    function->processors = static_cast<unsigned>(count);
-    return Status();
+    return processorCount(kernel, device, &function->processors);
   };
   return cache().load(static_cast<uintptr_t>(device), kernel, loadModule,
                       getFunction, out);
@@ -240,21 +252,13 @@ Status loadFunction(const KernelDesc &kernel, int device, LoadedFunction *out) {
 Status kcc::rt::hip::multiprocessorCount(const KernelDesc &kernel,
                                          int64_t *count) {
   *count = 0;
-  Status status = initialize(kernel);
-  if (!status.ok())
-    return status;
   int device = 0;
-  status = currentDevice(kernel, &device);
-  if (!status.ok())
-    return status;
-  int n = 0;
-  hipError_t result =
-      hipDeviceGetAttribute(&n, hipDeviceAttributeMultiprocessorCount, device);
-  if (result != hipSuccess)
-    return driverError(kernel, "hipDeviceGetAttribute(MultiprocessorCount)",
-                       result);
+  unsigned n = 0;
+  Status status = initializedDevice(kernel, &device);
+  if (status.ok())
+    status = processorCount(kernel, device, &n);
   *count = n;
-  return Status();
+  return status;
 }
 
 Status kcc::rt::hip::selectVariant(const KernelDesc *const *variants,
@@ -263,11 +267,8 @@ Status kcc::rt::hip::selectVariant(const KernelDesc *const *variants,
   if (n <= 1)
     return Status();
   const KernelDesc &first = *variants[0];
-  Status status = initialize(first);
-  if (!status.ok())
-    return status;
   int device = 0;
-  status = currentDevice(first, &device);
+  Status status = initializedDevice(first, &device);
   if (!status.ok())
     return status;
   std::string arch;
@@ -294,12 +295,8 @@ Status kcc::rt::hip::launch(const KernelDesc &kernel, const int64_t grid[3],
   status = validateDescriptor(kernel);
   if (!status.ok())
     return status;
-  status = initialize(kernel);
-  if (!status.ok())
-    return status;
-
   int device = 0;
-  status = currentDevice(kernel, &device);
+  status = initializedDevice(kernel, &device);
   if (!status.ok())
     return status;
   auto load = [&](const KernelDesc &desc, LoadedFunction *function) {

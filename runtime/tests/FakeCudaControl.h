@@ -8,7 +8,11 @@
 #ifndef KCC_RUNTIME_TESTS_FAKECUDACONTROL_H
 #define KCC_RUNTIME_TESTS_FAKECUDACONTROL_H
 
+#include <dlfcn.h>
+
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 
 /// The last cuLaunchKernel (fake_last_launch).
 struct FakeLaunch {
@@ -40,5 +44,24 @@ struct FakeEncode {
   int interleave, swizzle, l2Promotion, oobFill;
   void *map;
 };
+
+/// For host programs run against the fake driver (tests/e2e/driver): the
+/// library KCC_CUDA_DRIVER names (the one the runtime opens), and its
+/// control function `name` in `fn`; either missing ends the program.
+inline void *fakeDriver() {
+  void *lib = dlopen(std::getenv("KCC_CUDA_DRIVER"), RTLD_NOW | RTLD_LOCAL);
+  if (!lib) {
+    std::printf("cannot open the fake driver: %s\n", dlerror());
+    std::exit(1);
+  }
+  return lib;
+}
+template <typename Fn> void fakeSymbol(void *lib, const char *name, Fn &fn) {
+  fn = reinterpret_cast<Fn>(dlsym(lib, name));
+  if (!fn) {
+    std::printf("the fake driver has no %s\n", name);
+    std::exit(1);
+  }
+}
 
 #endif // KCC_RUNTIME_TESTS_FAKECUDACONTROL_H

@@ -11,28 +11,14 @@
 #include <cstdio>
 #include <cstdlib>
 
-namespace {
-template <typename Fn> void get(void *lib, const char *name, Fn &fn) {
-  fn = reinterpret_cast<Fn>(dlsym(lib, name));
-  if (!fn) {
-    std::printf("the fake driver has no %s\n", name);
-    std::exit(1);
-  }
-}
-} // namespace
-
 int main() {
-  void *lib = dlopen(std::getenv("KCC_CUDA_DRIVER"), RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    std::printf("cannot open the fake driver\n");
-    return 1;
-  }
+  void *lib = fakeDriver();
   void (*setCc)(int, int);
   void (*setProcessorCountError)(int);
   void (*lastLaunch)(FakeLaunch *);
-  get(lib, "fake_set_cc", setCc);
-  get(lib, "fake_set_processor_count_error", setProcessorCountError);
-  get(lib, "fake_last_launch", lastLaunch);
+  fakeSymbol(lib, "fake_set_cc", setCc);
+  fakeSymbol(lib, "fake_set_processor_count_error", setProcessorCountError);
+  fakeSymbol(lib, "fake_last_launch", lastLaunch);
   setCc(0, 90);
   static float x[64 * 37], y[64 * 37];
   for (int rows : {37, 5}) {

@@ -21,14 +21,6 @@ void (*captureParams)(unsigned, int);
 void (*capturedParams)(void **, unsigned char *);
 int (*launches)();
 
-template <typename Fn> void get(void *lib, const char *name, Fn &fn) {
-  fn = reinterpret_cast<Fn>(dlsym(lib, name));
-  if (!fn) {
-    std::printf("the fake driver has no %s\n", name);
-    std::exit(1);
-  }
-}
-
 void printStatus(const char *what, const kcc::Status &s) {
   std::printf("%s: code %d: %s\n", what, s.code, s.message.c_str());
 }
@@ -69,16 +61,12 @@ void printLaunchMap(unsigned index, const void *expectedAddress) {
 } // namespace
 
 int main() {
-  void *lib = dlopen(std::getenv("KCC_CUDA_DRIVER"), RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    std::printf("cannot open the fake driver: %s\n", dlerror());
-    return 1;
-  }
-  get(lib, "fake_set_cc", setCc);
-  get(lib, "fake_last_encode", lastEncode);
-  get(lib, "fake_capture_params", captureParams);
-  get(lib, "fake_captured_params", capturedParams);
-  get(lib, "fake_launches", launches);
+  void *lib = fakeDriver();
+  fakeSymbol(lib, "fake_set_cc", setCc);
+  fakeSymbol(lib, "fake_last_encode", lastEncode);
+  fakeSymbol(lib, "fake_capture_params", captureParams);
+  fakeSymbol(lib, "fake_captured_params", capturedParams);
+  fakeSymbol(lib, "fake_launches", launches);
 
   alignas(16) static float dst[100 * 320], src[100 * 320];
   setCc(0, 90);

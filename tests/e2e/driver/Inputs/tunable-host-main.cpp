@@ -11,26 +11,12 @@
 #include <cstdio>
 #include <cstdlib>
 
-namespace {
-template <typename Fn> void get(void *lib, const char *name, Fn &fn) {
-  fn = reinterpret_cast<Fn>(dlsym(lib, name));
-  if (!fn) {
-    std::printf("the fake driver has no %s\n", name);
-    std::exit(1);
-  }
-}
-} // namespace
-
 int main() {
-  void *lib = dlopen(std::getenv("KCC_CUDA_DRIVER"), RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    std::printf("cannot open the fake driver\n");
-    return 1;
-  }
+  void *lib = fakeDriver();
   void (*setCc)(int, int);
   void (*lastLaunch)(FakeLaunch *);
-  get(lib, "fake_set_cc", setCc);
-  get(lib, "fake_last_launch", lastLaunch);
+  fakeSymbol(lib, "fake_set_cc", setCc);
+  fakeSymbol(lib, "fake_last_launch", lastLaunch);
   alignas(16) static float x[1000];
   for (int cc : {80, 86, 90, 100, 120}) {
     setCc(0, cc);
