@@ -13,19 +13,15 @@ the histogram, the sum, C).
     python3 bench/atomics/run.py --lib /tmp/atom/libkcc_gemm.so \\
         --manifest gen/atomics.manifest.json --out atomics.md
 """
-import argparse, ctypes, importlib.util, json, os, sys
+import argparse, ctypes, json, os, sys
 
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 from run_membound import time_ms  # noqa: E402 - the same timing as the other tables
+from kcc_binding import Kernel, write_report  # noqa: E402
 
-_spec = importlib.util.spec_from_file_location(
-    "tutorial_run", os.path.join(HERE, "..", "tutorial", "run.py"))
-_tutorial = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(_tutorial)
-Kernel = _tutorial.Kernel
 
 
 def kernels(lib, manifest):
@@ -130,12 +126,9 @@ def main():
     bench_sum(k, rows)
     bench_splitk(k, rows)
     dev = torch.cuda.get_device_name()
-    lines = [f"# Atomics on {dev} (one process; kcc vs torch)", "",
-             "| kernel | shape | kcc us | peer | peer us | peer/kcc | note |",
-             "|---|---|---|---|---|---|---|"] + rows
-    text = "\n".join(lines) + "\n"
-    open(args.out, "w").write(text)
-    print(text)
+    write_report([f"# Atomics on {dev} (one process; kcc vs torch)", "",
+                  "| kernel | shape | kcc us | peer | peer us | peer/kcc | note |",
+                  "|---|---|---|---|---|---|---|"] + rows, args.out)
 
 
 if __name__ == "__main__":

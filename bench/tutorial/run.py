@@ -25,36 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "gemm"))
 from run_membound import time_ms  # noqa: E402 - the same timing as the other tables
-
-CT = {"i32": ctypes.c_int32, "i64": ctypes.c_int64, "f32": ctypes.c_float}
-
-
-class Kernel:
-    """One specialization's C entry point, its arguments by name."""
-
-    def __init__(self, lib, spec):
-        self.symbol = spec["symbol"]
-        self.params = [p for p in spec["params"] if p["kind"] != "tensormap"]
-        self.fn = getattr(lib, "kcc_" + self.symbol)
-        self.fn.argtypes = [ctypes.c_void_p if p["kind"] == "pointer" else CT[p["type"]]
-                            for p in self.params] + [ctypes.c_void_p]
-        self.fn.restype = ctypes.c_int
-        self.last_error = lib.kcc_last_error_message
-        self.last_error.restype = ctypes.c_char_p
-
-    def bind(self, args):
-        values = []
-        for p in self.params:
-            v = args[p["name"]]
-            values.append(v.data_ptr() if p["kind"] == "pointer" else v)
-        stream = torch.cuda.current_stream().cuda_stream
-
-        def call():
-            rc = self.fn(*values, stream)
-            if rc != 0:
-                raise RuntimeError(f"{self.symbol}: {self.last_error().decode()}")
-        return call
-
+from kcc_binding import Kernel, write_report  # noqa: E402
 
 def rand(*shape, dtype=torch.float16):
     return (torch.rand(*shape, device="cuda", dtype=torch.float32) * 2 - 1).to(dtype)
@@ -215,15 +186,6 @@ def copy_gbps(nbytes):
     src = torch.empty(int(nbytes), dtype=torch.uint8, device="cuda")
     dst = torch.empty_like(src)
     return 2 * nbytes / time_ms(lambda: dst.copy_(src)) / 1e6
-
-
-def write_report(lines, out):
-    """Prints the Markdown table and writes it to `out` when given."""
-    text = "\n".join(lines)
-    print(text)
-    if out:
-        with open(out, "w") as f:
-            f.write(text + "\n")
 
 
 def main():
