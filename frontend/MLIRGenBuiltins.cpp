@@ -7,6 +7,8 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/MLIRGenEmitter.h"
 
+#include "ir/TileCoords.h"
+
 #include "llvm/Support/MathExtras.h"
 
 using namespace kcc::frontend;
@@ -49,14 +51,20 @@ Gen::tileShape(const TV &arg, SMLoc at, StringRef what) {
 TV Gen::genTileBuiltin(const Expr &e, const std::vector<const Expr *> &pos) {
   const std::string &name = e.name;
   mlir::Location l = loc(e.loc);
-  bool isLoad = name == "load_tile";
-  const char *forms = name == "dim" ? "dim(tensor, axis)"
-                      : isLoad
-                          ? "load_tile(tensor, [rows, cols], [i, j]), "
-                            "load_tile(tensor, [rows, cols], [i, j], other), "
-                            "load_tile(batched, [rows, cols], [b, i, j])"
-                          : "store_tile(tensor, [i, j], tile), "
-                            "store_tile(batched, [b, i, j], tile)";
+  // load_tile_at: the same tile at element coordinates (ir/TileCoords.h).
+  bool elementCoords = name == "load_tile_at";
+  bool isLoad = name == "load_tile" || elementCoords;
+  const char *forms =
+      name == "dim" ? "dim(tensor, axis)"
+      : elementCoords
+          ? "load_tile_at(tensor, [rows, cols], [row, col]), "
+            "load_tile_at(tensor, [rows, cols], [row, col], other), "
+            "load_tile_at(batched, [rows, cols], [b, row, col])"
+      : isLoad ? "load_tile(tensor, [rows, cols], [i, j]), "
+                 "load_tile(tensor, [rows, cols], [i, j], other), "
+                 "load_tile(batched, [rows, cols], [b, i, j])"
+               : "store_tile(tensor, [i, j], tile), "
+                 "store_tile(batched, [b, i, j], tile)";
   size_t minArgs = name == "dim" ? 2 : 3;
   size_t maxArgs = isLoad ? 4 : minArgs;
   if (pos.size() < minArgs || pos.size() > maxArgs) {
@@ -124,7 +132,8 @@ TV Gen::genTileBuiltin(const Expr &e, const std::vector<const Expr *> &pos) {
     if (!v)
       return TV::poison();
     if (v.getType() != b.getI32Type()) {
-      error(c.loc, "block coordinates are i32 scalars, got " +
+      error(c.loc, std::string(elementCoords ? "element" : "block") +
+                       " coordinates are i32 scalars, got " +
                        typeToString(v.getType()));
       return TV::poison();
     }
@@ -135,7 +144,7 @@ TV Gen::genTileBuiltin(const Expr &e, const std::vector<const Expr *> &pos) {
     TV shapeTV = gen(*pos[1]);
     if (!shapeTV.ok())
       return TV::poison();
-    auto shape = tileShape(shapeTV, pos[1]->loc, "load_tile");
+    auto shape = tileShape(shapeTV, pos[1]->loc, name);
     if (!shape)
       return TV::poison();
     if (int64_t(shape->size()) != std::min<int64_t>(t.rank, 2)) {
@@ -160,9 +169,12 @@ TV Gen::genTileBuiltin(const Expr &e, const std::vector<const Expr *> &pos) {
         return TV::poison();
       }
     }
-    return TV::value(kcc::LoadTileOp::create(
-        b, l, mlir::RankedTensorType::get(*shape, elem), t.v, dims(),
-        strides(), coords, other));
+    auto load =
+        kcc::LoadTileOp::create(b, l, mlir::RankedTensorType::get(*shape, elem),
+                                t.v, dims(), strides(), coords, other);
+    if (elementCoords)
+      load->setAttr(kcc::kElementCoordsAttr, b.getUnitAttr());
+    return TV::value(load);
   }
 
   TV valTV = gen(*pos[2]);
@@ -393,7 +405,8 @@ TV Gen::genCall(const Expr &e) {
     return true;
   };
 
-  if (name == "load_tile" || name == "store_tile" || name == "dim")
+  if (name == "load_tile" || name == "load_tile_at" || name == "store_tile" ||
+      name == "dim")
     return genTileBuiltin(e, pos);
 
   if (name == "program_id" || name == "num_programs") {

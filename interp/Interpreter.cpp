@@ -10,6 +10,7 @@
 #include "interp/Element.h"
 
 #include "ir/Dialect.h"
+#include "ir/TileCoords.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -583,7 +584,8 @@ private:
         if (d >= lead) {
           int64_t extent = shape[d - lead];
           inner /= extent;
-          idx = idx * extent + rest / inner;
+          // load_tile_at counts elements, load_tile blocks.
+          idx = (hasElementCoords(o) ? idx : idx * extent) + rest / inner;
           rest %= inner;
         }
         in = in && idx >= 0 && idx < scalar(dims[d]);

@@ -1,6 +1,7 @@
 //===- Dialect.cpp - kcc tile IR dialect ------------------------------------===//
 
 #include "ir/Dialect.h"
+#include "ir/TileCoords.h"
 
 #include "targets/TmemRules.h"
 
@@ -471,6 +472,11 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == kBaseNameAttr || name == kTargetAttr)
     return expectKind<StringAttr>(op, attr, "a string");
+  if (name == kElementCoordsAttr) { // load_tile_at (ir/TileCoords.h)
+    if (!isa<LoadTileOp>(op))
+      return op->emitError() << name << " is only valid on kcc.load_tile";
+    return expectKind<UnitAttr>(op, attr, "a unit attribute");
+  }
   if (name == ProgramGridOp::kRasterGroupAttr) {
     auto n = dyn_cast<IntegerAttr>(attr.getValue());
     return n && n.getInt() > 0 ? success()

@@ -19,6 +19,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ir/TileCoords.h"
 #include "passes/Passes.h"
 #include "passes/analysis/TensorMaps.h"
 
@@ -57,7 +58,8 @@ Value constI32(OpBuilder &b, Location loc, int64_t v, int64_t n) {
 
 TileAddresses addressesOf(OpBuilder &b, Location loc, Value base,
                           ValueRange dims, ValueRange strides,
-                          ValueRange coords, ArrayRef<int64_t> shape) {
+                          ValueRange coords, ArrayRef<int64_t> shape,
+                          bool elementCoords = false) {
   int64_t n = 1;
   for (int64_t d : shape)
     n *= d;
@@ -95,10 +97,14 @@ TileAddresses addressesOf(OpBuilder &b, Location loc, Value base,
     if (d > 0)
       local =
           arith::RemUIOp::create(b, loc, local, constI32(b, loc, shape[d], n));
-    Value start = arith::MulIOp::create(
-        b, loc, coords[td],
-        arith::ConstantOp::create(b, loc,
-                                  b.getI32IntegerAttr(int32_t(shape[d]))));
+    // Block coordinates count tiles, element ones (load_tile_at) elements.
+    Value start =
+        elementCoords
+            ? coords[td]
+            : arith::MulIOp::create(
+                  b, loc, coords[td],
+                  arith::ConstantOp::create(
+                      b, loc, b.getI32IntegerAttr(int32_t(shape[d]))));
     Value idx =
         arith::AddIOp::create(b, loc, splatI32(b, loc, start, n), local);
     // A negative size is an empty dimension (not a huge unsigned one).
@@ -147,9 +153,9 @@ struct ExpandTileAccesses
     getOperation().walk([&](kcc::LoadTileOp op) {
       OpBuilder b(op);
       auto type = cast<RankedTensorType>(op.getType());
-      TileAddresses a =
-          addressesOf(b, op.getLoc(), op.getBase(), op.getDims(),
-                      op.getStrides(), op.getCoords(), type.getShape());
+      TileAddresses a = addressesOf(b, op.getLoc(), op.getBase(), op.getDims(),
+                                    op.getStrides(), op.getCoords(),
+                                    type.getShape(), kcc::hasElementCoords(op));
       Value other = op.getOther();
       Type elem = type.getElementType();
       auto flatT = RankedTensorType::get({type.getNumElements()}, elem);

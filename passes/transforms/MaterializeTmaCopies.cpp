@@ -19,6 +19,7 @@
 #include "passes/analysis/TensorMaps.h"
 
 #include "ir/TargetLookup.h"
+#include "ir/TileCoords.h"
 #include "targets/TargetModel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -185,7 +186,9 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
   auto scaledCoords = [&](OpBuilder &ob, Operation *access, ValueRange coords,
                           ArrayRef<int64_t> shape) {
     SmallVector<Value> out;
-    for (auto [c, s] : llvm::zip(coords, kcc::withBatchDims(access, shape)))
+    for (auto [c, s] : llvm::zip(
+             coords,
+             kcc::tileCoordScale(access, kcc::withBatchDims(access, shape))))
       out.push_back(
           s == 1 ? c
                  : arith::MulIOp::create(ob, access->getLoc(), c,

@@ -28,7 +28,10 @@
 //    pid*32 + 32. A stage index, barrier index, parity, loop bound or branch
 //    condition that is not a known constant is an error ("cannot prove"),
 //    never a silent accept; so is a region op other than scf.for/scf.if that
-//    contains async ops.
+//    contains async ops. The exception: an scf.if around async ops whose
+//    condition is computed from loaded values (a group's end read from an
+//    offsets array) is run both ways, like kcc.data_dependent branches (at
+//    most kMaxDataBranches per kernel).
 //  * Execution is capped at kMaxSteps executed operations per choice (a
 //    "cannot prove" error at the loop that exceeds it).
 //  * A persistent kernel's tile loop (kcc.persistent_tiles, from the launch
@@ -335,6 +338,26 @@ llvm::SmallVector<int64_t> representatives(func::FuncOp func, Value arg,
 constexpr llvm::StringLiteral kCannotProve =
     "cannot prove the async protocol: ";
 
+/// Whether scalar `v` is computed (through any ops) from a value loaded
+/// from memory.
+bool computedFromLoads(Value v) {
+  llvm::SmallVector<Value> work{v};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (!seen.insert(x).second)
+      continue;
+    Operation *def = x.getDefiningOp();
+    if (!def)
+      continue;
+    if (isa<kcc::LoadOp>(def))
+      return true;
+    for (Value operand : def->getOperands())
+      work.push_back(operand);
+  }
+  return false;
+}
+
 /// `text` with the async ops it names (kcc.tma_load, ...) described in
 /// words, for a kernel's author (the `generated` option). The words take
 /// the op name's place after the sentence's own article ("a kcc.tma_load").
@@ -464,11 +487,15 @@ struct VerifyAsyncProtocol
         }
     }
 
-    // Data-dependent branches (kcc.data_dependent): every combination of
-    // sides, for every argument choice.
+    // Data-dependent branches (kcc.data_dependent, and the kernel's own
+    // whose condition is computed from loaded values, e.g. a group's end
+    // read from an offsets array): every combination of sides, for every
+    // argument choice. A scalar condition is the same in every thread, so
+    // the sides are the executions there are.
     llvm::SmallVector<Operation *> dataIfs;
     func.walk([&](scf::IfOp i) {
-      if (i->hasAttr(kcc::KccDialect::kDataDependentAttr))
+      if (i->hasAttr(kcc::KccDialect::kDataDependentAttr) ||
+          (containsAsyncOp(i) && computedFromLoads(i.getCondition())))
         dataIfs.push_back(i);
     });
     if (dataIfs.size() > kMaxDataBranches) {

@@ -31,6 +31,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ir/TargetLookup.h"
+#include "ir/TileCoords.h"
 #include "passes/Passes.h"
 #include "passes/transforms/pipeliner/LoopPipelining.h"
 #include "targets/TargetModel.h"
@@ -122,6 +123,10 @@ void PipelineAsyncCopies::runOnKernel(func::FuncOp func) {
     if (type.getDimSize(1) * 2 % 16 != 0)
       return refuse(load, "rows of " + Twine(type.getDimSize(1) * 2) +
                               " bytes are not whole 16-byte chunks");
+    if (kcc::hasElementCoords(load))
+      return refuse(load, "a tile at element offsets (load_tile_at) may "
+                          "start inside a 16-byte chunk, which cp.async "
+                          "cannot copy");
     if (Value other = load.getOther(); other &&
                                        !matchPattern(other, m_AnyZeroFloat()) &&
                                        !matchPattern(other, m_Zero()))

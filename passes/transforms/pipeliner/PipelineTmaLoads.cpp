@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ir/TargetLookup.h"
+#include "ir/TileCoords.h"
 #include "passes/Passes.h"
 #include "passes/analysis/AccumulatorWeb.h"
 #include "passes/analysis/AxisInfo.h"
@@ -335,7 +336,7 @@ void PipelineTmaLoads::pipelineLoop(
     Value map, buffer, bars;
     int64_t bytes, parts;
     SmallVector<Value> coords;  // the load's, kept after it is replaced
-    SmallVector<int64_t> shape;
+    SmallVector<int64_t> scale; // of each coordinate (ir/TileCoords.h)
     Location loc;
   };
   SmallVector<Pipe> pipes;
@@ -349,7 +350,8 @@ void PipelineTmaLoads::pipelineLoop(
            parts * mapType.getBoxBytes(),
            parts,
            SmallVector<Value>(load.getCoords()),
-           kcc::withBatchDims(load, load.getType().getShape()),
+           kcc::tileCoordScale(
+               load, kcc::withBatchDims(load, load.getType().getShape())),
            load.getLoc()};
     p.buffer = kcc::SmemAllocOp::create(
         eb, loc,
@@ -395,7 +397,7 @@ void PipelineTmaLoads::pipelineLoop(
     for (Operation *op : slices[i])
       b.clone(*op, mapping);
     SmallVector<Value> coords;
-    for (auto [c, size] : llvm::zip(p.coords, p.shape))
+    for (auto [c, size] : llvm::zip(p.coords, p.scale))
       coords.push_back(arith::MulIOp::create(b, loc, mapping.lookupOrDefault(c),
                                              constI32(b, loc, size)));
     kcc::MBarrierArriveExpectTxOp::create(b, loc, p.bars, s, p.bytes);
