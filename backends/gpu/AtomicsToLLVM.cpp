@@ -96,13 +96,9 @@ template <typename Op> struct AtomicLowering : OpConversionPattern<Op> {
     auto one = [&](Value ptr, Value cmp, Value value, Value cond) -> Value {
       auto issue = [&](OpBuilder &b) -> Value {
         // A scalar pointer is converted already; a tile's are i64 lanes.
-        Value addr =
-            isa<LLVM::LLVMPointerType>(ptr.getType())
-                ? ptr
-                : LLVM::IntToPtrOp::create(
-                      b, loc, LLVM::LLVMPointerType::get(b.getContext(), as),
-                      ptr)
-                      .getResult();
+        Value addr = isa<LLVM::LLVMPointerType>(ptr.getType())
+                         ? ptr
+                         : toGlobalPtr(b, loc, ptr, as);
         if constexpr (std::is_same_v<Op, AtomicCASOp>) {
           auto cas = LLVM::AtomicCmpXchgOp::create(
               b, loc, addr, cmp, value, llvmOrdering(order),

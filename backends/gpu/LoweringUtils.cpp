@@ -191,6 +191,11 @@ Value kcc::gpu::fromStorage(OpBuilder &b, Location loc, Value v, Type elem) {
                                  intConst(b, loc, v.getType(), 0));
   return v;
 }
+Value kcc::gpu::toGlobalPtr(OpBuilder &b, Location loc, Value i64,
+                            unsigned as) {
+  return LLVM::IntToPtrOp::create(
+      b, loc, LLVM::LLVMPointerType::get(b.getContext(), as), i64);
+}
 Value kcc::gpu::andConditions(OpBuilder &b, Location loc, Value x, Value y) {
   if (!x)
     return y;

@@ -205,6 +205,10 @@ unsigned storageBytes(mlir::Type elem);
 mlir::Value toStorage(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);
 mlir::Value fromStorage(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v,
                         mlir::Type elem);
+/// A tile lane's pointer (its i64 form) as an LLVM pointer of address
+/// space `as`.
+mlir::Value toGlobalPtr(mlir::OpBuilder &b, mlir::Location loc, mlir::Value i64,
+                        unsigned as);
 /// `x && y` for i1 conditions where null means "always" (no mask, every
 /// thread an owner).
 mlir::Value andConditions(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,

@@ -449,11 +449,6 @@ static Value chunkAddress(OpBuilder &b, Location loc, ArrayRef<Value> ptrs,
       arith::ConstantOp::create(b, loc, b.getI64IntegerAttr((i - g) * bytes)));
 }
 
-static Value toGlobalPtr(OpBuilder &b, Location loc, Value i64, unsigned as) {
-  return LLVM::IntToPtrOp::create(
-      b, loc, LLVM::LLVMPointerType::get(b.getContext(), as), i64);
-}
-
 struct LoadLowering : OpConversionPattern<LoadOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult

@@ -98,9 +98,12 @@ struct CheckTargetSupport
     // (backends/nvidia/NVVMTargetOps.cpp): a system-scoped one would be
     // silently weaker than asked.
     getOperation().walk([&](Operation *op) {
-      auto scope = op->getAttrOfType<kcc::MemoryScopeAttr>("scope");
-      if (!isa<kcc::AtomicRMWOp, kcc::AtomicCASOp>(op) || !scope ||
-          scope.getValue() != kcc::MemoryScope::System ||
+      std::optional<kcc::MemoryScope> scope;
+      if (auto rmw = dyn_cast<kcc::AtomicRMWOp>(op))
+        scope = rmw.getScope();
+      else if (auto cas = dyn_cast<kcc::AtomicCASOp>(op))
+        scope = cas.getScope();
+      if (scope != kcc::MemoryScope::System ||
           target.vendor != kcc::Vendor::NVIDIA)
         return;
       ok = false;
