@@ -18,8 +18,11 @@
 //      (a product issued in its iteration serializes it with the softmax:
 //      head_dim 128 BN = 64 beats BN = 128);
 //   5. the depth of the shallowest pipeline, up to 3 (two stages expose a
-//      load's latency whenever the consumer catches up);
-//   6. the largest product's M x N (each operand byte feeds more FMAs).
+//      load's latency whenever the consumer catches up), up to 2 where a
+//      producer warpgroup refills wgmma stages (H200: head_dim 128 with
+//      BN = 128 and two stages beats BN = 64 with four by 12 %);
+//   6. the products' M x N, summed over the kernel's dots (each operand
+//      byte feeds more FMAs; attention's S grows with BN, its P @ V not).
 // Every candidate goes through the layout pipeline (where most target rules
 // refuse); the lowering (shared-memory allocation) runs best first until one
 // passes.
@@ -57,7 +60,7 @@ std::string VariantFeatures::str() const {
                          "{2}",
                          mmaWarps, refusals, pipelines)
         .str();
-  return llvm::formatv("products up to {0} elements, the narrowest {1}{2} "
+  return llvm::formatv("products of {0} elements, the narrowest {1}{2} "
                        "columns (tensor-core score {3}), {4} warp(s) issue "
                        "them, {5} overlap(s) refused, {6}",
                        tileArea, narrowN, narrowN == 64 ? "+" : "", mmaScore,
@@ -103,6 +106,7 @@ VariantFeatures featuresOf(func::FuncOp func) {
   };
   int stages = 0;
   int64_t narrowest = 64;
+  llvm::DenseMap<Location, int64_t> areas;
   func.walk([&](Operation *op) {
     if (isa<WarpgroupMmaOp, WarpgroupMmaRegAOp, Tcgen05MmaOp>(op))
       note(op, 3);
@@ -111,7 +115,8 @@ VariantFeatures featuresOf(func::FuncOp func) {
     else if (isa<DotOp>(op))
       note(op, op->hasAttr(KccDialect::kMmaAttr) ? 1 : 0);
     auto product = [&](int64_t m, int64_t n) {
-      f.tileArea = std::max(f.tileArea, m * n);
+      int64_t &area = areas[op->getLoc()];
+      area = std::max(area, m * n);
       narrowest = std::min(narrowest, n);
     };
     if (isa<WarpgroupMmaOp, WarpgroupMmaRegAOp, WarpMmaOp, DotOp>(op)) {
@@ -139,7 +144,23 @@ VariantFeatures featuresOf(func::FuncOp func) {
   });
   for (auto &[loc, score] : dots)
     f.mmaScore += score;
-  f.stages = std::min(stages, 3);
+  for (auto &[loc, area] : areas)
+    f.tileArea += area;
+  // A producer warpgroup refilling wgmma stages as soon as their readers
+  // release them keeps two stages busy (per-operand release,
+  // kcc-pipeline-tma-loads): more only cost the tile.
+  bool refilledByProducer = false;
+  func.walk([&](WarpSpecializeOp ws) {
+    refilledByProducer =
+        ws.getConsumer()
+            .walk([](Operation *op) {
+              return isa<WarpgroupMmaOp, WarpgroupMmaRegAOp>(op)
+                         ? WalkResult::interrupt()
+                         : WalkResult::advance();
+            })
+            .wasInterrupted();
+  });
+  f.stages = std::min(stages, refilledByProducer ? 2 : 3);
   f.narrowN = f.tileArea ? narrowest : 0;
   f.mmaWarps = blockWarps(func);
   func.walk([&](WarpSpecializeOp ws) {

@@ -41,10 +41,11 @@ struct VariantFeatures {
   /// Overlaps the pipelines refused (kcc-defer-register-a-mma, warp
   /// specialization). Lower first.
   int refusals = 0;
-  /// The shallowest software pipeline's stages, at most 3 (0: none).
-  /// Higher first.
+  /// The shallowest software pipeline's stages, at most 3, or 2 where a
+  /// producer warpgroup refills them (0: none). Higher first.
   int stages = 0;
-  /// The largest product's M x N (operand reuse). Higher first.
+  /// The products' M x N, summed over the dots (operand reuse). Higher
+  /// first.
   int64_t tileArea = 0;
 
   /// The ranking key: a larger key is better.

@@ -14,7 +14,8 @@ beside SDPA with the cuDNN backend and with the flash backend, in TFLOP/s
 
 Shapes follow the issue's protocol: batch * seq = 16k, heads * head_dim =
 2048, seq 1k / 4k / 16k (--seqs); ragged and GQA shapes are checked, not
-timed (--check).
+timed (--check). --baseline LIB,MANIFEST times a second build of the same
+file (an earlier compiler) beside it in the same process, spec by spec.
 """
 import argparse, ctypes, json, math, os, sys
 
@@ -81,9 +82,9 @@ def reference(q, k, v, causal, group):
     return torch.softmax(s, dim=-1) @ vd, lse
 
 
-def run_kcc(lib, spec, q, k, v, group):
+def run_kcc(lib, spec, q, k, v, group, o=None):
     bh, sq, d = q.shape
-    o = torch.empty_like(q)
+    o = torch.empty_like(q) if o is None else o
     lse = torch.empty(bh, sq, device="cuda", dtype=torch.float32)
     if spec["kernel"] == "attention_ptr":
         # The pointer-tile formulation: pointers, sizes and strides.
@@ -139,13 +140,16 @@ def main():
     ap.add_argument("--lib", required=True)
     ap.add_argument("--manifest", required=True)
     ap.add_argument("--out")
-    ap.add_argument("--seqs", default="1024,4096,16384")
+    ap.add_argument("--seqs", default="1024,4096,16384",
+                    help="timed sequence lengths (empty: check only)")
     ap.add_argument("--tokens", type=int, default=16384, help="batch * seq")
     ap.add_argument("--width", type=int, default=2048, help="heads * head_dim")
     ap.add_argument("--specs", default="",
                     help="comma-separated symbols to run (default: every specialization)")
     ap.add_argument("--target", default="sm_90a",
                     help="the target whose choices the launch functions run (the device's)")
+    ap.add_argument("--baseline", default="",
+                    help="LIB,MANIFEST of another build of the same file, timed beside it")
     ap.add_argument("--check", default="1x1x77x77,2x2x200x333,4x2x129x129,2x1x64x1000",
                     help="BHxHKVxSQxSK shapes checked (not timed) for every specialization")
     args = ap.parse_args()
@@ -163,11 +167,19 @@ def main():
         specs += [dict(s, kernel=k["name"]) for s in k["specializations"]
                   if not args.specs or s["symbol"] in args.specs.split(",")]
     from torch.nn.attention import SDPBackend
+    base_lib, base_specs = None, {}
+    if args.baseline:
+        path, base_manifest = args.baseline.split(",")
+        base_lib = ctypes.CDLL(os.path.abspath(path))
+        for k in json.load(open(base_manifest))["kernels"]:
+            for s in (launch_functions(k, args.target) if "launch_functions" in k
+                      else [dict(s, kernel=k["name"]) for s in k["specializations"]]):
+                base_specs[(s["symbol"], s.get("causal_arg"))] = s
 
     failures = 0
     for spec in specs:
         causal = spec_constants(spec)[4]
-        for shape in args.check.split(","):
+        for shape in filter(None, args.check.split(",")):
             bh, hkv, sq, sk = map(int, shape.split("x"))
             if causal and sq != sk:
                 continue  # the kernel's causal mask aligns queries and keys at 0
@@ -177,11 +189,12 @@ def main():
     lines = [f"Device: {device}; torch {torch.__version__}; one process, CUDA events "
              "(median of batches, best of two passes per side).", "",
              "| dtype | head_dim | causal | seq | kcc (spec) | kcc TFLOP/s | cuDNN | flash | "
-             "kcc / cuDNN | kcc / flash |", "|---|---|---|---|---|---|---|---|---|---|"]
+             "kcc / cuDNN | kcc / flash |" + (" baseline | kcc / baseline |" if base_lib else ""),
+             "|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if base_lib else "")]
     for spec in specs:
         t, d, bm, bn, causal = spec_constants(spec)
         heads = args.width // d
-        for seq in map(int, args.seqs.split(",")):
+        for seq in map(int, filter(None, args.seqs.split(","))):
             batch = max(1, args.tokens // seq)
             q, k, v = make(batch * heads, batch * heads, seq, seq, d, DT[t])
             call, o, _ = run_kcc(lib, spec, q, k, v, 1)
@@ -191,7 +204,10 @@ def main():
                              ("cudnn", sdpa(q, k, v, bool(causal), 1,
                                             SDPBackend.CUDNN_ATTENTION, heads)),
                              ("flash", sdpa(q, k, v, bool(causal), 1,
-                                            SDPBackend.FLASH_ATTENTION, heads))):
+                                            SDPBackend.FLASH_ATTENTION, heads))) + (
+                    (("baseline", run_kcc(base_lib, base, q, k, v, 1, o=torch.empty_like(q))[0]),)
+                    if (base := base_specs.get((spec["symbol"], spec.get("causal_arg"))))
+                    else ()):
                 try:
                     rate[name] = flops / min(time_ms(fn), time_ms(fn)) / 1e9
                 except RuntimeError as e:  # a backend that refuses the shape
@@ -201,7 +217,8 @@ def main():
             lines.append(f"| {t} | {d} | {'yes' if causal else 'no'} | {seq} | "
                          f"{spec.get('label', spec['symbol'])} | "
                          f"{r('kcc')} | {r('cudnn')} | {r('flash')} | {ratio('cudnn')} | "
-                         f"{ratio('flash')} |")
+                         f"{ratio('flash')} |" +
+                         (f" {r('baseline')} | {ratio('baseline')} |" if base_lib else ""))
     write_report(lines, args.out)
     return 1 if failures else 0
 

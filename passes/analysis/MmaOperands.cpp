@@ -73,6 +73,35 @@ SmallVector<kcc::StagedDot> kcc::collectStagedDots(Operation *func,
   return sites;
 }
 
+bool kcc::carriedOnlyThroughDot(DotOp dot, scf::ForOp loop) {
+  auto arg = dyn_cast<BlockArgument>(dot.getC());
+  if (!arg || arg.getOwner() != loop.getBody() || arg.getArgNumber() == 0 ||
+      !arg.hasOneUse() || !dot->hasOneUse())
+    return false;
+  auto yield = dyn_cast<scf::YieldOp>(*dot->getUsers().begin());
+  return yield && yield->getParentOp() == loop &&
+         yield.getOperand(arg.getArgNumber() - 1) == dot.getResult();
+}
+
+bool kcc::readPastItsIteration(LoadTileOp load, scf::ForOp loop) {
+  auto staged = [](Value v) {
+    bool transposed;
+    return mmaOperandLoad(v, transposed) || swizzledStageRead(v, transposed);
+  };
+  SmallVector<Value> reads{load.getResult()};
+  for (Operation *user : load->getUsers())
+    if (auto trans = dyn_cast<TransOp>(user))
+      reads.push_back(trans.getResult());
+  for (Value v : reads)
+    for (Operation *user : v.getUsers()) {
+      auto dot = dyn_cast<DotOp>(user);
+      if (dot && (!staged(dot.getA()) || !staged(dot.getB()) ||
+                  carriedOnlyThroughDot(dot, loop)))
+        return true;
+    }
+  return false;
+}
+
 void kcc::eraseDotAndOperandReads(DotOp dot) {
   Value a = dot.getA(), b = dot.getB();
   dot.erase();

@@ -14,6 +14,8 @@
 
 #include "ir/Dialect.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 #include "llvm/ADT/SmallVector.h"
 
 #include <string>
@@ -99,6 +101,20 @@ llvm::SmallVector<StagedDot> collectStagedDots(mlir::Operation *func,
 /// Erases `dot`, then its operand reads (smem_load, and trans of it) that
 /// nothing else uses.
 void eraseDotAndOperandReads(DotOp dot);
+
+/// Whether `dot`'s tensor-core group may stay in flight across iterations of
+/// `loop`: its accumulator is a loop-carried value that only the dot reads,
+/// and its result only goes back into it (a GEMM's K loop).
+bool carriedOnlyThroughDot(DotOp dot, mlir::scf::ForOp loop);
+
+/// Whether a dot that reads `load` (a load_tile of `loop`'s body, feeding
+/// dots) may still read its stage after the iteration ends: one whose group
+/// stays in flight (carriedOnlyThroughDot), or whose A is computed in
+/// registers (kcc-defer-register-a-mma may issue it one iteration late). A
+/// dot of two staged operands whose result the iteration reads (attention's
+/// S = Q K^T) retires in its iteration, and its stages can be released
+/// there.
+bool readPastItsIteration(LoadTileOp load, mlir::scf::ForOp loop);
 
 /// Warpgroups that read a 128 x N tcgen05 accumulator from TMEM: two when
 /// N >= 128 (at most 128 registers per thread), else one.

@@ -42,21 +42,6 @@ using namespace mlir;
 
 namespace {
 
-/// Whether `dot`'s group may stay in flight across iterations of `loop`
-/// (kcc.mma_overlap): its accumulator is a loop-carried value that only
-/// the dot reads, and its result only goes back into it. A dot whose result
-/// is read in the iteration (attention's S = Q K^T), or whose accumulator
-/// is rescaled first (its P @ V), retires in its own iteration.
-static bool carriedOnlyThroughDot(kcc::DotOp dot, scf::ForOp loop) {
-  auto arg = dyn_cast<BlockArgument>(dot.getC());
-  if (!arg || arg.getOwner() != loop.getBody() || arg.getArgNumber() == 0 ||
-      !arg.hasOneUse() || !dot->hasOneUse())
-    return false;
-  auto yield = dyn_cast<scf::YieldOp>(*dot->getUsers().begin());
-  return yield && yield->getParentOp() == loop &&
-         yield.getOperand(arg.getArgNumber() - 1) == dot.getResult();
-}
-
 struct MaterializeWarpgroupMma
     : kcc::impl::KccMaterializeWarpgroupMmaBase<MaterializeWarpgroupMma> {
   void runOnOperation() override {
@@ -109,7 +94,7 @@ LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
     // not change while the group is in flight, and the next iteration
     // computes them again.
     bool overlap = loop && loop->hasAttr(kcc::KccDialect::kMmaOverlapAttr) &&
-                   !s.registerA() && carriedOnlyThroughDot(s.dot, loop);
+                   !s.registerA() && kcc::carriedOnlyThroughDot(s.dot, loop);
     if (overlap)
       drained.insert(loop);
     Value result;

@@ -110,19 +110,19 @@ func.func @acc_read_elsewhere(%n: i32) -> (!acc, !acc) {
 // -----
 
 !q = !kcc.smem<[64, 64], f16, stages = 1, swizzle = 128>
-!buf = !kcc.smem<[64, 64], f16, stages = 2, swizzle = 128>
-!vbuf = !kcc.smem<[64, 256], f16, stages = 2, swizzle = 128>
-!s = tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>>
+!buf = !kcc.smem<[128, 64], f16, stages = 2, swizzle = 128>
+!vbuf = !kcc.smem<[128, 256], f16, stages = 2, swizzle = 128>
+!s = tensor<64x128xf32, #kcc.wgmma_acc<warpgroups = 1>>
 !acc = tensor<64x256xf32, #kcc.wgmma_acc<warpgroups = 1>>
-!p = tensor<64x64xf16, #kcc.wgmma_acc<warpgroups = 1>>
+!p = tensor<64x128xf16, #kcc.wgmma_acc<warpgroups = 1>>
 
 // Left in its iteration, with the reason for --report: a 64 x 256
-// accumulator (128 registers a thread), S (32) and two P (16 each) would be
-// live together, 192 registers of tiles, more than the 191 a thread has
-// for them (255 less 64).
+// accumulator (128 registers a thread), S (64) and P (32) would be live
+// together, 224 registers of tiles, more than the 191 a thread has for
+// them (255 less 64).
 // CHECK-LABEL: func.func @too_many_registers
 // CHECK: scf.for
-// CHECK: kcc.warpgroup_mma_reg_a {{.*}}kcc.defer_refused = "issued in its iteration: deferred, it would keep 192 registers a thread of tiles live together (its accumulator, the first product's and two of its A operands), more than the 191 the consumer has for them"
+// CHECK: kcc.warpgroup_mma_reg_a {{.*}}kcc.defer_refused = "issued in its iteration: deferred, it would keep 224 registers a thread of tiles live together (its accumulator, the first product's and its A operand), more than the 191 the consumer has for them"
 func.func @too_many_registers(%n: i32) -> !acc {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32

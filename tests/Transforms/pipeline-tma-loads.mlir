@@ -78,7 +78,7 @@
 // WS-NEXT: %[[EMPTY:.*]] = kcc.mbarrier_alloc : <4>
 // WS-COUNT-4: kcc.mbarrier_init %[[EMPTY]][%{{.*}}], count 2 : <4>
 // WS-NEXT: kcc.fence_mbarrier_init
-// WS: kcc.warp_specialize producer(warps = 4, regs = 40) {
+// WS: kcc.warp_specialize producer(warps = 4, regs = 24) {
 // WS: scf.for
 // A stage is refilled once the consumers have released it (from round 1 on).
 // WS: %[[PS:.*]] = arith.remui %{{.*}}, %c4_i32
@@ -86,7 +86,7 @@
 // WS: kcc.mbarrier_wait %[[EMPTY]][%[[PS]]], parity
 // WS: kcc.tma_load %arg13[%{{.*}}, %{{.*}}] -> %[[A]][%[[PS]]], %[[FULL]][%[[PS]]]
 // WS: kcc.tma_load %arg14
-// WS: } consumer(warpgroups = 2, regs = 232) {
+// WS: } consumer(warpgroups = 2, regs = 240) {
 // WS: scf.for
 // WS: kcc.mbarrier_wait %[[FULL]]
 // WS: kcc.dot

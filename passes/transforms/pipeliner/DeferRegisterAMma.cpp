@@ -75,9 +75,7 @@ int64_t registersOf(Value tile) {
 /// What a thread may hold in the tiles the deferral keeps live together:
 /// its register budget (the consumer's setmaxnreg in a warp-specialized
 /// kernel, else the 255 of a thread) less what addresses, row statistics
-/// and masks take besides. Measured on an H100: head_dim 256 with 64-key
-/// blocks (128 + 32 + 2 x 16 = 192 registers of tiles) spills and loses
-/// 4-6 %; head_dim 128 with 64-key blocks (128) gains up to 8 %.
+/// and masks take besides (FlashAttention-3 leaves about as many).
 int64_t tileRegisterBudget(Operation *op) {
   constexpr int64_t kOthers = 64;
   if (auto ws = op->getParentOfType<kcc::WarpSpecializeOp>())
@@ -199,11 +197,13 @@ std::optional<Chain> matchChain(scf::ForOp loop) {
   c.rescale = llvm::SetVector<Operation *>(ordered.begin(), ordered.end());
   if (!pl::coordinateSlice(c.second.getBStage(), loop, c.stage))
     return std::nullopt;
-  // Live together while the deferred product runs: its accumulator, S, the
-  // P it reads and the next P.
+  // Live together while the deferred product runs: its accumulator, S and
+  // the P it reads. The next P does not add to them: the softmax makes it
+  // from S element by element, each packed pair replacing two of S's
+  // registers.
   int64_t live = registersOf(c.second.getResult()) +
                  registersOf(c.first.getResult()) +
-                 2 * registersOf(c.second.getA());
+                 registersOf(c.second.getA());
   for (Value v : c.carried)
     if (auto t = dyn_cast<RankedTensorType>(v.getType());
         t && isa_and_nonnull<kcc::WgmmaAccLayoutAttr>(t.getEncoding()))
@@ -215,8 +215,8 @@ std::optional<Chain> matchChain(scf::ForOp loop) {
                         "issued in its iteration: deferred, it would keep " +
                             Twine(live) +
                             " registers a thread of tiles live together (its "
-                            "accumulator, the first product's and two of its "
-                            "A operands), more than the " +
+                            "accumulator, the first product's and its A "
+                            "operand), more than the " +
                             Twine(budget) + " the consumer has for them"));
     return std::nullopt;
   }

@@ -205,6 +205,25 @@ void PipelineTmaLoads::pipelineLoop(
       loop->setAttr(kcc::KccDialect::kWarpSpecializeRefusedAttr,
                     StringAttr::get(ctx, why));
   }
+  // Warp-specialized, each load's stage goes back to the producer when the
+  // dots reading it are done with it: with the iteration that read it (a
+  // product whose result the iteration reads, attention's S = Q K^T), or
+  // `lag` iterations later (a GEMM's accumulation, a register-A product the
+  // next iteration may issue). Loads released alike share an empty barrier
+  // per stage, so a K block is refilled while the previous V block is
+  // still read.
+  SmallVector<int64_t> releaseLags;
+  for (auto [load, map] : loads)
+    releaseLags.push_back(
+        lag && (target->mma.instruction != "wgmma" ||
+                !load->hasAttr(kcc::KccDialect::kMmaOperandAttr) ||
+                kcc::readPastItsIteration(kcc::LoadTileOp(load), loop))
+            ? lag
+            : 0);
+  SmallVector<int64_t> releases;
+  for (int64_t l : {int64_t(0), lag})
+    if (llvm::is_contained(releaseLags, l) && !llvm::is_contained(releases, l))
+      releases.push_back(l);
   // The stages must fit the target's shared memory per block, less what the
   // kernel already holds and the scratch its relayouts and reductions may
   // need (kcc-allocate-shared-memory checks the exact total).
@@ -244,7 +263,8 @@ void PipelineTmaLoads::pipelineLoop(
                    (reserve ? 128 : 0);
   // A depth's bytes: its stages and mbarriers.
   auto cost = [&](int64_t d) {
-    int64_t bytes = specialize ? 8 * d + 16 * (groups > 1) : 0;
+    int64_t bytes =
+        specialize ? 8 * d * int64_t(releases.size()) + 16 * (groups > 1) : 0;
     for (auto [load, map] : loads) {
       auto type = cast<kcc::TensorMapType>(map.getType());
       bytes +=
@@ -365,14 +385,16 @@ void PipelineTmaLoads::pipelineLoop(
     pipes.push_back(p);
   }
   // The consumers release a stage to the producer: one arrival per
-  // consumer warpgroup once its wgmma group reading the stage retired.
-  Value empty;
-  if (specialize) {
-    empty = kcc::MBarrierAllocOp::create(eb, loc,
-                                         kcc::MBarrierType::get(ctx, depth));
+  // consumer warpgroup once its wgmma group reading the stage retired; one
+  // barrier per release lag (releases[r]).
+  SmallVector<Value> empties;
+  for (size_t r = 0; specialize && r < releases.size(); ++r) {
+    Value empty = kcc::MBarrierAllocOp::create(
+        eb, loc, kcc::MBarrierType::get(ctx, depth));
     for (int64_t s = 0; s < depth; ++s)
       kcc::MBarrierInitOp::create(eb, loc, empty, constI32(eb, loc, s),
                                   roles.consumerWarpgroups);
+    empties.push_back(empty);
   }
   // Ping-pong: the consumer groups' turns for their K loops.
   Value turn;
@@ -403,22 +425,37 @@ void PipelineTmaLoads::pipelineLoop(
     kcc::MBarrierArriveExpectTxOp::create(b, loc, p.bars, s, p.bytes);
     auto copy = kcc::TmaLoadOp::create(b, loc, p.map, coords, p.buffer, s,
                                        p.bars, s, p.parts);
+    std::string released;
+    if (specialize)
+      released = releaseLags[i]
+                     ? "; the consumers release its stage an iteration "
+                       "after the one that reads it (a product that reads "
+                       "it may still be in flight)"
+                     : "; the consumers release its stage with the "
+                       "iteration that reads it (its product retires "
+                       "there)";
     copy->setAttr(kcc::KccDialect::kTileAccessAttr,
                   StringAttr::get(ctx, "TMA box, " + Twine(depth) +
                                            "-stage pipeline (" +
                                            Twine(p.bytes) +
                                            " bytes per stage; expect_tx "
-                                           "counts the full box)"));
+                                           "counts the full box)" +
+                                           released));
   };
 
   // The copies: a producer role issuing every iteration's, or a prologue
   // issuing the first `depth` here and refills at the end of the body.
   if (specialize)
-    buildRoles(func, loop, roles, depth, *step, empty,
-               [&](OpBuilder &b, Value k, Value s, const IRMapping &m) {
-                 for (unsigned i = 0; i < pipes.size(); ++i)
-                   issue(b, i, k, s, &m);
-               });
+    buildRoles(
+        func, loop, roles, depth, *step,
+        [&](OpBuilder &b, Value k, Value it, Value s, const IRMapping &m) {
+          for (auto [r, empty] : llvm::enumerate(empties)) {
+            waitForRelease(b, loc, empty, it, s, depth);
+            for (unsigned i = 0; i < pipes.size(); ++i)
+              if (releaseLags[i] == releases[r])
+                issue(b, i, k, s, &m);
+          }
+        });
   if (turn)
     base = buildPingPong(func, cast<scf::ForOp>(tiles), loop, roles, base,
                          trips, turn, *step);
@@ -464,37 +501,49 @@ void PipelineTmaLoads::pipelineLoop(
   }
   OpBuilder tb(loop.getBody()->getTerminator());
   if (specialize) {
-    // Release the stage read `lag` iterations ago: each warpgroup's
-    // warpgroup_mma above retired its group (pending = 1).
+    // Release the stages read `lag` iterations ago (each warpgroup's
+    // warpgroup_mma above retired its group, pending = 1) and those read in
+    // this iteration.
     loop->setAttr(kcc::KccDialect::kMmaOverlapAttr, UnitAttr::get(ctx));
-    Value done = arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::sge, it,
-                                       constI32(tb, loc, lag));
-    auto release = scf::IfOp::create(tb, loc, done, /*withElseRegion=*/false);
-    OpBuilder rb = OpBuilder::atBlockBegin(release.thenBlock());
-    Value old = arith::RemUIOp::create(
-        rb, loc,
-        arith::AddIOp::create(rb, loc, at, constI32(rb, loc, depth - lag)),
-        constI32(rb, loc, depth));
-    kcc::MBarrierArriveOp::create(rb, loc, empty, old,
-                                  /*per_warpgroup=*/true);
-    // A persistent kernel's next tile refills the stage of this tile's last
-    // iteration too: it is released behind the loop, once the wait that
-    // kcc-materialize-warpgroup-mma puts there retired its group.
-    if (tiles) {
-      OpBuilder ab(ctx);
-      ab.setInsertionPointAfter(trips.getDefiningOp());
-      Value ran = arith::CmpIOp::create(ab, loc, arith::CmpIPredicate::sgt,
-                                        trips, constI32(ab, loc, 0));
-      auto last = scf::IfOp::create(ab, loc, ran, /*withElseRegion=*/false);
-      OpBuilder lb3 = OpBuilder::atBlockBegin(last.thenBlock());
-      Value stageOfLast = arith::RemUIOp::create(
-          lb3, loc,
-          arith::AddIOp::create(
-              lb3, loc, base,
-              arith::SubIOp::create(lb3, loc, trips, constI32(lb3, loc, 1))),
-          constI32(lb3, loc, depth));
-      kcc::MBarrierArriveOp::create(lb3, loc, empty, stageOfLast,
+    for (auto [r, empty] : llvm::enumerate(empties)) {
+      int64_t late = releases[r];
+      OpBuilder rb = tb;
+      if (late) {
+        Value done = arith::CmpIOp::create(tb, loc, arith::CmpIPredicate::sge,
+                                           it, constI32(tb, loc, late));
+        auto release =
+            scf::IfOp::create(tb, loc, done, /*withElseRegion=*/false);
+        rb = OpBuilder::atBlockBegin(release.thenBlock());
+      }
+      Value old = late ? arith::RemUIOp::create(
+                             rb, loc,
+                             arith::AddIOp::create(
+                                 rb, loc, at, constI32(rb, loc, depth - late)),
+                             constI32(rb, loc, depth))
+                             .getResult()
+                       : stage;
+      kcc::MBarrierArriveOp::create(rb, loc, empty, old,
                                     /*per_warpgroup=*/true);
+      // A persistent kernel's next tile refills the stage of this tile's
+      // last iteration too: one released late is released behind the
+      // loop, once the wait that kcc-materialize-warpgroup-mma puts there
+      // retired its group.
+      if (tiles && late) {
+        OpBuilder ab(ctx);
+        ab.setInsertionPointAfter(trips.getDefiningOp());
+        Value ran = arith::CmpIOp::create(ab, loc, arith::CmpIPredicate::sgt,
+                                          trips, constI32(ab, loc, 0));
+        auto last = scf::IfOp::create(ab, loc, ran, /*withElseRegion=*/false);
+        OpBuilder lb3 = OpBuilder::atBlockBegin(last.thenBlock());
+        Value stageOfLast = arith::RemUIOp::create(
+            lb3, loc,
+            arith::AddIOp::create(
+                lb3, loc, base,
+                arith::SubIOp::create(lb3, loc, trips, constI32(lb3, loc, 1))),
+            constI32(lb3, loc, depth));
+        kcc::MBarrierArriveOp::create(lb3, loc, empty, stageOfLast,
+                                      /*per_warpgroup=*/true);
+      }
     }
     return;
   }

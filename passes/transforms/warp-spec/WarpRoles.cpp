@@ -240,18 +240,18 @@ std::string kcc::warpspec::planRoles(func::FuncOp func, scf::ForOp loop,
 
 /// Splits the kernel after its setup into kcc.warp_specialize: the producer
 /// region recomputes the loop bounds and coordinates (`roles.producerSlice`)
-/// and runs the loop's copies, waiting for the consumers to release a stage
-/// (`empty`) before refilling it; the consumer region gets the rest of the
-/// kernel, `loop` included. In a persistent kernel the producer runs its own
-/// tile loop over the same tiles, recomputing `roles.tileSlice` per tile
-/// and carrying the stage counter across tiles as the consumers' tile loop
-/// does, so it fills the next tile's stages while the consumers finish this
-/// one. `issue(b, k, s, mapping)` builds the copies of iteration `k` into
-/// stage `s`.
+/// and runs the loop's copies (`issue`, which waits for the consumers to
+/// release a stage before refilling it: waitForRelease); the consumer
+/// region gets the rest of the kernel, `loop` included. In a persistent
+/// kernel the producer runs its own tile loop over the same tiles,
+/// recomputing `roles.tileSlice` per tile and carrying the stage counter
+/// across tiles as the consumers' tile loop does, so it fills the next
+/// tile's stages while the consumers finish this one.
 void kcc::warpspec::buildRoles(
     func::FuncOp func, scf::ForOp loop, const RolePlan &roles, int64_t depth,
-    int64_t step, Value empty,
-    function_ref<void(OpBuilder &, Value, Value, const IRMapping &)> issue) {
+    int64_t step,
+    function_ref<void(OpBuilder &, Value, Value, Value, const IRMapping &)>
+        issue) {
   MLIRContext *ctx = func.getContext();
   Location loc = loop.getLoc();
   Block &entry = func.getBody().front();
@@ -324,21 +324,23 @@ void kcc::warpspec::buildRoles(
   if (base)
     it = arith::AddIOp::create(lb2, loc, base, it);
   Value stage = arith::RemUIOp::create(lb2, loc, it, constI32(lb2, loc, depth));
+  issue(lb2, k, it, stage, mapping);
+}
+
+void kcc::warpspec::waitForRelease(OpBuilder &b, Location loc, Value empty,
+                                   Value it, Value stage, int64_t depth) {
   // Iteration `it` (counted across tiles) reuses the stage of iteration
   // it - depth: wait for its release, phase (it / depth) - 1 of the stage's
   // empty barrier. The first round of stages is free.
-  Value reuse = arith::CmpIOp::create(lb2, loc, arith::CmpIPredicate::sge, it,
-                                      constI32(lb2, loc, depth));
-  auto wait = scf::IfOp::create(lb2, loc, reuse, /*withElseRegion=*/false);
-  {
-    OpBuilder wb = OpBuilder::atBlockBegin(wait.thenBlock());
-    Value round = arith::SubIOp::create(
-        wb, loc, arith::DivUIOp::create(wb, loc, it, constI32(wb, loc, depth)),
-        constI32(wb, loc, 1));
-    Value parity = arith::AndIOp::create(wb, loc, round, constI32(wb, loc, 1));
-    kcc::MBarrierWaitOp::create(wb, loc, empty, stage, parity);
-  }
-  issue(lb2, k, stage, mapping);
+  Value reuse = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, it,
+                                      constI32(b, loc, depth));
+  auto wait = scf::IfOp::create(b, loc, reuse, /*withElseRegion=*/false);
+  OpBuilder wb = OpBuilder::atBlockBegin(wait.thenBlock());
+  Value round = arith::SubIOp::create(
+      wb, loc, arith::DivUIOp::create(wb, loc, it, constI32(wb, loc, depth)),
+      constI32(wb, loc, 1));
+  Value parity = arith::AndIOp::create(wb, loc, round, constI32(wb, loc, 1));
+  kcc::MBarrierWaitOp::create(wb, loc, empty, stage, parity);
 }
 
 /// The kernel's buffers (before the pipeline adds its own), which each

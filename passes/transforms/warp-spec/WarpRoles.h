@@ -59,16 +59,23 @@ std::string planRoles(mlir::func::FuncOp func, mlir::scf::ForOp loop,
 
 /// Splits the kernel after its setup into kcc.warp_specialize: the producer
 /// region recomputes the loop bounds and coordinates (`roles.producerSlice`)
-/// and runs the loop's copies, waiting for the consumers to release a stage
-/// (`empty`) before refilling it; the consumer region gets the rest of the
-/// kernel, `loop` included. `issue(b, k, s, mapping)` builds the copies of
-/// iteration `k` into stage `s` (see WarpRoles.cpp).
-void buildRoles(mlir::func::FuncOp func, mlir::scf::ForOp loop,
-                const RolePlan &roles, int64_t depth, int64_t step,
-                mlir::Value empty,
-                llvm::function_ref<void(mlir::OpBuilder &, mlir::Value,
-                                        mlir::Value, const mlir::IRMapping &)>
-                    issue);
+/// and runs the loop's copies; the consumer region gets the rest of the
+/// kernel, `loop` included. `issue(b, k, it, s, mapping)` builds the copies
+/// of iteration `k` (the pipeline's iteration `it`, counted across a
+/// persistent kernel's tiles) into stage `s`, each after waitForRelease of
+/// its stage (see WarpRoles.cpp).
+void buildRoles(
+    mlir::func::FuncOp func, mlir::scf::ForOp loop, const RolePlan &roles,
+    int64_t depth, int64_t step,
+    llvm::function_ref<void(mlir::OpBuilder &, mlir::Value, mlir::Value,
+                            mlir::Value, const mlir::IRMapping &)>
+        issue);
+
+/// In the producer: before pipeline iteration `it` refills `stage`, waits
+/// for the consumers' release of its previous round on `empty` (none in
+/// the first `depth` iterations).
+void waitForRelease(mlir::OpBuilder &b, mlir::Location loc, mlir::Value empty,
+                    mlir::Value it, mlir::Value stage, int64_t depth);
 
 /// Ping-pong (`roles.consumerGroups` = 2, after buildRoles): the consumer
 /// region's tile loop `tiles` takes every other tile from the group's own
