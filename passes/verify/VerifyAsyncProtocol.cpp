@@ -142,10 +142,23 @@ constexpr size_t kMaxDataBranches = 6;
 // Argument choices
 //===----------------------------------------------------------------------===//
 
+/// The identity of a program id or program count: every op of one axis
+/// reads the same value, wherever a role recomputed it.
+std::optional<std::pair<bool, uint32_t>> programIndex(Value v) {
+  if (auto pid = v.getDefiningOp<kcc::ProgramIdOp>())
+    return std::make_pair(false, uint32_t(pid.getAxis()));
+  if (auto n = v.getDefiningOp<kcc::NumProgramsOp>())
+    return std::make_pair(true, uint32_t(n.getAxis()));
+  return std::nullopt;
+}
+
 /// Integer function arguments that reach a control use: loop bounds, scf.if
 /// conditions, and the barrier index / stage index / parity of async ops.
+/// `aliases` maps the other program ids of an axis whose id is chosen to
+/// the chosen one (the producer's copy of the consumer's, say).
 llvm::SetVector<Value> controlArguments(func::FuncOp func,
-                                        llvm::SmallVector<int64_t> &divisors) {
+                                        llvm::SmallVector<int64_t> &divisors,
+                                        llvm::DenseMap<Value, Value> &aliases) {
   llvm::SmallVector<Value> work;
   func.walk([&](Operation *op) {
     if (auto f = dyn_cast<scf::ForOp>(op))
@@ -195,6 +208,7 @@ llvm::SetVector<Value> controlArguments(func::FuncOp func,
         slice.append(def->getOperands().begin(), def->getOperands().end());
     }
   });
+  std::map<std::pair<bool, uint32_t>, Value> chosenIds;
   while (!work.empty()) {
     Value v = work.pop_back_val();
     if (!v || !seen.insert(v).second)
@@ -221,7 +235,7 @@ llvm::SetVector<Value> controlArguments(func::FuncOp func,
     // stay symbolic (TMA coordinates compare as linear forms).
     if (isa<kcc::ProgramIdOp, kcc::NumProgramsOp>(def)) {
       if (boundIds.contains(v))
-        args.insert(v);
+        chosenIds.try_emplace(*programIndex(v), v);
       continue;
     }
     if (auto f = dyn_cast<scf::ForOp>(def)) {
@@ -247,6 +261,17 @@ llvm::SetVector<Value> controlArguments(func::FuncOp func,
     for (Value operand : def->getOperands())
       work.push_back(operand);
   }
+  for (auto &[index, chosen] : chosenIds)
+    args.insert(chosen);
+  func.walk([&](Operation *op) {
+    if (op->getNumResults() != 1)
+      return;
+    Value v = op->getResult(0);
+    if (auto index = programIndex(v))
+      if (auto it = chosenIds.find(*index);
+          it != chosenIds.end() && it->second != v)
+        aliases[v] = it->second;
+  });
   return args;
 }
 
@@ -259,9 +284,12 @@ struct Observation {
   llvm::SmallVector<Value> observed;
 };
 
-Observation observation(func::FuncOp func, const llvm::SetVector<Value> &args) {
+Observation observation(func::FuncOp func, const llvm::SetVector<Value> &args,
+                        const llvm::DenseMap<Value, Value> &aliases) {
   Observation o;
   llvm::SetVector<Value> derived(args.begin(), args.end());
+  for (auto [alias, chosen] : aliases)
+    derived.insert(alias);
   llvm::DenseSet<Operation *> derivedOps;
   func.walk<WalkOrder::PreOrder>([&](Operation *op) {
     if (op->getNumResults() != 1 || op->getNumRegions() != 0 ||
@@ -446,7 +474,8 @@ struct VerifyAsyncProtocol
     });
     depth = std::min<int64_t>(depth, 16); // bounds the number of choices
     llvm::SmallVector<int64_t> divisors;
-    llvm::SetVector<Value> args = controlArguments(func, divisors);
+    llvm::DenseMap<Value, Value> aliases;
+    llvm::SetVector<Value> args = controlArguments(func, divisors, aliases);
     if (divisors.size() > 3)
       divisors.resize(3);
     int64_t large = 8 * std::lcm<int64_t>(depth, 2) + 3;
@@ -518,12 +547,14 @@ struct VerifyAsyncProtocol
     // same choice and branch sides (then it is worth naming).
     int firstOnlyIn = Cta;
     size_t failures = 0;
-    Observation seen = observation(func, args);
+    Observation seen = observation(func, args, aliases);
     std::map<std::vector<int64_t>, bool> failedFor; // by what is observed
     for (auto [index, choice] : llvm::enumerate(choices)) {
       llvm::DenseMap<Value, int64_t> bound;
       for (auto [a, v] : llvm::zip(args, choice))
         bound[a] = v;
+      for (auto [alias, chosen] : aliases)
+        bound[alias] = bound[chosen];
       std::vector<int64_t> key;
       for (const Scalar &s :
            Interpreter(func, bound).evaluate(seen.ops, seen.observed)) {
