@@ -1,8 +1,9 @@
 //===- ReduceToLLVM.cpp - kcc.reduce -> registers, shuffles, shared memory ==//
 //
 // 1-D tile -> uniform scalar:
-//   1. each thread combines its registers (replicated tiles: only owners of a
-//      distinct chunk contribute, the others use the identity);
+//   1. each thread combines its registers in four chains (replicated
+//      tiles: only owners of a distinct chunk contribute, the others use
+//      the identity);
 //   2. warp/wave butterfly with the exchanges kcc-plan-lane-exchanges chose
 //      (shfl.sync.bfly on NVIDIA; DPP, ds_swizzle, ds_bpermute on AMD);
 //   3. with several warps: barrier, lane 0 of each warp writes its partial to
@@ -94,6 +95,32 @@ static Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value x,
   return x;
 }
 
+/// Combines `xs` in four interleaved chains, then the chains pairwise:
+/// four combines in flight where one chain waits for every result in turn
+/// (a row of 32 registers: 10 dependent steps instead of 31), and only
+/// four partials live, where a balanced tree keeps half the row's
+/// (attention's softmax at head_dim 128 has no registers for them).
+static Value combineTree(OpBuilder &b, Location loc, ReduceKind kind,
+                         SmallVector<Value> xs) {
+  constexpr size_t kChains = 4;
+  SmallVector<Value> chains;
+  for (auto [i, x] : llvm::enumerate(xs)) {
+    if (i < kChains)
+      chains.push_back(x);
+    else
+      chains[i % kChains] = combine(b, loc, kind, chains[i % kChains], x);
+  }
+  while (chains.size() > 1) {
+    SmallVector<Value> next;
+    for (size_t i = 0; i + 1 < chains.size(); i += 2)
+      next.push_back(combine(b, loc, kind, chains[i], chains[i + 1]));
+    if (chains.size() % 2)
+      next.push_back(chains.back());
+    chains = std::move(next);
+  }
+  return chains.front();
+}
+
 /// One butterfly step: the exchange instruction and the partner mask.
 struct ExchangeStep {
   StringRef kind;
@@ -167,13 +194,11 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
     for (unsigned blk = 0; blk < blocks; ++blk)
       for (unsigned half = 0; half < 2; ++half) {
         // Register i of the block lies in row 8 * ((i / 2) % 2).
-        Value a;
-        for (int64_t i = 0; i < perBlock; ++i) {
-          if ((i / 2) % 2 != half)
-            continue;
-          Value x = toAcc(b, loc, regs[blk * perBlock + i], acc);
-          a = a ? combine(b, loc, kind, a, x) : x;
-        }
+        SmallVector<Value> row;
+        for (int64_t i = 0; i < perBlock; ++i)
+          if ((i / 2) % 2 == half)
+            row.push_back(toAcc(b, loc, regs[blk * perBlock + i], acc));
+        Value a = combineTree(b, loc, kind, row);
         for (unsigned m : {1u, 2u}) {
           Value other = exchange(ops, b, loc, a, {ops.defaultExchange(m), m});
           if (!other)
@@ -208,9 +233,10 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
 
     if (srcT.getRank() == 1) {
       SmallVector<Value> regs = unpack(b, loc, adaptor.getSrc());
-      Value a = toAcc(b, loc, regs[0], acc);
-      for (unsigned r = 1; r < sl.regs; ++r)
-        a = combine(b, loc, kind, a, toAcc(b, loc, regs[r], acc));
+      SmallVector<Value> own;
+      for (unsigned r = 0; r < sl.regs; ++r)
+        own.push_back(toAcc(b, loc, regs[r], acc));
+      Value a = combineTree(b, loc, kind, own);
       if (Value own = ownerPred(b, loc, sl, tid))
         a = arith::SelectOp::create(b, loc, own, a,
                                     identity(b, loc, kind, acc));
@@ -262,9 +288,10 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
     SmallVector<Value> regs = unpack(b, loc, adaptor.getSrc());
     SmallVector<Value> partials;
     for (ArrayRef<unsigned> group : plan.regGroups) {
-      Value a = toAcc(b, loc, regs[group.front()], acc);
-      for (unsigned r : group.drop_front())
-        a = combine(b, loc, kind, a, toAcc(b, loc, regs[r], acc));
+      SmallVector<Value> own;
+      for (unsigned r : group)
+        own.push_back(toAcc(b, loc, regs[r], acc));
+      Value a = combineTree(b, loc, kind, own);
       for (unsigned m = 1; m < sl.warp; m <<= 1) {
         if (!(plan.laneMask & m))
           continue;
