@@ -2,6 +2,7 @@
 bench/*/run.py): one specialization's function with its arguments by name,
 and the Markdown report they all write. The library is the one
 bench/gemm/CMakeLists.txt builds from the generated stubs."""
+import argparse
 import ctypes
 
 import torch
@@ -43,3 +44,14 @@ def write_report(lines, out):
     if out:
         with open(out, "w") as f:
             f.write(text + "\n")
+
+
+def arguments(doc, out=None):
+    """The arguments every bench/*/run.py takes (more are added to the
+    parser it returns): the library bench/gemm builds from the stubs, the
+    manifest kcc wrote beside them, and where the report goes."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument("--lib", required=True, help="libkcc_gemm.so built by bench/gemm")
+    ap.add_argument("--manifest", required=True, help="the manifest kcc wrote beside the stubs")
+    ap.add_argument("--out", default=out, help="write the Markdown report here too")
+    return ap

@@ -51,20 +51,23 @@ Gen::tileShape(const TV &arg, SMLoc at, StringRef what) {
 TV Gen::genTileBuiltin(const Expr &e, const std::vector<const Expr *> &pos) {
   const std::string &name = e.name;
   mlir::Location l = loc(e.loc);
-  // load_tile_at: the same tile at element coordinates (ir/TileCoords.h).
-  bool elementCoords = name == "load_tile_at";
-  bool isLoad = name == "load_tile" || elementCoords;
+  // load_tile_at / store_tile_at: the same tile at element coordinates
+  // (ir/TileCoords.h).
+  bool elementCoords = name == "load_tile_at" || name == "store_tile_at";
+  bool isLoad = name == "load_tile" || name == "load_tile_at";
   const char *forms =
       name == "dim" ? "dim(tensor, axis)"
-      : elementCoords
+      : name == "load_tile_at"
           ? "load_tile_at(tensor, [rows, cols], [row, col]), "
             "load_tile_at(tensor, [rows, cols], [row, col], other), "
             "load_tile_at(batched, [rows, cols], [b, row, col])"
-      : isLoad ? "load_tile(tensor, [rows, cols], [i, j]), "
-                 "load_tile(tensor, [rows, cols], [i, j], other), "
-                 "load_tile(batched, [rows, cols], [b, i, j])"
-               : "store_tile(tensor, [i, j], tile), "
-                 "store_tile(batched, [b, i, j], tile)";
+      : name == "store_tile_at" ? "store_tile_at(tensor, [row, col], tile), "
+                                  "store_tile_at(batched, [b, row, col], tile)"
+      : isLoad                  ? "load_tile(tensor, [rows, cols], [i, j]), "
+                                  "load_tile(tensor, [rows, cols], [i, j], other), "
+                                  "load_tile(batched, [rows, cols], [b, i, j])"
+                                : "store_tile(tensor, [i, j], tile), "
+                                  "store_tile(batched, [b, i, j], tile)";
   size_t minArgs = name == "dim" ? 2 : 3;
   size_t maxArgs = isLoad ? 4 : minArgs;
   if (pos.size() < minArgs || pos.size() > maxArgs) {
@@ -185,7 +188,7 @@ TV Gen::genTileBuiltin(const Expr &e, const std::vector<const Expr *> &pos) {
     return TV::poison();
   auto tile = mlir::dyn_cast<mlir::RankedTensorType>(val.getType());
   if (!tile || tile.getRank() != std::min<int64_t>(t.rank, 2)) {
-    error(pos[2]->loc, "store_tile stores a tile of rank " +
+    error(pos[2]->loc, name + " stores a tile of rank " +
                            std::to_string(std::min<int64_t>(t.rank, 2)) +
                            " (its shape is the box written" +
                            (t.rank == 3 ? ", in one matrix of the batch" : "") +
@@ -200,7 +203,10 @@ TV Gen::genTileBuiltin(const Expr &e, const std::vector<const Expr *> &pos) {
                            ")");
     return TV::poison();
   }
-  kcc::StoreTileOp::create(b, l, val, t.v, dims(), strides(), coords);
+  auto store =
+      kcc::StoreTileOp::create(b, l, val, t.v, dims(), strides(), coords);
+  if (elementCoords)
+    store->setAttr(kcc::kElementCoordsAttr, b.getUnitAttr());
   TV none;
   none.kind = TV::Void;
   none.loc = e.loc;
@@ -406,7 +412,7 @@ TV Gen::genCall(const Expr &e) {
   };
 
   if (name == "load_tile" || name == "load_tile_at" || name == "store_tile" ||
-      name == "dim")
+      name == "store_tile_at" || name == "dim")
     return genTileBuiltin(e, pos);
 
   if (name == "program_id" || name == "num_programs") {

@@ -70,13 +70,14 @@ struct Binding {
 };
 
 inline const char *kBuiltinNames[] = {
-    "program_id",   "num_programs", "arange",     "zeros",       "full",
-    "load",         "store",        "load_tile",  "store_tile",  "dim",
-    "load_tile_at", "trans",        "where",      "cast",        "exp",
-    "exp2",         "log",          "sqrt",       "rsqrt",       "sigmoid",
-    "abs",          "min",          "max",        "sum",         "fma",
-    "dot",          "cdiv",         "tanh",       "erf",         "bitcast",
-    "atomic_add",   "atomic_min",   "atomic_max", "atomic_xchg", "atomic_cas"};
+    "program_id",   "num_programs",  "arange",     "zeros",      "full",
+    "load",         "store",         "load_tile",  "store_tile", "dim",
+    "load_tile_at", "store_tile_at", "trans",      "where",      "cast",
+    "exp",          "exp2",          "log",        "sqrt",       "rsqrt",
+    "sigmoid",      "abs",           "min",        "max",        "sum",
+    "fma",          "dot",           "cdiv",       "tanh",       "erf",
+    "bitcast",      "atomic_add",    "atomic_min", "atomic_max", "atomic_xchg",
+    "atomic_cas"};
 
 inline bool isFloatTy(Type t) { return t && mlir::isa<mlir::FloatType>(t); }
 inline bool isIntTy(Type t) { return t && mlir::isa<mlir::IntegerType>(t); }

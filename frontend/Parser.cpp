@@ -11,6 +11,7 @@
 
 #include "llvm/ADT/ScopeExit.h"
 #include "llvm/ADT/StringExtras.h"
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 
@@ -462,8 +463,14 @@ std::unique_ptr<Kernel> Parser::parseKernel() {
       auto e = parseExpr();
       if (!e)
         return nullptr;
-      kernel->requireText.push_back(
-          std::string(begin, prevEnd && prevEnd > begin ? prevEnd : begin));
+      // As written, on one line: messages quote it.
+      std::string text;
+      for (const char *c = begin; prevEnd && c < prevEnd; ++c)
+        if (!std::isspace(static_cast<unsigned char>(*c)))
+          text += *c;
+        else if (!text.empty() && text.back() != ' ')
+          text += ' ';
+      kernel->requireText.push_back(text);
       kernel->requireLocs.push_back(SMLoc::getFromPointer(begin));
       kernel->requires.push_back(std::move(e));
       if (!expect(Tok::RParen, "to close 'require(' (it takes one condition)"))

@@ -472,9 +472,10 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == kBaseNameAttr || name == kTargetAttr)
     return expectKind<StringAttr>(op, attr, "a string");
-  if (name == kElementCoordsAttr) { // load_tile_at (ir/TileCoords.h)
-    if (!isa<LoadTileOp>(op))
-      return op->emitError() << name << " is only valid on kcc.load_tile";
+  if (name == kElementCoordsAttr) { // load_tile_at, store_tile_at
+    if (!isa<LoadTileOp, StoreTileOp>(op))
+      return op->emitError()
+             << name << " is only valid on kcc.load_tile and kcc.store_tile";
     return expectKind<UnitAttr>(op, attr, "a unit attribute");
   }
   if (name == ProgramGridOp::kRasterGroupAttr) {

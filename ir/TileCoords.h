@@ -1,10 +1,11 @@
 //===- TileCoords.h - what a load_tile's coordinates count ------*- C++ -*-===//
 //
-// kcc.load_tile's coordinates count blocks of the tile's shape
-// (`load_tile`); with kcc.element_coords they count elements
-// (`load_tile_at`: a tile starting at any row and column, as a MoE group or
-// a packed sequence does). Every stage that turns coordinates into
-// addresses, TMA coordinates or copies scales them by tileCoordScale.
+// kcc.load_tile's and kcc.store_tile's coordinates count blocks of the
+// tile's shape (`load_tile`, `store_tile`); with kcc.element_coords they
+// count elements (`load_tile_at`, `store_tile_at`: a tile starting at any
+// row and column, as a MoE group or a packed sequence does). Every stage that
+// turns coordinates into addresses, TMA coordinates or copies scales them by
+// tileCoordScale.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KCC_IR_TILECOORDS_H
@@ -18,7 +19,8 @@ namespace kcc {
 
 inline constexpr llvm::StringLiteral kElementCoordsAttr = "kcc.element_coords";
 
-/// Whether `op` (a kcc.load_tile) takes element coordinates.
+/// Whether `op` (a kcc.load_tile or kcc.store_tile) takes element
+/// coordinates.
 inline bool hasElementCoords(mlir::Operation *op) {
   return op->hasAttr(kElementCoordsAttr);
 }

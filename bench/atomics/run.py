@@ -13,14 +13,14 @@ the histogram, the sum, C).
     python3 bench/atomics/run.py --lib /tmp/atom/libkcc_gemm.so \\
         --manifest gen/atomics.manifest.json --out atomics.md
 """
-import argparse, ctypes, json, os, sys
+import ctypes, json, os, sys
 
 import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 from run_membound import time_ms  # noqa: E402 - the same timing as the other tables
-from kcc_binding import Kernel, write_report  # noqa: E402
+from kcc_binding import Kernel, arguments, write_report  # noqa: E402
 
 
 
@@ -113,11 +113,7 @@ def bench_splitk(k, rows):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__,
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--lib", required=True)
-    ap.add_argument("--manifest", required=True)
-    ap.add_argument("--out", default="atomics.md")
+    ap = arguments(__doc__, out="atomics.md")
     args = ap.parse_args()
     lib = ctypes.CDLL(args.lib)
     k = kernels(lib, json.load(open(args.manifest)))

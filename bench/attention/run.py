@@ -17,7 +17,7 @@ Shapes follow the issue's protocol: batch * seq = 16k, heads * head_dim =
 timed (--check). --baseline LIB,MANIFEST times a second build of the same
 file (an earlier compiler) beside it in the same process, spec by spec.
 """
-import argparse, ctypes, json, math, os, sys
+import ctypes, json, math, os, sys
 
 import torch
 import torch.nn.functional as F
@@ -25,7 +25,7 @@ import torch.nn.functional as F
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 from run_membound import time_ms  # noqa: E402 - the same timing as the other tables
-from kcc_binding import Kernel, write_report  # noqa: E402
+from kcc_binding import Kernel, arguments, write_report  # noqa: E402
 
 
 DT = {"f16": torch.float16, "bf16": torch.bfloat16}
@@ -136,10 +136,7 @@ def check(lib, spec, bh, hkv, sq, sk, causal_ok=True):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--lib", required=True)
-    ap.add_argument("--manifest", required=True)
-    ap.add_argument("--out")
+    ap = arguments(__doc__)
     ap.add_argument("--seqs", default="1024,4096,16384",
                     help="timed sequence lengths (empty: check only)")
     ap.add_argument("--tokens", type=int, default=16384, help="batch * seq")

@@ -17,7 +17,7 @@ bench/gemm/CMakeLists.txt builds from the generated stubs:
     python3 bench/tutorial/run.py --lib /tmp/tut/libkcc_gemm.so \\
         --manifest gen/tutorial.manifest.json --out tutorial.md
 """
-import argparse, ctypes, json, os, sys
+import ctypes, json, os, sys
 
 import torch
 
@@ -25,7 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, ".."))
 sys.path.insert(0, os.path.join(HERE, "..", "gemm"))
 from run_membound import time_ms  # noqa: E402 - the same timing as the other tables
-from kcc_binding import Kernel, write_report  # noqa: E402
+from kcc_binding import Kernel, arguments, write_report  # noqa: E402
 
 def rand(*shape, dtype=torch.float16):
     return (torch.rand(*shape, device="cuda", dtype=torch.float32) * 2 - 1).to(dtype)
@@ -189,10 +189,7 @@ def copy_gbps(nbytes):
 
 
 def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--lib", required=True)
-    ap.add_argument("--manifest", required=True)
-    ap.add_argument("--out")
+    ap = arguments(__doc__)
     ap.add_argument("--mnk", default="4096x4096x4096")
     ap.add_argument("--gemv", default="4096x14336", help="KxN")
     ap.add_argument("--sums", default="8192x8192", help="RxC")

@@ -172,9 +172,9 @@ struct ExpandTileAccesses
     getOperation().walk([&](kcc::StoreTileOp op) {
       OpBuilder b(op);
       auto type = cast<RankedTensorType>(op.getValue().getType());
-      TileAddresses a =
-          addressesOf(b, op.getLoc(), op.getBase(), op.getDims(),
-                      op.getStrides(), op.getCoords(), type.getShape());
+      TileAddresses a = addressesOf(b, op.getLoc(), op.getBase(), op.getDims(),
+                                    op.getStrides(), op.getCoords(),
+                                    type.getShape(), kcc::hasElementCoords(op));
       auto flatT = RankedTensorType::get({type.getNumElements()},
                                          type.getElementType());
       mark(kcc::StoreOp::create(b, op.getLoc(), a.ptrs,

@@ -281,11 +281,28 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
         arith::RemSIOp::create(guard, loc, inner,
                                constI32(guard, loc, granule)),
         c0);
-    Value full = arith::DivSIOp::create(
-        guard, loc, arith::MaxSIOp::create(guard, loc, inner, c0),
-        constI32(guard, loc, tile.getShape().back()));
-    Value interior = arith::CmpIOp::create(
-        guard, loc, arith::CmpIPredicate::slt, coord, full);
+    // Interior: the tile ends before the partial last granule (block
+    // coordinates: its block is one of the whole ones).
+    Value interior;
+    int64_t cols = tile.getShape().back();
+    if (kcc::hasElementCoords(store)) {
+      Value whole = arith::MulIOp::create(
+          guard, loc,
+          arith::DivSIOp::create(guard, loc,
+                                 arith::MaxSIOp::create(guard, loc, inner, c0),
+                                 constI32(guard, loc, granule)),
+          constI32(guard, loc, granule));
+      interior = arith::CmpIOp::create(
+          guard, loc, arith::CmpIPredicate::sle,
+          arith::AddIOp::create(guard, loc, coord, constI32(guard, loc, cols)),
+          whole);
+    } else {
+      Value full = arith::DivSIOp::create(
+          guard, loc, arith::MaxSIOp::create(guard, loc, inner, c0),
+          constI32(guard, loc, cols));
+      interior = arith::CmpIOp::create(guard, loc, arith::CmpIPredicate::slt,
+                                       coord, full);
+    }
     Value ok = arith::AndIOp::create(
         guard, loc, arith::OrIOp::create(guard, loc, aligned, interior),
         arith::CmpIOp::create(guard, loc, arith::CmpIPredicate::sge, coord,

@@ -248,7 +248,26 @@ FailureOr<isl::PwAff> AffineBuilder::cexpr(const CExpr &e, Location loc) {
     isl_set *s = compareSet(e.kind, a->take(), b->take());
     return wrap(isl_set_indicator_function(s));
   }
-  default:
-    return fail(loc, "the grid uses a logical operator");
+  case K::Not:
+  case K::And:
+  case K::Or: {
+    // Logical operators of conditions (a require(...) guard): the
+    // indicator of where the operands are nonzero, combined.
+    SmallVector<isl_set *, 2> sets;
+    for (const std::unique_ptr<CExpr> &o : e.operands) {
+      FailureOr<isl::PwAff> a = cexpr(*o, loc);
+      if (failed(a)) {
+        for (isl_set *s : sets)
+          isl_set_free(s);
+        return failure();
+      }
+      sets.push_back(isl_pw_aff_non_zero_set(a->take()));
+    }
+    isl_set *s = e.kind == K::Not   ? isl_set_complement(sets[0])
+                 : e.kind == K::And ? isl_set_intersect(sets[0], sets[1])
+                                    : isl_set_union(sets[0], sets[1]);
+    return wrap(isl_set_indicator_function(s));
   }
+  }
+  return fail(loc, "the grid uses an operator the proof does not model");
 }

@@ -38,9 +38,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ir/TileCoords.h"
+#include "passes/Passes.h"
 #include "passes/verify/CoverageAffine.h"
 #include "passes/verify/Isl.h"
-#include "passes/Passes.h"
 
 #include "ir/CExpr.h"
 
@@ -428,6 +429,25 @@ bool KernelProof::init(std::optional<Unprovable> &gridFailure) {
         ctxSet.take(), isl_pw_aff_le_set(p.copy(), b.constant(65535).take())));
   }
   context = isl::Set(isl_set_params(ctxSet.take()));
+  // The kernel's require(...) clauses hold in every launch (the stubs
+  // refuse the others): sizes they exclude need no proof.
+  if (auto requires =
+          f->getAttrOfType<ArrayAttr>(kcc::KccDialect::kRequiresAttr))
+    for (Attribute r : requires) {
+      auto guard =
+          dyn_cast_or_null<StringAttr>(cast<DictionaryAttr>(r).get("guard"));
+      std::string error;
+      std::unique_ptr<CExpr> e =
+          guard ? parseCExpr(guard.getValue(), error) : nullptr;
+      if (!e)
+        continue;
+      FailureOr<isl::PwAff> holds = b.cexpr(*e, f.getLoc());
+      if (failed(holds))
+        continue;
+      context = isl::Set(isl_set_intersect(
+          context.take(),
+          isl_set_params(isl_pw_aff_non_zero_set(holds->take()))));
+    }
 
   for (unsigned d = 0; d < 3; ++d) {
     std::string error;
@@ -528,9 +548,12 @@ FailureOr<isl::Set> KernelProof::writes(ArrayRef<kcc::StoreTileOp> stores,
       if (failed(dim))
         return bail();
       int64_t box = k < lead ? 1 : tile.getDimSize(k - lead);
+      // Block coordinates count boxes, element ones (store_tile_at)
+      // elements.
+      int64_t scale = hasElementCoords(store) ? 1 : box;
       isl::PwAff e = b.var(isl_dim_set, 3 + loops + k);
       isl::PwAff origin(
-          isl_pw_aff_scale_val(c->take(), isl_val_int_from_si(ctx, box)));
+          isl_pw_aff_scale_val(c->take(), isl_val_int_from_si(ctx, scale)));
       isl::Set wraps(isl_set_intersect(
           instances.copy(),
           isl_set_union(isl_pw_aff_gt_set(origin.copy(),

@@ -190,12 +190,17 @@ llvm::SetVector<Value> controlArguments(func::FuncOp func,
   llvm::DenseSet<Value> seen;
   llvm::SetVector<Value> args;
   llvm::DenseSet<Value> boundIds;
-  func.walk([&](scf::ForOp f) {
+  func.walk([&](Operation *op) {
+    llvm::SmallVector<Value> slice;
     // A persistent tile loop runs as in program 0 of a one-program launch
     // (Interpreter.cpp).
-    if (f->hasAttr(kcc::KccDialect::kPersistentTilesAttr))
-      return;
-    llvm::SmallVector<Value> slice = {f.getLowerBound(), f.getUpperBound()};
+    if (auto f = dyn_cast<scf::ForOp>(op);
+        f && !f->hasAttr(kcc::KccDialect::kPersistentTilesAttr))
+      slice = {f.getLowerBound(), f.getUpperBound()};
+    else if (auto i = dyn_cast<scf::IfOp>(op);
+             i && !i->hasAttr(kcc::KccDialect::kDataDependentAttr) &&
+             containsAsyncOp(i))
+      slice = {i.getCondition()};
     llvm::DenseSet<Value> visited;
     while (!slice.empty()) {
       Value v = slice.pop_back_val();
@@ -230,9 +235,12 @@ llvm::SetVector<Value> controlArguments(func::FuncOp func,
       continue;
     }
     Operation *def = v.getDefiningOp();
-    // Program ids that reach a loop bound are chosen like arguments (a
-    // causal attention loop ends at its block's diagonal); elsewhere they
-    // stay symbolic (TMA coordinates compare as linear forms).
+    // Program ids that reach a loop bound or the condition of a branch
+    // around async ops are chosen like arguments (a causal attention loop
+    // ends at its block's diagonal; a program takes one of two parts of a
+    // concatenation; data-dependent branches run both ways anyway);
+    // elsewhere they stay symbolic (TMA coordinates compare as linear
+    // forms).
     if (isa<kcc::ProgramIdOp, kcc::NumProgramsOp>(def)) {
       if (boundIds.contains(v))
         chosenIds.try_emplace(*programIndex(v), v);
@@ -547,6 +555,7 @@ struct VerifyAsyncProtocol
     // same choice and branch sides (then it is worth naming).
     int firstOnlyIn = Cta;
     size_t failures = 0;
+    bool limited = false;
     Observation seen = observation(func, args, aliases);
     std::map<std::vector<int64_t>, bool> failedFor; // by what is observed
     for (auto [index, choice] : llvm::enumerate(choices)) {
@@ -581,6 +590,7 @@ struct VerifyAsyncProtocol
           if (interp.run())
             continue;
           failedIn.push_back(start);
+          limited = limited || interp.outOfSteps;
           if (!diag)
             diag = interp.diag;
         }
@@ -596,12 +606,15 @@ struct VerifyAsyncProtocol
       }
       failures += failed;
       failedFor[key] = failed;
+      // The verifier's step budget: every choice would reach it again.
+      if (limited)
+        break;
     }
     if (!first)
       return true;
 
     std::string with;
-    bool named = failures < choices.size() && !args.empty();
+    bool named = failures < choices.size() && !args.empty() && !limited;
     if (named || firstOnlyIn != Cta) {
       llvm::raw_string_ostream os(with);
       os << " (";

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "passes/transforms/pipeliner/EpilogueChunks.h"
+#include "ir/TileCoords.h"
 
 #include "passes/transforms/pipeliner/LoopPipelining.h"
 #include "passes/analysis/MmaOperands.h"
@@ -215,7 +216,8 @@ void kcc::chunkEpilogue(ChunkableEpilogue e) {
     op->erase();
 
   // The masked-store fallback: each chunk relayouts through its stage and
-  // is stored as a tile of c columns (block coordinate col * n + j).
+  // is stored as a tile of c columns (block coordinate col * n + j, element
+  // coordinate col + j * c).
   OpBuilder eb(edge);
   Location eloc = edge.getLoc();
   auto chunkType = RankedTensorType::get({rows, c}, tileType.getElementType());
@@ -226,11 +228,17 @@ void kcc::chunkEpilogue(ChunkableEpilogue e) {
                         windowOf(j));
     CtaBarrierOp::create(eb, eloc);
     Value part = SmemLoadOp::create(eb, eloc, chunkType, buffer, slot);
-    Value col = arith::AddIOp::create(
-        eb, eloc,
-        arith::MulIOp::create(eb, eloc, edge.getCoords().back(),
-                              constI32(eb, eloc, e.chunks)),
-        constI32(eb, eloc, j));
+    Value col =
+        kcc::hasElementCoords(edge)
+            ? arith::AddIOp::create(eb, eloc, edge.getCoords().back(),
+                                    constI32(eb, eloc, j * c))
+                  .getResult()
+            : arith::AddIOp::create(
+                  eb, eloc,
+                  arith::MulIOp::create(eb, eloc, edge.getCoords().back(),
+                                        constI32(eb, eloc, e.chunks)),
+                  constI32(eb, eloc, j))
+                  .getResult();
     auto store = cast<StoreTileOp>(eb.clone(*edge));
     store.getValueMutable().set(part);
     store.getCoordsMutable()[store.getCoords().size() - 1].set(col);

@@ -218,6 +218,7 @@ Outcome Interpreter::advance(Continuation &c) {
     // its step was counted when it first reached it.
     if (!c.atBlockedWait) {
       if (++steps > kMaxSteps) {
+        outOfSteps = true;
         Operation *outer = outermostLoop(c);
         fail((outer ? outer : op)->getLoc(),
              "cannot prove the async protocol: the verifier executes at most " +

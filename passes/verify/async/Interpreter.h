@@ -82,6 +82,9 @@ public:
   static bool readsOperands(mlir::Operation *op);
 
   std::optional<Diag> diag;
+  /// Whether the run stopped at kMaxSteps (a limit of the verifier, which
+  /// other argument choices would reach again).
+  bool outOfSteps = false;
   /// The typestate the transfer rules check and advance.
   CtaState state;
 
