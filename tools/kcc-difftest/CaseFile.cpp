@@ -5,6 +5,10 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <cmath>
+#include <cstdio>
+#include <tuple>
+
 // See targets/TargetModel.cpp: toml++ 3.3 asserts things its own error paths
 // then report; make the asserts no-ops so malformed files give errors.
 #pragma push_macro("NDEBUG")
@@ -266,10 +270,21 @@ bool parseCase(const CaseFile &file, const toml::table &t, CaseSpec &c,
     return false;
   if (c.reduction < 1)
     return r.fail(*r.get("reduction"), "'reduction' must be at least 1");
-  if (r.get("rtol"))
-    c.rtol = rtol;
-  if (r.get("atol"))
-    c.atol = atol;
+  // A tolerance compares |got - want| against it: a negative or NaN one
+  // would fail (or pass) every element whatever the results.
+  for (auto [key, value, into] :
+       {std::tuple("rtol", rtol, &c.rtol), std::tuple("atol", atol, &c.atol)}) {
+    const toml::node *n = r.get(key);
+    if (!n)
+      continue;
+    if (!(value >= 0) || std::isinf(value)) {
+      char shown[32];
+      std::snprintf(shown, sizeof shown, "%g", value);
+      return r.fail(*n, llvm::Twine("'") + key +
+                            "' must be a finite number >= 0, got " + shown);
+    }
+    *into = value;
+  }
   return r.finish();
 }
 

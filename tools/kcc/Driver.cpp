@@ -54,6 +54,13 @@ void reportError(const llvm::Twine &msg) {
   llvm::WithColor::error(llvm::errs(), "kcc") << msg << "\n";
 }
 
+/// What an input's outputs are named after: its file name without the
+/// extension ("stdin" for standard input).
+std::string outputStem(StringRef input) {
+  std::string stem = llvm::sys::path::stem(input).str();
+  return stem.empty() || input == "-" ? "stdin" : stem;
+}
+
 bool reportIfError(llvm::Error err, const llvm::Twine &context) {
   if (!err)
     return false;
@@ -166,9 +173,7 @@ public:
       return false;
     }
     sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
-    stem = llvm::sys::path::stem(inputPath).str();
-    if (stem.empty() || inputPath == "-")
-      stem = "stdin";
+    stem = outputStem(inputPath);
     // Errors from passes print like the frontend's: file:line:col + caret.
     mlir::SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
 
@@ -557,6 +562,22 @@ int driver::compile(const Options &options) {
       mlir::DefaultTimingManager::OutputFormat::Text, llvm::errs()));
   mlir::TimingScope root = tm.getRootScope();
 
+  // Outputs are named by the input's stem: two inputs with one stem would
+  // overwrite each other's files in the one output directory.
+  llvm::StringMap<std::string> byStem;
+  for (const std::string &input : options.inputs) {
+    if (options.outputDir == "-")
+      break;
+    std::string stem = outputStem(input);
+    auto [it, fresh] = byStem.try_emplace(stem, input);
+    if (!fresh) {
+      reportError("inputs '" + it->second + "' and '" + input +
+                  "' would both write " + stem + ".* into '" +
+                  options.outputDir +
+                  "'; compile them into different output directories (-o)");
+      return 1;
+    }
+  }
   if (options.outputDir != "-") {
     if (std::error_code ec =
             llvm::sys::fs::create_directories(options.outputDir)) {
