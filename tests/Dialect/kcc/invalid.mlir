@@ -673,3 +673,21 @@ func.func @turn_barrier_range() attributes {kcc.kernel} {
   }
   return
 }
+
+// -----
+
+// kcc.element_coords (load_tile_at / store_tile_at, ir/TileCoords.h) says
+// what a tile access's coordinates count: it means nothing elsewhere.
+func.func @element_coords_elsewhere(%x: i32) -> i32 {
+  // expected-error@+1 {{kcc.element_coords is only valid on kcc.load_tile and kcc.store_tile}}
+  %y = arith.addi %x, %x {kcc.element_coords} : i32
+  return %y : i32
+}
+
+// -----
+
+func.func @element_coords_not_unit(%p: !kcc.ptr<f32>, %n: i32) -> tensor<16xf32> {
+  // expected-error@+1 {{kcc.element_coords must be a unit attribute}}
+  %t = kcc.load_tile %p[%n] strides[] at[%n] {kcc.element_coords = 1 : i32} : <f32> -> tensor<16xf32>
+  return %t : tensor<16xf32>
+}
