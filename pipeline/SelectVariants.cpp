@@ -55,7 +55,7 @@ std::string VariantFeatures::str() const {
   std::string pipelines =
       stages ? llvm::formatv("{0}-stage pipelines", stages).str()
              : std::string("no pipeline");
-  if (!tileArea)
+  if (!productArea)
     return llvm::formatv("no products, {0} warp(s), {1} overlap(s) refused, "
                          "{2}",
                          mmaWarps, refusals, pipelines)
@@ -63,7 +63,7 @@ std::string VariantFeatures::str() const {
   return llvm::formatv("products of {0} elements, the narrowest {1}{2} "
                        "columns (tensor-core score {3}), {4} warp(s) issue "
                        "them, {5} overlap(s) refused, {6}",
-                       tileArea, narrowN, narrowN == 64 ? "+" : "", mmaScore,
+                       productArea, narrowN, narrowN == 64 ? "+" : "", mmaScore,
                        mmaWarps, refusals, pipelines)
       .str();
 }
@@ -106,8 +106,15 @@ VariantFeatures featuresOf(func::FuncOp func) {
   };
   int stages = 0;
   int64_t narrowest = 64;
+  // A producer warpgroup refilling wgmma stages as soon as their readers
+  // release them keeps two stages busy (per-operand release,
+  // kcc-pipeline-tma-loads): more only cost the tile.
+  bool refilledByProducer = false;
   llvm::DenseMap<Location, int64_t> areas;
   func.walk([&](Operation *op) {
+    if (isa<WarpgroupMmaOp, WarpgroupMmaRegAOp>(op) &&
+        op->getParentOfType<WarpSpecializeOp>())
+      refilledByProducer = true;
     if (isa<WarpgroupMmaOp, WarpgroupMmaRegAOp, Tcgen05MmaOp>(op))
       note(op, 3);
     else if (isa<WarpMmaOp>(op))
@@ -145,23 +152,9 @@ VariantFeatures featuresOf(func::FuncOp func) {
   for (auto &[loc, score] : dots)
     f.mmaScore += score;
   for (auto &[loc, area] : areas)
-    f.tileArea += area;
-  // A producer warpgroup refilling wgmma stages as soon as their readers
-  // release them keeps two stages busy (per-operand release,
-  // kcc-pipeline-tma-loads): more only cost the tile.
-  bool refilledByProducer = false;
-  func.walk([&](WarpSpecializeOp ws) {
-    refilledByProducer =
-        ws.getConsumer()
-            .walk([](Operation *op) {
-              return isa<WarpgroupMmaOp, WarpgroupMmaRegAOp>(op)
-                         ? WalkResult::interrupt()
-                         : WalkResult::advance();
-            })
-            .wasInterrupted();
-  });
+    f.productArea += area;
   f.stages = std::min(stages, refilledByProducer ? 2 : 3);
-  f.narrowN = f.tileArea ? narrowest : 0;
+  f.narrowN = f.productArea ? narrowest : 0;
   f.mmaWarps = blockWarps(func);
   func.walk([&](WarpSpecializeOp ws) {
     f.mmaWarps = ws.getConsumerWarpgroups() * 4;

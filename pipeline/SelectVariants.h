@@ -46,11 +46,11 @@ struct VariantFeatures {
   int stages = 0;
   /// The products' M x N, summed over the dots (operand reuse). Higher
   /// first.
-  int64_t tileArea = 0;
+  int64_t productArea = 0;
 
   /// The ranking key: a larger key is better.
   std::array<int64_t, 6> key() const {
-    return {mmaScore, mmaWarps, narrowN, -refusals, stages, tileArea};
+    return {mmaScore, mmaWarps, narrowN, -refusals, stages, productArea};
   }
   /// For the report.
   std::string str() const;

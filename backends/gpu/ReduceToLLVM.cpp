@@ -100,8 +100,8 @@ static Value combine(OpBuilder &b, Location loc, ReduceKind kind, Value x,
 /// (a row of 32 registers: 10 dependent steps instead of 31), and only
 /// four partials live, where a balanced tree keeps half the row's
 /// (attention's softmax at head_dim 128 has no registers for them).
-static Value combineTree(OpBuilder &b, Location loc, ReduceKind kind,
-                         SmallVector<Value> xs) {
+static Value combineInChains(OpBuilder &b, Location loc, ReduceKind kind,
+                             SmallVector<Value> xs) {
   constexpr size_t kChains = 4;
   SmallVector<Value> chains;
   for (auto [i, x] : llvm::enumerate(xs)) {
@@ -198,7 +198,7 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
         for (int64_t i = 0; i < perBlock; ++i)
           if ((i / 2) % 2 == half)
             row.push_back(toAcc(b, loc, regs[blk * perBlock + i], acc));
-        Value a = combineTree(b, loc, kind, row);
+        Value a = combineInChains(b, loc, kind, row);
         for (unsigned m : {1u, 2u}) {
           Value other = exchange(ops, b, loc, a, {ops.defaultExchange(m), m});
           if (!other)
@@ -236,7 +236,7 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
       SmallVector<Value> own;
       for (unsigned r = 0; r < sl.regs; ++r)
         own.push_back(toAcc(b, loc, regs[r], acc));
-      Value a = combineTree(b, loc, kind, own);
+      Value a = combineInChains(b, loc, kind, own);
       if (Value own = ownerPred(b, loc, sl, tid))
         a = arith::SelectOp::create(b, loc, own, a,
                                     identity(b, loc, kind, acc));
@@ -291,7 +291,7 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
       SmallVector<Value> own;
       for (unsigned r : group)
         own.push_back(toAcc(b, loc, regs[r], acc));
-      Value a = combineTree(b, loc, kind, own);
+      Value a = combineInChains(b, loc, kind, own);
       for (unsigned m = 1; m < sl.warp; m <<= 1) {
         if (!(plan.laneMask & m))
           continue;

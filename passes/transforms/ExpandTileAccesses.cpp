@@ -59,7 +59,7 @@ Value constI32(OpBuilder &b, Location loc, int64_t v, int64_t n) {
 TileAddresses addressesOf(OpBuilder &b, Location loc, Value base,
                           ValueRange dims, ValueRange strides,
                           ValueRange coords, ArrayRef<int64_t> shape,
-                          bool elementCoords = false) {
+                          ArrayRef<int64_t> scale) {
   int64_t n = 1;
   for (int64_t d : shape)
     n *= d;
@@ -99,12 +99,12 @@ TileAddresses addressesOf(OpBuilder &b, Location loc, Value base,
           arith::RemUIOp::create(b, loc, local, constI32(b, loc, shape[d], n));
     // Block coordinates count tiles, element ones (load_tile_at) elements.
     Value start =
-        elementCoords
+        scale[d] == 1
             ? coords[td]
             : arith::MulIOp::create(
                   b, loc, coords[td],
                   arith::ConstantOp::create(
-                      b, loc, b.getI32IntegerAttr(int32_t(shape[d]))));
+                      b, loc, b.getI32IntegerAttr(int32_t(scale[d]))));
     Value idx =
         arith::AddIOp::create(b, loc, splatI32(b, loc, start, n), local);
     // A negative size is an empty dimension (not a huge unsigned one).
@@ -153,9 +153,10 @@ struct ExpandTileAccesses
     getOperation().walk([&](kcc::LoadTileOp op) {
       OpBuilder b(op);
       auto type = cast<RankedTensorType>(op.getType());
-      TileAddresses a = addressesOf(b, op.getLoc(), op.getBase(), op.getDims(),
-                                    op.getStrides(), op.getCoords(),
-                                    type.getShape(), kcc::hasElementCoords(op));
+      TileAddresses a =
+          addressesOf(b, op.getLoc(), op.getBase(), op.getDims(),
+                      op.getStrides(), op.getCoords(), type.getShape(),
+                      kcc::tileCoordScale(op, type.getShape()));
       Value other = op.getOther();
       Type elem = type.getElementType();
       auto flatT = RankedTensorType::get({type.getNumElements()}, elem);
@@ -172,9 +173,10 @@ struct ExpandTileAccesses
     getOperation().walk([&](kcc::StoreTileOp op) {
       OpBuilder b(op);
       auto type = cast<RankedTensorType>(op.getValue().getType());
-      TileAddresses a = addressesOf(b, op.getLoc(), op.getBase(), op.getDims(),
-                                    op.getStrides(), op.getCoords(),
-                                    type.getShape(), kcc::hasElementCoords(op));
+      TileAddresses a =
+          addressesOf(b, op.getLoc(), op.getBase(), op.getDims(),
+                      op.getStrides(), op.getCoords(), type.getShape(),
+                      kcc::tileCoordScale(op, type.getShape()));
       auto flatT = RankedTensorType::get({type.getNumElements()},
                                          type.getElementType());
       mark(kcc::StoreOp::create(b, op.getLoc(), a.ptrs,

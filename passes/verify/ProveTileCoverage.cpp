@@ -469,6 +469,8 @@ FailureOr<isl::Set> KernelProof::writes(ArrayRef<kcc::StoreTileOp> stores,
     // A batched tensor's leading coordinates index single elements (a box
     // extent of 1).
     unsigned lead = rank - tile.getRank();
+    // What the tile's coordinates count: boxes, or elements (store_tile_at).
+    SmallVector<int64_t> coordScale = tileCoordScale(store, tile.getShape());
     // The statement's surroundings, outermost first.
     SmallVector<Operation *> chain;
     for (Operation *p = store->getParentOp(); p && p != f.getOperation();
@@ -548,9 +550,7 @@ FailureOr<isl::Set> KernelProof::writes(ArrayRef<kcc::StoreTileOp> stores,
       if (failed(dim))
         return bail();
       int64_t box = k < lead ? 1 : tile.getDimSize(k - lead);
-      // Block coordinates count boxes, element ones (store_tile_at)
-      // elements.
-      int64_t scale = hasElementCoords(store) ? 1 : box;
+      int64_t scale = k < lead ? 1 : coordScale[k - lead];
       isl::PwAff e = b.var(isl_dim_set, 3 + loops + k);
       isl::PwAff origin(
           isl_pw_aff_scale_val(c->take(), isl_val_int_from_si(ctx, scale)));
