@@ -26,9 +26,12 @@ Gen::tileShape(const TV &arg, SMLoc at, StringRef what) {
                     "[BLOCK, 64]");
       return std::nullopt;
     }
-    if (d.i <= 0 || !llvm::isPowerOf2_64(uint64_t(d.i))) {
+    // Any positive extent: whether a target can lay a tile out is the
+    // backend's to say (kcc-check-tile-extents), since tensor-core
+    // accumulators and TMA stages take extents that are not powers of two.
+    if (d.i <= 0) {
       error(at, "tile dimension " + std::to_string(d.i) +
-                    " is not a power of two");
+                    " is not positive; tile dimensions are at least 1");
       return std::nullopt;
     }
     // As for arange; it also keeps element counts far from overflow.
@@ -447,15 +450,11 @@ TV Gen::genCall(const Expr &e) {
       return TV::poison();
     }
     int64_t n = *end - *start; // both in [0, 2^31): cannot overflow
-    if (n <= 0 || !llvm::isPowerOf2_64(uint64_t(n)) || n > (1 << 20)) {
+    if (n <= 0 || n > (1 << 20)) {
       error(e.loc, "arange(" + std::to_string(*start) + ", " +
                        std::to_string(*end) + ") has " + std::to_string(n) +
-                       " elements; the size end - start must be a power of "
-                       "two between 1 and 2^20 (round up, e.g. to " +
-                       std::to_string(n > 0 && n <= (1 << 20)
-                                          ? int64_t(llvm::PowerOf2Ceil(n))
-                                          : int64_t(1024)) +
-                       ", and mask the extra lanes)");
+                       " elements; the size end - start must be between 1 "
+                       "and 2^20 (loop over larger ranges)");
       return TV::poison();
     }
     return TV::value(kcc::ArangeOp::create(

@@ -503,8 +503,6 @@ LogicalResult ArangeOp::verify() {
   if (type.getDimSize(0) != end - start)
     return emitOpError("result has ")
            << type.getDimSize(0) << " elements, expected " << end - start;
-  if (!llvm::isPowerOf2_64(end - start))
-    return emitOpError("tile size must be a power of two, got ") << end - start;
   return success();
 }
 

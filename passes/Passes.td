@@ -367,8 +367,8 @@ def KccDeferRegisterAMma : Pass<"kcc-defer-register-a-mma", "mlir::ModuleOp"> {
     waits retire S before its first reader and R before its accumulator's
     (`kcc.warpgroup_mma_wait`), and kcc-verify-async-protocol proves that
     no stage is refilled while R reads it. Not done where the tiles the
-    deferral keeps live together (R's accumulator, S, two P) would exceed
-    the consumer's registers less 64. Loops of any other shape are left as
+    deferral keeps live together (R's accumulator, S, one P) would exceed
+    the consumer's registers less 48. Loops of any other shape are left as
     they are.
 
     With `turns`, when two consumer warpgroups share the loop (a

@@ -160,6 +160,7 @@ void pipeline::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
   KccPlanLaneExchangesOptions lanes;
   lanes.targetName = name;
   pm.addPass(createKccPlanLaneExchanges(lanes));
+  pm.addPass(kcc::gpu::createCheckTileExtents());
 }
 
 //===----------------------------------------------------------------------===//

@@ -96,6 +96,25 @@ def ChooseSharedLayouts : Pass<"kcc-choose-shared-layouts", "mlir::ModuleOp"> {
   ];
 }
 
+def CheckTileExtents : Pass<"kcc-check-tile-extents", "mlir::ModuleOp"> {
+  let summary = "Refuse tiles whose extents the register layouts cannot hold, "
+                "at their source location";
+  let description = [{
+    Layout IR, last in the layout pipeline. Tile extents need not be powers
+    of two (docs/language.md, "Tiles"), but a thread-blocked layout's
+    lowering computes an element's coordinates from bit fields of its flat
+    index, so only power-of-two extents can live there. A tile with another
+    extent is accepted in a tensor-core accumulator that its instruction's
+    blocks tile evenly (#kcc.wgmma_acc: rows a multiple of 64 per
+    warpgroup, columns of 8; #kcc.mfma_acc: 16 x 16 blocks per wave;
+    #kcc.tmem_acc: 128 rows, 32-column chunks per warpgroup), and as an
+    arange (or its expand_dims) used only by broadcasts into a wgmma
+    accumulator, which are computed from each register's coordinates.
+    Anything else is an error at the first such tile of the kernel, which
+    the variant selection reports as the reason a candidate was pruned.
+  }];
+}
+
 def AdoptLoopAnnotations : Pass<"kcc-adopt-loop-annotations", "mlir::ModuleOp"> {
   let summary = "Move the loop annotations scf-to-cf left as discardable "
                 "attributes into llvm.br's own loop_annotation";

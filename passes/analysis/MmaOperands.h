@@ -61,12 +61,12 @@ llvm::SmallVector<int64_t> mmaOperandBox(llvm::ArrayRef<int64_t> tile,
 /// map serves another target); empty otherwise.
 std::string mmaStageRefusal(mlir::Operation *op, const TargetModel &target);
 
-/// Warpgroups that run a wgmma accumulator of `rows` rows: two when it has
-/// at least two 64-row blocks, else one. A kernel uses the fewest any of
-/// its accumulators allows (kcc-materialize-warpgroup-mma; the
+/// Warpgroups that run a wgmma accumulator of `rows` rows: two when its
+/// 64-row blocks split evenly between two, else one. A kernel uses the fewest
+/// any of its accumulators allows (kcc-materialize-warpgroup-mma; the
 /// warp-specialized pipeline sizes its empty barriers by the same rule).
 inline unsigned accumulatorWarpgroups(int64_t rows) {
-  return rows >= 128 ? 2 : 1;
+  return rows % 128 == 0 ? 2 : 1;
 }
 
 /// The 128-byte swizzled stage read behind dot operand `v` (a kcc.smem_load

@@ -330,12 +330,14 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
       fallback = kcc::SmemLoadOp::create(eb, loc, tile, buffer,
                                          constI32(eb, loc, 0));
     } else {
-      // Reuse a loaded stage of the same shape read earlier in this block,
-      // unless a dot reads it: on tensor cores that read moves to the dot
-      // (attention's Q, read by every iteration of a loop that may not run).
+      // Reuse a loaded stage of the same shape read earlier in this block.
+      // A dot's reads of it (attention's Q, read by the wgmma of every
+      // iteration of the loop before) are retired before the store's value,
+      // computed from their results, exists; where the loop does not run the
+      // stage was waited for and is only discarded (the async verifier
+      // checks both).
       for (Stage &s : loaded)
-        if (!buffer && !s.taken && !kcc::feedsDot(s.read->getResult(0)) &&
-            s.type.getShape() == tile.getShape() &&
+        if (!buffer && !s.taken && s.type.getShape() == tile.getShape() &&
             s.type.getElementType() == tile.getElementType() &&
             s.type.getSwizzle() == mapType.getSwizzle() &&
             s.read->getBlock() == store->getBlock() &&

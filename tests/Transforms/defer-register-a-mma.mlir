@@ -118,11 +118,11 @@ func.func @acc_read_elsewhere(%n: i32) -> (!acc, !acc) {
 
 // Left in its iteration, with the reason for --report: a 64 x 256
 // accumulator (128 registers a thread), S (64) and P (32) would be live
-// together, 224 registers of tiles, more than the 191 a thread has for
-// them (255 less 64).
+// together, 224 registers of tiles, more than the 207 a thread has for
+// them (255 less 48).
 // CHECK-LABEL: func.func @too_many_registers
 // CHECK: scf.for
-// CHECK: kcc.warpgroup_mma_reg_a {{.*}}kcc.defer_refused = "issued in its iteration: deferred, it would keep 224 registers a thread of tiles live together (its accumulator, the first product's and its A operand), more than the 191 the consumer has for them"
+// CHECK: kcc.warpgroup_mma_reg_a {{.*}}kcc.defer_refused = "issued in its iteration: deferred, it would keep 224 registers a thread of tiles live together (its accumulator, the first product's and its A operand), more than the 207 the consumer has for them"
 func.func @too_many_registers(%n: i32) -> !acc {
   %c0 = arith.constant 0 : i32
   %c1 = arith.constant 1 : i32

@@ -166,7 +166,13 @@ bool writable(Interpreter &in, Operation *op, Value buf, Stage &s) {
         .notes.push_back({s.reader->getLoc(), "the last read of the stage"});
     return false;
   }
-  if ((s.data == Stage::Async || s.data == Stage::CpAsync) && !s.consumed) {
+  // Loaded data nobody read is a skipped stage when a copy overwrites it;
+  // a generic store by threads that saw it land only discards it (a TMA
+  // store reusing the stage of a load whose loop did not run).
+  bool discarded = isa<kcc::SmemStoreOp>(op) && s.data == Stage::Async &&
+                   landed(in, s, role);
+  if ((s.data == Stage::Async || s.data == Stage::CpAsync) && !s.consumed &&
+      !discarded) {
     in.fail(op->getLoc(),
             "overwriting a stage before its consumers released it: the data "
             "loaded into " +

@@ -278,14 +278,6 @@ func.func @arange_size() {
 
 // -----
 
-func.func @arange_not_pow2() {
-  // expected-error@+1 {{tile size must be a power of two, got 12}}
-  %r = kcc.arange {end = 12 : i32, start = 0 : i32} : tensor<12xi32>
-  return
-}
-
-// -----
-
 func.func @broadcast_rank(%t: tensor<4xf32>) {
   // expected-error@+1 {{source and result must have the same rank}}
   %b = kcc.broadcast %t : tensor<4xf32> -> tensor<4x4xf32>

@@ -403,3 +403,12 @@ func.func @tcgen05(%go: i1) attributes {kcc.kernel, kcc.num_warps = 4 : i32} {
   kcc.tmem_dealloc %t2 : !kcc.tmem<32>
   return
 }
+
+// Tile extents need not be powers of two (kcc-check-tile-extents decides
+// per target where such a tile can live).
+// CHECK-LABEL: func.func @arange_any_size(
+// CHECK: kcc.arange {end = 100 : i32, start = 20 : i32} : tensor<80xi32>
+func.func @arange_any_size() -> tensor<80xi32> {
+  %r = kcc.arange {end = 100 : i32, start = 20 : i32} : tensor<80xi32>
+  return %r : tensor<80xi32>
+}

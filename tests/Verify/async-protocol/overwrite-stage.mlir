@@ -147,3 +147,55 @@ func.func @overwrite_unread(%src: !map) attributes {kcc.kernel} {
   kcc.cta_barrier
   return
 }
+
+// -----
+
+!map = !kcc.tensormap<[32, 64], f32, swizzle = 0>
+!buf = !kcc.smem<[32, 64], f32, stages = 1, swizzle = 0>
+!bar = !kcc.mbarrier<1>
+
+// Not a bug: loaded data that nobody read, waited for by the threads that
+// then store over it, is only discarded (kcc-materialize-tma-copies reuses
+// attention's Q stage for the output this way when the loop over the keys
+// does not run).
+func.func @discard_landed(%src: !map, %dst: !map, %t: tensor<32x64xf32>) attributes {kcc.kernel} {
+  %c0 = arith.constant 0 : i32
+  %buf = kcc.smem_alloc : !buf
+  %bars = kcc.mbarrier_alloc : !bar
+  kcc.mbarrier_init %bars[%c0], count 1 : !bar
+  kcc.fence_mbarrier_init
+  kcc.mbarrier_arrive_expect_tx %bars[%c0], bytes 8192 : !bar
+  kcc.tma_load %src[%c0, %c0] -> %buf[%c0], %bars[%c0] : !map, !buf, !bar
+  kcc.mbarrier_wait %bars[%c0], parity %c0 : !bar
+  kcc.cta_barrier
+  kcc.smem_store %t, %buf[%c0] : tensor<32x64xf32>, !buf
+  kcc.fence_proxy_async
+  kcc.cta_barrier
+  kcc.tma_store %buf[%c0] -> %dst[%c0, %c0] : !buf, !map
+  kcc.bulk_commit_group
+  kcc.bulk_wait_group 0 read
+  return
+}
+
+// -----
+
+!map = !kcc.tensormap<[32, 64], f32, swizzle = 0>
+!buf = !kcc.smem<[32, 64], f32, stages = 1, swizzle = 0>
+!bar = !kcc.mbarrier<1>
+
+// Mutation of the above: the store does not wait for the copy to land.
+func.func @discard_in_flight(%src: !map, %dst: !map, %t: tensor<32x64xf32>) attributes {kcc.kernel} {
+  %c0 = arith.constant 0 : i32
+  %buf = kcc.smem_alloc : !buf
+  %bars = kcc.mbarrier_alloc : !bar
+  kcc.mbarrier_init %bars[%c0], count 1 : !bar
+  kcc.fence_mbarrier_init
+  kcc.mbarrier_arrive_expect_tx %bars[%c0], bytes 8192 : !bar
+  // expected-note@+1 {{the earlier copy into the stage}}
+  kcc.tma_load %src[%c0, %c0] -> %buf[%c0], %bars[%c0] : !map, !buf, !bar
+  kcc.cta_barrier
+  // expected-error@+1 {{overwriting a stage before its consumers released it: stage 0 still has a kcc.tma_load in flight}}
+  kcc.smem_store %t, %buf[%c0] : tensor<32x64xf32>, !buf
+  kcc.mbarrier_wait %bars[%c0], parity %c0 : !bar
+  return
+}
