@@ -193,7 +193,8 @@ void Gen::run() {
 /// computed before the dot (`acc = acc * alpha + dot(p, v)` in attention,
 /// `acc += dot(a, b)`), as Triton does: the tensor cores (or FMAs) add into
 /// x, which then lives in the accumulator's registers on every target
-/// instead of beside a second tile. The sum is rounded once less.
+/// instead of beside a second tile. The sum is rounded once less (integer
+/// sums, i8 x i8 -> i32, are exact either way).
 static void foldAddIntoAccumulator(mlir::func::FuncOp func) {
   mlir::DominanceInfo dom(func);
   llvm::SmallVector<kcc::DotOp> dots;
@@ -202,23 +203,27 @@ static void foldAddIntoAccumulator(mlir::func::FuncOp func) {
     mlir::Value c = dot.getC();
     mlir::Operation *init = c.getDefiningOp();
     bool zero = false;
+    auto isZero = [](mlir::Value v) {
+      return mlir::matchPattern(v, mlir::m_AnyZeroFloat()) ||
+             mlir::matchPattern(v, mlir::m_Zero());
+    };
     if (auto splat = mlir::dyn_cast_or_null<kcc::SplatOp>(init))
-      zero = mlir::matchPattern(splat.getOperand(), mlir::m_AnyZeroFloat());
+      zero = isZero(splat.getOperand());
     else if (init)
-      zero = mlir::matchPattern(c, mlir::m_AnyZeroFloat());
+      zero = isZero(c);
     if (!zero || !dot->hasOneUse())
       continue;
-    auto add = mlir::dyn_cast<mlir::arith::AddFOp>(*dot->getUsers().begin());
-    if (!add)
+    mlir::Operation *add = *dot->getUsers().begin();
+    if (!mlir::isa<mlir::arith::AddFOp, mlir::arith::AddIOp>(add))
       continue;
-    mlir::Value x =
-        add.getLhs() == dot.getResult() ? add.getRhs() : add.getLhs();
+    mlir::Value lhs = add->getOperand(0), rhs = add->getOperand(1);
+    mlir::Value x = lhs == dot.getResult() ? rhs : lhs;
     if (x == dot.getResult() || x.getType() != dot.getType() ||
         !dom.properlyDominates(x, dot))
       continue;
     dot.getCMutable().set(x);
-    add.getResult().replaceAllUsesWith(dot.getResult());
-    add.erase();
+    add->getResult(0).replaceAllUsesWith(dot.getResult());
+    add->erase();
   }
 }
 

@@ -46,31 +46,41 @@ struct WgmmaAsm {
 std::optional<WgmmaAsm> parseWgmmaAsm(StringRef text, std::string &why) {
   std::optional<kcc::ptx::AsmFields> f =
       kcc::ptx::match(kcc::ptx::kWgmmaMma, text.trim(), &why);
-  bool regA = false;
+  bool regA = false, int8 = false;
   if (!f) {
-    std::string whyRegA;
-    f = kcc::ptx::match(kcc::ptx::kWgmmaMmaRegA, text.trim(), &whyRegA);
+    std::string whyOther;
+    f = kcc::ptx::match(kcc::ptx::kWgmmaMmaRegA, text.trim(), &whyOther);
+    regA = bool(f);
+    if (!f) {
+      f = kcc::ptx::match(kcc::ptx::kWgmmaMmaInt8, text.trim(), &whyOther);
+      int8 = bool(f);
+    }
     if (!f)
       return std::nullopt;
-    regA = true;
+    // Neither form has imm-trans-a; the 8-bit one no scales or trans.
     f->ints["ta"] = 0;
+    if (int8)
+      f->ints["sa"] = f->ints["sb"] = 1, f->ints["tb"] = 0;
   }
   WgmmaAsm w;
   StringRef elem = f->words["elem"];
   int64_t n = f->ints["n"];
-  if (elem != "f16" && elem != "bf16") {
+  if (int8 ? elem != "s8" : elem != "f16" && elem != "bf16") {
     why = "'." + elem.str() +
           "' multiplicands: the simulator implements wgmma.mma_async with "
-          ".f16 or .bf16 multiplicands";
+          ".f16, .bf16 or .s8 multiplicands";
     return std::nullopt;
   }
-  if (!kcc::isLegalWgmmaShape(elem == "bf16" ? kcc::WgmmaType::BF16
-                                             : kcc::WgmmaType::F16,
-                              64, n, 16, &why))
+  if (!kcc::isLegalWgmmaShape(int8             ? kcc::WgmmaType::S8
+                              : elem == "bf16" ? kcc::WgmmaType::BF16
+                                               : kcc::WgmmaType::F16,
+                              64, n, int8 ? 32 : 16, &why))
     return std::nullopt;
   w.n = unsigned(n);
   if (elem == "bf16")
     w.flags |= WgmmaAux::BF16;
+  if (int8)
+    w.flags |= WgmmaAux::S8;
   w.d = f->regs["d"];
   if (regA) {
     w.flags |= WgmmaAux::RegA;
@@ -166,14 +176,19 @@ bool Decoder::decodeWgmma(LLVM::InlineAsmOp op) {
   auto result = op.getRes()
                     ? dyn_cast<LLVM::LLVMStructType>(op.getRes().getType())
                     : LLVM::LLVMStructType();
+  // f32 accumulators, or s32 ones for 8-bit multiplicands.
+  bool s32 = w->flags & WgmmaAux::S8;
   if (numOut != w->n / 2 || !result || result.getBody().size() != numOut ||
       llvm::any_of(result.getBody(),
-                   [](Type t) { return !isa<Float32Type>(t); }) ||
+                   [&](Type t) {
+                     return s32 ? !t.isInteger(32) : !isa<Float32Type>(t);
+                   }) ||
       llvm::any_of(ArrayRef(constraints).take_front(numOut),
-                   [](StringRef c) { return c != "=f"; }))
-    return refuse(llvm::formatv("expected {0} f32 outputs (\"=f\") in a "
+                   [&](StringRef c) { return c != (s32 ? "=r" : "=f"); }))
+    return refuse(llvm::formatv("expected {0} {1} outputs (\"={2}\") in a "
                                 "struct",
-                                w->n / 2));
+                                w->n / 2, s32 ? "i32" : "f32",
+                                s32 ? "r" : "f"));
   if (constraints.size() != numOut + op.getOperands().size())
     return refuse("the constraints do not match the operands");
   // asm operand $k -> the op's input operand (k - numOut).

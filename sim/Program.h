@@ -210,6 +210,7 @@ struct WgmmaAux {
     NegA = 8,   // imm-scale-a = -1
     NegB = 16,  // imm-scale-b = -1
     RegA = 32,  // A in registers (Inst::a unused)
+    S8 = 64,    // .s8 multiplicands, K = 32, .s32 accumulator
   };
   // aux[0] = N, aux[1] = flags, then per D register i (i < N / 2) its
   // result field and the slot of its accumulator input; with RegA, then the

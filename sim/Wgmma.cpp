@@ -2,7 +2,8 @@
 //
 // PTX ISA, "Asynchronous Warpgroup Level Matrix Multiply-Accumulate
 // Instructions" (sm_90a): wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T
-// (T = f16 or bf16), issued by the 128 threads of a warpgroup (4
+// (T = f16 or bf16) and m64nNk32.s32.s8.s8 (both operands K-major, s32
+// sums exact and wrapping), issued by the 128 threads of a warpgroup (4
 // consecutive warps, the first a multiple of 4) together, all with the same
 // descriptors; wgmma.commit_group closes a group of the wgmmas issued
 // since the last one; wgmma.wait_group N waits until at most N groups are
@@ -286,8 +287,9 @@ bool Machine::completeWgmma(uint32_t index) {
     }
   WgmmaRun &r = wgmmas[index];
   const AsyncCopy &c = copies[r.copy];
-  unsigned n = r.n, regs = n / 2, eb = 2;
-  bool bf16 = r.flags & WgmmaAux::BF16;
+  bool bf16 = r.flags & WgmmaAux::BF16, s8 = r.flags & WgmmaAux::S8;
+  // K per instruction: 32 bytes of each operand row.
+  unsigned n = r.n, regs = n / 2, eb = s8 ? 1 : 2, kk = 32 / eb;
   // Operand element (mn, k) through the descriptor, the canonical layout
   // and the swizzle (see the header).
   auto read = [&](const kcc::WgmmaDescriptorFields &f, bool mnMajor,
@@ -310,12 +312,16 @@ bool Machine::completeWgmma(uint32_t index) {
     }
     if (!sharedAccess(nullptr, r.op, addr, eb, /*store=*/false, c.syncId))
       return false;
+    if (s8) { // exact in f32 and in the i32 sums below
+      out = float(int8_t(shared[addr]));
+      return true;
+    }
     uint16_t h;
     std::memcpy(&h, shared.data() + addr, 2);
     out = bf16 ? bf16ToFloat(h) : halfToFloat(h);
     return true;
   };
-  std::vector<float> a(64 * 16), b(size_t(n) * 16);
+  std::vector<float> a(64 * kk), b(size_t(n) * kk);
   float signA = (r.flags & WgmmaAux::NegA) ? -1.f : 1.f;
   float signB = (r.flags & WgmmaAux::NegB) ? -1.f : 1.f;
   if (r.flags & WgmmaAux::RegA) {
@@ -335,14 +341,14 @@ bool Machine::completeWgmma(uint32_t index) {
         }
   } else {
     for (unsigned m = 0; m < 64; ++m)
-      for (unsigned k = 0; k < 16; ++k) {
-        if (!read(r.a, r.flags & WgmmaAux::TransA, m, k, "A", a[m * 16 + k]))
+      for (unsigned k = 0; k < kk; ++k) {
+        if (!read(r.a, r.flags & WgmmaAux::TransA, m, k, "A", a[m * kk + k]))
           return false;
-        a[m * 16 + k] *= signA;
+        a[m * kk + k] *= signA;
       }
   }
   for (unsigned j = 0; j < n; ++j)
-    for (unsigned k = 0; k < 16; ++k) {
+    for (unsigned k = 0; k < kk; ++k) {
       if (!read(r.b, r.flags & WgmmaAux::TransB, j, k, "B", b[k * n + j]))
         return false;
       b[k * n + j] *= signB;
@@ -354,6 +360,7 @@ bool Machine::completeWgmma(uint32_t index) {
       unsigned row = 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
       unsigned col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
       float d = 0;
+      uint32_t acc32 = 0;
       if (r.scaleD) {
         uint64_t v = r.acc[size_t(t) * regs + i];
         if (isWgmmaTag(v)) {
@@ -370,6 +377,16 @@ bool Machine::completeWgmma(uint32_t index) {
           v = from.result[at];
         }
         d = asF32(v);
+        if (s8) // the s32 accumulator's bits
+          d = float(0), acc32 = uint32_t(v);
+      }
+      if (s8) {
+        // s32 sums of s8 products, wrapping as the hardware's adds do.
+        uint32_t sum = r.scaleD ? acc32 : 0;
+        for (unsigned k = 0; k < kk; ++k)
+          sum += uint32_t(int32_t(a[row * kk + k]) * int32_t(b[k * n + col]));
+        r.result[size_t(t) * regs + r.field[i]] = sum;
+        continue;
       }
       for (unsigned k = 0; k < 16; ++k)
         d += a[row * 16 + k] * b[k * n + col];

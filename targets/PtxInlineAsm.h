@@ -72,6 +72,15 @@ inline constexpr AsmTemplate kWgmmaMma{
     "wgmma.mma_async.sync.aligned.m64n<n>k16.f32.<elem:word>.<elem:word> "
     "{<d:regs>}, $<a>, $<b>, p, <sa>, <sb>, <ta>, <tb>;\n}"};
 
+/// wgmma.mma_async on 8-bit integers, s32 accumulator: D = (scale != 0 ?
+/// D : 0) + A * B with K = 32 per instruction; no imm-scale or imm-trans
+/// (both operands K-major). PTX ISA, "wgmma.mma_async" (.s8/.u8).
+inline constexpr AsmTemplate kWgmmaMmaInt8{
+    "wgmma.mma_async (8-bit integers)",
+    "{\n.reg .pred p;\nsetp.ne.b32 p, $<scale>, 0;\n"
+    "wgmma.mma_async.sync.aligned.m64n<n>k32.s32.<elem:word>.<elem:word> "
+    "{<d:regs>}, $<a>, $<b>, p;\n}"};
+
 /// The register-A form: A is <a:regs>, four f16x2 / bf16x2 registers of
 /// the 64 x 16 slice (the accumulator's fragment, PTX ISA "Register
 /// Fragments" for wgmma .m64nNk16 A), B a shared-memory descriptor;

@@ -78,6 +78,31 @@ SmallVector<Value> emitWgmma(OpBuilder &b, Location loc, StringRef elem,
                         operands, text, constraints);
 }
 
+/// One `wgmma.mma_async.sync.aligned.m64nNk32.s32.s8.s8` on `acc` (N/2
+/// i32), both operands K-major.
+SmallVector<Value> emitWgmmaInt8(OpBuilder &b, Location loc, int64_t n,
+                                 Value descA, Value descB,
+                                 ArrayRef<Value> acc) {
+  int64_t regs = n / 2;
+  std::string text = ptx::format(ptx::kWgmmaMmaInt8, ptx::AsmFields()
+                                                         .setRange("d", 0, regs)
+                                                         .set("a", regs)
+                                                         .set("b", regs + 1)
+                                                         .set("scale", regs + 2)
+                                                         .set("n", n)
+                                                         .set("elem", "s8"));
+  std::string constraints;
+  for (int64_t i = 0; i < regs; ++i)
+    constraints += "=r,";
+  constraints += "l,l,r";
+  for (int64_t i = 0; i < regs; ++i)
+    constraints += "," + std::to_string(i);
+  SmallVector<Value> operands{descA, descB, i32Const(b, loc, 1)};
+  operands.append(acc.begin(), acc.end());
+  return asmWithOutputs(b, loc, SmallVector<Type>(regs, b.getI32Type()),
+                        operands, text, constraints);
+}
+
 /// The register-A form on `acc`: `aRegs` are A's 4 f16x2 / bf16x2 registers
 /// (i32) of this K step.
 SmallVector<Value> emitWgmmaRegA(OpBuilder &b, Location loc, StringRef elem,
@@ -194,6 +219,9 @@ struct WarpgroupMmaLowering : OpConversionPattern<WarpgroupMmaOp> {
     SmallVector<Value> regs = unpack(b, loc, a.getAcc());
     int64_t perBlock = n / 2;
     StringRef elemName = elem.isBF16() ? "bf16" : "f16";
+    bool int8 = elem.isInteger(8);
+    if (int8 && (!op.getAKMajor() || !op.getBKMajor()))
+      return op.emitOpError("8-bit wgmma operands must both be K-major");
 
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
     for (int64_t rep = 0; rep < reps; ++rep) {
@@ -211,16 +239,19 @@ struct WarpgroupMmaLowering : OpConversionPattern<WarpgroupMmaOp> {
                                                aRows * kSpan));
       ArrayRef<Value> acc(regs.data() + rep * perBlock, perBlock);
       SmallVector<Value> cur(acc);
-      for (int64_t k0 = 0; k0 < k; k0 += 16) {
+      // One instruction reads 32 bytes of K: 16 16-bit or 32 8-bit
+      // elements.
+      for (int64_t k0 = 0; k0 < k; k0 += 32 / eb) {
         Value da =
             mmaDescriptor(b, loc, *aConst, aBase,
                           sliceOffset(op.getAKMajor(), aRows, aRow0, k0));
         Value db =
             mmaDescriptor(b, loc, *bConst, bBase,
                           sliceOffset(op.getBKMajor(), bRows, Value(), k0));
-        cur = emitWgmma(b, loc, elemName, n, da, db, cur,
-                        /*transA=*/!op.getAKMajor(),
-                        /*transB=*/!op.getBKMajor());
+        cur = int8 ? emitWgmmaInt8(b, loc, n, da, db, cur)
+                   : emitWgmma(b, loc, elemName, n, da, db, cur,
+                               /*transA=*/!op.getAKMajor(),
+                               /*transB=*/!op.getBKMajor());
       }
       std::copy(cur.begin(), cur.end(), regs.begin() + rep * perBlock);
     }

@@ -190,15 +190,21 @@ static std::string dotShapeRefusal(kcc::DotOp dot,
   auto b = cast<RankedTensorType>(dot.getB().getType());
   auto c = cast<RankedTensorType>(dot.getC().getType());
   Type elem = a.getElementType();
-  if (!elem.isF16() && !elem.isBF16())
-    return inst + " is used for f16 and bf16 inputs, not " + elemName(elem);
-  if (!c.getElementType().isF32())
-    return inst + " is used with an f32 accumulator, not " +
-           elemName(c.getElementType());
+  // i8 x i8 -> i32 (s8 on the tensor cores): wgmma only so far.
+  bool int8 = elem.isInteger(8) && !tcgen05;
+  if (!elem.isF16() && !elem.isBF16() && !int8)
+    return inst + " is used for f16 and bf16 inputs" +
+           (tcgen05 ? "" : " (and i8 with an i32 accumulator)") + ", not " +
+           elemName(elem);
+  if (int8 ? !c.getElementType().isInteger(32) : !c.getElementType().isF32())
+    return inst + " is used with an " + (int8 ? "i32" : "f32") +
+           " accumulator, not " + elemName(c.getElementType());
   int64_t m = a.getShape()[0], k = a.getShape()[1], n = b.getShape()[1];
+  std::string shapeName = int8 ? "s8" : elemName(elem);
   const kcc::MmaShape *shape = nullptr;
   for (const kcc::MmaShape &s : target.mma.shapes)
-    if (s.a == elemName(elem))
+    if (s.a == shapeName &&
+        (!shape || (n >= s.nMin && n <= s.nMax && (n - s.nMin) % s.nStep == 0)))
       shape = &s;
   if (!shape)
     return "target '" + target.name + "' lists no " + inst + " shape for " +
@@ -259,9 +265,22 @@ std::string kcc::stagedMmaRefusal(DotOp dot, const TargetModel &target) {
   std::string why = dotShapeRefusal(dot, target);
   if (!why.empty())
     return why;
+  bool int8 = cast<RankedTensorType>(dot.getA().getType())
+                  .getElementType()
+                  .isInteger(8);
   for (Value v : {dot.getA(), dot.getB()}) {
     bool transposed;
     LoadTileOp load = mmaOperandLoad(v, transposed);
+    // PTX: wgmma transposes only 16-bit operands, so 8-bit ones are read
+    // K-major: A as loaded ([M, K]), B as the transpose of a [N, K] tile.
+    if (int8 && load && transposed != (v == dot.getB()))
+      return v == dot.getA()
+                 ? std::string("wgmma reads 8-bit operands K-major only: A "
+                               "must be a load_tile of [M, K], not a "
+                               "transpose")
+                 : std::string("wgmma reads 8-bit operands K-major only: "
+                               "write B as trans(load_tile(bt, [BN, BK], "
+                               "...)) of the [N, K] tensor");
     // wgmma takes A from registers too: a tile computed there (attention's
     // P) needs no stage.
     if (!load && v == dot.getA() && target.mma.instruction == "wgmma" &&
