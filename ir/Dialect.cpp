@@ -423,12 +423,13 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
   if (name == kMmaAttr) {
     auto s = dyn_cast<StringAttr>(attr.getValue());
     if (s && isa<DotOp, WarpMmaOp>(op) &&
-        llvm::is_contained({"mma.sync.m16n8k16", "mfma.f32.16x16x16f16",
-                            "mfma.f32.16x16x16bf16.1k"},
+        llvm::is_contained({"mma.sync.m16n8k16", "mma.sync.m16n8k32",
+                            "mfma.f32.16x16x16f16", "mfma.f32.16x16x16bf16.1k"},
                            s.getValue()))
       return success();
     return op->emitError() << kMmaAttr
                            << " must be \"mma.sync.m16n8k16\", "
+                              "\"mma.sync.m16n8k32\", "
                               "\"mfma.f32.16x16x16f16\" or "
                               "\"mfma.f32.16x16x16bf16.1k\" on a kcc.dot or "
                               "kcc.warp_mma";
@@ -987,12 +988,18 @@ LogicalResult WarpMmaOp::verify() {
     return emitOpError("operand stages must be unswizzled and row-padded");
   Type elem = a.getElementType();
   auto acc = cast<RankedTensorType>(getAcc().getType());
-  if (elem != b.getElementType() || !(elem.isF16() || elem.isBF16()) ||
-      !acc.getElementType().isF32())
+  bool int8 = elem.isInteger(8) && acc.getElementType().isInteger(32);
+  if (elem != b.getElementType() ||
+      !(int8 ||
+        ((elem.isF16() || elem.isBF16()) && acc.getElementType().isF32())))
     return emitOpError("takes f16 or bf16 operands of one type and an f32 "
-                       "accumulator");
-  if (acc.getShape()[0] % 16 || acc.getShape()[1] % 16 || k % 16)
-    return emitOpError("M, N and K must be multiples of 16");
+                       "accumulator, or i8 operands and an i32 accumulator");
+  // ldmatrix hands 8-bit fragments out untransposed only.
+  if (int8 && (!getAKMajor() || !getBKMajor()))
+    return emitOpError("i8 operands must both be K-major");
+  if (acc.getShape()[0] % 16 || acc.getShape()[1] % 16 || k % (int8 ? 32 : 16))
+    return emitOpError("M and N must be multiples of 16 and K of ")
+           << (int8 ? 32 : 16);
   return success();
 }
 

@@ -271,31 +271,40 @@ bool Decoder::decodeLdMatrix(NVVM::LdMatrixOp ld) {
 }
 
 /// nvvm.mma.sync m16n8k16 row.col with f16 or bf16 operands and f32
-/// accumulators: aux = bf16 flag, then (slot, lanes) of the 4 A and 2 B
+/// accumulators, or m16n8k32 with s8 operands and wrapping s32 ones: aux =
+/// 0 (f16), 1 (bf16) or 2 (s8), then (slot, lanes) of the 4 A and 2 B
 /// registers (vector<2xf16> or packed i32), then the 4 C slots.
 bool Decoder::decodeMmaSync(NVVM::MmaOp mma) {
   auto shape = mma.getShape();
   auto ptx = mma.getMultiplicandAPtxType();
-  bool f16 = ptx == NVVM::MMATypes::f16, bf16 = ptx == NVVM::MMATypes::bf16;
+  bool f16 = ptx == NVVM::MMATypes::f16, bf16 = ptx == NVVM::MMATypes::bf16,
+       s8 = ptx == NVVM::MMATypes::s8;
   auto res = dyn_cast<LLVM::LLVMStructType>(mma.getRes().getType());
-  if (shape.getM() != 16 || shape.getN() != 8 || shape.getK() != 16 ||
-      !(f16 || bf16) || mma.getMultiplicandBPtxType() != ptx ||
+  if (shape.getM() != 16 || shape.getN() != 8 ||
+      shape.getK() != (s8 ? 32 : 16) || !(f16 || bf16 || s8) ||
+      mma.getMultiplicandBPtxType() != ptx ||
       mma.getLayoutA() != NVVM::MMALayout::row ||
       mma.getLayoutB() != NVVM::MMALayout::col ||
+      (s8 && mma.getIntOverflowBehavior() != NVVM::MMAIntOverflow::wrapped) ||
       mma.getOperandA().size() != 4 || mma.getOperandB().size() != 2 ||
       mma.getOperandC().size() != 4 || !res || res.getBody().size() != 4 ||
-      llvm::any_of(mma.getOperandC(),
-                   [](Value v) { return !v.getType().isF32(); }))
+      llvm::any_of(mma.getOperandC(), [&](Value v) {
+        return s8 ? !v.getType().isInteger(32) : !v.getType().isF32();
+      }))
     return fail(mma, "the simulator implements mma.sync.aligned.m16n8k16."
-                     "row.col.f32 with f16 or bf16 operands only");
+                     "row.col.f32 with f16 or bf16 operands and "
+                     "m16n8k32.row.col.s32.s8.s8.s32 (wrapping) only");
   Value r = mma.getRes();
   slots[r] = nextSlot;
   nextSlot += 4;
   Inst &in = emit(Opc::MmaSync, mma);
   in.res = slots[r];
-  in.ek = EK::F32, in.bits = 32, in.lanes = 4;
+  if (s8)
+    in.ek = EK::Int, in.bits = 32, in.lanes = 4;
+  else
+    in.ek = EK::F32, in.bits = 32, in.lanes = 4;
   in.aux = p.aux.size();
-  p.aux.push_back(bf16);
+  p.aux.push_back(s8 ? 2 : bf16);
   for (Value v : llvm::concat<Value>(mma.getOperandA(), mma.getOperandB())) {
     std::optional<TypeInfo> t = typeInfo(v.getType());
     if (!t || t->lanes * t->bits != 32)

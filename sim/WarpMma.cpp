@@ -12,6 +12,8 @@
 //  - v_mfma_f32_16x16x16{f16,bf16_1k} (AMD, wave64): fragments per AMD's
 //    matrix instruction calculator, l = lane: A[l % 16][4 (l / 16) + e],
 //    B[4 (l / 16) + e][l % 16], C/D[4 (l / 16) + e][l % 16], e = 0..3.
+//  - mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32 (wrapping): the same
+//    bytes per register as m16n8k16, four 8-bit elements each;
 //  - mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}: fragments per the
 //    PTX ISA ("Matrix Fragments for mma.m16n8k16"), g = l / 4, t = l % 4:
 //    a0..a3 = A[g][2t..], A[g+8][2t..], A[g][2t+8..], A[g+8][2t+8..];
@@ -132,6 +134,36 @@ bool Machine::warpMatrixOp(unsigned first, unsigned last, uint64_t present,
              uint32_t(reg(l, slot + 1) & 0xffff) << 16;
     return uint32_t(reg(l, slot));
   };
+  if (aux[0] == 2) {
+    // m16n8k32 s8 (PTX ISA, "Matrix Fragments for mma.m16n8k32"): A
+    // register i of lane (g, t) holds A[g + 8 (i % 2)][4 t + 16 (i / 2) +
+    // byte], B register i B[4 t + 16 i + byte][g]; s32 sums, wrapping.
+    int32_t a8[16][32], b8[32][8];
+    uint32_t c32[16][8];
+    for (unsigned l = 0; l < 32; ++l) {
+      unsigned g = l / 4, t = l % 4;
+      for (unsigned i = 0; i < 4; ++i)
+        for (unsigned e = 0; e < 4; ++e)
+          a8[g + 8 * (i % 2)][4 * t + 16 * (i / 2) + e] =
+              int8_t(packed(l, i) >> (8 * e));
+      for (unsigned i = 0; i < 2; ++i)
+        for (unsigned e = 0; e < 4; ++e)
+          b8[4 * t + 16 * i + e][g] = int8_t(packed(l, 4 + i) >> (8 * e));
+      for (unsigned i = 0; i < 4; ++i)
+        c32[g + 8 * (i / 2)][2 * t + i % 2] = uint32_t(reg(l, aux[13 + i]));
+    }
+    for (unsigned l = 0; l < 32; ++l) {
+      unsigned g = l / 4, t = l % 4;
+      for (unsigned i = 0; i < 4; ++i) {
+        unsigned row = g + 8 * (i / 2), col = 2 * t + i % 2;
+        uint32_t d = c32[row][col];
+        for (unsigned k = 0; k < 32; ++k)
+          d += uint32_t(a8[row][k] * b8[k][col]);
+        reg(l, in.res + i) = d;
+      }
+    }
+    return true;
+  }
   auto value = [&](uint16_t h) {
     return bf16 ? bf16ToFloat(h) : halfToFloat(h);
   };

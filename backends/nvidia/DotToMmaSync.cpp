@@ -46,6 +46,15 @@ Value emitMmaSync(const TargetOps &ops, OpBuilder &b, Location loc, Value acc,
                   unsigned warpgroups, StagedOperand a, StagedOperand bOp) {
   MLIRContext *ctx = b.getContext();
   bool bf16 = elem.isBF16();
+  // 8-bit operands (both K-major): m16n8k32 reads the same 32 bytes of K
+  // per row as m16n8k16 on 16-bit ones, and its fragment registers hold
+  // the same bytes, so the stages are addressed as pairs of 8-bit elements
+  // (i16) and everything below is the 16-bit path but the instruction.
+  bool int8 = elem.isInteger(8);
+  if (int8) {
+    elem = b.getI16Type();
+    a.rowStride /= 2, bOp.rowStride /= 2, k /= 2;
+  }
   int64_t reps = m / (64 * warpgroups); // 64-row blocks per warpgroup
   auto ptr3 = LLVM::LLVMPointerType::get(ctx, 3);
   auto k32 = [&](int64_t v) { return i32Const(b, loc, v); };
@@ -100,7 +109,8 @@ Value emitMmaSync(const TargetOps &ops, OpBuilder &b, Location loc, Value acc,
   };
 
   auto i32 = b.getI32Type();
-  auto f32 = b.getF32Type();
+  // The accumulator's element.
+  Type f32 = int8 ? Type(i32) : Type(b.getF32Type());
   Type x4 = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32});
   Type d4 = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
   auto half2 = VectorType::get({2}, elem);
@@ -117,8 +127,10 @@ Value emitMmaSync(const TargetOps &ops, OpBuilder &b, Location loc, Value acc,
     SmallVector<Value> regs;
     for (int64_t i = 0; i < 4; ++i) {
       Value r = LLVM::ExtractValueOp::create(lb, loc, x, i);
-      // f16 operands are vector<2xf16>; bf16 ones stay packed in i32.
-      regs.push_back(bf16 ? r : LLVM::BitcastOp::create(lb, loc, half2, r));
+      // f16 operands are vector<2xf16>; bf16 and s8 ones stay packed in
+      // i32.
+      regs.push_back(bf16 || int8 ? r
+                                  : LLVM::BitcastOp::create(lb, loc, half2, r));
     }
     return regs;
   };
@@ -143,13 +155,16 @@ Value emitMmaSync(const TargetOps &ops, OpBuilder &b, Location loc, Value acc,
             for (int64_t rep = 0; rep < reps; ++rep) {
               int64_t r0 = rep * (n / 2) + 4 * block;
               SmallVector<Value> c(next.begin() + r0, next.begin() + r0 + 4);
+              NVVM::MMATypes type = int8   ? NVVM::MMATypes::s8
+                                    : bf16 ? NVVM::MMATypes::bf16
+                                           : NVVM::MMATypes::f16;
               auto mma = NVVM::MmaOp::create(
                   lb, l, d4, aFrag[rep],
                   ValueRange{bFrag[2 * half], bFrag[2 * half + 1]}, c,
-                  ArrayRef<int64_t>{16, 8, 16}, std::nullopt, std::nullopt,
-                  std::array<NVVM::MMATypes, 2>{
-                      bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16,
-                      bf16 ? NVVM::MMATypes::bf16 : NVVM::MMATypes::f16},
+                  ArrayRef<int64_t>{16, 8, int8 ? 32 : 16}, std::nullopt,
+                  int8 ? std::optional(NVVM::MMAIntOverflow::wrapped)
+                       : std::nullopt,
+                  std::array<NVVM::MMATypes, 2>{type, type},
                   std::array<NVVM::MMALayout, 2>{NVVM::MMALayout::row,
                                                  NVVM::MMALayout::col});
               for (int64_t i = 0; i < 4; ++i)

@@ -35,11 +35,13 @@ std::string typeName(Type t) {
   return s;
 }
 
-/// The m16n8k16 entry of an mma.sync target's [mma] table for `elem`.
+/// The m16n8k16 entry of an mma.sync target's [mma] table for `elem`
+/// (m16n8k32 s8 for i8: the same 32 bytes of K per instruction).
 const kcc::MmaShape *m16n8k16(const kcc::TargetModel &target, Type elem) {
+  bool int8 = elem.isInteger(8);
   for (const kcc::MmaShape &s : target.mma.shapes)
-    if (s.a == typeName(elem) && s.m == 16 && s.nMin <= 8 && 8 <= s.nMax &&
-        s.k == 16)
+    if (s.a == (int8 ? "s8" : typeName(elem)) && s.m == 16 && s.nMin <= 8 &&
+        8 <= s.nMax && s.k == (int8 ? 32 : 16))
       return &s;
   return nullptr;
 }
@@ -91,10 +93,12 @@ struct MaterializeWarpMma
                                : "mfma.f32.16x16x16f16";
       return "";
     }
+    bool int8 = elem.isInteger(8);
     bool has = target->mma.instruction == "mma.sync"
                    ? m16n8k16(*target, elem) != nullptr
-                   : llvm::is_contained(target->mma.mmaSync, typeName(elem));
-    return has ? "mma.sync.m16n8k16" : "";
+                   : llvm::is_contained(target->mma.mmaSync,
+                                        int8 ? "s8" : typeName(elem));
+    return has ? (int8 ? "mma.sync.m16n8k32" : "mma.sync.m16n8k16") : "";
   }
 
   void runOnOperation() override {
@@ -138,16 +142,33 @@ std::string MaterializeWarpMma::refusal(kcc::DotOp dot, unsigned units) const {
   if (elem != b.getElementType())
     return "its operands have different element types (" + typeName(elem) +
            ", " + typeName(b.getElementType()) + ")";
-  if (!elem.isF16() && !elem.isBF16())
-    return "kcc runs " + inst + " on f16 and bf16 inputs, not " +
+  bool int8 = elem.isInteger(8) && !mfma();
+  if (!elem.isF16() && !elem.isBF16() && !int8)
+    return "kcc runs " + inst + " on f16 and bf16 inputs" +
+           (mfma() ? "" : " (and i8 with an i32 accumulator)") + ", not " +
            typeName(elem);
   if (instructionFor(elem).empty())
     return "target '" + target->name + "' lists no " +
-           (mfma() ? "16x16x16 MFMA" : "m16n8k16 mma.sync") + " shape for " +
-           typeName(elem);
-  if (!c.getElementType().isF32())
-    return inst + " is used with an f32 accumulator, not " +
-           typeName(c.getElementType());
+           (mfma() ? "16x16x16 MFMA"
+            : int8 ? "m16n8k32 s8 mma.sync"
+                   : "m16n8k16 mma.sync") +
+           " shape for " + typeName(elem);
+  if (int8 ? !c.getElementType().isInteger(32) : !c.getElementType().isF32())
+    return inst + " is used with an " + (int8 ? "i32" : "f32") +
+           " accumulator, not " + typeName(c.getElementType());
+  // ldmatrix hands out 16-bit pairs; only its untransposed form delivers
+  // the 4 consecutive K bytes an 8-bit fragment register holds, so both
+  // operands are read K-major from the pipelined stages.
+  if (int8) {
+    bool aTrans = false, bTrans = false;
+    if (!paddedRead(dot.getA(), aTrans) || !paddedRead(dot.getB(), bTrans))
+      return "mma.sync takes 8-bit operands from the pipelined shared-memory "
+             "stages of a loop's load_tiles, and an operand here is not one";
+    if (aTrans || !bTrans)
+      return "mma.sync reads 8-bit operands K-major only: A as loaded ([M, "
+             "K]), B as trans(load_tile(bt, [BN, BK], ...)) of the [N, K] "
+             "tensor";
+  }
   int64_t m = a.getShape()[0], k = a.getShape()[1], n = b.getShape()[1];
   int64_t rows = int64_t(unitRows()) * units;
   if (m % rows != 0)
@@ -161,10 +182,9 @@ std::string MaterializeWarpMma::refusal(kcc::DotOp dot, unsigned units) const {
            (mfma() ? "the instruction's N"
                    : "B's fragments are loaded two 8-column blocks at a time") +
            ")";
-  if (k % 16 != 0)
-    return "K = " + std::to_string(k) +
-           " is not a multiple of 16 (the "
-           "instruction's K)";
+  if (k % (int8 ? 32 : 16) != 0)
+    return "K = " + std::to_string(k) + " is not a multiple of " +
+           (int8 ? "32" : "16") + " (the instruction's K)";
   // The accumulator and the operand tiles live in registers of the
   // accumulator's threads: each within the layout pass's per-tile budget
   // (half the register file, as kcc-assign-layouts allows).

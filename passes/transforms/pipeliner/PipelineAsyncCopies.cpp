@@ -33,6 +33,7 @@
 #include "ir/TargetLookup.h"
 #include "ir/TileCoords.h"
 #include "passes/Passes.h"
+#include "passes/analysis/AxisInfo.h"
 #include "passes/transforms/pipeliner/LoopPipelining.h"
 #include "targets/TargetModel.h"
 
@@ -117,11 +118,13 @@ void PipelineAsyncCopies::runOnKernel(func::FuncOp func) {
       return;
     RankedTensorType type = load.getType();
     Type elem = type.getElementType();
-    if (type.getRank() != 2 || !(elem.isF16() || elem.isBF16()))
-      return refuse(load, "cp.async stages the 2-D f16/bf16 operands of "
+    if (type.getRank() != 2 ||
+        !(elem.isF16() || elem.isBF16() || elem.isInteger(8)))
+      return refuse(load, "cp.async stages the 2-D f16/bf16/i8 operands of "
                           "tensor-core dots");
-    if (type.getDimSize(1) * 2 % 16 != 0)
-      return refuse(load, "rows of " + Twine(type.getDimSize(1) * 2) +
+    int64_t rowBytes = type.getDimSize(1) * kcc::getElementBytes(elem);
+    if (rowBytes % 16 != 0)
+      return refuse(load, "rows of " + Twine(rowBytes) +
                               " bytes are not whole 16-byte chunks");
     if (kcc::hasElementCoords(load))
       return refuse(load, "a tile at element offsets (load_tile_at) may "

@@ -74,7 +74,7 @@ func.func @warp_mma_shapes(%acc: tensor<64x64xf32>) -> tensor<64x64xf32> {
 func.func @warp_mma_types(%acc: tensor<64x64xf16>) -> tensor<64x64xf16> {
   %c0 = arith.constant 0 : i32
   %a = kcc.smem_alloc : !kcc.smem<[64, 64], f16, stages = 2, swizzle = 0, pad = 16>
-  // expected-error@+1 {{takes f16 or bf16 operands of one type and an f32 accumulator}}
+  // expected-error@+1 {{takes f16 or bf16 operands of one type and an f32 accumulator, or i8 operands and an i32 accumulator}}
   %r = kcc.warp_mma %a[%c0], %a[%c0], %acc {a_k_major = true, b_k_major = false} : <[64, 64], f16, stages = 2, swizzle = 0, pad = 16>, <[64, 64], f16, stages = 2, swizzle = 0, pad = 16>, tensor<64x64xf16> -> tensor<64x64xf16>
   return %r : tensor<64x64xf16>
 }

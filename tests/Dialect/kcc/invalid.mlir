@@ -487,7 +487,7 @@ func.func @wgmma_result(%acc: !acc) {
 func.func @warp_mma_f32_operands(%acc: !acc) {
   %c0 = arith.constant 0 : i32
   %a = kcc.smem_alloc : !pad
-  // expected-error@+1 {{takes f16 or bf16 operands of one type and an f32 accumulator}}
+  // expected-error@+1 {{takes f16 or bf16 operands of one type and an f32 accumulator, or i8 operands and an i32 accumulator}}
   %r = kcc.warp_mma %a[%c0], %a[%c0], %acc {a_k_major = true, b_k_major = true} : !pad, !pad, !acc -> !acc
   return
 }
@@ -499,8 +499,33 @@ func.func @warp_mma_f32_operands(%acc: !acc) {
 func.func @warp_mma_shape(%acc: !acc) {
   %c0 = arith.constant 0 : i32
   %a = kcc.smem_alloc : !pad
-  // expected-error@+1 {{M, N and K must be multiples of 16}}
+  // expected-error@+1 {{M and N must be multiples of 16 and K of 16}}
   %r = kcc.warp_mma %a[%c0], %a[%c0], %acc {a_k_major = true, b_k_major = true} : !pad, !pad, !acc -> !acc
+  return
+}
+
+// -----
+
+!pad8 = !kcc.smem<[64, 64], i8, stages = 2, swizzle = 0, pad = 16>
+!acc32 = tensor<64x64xi32, #kcc.wgmma_acc<warpgroups = 1>>
+func.func @warp_mma_i8_mn_major(%acc: !acc32) {
+  %c0 = arith.constant 0 : i32
+  %a = kcc.smem_alloc : !pad8
+  // expected-error@+1 {{i8 operands must both be K-major}}
+  %r = kcc.warp_mma %a[%c0], %a[%c0], %acc {a_k_major = true, b_k_major = false} : !pad8, !pad8, !acc32 -> !acc32
+  return
+}
+
+// -----
+
+!pad8 = !kcc.smem<[64, 48], i8, stages = 2, swizzle = 0, pad = 16>
+!acc32 = tensor<64x64xi32, #kcc.wgmma_acc<warpgroups = 1>>
+func.func @warp_mma_i8_k(%acc: !acc32) {
+  %c0 = arith.constant 0 : i32
+  %a = kcc.smem_alloc : !pad8
+  %b = kcc.smem_alloc : !kcc.smem<[64, 48], i8, stages = 2, swizzle = 0, pad = 16>
+  // expected-error@+1 {{M and N must be multiples of 16 and K of 32}}
+  %r = kcc.warp_mma %a[%c0], %b[%c0], %acc {a_k_major = true, b_k_major = true} : !pad8, !kcc.smem<[64, 48], i8, stages = 2, swizzle = 0, pad = 16>, !acc32 -> !acc32
   return
 }
 
