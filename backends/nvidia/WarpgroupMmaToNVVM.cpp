@@ -49,58 +49,39 @@ namespace {
 
 constexpr int64_t kSpan = 128; // swizzle span (bytes): one stage row
 
-/// One `wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T` on `acc` (N/2 f32).
+/// One `wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T` on `acc` (N/2 f32),
+/// or for `elem` s8 one `m64nNk32.s32.s8.s8` (N/2 i32; no scales, no
+/// transposes: both operands K-major).
 SmallVector<Value> emitWgmma(OpBuilder &b, Location loc, StringRef elem,
                              int64_t n, Value descA, Value descB,
                              ArrayRef<Value> acc, bool transA, bool transB) {
+  bool int8 = elem == "s8";
   int64_t regs = n / 2;
-  std::string text = ptx::format(ptx::kWgmmaMma,
-                                 ptx::AsmFields()
-                                     .setRange("d", 0, regs)
-                                     .set("a", regs)
-                                     .set("b", regs + 1)
-                                     .set("scale", regs + 2)
-                                     .set("n", n)
-                                     .set("elem", elem)
-                                     .set("sa", 1)
-                                     .set("sb", 1)
-                                     .set("ta", transA ? 1 : 0)
-                                     .set("tb", transB ? 1 : 0));
+  ptx::AsmFields fields;
+  fields.setRange("d", 0, regs)
+      .set("a", regs)
+      .set("b", regs + 1)
+      .set("scale", regs + 2)
+      .set("n", n)
+      .set("elem", elem);
+  if (!int8)
+    fields.set("sa", 1)
+        .set("sb", 1)
+        .set("ta", transA ? 1 : 0)
+        .set("tb", transB ? 1 : 0);
+  std::string text =
+      ptx::format(int8 ? ptx::kWgmmaMmaInt8 : ptx::kWgmmaMma, fields);
   std::string constraints;
   for (int64_t i = 0; i < regs; ++i)
-    constraints += "=f,";
+    constraints += int8 ? "=r," : "=f,";
   constraints += "l,l,r";
   for (int64_t i = 0; i < regs; ++i)
     constraints += "," + std::to_string(i);
   SmallVector<Value> operands{descA, descB, i32Const(b, loc, 1)};
   operands.append(acc.begin(), acc.end());
-  return asmWithOutputs(b, loc, SmallVector<Type>(regs, b.getF32Type()),
-                        operands, text, constraints);
-}
-
-/// One `wgmma.mma_async.sync.aligned.m64nNk32.s32.s8.s8` on `acc` (N/2
-/// i32), both operands K-major.
-SmallVector<Value> emitWgmmaInt8(OpBuilder &b, Location loc, int64_t n,
-                                 Value descA, Value descB,
-                                 ArrayRef<Value> acc) {
-  int64_t regs = n / 2;
-  std::string text = ptx::format(ptx::kWgmmaMmaInt8, ptx::AsmFields()
-                                                         .setRange("d", 0, regs)
-                                                         .set("a", regs)
-                                                         .set("b", regs + 1)
-                                                         .set("scale", regs + 2)
-                                                         .set("n", n)
-                                                         .set("elem", "s8"));
-  std::string constraints;
-  for (int64_t i = 0; i < regs; ++i)
-    constraints += "=r,";
-  constraints += "l,l,r";
-  for (int64_t i = 0; i < regs; ++i)
-    constraints += "," + std::to_string(i);
-  SmallVector<Value> operands{descA, descB, i32Const(b, loc, 1)};
-  operands.append(acc.begin(), acc.end());
-  return asmWithOutputs(b, loc, SmallVector<Type>(regs, b.getI32Type()),
-                        operands, text, constraints);
+  Type out = int8 ? Type(b.getI32Type()) : Type(b.getF32Type());
+  return asmWithOutputs(b, loc, SmallVector<Type>(regs, out), operands, text,
+                        constraints);
 }
 
 /// The register-A form on `acc`: `aRegs` are A's 4 f16x2 / bf16x2 registers
@@ -248,10 +229,9 @@ struct WarpgroupMmaLowering : OpConversionPattern<WarpgroupMmaOp> {
         Value db =
             mmaDescriptor(b, loc, *bConst, bBase,
                           sliceOffset(op.getBKMajor(), bRows, Value(), k0));
-        cur = int8 ? emitWgmmaInt8(b, loc, n, da, db, cur)
-                   : emitWgmma(b, loc, elemName, n, da, db, cur,
-                               /*transA=*/!op.getAKMajor(),
-                               /*transB=*/!op.getBKMajor());
+        cur = emitWgmma(b, loc, int8 ? "s8" : elemName, n, da, db, cur,
+                        /*transA=*/!op.getAKMajor(),
+                        /*transB=*/!op.getBKMajor());
       }
       std::copy(cur.begin(), cur.end(), regs.begin() + rep * perBlock);
     }
