@@ -424,14 +424,17 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
     auto s = dyn_cast<StringAttr>(attr.getValue());
     if (s && isa<DotOp, WarpMmaOp>(op) &&
         llvm::is_contained({"mma.sync.m16n8k16", "mma.sync.m16n8k32",
-                            "mfma.f32.16x16x16f16", "mfma.f32.16x16x16bf16.1k"},
+                            "mfma.f32.16x16x16f16", "mfma.f32.16x16x16bf16.1k",
+                            "mfma.i32.16x16x16i8", "mfma.i32.16x16x32.i8"},
                            s.getValue()))
       return success();
     return op->emitError() << kMmaAttr
                            << " must be \"mma.sync.m16n8k16\", "
                               "\"mma.sync.m16n8k32\", "
-                              "\"mfma.f32.16x16x16f16\" or "
-                              "\"mfma.f32.16x16x16bf16.1k\" on a kcc.dot or "
+                              "\"mfma.f32.16x16x16f16\", "
+                              "\"mfma.f32.16x16x16bf16.1k\", "
+                              "\"mfma.i32.16x16x16i8\" or "
+                              "\"mfma.i32.16x16x32.i8\" on a kcc.dot or "
                               "kcc.warp_mma";
   }
   if (name == kSmemOffsetAttr || name == kDynamicSmemBytesAttr)
@@ -629,12 +632,15 @@ LogicalResult DotOp::verify() {
   auto mfma = dyn_cast_or_null<MfmaAccLayoutAttr>(c.getEncoding());
   if (isa_and_nonnull<WgmmaAccLayoutAttr>(c.getEncoding()) || mfma) {
     Type e = a.getElementType();
-    if ((!e.isF16() && !e.isBF16()) || b.getElementType() != e ||
-        !c.getElementType().isF32())
+    // MFMA also takes i8 x i8 -> i32 (mma.sync's 8-bit form is kcc.warp_mma).
+    bool int8 = mfma && e.isInteger(8) && c.getElementType().isInteger(32);
+    if (b.getElementType() != e ||
+        !(int8 || ((e.isF16() || e.isBF16()) && c.getElementType().isF32())))
       return emitOpError("an accumulator in the ")
              << c.getEncoding()
              << " layout needs f16 or bf16 operands of one type and an f32 "
-                "accumulator";
+                "accumulator"
+             << (mfma ? ", or i8 operands and an i32 accumulator" : "");
     if (c != getResult().getType())
       return emitOpError("result type must match the accumulator");
     if (mfma && (a.getDimSize(0) % (16 * mfma.getWaves()) != 0 ||

@@ -318,8 +318,11 @@ bool Decoder::decodeMmaSync(NVVM::MmaOp mma) {
 }
 
 /// v_mfma_f32_16x16x16: (a, b: 4 x f16 or i16, c: 4 x f32, cbsz, abid,
-/// blgp) -> 4 x f32; the broadcast controls must be 0.
-bool Decoder::decodeMfma(Operation *op, bool bf16) {
+/// blgp) -> 4 x f32; v_mfma_i32_16x16x16i8 (a, b: i32, 4 x i8) and
+/// v_mfma_i32_16x16x32_i8 (a, b: i64, 8 x i8) with c: 4 x i32. The
+/// broadcast controls must be 0. `kind`: 0 f16, 1 bf16, 2 and 3 the i8
+/// forms with 4 and 8 bytes a lane.
+bool Decoder::decodeMfma(Operation *op, unsigned kind) {
   if (op->getNumOperands() != 6)
     return fail(op, "expected 6 MFMA operands");
   for (unsigned i = 3; i < 6; ++i) {
@@ -329,16 +332,19 @@ bool Decoder::decodeMfma(Operation *op, bool bf16) {
       return fail(op, "the simulator implements MFMA with cbsz = abid = "
                       "blgp = 0 only");
   }
+  bool int8 = kind >= 2;
   for (unsigned i = 0; i < 3; ++i) {
     std::optional<TypeInfo> t = typeInfo(op->getOperand(i).getType());
-    if (!t || t->lanes != 4 || t->bits != (i < 2 ? 16 : 32))
-      return fail(op, "MFMA 16x16x16 operands must be 4 x 16-bit (a, b) "
-                      "and 4 x f32 (c)");
+    unsigned lanes = i < 2 && int8 ? 1 : 4;
+    unsigned bits = i == 2 ? 32 : int8 ? (kind == 2 ? 32 : 64) : 16;
+    if (!t || t->lanes != lanes || t->bits != bits)
+      return fail(op, "MFMA operands must be 4 x 16-bit (a, b) and 4 x f32 "
+                      "(c), or packed 8-bit (a, b: i32 or i64) and 4 x i32");
   }
   Inst *in = emitResult(Opc::Mfma, op);
   if (!in)
     return false;
-  in->sub = bf16;
+  in->sub = kind;
   return true;
 }
 
@@ -542,10 +548,14 @@ bool Decoder::decodeTargetOp(Operation *op, StringRef name) {
   if (name == "rocdl.mfma.f32.16x16x16f16" ||
       name == "rocdl.mfma.f32.16x16x16bf16.1k")
     return decodeMfma(op, name.ends_with("1k"));
+  if (name == "rocdl.mfma.i32.16x16x16i8")
+    return decodeMfma(op, 2);
+  if (name == "rocdl.mfma.i32.16x16x32.i8")
+    return decodeMfma(op, 3);
   if (name.starts_with("rocdl.mfma."))
     return fail(op, "the simulator implements the MFMA instructions "
-                    "v_mfma_f32_16x16x16f16 and v_mfma_f32_16x16x16bf16_1k "
-                    "only");
+                    "v_mfma_f32_16x16x16f16, v_mfma_f32_16x16x16bf16_1k, "
+                    "v_mfma_i32_16x16x16i8 and v_mfma_i32_16x16x32_i8 only");
   if (name == "rocdl.ds_swizzle")
     return emitResult(Opc::Swizzle, op) != nullptr;
   if (auto dpp = dyn_cast<ROCDL::DPPUpdateOp>(op)) {

@@ -97,7 +97,7 @@ private:
   bool decodeWgmma(mlir::LLVM::InlineAsmOp op);
   bool decodeLdMatrix(mlir::NVVM::LdMatrixOp ld);
   bool decodeMmaSync(mlir::NVVM::MmaOp mma);
-  bool decodeMfma(mlir::Operation *op, bool bf16);
+  bool decodeMfma(mlir::Operation *op, unsigned kind);
   bool decodeTcgen05(mlir::LLVM::InlineAsmOp op);
   bool decodeOperandFence(mlir::LLVM::InlineAsmOp op);
   bool decodeTargetOp(mlir::Operation *op, llvm::StringRef name);

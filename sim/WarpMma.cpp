@@ -63,6 +63,33 @@ bool Machine::warpMatrixOp(unsigned first, unsigned last, uint64_t present,
     return threads[first + l].regs[slot];
   };
 
+  if (mfma && in.sub >= 2) {
+    // The i8 forms: A[i][k]: lane i + 16 (k / e), byte k % e of its
+    // register (e = 4: 16x16x16i8, e = 8: 16x16x32_i8); B[k][j] likewise
+    // with j; C/D as below, i32 sums wrapping.
+    unsigned e = in.sub == 2 ? 4 : 8, kk = 4 * e;
+    int32_t a[16][32], b[32][16];
+    uint32_t c[16][16];
+    for (unsigned l = 0; l < 64; ++l) {
+      unsigned x = l % 16;
+      for (unsigned i = 0; i < e; ++i) {
+        unsigned q = e * (l / 16) + i;
+        a[x][q] = int8_t(reg(l, in.a) >> (8 * i));
+        b[q][x] = int8_t(reg(l, in.b) >> (8 * i));
+      }
+      for (unsigned i = 0; i < 4; ++i)
+        c[4 * (l / 16) + i][x] = uint32_t(reg(l, in.c + i));
+    }
+    for (unsigned l = 0; l < 64; ++l)
+      for (unsigned i = 0; i < 4; ++i) {
+        unsigned row = 4 * (l / 16) + i, col = l % 16;
+        uint32_t d = c[row][col];
+        for (unsigned k = 0; k < kk; ++k)
+          d += uint32_t(a[row][k] * b[k][col]);
+        reg(l, in.res + i) = d;
+      }
+    return true;
+  }
   if (mfma) {
     // A[i][k]: lane i + 16 (k / 4), item k % 4; B[k][j]: lane j + 16 (k / 4),
     // item k % 4; C/D[i][j]: lane j + 16 (i / 4), item i % 4.

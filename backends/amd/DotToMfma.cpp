@@ -11,7 +11,9 @@
 //      (one 8-byte LDS load), and per 16-column block j of N the B fragment
 //      B[4 (l / 16) .. + 3][16 j + l % 16] (four 2-byte loads down a column);
 //      then one `v_mfma_f32_16x16x16f16` (`..bf16_1k` for bf16) per
-//      (slab, block).
+//      (slab, block). i8 operands with an i32 accumulator: 4 bytes a lane
+//      (`v_mfma_i32_16x16x16i8`, gfx90a) or 8 (`v_mfma_i32_16x16x32_i8`,
+//      gfx942, K steps of 32), packed into one integer operand.
 // Register 4 j + i of a slab's N/4 accumulators is the MFMA's D[i] for
 // column block j, the #kcc.mfma_acc register order (accumulatorOffset).
 // Fragment layouts: AMD's matrix instruction calculator for
@@ -49,6 +51,11 @@ struct DotMfmaLowering : OpConversionPattern<DotOp> {
     MLIRContext *ctx = b.getContext();
     Type elem = aT.getElementType();
     bool bf16 = elem.isBF16();
+    // i8 x i8 -> i32: `e` 8-bit items a lane (4 for 16x16x16i8, 8 for
+    // 16x16x32_i8), packed into one i32 / i64 operand; K steps of 4 e.
+    auto mma = op->getAttrOfType<StringAttr>(KccDialect::kMmaAttr);
+    bool int8 = elem.isInteger(8);
+    int64_t e = int8 && mma && mma.getValue() == "mfma.i32.16x16x32.i8" ? 8 : 4;
     int64_t k = aT.getDimSize(1), n = bT.getDimSize(1);
     unsigned waves = layout.getWaves();
     int64_t reps = aT.getDimSize(0) / (16 * waves); // slabs per wave
@@ -68,7 +75,7 @@ struct DotMfmaLowering : OpConversionPattern<DotOp> {
     Value wave = arith::ShRUIOp::create(b, loc, tid, k32(6));
     Value row16 = arith::AndIOp::create(b, loc, lane, k32(15));
     Value quad = arith::MulIOp::create(
-        b, loc, arith::ShRUIOp::create(b, loc, lane, k32(4)), k32(4));
+        b, loc, arith::ShRUIOp::create(b, loc, lane, k32(4)), k32(e));
     Value aLane = arith::AddIOp::create(
         b, loc,
         arith::MulIOp::create(
@@ -81,19 +88,23 @@ struct DotMfmaLowering : OpConversionPattern<DotOp> {
         b, loc, arith::MulIOp::create(b, loc, quad, k32(s.bRowStride)), row16);
 
     auto i16 = b.getIntegerType(16);
-    auto f32 = b.getF32Type();
-    auto frag = VectorType::get({4}, elem);
+    Type f32 = int8 ? Type(b.getI32Type()) : Type(b.getF32Type());
+    auto frag = VectorType::get({e}, elem);
     auto fragI16 = VectorType::get({4}, i16);
     auto acc4 = VectorType::get({4}, f32);
     Value zero = LLVM::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
-    // bf16 operands go in as i16 bits (the intrinsic's <4 x i16>).
+    // bf16 operands go in as i16 bits (the intrinsic's <4 x i16>), 8-bit
+    // ones packed into one integer.
     auto operand = [&](OpBuilder &lb, Value v) {
+      if (int8)
+        return (Value)LLVM::BitcastOp::create(lb, loc, lb.getIntegerType(8 * e),
+                                              v);
       return bf16 ? (Value)LLVM::BitcastOp::create(lb, loc, fragI16, v) : v;
     };
 
     // 3. The K steps, carrying the accumulators.
     Value result = accumulateKSteps(
-        b, loc, adaptor.getC(), k / 16,
+        b, loc, adaptor.getC(), k / (4 * e),
         [&](OpBuilder &lb, Location l, Value k0, MutableArrayRef<Value> next) {
           auto c32 = [&](int64_t v) { return i32Const(lb, l, v); };
           SmallVector<Value> aFrag;
@@ -102,19 +113,21 @@ struct DotMfmaLowering : OpConversionPattern<DotOp> {
             Value idx = arith::AddIOp::create(
                 lb, l, aStep, c32(16 * waves * rep * s.aRowStride));
             Value addr = LLVM::GEPOp::create(lb, l, ptr3, elem, aBase, idx);
-            aFrag.push_back(operand(
-                lb, LLVM::LoadOp::create(lb, l, frag, addr, /*alignment=*/8)));
+            aFrag.push_back(
+                operand(lb, LLVM::LoadOp::create(lb, l, frag, addr,
+                                                 /*alignment=*/int8 ? e : 8)));
           }
           Value bStep = arith::AddIOp::create(
               lb, l, bLane,
               arith::MulIOp::create(lb, l, k0, c32(s.bRowStride)));
           for (int64_t j = 0; j < n / 16; ++j) {
             SmallVector<Value> bs;
-            for (int64_t i = 0; i < 4; ++i) {
+            for (int64_t i = 0; i < e; ++i) {
               Value idx = arith::AddIOp::create(lb, l, bStep,
                                                 c32(i * s.bRowStride + 16 * j));
               Value addr = LLVM::GEPOp::create(lb, l, ptr3, elem, bBase, idx);
-              bs.push_back(LLVM::LoadOp::create(lb, l, elem, addr, 2));
+              bs.push_back(
+                  LLVM::LoadOp::create(lb, l, elem, addr, int8 ? 1 : 2));
             }
             Value bFrag = operand(lb, buildVector(lb, l, bs));
             for (int64_t rep = 0; rep < reps; ++rep) {
@@ -123,16 +136,23 @@ struct DotMfmaLowering : OpConversionPattern<DotOp> {
               SmallVector<Value> args = {aFrag[rep], bFrag, c,
                                          zero,       zero,  zero};
               Value d =
-                  bf16 ? ROCDL::mfma_f32_16x16x16bf16_1k::create(lb, l, acc4,
-                                                                 args)
-                             .getResult()
-                       : ROCDL::mfma_f32_16x16x16f16::create(lb, l, acc4, args)
-                             .getResult();
+                  int8 && e == 8
+                      ? ROCDL::mfma_i32_16x16x32_i8::create(lb, l, acc4, args)
+                            .getResult()
+                  : int8 ? ROCDL::mfma_i32_16x16x16i8::create(lb, l, acc4, args)
+                               .getResult()
+                  : bf16
+                      ? ROCDL::mfma_f32_16x16x16bf16_1k::create(lb, l, acc4,
+                                                                args)
+                            .getResult()
+                      : ROCDL::mfma_f32_16x16x16f16::create(lb, l, acc4, args)
+                            .getResult();
               for (int64_t i = 0; i < 4; ++i)
                 next[r0 + i] = extractElem(lb, l, d, i);
             }
           }
-        });
+        },
+        /*kStep=*/4 * e);
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -77,17 +77,17 @@ std::pair<Value, Value> kcc::gpu::stageDotOperands(const TargetOps &ops,
 Value kcc::gpu::accumulateKSteps(
     OpBuilder &b, Location loc, Value acc, int64_t steps,
     function_ref<void(OpBuilder &, Location, Value, MutableArrayRef<Value>)>
-        body) {
+        body,
+    int64_t kStep) {
   SmallVector<Value> init = unpack(b, loc, acc);
   auto loop = scf::ForOp::create(
       b, loc, i32Const(b, loc, 0), i32Const(b, loc, steps), i32Const(b, loc, 1),
       init, [&](OpBuilder &lb, Location l, Value step, ValueRange accs) {
         SmallVector<Value> next(accs.begin(), accs.end());
-        body(lb, l, arith::MulIOp::create(lb, l, step, i32Const(lb, l, 16)),
+        body(lb, l, arith::MulIOp::create(lb, l, step, i32Const(lb, l, kStep)),
              next);
         scf::YieldOp::create(lb, l, next);
       });
   SmallVector<Value> out(loop.getResults());
   return buildVector(b, loc, out);
 }
-

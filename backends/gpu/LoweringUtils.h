@@ -255,15 +255,16 @@ DotScratch dotScratch(DotOp op);
 std::pair<mlir::Value, mlir::Value>
 stageDotOperands(const TargetOps &ops, mlir::OpBuilder &b, mlir::Location loc,
                  DotOp op, mlir::Value a, mlir::Value bTile);
-/// The tensor-core lowerings' K loop: an scf.for over `steps` K steps of 16
-/// carrying the registers of accumulator `acc` (a converted vector); `body`
-/// gets k0 = 16 x step and updates the registers in place. Returns the
-/// final accumulator vector.
+/// The tensor-core lowerings' K loop: an scf.for over `steps` K steps of
+/// `kStep` elements carrying the registers of accumulator `acc` (a converted
+/// vector); `body` gets k0 = kStep x step and updates the registers in
+/// place. Returns the final accumulator vector.
 mlir::Value accumulateKSteps(
     mlir::OpBuilder &b, mlir::Location loc, mlir::Value acc, int64_t steps,
     llvm::function_ref<void(mlir::OpBuilder &, mlir::Location, mlir::Value,
                             llvm::MutableArrayRef<mlir::Value>)>
-        body);
+        body,
+    int64_t kStep = 16);
 void storeTileRows(const TargetOps &ops, mlir::OpBuilder &b, mlir::Location loc,
                    mlir::Value v, mlir::RankedTensorType type, mlir::Value base,
                    int64_t rowStride);

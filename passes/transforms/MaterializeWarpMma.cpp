@@ -86,11 +86,15 @@ struct MaterializeWarpMma
   /// 16x16x16 MFMA from an mfma table (gfx90a, gfx942).
   std::string instructionFor(Type elem) const {
     if (mfma()) {
+      // i8: 16x16x16 (gfx90a, 4 bytes a lane) or 16x16x32 (gfx942, 8).
+      bool int8 = elem.isInteger(8);
       for (const kcc::MmaShape &s : target->mma.shapes)
-        if (s.a == typeName(elem) && s.m == 16 && s.nMin <= 16 &&
-            16 <= s.nMax && s.k == 16)
-          return elem.isBF16() ? "mfma.f32.16x16x16bf16.1k"
-                               : "mfma.f32.16x16x16f16";
+        if (s.a == (int8 ? "s8" : typeName(elem)) && s.m == 16 &&
+            s.nMin <= 16 && 16 <= s.nMax && (s.k == 16 || (int8 && s.k == 32)))
+          return int8            ? (s.k == 16 ? "mfma.i32.16x16x16i8"
+                                              : "mfma.i32.16x16x32.i8")
+                 : elem.isBF16() ? "mfma.f32.16x16x16bf16.1k"
+                                 : "mfma.f32.16x16x16f16";
       return "";
     }
     bool int8 = elem.isInteger(8);
@@ -142,14 +146,14 @@ std::string MaterializeWarpMma::refusal(kcc::DotOp dot, unsigned units) const {
   if (elem != b.getElementType())
     return "its operands have different element types (" + typeName(elem) +
            ", " + typeName(b.getElementType()) + ")";
-  bool int8 = elem.isInteger(8) && !mfma();
+  bool int8 = elem.isInteger(8);
   if (!elem.isF16() && !elem.isBF16() && !int8)
-    return "kcc runs " + inst + " on f16 and bf16 inputs" +
-           (mfma() ? "" : " (and i8 with an i32 accumulator)") + ", not " +
+    return "kcc runs " + inst +
+           " on f16 and bf16 inputs (and i8 with an i32 accumulator), not " +
            typeName(elem);
   if (instructionFor(elem).empty())
     return "target '" + target->name + "' lists no " +
-           (mfma() ? "16x16x16 MFMA"
+           (mfma() ? (int8 ? "16x16x16 or 16x16x32 s8 MFMA" : "16x16x16 MFMA")
             : int8 ? "m16n8k32 s8 mma.sync"
                    : "m16n8k16 mma.sync") +
            " shape for " + typeName(elem);
@@ -159,7 +163,7 @@ std::string MaterializeWarpMma::refusal(kcc::DotOp dot, unsigned units) const {
   // ldmatrix hands out 16-bit pairs; only its untransposed form delivers
   // the 4 consecutive K bytes an 8-bit fragment register holds, so both
   // operands are read K-major from the pipelined stages.
-  if (int8) {
+  if (int8 && !mfma()) {
     bool aTrans = false, bTrans = false;
     if (!paddedRead(dot.getA(), aTrans) || !paddedRead(dot.getB(), bTrans))
       return "mma.sync takes 8-bit operands from the pipelined shared-memory "
@@ -182,9 +186,11 @@ std::string MaterializeWarpMma::refusal(kcc::DotOp dot, unsigned units) const {
            (mfma() ? "the instruction's N"
                    : "B's fragments are loaded two 8-column blocks at a time") +
            ")";
-  if (k % (int8 ? 32 : 16) != 0)
+  int64_t kStep =
+      int8 && instructionFor(elem) != "mfma.i32.16x16x16i8" ? 32 : 16;
+  if (k % kStep != 0)
     return "K = " + std::to_string(k) + " is not a multiple of " +
-           (int8 ? "32" : "16") + " (the instruction's K)";
+           std::to_string(kStep) + " (the instruction's K)";
   // The accumulator and the operand tiles live in registers of the
   // accumulator's threads: each within the layout pass's per-tile budget
   // (half the register file, as kcc-assign-layouts allows).
