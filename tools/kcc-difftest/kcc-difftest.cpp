@@ -89,6 +89,12 @@ static cl::opt<bool> bankConflicts(
     "bank-conflicts",
     cl::desc("Print the shared-memory bank conflicts of each sim leg, per op"),
     cl::cat(category));
+static cl::opt<uint64_t> maxCaseBytes(
+    "max-case-bytes",
+    cl::desc("The most bytes one case's buffers may take together (default "
+             "4 GiB); a larger case is refused at its buffer, not allocated"),
+    cl::init(uint64_t(1) << 32), cl::cat(category));
+
 static cl::opt<uint64_t> simMaxThreads(
     "sim-max-threads",
     cl::desc("Skip (with a reason) sim cases with more CTAs x threads"),
@@ -435,6 +441,7 @@ private:
           return s.intValue;
       return std::nullopt;
     };
+    uint64_t caseBytes = 0; // the buffers' bytes so far (--max-case-bytes)
     for (size_t i = 0; i < inputs.size(); ++i) {
       mlir::Type t = inputs[i];
       interp::KernelArg arg;
@@ -456,6 +463,9 @@ private:
         interp::Buffer buf;
         buf.name = b->name;
         buf.array.dtype = *pointee;
+        // Bytes in 64 bits, checked at every product: a shape whose element
+        // count overflows must not wrap into a small allocation.
+        uint64_t bytes = interp::dtypeSize(*pointee);
         for (const SizeSpec &s : b->shape) {
           int64_t n;
           std::string err;
@@ -467,7 +477,17 @@ private:
                                          "[1, 2^32]" +
                                          where);
           buf.array.shape.push_back(n);
+          if (__builtin_mul_overflow(bytes, uint64_t(n), &bytes) ||
+              bytes >
+                  maxCaseBytes - std::min<uint64_t>(caseBytes, maxCaseBytes))
+            return caseErrorB(
+                s.loc, "buffer '" + b->name + "' would take the case's " +
+                           "buffers past --max-case-bytes=" +
+                           Twine(uint64_t(maxCaseBytes)) +
+                           " bytes; use smaller sizes or raise the limit" +
+                           where);
         }
+        caseBytes += bytes;
         if (b->init.kind == InitSpec::List &&
             int64_t(b->init.values.size()) != buf.array.numElements())
           return caseErrorB(
