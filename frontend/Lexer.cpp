@@ -165,6 +165,18 @@ Token Lexer::next() {
     while (cur < end && (isalnum((unsigned char)*cur) || *cur == '_'))
       ++cur;
     llvm::StringRef text(start, cur - start);
+    // Generated symbols (specializations, stubs, tensor maps) append to a
+    // name, and ptxas's time grows with symbol length until it fails.
+    constexpr size_t kMaxNameLength = 256;
+    if (text.size() > kMaxNameLength) {
+      report(llvm::SMLoc::getFromPointer(start),
+             "a name of " + llvm::Twine(text.size()) +
+                 " characters is longer than the " +
+                 llvm::Twine(kMaxNameLength) +
+                 " kcc allows (the symbols it generates append to names); "
+                 "shorten it");
+      return make(Tok::Error, start);
+    }
     Tok kind = llvm::StringSwitch<Tok>(text)
                    .Case("kernel", Tok::KwKernel)
                    .Case("let", Tok::KwLet)
