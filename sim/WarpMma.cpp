@@ -161,6 +161,13 @@ bool Machine::warpMatrixOp(unsigned first, unsigned last, uint64_t present,
              uint32_t(reg(l, slot + 1) & 0xffff) << 16;
     return uint32_t(reg(l, slot));
   };
+  // D register i of lane (g, t) is D[g + 8 (i / 2)][2 t + i % 2], both
+  // forms.
+  auto forEachD = [&](auto &&body) {
+    for (unsigned l = 0; l < 32; ++l)
+      for (unsigned i = 0; i < 4; ++i)
+        body(l, i, l / 4 + 8 * (i / 2), 2 * (l % 4) + i % 2);
+  };
   if (aux[0] == 2) {
     // m16n8k32 s8 (PTX ISA, "Matrix Fragments for mma.m16n8k32"): A
     // register i of lane (g, t) holds A[g + 8 (i % 2)][4 t + 16 (i / 2) +
@@ -179,16 +186,12 @@ bool Machine::warpMatrixOp(unsigned first, unsigned last, uint64_t present,
       for (unsigned i = 0; i < 4; ++i)
         c32[g + 8 * (i / 2)][2 * t + i % 2] = uint32_t(reg(l, aux[13 + i]));
     }
-    for (unsigned l = 0; l < 32; ++l) {
-      unsigned g = l / 4, t = l % 4;
-      for (unsigned i = 0; i < 4; ++i) {
-        unsigned row = g + 8 * (i / 2), col = 2 * t + i % 2;
-        uint32_t d = c32[row][col];
-        for (unsigned k = 0; k < 32; ++k)
-          d += uint32_t(a8[row][k] * b8[k][col]);
-        reg(l, in.res + i) = d;
-      }
-    }
+    forEachD([&](unsigned l, unsigned i, unsigned row, unsigned col) {
+      uint32_t d = c32[row][col];
+      for (unsigned k = 0; k < 32; ++k)
+        d += uint32_t(a8[row][k] * b8[k][col]);
+      reg(l, in.res + i) = d;
+    });
     return true;
   }
   auto value = [&](uint16_t h) {
@@ -212,15 +215,11 @@ bool Machine::warpMatrixOp(unsigned first, unsigned last, uint64_t present,
     for (unsigned i = 0; i < 4; ++i)
       c[g + 8 * (i / 2)][2 * t + i % 2] = asF32(reg(l, aux[13 + i]));
   }
-  for (unsigned l = 0; l < 32; ++l) {
-    unsigned g = l / 4, t = l % 4;
-    for (unsigned i = 0; i < 4; ++i) {
-      unsigned row = g + 8 * (i / 2), col = 2 * t + i % 2;
-      float d = c[row][col];
-      for (unsigned k = 0; k < 16; ++k)
-        d += a[row][k] * b[k][col];
-      reg(l, in.res + i) = bitsOf(d);
-    }
-  }
+  forEachD([&](unsigned l, unsigned i, unsigned row, unsigned col) {
+    float d = c[row][col];
+    for (unsigned k = 0; k < 16; ++k)
+      d += a[row][k] * b[k][col];
+    reg(l, in.res + i) = bitsOf(d);
+  });
   return true;
 }

@@ -359,10 +359,9 @@ bool Machine::completeWgmma(uint32_t index) {
     for (unsigned i = 0; i < regs; ++i) {
       unsigned row = 16 * warp + lane / 4 + 8 * ((i / 2) % 2);
       unsigned col = 8 * (i / 4) + 2 * (lane % 4) + i % 2;
-      float d = 0;
-      uint32_t acc32 = 0;
+      uint64_t v = 0; // the accumulator's bits (f32, or s32 for s8)
       if (r.scaleD) {
-        uint64_t v = r.acc[size_t(t) * regs + i];
+        v = r.acc[size_t(t) * regs + i];
         if (isWgmmaTag(v)) {
           const WgmmaRun &from = wgmmas[wgmmaTagIndex(v)];
           size_t at = size_t(t) * (from.n / 2) + wgmmaTagField(v);
@@ -376,18 +375,16 @@ bool Machine::completeWgmma(uint32_t index) {
           }
           v = from.result[at];
         }
-        d = asF32(v);
-        if (s8) // the s32 accumulator's bits
-          d = float(0), acc32 = uint32_t(v);
       }
       if (s8) {
         // s32 sums of s8 products, wrapping as the hardware's adds do.
-        uint32_t sum = r.scaleD ? acc32 : 0;
+        uint32_t sum = uint32_t(v);
         for (unsigned k = 0; k < kk; ++k)
           sum += uint32_t(int32_t(a[row * kk + k]) * int32_t(b[k * n + col]));
         r.result[size_t(t) * regs + r.field[i]] = sum;
         continue;
       }
+      float d = asF32(v);
       for (unsigned k = 0; k < 16; ++k)
         d += a[row * 16 + k] * b[k * n + col];
       r.result[size_t(t) * regs + r.field[i]] = uint32_t(bitsOf(d));

@@ -88,10 +88,10 @@ struct DotMfmaLowering : OpConversionPattern<DotOp> {
         b, loc, arith::MulIOp::create(b, loc, quad, k32(s.bRowStride)), row16);
 
     auto i16 = b.getIntegerType(16);
-    Type f32 = int8 ? Type(b.getI32Type()) : Type(b.getF32Type());
+    Type accElem = int8 ? Type(b.getI32Type()) : Type(b.getF32Type());
     auto frag = VectorType::get({e}, elem);
     auto fragI16 = VectorType::get({4}, i16);
-    auto acc4 = VectorType::get({4}, f32);
+    auto acc4 = VectorType::get({4}, accElem);
     Value zero = LLVM::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
     // bf16 operands go in as i16 bits (the intrinsic's <4 x i16>), 8-bit
     // ones packed into one integer.

@@ -109,10 +109,10 @@ Value emitMmaSync(const TargetOps &ops, OpBuilder &b, Location loc, Value acc,
   };
 
   auto i32 = b.getI32Type();
-  // The accumulator's element.
-  Type f32 = int8 ? Type(i32) : Type(b.getF32Type());
+  Type accElem = int8 ? Type(i32) : Type(b.getF32Type());
   Type x4 = LLVM::LLVMStructType::getLiteral(ctx, {i32, i32, i32, i32});
-  Type d4 = LLVM::LLVMStructType::getLiteral(ctx, {f32, f32, f32, f32});
+  Type d4 = LLVM::LLVMStructType::getLiteral(
+      ctx, {accElem, accElem, accElem, accElem});
   auto half2 = VectorType::get({2}, elem);
   auto shape = NVVM::LdStMatrixShapeAttr::get(ctx, 8, 8);
   // Four 8x8 b16 matrices; .trans where the stage's rows run across the
