@@ -67,7 +67,7 @@ bool isExpectedPipelineError(llvm::StringRef msg) {
          msg.starts_with("cannot prove that the stores cover tensor") ||
          msg.starts_with("the stores never cover tensor") ||
          msg.starts_with("the box origins (tile size x coordinate)") ||
-         // --persistent: a kernel named like another's persistent build.
+         // A kernel named like another's persistent or fallback build.
          (msg.starts_with("kernel '") &&
           msg.contains("that symbol is taken; rename the kernel")) ||
          (msg.starts_with("programs (") && msg.contains(") both write"));

@@ -377,6 +377,8 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                      << " names the one-program-per-tile build (a symbol) of "
                         "a kernel with "
                      << kPersistentAttr;
+  if (name == kFallbackOfAttr)
+    return expectKind<FlatSymbolRefAttr>(op, attr, "a symbol");
   if (name == kRolesAttr)
     return expectKind<IntegerAttr>(op, attr, "an integer");
   if (name == kEpilogueChunkAttr) {

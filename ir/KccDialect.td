@@ -184,6 +184,12 @@ def Kcc_Dialect : Dialect {
     // instead when the grid has at most kcc.persistent x processors tiles
     // (each CTA would run one tile, and the tile loop only costs).
     static constexpr ::llvm::StringLiteral kPersistentOfAttr = "kcc.persistent_of";
+    // On the fallback build of a kernel over tensor<> parameters: the symbol
+    // of the build that assumes the tensor contract (bases 16-byte aligned,
+    // row strides multiples of 16 bytes: TMA and 16-byte vector accesses).
+    // The launch runs this one when the given tensors break the contract
+    // (passes/transforms/AddFallbackBuilds.cpp).
+    static constexpr ::llvm::StringLiteral kFallbackOfAttr = "kcc.fallback_of";
     // On the scf.for over a persistent kernel's tiles (from its launch id to
     // the tile count, by the launch's extent): loops nested in it are
     // pipelined as if outermost, their stage counter carried across tiles.

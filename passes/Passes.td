@@ -60,6 +60,25 @@ def KccRasterizePrograms : Pass<"kcc-rasterize-programs", "mlir::ModuleOp"> {
                            "mlir::scf::SCFDialect"];
 }
 
+def KccAddFallbackBuilds : Pass<"kcc-add-fallback-builds", "mlir::ModuleOp"> {
+  let summary = "Give kernels over tensor<> parameters a build for tensors "
+                "outside the tensor contract";
+  let description = [{
+    Tile IR -> tile IR, after kcc-rasterize-programs. Each kernel with
+    tensor<> parameters (arguments with kcc.tensor_rank) gets a copy,
+    @<name>__fallback {kcc.fallback_of = @<name>}, placed after it, in which
+    the tensor contract's facts are gone: a tensor base keeps a kcc.align
+    only above 16 (one the user declared), else the element's size; the
+    strides lose kcc.divisibility. kcc.variant_of/kcc.variant_only are
+    dropped from the copy (it is launched by its kernel's launch, never
+    ranked). Persistent builds get no copy of their own. kcc-add-tensor-maps
+    leaves the copies without tensor maps, so their accesses take the vector
+    path; the launch stub runs a copy when the given tensors break the
+    contract (a base not 16-byte aligned, a row stride that is negative or
+    not a multiple of 16 bytes).
+  }];
+}
+
 def KccRematerializeBroadcasts
     : Pass<"kcc-rematerialize-broadcasts", "mlir::ModuleOp"> {
   let summary = "Compute broadcast index math at the broadcast's shape "
@@ -142,7 +161,8 @@ def KccAddTensorMaps : Pass<"kcc-add-tensor-maps", "mlir::ModuleOp"> {
   let description = [{
     Tile IR -> tile IR, once per input on the tile IR that a fatbin's NVIDIA
     targets with TMA share, before any per-target pass (so before kcc.target
-    is set: `targets` names the models). Appends to each kernel one
+    is set: `targets` names the models). Appends to each kernel (but the
+    fallback builds of kcc-add-fallback-builds, kcc.fallback_of) one
     !kcc.tensormap argument per (tensor parameter, box, element type) that a
     load_tile/store_tile could copy with TMA on every given target, judged on
     the compile-time half of the TMA rules (passes/analysis/TensorMaps.h);

@@ -66,6 +66,9 @@ void pipeline::buildTilePipeline(OpPassManager &pm,
     rasterize.persistent = options.persistent;
     pm.addPass(createKccRasterizePrograms(rasterize));
   }
+  // Tensors outside the tensor contract: a build without it, beside each.
+  if (options.fallbackBuilds)
+    pm.addPass(createKccAddFallbackBuilds());
 }
 
 std::vector<const TargetModel *>

@@ -64,6 +64,9 @@ struct TileOptions {
   /// > 0: a persistent build with that many CTAs per multiprocessor
   /// (kcc --persistent).
   unsigned persistent = 0;
+  /// Kernels over tensor<> parameters also get a build that does not assume
+  /// the tensor contract, launched for tensors that break it.
+  bool fallbackBuilds = true;
 };
 void buildTilePipeline(mlir::OpPassManager &pm, const TileOptions &options);
 

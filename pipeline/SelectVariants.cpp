@@ -170,10 +170,19 @@ StringRef persistentOf(func::FuncOp func) {
   return of ? of.getValue() : StringRef();
 }
 
-/// Erases the functions `drop` names and their persistent builds.
+/// The symbol a persistent or fallback build belongs to, or "".
+StringRef buildOf(func::FuncOp func) {
+  if (auto of =
+          func->getAttrOfType<FlatSymbolRefAttr>(KccDialect::kFallbackOfAttr))
+    return of.getValue();
+  return persistentOf(func);
+}
+
+/// Erases the functions `drop` names and their persistent and fallback
+/// builds.
 void eraseFunctions(ModuleOp module, const llvm::StringSet<> &drop) {
   for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
-    if (drop.contains(func.getSymName()) || drop.contains(persistentOf(func)))
+    if (drop.contains(func.getSymName()) || drop.contains(buildOf(func)))
       func.erase();
 }
 
@@ -190,7 +199,7 @@ kcc::pipeline::selectVariants(ModuleOp module, const TargetModel &target,
     funcs[func.getSymName()] = func;
     auto groups =
         func->getAttrOfType<DictionaryAttr>(KccDialect::kVariantOfAttr);
-    if (!groups || !persistentOf(func).empty())
+    if (!groups || !buildOf(func).empty())
       continue;
     auto spec =
         func->getAttrOfType<DictionaryAttr>(KccDialect::kSpecializationAttr);
@@ -243,6 +252,8 @@ kcc::pipeline::selectVariants(ModuleOp module, const TargetModel &target,
       OwningOpRef<ModuleOp> alone(module.clone());
       llvm::StringSet<> others;
       for (auto func : alone->getOps<func::FuncOp>())
+        // A candidate is ranked with its persistent build (its launch may
+        // run it), not with its fallback build (for odd tensors only).
         if (func.getSymName() != cand.symbol &&
             persistentOf(func) != cand.symbol)
           others.insert(func.getSymName());
@@ -263,8 +274,7 @@ kcc::pipeline::selectVariants(ModuleOp module, const TargetModel &target,
   // Rank; lower the best until one passes; keep it and the named.
   llvm::StringSet<> keep;
   for (auto func : module.getOps<func::FuncOp>())
-    if (!func->hasAttr(KccDialect::kVariantOnlyAttr) &&
-        persistentOf(func).empty())
+    if (!func->hasAttr(KccDialect::kVariantOnlyAttr) && buildOf(func).empty())
       keep.insert(func.getSymName());
   bool ok = true;
   for (VariantChoice &c : choices) {
@@ -311,8 +321,39 @@ kcc::pipeline::selectVariants(ModuleOp module, const TargetModel &target,
     return failure();
   llvm::StringSet<> drop;
   for (auto &[name, func] : funcs)
-    if (persistentOf(func).empty() && !keep.contains(name))
+    if (buildOf(func).empty() && !keep.contains(name))
       drop.insert(name);
   eraseFunctions(module, drop);
   return choices;
+}
+
+bool kcc::pipeline::hasFallbackBuilds(ModuleOp module) {
+  return llvm::any_of(module.getOps<func::FuncOp>(), [](func::FuncOp f) {
+    return f->hasAttr(KccDialect::kFallbackOfAttr);
+  });
+}
+
+std::vector<DroppedFallback> kcc::pipeline::dropUncompilableFallbacks(
+    ModuleOp module, const TargetModel &target, const LayoutOptions &layout) {
+  std::vector<DroppedFallback> dropped;
+  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
+    if (!func->hasAttr(KccDialect::kFallbackOfAttr))
+      continue;
+    OwningOpRef<ModuleOp> alone(module.clone());
+    for (auto other : llvm::make_early_inc_range(alone->getOps<func::FuncOp>()))
+      if (other.getSymName() != func.getSymName())
+        other.erase();
+    PassManager pm(module.getContext());
+    LayoutOptions quiet = layout;
+    quiet.remarks = false;
+    buildLayoutPipeline(pm, target, quiet);
+    buildLowerToLLVMPipeline(pm, target);
+    DroppedFallback d;
+    if (runQuietly(pm, *alone, d.refusal))
+      continue;
+    d.symbol = func.getSymName().str();
+    dropped.push_back(std::move(d));
+    func.erase();
+  }
+  return dropped;
 }

@@ -15,8 +15,16 @@ import json
 import sys
 
 manifest = json.load(open(sys.argv[1]))
-for kernel in manifest["kernels"]:
+def builds(kernel):
+    """Each specialization and its fallback build (no tensor maps)."""
     for spec in kernel["specializations"]:
+        yield spec
+        if "fallback" in spec:
+            yield {**spec["fallback"], "params": []}
+
+
+for kernel in manifest["kernels"]:
+    for spec in builds(kernel):
         names = [p["name"] for p in spec["params"]]
         for t in spec.get("targets", []):
             if t.get("target", "").startswith("sm_") and t.get("dynamic_shared_bytes"):

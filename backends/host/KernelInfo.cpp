@@ -55,6 +55,14 @@ KernelInfo::persistentBuildOf(const Specialization &spec) const {
   return nullptr;
 }
 
+const Specialization *
+KernelInfo::fallbackBuildOf(const Specialization &spec) const {
+  for (const Specialization &f : fallbackBuilds)
+    if (f.fallbackOf == spec.symbol)
+      return &f;
+  return nullptr;
+}
+
 VariantGroup *findVariantGroup(ModuleInfo &info, const std::string &name) {
   for (KernelInfo &k : info.kernels)
     for (VariantGroup &g : k.groups)

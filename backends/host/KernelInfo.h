@@ -101,6 +101,13 @@ struct Specialization {
   // one-program-per-tile build it stands in for when the grid has more than
   // `persistent` x processors tiles. Same parameters, grid and guards.
   std::string persistentOf;
+  // A fallback build (kcc-add-fallback-builds): the symbol of the build it
+  // stands in for when the launch's tensors break the tensor contract. Same
+  // user parameters, grid and guards; no tensor maps.
+  std::string fallbackOf;
+  // (target, why) for each target that could not compile this build (a
+  // fallback build is dropped there rather than failing the compile).
+  std::vector<std::pair<std::string, std::string>> notBuilt;
   std::vector<Requirement> requirements; // checked first, in order
   std::vector<CoverageGuard> coverage;  // launch guards, if any
   std::vector<TargetBuild> builds;      // one per target that compiled it
@@ -126,10 +133,15 @@ struct KernelInfo {
   // kcc --persistent: the persistent builds of some specializations (each
   // with persistentOf set); not launch functions of their own.
   std::vector<Specialization> persistentBuilds;
+  // The fallback builds of some specializations (each with fallbackOf set);
+  // not launch functions of their own.
+  std::vector<Specialization> fallbackBuilds;
   std::vector<VariantGroup> groups;
 
   /// The persistent build of `spec`, or null.
   const Specialization *persistentBuildOf(const Specialization &spec) const;
+  /// The fallback build of `spec`, or null.
+  const Specialization *fallbackBuildOf(const Specialization &spec) const;
 };
 
 struct ModuleInfo {

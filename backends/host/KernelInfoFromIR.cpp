@@ -172,7 +172,8 @@ bool host::collectKernelInfo(mlir::ModuleOp tileIR, ModuleInfo &info) {
     spec.variantOnly = func->hasAttr(KccDialect::kVariantOnlyAttr);
     if (auto groups = func->getAttrOfType<mlir::DictionaryAttr>(
             KccDialect::kVariantOfAttr);
-        groups && !func->hasAttr(KccDialect::kPersistentOfAttr))
+        groups && !func->hasAttr(KccDialect::kPersistentOfAttr) &&
+        !func->hasAttr(KccDialect::kFallbackOfAttr))
       for (mlir::NamedAttribute g : groups) {
         auto group = llvm::find_if(it->groups, [&](const VariantGroup &v) {
           return v.name == g.getName().getValue();
@@ -192,6 +193,10 @@ bool host::collectKernelInfo(mlir::ModuleOp tileIR, ModuleInfo &info) {
             KccDialect::kPersistentOfAttr)) {
       spec.persistentOf = of.getValue().str();
       it->persistentBuilds.push_back(std::move(spec));
+    } else if (auto fb = func->getAttrOfType<mlir::FlatSymbolRefAttr>(
+                   KccDialect::kFallbackOfAttr)) {
+      spec.fallbackOf = fb.getValue().str();
+      it->fallbackBuilds.push_back(std::move(spec));
     } else {
       it->specializations.push_back(std::move(spec));
     }
@@ -209,6 +214,17 @@ bool host::collectKernelInfo(mlir::ModuleOp tileIR, ModuleInfo &info) {
         return false;
       }
     }
+  // A fallback build stands in for a specialization of its kernel.
+  for (KernelInfo &k : info.kernels)
+    for (const Specialization &f : k.fallbackBuilds)
+      if (llvm::none_of(k.specializations, [&](const Specialization &s) {
+            return s.symbol == f.fallbackOf;
+          })) {
+        tileIR.emitError("internal error: fallback build @")
+            << f.symbol << " stands in for @" << f.fallbackOf
+            << ", which is not a specialization of its kernel";
+        return false;
+      }
   return true;
 }
 
@@ -237,6 +253,8 @@ std::vector<Specialization *> host::allSpecializations(ModuleInfo &info) {
     for (Specialization &s : k.specializations)
       all.push_back(&s);
     for (Specialization &s : k.persistentBuilds)
+      all.push_back(&s);
+    for (Specialization &s : k.fallbackBuilds)
       all.push_back(&s);
   }
   return all;

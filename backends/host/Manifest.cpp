@@ -101,6 +101,24 @@ std::string kcc::host::emitManifest(const ModuleInfo &module,
                          {"ctas_per_sm", int64_t(p->persistent)},
                          {"targets", std::move(persistentBuilds)}};
       }
+      // The build the launch runs for tensors outside the tensor contract;
+      // `not_built` names the targets that could not compile it (there the
+      // launch refuses such tensors, as without one).
+      if (const Specialization *f = k.fallbackBuildOf(s)) {
+        json::Array fallbackBuilds, notBuilt;
+        for (const TargetBuild &b : f->builds)
+          fallbackBuilds.push_back(buildJson(b));
+        for (const auto &[target, why] : f->notBuilt)
+          notBuilt.push_back(json::Object{{"target", target}, {"why", why}});
+        json::Object fallback{
+            {"symbol", f->symbol},
+            {"when", "a tensor's base is not 16-byte aligned or a row stride "
+                     "is negative or not a multiple of 16 bytes"},
+            {"targets", std::move(fallbackBuilds)}};
+        if (!notBuilt.empty())
+          fallback["not_built"] = std::move(notBuilt);
+        spec["fallback"] = std::move(fallback);
+      }
       // Launch guards from the coverage proof: a launch where `guard` (C
       // over the parameter names) is false leaves `tensor` partly unwritten.
       if (!s.requirements.empty()) {

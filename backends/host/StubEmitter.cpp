@@ -105,6 +105,16 @@ std::string docComment(const KernelInfo &k, const SpecPlan &sp, bool amd) {
             " CTA(s) per multiprocessor, each looping over the tiles of "
             "every batch.",
         2);
+  if (const Specialization *f = sp.fallback)
+    out += wrapComment(
+        "///",
+        "Tensors outside the tensor contract (a base not 16-byte aligned, a "
+        "row stride that is negative or not a multiple of 16 bytes) are not "
+        "refused: the launch runs " +
+            f->symbol +
+            " instead, a build without TMA whose accesses assume only the "
+            "declared facts.",
+        2);
   std::string builds;
   for (const TargetBuild *b : sp.builds)
     builds += (builds.empty() ? "" : ", ") + std::to_string(b->threads) + " (" +
@@ -478,6 +488,38 @@ std::string emitSource(const ModuleInfo &m,
                         ? "kcc::Status " + s.symbol + "("
                         : "static kcc::Status kcc_variant_" + s.symbol + "(",
                     params, ") {");
+      // The tensor contract this build assumes (what its facts claim beyond
+      // the fallback build's): tensors that break it run the fallback
+      // build, with the same arguments, instead of being refused.
+      if (const Specialization *f = sp.fallback) {
+        std::vector<std::string> terms;
+        for (size_t i = 0; i < s.params.size() && i < f->params.size(); ++i) {
+          const ParamInfo &p = s.params[i], &q = f->params[i];
+          if (p.isTensorMap)
+            continue;
+          if (p.isPointer && effectiveAlign(p) > effectiveAlign(q))
+            terms.push_back("reinterpret_cast<uintptr_t>(" + p.name + ") % " +
+                            std::to_string(effectiveAlign(p)) + " == 0");
+          else if (!p.isPointer && p.divisibility > q.divisibility)
+            terms.push_back(p.name + " >= 0 && " + p.name + " % " +
+                            int64Literal(p.divisibility) + " == 0");
+        }
+        std::vector<std::string> args;
+        for (const ParamInfo &q : f->params)
+          args.push_back(q.name);
+        args.push_back("stream");
+        if (!terms.empty()) {
+          c += "  // The tensor contract (16-byte aligned bases, row strides\n"
+               "  // non-negative multiples of 16 bytes) or the fallback "
+               "build.\n";
+          std::string cond;
+          for (const std::string &t : terms)
+            cond += (cond.empty() ? "" : " &&\n        ") + t;
+          c += "  if (!(" + cond + "))\n";
+          c += wrapCall("    ", "return kcc_variant_" + f->symbol + "(", args,
+                        ");");
+        }
+      }
       bool declared = false;
       auto check = [&](const std::string &call,
                        const std::vector<std::string> &args) {

@@ -214,41 +214,48 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
     }
     KernelPlan kp;
     kp.kernel = &k;
-    for (const Specialization &s : k.specializations) {
-      if (!checkName(s.symbol, "kernel function", k.name))
-        return false;
+    // Plans `s` into kp.specs (a fallback build: its internal launch
+    // function, which the launch of the build it stands in for calls).
+    enum class Planned { Done, Skipped, Failed };
+    auto planSpec = [&](const Specialization &s) -> Planned {
+      // A fallback build's name (<symbol>__fallback) is kcc's, never a
+      // user's: no C++ name of the user's namespace.
+      bool internal = !s.fallbackOf.empty();
+      if (!internal && !checkName(s.symbol, "kernel function", k.name))
+        return Planned::Failed;
       if (s.symbol == "last_error_message" || s.symbol == "status_code") {
         error = "kernel function '" + s.symbol + "' would be named kcc_" +
                 s.symbol + " in C, which the runtime defines; rename it";
-        return false;
+        return Planned::Failed;
       }
       std::vector<const TargetBuild *> builds = vendorBuilds(s);
       // A candidate none of the vendor's targets chose is not in its image.
       if (s.variantOnly && builds.empty())
-        continue;
-      if (!s.variantOnly && !claim(s.symbol, "kernel function of " + k.name))
-        return false;
+        return Planned::Skipped;
+      if (!s.variantOnly && !internal &&
+          !claim(s.symbol, "kernel function of " + k.name))
+        return Planned::Failed;
       if (builds.empty()) {
         error = "kernel function '" + s.symbol + "' has no " +
                 (s.builds.empty() ? ""
                  : vendor.amd     ? "AMD (gfx) "
                                   : "NVIDIA ") +
                 "target builds";
-        return false;
+        return Planned::Failed;
       }
       std::set<std::string> names;
       for (const ConstantValue &c : s.constants) {
         if (!checkName(c.name, "constant parameter", k.name))
-          return false;
+          return Planned::Failed;
         if (c.isDType && !validKind(c.dtype)) {
           error = "constant '" + c.name + "' of " + s.symbol +
                   " has an invalid dtype";
-          return false;
+          return Planned::Failed;
         }
         if (!names.insert(c.name).second) {
           error = "kernel '" + k.name + "' has two constants named '" + c.name +
                   "'";
-          return false;
+          return Planned::Failed;
         }
       }
       names.clear();
@@ -257,31 +264,31 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
           if (!checkTensorMap(s, p, vendor, error)) {
             culpritKernel = k.name;
             culpritName = p.name;
-            return false;
+            return Planned::Failed;
           }
           if (!names.insert(p.name).second) {
             error = "kernel '" + k.name + "' has two parameters named '" +
                     p.name + "'";
-            return false;
+            return Planned::Failed;
           }
           continue; // not a C++ name: the stubs encode it, users never see it
         }
         if (!checkName(p.name, "parameter", k.name))
-          return false;
+          return Planned::Failed;
         if (!validKind(p.elem)) {
           error = "parameter '" + p.name + "' of " + s.symbol +
                   " has an invalid type";
-          return false;
+          return Planned::Failed;
         }
         if (!names.insert(p.name).second) {
           error = "kernel '" + k.name + "' has two parameters named '" +
                   p.name + "'";
-          return false;
+          return Planned::Failed;
         }
       }
       SpecPlan sp;
       sp.spec = &s;
-      sp.launchable = !s.variantOnly;
+      sp.launchable = !s.variantOnly && s.fallbackOf.empty();
       sp.builds = std::move(builds);
       if (const Specialization *p = k.persistentBuildOf(s)) {
         sp.persistent.spec = p;
@@ -289,13 +296,13 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
         if (sp.persistent.builds.size() != sp.builds.size()) {
           error = "the persistent build of '" + s.symbol +
                   "' was not compiled for the same targets";
-          return false;
+          return Planned::Failed;
         }
       }
       std::set<std::string> used;
       for (const std::string &e : s.grid)
         if (!scanGrid(e, s, used, error))
-          return false;
+          return Planned::Failed;
       for (const ParamInfo &p : s.params)
         if (used.count(p.name))
           sp.gridParams.push_back(p.name);
@@ -321,11 +328,35 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
       };
       for (const CoverageGuard &g : s.coverage)
         if (!guardUses(g.expr, sp.guardParams))
-          return false;
+          return Planned::Failed;
       for (const Requirement &r : s.requirements)
         if (!guardUses(r.expr, sp.requireParams))
-          return false;
+          return Planned::Failed;
       kp.specs.push_back(std::move(sp));
+      return Planned::Done;
+    };
+    for (const Specialization &s : k.specializations) {
+      // The fallback first: the launch that may run it is emitted after it.
+      // It is used only where every target of the vendor built it.
+      const Specialization *f = k.fallbackBuildOf(s);
+      bool useFallback = false;
+      if (f) {
+        std::vector<const TargetBuild *> fb = vendorBuilds(*f),
+                                         sb = vendorBuilds(s);
+        useFallback =
+            !sb.empty() && fb.size() == sb.size() &&
+            std::equal(fb.begin(), fb.end(), sb.begin(),
+                       [](const TargetBuild *a, const TargetBuild *b) {
+                         return a->target == b->target;
+                       });
+      }
+      if (useFallback && planSpec(*f) == Planned::Failed)
+        return false;
+      Planned planned = planSpec(s);
+      if (planned == Planned::Failed)
+        return false;
+      if (planned == Planned::Done && useFallback)
+        kp.specs.back().fallback = f;
     }
     for (const VariantGroup &g : k.groups) {
       if (!checkName(g.name, "launch function", k.name) ||

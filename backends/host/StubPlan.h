@@ -50,6 +50,11 @@ struct SpecPlan {
     const Specialization *spec = nullptr;
     std::vector<const TargetBuild *> builds;
   } persistent;
+  // The specialization's fallback build, planned just before it (its own
+  // SpecPlan, not launchable): the launch runs it when the given tensors
+  // break the tensor contract. Null if none, or if some target of the
+  // vendor could not build it.
+  const Specialization *fallback = nullptr;
 };
 
 struct Dispatcher {

@@ -41,7 +41,8 @@ struct AddTensorMaps : kcc::impl::KccAddTensorMapsBase<AddTensorMaps> {
       targets.push_back(t);
     }
     for (auto func : getOperation().getOps<func::FuncOp>())
-      if (func->hasAttr(kcc::KccDialect::kKernelAttr) && !func.isExternal())
+      if (func->hasAttr(kcc::KccDialect::kKernelAttr) && !func.isExternal() &&
+          !func->hasAttr(kcc::KccDialect::kFallbackOfAttr))
         runOnKernel(func);
   }
 

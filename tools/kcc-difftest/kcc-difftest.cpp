@@ -99,6 +99,13 @@ static cl::opt<uint64_t> simMaxThreads(
     "sim-max-threads",
     cl::desc("Skip (with a reason) sim cases with more CTAs x threads"),
     cl::init(1ull << 22), cl::cat(category));
+static cl::opt<bool> fallbackBuildsOpt(
+    "fallback-builds",
+    cl::desc("Compile kernels over tensor<> parameters with their fallback "
+             "builds (as kcc does by default); cases whose strides break the "
+             "tensor contract run them. With =false such cases are refused, "
+             "as the launch would refuse them (default: true)"),
+    cl::init(true), cl::cat(category));
 static cl::opt<unsigned> persistentOpt(
     "persistent",
     cl::desc("Also compile group(N) kernels' persistent builds (as kcc "
@@ -186,11 +193,17 @@ bool readManifest(StringRef path, ThreadsMap &threads,
   for (const json::Value &k : *kernels) {
     const json::Object *ko = k.getAsObject();
     const json::Array *specs = ko ? ko->getArray("specializations") : nullptr;
-    for (const json::Value &s : specs ? *specs : json::Array()) {
-      const json::Object *so = s.getAsObject();
-      std::optional<StringRef> symbol =
-          so ? so->getString("symbol") : std::nullopt;
-      const json::Array *targets = so ? so->getArray("targets") : nullptr;
+    // A specialization and its fallback build (a launch may run either).
+    std::vector<const json::Object *> builds;
+    for (size_t i = 0; specs && i < specs->size(); ++i)
+      if (const json::Object *so = (*specs)[i].getAsObject()) {
+        builds.push_back(so);
+        if (const json::Object *fo = so->getObject("fallback"))
+          builds.push_back(fo);
+      }
+    for (const json::Object *so : builds) {
+      std::optional<StringRef> symbol = so->getString("symbol");
+      const json::Array *targets = so->getArray("targets");
       if (!symbol || !targets)
         continue;
       auto &list = threads[*symbol];
@@ -285,16 +298,26 @@ public:
     // The sim legs lower only the kernels the cases run (and their
     // persistent builds): a case file that tests a few of a file's many
     // specializations does not pay for compiling the rest on every leg.
-    llvm::StringSet<> used;
-    for (const auto &funcs : selected)
-      for (mlir::func::FuncOp f : funcs)
+    // A fallback build only where a case's scalars break its build's facts.
+    llvm::StringSet<> used, fallbackUsed;
+    for (auto [k, funcs] : zip(cases.kernels, selected))
+      for (mlir::func::FuncOp f : funcs) {
         used.insert(f.getSymName());
+        auto launchF =
+            launched.lookupSymbol<mlir::func::FuncOp>(f.getSymName());
+        for (const CaseSpec &c : k.cases)
+          if (launchF && brokenFact(launchF, c))
+            fallbackUsed.insert(f.getSymName());
+      }
     for (auto f :
          llvm::make_early_inc_range(launched.getOps<mlir::func::FuncOp>())) {
       auto of = f->getAttrOfType<mlir::FlatSymbolRefAttr>(
           KccDialect::kPersistentOfAttr);
+      auto fb = f->getAttrOfType<mlir::FlatSymbolRefAttr>(
+          KccDialect::kFallbackOfAttr);
       if (!used.contains(f.getSymName()) &&
-          !(of && used.contains(of.getValue())))
+          !(of && used.contains(of.getValue())) &&
+          !(fb && fallbackUsed.contains(fb.getValue())))
         f.erase();
     }
     if (!prepareLegs(launched))
@@ -563,7 +586,66 @@ private:
     p.simGrid = p.launchGrid;
     p.simSymbol =
         interp::launchedBuild(launchF, simProcessors, p.simGrid).getSymName();
+    // Arguments the build's facts do not hold for: the launch runs its
+    // fallback build, or refuses them (as the stubs do).
+    if (std::optional<std::string> broken = brokenFact(launchF, c)) {
+      mlir::func::FuncOp fallback = fallbackBuildOf(launchF);
+      // A fact the user declared holds in the fallback build too.
+      if (fallback)
+        broken = brokenFact(fallback, c);
+      if (broken)
+        return caseErrorB(
+            c.loc, "the launch would refuse this case: " + *broken + where);
+      p.simSymbol = fallback.getSymName();
+    }
     return true;
+  }
+
+  /// The first fact (kcc.divisibility) of `f`'s integer parameters that
+  /// case `c`'s scalars break, said for people; none if all hold. A tensor
+  /// stride with the contract's fact must also not be negative. Buffers are
+  /// allocated aligned, so alignment facts hold.
+  static std::optional<std::string> brokenFact(mlir::func::FuncOp f,
+                                               const CaseSpec &c) {
+    auto names = f->getAttrOfType<mlir::ArrayAttr>("kcc.arg_names");
+    for (unsigned i = 0, e = f.getNumArguments(); names && i < e; ++i) {
+      auto d = f.getArgAttrOfType<mlir::IntegerAttr>(
+          i, KccDialect::kDivisibilityAttr);
+      if (!d || i >= names.size())
+        continue;
+      StringRef name = cast<mlir::StringAttr>(names[i]).getValue();
+      for (const ScalarSpec &s : c.scalars)
+        if (s.name == name && s.kind == ScalarSpec::Int &&
+            (s.intValue % d.getInt() != 0 ||
+             (s.intValue < 0 && strideOfTensor(f, i))))
+          return ("'" + name + "' = " + Twine(s.intValue) +
+                  (s.intValue < 0
+                       ? " is negative"
+                       : " is not a multiple of " + Twine(d.getInt())))
+              .str();
+    }
+    return std::nullopt;
+  }
+
+  /// Whether argument `i` of `f` is a stride of a tensor<> parameter.
+  static bool strideOfTensor(mlir::func::FuncOp f, unsigned i) {
+    for (unsigned b = 0; b < i; ++b)
+      if (auto rank = f.getArgAttrOfType<mlir::IntegerAttr>(
+              b, KccDialect::kTensorRankAttr);
+          rank && i > b + rank.getInt() && i < b + 2 * rank.getInt())
+        return true;
+    return false;
+  }
+
+  /// The fallback build of `f` in its module (kcc.fallback_of), or null.
+  static mlir::func::FuncOp fallbackBuildOf(mlir::func::FuncOp f) {
+    auto module = f->getParentOfType<mlir::ModuleOp>();
+    for (auto g : module.getOps<mlir::func::FuncOp>())
+      if (auto of = g->getAttrOfType<mlir::FlatSymbolRefAttr>(
+              KccDialect::kFallbackOfAttr);
+          of && of.getValue() == f.getSymName())
+        return g;
+    return {};
   }
 
   /// Prints an interpreter error at its source location, clang style.
@@ -675,7 +757,10 @@ private:
                 const std::string &interpError) {
     RunCase rc;
     rc.id = k.name + "/" + f.getSymName().str() + "/" + c.name;
-    rc.symbol = f.getSymName().str();
+    // The fallback build where the case's tensors break the contract.
+    rc.symbol = p.simSymbol.rfind("__fallback") != std::string::npos
+                    ? p.simSymbol
+                    : f.getSymName().str();
     if (haveManifest) {
       auto it = threads.find(rc.symbol);
       if (it != threads.end())
@@ -945,6 +1030,7 @@ int main(int argc, char **argv) {
     pipeline::TileOptions coverage;
     coverage.rasterize = false;
     coverage.liftPointerTiles = false;
+    coverage.fallbackBuilds = false; // the reference runs the kernel as written
     mlir::PassManager pm(&ctx);
     pipeline::buildTilePipeline(pm, coverage);
     if (failed(pm.run(*module)))
@@ -954,6 +1040,7 @@ int main(int argc, char **argv) {
   pipeline::TileOptions launch;
   launch.proveCoverage = false;
   launch.persistent = persistentOpt;
+  launch.fallbackBuilds = fallbackBuildsOpt;
   mlir::PassManager pm(&ctx);
   pipeline::buildTilePipeline(pm, launch);
   if (failed(pm.run(*launched)))

@@ -175,6 +175,9 @@ int runLower() {
   // too), the tensor maps, the layout pipeline and the lowering.
   pipeline::TileOptions tileOptions;
   tileOptions.persistent = persistent;
+  // The build for tensors in the contract only (kcc-difftest runs the
+  // fallback builds where its cases' tensors break it).
+  tileOptions.fallbackBuilds = false;
   mlir::PassManager pm(&ctx);
   pipeline::buildTilePipeline(pm, tileOptions);
   if (failed(pm.run(*tile)))

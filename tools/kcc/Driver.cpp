@@ -202,6 +202,7 @@ public:
       pipeline::TileOptions tileOptions;
       tileOptions.unprovenCoverageIsError = options.unprovenCoverageIsError;
       tileOptions.persistent = options.persistent;
+      tileOptions.fallbackBuilds = options.fallbackBuilds;
       pipeline::buildTilePipeline(pm, tileOptions);
       if (failed(pm.run(*tileIR)))
         return false;
@@ -332,6 +333,93 @@ private:
     return writeOutput(options, name, data, binary, written);
   }
 
+  /// What the layout pipeline left, for the report and the builds.
+  struct LaidOut {
+    struct Func {
+      std::string symbol;
+      unsigned warps = 0;
+      bool persistentSlower = false;
+    };
+    std::vector<Func> funcs; // the kernels, with their launch shape
+    mlir::OwningOpRef<mlir::ModuleOp> ir; // layout IR, for --report/--emit
+    std::vector<Report::Remark> remarks;
+  };
+
+  /// A diagnostic held back while a compile may be retried.
+  struct Held {
+    mlir::Location loc;
+    mlir::DiagnosticSeverity severity;
+    std::string text;
+    std::vector<std::pair<mlir::Location, std::string>> notes;
+  };
+
+  /// Runs the layout pipeline on `module`, then (unless only layout IR is
+  /// asked for) the lowering to the LLVM dialect. With `holdErrors`, no
+  /// diagnostic is printed on failure (the caller retries); on success the
+  /// held ones (warnings) are printed then.
+  bool layOutAndLower(mlir::ModuleOp module, const TargetModel &target,
+                      const pipeline::LayoutOptions &layout, bool holdErrors,
+                      LaidOut &out, mlir::TimingScope &scope) {
+    std::vector<Held> held;
+    if (!runLayoutAndLowering(module, target, layout, holdErrors, out, held,
+                              scope))
+      return false;
+    for (const Held &h : held) {
+      mlir::InFlightDiagnostic diag =
+          h.severity == mlir::DiagnosticSeverity::Warning
+              ? mlir::emitWarning(h.loc, h.text)
+              : mlir::emitError(h.loc, h.text);
+      for (const auto &[loc, text] : h.notes)
+        diag.attachNote(loc) << text;
+    }
+    return true;
+  }
+
+  bool runLayoutAndLowering(mlir::ModuleOp module, const TargetModel &target,
+                            const pipeline::LayoutOptions &layout,
+                            bool holdErrors, LaidOut &out,
+                            std::vector<Held> &held, mlir::TimingScope &scope) {
+    // The pass's access-width remarks feed the report, not the terminal.
+    mlir::ScopedDiagnosticHandler handler(
+        &ctx, [&](mlir::Diagnostic &diag) -> mlir::LogicalResult {
+          if (diag.getSeverity() == mlir::DiagnosticSeverity::Remark) {
+            out.remarks.push_back({diag.getLocation(), diag.str()});
+            return mlir::success();
+          }
+          if (!holdErrors)
+            return mlir::failure(); // to the source-line printer
+          Held h{diag.getLocation(), diag.getSeverity(), diag.str(), {}};
+          for (mlir::Diagnostic &note : diag.getNotes())
+            h.notes.push_back({note.getLocation(), note.str()});
+          held.push_back(std::move(h));
+          return mlir::success();
+        });
+    {
+      mlir::PassManager pm(&ctx);
+      mlir::TimingScope passScope = scope.nest("layout passes");
+      pm.enableTiming(passScope);
+      pipeline::buildLayoutPipeline(pm, target, layout);
+      if (failed(pm.run(module)))
+        return false;
+    }
+    if (options.report != ReportKind::None ||
+        options.emit == EmitKind::LayoutIR)
+      out.ir = module.clone();
+    for (auto func : module.getOps<mlir::func::FuncOp>())
+      if (unsigned warps = blockWarps(func))
+        out.funcs.push_back(
+            {func.getSymName().str(), warps, persistentBuildIsSlower(func)});
+    if (options.emit != EmitKind::LayoutIR) {
+      mlir::PassManager pm(&ctx);
+      mlir::TimingScope passScope = scope.nest("lowering passes");
+      pm.enableTiming(passScope);
+      pipeline::buildLowerToLLVMPipeline(pm, target);
+      if (failed(pm.run(module)))
+        return false;
+    }
+    return true;
+  }
+
   bool compileForTarget(mlir::ModuleOp tileIR, const TargetModel &target,
                         std::vector<nvidia::FatbinImage> &images,
                         std::vector<amd::BundleImage> &amdImages,
@@ -363,50 +451,43 @@ private:
       if (options.report != ReportKind::None)
         report.addVariantChoices(target, std::move(*choices));
     }
-    // Tile IR -> layout IR: layouts chosen with the target model's numbers.
-    {
-      mlir::PassManager pm(&ctx);
-      mlir::TimingScope passScope = scope.nest("layout passes");
-      pm.enableTiming(passScope);
-      pipeline::buildLayoutPipeline(pm, target, layout);
-      // The pass's access-width remarks feed the report, not the terminal.
-      std::vector<Report::Remark> remarks;
-      mlir::ScopedDiagnosticHandler remarkHandler(
-          &ctx, [&](mlir::Diagnostic &diag) -> mlir::LogicalResult {
-            if (diag.getSeverity() != mlir::DiagnosticSeverity::Remark)
-              return mlir::failure(); // errors go to the source-line printer
-            remarks.push_back({diag.getLocation(), diag.str()});
-            return mlir::success();
-          });
-      if (failed(pm.run(*module)))
+    // Tile IR -> layout IR -> LLVM dialect. Fallback builds the target
+    // cannot compile are dropped, found only when the whole module fails
+    // (so a compile that succeeds pays nothing for the search); their
+    // kernels' launches then refuse tensors outside the contract.
+    mlir::OwningOpRef<mlir::ModuleOp> pristine;
+    if (pipeline::hasFallbackBuilds(*module))
+      pristine = module->clone();
+    LaidOut laid;
+    if (!layOutAndLower(*module, target, layout, /*holdErrors=*/!!pristine,
+                        laid, scope)) {
+      if (!pristine)
         return false;
-      if (options.report != ReportKind::None)
-        report.addTarget(*module, target, std::move(remarks));
+      for (const pipeline::DroppedFallback &d :
+           pipeline::dropUncompilableFallbacks(*pristine, target, layout))
+        if (host::Specialization *spec =
+                host::findSpecialization(info, d.symbol))
+          spec->notBuilt.push_back({target.name, d.refusal});
+      module = std::move(pristine);
+      laid = LaidOut();
+      if (!layOutAndLower(*module, target, layout, /*holdErrors=*/false, laid,
+                          scope))
+        return false;
     }
+    if (options.report != ReportKind::None)
+      report.addTarget(*laid.ir, target, std::move(laid.remarks));
     if (options.emit == EmitKind::LayoutIR)
-      return write(prefix + ".layout.mlir", printOp(*module), false);
-    for (auto func : module->getOps<mlir::func::FuncOp>()) {
-      host::Specialization *spec =
-          host::findSpecialization(info, func.getSymName());
-      unsigned warps = blockWarps(func);
-      if (!spec || !warps)
+      return write(prefix + ".layout.mlir", printOp(*laid.ir), false);
+    for (const LaidOut::Func &f : laid.funcs) {
+      host::Specialization *spec = host::findSpecialization(info, f.symbol);
+      if (!spec)
         continue;
       host::TargetBuild build;
       build.target = target.name;
       build.sm = target.sm;
-      build.threads = warps * target.warpSize;
-      build.persistentSlower = persistentBuildIsSlower(func);
+      build.threads = f.warps * target.warpSize;
+      build.persistentSlower = f.persistentSlower;
       spec->builds.push_back(build);
-    }
-
-    // Layout IR -> LLVM dialect (NVVM).
-    {
-      mlir::PassManager pm(&ctx);
-      mlir::TimingScope passScope = scope.nest("lowering passes");
-      pm.enableTiming(passScope);
-      pipeline::buildLowerToLLVMPipeline(pm, target);
-      if (failed(pm.run(*module)))
-        return false;
     }
     // The dynamic shared memory each kernel's launch must provide.
     for (auto func : module->getOps<mlir::LLVM::LLVMFuncOp>()) {

@@ -35,6 +35,7 @@ struct Options {
   bool overlapProducts = true;           // kcc-defer-register-a-mma
   bool warpgroupTurns = false;           // its warpgroups take turns
   unsigned persistent = 0; // CTAs per multiprocessor of group(N) kernels
+  bool fallbackBuilds = true; // kernels over tensors: a contract-free build
   // --unproven-coverage: a tensor whose coverage isl cannot prove is an
   // error (true) or a warning.
   bool unprovenCoverageIsError = true;

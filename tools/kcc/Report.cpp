@@ -124,6 +124,20 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
               ->getAttrOfType<IntegerAttr>(KccDialect::kPersistentAttr)
               .getInt(),
           persistentBuild.getSymName());
+    // Tensors outside the tensor contract: which build runs them.
+    auto appendLaunch = [&](const std::string &text) {
+      entry.launch += (entry.launch.empty() ? "" : "; ") + text;
+    };
+    if (auto of =
+            func->getAttrOfType<FlatSymbolRefAttr>(KccDialect::kFallbackOfAttr))
+      appendLaunch("fallback: runs instead of @" + of.getValue().str() +
+                   " when a tensor's base is not 16-byte aligned or a row "
+                   "stride is negative or not a multiple of 16 bytes (no "
+                   "TMA; accesses as wide as the declared facts allow)");
+    else if (module.lookupSymbol<func::FuncOp>(symbol + "__fallback"))
+      appendLaunch("@" + symbol +
+                   "__fallback runs instead for tensors outside the tensor "
+                   "contract");
     if (auto cov = func->getAttrOfType<ArrayAttr>(KccDialect::kCoverageAttr))
       for (auto d : cov.getAsRange<DictionaryAttr>()) {
         std::string tensor = d.getAs<StringAttr>("tensor").str();
@@ -492,11 +506,22 @@ const std::string *Report::liftOf(const std::string &symbol,
 
 void Report::addResources(const host::ModuleInfo &info) {
   for (const host::KernelInfo &k : info.kernels)
-    for (const auto *list : {&k.specializations, &k.persistentBuilds})
+    for (const auto *list :
+         {&k.specializations, &k.persistentBuilds, &k.fallbackBuilds})
       for (const host::Specialization &spec : *list) {
         auto it = kernels.find(spec.symbol);
         if (it == kernels.end())
           continue;
+        // A fallback build a target could not compile: the launch refuses
+        // tensors outside the contract there.
+        if (const host::Specialization *f = k.fallbackBuildOf(spec))
+          for (const auto &[target, why] : f->notBuilt)
+            for (TargetEntry &e : it->second)
+              if (e.target == target)
+                e.launch += (e.launch.empty() ? "" : "; ") +
+                            ("no fallback build on " + target + " (" + why +
+                             "): tensors outside the tensor contract are "
+                             "refused at launch");
         for (const host::TargetBuild &b : spec.builds)
           for (TargetEntry &e : it->second)
             if (e.target == b.target && b.registers) {

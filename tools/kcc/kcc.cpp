@@ -94,6 +94,13 @@ static cl::opt<unsigned> persistent(
              "runs that build when the grid has more tiles than CTAs "
              "(default: 0, one CTA per tile only)"),
     cl::value_desc("N"), cl::init(0), cl::cat(kccCategory));
+static cl::opt<bool> fallbackBuilds(
+    "fallback-builds",
+    cl::desc("Also build kernels over tensor<> parameters without the tensor "
+             "contract (16-byte aligned bases, row strides multiples of 16 "
+             "bytes); the launch runs that build for tensors that break it "
+             "instead of refusing them (default: true)"),
+    cl::init(true), cl::cat(kccCategory));
 static cl::opt<std::string> unprovenCoverage(
     "unproven-coverage",
     cl::desc("What a tensor whose coverage by store_tile the compiler cannot "
@@ -213,6 +220,7 @@ int main(int argc, char **argv) {
   options.overlapProducts = overlapProducts;
   options.warpgroupTurns = warpgroupTurns;
   options.persistent = persistent;
+  options.fallbackBuilds = fallbackBuilds;
   if (unprovenCoverage != "error" && unprovenCoverage != "warning")
     return fail("invalid --unproven-coverage=" + unprovenCoverage +
                 "; use error or warning");

@@ -113,31 +113,45 @@ static void testTile2D(const char *sym, bool transpose, F launch) {
   if (!quick)
     shapes.push_back({4099, 2051});
   int padElems = 16 / int(sizeof(T)); // strides stay multiples of 16 bytes
-  for (Shape sh : shapes) {
-    int dm = transpose ? sh.n : sh.m, dn = transpose ? sh.m : sh.n;
-    int sStride = (sh.n + padElems) / padElems * padElems;
-    int dStride = (dn + padElems) / padElems * padElems;
-    auto src = randomVec<T>(size_t(sh.m) * sStride);
-    std::vector<T> sentinel(size_t(dm) * dStride, Elem<T>::put(-7.0f));
-    DeviceBuf<T> ds(src), dd(sentinel);
-    std::string name = std::string(sym) + " " + std::to_string(sh.m) + "x" +
-                       std::to_string(sh.n);
-    if (!launched(launch(dd.ptr, dm, dn, dStride, ds.ptr, sh.m, sh.n, sStride),
-                  name))
-      continue;
-    CUDA_OK(cudaDeviceSynchronize());
-    std::vector<T> out = dd.download();
-    size_t bad = 0;
-    for (int i = 0; i < dm; ++i)
-      for (int j = 0; j < dStride; ++j) {
-        float want = j >= dn ? -7.0f
-                     : transpose ? Elem<T>::get(src[size_t(j) * sStride + i])
-                                 : Elem<T>::get(src[size_t(i) * sStride + j]);
-        if (Elem<T>::get(out[size_t(i) * dStride + j]) != want)
-          ++bad;
-      }
-    check(bad == 0, name, bad ? std::to_string(bad) + " elements wrong" : "exact");
-  }
+  // Then tensors outside the tensor contract: odd row strides (not
+  // multiples of 16 bytes) and a base one element past a 16-byte boundary.
+  // The launch runs the kernel's fallback build (no TMA) instead of
+  // refusing them.
+  for (bool contract : {true, false})
+    for (Shape sh : shapes) {
+      int dm = transpose ? sh.n : sh.m, dn = transpose ? sh.m : sh.n;
+      int sStride =
+          contract ? (sh.n + padElems) / padElems * padElems : sh.n | 1;
+      int dStride =
+          contract ? (dn + padElems) / padElems * padElems : (dn + 1) | 1;
+      int offset = contract ? 0 : 1; // elements before the tensors' bases
+      auto src = randomVec<T>(size_t(sh.m) * sStride + offset);
+      std::vector<T> sentinel(size_t(dm) * dStride + offset,
+                              Elem<T>::put(-7.0f));
+      DeviceBuf<T> ds(src), dd(sentinel);
+      std::string name = std::string(sym) + " " + std::to_string(sh.m) + "x" +
+                         std::to_string(sh.n) +
+                         (contract ? "" : " (odd strides, base + 1: fallback)");
+      if (!launched(launch(dd.ptr + offset, dm, dn, dStride, ds.ptr + offset,
+                           sh.m, sh.n, sStride),
+                    name))
+        continue;
+      CUDA_OK(cudaDeviceSynchronize());
+      std::vector<T> out = dd.download();
+      size_t bad = 0;
+      for (int i = 0; i < dm; ++i)
+        for (int j = 0; j < dStride; ++j) {
+          float want =
+              j >= dn     ? -7.0f
+              : transpose ? Elem<T>::get(src[offset + size_t(j) * sStride + i])
+                          : Elem<T>::get(src[offset + size_t(i) * sStride + j]);
+          if (Elem<T>::get(out[offset + size_t(i) * dStride + j]) != want)
+            ++bad;
+        }
+      bad += Elem<T>::get(out[0]) != -7.0f && offset; // before the base
+      check(bad == 0, name,
+            bad ? std::to_string(bad) + " elements wrong" : "exact");
+    }
   // A dst with more rows than the grid (sized by src) covers: the stub
   // refuses the launch (kcc's coverage guard), leaving dst untouched.
   {
