@@ -693,6 +693,8 @@ std::string emitSource(const ModuleInfo &m,
     std::string compiled;
     for (const SpecPlan &sp : kp.specs) {
       const Specialization &s = *sp.spec;
+      if (!s.fallbackOf.empty())
+        continue; // run by its specialization's launch function
       std::string cond;
       for (size_t i = 0; i < s.constants.size(); ++i) {
         const ConstantValue &cv = s.constants[i];

@@ -1236,11 +1236,13 @@ TEST_CASE("host stubs: tensor maps") {
 TEST_CASE("host stubs: a fallback build for tensors outside the contract") {
   ModuleInfo m = tensorMapModule();
   Specialization &s = m.kernels[0].specializations[0];
+  s.symbol = "tma_f32";
+  s.constants = {dtypeConst("T", ScalarKind::F32)};
   s.params[3].divisibility = 4; // src_stride0: the contract's 16 bytes
   s.builds = builds(128);
   Specialization f = s;
-  f.symbol = "tma__fallback";
-  f.fallbackOf = "tma";
+  f.symbol = "tma_f32__fallback";
+  f.fallbackOf = "tma_f32";
   f.params.pop_back(); // no tensor map
   f.params[0].align = 4;
   f.params[3].divisibility = 0;
@@ -1252,26 +1254,33 @@ TEST_CASE("host stubs: a fallback build for tensors outside the contract") {
   // The fallback's internal launch function comes first; the launch checks
   // the contract (what its facts claim beyond the fallback's) and hands the
   // same arguments over where it fails, before any check of its own.
-  CHECK(contains(out.source, "static kcc::Status kcc_variant_tma__fallback("));
-  CHECK(out.source.find("kcc_variant_tma__fallback(") <
-        out.source.find("kcc::Status tma("));
   CHECK(contains(out.source,
-                 "  if (!(reinterpret_cast<uintptr_t>(src) % 16 == 0 &&\n"
-                 "        src_stride0 >= 0 && src_stride0 % 4 == 0))\n"
-                 "    return kcc_variant_tma__fallback(src, src_dim0, "
-                 "src_dim1, src_stride0, n,\n"));
-  CHECK(contains(out.source, "\"tma__fallback\", threads_tma__fallback, 2};"));
-  CHECK(!contains(out.header, "tma__fallback("));
+                 "static kcc::Status kcc_variant_tma_f32__fallback("));
+  CHECK(out.source.find("kcc_variant_tma_f32__fallback(") <
+        out.source.find("kcc::Status tma_f32("));
+  CHECK(
+      contains(out.source,
+               "  if (!(reinterpret_cast<uintptr_t>(src) % 16 == 0 &&\n"
+               "        src_stride0 >= 0 && src_stride0 % 4 == 0))\n"
+               "    return kcc_variant_tma_f32__fallback(\n"
+               "        src, src_dim0, src_dim1, src_stride0, n, stream);\n"));
+  CHECK(contains(out.source,
+                 "\"tma_f32__fallback\", threads_tma_f32__fallback, 2};"));
+  CHECK(!contains(out.header, "tma_f32__fallback("));
+  // The dispatcher by constants runs the specialization, never its
+  // fallback build directly.
+  CHECK(contains(out.source, "return ::tma::tma_f32("));
+  CHECK(!contains(out.source, "::tma::tma_f32__fallback("));
   CHECK(contains(out.header, "/// Tensors outside the tensor contract"));
   std::string manifest = emitManifest(m, "0.1.0", {});
   CHECK(contains(manifest, "\"fallback\": {\n"));
-  CHECK(contains(manifest, "\"symbol\": \"tma__fallback\""));
+  CHECK(contains(manifest, "\"symbol\": \"tma_f32__fallback\""));
 
   // A target that could not build it: the launch keeps refusing such
   // tensors (no call), and the manifest says where and why.
   m.kernels[0].fallbackBuilds[0].builds.pop_back();
   m.kernels[0].fallbackBuilds[0].notBuilt = {{"sm_90a", "too big"}};
   REQUIRE(emitCudaStubs(m, "x", out, error));
-  CHECK(!contains(out.source, "kcc_variant_tma__fallback"));
+  CHECK(!contains(out.source, "kcc_variant_tma_f32__fallback"));
   CHECK(contains(emitManifest(m, "0.1.0", {}), "\"not_built\": [\n"));
 }
