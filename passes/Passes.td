@@ -195,7 +195,11 @@ def KccCheckTargetSupport : Pass<"kcc-check-target-support", "mlir::ModuleOp"> {
     would work. Such a dot is refused even though the CUDA-core FMA lowering
     could compute it, so that whether a kernel compiles for a target does not
     depend on which path its dots take. Also refused: scope=system atomics
-    on NVIDIA targets, which LLVM 22's NVPTX backend cannot emit.
+    on NVIDIA targets, which LLVM 22's NVPTX backend cannot emit; and on
+    NVIDIA targets a kernel whose launch parameters (each at its natural
+    alignment, a !kcc.tensormap 128 bytes aligned to 64) exceed what ptxas
+    accepts: 4352 bytes up to PTX ISA 8.0, 32764 from 8.1 (the model's
+    ptx_isa).
   }];
   let options = [
     Option<"targetName", "target", "std::string", /*default=*/"\"\"",

@@ -332,28 +332,3 @@ bool kcc::pipeline::hasFallbackBuilds(ModuleOp module) {
     return f->hasAttr(KccDialect::kFallbackOfAttr);
   });
 }
-
-std::vector<DroppedFallback> kcc::pipeline::dropUncompilableFallbacks(
-    ModuleOp module, const TargetModel &target, const LayoutOptions &layout) {
-  std::vector<DroppedFallback> dropped;
-  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
-    if (!func->hasAttr(KccDialect::kFallbackOfAttr))
-      continue;
-    OwningOpRef<ModuleOp> alone(module.clone());
-    for (auto other : llvm::make_early_inc_range(alone->getOps<func::FuncOp>()))
-      if (other.getSymName() != func.getSymName())
-        other.erase();
-    PassManager pm(module.getContext());
-    LayoutOptions quiet = layout;
-    quiet.remarks = false;
-    buildLayoutPipeline(pm, target, quiet);
-    buildLowerToLLVMPipeline(pm, target);
-    DroppedFallback d;
-    if (runQuietly(pm, *alone, d.refusal))
-      continue;
-    d.symbol = func.getSymName().str();
-    dropped.push_back(std::move(d));
-    func.erase();
-  }
-  return dropped;
-}

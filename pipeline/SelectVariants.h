@@ -84,22 +84,8 @@ mlir::FailureOr<std::vector<VariantChoice>>
 selectVariants(mlir::ModuleOp module, const TargetModel &target,
                const LayoutOptions &layout);
 
-/// A fallback build (kcc.fallback_of) `target` cannot compile, and why.
-struct DroppedFallback {
-  std::string symbol, refusal;
-};
-
 /// Whether `module` holds fallback builds (kcc-add-fallback-builds).
 bool hasFallbackBuilds(mlir::ModuleOp module);
-
-/// Compiles each fallback build of `module` (tile IR ready for the layout
-/// pipeline, as after selectVariants) alone through the layout and lowering
-/// pipelines, quietly, and erases those that fail: a kernel's launch then
-/// refuses tensors outside the contract, as without fallback builds, rather
-/// than the kernel failing to compile.
-std::vector<DroppedFallback>
-dropUncompilableFallbacks(mlir::ModuleOp module, const TargetModel &target,
-                          const LayoutOptions &layout);
 
 } // namespace kcc::pipeline
 

@@ -47,20 +47,24 @@ unsigned scalarKindBytes(ScalarKind kind) {
   return 0;
 }
 
-const Specialization *
-KernelInfo::persistentBuildOf(const Specialization &spec) const {
-  for (const Specialization &p : persistentBuilds)
-    if (p.persistentOf == spec.symbol)
-      return &p;
+/// The build in `builds` whose `of` member names `spec`, or null.
+static const Specialization *buildOf(const std::vector<Specialization> &builds,
+                                     std::string Specialization::*of,
+                                     const Specialization &spec) {
+  for (const Specialization &b : builds)
+    if (b.*of == spec.symbol)
+      return &b;
   return nullptr;
 }
 
 const Specialization *
+KernelInfo::persistentBuildOf(const Specialization &spec) const {
+  return buildOf(persistentBuilds, &Specialization::persistentOf, spec);
+}
+
+const Specialization *
 KernelInfo::fallbackBuildOf(const Specialization &spec) const {
-  for (const Specialization &f : fallbackBuilds)
-    if (f.fallbackOf == spec.symbol)
-      return &f;
-  return nullptr;
+  return buildOf(fallbackBuilds, &Specialization::fallbackOf, spec);
 }
 
 VariantGroup *findVariantGroup(ModuleInfo &info, const std::string &name) {

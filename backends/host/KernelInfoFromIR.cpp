@@ -166,7 +166,9 @@ bool host::collectKernelInfo(mlir::ModuleOp tileIR, ModuleInfo &info) {
       return k.name == baseName.getValue();
     });
     if (it == info.kernels.end()) {
-      info.kernels.push_back({baseName.str(), {}, {}, {}});
+      KernelInfo k;
+      k.name = baseName.str();
+      info.kernels.push_back(std::move(k));
       it = std::prev(info.kernels.end());
     }
     spec.variantOnly = func->hasAttr(KccDialect::kVariantOnlyAttr);

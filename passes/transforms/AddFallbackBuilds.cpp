@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/transforms/FallbackBuilds.h"
 
 #include "ir/Dialect.h"
 
@@ -70,6 +71,16 @@ struct AddFallbackBuilds
       // Launched by its kernel's launch only: never a candidate of a group.
       copy->removeAttr(kcc::KccDialect::kVariantOfAttr);
       copy->removeAttr(kcc::KccDialect::kVariantOnlyAttr);
+      // Its errors are told apart from its kernel's by a tag on every
+      // location (FallbackBuilds.h); they print as the source location.
+      auto tag = StringAttr::get(&getContext(), kcc::kFallbackLocPrefix + name);
+      auto tagged = [&](Location loc) {
+        return FusedLoc::get(&getContext(), {loc}, tag);
+      };
+      copy->setLoc(tagged(copy.getLoc()));
+      copy.walk([&](Operation *op) { op->setLoc(tagged(op->getLoc())); });
+      for (BlockArgument arg : copy.getArguments())
+        arg.setLoc(tagged(arg.getLoc()));
       for (auto [arg, rank] : bases) {
         // Only an alignment the user asked for beyond the contract's 16
         // bytes stays (an align(N) of the parameter); strides lose theirs.

@@ -12,8 +12,12 @@
 #include "ir/TargetLookup.h"
 #include "targets/TargetModel.h"
 
+#include "ir/Dialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/MathExtras.h"
 
 using namespace mlir;
 
@@ -38,6 +42,32 @@ llvm::SmallVector<llvm::StringRef, 2> mmaInputNames(Type elem) {
   if (elem.isInteger(8))
     return {"s8"}; // kcc integers are signed
   return {};
+}
+
+/// The bytes of a CUDA kernel's parameter space for arguments of `types`:
+/// each at its natural alignment, a TMA tensor map 128 bytes aligned to 64
+/// (a __grid_constant__ CUtensorMap).
+int64_t paramBytes(TypeRange types, unsigned &maps) {
+  int64_t bytes = 0;
+  maps = 0;
+  for (Type t : types) {
+    int64_t size = 8, align = 8;
+    if (isa<kcc::TensorMapType>(t)) {
+      size = 128, align = 64;
+      ++maps;
+    } else if (t.isIntOrFloat()) {
+      size = std::max<int64_t>(1, t.getIntOrFloatBitWidth() / 8);
+      align = size;
+    }
+    bytes = llvm::alignTo(bytes, align) + size;
+  }
+  return bytes;
+}
+
+/// The parameter space ptxas accepts for an entry function: 4352 bytes up
+/// to PTX ISA 8.0, 32764 from 8.1 (CUDA 12.1's large kernel parameters).
+int64_t maxParamBytes(const kcc::TargetModel &target) {
+  return target.ptxIsa >= 81 ? 32764 : 4352;
 }
 
 struct CheckTargetSupport
@@ -112,6 +142,32 @@ struct CheckTargetSupport
                       << "' by kcc 0.1 (its LLVM 22 backend emits only "
                          "gpu-scoped atomics there); use scope=gpu";
     });
+    // Launch parameters beyond what ptxas accepts for the target (tensors
+    // with TMA maps add 128 bytes each): refused here, at the kernel,
+    // rather than by ptxas.
+    if (target.vendor == kcc::Vendor::NVIDIA)
+      for (auto func : getOperation().getOps<func::FuncOp>()) {
+        if (!func->hasAttr(kcc::KccDialect::kKernelAttr))
+          continue;
+        unsigned maps = 0;
+        int64_t bytes = paramBytes(func.getArgumentTypes(), maps);
+        if (bytes <= maxParamBytes(target))
+          continue;
+        ok = false;
+        InFlightDiagnostic diag = func.emitError();
+        diag << "kernel '" << func.getSymName() << "' takes " << bytes
+             << " bytes of launch parameters (" << func.getNumArguments() - maps
+             << " arguments";
+        if (maps)
+          diag << " and " << maps
+               << " TMA tensor maps of 128 bytes, one per tensor and tile "
+                  "shape it copies";
+        diag << "), more than the " << maxParamBytes(target) << " bytes "
+             << target.name << " allows (PTX ISA " << target.ptxIsa / 10 << "."
+             << target.ptxIsa % 10
+             << "); pass fewer parameters (several matrices as one rank-3 "
+                "tensor, sizes that are equal as one)";
+      }
     if (!ok)
       signalPassFailure();
   }

@@ -16,6 +16,7 @@
 #include "backends/nvidia/CodeGen.h"
 #include "frontend/Frontend.h"
 #include "ir/Dialect.h"
+#include "passes/transforms/FallbackBuilds.h"
 #include "pipeline/Pipeline.h"
 #include "pipeline/SelectVariants.h"
 
@@ -353,17 +354,8 @@ private:
     std::vector<std::pair<mlir::Location, std::string>> notes;
   };
 
-  /// Runs the layout pipeline on `module`, then (unless only layout IR is
-  /// asked for) the lowering to the LLVM dialect. With `holdErrors`, no
-  /// diagnostic is printed on failure (the caller retries); on success the
-  /// held ones (warnings) are printed then.
-  bool layOutAndLower(mlir::ModuleOp module, const TargetModel &target,
-                      const pipeline::LayoutOptions &layout, bool holdErrors,
-                      LaidOut &out, mlir::TimingScope &scope) {
-    std::vector<Held> held;
-    if (!runLayoutAndLowering(module, target, layout, holdErrors, out, held,
-                              scope))
-      return false;
+  /// Emits the held diagnostics (with their notes) after all.
+  static void replay(const std::vector<Held> &held) {
     for (const Held &h : held) {
       mlir::InFlightDiagnostic diag =
           h.severity == mlir::DiagnosticSeverity::Warning
@@ -372,7 +364,75 @@ private:
       for (const auto &[loc, text] : h.notes)
         diag.attachNote(loc) << text;
     }
-    return true;
+  }
+
+  /// "file:line:col: " of `loc`, or "".
+  static std::string locationText(mlir::Location loc) {
+    auto flc = loc->findInstanceOf<mlir::FileLineColLoc>();
+    if (!flc)
+      return "";
+    return (flc.getFilename().getValue() + ":" + llvm::Twine(flc.getLine()) +
+            ":" + llvm::Twine(flc.getColumn()) + ": ")
+        .str();
+  }
+
+  /// The fallback build (kcc-add-fallback-builds tags its locations) an
+  /// error at `loc` comes from, or "".
+  static std::string fallbackOf(mlir::Location loc) {
+    std::string symbol;
+    loc->walk([&](mlir::Location l) {
+      if (auto fused = mlir::dyn_cast<mlir::FusedLoc>(l))
+        if (auto tag =
+                mlir::dyn_cast_or_null<mlir::StringAttr>(fused.getMetadata());
+            tag && tag.getValue().starts_with(kFallbackLocPrefix)) {
+          symbol = tag.getValue().drop_front(kFallbackLocPrefix.size()).str();
+          return mlir::WalkResult::interrupt();
+        }
+      return mlir::WalkResult::advance();
+    });
+    return symbol;
+  }
+
+  /// Runs the layout pipeline and (unless only layout IR is asked for) the
+  /// lowering on `module`. While it has fallback builds, diagnostics are
+  /// held back: an error of a fallback build drops that build (the launch
+  /// then refuses tensors outside the contract, as without one; the report
+  /// and the manifest say why) and the rest is compiled again from
+  /// `tileIR`; any other error is printed. A compile that succeeds at once
+  /// pays nothing for this.
+  bool layOutAndLower(mlir::OwningOpRef<mlir::ModuleOp> &module,
+                      const TargetModel &target,
+                      const pipeline::LayoutOptions &layout, LaidOut &out,
+                      mlir::TimingScope &scope) {
+    mlir::OwningOpRef<mlir::ModuleOp> pristine;
+    while (true) {
+      bool hold = pipeline::hasFallbackBuilds(*module);
+      if (hold)
+        pristine = module->clone();
+      std::vector<Held> held;
+      out = LaidOut();
+      if (runLayoutAndLowering(*module, target, layout, hold, out, held,
+                               scope)) {
+        replay(held); // warnings
+        return true;
+      }
+      std::map<std::string, std::string> dropped;
+      for (const Held &h : held)
+        if (h.severity == mlir::DiagnosticSeverity::Error)
+          if (std::string f = fallbackOf(h.loc); !f.empty())
+            dropped.emplace(f, locationText(h.loc) + h.text);
+      if (dropped.empty()) {
+        replay(held);
+        return false;
+      }
+      for (const auto &[symbol, why] : dropped) {
+        if (auto f = pristine->lookupSymbol<mlir::func::FuncOp>(symbol))
+          f.erase();
+        if (host::Specialization *spec = host::findSpecialization(info, symbol))
+          spec->notBuilt.push_back({target.name, why});
+      }
+      module = std::move(pristine);
+    }
   }
 
   bool runLayoutAndLowering(mlir::ModuleOp module, const TargetModel &target,
@@ -451,29 +511,10 @@ private:
       if (options.report != ReportKind::None)
         report.addVariantChoices(target, std::move(*choices));
     }
-    // Tile IR -> layout IR -> LLVM dialect. Fallback builds the target
-    // cannot compile are dropped, found only when the whole module fails
-    // (so a compile that succeeds pays nothing for the search); their
-    // kernels' launches then refuse tensors outside the contract.
-    mlir::OwningOpRef<mlir::ModuleOp> pristine;
-    if (pipeline::hasFallbackBuilds(*module))
-      pristine = module->clone();
+    // Tile IR -> layout IR -> LLVM dialect.
     LaidOut laid;
-    if (!layOutAndLower(*module, target, layout, /*holdErrors=*/!!pristine,
-                        laid, scope)) {
-      if (!pristine)
-        return false;
-      for (const pipeline::DroppedFallback &d :
-           pipeline::dropUncompilableFallbacks(*pristine, target, layout))
-        if (host::Specialization *spec =
-                host::findSpecialization(info, d.symbol))
-          spec->notBuilt.push_back({target.name, d.refusal});
-      module = std::move(pristine);
-      laid = LaidOut();
-      if (!layOutAndLower(*module, target, layout, /*holdErrors=*/false, laid,
-                          scope))
-        return false;
-    }
+    if (!layOutAndLower(module, target, layout, laid, scope))
+      return false;
     if (options.report != ReportKind::None)
       report.addTarget(*laid.ir, target, std::move(laid.remarks));
     if (options.emit == EmitKind::LayoutIR)
