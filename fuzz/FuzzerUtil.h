@@ -50,12 +50,17 @@ namespace kcc::fuzz {
 ///   //--num-warps=4      warps per CTA (pipeline fuzzer; default: chosen)
 ///   //--persistent=1     persistent builds of group(N) kernels (pipeline
 ///                        fuzzer; default 0)
+///   //--fallback-builds=true  fallback builds of kernels over tensors
+///                        (pipeline fuzzer; default false: they double the
+///                        work per input, and CI's 60 s would not get past
+///                        the seeds; the dictionary holds the line)
 /// The lexer sees them as comments.
 struct InputOptions {
   std::vector<frontend::Define> defines;
   std::string target;
   unsigned numWarps = 0;
   unsigned persistent = 0;
+  bool fallbackBuilds = false;
   bool valid = true; // false: an option kcc's command line would refuse
 };
 
@@ -86,6 +91,12 @@ inline InputOptions parseInputOptions(llvm::StringRef text) {
       // kcc accepts any unsigned; the CTAs per multiprocessor only bound
       // the launch, so small values cover the compiler's paths.
       if (line.getAsInteger(10, options.persistent) || options.persistent > 64)
+        options.valid = false;
+    } else if (line.consume_front("--fallback-builds=")) {
+      // kcc's boolean option takes true/false (and 1/0).
+      if (line == "true" || line == "1")
+        options.fallbackBuilds = true;
+      else if (line != "false" && line != "0")
         options.valid = false;
     }
   }

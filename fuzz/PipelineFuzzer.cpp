@@ -166,6 +166,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     mlir::PassManager pm(&ctx);
     pipeline::TileOptions tileOptions;
     tileOptions.persistent = inputOptions.persistent;
+    tileOptions.fallbackBuilds = inputOptions.fallbackBuilds;
     pipeline::buildTilePipeline(pm, tileOptions);
     if (mlir::failed(pm.run(module)))
       return 0;
