@@ -326,9 +326,3 @@ kcc::pipeline::selectVariants(ModuleOp module, const TargetModel &target,
   eraseFunctions(module, drop);
   return choices;
 }
-
-bool kcc::pipeline::hasFallbackBuilds(ModuleOp module) {
-  return llvm::any_of(module.getOps<func::FuncOp>(), [](func::FuncOp f) {
-    return f->hasAttr(KccDialect::kFallbackOfAttr);
-  });
-}

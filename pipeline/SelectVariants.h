@@ -84,9 +84,6 @@ mlir::FailureOr<std::vector<VariantChoice>>
 selectVariants(mlir::ModuleOp module, const TargetModel &target,
                const LayoutOptions &layout);
 
-/// Whether `module` holds fallback builds (kcc-add-fallback-builds).
-bool hasFallbackBuilds(mlir::ModuleOp module);
-
 } // namespace kcc::pipeline
 
 #endif // KCC_PIPELINE_SELECTVARIANTS_H

@@ -23,13 +23,14 @@
 #include "tools/kcc-difftest/SimLegs.h"
 #include "tools/kcc-difftest/Table.h"
 
-#include "pipeline/Pipeline.h"
 #include "frontend/Frontend.h"
 #include "interp/Element.h"
 #include "interp/Interpreter.h"
 #include "ir/CExpr.h"
 #include "ir/Dialect.h"
 #include "passes/Passes.h"
+#include "passes/transforms/FallbackBuilds.h"
+#include "pipeline/Pipeline.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -242,6 +243,9 @@ struct PreparedCase {
   /// build over a capped grid when the grid has more tiles than CTAs).
   interp::Grid simGrid = {1, 1, 1};
   std::string simSymbol;
+  // What the GPU leg launches: the kernel, or its fallback build where the
+  // case's arguments break the kernel's facts.
+  std::string runSymbol;
 };
 
 class DiffTest {
@@ -597,6 +601,7 @@ private:
         return caseErrorB(
             c.loc, "the launch would refuse this case: " + *broken + where);
       p.simSymbol = fallback.getSymName();
+      p.runSymbol = fallback.getSymName();
     }
     return true;
   }
@@ -635,17 +640,6 @@ private:
           rank && i > b + rank.getInt() && i < b + 2 * rank.getInt())
         return true;
     return false;
-  }
-
-  /// The fallback build of `f` in its module (kcc.fallback_of), or null.
-  static mlir::func::FuncOp fallbackBuildOf(mlir::func::FuncOp f) {
-    auto module = f->getParentOfType<mlir::ModuleOp>();
-    for (auto g : module.getOps<mlir::func::FuncOp>())
-      if (auto of = g->getAttrOfType<mlir::FlatSymbolRefAttr>(
-              KccDialect::kFallbackOfAttr);
-          of && of.getValue() == f.getSymName())
-        return g;
-    return {};
   }
 
   /// Prints an interpreter error at its source location, clang style.
@@ -757,10 +751,7 @@ private:
                 const std::string &interpError) {
     RunCase rc;
     rc.id = k.name + "/" + f.getSymName().str() + "/" + c.name;
-    // The fallback build where the case's tensors break the contract.
-    rc.symbol = p.simSymbol.rfind("__fallback") != std::string::npos
-                    ? p.simSymbol
-                    : f.getSymName().str();
+    rc.symbol = p.runSymbol.empty() ? f.getSymName().str() : p.runSymbol;
     if (haveManifest) {
       auto it = threads.find(rc.symbol);
       if (it != threads.end())

@@ -397,16 +397,16 @@ private:
   /// lowering on `module`. While it has fallback builds, diagnostics are
   /// held back: an error of a fallback build drops that build (the launch
   /// then refuses tensors outside the contract, as without one; the report
-  /// and the manifest say why) and the rest is compiled again from
-  /// `tileIR`; any other error is printed. A compile that succeeds at once
-  /// pays nothing for this.
+  /// and the manifest say why) and the rest is compiled again from the
+  /// module as it was; any other error is printed. A compile that succeeds at
+  /// once pays nothing for this.
   bool layOutAndLower(mlir::OwningOpRef<mlir::ModuleOp> &module,
                       const TargetModel &target,
                       const pipeline::LayoutOptions &layout, LaidOut &out,
                       mlir::TimingScope &scope) {
     mlir::OwningOpRef<mlir::ModuleOp> pristine;
     while (true) {
-      bool hold = pipeline::hasFallbackBuilds(*module);
+      bool hold = hasFallbackBuilds(*module);
       if (hold)
         pristine = module->clone();
       std::vector<Held> held;

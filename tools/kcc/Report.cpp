@@ -6,6 +6,7 @@
 #include "ir/Dialect.h"
 #include "passes/analysis/AxisInfo.h"
 #include "passes/analysis/MmaOperands.h"
+#include "passes/transforms/FallbackBuilds.h"
 #include "targets/BankConflicts.h"
 #include "targets/LaneExchange.h"
 #include "targets/TmaRules.h"
@@ -134,10 +135,9 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
                    " when a tensor's base is not 16-byte aligned or a row "
                    "stride is negative or not a multiple of 16 bytes (no "
                    "TMA; accesses as wide as the declared facts allow)");
-    else if (module.lookupSymbol<func::FuncOp>(symbol + "__fallback"))
-      appendLaunch("@" + symbol +
-                   "__fallback runs instead for tensors outside the tensor "
-                   "contract");
+    else if (func::FuncOp fallback = fallbackBuildOf(func))
+      appendLaunch("@" + fallback.getSymName().str() +
+                   " runs instead for tensors outside the tensor contract");
     if (auto cov = func->getAttrOfType<ArrayAttr>(KccDialect::kCoverageAttr))
       for (auto d : cov.getAsRange<DictionaryAttr>()) {
         std::string tensor = d.getAs<StringAttr>("tensor").str();
