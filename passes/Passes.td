@@ -254,7 +254,8 @@ def KccPipelineTmaLoads : Pass<"kcc-pipeline-tma-loads", "mlir::ModuleOp"> {
     block less the kernel's other TMA buffers and a reserve for its
     relayout/reduction scratch; a loop whose two stages do not fit keeps
     vector loads. Loops qualify when their bounds are computed from
-    constants and the kernel's integer arguments, the step is a positive
+    constants, the kernel's integer arguments, program ids and a persistent
+    kernel's tile index (a causal bound), the step is a positive
     constant and the loads' coordinates come from the induction variable and
     loop-invariant values; others keep vector loads, with the reason in
     `kcc.tma_refused`.

@@ -9,10 +9,10 @@
 // This pass makes the launch flat. From the one program id b of the 1-D
 // launch:
 //
-//   g    = b / (N * gx)                      the group
-//   size = min(gy - g * N, N)                its rows (fewer in the last)
-//   program_id(1) = g * N + (b % (N * gx)) % size
-//   program_id(0) = (b % (N * gx)) / size
+//   g    = b / max(N * gx, 1)                the group
+//   size = max(min(gy - g * N, N), 1)        its rows (fewer in the last)
+//   program_id(1) = g * N + (b % max(N * gx, 1)) % size
+//   program_id(0) = (b % max(N * gx, 1)) / size
 //
 // (signed i32 arithmetic, what bench/gemm/gemm.kc wrote by hand before), and
 // num_programs(0) / num_programs(1) become %gx / %gy. program_id(2) and
@@ -161,11 +161,20 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
       flat = arith::RemSIOp::create(b, loc, flat, perBatch);
     }
   }
-  Value inGroup = arith::MulIOp::create(b, loc, n, gx);
+  // Both divisors are clamped to 1: a no-op for every program of a launch
+  // (gx >= 1, b < gx * gy), but it keeps the ids defined for any b and gx,
+  // which the async verifier chooses apart from the grid (a causal
+  // attention loop's bound reads program_id(0)).
+  Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
+  Value inGroup =
+      arith::MaxSIOp::create(b, loc, arith::MulIOp::create(b, loc, n, gx), one);
   Value group = arith::DivSIOp::create(b, loc, flat, inGroup);
   Value first = arith::MulIOp::create(b, loc, group, n);
-  Value size = arith::MinSIOp::create(
-      b, loc, arith::SubIOp::create(b, loc, gy, first), n);
+  Value size = arith::MaxSIOp::create(
+      b, loc,
+      arith::MinSIOp::create(b, loc, arith::SubIOp::create(b, loc, gy, first),
+                             n),
+      one);
   Value inGroupIndex = arith::RemSIOp::create(b, loc, flat, inGroup);
   Value pid1 = arith::AddIOp::create(
       b, loc, first, arith::RemSIOp::create(b, loc, inGroupIndex, size));

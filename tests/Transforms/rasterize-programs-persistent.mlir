@@ -27,7 +27,8 @@
 // CHECK: %[[TILES:.*]] = arith.muli %[[GX]], %arg2 : i32
 // CHECK: %[[ZERO:.*]] = arith.constant 0 : i32
 // CHECK: scf.for %[[B:.*]] = %[[FIRST_ID]] to %[[TILES]] step %[[EXTENT]] iter_args(%[[ORD:.*]] = %[[ZERO]]) -> (i32)  : i32 {
-// CHECK: %[[IN:.*]] = arith.muli %[[N]], %[[GX]] : i32
+// CHECK: %[[NGX:.*]] = arith.muli %[[N]], %[[GX]] : i32
+// CHECK: %[[IN:.*]] = arith.maxsi %[[NGX]], %{{.*}} : i32
 // CHECK: %[[G:.*]] = arith.divsi %[[B]], %[[IN]] : i32
 // CHECK: %[[R:.*]] = arith.remsi %[[B]], %[[IN]] : i32
 // CHECK: %[[P0:.*]] = arith.divsi %[[R]], %{{.*}} : i32

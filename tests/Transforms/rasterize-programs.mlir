@@ -13,11 +13,16 @@
 // CHECK-NOT: kcc.program_grid
 // CHECK: %[[N:.*]] = arith.constant 4 : i32
 // CHECK: %[[B:.*]] = kcc.program_id(0) : i32
-// CHECK: %[[IN:.*]] = arith.muli %[[N]], %[[GX]] : i32
+// Divisors clamped to 1 (no-ops in a launch; the async verifier chooses
+// program ids apart from the grid).
+// CHECK: %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK: %[[NGX:.*]] = arith.muli %[[N]], %[[GX]] : i32
+// CHECK: %[[IN:.*]] = arith.maxsi %[[NGX]], %[[ONE]] : i32
 // CHECK: %[[G:.*]] = arith.divsi %[[B]], %[[IN]] : i32
 // CHECK: %[[FIRST:.*]] = arith.muli %[[G]], %[[N]] : i32
 // CHECK: %[[LEFT:.*]] = arith.subi %arg2, %[[FIRST]] : i32
-// CHECK: %[[SIZE:.*]] = arith.minsi %[[LEFT]], %[[N]] : i32
+// CHECK: %[[ROWS:.*]] = arith.minsi %[[LEFT]], %[[N]] : i32
+// CHECK: %[[SIZE:.*]] = arith.maxsi %[[ROWS]], %[[ONE]] : i32
 // CHECK: %[[R:.*]] = arith.remsi %[[B]], %[[IN]] : i32
 // CHECK: %[[ROW:.*]] = arith.remsi %[[R]], %[[SIZE]] : i32
 // CHECK: %[[P1:.*]] = arith.addi %[[FIRST]], %[[ROW]] : i32

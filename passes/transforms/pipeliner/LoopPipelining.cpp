@@ -28,6 +28,12 @@ bool fromArguments(Value v, func::FuncOp func) {
     if (!seen.insert(x).second)
       continue;
     if (auto arg = dyn_cast<BlockArgument>(x)) {
+      // A persistent kernel's tile: its program ids come from the tile
+      // loop's induction variable, which the verifier runs tile by tile.
+      auto tiles = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+      if (tiles && tiles->hasAttr(kcc::KccDialect::kPersistentTilesAttr) &&
+          arg == tiles.getInductionVar())
+        continue;
       if (arg.getOwner() != &func.getBody().front())
         return false;
       continue;

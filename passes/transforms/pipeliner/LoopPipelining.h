@@ -27,8 +27,9 @@ mlir::Value constI32(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
 mlir::Value tripCount(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lb,
                       mlir::Value ub, int64_t step);
 
-/// Whether `v` is computed by pure arith ops from constants and the kernel's
-/// arguments only (what the async verifier can evaluate).
+/// Whether `v` is computed by pure arith ops from constants, the kernel's
+/// arguments, program ids and a persistent tile loop's induction variable
+/// only (what the async verifier can evaluate).
 bool fromArguments(mlir::Value v, mlir::func::FuncOp func);
 
 /// The ops of `loop`'s body that compute `v` from the induction variable

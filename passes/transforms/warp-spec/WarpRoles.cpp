@@ -64,6 +64,30 @@ OpOperand *indexOf(OpOperand &use) {
   return nullptr;
 }
 
+/// Whether `v` is computed from the induction variable of the tile loop
+/// `tiles` (through ops in it).
+bool readsTile(Value v, scf::ForOp tiles) {
+  llvm::SmallPtrSet<Operation *, 16> seen;
+  SmallVector<Value> work = {v};
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (x == tiles.getInductionVar())
+      return true;
+    Operation *def = x.getDefiningOp();
+    if (!def || !tiles->isAncestor(def) || !seen.insert(def).second)
+      continue;
+    // A select on a constant (`where(CAUSAL != 0, ...)` in a specialization
+    // that fixed CAUSAL) reads one side only; nothing has folded it yet.
+    if (auto sel = dyn_cast<arith::SelectOp>(def))
+      if (std::optional<int64_t> c = getConstantIntValue(sel.getCondition())) {
+        work.push_back(*c ? sel.getTrueValue() : sel.getFalseValue());
+        continue;
+      }
+    work.append(def->getOperands().begin(), def->getOperands().end());
+  }
+  return false;
+}
+
 /// Whether an operand of `dot` is a load_tile that gets a wgmma operand
 /// stage (the other may be a stage loaded before the loop, attention's Q,
 /// or a tile in registers, its P).
@@ -136,6 +160,14 @@ std::string kcc::warpspec::planRoles(func::FuncOp func, scf::ForOp loop,
                          " accumulator registers per thread (at most " +
                          std::to_string(kPingPongAccRegs) +
                          "; a 128 x 128 or 64 x 256 tile fits)";
+    else if (readsTile(loop.getLowerBound(), tiles) ||
+             readsTile(loop.getUpperBound(), tiles))
+      // A group's first stage is its tile ordinal times the trip count,
+      // which holds only where every tile runs the same number.
+      plan.pingPongWhy = "the loop's trip count changes from tile to tile "
+                         "(its bounds read the tile's program ids, a causal "
+                         "bound), so a consumer group cannot count the stages "
+                         "the other group's tiles used";
     else if (std::string why = privateBuffers(func, buffers); !why.empty())
       plan.pingPongWhy = why;
     else {

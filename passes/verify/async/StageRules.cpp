@@ -168,9 +168,18 @@ bool writable(Interpreter &in, Operation *op, Value buf, Stage &s) {
   }
   // Loaded data nobody read is a skipped stage when a copy overwrites it;
   // a generic store by threads that saw it land only discards it (a TMA
-  // store reusing the stage of a load whose loop did not run).
-  bool discarded = isa<kcc::SmemStoreOp>(op) && s.data == Stage::Async &&
-                   landed(in, s, role);
+  // store reusing the stage of a load whose loop did not run), and so does
+  // the next tile's copy over a persistent tile's once-per-tile load (a
+  // query block unread where its key loop did not run): its stage is not
+  // chosen by a pipeline's counter, so no stage can be skipped.
+  auto oncePerTile = [](Operation *writer) {
+    auto loop = writer ? writer->getParentOfType<scf::ForOp>() : nullptr;
+    return loop && loop->hasAttr(kcc::KccDialect::kPersistentTilesAttr);
+  };
+  bool discarded =
+      (isa<kcc::SmemStoreOp>(op) ||
+       (isa<kcc::TmaLoadOp>(op) && oncePerTile(s.writer) && oncePerTile(op))) &&
+      s.data == Stage::Async && landed(in, s, role);
   if ((s.data == Stage::Async || s.data == Stage::CpAsync) && !s.consumed &&
       !discarded) {
     in.fail(op->getLoc(),

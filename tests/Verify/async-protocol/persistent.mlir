@@ -449,3 +449,81 @@ func.func @persistent_c_stage_in_use(%a: !ma, %b: !ma, %c: !mc, %n: i32, %t: i32
   }
   return
 }
+
+// -----
+
+// A once-per-tile copy (attention's query block, loaded before its key
+// loop): where the tile's loop does not run (n = 0) the copy is waited for
+// and never read, and the next tile's copy overwrites it. That only
+// discards it: its stage is not chosen by a pipeline's counter, so no stage
+// is skipped. A pipelined stage left unread is still refused (the
+// overwrite-stage tests).
+
+!mq = !kcc.tensormap<[64, 64], f16, swizzle = 128>
+!qbuf = !kcc.smem<[64, 64], f16, stages = 1, swizzle = 128>
+!qbar = !kcc.mbarrier<1>
+
+// expected-no-diagnostics
+func.func @once_per_tile_unread(%q: !mq, %n: i32, %t: i32) attributes {kcc.kernel, kcc.num_warps = 4 : i32, kcc.arg_names = ["q", "n", "t"]} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %Q = kcc.smem_alloc : !qbuf
+  %full = kcc.mbarrier_alloc : !qbar
+  kcc.mbarrier_init %full[%c0], count 1 : !qbar
+  kcc.fence_mbarrier_init
+  %first = kcc.program_id(0) : i32
+  %extent = kcc.num_programs(0) : i32
+  %end = scf.for %tile = %first to %t step %extent iter_args(%ord = %c0) -> (i32) : i32 {
+    %row = arith.muli %tile, %c64 : i32
+    kcc.cta_barrier
+    kcc.mbarrier_arrive_expect_tx %full[%c0], bytes 8192 : !qbar
+    kcc.tma_load %q[%row, %c0] -> %Q[%c0], %full[%c0] : !mq, !qbuf, !qbar
+    %p = arith.andi %ord, %c1 : i32
+    kcc.mbarrier_wait %full[%c0], parity %p : !qbar
+    scf.for %k = %c0 to %n step %c1 : i32 {
+      %x = kcc.smem_load %Q[%c0] : !qbuf -> tensor<64x64xf16>
+    }
+    %next = arith.addi %ord, %c1 : i32
+    scf.yield %next : i32
+  } {kcc.persistent_tiles}
+  return
+}
+
+// -----
+
+// The same copy without its wait where the loop does not run: refused
+// (for one tile the kernel ends with the copy in flight; for more the next
+// tile's copy would overwrite data still landing).
+
+!mq = !kcc.tensormap<[64, 64], f16, swizzle = 128>
+!qbuf = !kcc.smem<[64, 64], f16, stages = 1, swizzle = 128>
+!qbar = !kcc.mbarrier<1>
+
+func.func @once_per_tile_unwaited(%q: !mq, %n: i32, %t: i32) attributes {kcc.kernel, kcc.num_warps = 4 : i32, kcc.arg_names = ["q", "n", "t"]} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %Q = kcc.smem_alloc : !qbuf
+  %full = kcc.mbarrier_alloc : !qbar
+  kcc.mbarrier_init %full[%c0], count 1 : !qbar
+  kcc.fence_mbarrier_init
+  %first = kcc.program_id(0) : i32
+  %extent = kcc.num_programs(0) : i32
+  %end = scf.for %tile = %first to %t step %extent iter_args(%ord = %c0) -> (i32) : i32 {
+    %row = arith.muli %tile, %c64 : i32
+    kcc.cta_barrier
+    kcc.mbarrier_arrive_expect_tx %full[%c0], bytes 8192 : !qbar
+    // expected-error@+1 {{the kernel ends while this kcc.tma_load into stage 0 is still in flight}}
+    kcc.tma_load %q[%row, %c0] -> %Q[%c0], %full[%c0] : !mq, !qbuf, !qbar
+    %p = arith.andi %ord, %c1 : i32
+    scf.for %k = %c0 to %n step %c1 : i32 {
+      kcc.mbarrier_wait %full[%c0], parity %p : !qbar
+      %x = kcc.smem_load %Q[%c0] : !qbuf -> tensor<64x64xf16>
+    }
+    %next = arith.addi %ord, %c1 : i32
+    scf.yield %next : i32
+  } {kcc.persistent_tiles}
+  // expected-note@+1 {{the kernel ends here}}
+  return
+}
