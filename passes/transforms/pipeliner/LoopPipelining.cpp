@@ -6,6 +6,7 @@
 #include "passes/transforms/pipeliner/LoopPipelining.h"
 #include "passes/analysis/AccumulatorWeb.h"
 #include "passes/analysis/MmaOperands.h"
+#include "passes/analysis/PersistentTiles.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "llvm/ADT/DenseSet.h"
@@ -31,7 +32,7 @@ bool fromArguments(Value v, func::FuncOp func) {
       // A persistent kernel's tile: its program ids come from the tile
       // loop's induction variable, which the verifier runs tile by tile.
       auto tiles = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
-      if (tiles && tiles->hasAttr(kcc::KccDialect::kPersistentTilesAttr) &&
+      if (tiles && kcc::isPersistentTileLoop(tiles) &&
           arg == tiles.getInductionVar())
         continue;
       if (arg.getOwner() != &func.getBody().front())

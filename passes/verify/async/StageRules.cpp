@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/analysis/PersistentTiles.h"
 #include "passes/verify/async/Interpreter.h"
 #include "passes/verify/async/Rules.h"
 
@@ -173,8 +174,8 @@ bool writable(Interpreter &in, Operation *op, Value buf, Stage &s) {
   // query block unread where its key loop did not run): its stage is not
   // chosen by a pipeline's counter, so no stage can be skipped.
   auto oncePerTile = [](Operation *writer) {
-    auto loop = writer ? writer->getParentOfType<scf::ForOp>() : nullptr;
-    return loop && loop->hasAttr(kcc::KccDialect::kPersistentTilesAttr);
+    return writer && kcc::persistentTileLoopOf(writer) &&
+           !kcc::enclosingLoop(writer);
   };
   bool discarded =
       (isa<kcc::SmemStoreOp>(op) ||
