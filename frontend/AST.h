@@ -95,6 +95,7 @@ struct Stmt {
   // ExprStmt: init holds the expression.
   // If: cond, thenBody, elseBody (may be null; an `else if` is a nested If).
   ExprPtr cond;
+  std::string condText;          // If: the condition as written, on one line
   std::vector<StmtPtr> body;     // If then-branch, For body, Block contents
   std::vector<StmtPtr> elseBody; // If else-branch
   bool hasElse = false;

@@ -336,6 +336,9 @@ private:
   void genLet(const Stmt &s);
   void genAssign(const Stmt &s);
   void genIf(const Stmt &s);
+  bool isLaunchValue(const Expr &e);
+  bool isLaunchCondition(const Expr &e, unsigned &leaves);
+  void markLaunchGuard(const Stmt &s, mlir::scf::IfOp ifOp);
   void genFor(const Stmt &s);
   std::vector<std::pair<std::string, Binding *>>
   carriedVars(const std::vector<const std::vector<StmtPtr> *> &bodies);

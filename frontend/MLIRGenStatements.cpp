@@ -6,9 +6,12 @@
 //
 //===----------------------------------------------------------------------===//
 #include "frontend/MLIRGenEmitter.h"
+#include "frontend/Sema.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SetVector.h"
+#include "llvm/Support/Path.h"
 
 #include <functional>
 #include <set>
@@ -226,8 +229,10 @@ void Gen::genIf(const Stmt &s) {
   // 1`) keeps only the branch it takes, as `if constexpr` would: both were
   // checked above, and the passes see straight-line code.
   mlir::BoolAttr known;
-  if (!mlir::matchPattern(cond, mlir::m_Constant(&known)))
+  if (!mlir::matchPattern(cond, mlir::m_Constant(&known))) {
+    markLaunchGuard(s, ifOp);
     return;
+  }
   mlir::Block *taken = known.getValue() ? &ifOp.getThenRegion().front()
                                         : &ifOp.getElseRegion().front();
   mlir::Operation *yield = taken->getTerminator();
@@ -241,6 +246,106 @@ void Gen::genIf(const Stmt &s) {
   block->getOperations().splice(ifOp->getIterator(), taken->getOperations());
   ifOp->erase();
   b.setInsertionPoint(block, next);
+}
+
+/// Whether `e` names what the host knows at launch, the same in every
+/// program: an integer literal, an integer constant or scalar integer
+/// parameter not shadowed by a local, or dim(x, k) of a tensor parameter.
+bool Gen::isLaunchValue(const Expr &e) {
+  auto isParam = [&](const std::string &name) {
+    auto it = scopes.front().find(name);
+    return it != scopes.front().end() && lookup(name) == &it->second;
+  };
+  switch (e.kind) {
+  case ExprKind::IntLit:
+    return !e.intTooLarge;
+  case ExprKind::Ident: {
+    if (!isParam(e.name))
+      return false;
+    const TV &v = lookup(e.name)->val;
+    if (v.kind == TV::IntLit)
+      return true;
+    Type t = v.kind == TV::Val ? v.getType() : Type();
+    return isIntTy(t) && !t.isInteger(1) && mlir::isa<mlir::BlockArgument>(v.v);
+  }
+  case ExprKind::Call:
+    if (e.name != "dim" || e.args.size() != 2 || !e.args[0].keyword.empty() ||
+        !e.args[1].keyword.empty() ||
+        e.args[0].value->kind != ExprKind::Ident ||
+        e.args[1].value->kind != ExprKind::IntLit ||
+        !isParam(e.args[0].value->name))
+      return false;
+    return lookup(e.args[0].value->name)->val.kind == TV::Tensor &&
+           !e.args[1].value->intTooLarge &&
+           int64_t(e.args[1].value->intValue) <
+               lookup(e.args[0].value->name)->val.rank;
+  default:
+    return false;
+  }
+}
+
+/// Whether `e` is a condition the host can evaluate at launch exactly as
+/// the kernel does: launch values compared, joined by && || !. Arithmetic
+/// is left out (32-bit in the kernel, 64-bit in C). `leaves` bounds it.
+bool Gen::isLaunchCondition(const Expr &e, unsigned &leaves) {
+  if (e.kind == ExprKind::Unary && e.unOp == UnOp::Not)
+    return isLaunchCondition(*e.lhs, leaves);
+  if (e.kind != ExprKind::Binary)
+    return false;
+  switch (e.binOp) {
+  case BinOp::AndAnd:
+  case BinOp::OrOr:
+    return isLaunchCondition(*e.lhs, leaves) &&
+           isLaunchCondition(*e.rhs, leaves);
+  case BinOp::Eq:
+  case BinOp::Ne:
+  case BinOp::Lt:
+  case BinOp::Le:
+  case BinOp::Gt:
+  case BinOp::Ge:
+    leaves += 2;
+    return leaves <= 16 && isLaunchValue(*e.lhs) && isLaunchValue(*e.rhs);
+  default:
+    return false;
+  }
+}
+
+/// Marks an `if` at the top of the kernel body whose condition the host can
+/// evaluate (kcc.launch_guard) when its branches are more than scalar code:
+/// kcc-version-launch-branches compiles each branch as its own build, so
+/// neither pays the other's registers, and the launch picks.
+void Gen::markLaunchGuard(const Stmt &s, scf::IfOp ifOp) {
+  unsigned leaves = 0;
+  if (!s.cond || !mlir::isa<mlir::func::FuncOp>(ifOp->getParentOp()) ||
+      !isLaunchCondition(*s.cond, leaves))
+    return;
+  auto substantial = [](mlir::Region &r) {
+    return r
+        .walk([](mlir::Operation *op) {
+          bool tile = llvm::any_of(op->getResultTypes(), [](Type t) {
+            return mlir::isa<mlir::RankedTensorType>(t);
+          });
+          return tile || mlir::isa<scf::ForOp>(op)
+                     ? mlir::WalkResult::interrupt()
+                     : mlir::WalkResult::advance();
+        })
+        .wasInterrupted();
+  };
+  if (!substantial(ifOp.getThenRegion()) || !substantial(ifOp.getElseRegion()))
+    return;
+  std::optional<std::string> guard = conditionToC(k, spec, ctx, diags, *s.cond);
+  if (!guard)
+    return;
+  std::string at;
+  if (auto l = mlir::dyn_cast<mlir::FileLineColLoc>(loc(s.loc)))
+    at = (llvm::sys::path::filename(l.getFilename().getValue()) + ":" +
+          llvm::Twine(l.getLine()) + ":" + llvm::Twine(l.getColumn()))
+             .str();
+  ifOp->setAttr(
+      kcc::KccDialect::kLaunchGuardAttr,
+      b.getDictionaryAttr({b.getNamedAttr("guard", b.getStringAttr(*guard)),
+                           b.getNamedAttr("when", b.getStringAttr(s.condText)),
+                           b.getNamedAttr("at", b.getStringAttr(at))}));
 }
 
 void Gen::genFor(const Stmt &s) {

@@ -89,6 +89,17 @@ private:
     tok = peekTok;
     peekTok = lexer.next();
   }
+  /// The source from `begin` to the end of the last token, on one line
+  /// (whitespace runs as one space): messages quote it.
+  std::string textSince(const char *begin) const {
+    std::string text;
+    for (const char *c = begin; prevEnd && c < prevEnd; ++c)
+      if (!std::isspace(static_cast<unsigned char>(*c)))
+        text += *c;
+      else if (!text.empty() && text.back() != ' ')
+        text += ' ';
+    return text;
+  }
   bool consumeIf(Tok k) {
     if (!tok.is(k))
       return false;
@@ -463,14 +474,7 @@ std::unique_ptr<Kernel> Parser::parseKernel() {
       auto e = parseExpr();
       if (!e)
         return nullptr;
-      // As written, on one line: messages quote it.
-      std::string text;
-      for (const char *c = begin; prevEnd && c < prevEnd; ++c)
-        if (!std::isspace(static_cast<unsigned char>(*c)))
-          text += *c;
-        else if (!text.empty() && text.back() != ' ')
-          text += ' ';
-      kernel->requireText.push_back(text);
+      kernel->requireText.push_back(textSince(begin));
       kernel->requireLocs.push_back(SMLoc::getFromPointer(begin));
       kernel->requires.push_back(std::move(e));
       if (!expect(Tok::RParen, "to close 'require(' (it takes one condition)"))
@@ -649,8 +653,11 @@ StmtPtr Parser::parseIf() {
   advance(); // 'if'
   if (tok.is(Tok::LBrace))
     errorHere("expected a condition after 'if' (write if x < n { ... })");
-  else
+  else {
+    const char *begin = tok.loc().getPointer();
     s->cond = parseExpr();
+    s->condText = textSince(begin);
+  }
   if (!s->cond) {
     // skip to the block and parse it anyway
     while (!tok.is(Tok::LBrace) && !tok.is(Tok::Eof) && !tok.is(Tok::RBrace))

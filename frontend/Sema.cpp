@@ -1065,3 +1065,12 @@ bool kcc::frontend::requiresToC(const Kernel &kernel,
   }
   return ok;
 }
+
+std::optional<std::string>
+kcc::frontend::conditionToC(const Kernel &kernel, const Specialization &spec,
+                            mlir::MLIRContext &ctx, Diagnostics &diags,
+                            const Expr &cond) {
+  GridEmitter g{kernel, spec, ctx, diags};
+  g.what = "if";
+  return g.emitCondition(cond);
+}

@@ -121,6 +121,13 @@ bool gridToC(const Kernel &kernel, const Specialization &spec,
 bool requiresToC(const Kernel &kernel, const Specialization &spec,
                  mlir::MLIRContext &ctx, Diagnostics &diags,
                  std::vector<std::string> &out);
+/// The C condition of an `if` in the kernel body that reads only what the
+/// host knows at launch (as a require(...) clause), or nullopt (after
+/// reporting) if it reads anything else.
+std::optional<std::string> conditionToC(const Kernel &kernel,
+                                        const Specialization &spec,
+                                        mlir::MLIRContext &ctx,
+                                        Diagnostics &diags, const Expr &cond);
 
 } // namespace kcc::frontend
 

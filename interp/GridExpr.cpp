@@ -82,6 +82,17 @@ bool kcc::interp::checkCoverageGuards(mlir::func::FuncOp func,
   return true;
 }
 
+bool kcc::interp::evaluateLaunchCondition(mlir::func::FuncOp func,
+                                          llvm::StringRef expr,
+                                          const std::vector<KernelArg> &args,
+                                          unsigned processors, int64_t &holds,
+                                          std::string &error) {
+  auto lookup = [&](std::string_view name) {
+    return intArg(func, args, processors, name);
+  };
+  return evaluateCExpr(expr, lookup, holds, error);
+}
+
 bool kcc::interp::evaluateGrid(mlir::func::FuncOp func,
                                const std::vector<KernelArg> &args,
                                unsigned processors, Grid &grid,

@@ -107,6 +107,13 @@ bool checkCoverageGuards(mlir::func::FuncOp func,
                          const std::vector<KernelArg> &args,
                          unsigned processors, std::string &error);
 
+/// `expr`, a C condition over the integer parameter names of `func` (a
+/// launch guard), for `args`: its value in `holds`, or false with a message.
+bool evaluateLaunchCondition(mlir::func::FuncOp func, llvm::StringRef expr,
+                             const std::vector<KernelArg> &args,
+                             unsigned processors, int64_t &holds,
+                             std::string &error);
+
 /// The first file:line:col inside `loc` (through name, call-site and fused
 /// locations), if any.
 std::optional<mlir::FileLineColLoc> findFileLineCol(mlir::Location loc);

@@ -379,6 +379,23 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                      << kPersistentAttr;
   if (name == kFallbackOfAttr)
     return expectKind<FlatSymbolRefAttr>(op, attr, "a symbol");
+  if (name == kVersionOfAttr)
+    return expectKind<FlatSymbolRefAttr>(op, attr, "a symbol");
+  if (name == kLaunchGuardAttr || name == kVersionGuardAttr) {
+    auto d = dyn_cast<DictionaryAttr>(attr.getValue());
+    bool ok =
+        d && llvm::all_of(std::array<StringRef, 3>{"guard", "when", "at"},
+                          [&](StringRef key) {
+                            return isa_and_nonnull<StringAttr>(d.get(key));
+                          });
+    // The else build's mark rides along to the LLVM function.
+    if (ok &&
+        (name == kVersionGuardAttr || op->getName().getStringRef() == "scf.if"))
+      return success();
+    return op->emitError()
+           << name << " must be a dictionary of strings guard, when and at"
+           << (name == kVersionGuardAttr ? "" : ", on an scf.if");
+  }
   if (name == kRolesAttr)
     return expectKind<IntegerAttr>(op, attr, "an integer");
   if (name == kEpilogueChunkAttr) {

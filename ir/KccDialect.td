@@ -190,6 +190,19 @@ def Kcc_Dialect : Dialect {
     // The launch runs this one when the given tensors break the contract
     // (passes/transforms/AddFallbackBuilds.cpp).
     static constexpr ::llvm::StringLiteral kFallbackOfAttr = "kcc.fallback_of";
+    // On an scf.if the frontend found uniform per launch (its condition
+    // compares integer parameters, dim(x, k) and constants, as require(...)
+    // may): {guard = C over the parameter names, when = the condition as
+    // written, at = file:line:col}. kcc-version-launch-branches compiles the
+    // kernel once per branch and the launch picks by the guard.
+    static constexpr ::llvm::StringLiteral kLaunchGuardAttr = "kcc.launch_guard";
+    // On the build of a kernel that runs the else branch of its versioned
+    // kcc.launch_guard: the symbol of the build that runs the then branch,
+    // whose launch runs this one instead when the guard is false
+    // (passes/transforms/VersionLaunchBranches.cpp).
+    static constexpr ::llvm::StringLiteral kVersionOfAttr = "kcc.version_of";
+    // On that else build: the kcc.launch_guard dictionary it was split on.
+    static constexpr ::llvm::StringLiteral kVersionGuardAttr = "kcc.version_guard";
     // On the scf.for over a persistent kernel's tiles (from its launch id to
     // the tile count, by the launch's extent): loops nested in it are
     // pipelined as if outermost, their stage counter carried across tiles.

@@ -60,6 +60,26 @@ def KccRasterizePrograms : Pass<"kcc-rasterize-programs", "mlir::ModuleOp"> {
                            "mlir::scf::SCFDialect"];
 }
 
+def KccVersionLaunchBranches
+    : Pass<"kcc-version-launch-branches", "mlir::ModuleOp"> {
+  let summary = "Compile a kernel once per branch of an if the launch "
+                "decides";
+  let description = [{
+    Tile IR -> tile IR, before kcc-rasterize-programs. The frontend marks an
+    scf.if at the top of a kernel body with kcc.launch_guard when its
+    condition compares only integer parameters, dim(x, k) and constants
+    (what the host evaluates exactly as the kernel does) and both branches
+    hold tile operations or loops. For the first such if of each kernel, the
+    kernel gets a copy, @<name>__else {kcc.version_of = @<name>,
+    kcc.version_guard = the mark}, placed after it, that keeps the else
+    branch; the kernel keeps the then branch. Every later pass treats the
+    copy as a kernel of its own (persistent and fallback builds included);
+    the launch stub runs it when the guard is false, with the same
+    arguments, so neither build pays the other branch's registers. Other
+    marks are dropped.
+  }];
+}
+
 def KccAddFallbackBuilds : Pass<"kcc-add-fallback-builds", "mlir::ModuleOp"> {
   let summary = "Give kernels over tensor<> parameters a build for tensors "
                 "outside the tensor contract";

@@ -59,6 +59,10 @@ void pipeline::buildTilePipeline(OpPassManager &pm,
   // Descriptor synthesis: a dot's pointer tiles take the tensor paths.
   if (options.liftPointerTiles)
     pm.addPass(createKccSynthesizeTileAccesses());
+  // An if the launch decides: one build per branch (each then gets its own
+  // persistent and fallback builds below).
+  if (options.versionBranches)
+    pm.addPass(createKccVersionLaunchBranches());
   // group(N) kernels: from here on every consumer (both vendors, the stubs,
   // the manifest) sees the flat 1-D launch in grouped order.
   if (options.rasterize) {

@@ -67,6 +67,9 @@ struct TileOptions {
   /// Kernels over tensor<> parameters also get a build that does not assume
   /// the tensor contract, launched for tensors that break it.
   bool fallbackBuilds = true;
+  /// A kernel whose top-level if the launch decides (kcc.launch_guard) is
+  /// compiled once per branch; the launch runs the branch's build.
+  bool versionBranches = true;
 };
 void buildTilePipeline(mlir::OpPassManager &pm, const TileOptions &options);
 

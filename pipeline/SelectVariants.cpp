@@ -170,20 +170,27 @@ StringRef persistentOf(func::FuncOp func) {
   return of ? of.getValue() : StringRef();
 }
 
-/// The symbol a persistent or fallback build belongs to, or "".
+/// The symbol a persistent, fallback or else-branch build belongs to, or "".
 StringRef buildOf(func::FuncOp func) {
-  if (auto of =
-          func->getAttrOfType<FlatSymbolRefAttr>(KccDialect::kFallbackOfAttr))
-    return of.getValue();
+  for (StringRef attr :
+       {KccDialect::kFallbackOfAttr, KccDialect::kVersionOfAttr})
+    if (auto of = func->getAttrOfType<FlatSymbolRefAttr>(attr))
+      return of.getValue();
   return persistentOf(func);
 }
 
-/// Erases the functions `drop` names and their persistent and fallback
-/// builds.
-void eraseFunctions(ModuleOp module, const llvm::StringSet<> &drop) {
-  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
-    if (drop.contains(func.getSymName()) || drop.contains(buildOf(func)))
-      func.erase();
+/// Erases the functions `drop` names and their builds (an else-branch
+/// build's own persistent and fallback builds too).
+void eraseFunctions(ModuleOp module, llvm::StringSet<> drop) {
+  for (bool erased = true; erased;) {
+    erased = false;
+    for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+      if (drop.contains(func.getSymName()) || drop.contains(buildOf(func))) {
+        drop.insert(func.getSymName());
+        func.erase();
+        erased = true;
+      }
+  }
 }
 
 } // namespace

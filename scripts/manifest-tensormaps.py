@@ -15,12 +15,19 @@ import json
 import sys
 
 manifest = json.load(open(sys.argv[1]))
+def spec_builds(spec):
+    """A specialization, its fallback build (no tensor maps) and the build
+    of its else branch (a spec of its own), recursively."""
+    yield spec
+    if "fallback" in spec:
+        yield {**spec["fallback"], "params": []}
+    if "else_branch" in spec:
+        yield from spec_builds(spec["else_branch"]["build"])
+
+
 def builds(kernel):
-    """Each specialization and its fallback build (no tensor maps)."""
     for spec in kernel["specializations"]:
-        yield spec
-        if "fallback" in spec:
-            yield {**spec["fallback"], "params": []}
+        yield from spec_builds(spec)
 
 
 for kernel in manifest["kernels"]:

@@ -653,7 +653,8 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
         continue;
       }
       // Ragged chunk: vector stores when all k lanes are on, else per element.
-      Value all = allOf(rewriter, loc, ArrayRef<Value>(masks).slice(g, k));
+      Value all =
+          chunkAllOn(rewriter, loc, op, ArrayRef<Value>(masks).slice(g, k));
       auto ifOp = scf::IfOp::create(rewriter, loc, TypeRange(), all,
                                     /*withElseRegion=*/true);
       OpBuilder::InsertionGuard guard(rewriter);

@@ -67,6 +67,20 @@ KernelInfo::fallbackBuildOf(const Specialization &spec) const {
   return buildOf(fallbackBuilds, &Specialization::fallbackOf, spec);
 }
 
+const Specialization *
+KernelInfo::versionBuildOf(const Specialization &spec) const {
+  return buildOf(versionBuilds, &Specialization::versionOf, spec);
+}
+
+const Specialization *
+KernelInfo::launchedBuild(const std::string &symbol) const {
+  for (const auto *list : {&specializations, &versionBuilds})
+    for (const Specialization &s : *list)
+      if (s.symbol == symbol)
+        return &s;
+  return nullptr;
+}
+
 VariantGroup *findVariantGroup(ModuleInfo &info, const std::string &name) {
   for (KernelInfo &k : info.kernels)
     for (VariantGroup &g : k.groups)

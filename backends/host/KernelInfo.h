@@ -105,6 +105,13 @@ struct Specialization {
   // stands in for when the launch's tensors break the tensor contract. Same
   // user parameters, grid and guards; no tensor maps.
   std::string fallbackOf;
+  // A build of a versioned branch (kcc-version-launch-branches): the symbol
+  // of the build of the then branch, whose launch runs this one instead
+  // when `versionGuard` (C over the integer parameter names) is false. Same
+  // user parameters, grid and guards; its own tensor maps, persistent and
+  // fallback builds.
+  std::string versionOf;
+  Requirement versionGuard; // the if's condition: C, as written, where
   // (target, why) for each target that could not compile this build (a
   // fallback build is dropped there rather than failing the compile).
   std::vector<std::pair<std::string, std::string>> notBuilt;
@@ -136,12 +143,19 @@ struct KernelInfo {
   // The fallback builds of some specializations (each with fallbackOf set);
   // not launch functions of their own.
   std::vector<Specialization> fallbackBuilds;
+  // The builds of else branches some specializations' launches run (each
+  // with versionOf set); not launch functions of their own.
+  std::vector<Specialization> versionBuilds;
   std::vector<VariantGroup> groups;
 
   /// The persistent build of `spec`, or null.
   const Specialization *persistentBuildOf(const Specialization &spec) const;
   /// The fallback build of `spec`, or null.
   const Specialization *fallbackBuildOf(const Specialization &spec) const;
+  /// The build of the else branch `spec`'s launch may run, or null.
+  const Specialization *versionBuildOf(const Specialization &spec) const;
+  /// The specialization or else-branch build named `symbol`, or null.
+  const Specialization *launchedBuild(const std::string &symbol) const;
 };
 
 struct ModuleInfo {

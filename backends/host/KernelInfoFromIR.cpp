@@ -199,6 +199,20 @@ bool host::collectKernelInfo(mlir::ModuleOp tileIR, ModuleInfo &info) {
                    KccDialect::kFallbackOfAttr)) {
       spec.fallbackOf = fb.getValue().str();
       it->fallbackBuilds.push_back(std::move(spec));
+    } else if (auto vo = func->getAttrOfType<mlir::FlatSymbolRefAttr>(
+                   KccDialect::kVersionOfAttr)) {
+      auto guard = func->getAttrOfType<mlir::DictionaryAttr>(
+          KccDialect::kVersionGuardAttr);
+      if (!guard) {
+        func.emitError("internal error: else-branch build lacks ")
+            << KccDialect::kVersionGuardAttr;
+        return false;
+      }
+      spec.versionOf = vo.getValue().str();
+      spec.versionGuard = {guard.getAs<mlir::StringAttr>("guard").str(),
+                           guard.getAs<mlir::StringAttr>("when").str(),
+                           guard.getAs<mlir::StringAttr>("at").str()};
+      it->versionBuilds.push_back(std::move(spec));
     } else {
       it->specializations.push_back(std::move(spec));
     }
@@ -207,21 +221,37 @@ bool host::collectKernelInfo(mlir::ModuleOp tileIR, ModuleInfo &info) {
   // with the same arguments (tensor maps included) and grid.
   for (KernelInfo &k : info.kernels)
     for (const Specialization &p : k.persistentBuilds) {
-      auto plain = llvm::find_if(k.specializations, [&](auto &s) {
-        return s.symbol == p.persistentOf;
-      });
-      if (plain == k.specializations.end() || !sameLaunch(*plain, p)) {
+      const Specialization *plain = k.launchedBuild(p.persistentOf);
+      if (!plain || !sameLaunch(*plain, p)) {
         tileIR.emitError("internal error: persistent build @")
             << p.symbol << " does not launch like @" << p.persistentOf;
+        return false;
+      }
+    }
+  // An else-branch build stands in for a specialization of its kernel, with
+  // the same user parameters (its tensor maps are its own) and grid.
+  for (KernelInfo &k : info.kernels)
+    for (const Specialization &v : k.versionBuilds) {
+      auto plain = llvm::find_if(
+          k.specializations, [&](auto &s) { return s.symbol == v.versionOf; });
+      auto userParams = [](const Specialization &s) {
+        std::vector<std::pair<std::string, bool>> out;
+        for (const ParamInfo &p : s.params)
+          if (!p.isTensorMap)
+            out.push_back({p.name, p.isPointer});
+        return out;
+      };
+      if (plain == k.specializations.end() || plain->grid != v.grid ||
+          userParams(*plain) != userParams(v)) {
+        tileIR.emitError("internal error: else-branch build @")
+            << v.symbol << " does not launch like @" << v.versionOf;
         return false;
       }
     }
   // A fallback build stands in for a specialization of its kernel.
   for (KernelInfo &k : info.kernels)
     for (const Specialization &f : k.fallbackBuilds)
-      if (llvm::none_of(k.specializations, [&](const Specialization &s) {
-            return s.symbol == f.fallbackOf;
-          })) {
+      if (!k.launchedBuild(f.fallbackOf)) {
         tileIR.emitError("internal error: fallback build @")
             << f.symbol << " stands in for @" << f.fallbackOf
             << ", which is not a specialization of its kernel";
@@ -257,6 +287,8 @@ std::vector<Specialization *> host::allSpecializations(ModuleInfo &info) {
     for (Specialization &s : k.persistentBuilds)
       all.push_back(&s);
     for (Specialization &s : k.fallbackBuilds)
+      all.push_back(&s);
+    for (Specialization &s : k.versionBuilds)
       all.push_back(&s);
   }
   return all;

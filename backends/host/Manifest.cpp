@@ -5,6 +5,8 @@
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <functional>
+
 using namespace kcc::host;
 namespace json = llvm::json;
 
@@ -67,76 +69,91 @@ std::string kcc::host::emitManifest(const ModuleInfo &module,
   json::Array kernels;
   for (const KernelInfo &k : module.kernels) {
     json::Array specs;
-    for (const Specialization &s : k.specializations) {
-      json::Object constants;
-      for (const ConstantValue &c : s.constants) {
-        if (c.isDType)
-          constants[c.name] = scalarKindName(c.dtype);
-        else
-          constants[c.name] = c.intValue;
-      }
-      json::Array params, builds, grid;
-      for (const ParamInfo &p : s.params)
-        params.push_back(paramJson(s, p));
-      for (const TargetBuild &b : s.builds)
-        builds.push_back(buildJson(b));
-      for (const std::string &g : s.grid)
-        grid.push_back(g);
-      json::Object spec{{"symbol", s.symbol},
-                        {"constants", std::move(constants)},
-                        {"params", std::move(params)},
-                        {"grid", std::move(grid)},
-                        {"targets", std::move(builds)}};
-      // A candidate of launch_functions only, built where a target chose it.
-      if (s.variantOnly)
-        spec["variant_only"] = true;
-      // kcc --persistent: the build the launch runs instead when the grid
-      // has more than ctas_per_sm x multiprocessors tiles.
-      if (const Specialization *p = k.persistentBuildOf(s)) {
-        json::Array persistentBuilds;
-        for (const TargetBuild &b : p->builds)
-          persistentBuilds.push_back(buildJson(b));
-        spec["persistent"] =
-            json::Object{{"symbol", p->symbol},
-                         {"ctas_per_sm", int64_t(p->persistent)},
-                         {"targets", std::move(persistentBuilds)}};
-      }
-      // The build the launch runs for tensors outside the tensor contract;
-      // `not_built` names the targets that could not compile it (there the
-      // launch refuses such tensors, as without one).
-      if (const Specialization *f = k.fallbackBuildOf(s)) {
-        json::Array fallbackBuilds, notBuilt;
-        for (const TargetBuild &b : f->builds)
-          fallbackBuilds.push_back(buildJson(b));
-        for (const auto &[target, why] : f->notBuilt)
-          notBuilt.push_back(json::Object{{"target", target}, {"why", why}});
-        json::Object fallback{
-            {"symbol", f->symbol},
-            {"when", "a tensor's base is not 16-byte aligned or a row stride "
-                     "is negative or not a multiple of 16 bytes"},
-            {"targets", std::move(fallbackBuilds)}};
-        if (!notBuilt.empty())
-          fallback["not_built"] = std::move(notBuilt);
-        spec["fallback"] = std::move(fallback);
-      }
-      // Launch guards from the coverage proof: a launch where `guard` (C
-      // over the parameter names) is false leaves `tensor` partly unwritten.
-      if (!s.requirements.empty()) {
-        json::Array reqs;
-        for (const Requirement &r : s.requirements)
-          reqs.push_back(
-              json::Object{{"guard", r.expr}, {"when", r.text}, {"at", r.at}});
-        spec["requires"] = std::move(reqs);
-      }
-      if (!s.coverage.empty()) {
-        json::Array guards;
-        for (const CoverageGuard &g : s.coverage)
-          guards.push_back(json::Object{
-              {"tensor", g.tensor}, {"guard", g.expr}, {"when", g.text}});
-        spec["coverage_guards"] = std::move(guards);
-      }
-      specs.push_back(std::move(spec));
-    }
+    std::function<json::Object(const Specialization &)> specJson =
+        [&](const Specialization &s) {
+          json::Object constants;
+          for (const ConstantValue &c : s.constants) {
+            if (c.isDType)
+              constants[c.name] = scalarKindName(c.dtype);
+            else
+              constants[c.name] = c.intValue;
+          }
+          json::Array params, builds, grid;
+          for (const ParamInfo &p : s.params)
+            params.push_back(paramJson(s, p));
+          for (const TargetBuild &b : s.builds)
+            builds.push_back(buildJson(b));
+          for (const std::string &g : s.grid)
+            grid.push_back(g);
+          json::Object spec{{"symbol", s.symbol},
+                            {"constants", std::move(constants)},
+                            {"params", std::move(params)},
+                            {"grid", std::move(grid)},
+                            {"targets", std::move(builds)}};
+          // A candidate of launch_functions only, built where a target chose
+          // it.
+          if (s.variantOnly)
+            spec["variant_only"] = true;
+          // kcc --persistent: the build the launch runs instead when the grid
+          // has more than ctas_per_sm x multiprocessors tiles.
+          if (const Specialization *p = k.persistentBuildOf(s)) {
+            json::Array persistentBuilds;
+            for (const TargetBuild &b : p->builds)
+              persistentBuilds.push_back(buildJson(b));
+            spec["persistent"] =
+                json::Object{{"symbol", p->symbol},
+                             {"ctas_per_sm", int64_t(p->persistent)},
+                             {"targets", std::move(persistentBuilds)}};
+          }
+          // The build the launch runs for tensors outside the tensor contract;
+          // `not_built` names the targets that could not compile it (there the
+          // launch refuses such tensors, as without one).
+          if (const Specialization *f = k.fallbackBuildOf(s)) {
+            json::Array fallbackBuilds, notBuilt;
+            for (const TargetBuild &b : f->builds)
+              fallbackBuilds.push_back(buildJson(b));
+            for (const auto &[target, why] : f->notBuilt)
+              notBuilt.push_back(
+                  json::Object{{"target", target}, {"why", why}});
+            json::Object fallback{
+                {"symbol", f->symbol},
+                {"when",
+                 "a tensor's base is not 16-byte aligned or a row stride "
+                 "is negative or not a multiple of 16 bytes"},
+                {"targets", std::move(fallbackBuilds)}};
+            if (!notBuilt.empty())
+              fallback["not_built"] = std::move(notBuilt);
+            spec["fallback"] = std::move(fallback);
+          }
+          // Launch guards from the coverage proof: a launch where `guard` (C
+          // over the parameter names) is false leaves `tensor` partly
+          // unwritten.
+          if (!s.requirements.empty()) {
+            json::Array reqs;
+            for (const Requirement &r : s.requirements)
+              reqs.push_back(json::Object{
+                  {"guard", r.expr}, {"when", r.text}, {"at", r.at}});
+            spec["requires"] = std::move(reqs);
+          }
+          if (!s.coverage.empty()) {
+            json::Array guards;
+            for (const CoverageGuard &g : s.coverage)
+              guards.push_back(json::Object{
+                  {"tensor", g.tensor}, {"guard", g.expr}, {"when", g.text}});
+            spec["coverage_guards"] = std::move(guards);
+          }
+          // The kernel's `if` the launch decides: the build of its else branch
+          // (a spec of its own: its tensor maps, persistent and fallback
+          // builds) runs where `guard` is false; this one where it is true.
+          if (const Specialization *v = k.versionBuildOf(s))
+            spec["else_branch"] = json::Object{{"guard", v->versionGuard.expr},
+                                               {"when", v->versionGuard.text},
+                                               {"at", v->versionGuard.at},
+                                               {"build", specJson(*v)}};
+          return spec;
+        };
+    for (const Specialization &s : k.specializations)
+      specs.push_back(specJson(s));
     json::Array constantNames;
     if (!k.specializations.empty())
       for (const ConstantValue &c : k.specializations.front().constants)

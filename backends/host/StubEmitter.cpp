@@ -115,6 +115,14 @@ std::string docComment(const KernelInfo &k, const SpecPlan &sp, bool amd) {
             " instead, a build without TMA whose accesses assume only the "
             "declared facts.",
         2);
+  if (const Specialization *v = sp.version)
+    out += wrapComment("///",
+                       "Compiled once per branch of `if " +
+                           v->versionGuard.text + "` (" + v->versionGuard.at +
+                           "): the launch evaluates it and runs " + v->symbol +
+                           " when it is false, so neither build pays for the "
+                           "other branch's registers.",
+                       2);
   std::string builds;
   for (const TargetBuild *b : sp.builds)
     builds += (builds.empty() ? "" : ", ") + std::to_string(b->threads) + " (" +
@@ -469,6 +477,8 @@ std::string emitSource(const ModuleInfo &m,
       for (size_t r = 0; r < s.requirements.size(); ++r)
         predicate("requires_" + s.symbol + "_" + std::to_string(r),
                   sp.requireParams[r], s.requirements[r].expr);
+      if (const Specialization *v = sp.version)
+        predicate("then_" + s.symbol, sp.versionParams, v->versionGuard.expr);
       for (size_t g = 0; g < s.coverage.size(); ++g)
         predicate("covers_" + s.symbol + "_" + std::to_string(g),
                   sp.guardParams[g], s.coverage[g].expr);
@@ -488,6 +498,24 @@ std::string emitSource(const ModuleInfo &m,
                         ? "kcc::Status " + s.symbol + "("
                         : "static kcc::Status kcc_variant_" + s.symbol + "(",
                     params, ") {");
+      // The kernel's `if` the launch decides: its else branch is a build of
+      // its own, run with the same arguments (its checks are its own).
+      if (const Specialization *v = sp.version) {
+        c += wrapComment("  //", "if " + v->versionGuard.text + " (" +
+                                     v->versionGuard.at +
+                                     "): this build runs the "
+                                     "then branch, " +
+                                     v->symbol + " the else branch.");
+        std::vector<std::string> args;
+        for (const ParamInfo &q : v->params)
+          if (!q.isTensorMap)
+            args.push_back(q.name);
+        args.push_back("stream");
+        c += wrapCall("  ", "if (!kcc_impl::then_" + s.symbol + "(",
+                      sp.versionParams, "))");
+        c += wrapCall("    ", "return kcc_variant_" + v->symbol + "(", args,
+                      ");");
+      }
       // The tensor contract this build assumes (what its facts claim beyond
       // the fallback build's): tensors that break it run the fallback
       // build, with the same arguments, instead of being refused.
@@ -693,7 +721,7 @@ std::string emitSource(const ModuleInfo &m,
     std::string compiled;
     for (const SpecPlan &sp : kp.specs) {
       const Specialization &s = *sp.spec;
-      if (!s.fallbackOf.empty())
+      if (!s.fallbackOf.empty() || !s.versionOf.empty())
         continue; // run by its specialization's launch function
       std::string cond;
       for (size_t i = 0; i < s.constants.size(); ++i) {

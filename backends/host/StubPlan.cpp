@@ -220,7 +220,7 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
     auto planSpec = [&](const Specialization &s) -> Planned {
       // A fallback build's name (<symbol>__fallback) is kcc's, never a
       // user's: no C++ name of the user's namespace.
-      bool internal = !s.fallbackOf.empty();
+      bool internal = !s.fallbackOf.empty() || !s.versionOf.empty();
       if (!internal && !checkName(s.symbol, "kernel function", k.name))
         return Planned::Failed;
       if (s.symbol == "last_error_message" || s.symbol == "status_code") {
@@ -288,7 +288,7 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
       }
       SpecPlan sp;
       sp.spec = &s;
-      sp.launchable = !s.variantOnly && s.fallbackOf.empty();
+      sp.launchable = !s.variantOnly && !internal;
       sp.builds = std::move(builds);
       if (const Specialization *p = k.persistentBuildOf(s)) {
         sp.persistent.spec = p;
@@ -332,12 +332,20 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
       for (const Requirement &r : s.requirements)
         if (!guardUses(r.expr, sp.requireParams))
           return Planned::Failed;
+      if (const Specialization *v = k.versionBuildOf(s)) {
+        std::vector<std::vector<std::string>> uses;
+        if (!guardUses(v->versionGuard.expr, uses))
+          return Planned::Failed;
+        sp.version = v;
+        sp.versionParams = std::move(uses.front());
+      }
       kp.specs.push_back(std::move(sp));
       return Planned::Done;
     };
-    for (const Specialization &s : k.specializations) {
-      // The fallback first: the launch that may run it is emitted after it.
-      // It is used only where every target of the vendor built it.
+    // Plans `s` after its fallback build: the launch that may run it is
+    // emitted after it. It is used only where every target of the vendor
+    // built it.
+    auto planWithFallback = [&](const Specialization &s) {
       const Specialization *f = k.fallbackBuildOf(s);
       bool useFallback = false;
       if (f) {
@@ -357,6 +365,15 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
         return false;
       if (planned == Planned::Done && useFallback)
         kp.specs.back().fallback = f;
+      return true;
+    };
+    for (const Specialization &s : k.specializations) {
+      // The else-branch build first, for the same reason.
+      if (const Specialization *v = k.versionBuildOf(s);
+          v && !planWithFallback(*v))
+        return false;
+      if (!planWithFallback(s))
+        return false;
     }
     for (const VariantGroup &g : k.groups) {
       if (!checkName(g.name, "launch function", k.name) ||

@@ -55,6 +55,12 @@ struct SpecPlan {
   // break the tensor contract. Null if none, or if some target of the
   // vendor could not build it.
   const Specialization *fallback = nullptr;
+  // The build of the else branch of the specialization's versioned `if`,
+  // planned before it (with its own fallback): the launch runs it when the
+  // if's condition is false. Null if none.
+  const Specialization *version = nullptr;
+  // The integer params the version's guard uses, in order.
+  std::vector<std::string> versionParams;
 };
 
 struct Dispatcher {

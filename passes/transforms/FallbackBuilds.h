@@ -24,17 +24,29 @@ namespace kcc {
 
 inline constexpr llvm::StringLiteral kFallbackLocPrefix = "kcc.fallback:";
 
-/// The fallback build of `func` in its module (kcc.fallback_of), or null.
-inline mlir::func::FuncOp fallbackBuildOf(mlir::func::FuncOp func) {
+/// The function of `func`'s module whose symbol attribute `attr` names
+/// `func` (its fallback or else-branch build), or null.
+inline mlir::func::FuncOp buildNaming(mlir::func::FuncOp func,
+                                      llvm::StringRef attr) {
   auto module = func->getParentOfType<mlir::ModuleOp>();
   if (!module)
     return {};
   for (auto build : module.getOps<mlir::func::FuncOp>())
-    if (auto of = build->getAttrOfType<mlir::FlatSymbolRefAttr>(
-            KccDialect::kFallbackOfAttr);
+    if (auto of = build->getAttrOfType<mlir::FlatSymbolRefAttr>(attr);
         of && of.getValue() == func.getSymName())
       return build;
   return {};
+}
+
+/// The fallback build of `func` in its module (kcc.fallback_of), or null.
+inline mlir::func::FuncOp fallbackBuildOf(mlir::func::FuncOp func) {
+  return buildNaming(func, KccDialect::kFallbackOfAttr);
+}
+
+/// The build of the else branch of `func`'s versioned `if`
+/// (kcc.version_of, kcc-version-launch-branches), or null.
+inline mlir::func::FuncOp versionBuildOf(mlir::func::FuncOp func) {
+  return buildNaming(func, KccDialect::kVersionOfAttr);
 }
 
 /// Whether `module` holds fallback builds.

@@ -194,13 +194,16 @@ bool readManifest(StringRef path, ThreadsMap &threads,
   for (const json::Value &k : *kernels) {
     const json::Object *ko = k.getAsObject();
     const json::Array *specs = ko ? ko->getArray("specializations") : nullptr;
-    // A specialization and its fallback build (a launch may run either).
+    // A specialization, its else-branch build and their fallback builds (a
+    // launch may run any).
     std::vector<const json::Object *> builds;
     for (size_t i = 0; specs && i < specs->size(); ++i)
-      if (const json::Object *so = (*specs)[i].getAsObject()) {
+      for (const json::Object *so = (*specs)[i].getAsObject(); so;) {
         builds.push_back(so);
         if (const json::Object *fo = so->getObject("fallback"))
           builds.push_back(fo);
+        const json::Object *eb = so->getObject("else_branch");
+        so = eb ? eb->getObject("build") : nullptr;
       }
     for (const json::Object *so : builds) {
       std::optional<StringRef> symbol = so->getString("symbol");
@@ -312,6 +315,16 @@ public:
         for (const CaseSpec &c : k.cases)
           if (launchF && brokenFact(launchF, c))
             fallbackUsed.insert(f.getSymName());
+      }
+    // A used kernel's else-branch build is used with it (launched for the
+    // cases its guard is false for).
+    for (auto f : launched.getOps<mlir::func::FuncOp>())
+      if (auto vo = f->getAttrOfType<mlir::FlatSymbolRefAttr>(
+              KccDialect::kVersionOfAttr);
+          vo && used.contains(vo.getValue())) {
+        used.insert(f.getSymName());
+        if (fallbackUsed.contains(vo.getValue()))
+          fallbackUsed.insert(f.getSymName());
       }
     for (auto f :
          llvm::make_early_inc_range(launched.getOps<mlir::func::FuncOp>())) {
@@ -584,6 +597,21 @@ private:
         launchedModule.lookupSymbol<mlir::func::FuncOp>(f.getSymName());
     if (!launchF)
       return caseErrorB(c.loc, "internal error: no launched form" + where);
+    // The kernel's `if` the launch decides: the else branch's build where
+    // its condition is false (as the stubs choose).
+    if (mlir::func::FuncOp other = versionBuildOf(launchF)) {
+      auto guard = other->getAttrOfType<mlir::DictionaryAttr>(
+          KccDialect::kVersionGuardAttr);
+      int64_t holds = 0;
+      if (!interp::evaluateLaunchCondition(
+              launchF, guard.getAs<mlir::StringAttr>("guard").getValue(),
+              p.args, simProcessors, holds, err))
+        return caseErrorB(c.loc, "the if's condition: " + err + where);
+      if (!holds) {
+        launchF = other;
+        p.runSymbol = other.getSymName().str();
+      }
+    }
     if (!interp::evaluateGrid(launchF, p.args, simProcessors, p.launchGrid,
                               err))
       return caseErrorB(c.loc, err + where);
@@ -1022,6 +1050,7 @@ int main(int argc, char **argv) {
     coverage.rasterize = false;
     coverage.liftPointerTiles = false;
     coverage.fallbackBuilds = false; // the reference runs the kernel as written
+    coverage.versionBranches = false;
     mlir::PassManager pm(&ctx);
     pipeline::buildTilePipeline(pm, coverage);
     if (failed(pm.run(*module)))

@@ -45,6 +45,8 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <set>
+
 using namespace kcc;
 using namespace kcc::driver;
 using llvm::StringRef;
@@ -177,6 +179,17 @@ public:
     stem = outputStem(inputPath);
     // Errors from passes print like the frontend's: file:line:col + caret.
     mlir::SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
+    // Once per location and message: builds of one kernel (its else-branch
+    // and fallback builds, its specializations) share source and would
+    // repeat an error in the code they share.
+    std::set<std::string> printed;
+    mlir::ScopedDiagnosticHandler once(&ctx, [&](mlir::Diagnostic &diag) {
+      std::string key;
+      llvm::raw_string_ostream os(key);
+      os << int(diag.getSeverity()) << diag.getLocation() << diag.str();
+      return printed.insert(os.str()).second ? mlir::failure()
+                                             : mlir::success();
+    });
 
     mlir::OwningOpRef<mlir::ModuleOp> tileIR;
     {
@@ -204,6 +217,7 @@ public:
       tileOptions.unprovenCoverageIsError = options.unprovenCoverageIsError;
       tileOptions.persistent = options.persistent;
       tileOptions.fallbackBuilds = options.fallbackBuilds;
+      tileOptions.versionBranches = options.versionBranches;
       pipeline::buildTilePipeline(pm, tileOptions);
       if (failed(pm.run(*tileIR)))
         return false;

@@ -36,6 +36,7 @@ struct Options {
   bool warpgroupTurns = false;           // its warpgroups take turns
   unsigned persistent = 0; // CTAs per multiprocessor of group(N) kernels
   bool fallbackBuilds = true; // kernels over tensors: a contract-free build
+  bool versionBranches = true; // a build per branch of a launch-decided if
   // --unproven-coverage: a tensor whose coverage isl cannot prove is an
   // error (true) or a warning.
   bool unprovenCoverageIsError = true;

@@ -138,6 +138,25 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
     else if (func::FuncOp fallback = fallbackBuildOf(func))
       appendLaunch("@" + fallback.getSymName().str() +
                    " runs instead for tensors outside the tensor contract");
+    // The kernel's `if` the launch decides: which build runs each branch.
+    if (auto of = func->getAttrOfType<FlatSymbolRefAttr>(
+            KccDialect::kVersionOfAttr)) {
+      auto guard =
+          func->getAttrOfType<DictionaryAttr>(KccDialect::kVersionGuardAttr);
+      appendLaunch("else branch of `if " +
+                   guard.getAs<StringAttr>("when").str() + "` (" +
+                   guard.getAs<StringAttr>("at").str() +
+                   "): runs instead of @" + of.getValue().str() +
+                   " when the condition is false (one build per branch, so "
+                   "neither pays for the other's registers)");
+    } else if (func::FuncOp other = versionBuildOf(func)) {
+      auto guard =
+          other->getAttrOfType<DictionaryAttr>(KccDialect::kVersionGuardAttr);
+      appendLaunch(
+          "then branch of `if " + guard.getAs<StringAttr>("when").str() +
+          "` (" + guard.getAs<StringAttr>("at").str() + "); @" +
+          other.getSymName().str() + " runs the else branch when it is false");
+    }
     if (auto cov = func->getAttrOfType<ArrayAttr>(KccDialect::kCoverageAttr))
       for (auto d : cov.getAsRange<DictionaryAttr>()) {
         std::string tensor = d.getAs<StringAttr>("tensor").str();
@@ -506,8 +525,8 @@ const std::string *Report::liftOf(const std::string &symbol,
 
 void Report::addResources(const host::ModuleInfo &info) {
   for (const host::KernelInfo &k : info.kernels)
-    for (const auto *list :
-         {&k.specializations, &k.persistentBuilds, &k.fallbackBuilds})
+    for (const auto *list : {&k.specializations, &k.persistentBuilds,
+                             &k.fallbackBuilds, &k.versionBuilds})
       for (const host::Specialization &spec : *list) {
         auto it = kernels.find(spec.symbol);
         if (it == kernels.end())

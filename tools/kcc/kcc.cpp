@@ -101,6 +101,13 @@ static cl::opt<bool> fallbackBuilds(
              "bytes); the launch runs that build for tensors that break it "
              "instead of refusing them (default: true)"),
     cl::init(true), cl::cat(kccCategory));
+static cl::opt<bool> versionBranches(
+    "version-branches",
+    cl::desc("Compile a kernel once per branch of a top-level `if` whose "
+             "condition compares integer parameters, dim(x, k) and constants; "
+             "the launch evaluates it and runs that branch's build, so "
+             "neither pays for the other's registers (default: true)"),
+    cl::init(true), cl::cat(kccCategory));
 static cl::opt<std::string> unprovenCoverage(
     "unproven-coverage",
     cl::desc("What a tensor whose coverage by store_tile the compiler cannot "
@@ -221,6 +228,7 @@ int main(int argc, char **argv) {
   options.warpgroupTurns = warpgroupTurns;
   options.persistent = persistent;
   options.fallbackBuilds = fallbackBuilds;
+  options.versionBranches = versionBranches;
   if (unprovenCoverage != "error" && unprovenCoverage != "warning")
     return fail("invalid --unproven-coverage=" + unprovenCoverage +
                 "; use error or warning");
