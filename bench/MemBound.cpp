@@ -161,6 +161,9 @@ int main() {
       int64_t bestBlock = 0;
       for (int64_t block : {1024, 4096, 16384}) {
         double ms = timeIt([&] { return launch(block); });
+        // Every BLOCK's time, for people (run_membound.py reads stdout).
+        std::fprintf(stderr, "%s %s BLOCK %lld: %.1f GB/s\n", name,
+                     shape.c_str(), (long long)block, bytes / ms / 1e6);
         if (ms < best)
           best = ms, bestBlock = block;
       }
