@@ -74,7 +74,7 @@ struct TypeRef {
 // Statements
 //===----------------------------------------------------------------------===//
 
-enum class StmtKind { Let, Assign, ExprStmt, If, For, Block };
+enum class StmtKind { Let, Assign, ExprStmt, If, For, While, Block };
 
 struct Stmt;
 using StmtPtr = std::unique_ptr<Stmt>;
@@ -94,6 +94,7 @@ struct Stmt {
   BinOp compoundOp = BinOp::Add;
   // ExprStmt: init holds the expression.
   // If: cond, thenBody, elseBody (may be null; an `else if` is a nested If).
+  // While: cond, body.
   ExprPtr cond;
   std::string condText;          // If: the condition as written, on one line
   std::vector<StmtPtr> body;     // If then-branch, For body, Block contents

@@ -21,6 +21,8 @@ const char *kcc::frontend::tokSpelling(Tok kind) {
   case Tok::KwIf: return "'if'";
   case Tok::KwElse: return "'else'";
   case Tok::KwFor: return "'for'";
+  case Tok::KwWhile:
+    return "'while'";
   case Tok::KwIn: return "'in'";
   case Tok::KwTrue: return "'true'";
   case Tok::KwFalse: return "'false'";
@@ -184,6 +186,7 @@ Token Lexer::next() {
                    .Case("if", Tok::KwIf)
                    .Case("else", Tok::KwElse)
                    .Case("for", Tok::KwFor)
+                   .Case("while", Tok::KwWhile)
                    .Case("in", Tok::KwIn)
                    .Case("true", Tok::KwTrue)
                    .Case("false", Tok::KwFalse)

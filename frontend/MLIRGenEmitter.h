@@ -121,6 +121,17 @@ private:
         &ctx, sm.getMemoryBuffer(id)->getBufferIdentifier(), line, col);
   }
 
+  /// The source position of an op this Gen created (the inverse of loc()).
+  SMLoc diagLoc(mlir::Location l) {
+    auto flc = mlir::dyn_cast<mlir::FileLineColLoc>(l);
+    llvm::SourceMgr &sm = diags.sourceMgr();
+    for (unsigned id = 1; flc && id <= sm.getNumBuffers(); ++id)
+      if (sm.getMemoryBuffer(id)->getBufferIdentifier() ==
+          flc.getFilename().getValue())
+        return sm.FindLocForLineAndColumn(id, flc.getLine(), flc.getColumn());
+    return SMLoc();
+  }
+
   // --- scopes ------------------------------------------------------------------
   Binding *lookup(const std::string &name) {
     for (auto it = scopes.rbegin(); it != scopes.rend(); ++it) {
@@ -336,6 +347,8 @@ private:
   void genLet(const Stmt &s);
   void genAssign(const Stmt &s);
   void genIf(const Stmt &s);
+  void genWhile(const Stmt &s);
+  void checkUniformCondition(mlir::scf::WhileOp whileOp);
   bool isLaunchValue(const Expr &e);
   bool isLaunchCondition(const Expr &e, unsigned &leaves);
   void markLaunchGuard(const Stmt &s, mlir::scf::IfOp ifOp);

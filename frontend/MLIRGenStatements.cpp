@@ -47,6 +47,8 @@ void Gen::genStmt(const Stmt &s) {
     return genIf(s);
   case StmtKind::For:
     return genFor(s);
+  case StmtKind::While:
+    return genWhile(s);
   case StmtKind::Block:
     return genBlock(s.body);
   }
@@ -162,6 +164,9 @@ Gen::carriedVars(const std::vector<const std::vector<StmtPtr> *> &bodies) {
             walk(s->body);
             locals.pop_back();
             break;
+          case StmtKind::While:
+            walk(s->body);
+            break;
           case StmtKind::Block:
             walk(s->body);
             break;
@@ -183,6 +188,11 @@ Gen::carriedVars(const std::vector<const std::vector<StmtPtr> *> &bodies) {
 }
 
 void Gen::genIf(const Stmt &s) {
+  if (!s.cond) { // a syntax error, reported; still check the branches
+    genBlock(s.body);
+    genBlock(s.elseBody);
+    return;
+  }
   TV c = gen(*s.cond);
   Value cond = materialize(c);
   if (!cond) {
@@ -408,4 +418,110 @@ void Gen::genFor(const Stmt &s) {
   b.setInsertionPointAfter(forOp);
   for (size_t i = 0; i < carried.size(); ++i)
     carried[i].second->val = TV::value(forOp.getResult(i));
+}
+
+/// `while cond { body }` as scf.while: the condition is computed in the
+/// before region from the variables the body assigns, the body in the after
+/// region. Every thread of a program runs the loop the same number of times
+/// only if they all see the same condition, so it must not read memory
+/// other programs write with a plain load (threads may see different
+/// values); a scalar atomic is the program's (docs/language.md, Atomics).
+void Gen::genWhile(const Stmt &s) {
+  if (!s.cond) // a syntax error, reported
+    return;
+  mlir::Location l = loc(s.loc);
+  auto carried = carriedVars({&s.body});
+  llvm::SmallVector<Type> types;
+  llvm::SmallVector<Value> initial;
+  for (auto &[name, bind] : carried) {
+    if (mlir::isa<mlir::RankedTensorType>(bind->val.getType())) {
+      error(s.loc, "a while loop may carry scalars only, but '" + name +
+                       "' is a tile of type " +
+                       typeToString(bind->val.getType()) +
+                       "; use a for loop over a bound, or keep the tile's "
+                       "update outside the loop");
+      return;
+    }
+    types.push_back(bind->val.getType());
+    initial.push_back(bind->val.v);
+  }
+  llvm::SmallVector<mlir::Location> locs(types.size(), l);
+  auto whileOp = scf::WhileOp::create(b, l, types, initial);
+  mlir::Block *before = b.createBlock(&whileOp.getBefore(), {}, types, locs);
+  for (size_t i = 0; i < carried.size(); ++i)
+    carried[i].second->val = TV::value(before->getArgument(i));
+  b.setInsertionPointToStart(before);
+  Value cond = materialize(gen(*s.cond));
+  if (cond && cond.getType() != b.getI1Type()) {
+    error(s.cond->loc,
+          "while condition must be a scalar i1 (a comparison), got " +
+              typeToString(cond.getType()) +
+              (mlir::isa<mlir::RankedTensorType>(cond.getType())
+                   ? "; reduce the tile first, e.g. max(t) > 0"
+                   : "; compare it, e.g. x != 0"));
+    cond = Value();
+  }
+  if (!cond)
+    cond = arith::ConstantOp::create(b, l, b.getBoolAttr(false));
+  scf::ConditionOp::create(b, l, cond, before->getArguments());
+  mlir::Block *after = b.createBlock(&whileOp.getAfter(), {}, types, locs);
+  for (size_t i = 0; i < carried.size(); ++i)
+    carried[i].second->val = TV::value(after->getArgument(i));
+  b.setInsertionPointToStart(after);
+  genBlock(s.body, /*newScope=*/true);
+  llvm::SmallVector<Value> results;
+  for (size_t i = 0; i < carried.size(); ++i) {
+    Value v = carried[i].second->val.v;
+    results.push_back(
+        v && v.getType() == types[i] ? v : Value(after->getArgument(i)));
+  }
+  yieldInto(after, results, l);
+  b.setInsertionPointAfter(whileOp);
+  for (size_t i = 0; i < carried.size(); ++i)
+    carried[i].second->val = TV::value(whileOp.getResult(i));
+  checkUniformCondition(whileOp);
+}
+
+/// Refuses a while loop whose condition depends on a plain scalar load made
+/// inside the loop (through the values the loop carries).
+void Gen::checkUniformCondition(scf::WhileOp whileOp) {
+  mlir::Block &before = whileOp.getBefore().front();
+  mlir::Block &after = whileOp.getAfter().front();
+  llvm::SmallVector<Value> work{whileOp.getConditionOp().getCondition()};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    if (!v || !seen.insert(v).second)
+      continue;
+    if (auto arg = mlir::dyn_cast<mlir::BlockArgument>(v)) {
+      // Carried values: the before block's come from the body's yield, the
+      // body's from the condition's forwarded values.
+      if (arg.getOwner() == &before)
+        work.push_back(after.getTerminator()->getOperand(arg.getArgNumber()));
+      else if (arg.getOwner() == &after)
+        work.push_back(whileOp.getConditionOp().getArgs()[arg.getArgNumber()]);
+      continue;
+    }
+    mlir::Operation *def = v.getDefiningOp();
+    if (!def || !whileOp->isProperAncestor(def))
+      continue;
+    if (auto load = mlir::dyn_cast<kcc::LoadOp>(def);
+        load && !mlir::isa<mlir::RankedTensorType>(load.getType())) {
+      error(diagLoc(load.getLoc()),
+            "this load decides when the while loop ends, but the threads of "
+            "a program may read different values of memory that other "
+            "programs write, and leave the loop at different times; read it "
+            "with a scalar atomic, which is the program's: atomic_add(p, 0, "
+            "order=acquire)");
+      return;
+    }
+    for (Value operand : def->getOperands())
+      work.push_back(operand);
+    for (mlir::Region &r : def->getRegions())
+      r.walk([&](mlir::Operation *inner) {
+        if (mlir::isa<scf::YieldOp>(inner))
+          for (Value operand : inner->getOperands())
+            work.push_back(operand);
+      });
+  }
 }

@@ -146,7 +146,8 @@ private:
           return;
         }
         if (tok.is(Tok::RBrace) || tok.is(Tok::KwLet) || tok.is(Tok::KwVar) ||
-            tok.is(Tok::KwIf) || tok.is(Tok::KwFor) || tok.is(Tok::KwKernel))
+            tok.is(Tok::KwIf) || tok.is(Tok::KwFor) || tok.is(Tok::KwWhile) ||
+            tok.is(Tok::KwKernel))
           return;
       }
       if (tok.is(Tok::LParen) || tok.is(Tok::LBracket) || tok.is(Tok::LBrace))
@@ -171,6 +172,7 @@ private:
   StmtPtr parseLet();
   StmtPtr parseIf();
   StmtPtr parseFor();
+  StmtPtr parseWhile();
   ExprPtr parseBinary(int minPrec);
   ExprPtr parseUnary();
   ExprPtr parsePostfix();
@@ -555,6 +557,8 @@ StmtPtr Parser::parseStatement() {
     return parseIf();
   case Tok::KwFor:
     return parseFor();
+  case Tok::KwWhile:
+    return parseWhile();
   case Tok::LBrace: {
     auto s = std::make_unique<Stmt>(StmtKind::Block, tok.loc());
     parseBlock(s->body);
@@ -645,6 +649,26 @@ StmtPtr Parser::parseLet() {
     s->init.reset();
     syncStatement();
   }
+  return s;
+}
+
+StmtPtr Parser::parseWhile() {
+  auto s = std::make_unique<Stmt>(StmtKind::While, tok.loc());
+  advance(); // 'while'
+  if (tok.is(Tok::LBrace))
+    errorHere("expected a condition after 'while' (write while t != mine "
+              "{ ... })");
+  else
+    s->cond = parseExpr();
+  if (!s->cond)
+    while (!tok.is(Tok::LBrace) && !tok.is(Tok::Eof) && !tok.is(Tok::RBrace))
+      advance();
+  if (!tok.is(Tok::LBrace)) {
+    errorHere("expected '{' after the while condition, found " + describe(tok));
+    syncStatement();
+    return nullptr;
+  }
+  parseBlock(s->body);
   return s;
 }
 

@@ -150,7 +150,7 @@ private:
   bool runBlock(Block &block, SmallVectorImpl<Val> &terminatorOperands) {
     for (Operation &op : block) {
       ++stats.ops;
-      if (isa<scf::YieldOp, func::ReturnOp>(op)) {
+      if (isa<scf::YieldOp, scf::ConditionOp, func::ReturnOp>(op)) {
         terminatorOperands.clear();
         for (Value v : op.getOperands())
           terminatorOperands.push_back(get(v));
@@ -194,6 +194,7 @@ private:
         // scf
         .Case([&](scf::ForOp o) { return forOp(o); })
         .Case([&](scf::IfOp o) { return ifOp(o); })
+        .Case([&](scf::WhileOp o) { return whileOp(o); })
         // arith
         .Case([&](arith::ConstantOp o) { return constant(o); })
         .Case([&](arith::AddFOp o) {
@@ -739,6 +740,40 @@ private:
                            Twine(width) + " after " + Twine(iv) +
                            " (the compiled loop would not end there)");
       iv = next;
+    }
+    for (auto [res, v] : llvm::zip(o.getResults(), carried))
+      set(res, std::move(v));
+    return true;
+  }
+
+  /// A `while` loop. It runs at most kMaxWhileIterations times: a loop that
+  /// waits for a later program (which the interpreter runs after this one,
+  /// in grid order) would never end here.
+  static constexpr uint64_t kMaxWhileIterations = uint64_t(1) << 26;
+  bool whileOp(scf::WhileOp o) {
+    SmallVector<Val> carried, term;
+    for (Value init : o.getInits())
+      carried.push_back(get(init));
+    Block &before = o.getBefore().front(), &after = o.getAfter().front();
+    for (uint64_t trip = 0;; ++trip) {
+      if (trip == kMaxWhileIterations)
+        return fail(o, "this while loop ran " + Twine(kMaxWhileIterations) +
+                           " times without ending; the interpreter runs "
+                           "programs one after another in grid order, so a "
+                           "program cannot wait here for a later one");
+      for (auto [arg, v] : llvm::zip(before.getArguments(), carried))
+        values[arg] = std::move(v);
+      if (!runBlock(before, term))
+        return false;
+      bool go = term.front().ints[0] != 0;
+      carried.assign(std::make_move_iterator(term.begin() + 1),
+                     std::make_move_iterator(term.end()));
+      if (!go)
+        break;
+      for (auto [arg, v] : llvm::zip(after.getArguments(), carried))
+        values[arg] = std::move(v);
+      if (!runBlock(after, carried))
+        return false;
     }
     for (auto [res, v] : llvm::zip(o.getResults(), carried))
       set(res, std::move(v));

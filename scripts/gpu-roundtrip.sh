@@ -228,6 +228,8 @@ prepare)
   "$kcc" bench/gemm/gemm.kc -o .gpu-gen/ampere --target=sm_80
   # For the "no image for this GPU" test: a fatbin that holds Blackwell only.
   "$kcc" tests/e2e/gpu/Inputs/blackwell_only.kc -o .gpu-gen --target=sm_100a
+  # `while` loops: data-dependent trips and a contended ticket lock.
+  "$kcc" tests/e2e/gpu/Inputs/while_loops.kc -o .gpu-gen --target="${KCC_TARGETS:-sm_80,sm_90a,sm_100a}"
   # More than 48 KiB of dynamic shared memory (cuFuncSetAttribute at launch).
   "$kcc" tests/e2e/gpu/Inputs/big_smem.kc -o .gpu-gen --target="${KCC_TARGETS:-sm_80,sm_90a,sm_100a}"
   # The difftest cases of every bundled kernel (inputs + interpreter outputs)

@@ -14,7 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
-#include "passes/transforms/FallbackBuilds.h"
+#include "passes/transforms/KernelBuilds.h"
 
 #include "ir/Dialect.h"
 
@@ -55,25 +55,16 @@ struct AddFallbackBuilds
       auto bases = tensorBases(func);
       if (bases.empty())
         continue;
-      std::string name = (func.getSymName() + "__fallback").str();
-      if (SymbolTable::lookupSymbolIn(module, name)) {
-        func.emitError("kernel '")
-            << func.getSymName() << "' has a fallback build, @" << name
-            << ", but that symbol is taken; rename the kernel";
+      FailureOr<func::FuncOp> built =
+          kcc::cloneBuild(func, "__fallback", kcc::KccDialect::kFallbackOfAttr,
+                          "a fallback build");
+      if (failed(built))
         return signalPassFailure();
-      }
-      OpBuilder b(func);
-      b.setInsertionPointAfter(func);
-      auto copy = cast<func::FuncOp>(b.clone(*func));
-      copy.setSymName(name);
-      copy->setAttr(kcc::KccDialect::kFallbackOfAttr,
-                    FlatSymbolRefAttr::get(func.getSymNameAttr()));
-      // Launched by its kernel's launch only: never a candidate of a group.
-      copy->removeAttr(kcc::KccDialect::kVariantOfAttr);
-      copy->removeAttr(kcc::KccDialect::kVariantOnlyAttr);
+      func::FuncOp copy = *built;
       // Its errors are told apart from its kernel's by a tag on every
-      // location (FallbackBuilds.h); they print as the source location.
-      auto tag = StringAttr::get(&getContext(), kcc::kFallbackLocPrefix + name);
+      // location (KernelBuilds.h); they print as the source location.
+      auto tag = StringAttr::get(&getContext(),
+                                 kcc::kFallbackLocPrefix + copy.getSymName());
       auto tagged = [&](Location loc) {
         return FusedLoc::get(&getContext(), {loc}, tag);
       };
@@ -92,7 +83,7 @@ struct AddFallbackBuilds
             arg, kcc::KccDialect::kAlignAttr);
         if (!align || align.getInt() <= 16)
           copy.setArgAttr(arg, kcc::KccDialect::kAlignAttr,
-                          b.getI64IntegerAttr(elemBytes));
+                          Builder(&getContext()).getI64IntegerAttr(elemBytes));
         for (int64_t d = 0; d + 1 < rank; ++d)
           copy.removeArgAttr(arg + rank + 1 + d,
                              kcc::KccDialect::kDivisibilityAttr);

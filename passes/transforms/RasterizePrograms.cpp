@@ -49,6 +49,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/transforms/KernelBuilds.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -211,19 +212,9 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
 /// The persistent build of `func` (kcc --persistent): a copy named
 /// <name>__persistent after it, recording which build it stands in for.
 FailureOr<func::FuncOp> clonePersistent(func::FuncOp func) {
-  std::string name = (func.getSymName() + "__persistent").str();
-  if (SymbolTable::lookupNearestSymbolFrom(
-          func, StringAttr::get(func.getContext(), name)))
-    return func.emitError("kernel '")
-           << func.getSymName() << "' has a persistent build, @" << name
-           << ", but that symbol is taken; rename the kernel";
-  OpBuilder b(func);
-  b.setInsertionPointAfter(func);
-  auto copy = cast<func::FuncOp>(b.clone(*func));
-  copy.setSymName(name);
-  copy->setAttr(kcc::KccDialect::kPersistentOfAttr,
-                FlatSymbolRefAttr::get(func.getSymNameAttr()));
-  return copy;
+  return kcc::cloneBuild(func, "__persistent",
+                         kcc::KccDialect::kPersistentOfAttr,
+                         "a persistent build", /*ranked=*/true);
 }
 
 struct RasterizePrograms

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/transforms/KernelBuilds.h"
 
 #include "ir/Dialect.h"
 
@@ -65,32 +66,16 @@ struct VersionLaunchBranches
               : scf::IfOp();
       // One condition per kernel: each more would double the builds.
       if (branch) {
-        std::string name = (func.getSymName() + "__else").str();
-        if (SymbolTable::lookupSymbolIn(module, name)) {
-          func.emitError("kernel '")
-              << func.getSymName() << "' has a build for the else branch of "
-              << "its `if` at "
-              << branch
-                     ->getAttrOfType<DictionaryAttr>(
-                         kcc::KccDialect::kLaunchGuardAttr)
-                     .getAs<StringAttr>("at")
-                     .getValue()
-              << ", @" << name << ", but that symbol is taken; rename the "
-              << "kernel";
+        auto guard = branch->getAttrOfType<DictionaryAttr>(
+            kcc::KccDialect::kLaunchGuardAttr);
+        FailureOr<func::FuncOp> copy =
+            kcc::cloneBuild(func, "__else", kcc::KccDialect::kVersionOfAttr,
+                            "a build for the else branch of its `if` at " +
+                                guard.getAs<StringAttr>("at").getValue());
+        if (failed(copy))
           return signalPassFailure();
-        }
-        OpBuilder b(func);
-        b.setInsertionPointAfter(func);
-        auto copy = cast<func::FuncOp>(b.clone(*func));
-        copy.setSymName(name);
-        copy->setAttr(kcc::KccDialect::kVersionOfAttr,
-                      FlatSymbolRefAttr::get(func.getSymNameAttr()));
-        copy->setAttr(kcc::KccDialect::kVersionGuardAttr,
-                      branch->getAttr(kcc::KccDialect::kLaunchGuardAttr));
-        // Launched by its kernel's launch only: never a candidate of a group.
-        copy->removeAttr(kcc::KccDialect::kVariantOfAttr);
-        copy->removeAttr(kcc::KccDialect::kVariantOnlyAttr);
-        keepBranch(versionedBranch(copy), /*thenBranch=*/false);
+        (*copy)->setAttr(kcc::KccDialect::kVersionGuardAttr, guard);
+        keepBranch(versionedBranch(*copy), /*thenBranch=*/false);
         keepBranch(branch, /*thenBranch=*/true);
       }
     }

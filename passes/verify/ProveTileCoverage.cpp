@@ -483,8 +483,12 @@ FailureOr<isl::Set> KernelProof::writes(ArrayRef<kcc::StoreTileOp> stores,
       if (auto loop = dyn_cast<scf::ForOp>(p))
         dims[loop.getInductionVar()] = 3 + loops++;
       else if (!isa<scf::IfOp>(p)) {
-        why = {p->getLoc(), "the store is inside '" +
-                                p->getName().getStringRef().str() + "'"};
+        why = {p->getLoc(),
+               isa<scf::WhileOp>(p)
+                   ? std::string("the store is inside a while loop, whose "
+                                 "trips kcc cannot count")
+                   : "the store is inside '" +
+                         p->getName().getStringRef().str() + "'"};
         return failure();
       }
     }

@@ -29,7 +29,7 @@
 #include "ir/CExpr.h"
 #include "ir/Dialect.h"
 #include "passes/Passes.h"
-#include "passes/transforms/FallbackBuilds.h"
+#include "passes/transforms/KernelBuilds.h"
 #include "pipeline/Pipeline.h"
 
 #include "llvm/ADT/StringMap.h"

@@ -16,7 +16,7 @@
 #include "backends/nvidia/CodeGen.h"
 #include "frontend/Frontend.h"
 #include "ir/Dialect.h"
-#include "passes/transforms/FallbackBuilds.h"
+#include "passes/transforms/KernelBuilds.h"
 #include "pipeline/Pipeline.h"
 #include "pipeline/SelectVariants.h"
 

@@ -6,7 +6,7 @@
 #include "ir/Dialect.h"
 #include "passes/analysis/AxisInfo.h"
 #include "passes/analysis/MmaOperands.h"
-#include "passes/transforms/FallbackBuilds.h"
+#include "passes/transforms/KernelBuilds.h"
 #include "targets/BankConflicts.h"
 #include "targets/LaneExchange.h"
 #include "targets/TmaRules.h"

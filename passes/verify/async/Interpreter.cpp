@@ -282,10 +282,17 @@ Interpreter::Step Interpreter::exec(Continuation &c, Operation *op) {
   if (isAsyncOp(op))
     return transfer(*this, op) ? Step::Done : Step::Failed;
   if (op->getNumRegions() > 0 && containsAsyncOp(op)) {
+    // The frontend's only other region: a `while` loop, whose trip count
+    // the verifier cannot know.
+    bool isWhile = isa<scf::WhileOp>(op);
     fail(op->getLoc(),
-         "cannot prove the async protocol inside '" +
-             op->getName().getStringRef() + "'",
-         "the verifier follows scf.for and scf.if only");
+         isWhile ? std::string("cannot prove the async protocol inside a "
+                               "while loop (its trip count is not known)")
+                 : "cannot prove the async protocol inside '" +
+                       op->getName().getStringRef().str() + "'",
+         isWhile ? "move the TMA-staged tiles out of the while loop, or "
+                   "write it as a for loop over a bound"
+                 : "the verifier follows scf.for and scf.if only");
     return Step::Failed;
   }
   evalScalar(op);

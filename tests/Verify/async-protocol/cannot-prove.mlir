@@ -93,7 +93,7 @@ func.func @while_loop(%n: i32) attributes {kcc.kernel} {
   %bars = kcc.mbarrier_alloc : !bar
   kcc.mbarrier_init %bars[%c0], count 1 : !bar
   kcc.fence_mbarrier_init
-  // expected-error@+1 {{cannot prove the async protocol inside 'scf.while'}}
+  // expected-error@+1 {{cannot prove the async protocol inside a while loop (its trip count is not known); move the TMA-staged tiles out of the while loop, or write it as a for loop over a bound}}
   %r = scf.while (%i = %c0) : (i32) -> i32 {
     %go = arith.cmpi slt, %i, %n : i32
     scf.condition(%go) %i : i32

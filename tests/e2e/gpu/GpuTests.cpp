@@ -15,6 +15,7 @@
 #include "softmax.kcc.h"
 #include "transpose.kcc.h"
 #include "vector_add.kcc.h"
+#include "while_loops.kcc.h"
 
 #include <cuda_runtime.h>
 
@@ -206,6 +207,55 @@ template <typename T, typename F> static void testAxpy(const char *sym, F launch
       ref[i] = Elem<T>::get(Elem<T>::put(alpha * Elem<T>::get(x[i]) + Elem<T>::get(y[i])));
     double e = maxError(dy.download(), ref);
     check(e <= Elem<T>::tol, name, fmtErr(e, Elem<T>::tol));
+  }
+}
+
+//===--- while loops ------------------------------------------------------===//
+
+/// tests/e2e/gpu/Inputs/while_loops.kc: data-dependent trip counts, and a
+/// ticket lock that thousands of programs contend for (each waits for the
+/// programs that drew earlier tickets, all of them already running).
+static void testWhileLoops() {
+  int n = quick ? 257 : 20000;
+  std::vector<int32_t> numbers(n);
+  for (int i = 0; i < n; ++i)
+    numbers[i] = 1 + i * 7919 % 100003;
+  DeviceBuf<int32_t> inp(numbers), out(2 * size_t(n));
+  if (launched(while_loops::collatz(out.ptr, inp.ptr, n), "collatz")) {
+    CUDA_OK(cudaDeviceSynchronize());
+    std::vector<int32_t> got = out.download();
+    int bad = 0;
+    for (int i = 0; i < n; ++i) {
+      int64_t x = numbers[i], peak = x, steps = 0;
+      while (x != 1) {
+        x = x % 2 == 0 ? x / 2 : 3 * x + 1;
+        peak = std::max(peak, x);
+        ++steps;
+      }
+      bad += got[2 * i] != steps || got[2 * i + 1] != peak;
+    }
+    check(bad == 0, "collatz n=" + std::to_string(n),
+          std::to_string(bad) + " wrong");
+  }
+  for (int programs : {1, 64, quick ? 1000 : 50000}) {
+    DeviceBuf<int32_t> next(std::vector<int32_t>{0}),
+        serving(std::vector<int32_t>{0}), total(std::vector<int32_t>{0}),
+        order(std::vector<int32_t>(programs, 0));
+    std::string name = "ticket lock, " + std::to_string(programs) + " programs";
+    if (!launched(while_loops::ticket(next.ptr, serving.ptr, total.ptr,
+                                      order.ptr, programs),
+                  name))
+      continue;
+    CUDA_OK(cudaDeviceSynchronize());
+    // Every program added pid + 1 under the lock: a lost update shows.
+    int64_t want = int64_t(programs) * (programs + 1) / 2;
+    std::vector<int32_t> turns = order.download();
+    bool everyTurn = std::all_of(turns.begin(), turns.end(),
+                                 [](int32_t t) { return t == 1; });
+    int32_t got = total.download()[0];
+    check(got == int32_t(want) && everyTurn, name,
+          "total " + std::to_string(got) + " (want " + std::to_string(want) +
+              ")");
   }
 }
 
@@ -430,6 +480,7 @@ int main(int argc, char **argv) {
   testRowSum<kcc::f16>("row_sum_f16_2048", wrap(row_reduce::row_sum_f16_2048));
   testRowMax<float>("row_max_f32_4_256", wrap(row_reduce::row_max_f32_4_256));
   testRowMax<kcc::f16>("row_max_f16_8_256", wrap(row_reduce::row_max_f16_8_256));
+  testWhileLoops();
   testErrorPaths();
 
   std::printf("%d of %d GPU test cases passed\n", cases - failures, cases);

@@ -1,0 +1,96 @@
+//===- KernelBuilds.h - the builds kcc compiles beside a kernel -*- C++ -*-===//
+//
+// A kernel's launch may run another build of it, a copy placed after it
+// whose symbol attribute names it: its persistent build
+// (kcc-rasterize-programs, kcc.persistent_of), its fallback build for
+// tensors outside the tensor contract (kcc-add-fallback-builds,
+// kcc.fallback_of) and the build of the else branch of an `if` the launch
+// decides (kcc-version-launch-branches, kcc.version_of). A fallback build
+// also tags every location: a FusedLoc around the original location whose
+// metadata is kFallbackLocPrefix followed by the copy's symbol; diagnostics
+// print the original location, and the driver reads the tag to tell which
+// fallback build a target refused (tools/kcc/Driver.cpp). The helpers below
+// are what those passes, the driver, the report and kcc-difftest share.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KCC_PASSES_TRANSFORMS_KERNELBUILDS_H
+#define KCC_PASSES_TRANSFORMS_KERNELBUILDS_H
+
+#include "ir/Dialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringRef.h"
+
+namespace kcc {
+
+inline constexpr llvm::StringLiteral kFallbackLocPrefix = "kcc.fallback:";
+
+/// A copy of kernel `func` named <name><suffix>, placed after it, whose
+/// attribute `ofAttr` names `func`. Launched by its kernel's launch only, it
+/// is no candidate of a variant group unless `ranked` (a persistent build is
+/// ranked with its kernel). Fails with an error at the kernel (`what`: "a
+/// persistent build") if the name is taken: the stub would never find a
+/// renamed one.
+inline mlir::FailureOr<mlir::func::FuncOp> cloneBuild(mlir::func::FuncOp func,
+                                                      llvm::StringRef suffix,
+                                                      llvm::StringRef ofAttr,
+                                                      const llvm::Twine &what,
+                                                      bool ranked = false) {
+  std::string name = (func.getSymName() + suffix).str();
+  if (mlir::SymbolTable::lookupNearestSymbolFrom(
+          func, mlir::StringAttr::get(func.getContext(), name)))
+    return func.emitError("kernel '")
+           << func.getSymName() << "' has " << what << ", @" << name
+           << ", but that symbol is taken; rename the kernel";
+  mlir::OpBuilder b(func);
+  b.setInsertionPointAfter(func);
+  auto copy = mlir::cast<mlir::func::FuncOp>(b.clone(*func));
+  copy.setSymName(name);
+  copy->setAttr(ofAttr, mlir::FlatSymbolRefAttr::get(func.getSymNameAttr()));
+  if (!ranked) {
+    copy->removeAttr(KccDialect::kVariantOfAttr);
+    copy->removeAttr(KccDialect::kVariantOnlyAttr);
+  }
+  return copy;
+}
+
+/// The function of `func`'s module whose symbol attribute `attr` names
+/// `func` (its fallback or else-branch build), or null.
+inline mlir::func::FuncOp buildNaming(mlir::func::FuncOp func,
+                                      llvm::StringRef attr) {
+  auto module = func->getParentOfType<mlir::ModuleOp>();
+  if (!module)
+    return {};
+  for (auto build : module.getOps<mlir::func::FuncOp>())
+    if (auto of = build->getAttrOfType<mlir::FlatSymbolRefAttr>(attr);
+        of && of.getValue() == func.getSymName())
+      return build;
+  return {};
+}
+
+/// The fallback build of `func` in its module (kcc.fallback_of), or null.
+inline mlir::func::FuncOp fallbackBuildOf(mlir::func::FuncOp func) {
+  return buildNaming(func, KccDialect::kFallbackOfAttr);
+}
+
+/// The build of the else branch of `func`'s versioned `if`
+/// (kcc.version_of, kcc-version-launch-branches), or null.
+inline mlir::func::FuncOp versionBuildOf(mlir::func::FuncOp func) {
+  return buildNaming(func, KccDialect::kVersionOfAttr);
+}
+
+/// Whether `module` holds fallback builds.
+inline bool hasFallbackBuilds(mlir::ModuleOp module) {
+  return llvm::any_of(module.getOps<mlir::func::FuncOp>(),
+                      [](mlir::func::FuncOp f) {
+                        return f->hasAttr(KccDialect::kFallbackOfAttr);
+                      });
+}
+
+} // namespace kcc
+
+#endif // KCC_PASSES_TRANSFORMS_KERNELBUILDS_H
