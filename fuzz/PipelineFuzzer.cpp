@@ -70,7 +70,8 @@ bool isExpectedPipelineError(llvm::StringRef msg) {
          msg.starts_with("cannot prove that the stores cover tensor") ||
          msg.starts_with("the stores never cover tensor") ||
          msg.starts_with("the box origins (tile size x coordinate)") ||
-         // A kernel named like another's persistent or fallback build.
+         // A kernel named like another's persistent, fallback or else-branch
+         // build.
          (msg.starts_with("kernel '") &&
           msg.contains("that symbol is taken; rename the kernel")) ||
          (msg.starts_with("programs (") && msg.contains(") both write"));

@@ -1035,26 +1035,31 @@ LogicalResult Tcgen05MmaOp::verify() {
   if (a.getSwizzle() != 128 || b.getSwizzle() != 128)
     return emitOpError("operand stages must use the 128-byte swizzle");
   Type elem = a.getElementType();
-  if (elem != b.getElementType() || !(elem.isF16() || elem.isBF16()))
-    return emitOpError("takes f16 or bf16 operands of one type");
+  bool int8 = elem.isInteger(8);
+  if (elem != b.getElementType() || !(elem.isF16() || elem.isBF16() || int8))
+    return emitOpError("takes f16, bf16 or i8 operands of one type");
   bool aK = getAKMajor(), bK = getBKMajor();
+  if (int8 && !(aK && bK))
+    return emitOpError("i8 operands must both be K-major");
   int64_t m = aK ? a.getShape()[0] : a.getShape()[1];
   int64_t ka = aK ? a.getShape()[1] : a.getShape()[0];
   int64_t n = bK ? b.getShape()[0] : b.getShape()[1];
   int64_t kb = bK ? b.getShape()[1] : b.getShape()[0];
   if (ka != kb)
     return emitOpError("A has K = ") << ka << " but B has K = " << kb;
-  if (llvm::Error e = checkTcgen05MmaShape(Tcgen05Kind::F16, m, n, 16))
+  int64_t kStep = int8 ? 32 : 16;
+  if (llvm::Error e = checkTcgen05MmaShape(
+          int8 ? Tcgen05Kind::I8 : Tcgen05Kind::F16, m, n, kStep))
     return emitOpError(llvm::toString(std::move(e)));
   if (m != 128)
     return emitOpError("kcc places the accumulator in TMEM lanes 0-127 "
                        "(one row per lane): M must be 128, got ")
            << m;
-  if (ka % 16)
-    return emitOpError("K = ") << ka << " is not a multiple of 16";
+  if (ka % kStep)
+    return emitOpError("K = ") << ka << " is not a multiple of " << kStep;
   if (int64_t(getTmem().getType().getColumns()) < n)
-    return emitOpError("the ") << m << "x" << n << " f32 accumulator needs "
-                               << n << " TMEM columns, the allocation has "
+    return emitOpError("the ") << m << "x" << n << " accumulator needs " << n
+                               << " TMEM columns, the allocation has "
                                << getTmem().getType().getColumns();
   return success();
 }
@@ -1062,8 +1067,8 @@ LogicalResult Tcgen05MmaOp::verify() {
 LogicalResult TmemLoadOp::verify() {
   auto tile = cast<RankedTensorType>(getType());
   if (tile.getRank() != 2 || tile.getShape()[0] != 128 ||
-      !tile.getElementType().isF32())
-    return emitOpError("reads a 128 x N f32 accumulator, not ") << tile;
+      !(tile.getElementType().isF32() || tile.getElementType().isInteger(32)))
+    return emitOpError("reads a 128 x N f32 or i32 accumulator, not ") << tile;
   int64_t n = tile.getShape()[1];
   if (n > int64_t(getTmem().getType().getColumns()))
     return emitOpError("reads ")

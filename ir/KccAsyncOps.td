@@ -470,10 +470,11 @@ def Kcc_Tcgen05MmaOp : Kcc_Op<"tcgen05_mma"> {
     `d = a x b + (accumulate ? d : 0)` where A (128 x K) is stage `a_stage`
     of `a` and B (K x N) is stage `b_stage` of `b`, both landed by TMA with
     the 128-byte swizzle (the stages kcc.warpgroup_mma reads; `a_k_major` and
-    `b_k_major` as there), and D is the 128 x N f32 accumulator at the start
-    of `tmem` (lane r holds row r, column c of the allocation column c).
-    One thread issues one tcgen05.mma.cta_group::1.kind::f16 per K step of
-    16; the first uses `accumulate`, the rest accumulate. The op is
+    `b_k_major` as there), and D is the 128 x N accumulator at the start
+    of `tmem` (lane r holds row r, column c of the allocation column c): f32
+    for f16/bf16 operands, i32 for i8 ones (both K-major). One thread issues
+    one tcgen05.mma.cta_group::1 per 32 bytes of K (kind::f16: 16 elements,
+    kind::i8: 32); the first uses `accumulate`, the rest accumulate. The op is
     asynchronous: it reads both stages and writes D until a later
     kcc.tcgen05_commit's mbarrier phase completes, and a wait observing that
     phase retires it (and everything issued before it).
@@ -503,7 +504,7 @@ def Kcc_Tcgen05CommitOp : Kcc_Op<"tcgen05_commit"> {
 def Kcc_TmemLoadOp : Kcc_Op<"tmem_load"> {
   let summary = "read a tcgen05 accumulator from TMEM into registers";
   let description = [{
-    Every thread reads its row of the 128 x N f32 accumulator at the start
+    Every thread reads its row of the 128 x N f32 or i32 accumulator at the start
     of `tmem` into the #kcc.tmem_acc layout (tcgen05.ld.sync.aligned.32x32b,
     32 columns per instruction, then tcgen05.wait::ld). Each warp's address
     names its own quarter of the lanes and is the same in all its threads;

@@ -14,7 +14,9 @@
 //    column j in column d + j) = A x B (+ D if p). The instruction
 //    descriptor is decoded by its PTX bit layout (targets/TmemRules.h,
 //    encodeTcgen05F16InstrDescriptor): dense, f32 D, f16/bf16 A and B,
-//    K-/MN-major bits, N >> 3, M >> 4; the simulator models M = 128. The
+//    K-/MN-major bits, N >> 3, M >> 4; the simulator models M = 128.
+//    kind::i8 (encodeTcgen05I8InstrDescriptor): an s32 D and signed 8-bit A
+//    and B, 32 K per instruction, exact wrapping integer sums. The
 //    shared-memory descriptors are decoded by the target model
 //    (decodeTcgen05Descriptor) and read through the canonical 128-byte
 //    swizzled layouts, as Wgmma.cpp does for wgmma.
@@ -80,18 +82,25 @@ static bool completeTcgen05(Machine &mc, uint32_t index) {
   unsigned n = ((id >> 17) & 63) << 3, m = ((id >> 24) & 31) << 4;
   uint32_t modelled = (3u << 4) | (7u << 7) | (7u << 10) | (3u << 15) |
                       (63u << 17) | (31u << 24);
-  if (id & ~modelled || dFormat != 1 || aFormat > 1 || aFormat != bFormat)
-    return fail(llvm::formatv("the instruction descriptor {0:x8} is not a "
-                              "dense kind::f16 with an f32 D and f16 or bf16 "
-                              "A and B of one type (the forms the simulator "
-                              "models)",
-                              id));
+  // kind::f16: an f32 D, f16 or bf16 A and B of one type; kind::i8: an s32
+  // D, signed 8-bit A and B.
+  bool formsOk = r.i8 ? dFormat == 2 && aFormat == 1 && bFormat == 1
+                      : dFormat == 1 && aFormat <= 1 && aFormat == bFormat;
+  if (id & ~modelled || !formsOk)
+    return fail(llvm::formatv(
+        "the instruction descriptor {0:x8} is not a dense {1} (the forms the "
+        "simulator models)",
+        id,
+        r.i8 ? "kind::i8 with an s32 D and signed 8-bit A and B"
+             : "kind::f16 with an f32 D and f16 or bf16 A and B of one type"));
   if (m != 128)
     return fail(llvm::formatv("M = {0}: the simulator models M = 128 (row r "
                               "of D in TMEM lane r)",
                               m));
-  if (llvm::Error e =
-          kcc::checkTcgen05MmaShape(kcc::Tcgen05Kind::F16, m, n, 16))
+  // One instruction covers 32 bytes of K.
+  unsigned eb = r.i8 ? 1 : 2, kStep = 32 / eb;
+  if (llvm::Error e = kcc::checkTcgen05MmaShape(
+          r.i8 ? kcc::Tcgen05Kind::I8 : kcc::Tcgen05Kind::F16, m, n, kStep))
     return fail(llvm::toString(std::move(e)));
   uint32_t lane0 = r.d >> 16, col0 = r.d & 0xffff;
   if (lane0 != 0 || !allocated(mc.tmemAllocs, col0, n))
@@ -116,39 +125,52 @@ static bool completeTcgen05(Machine &mc, uint32_t index) {
     *fields = *f;
   }
   bool bf16 = aFormat == 1;
-  // Element (mn, k) of a 16-wide K slice through the canonical layout.
+  // Element (mn, k) of a kStep-wide K slice through the canonical layout
+  // (8-bit elements exactly as integers).
   auto read = [&](const kcc::Tcgen05DescriptorFields &f, bool mnMajor,
                   unsigned mn, unsigned k, const char *name,
                   float &out) -> bool {
     uint64_t addr =
         swizzledOperandOffset(f.startAddress, f.leadingByteOffset,
-                              f.strideByteOffset, mnMajor, mn, k, 2);
-    if (addr + 2 > mc.prog.sharedBytes)
+                              f.strideByteOffset, mnMajor, mn, k, eb);
+    if (addr + eb > mc.prog.sharedBytes)
       return fail(llvm::formatv("{0}'s element ({1}, k {2}) is at shared "
                                 "offset {3}, beyond the kernel's {4} bytes",
                                 name, mn, k, addr, mc.prog.sharedBytes));
-    if (!mc.sharedAccess(nullptr, r.op, addr, 2, /*store=*/false, c.syncId))
+    if (!mc.sharedAccess(nullptr, r.op, addr, eb, /*store=*/false, c.syncId))
       return false;
+    if (r.i8) {
+      out = float(int8_t(mc.shared[addr]));
+      return true;
+    }
     uint16_t h;
     std::memcpy(&h, mc.shared.data() + addr, 2);
     out = bf16 ? bf16ToFloat(h) : halfToFloat(h);
     return true;
   };
-  std::vector<float> a(size_t(m) * 16), b(size_t(n) * 16);
+  std::vector<float> a(size_t(m) * kStep), b(size_t(n) * kStep);
   for (unsigned i = 0; i < m; ++i)
-    for (unsigned k = 0; k < 16; ++k)
-      if (!read(fa, aMn, i, k, "A", a[i * 16 + k]))
+    for (unsigned k = 0; k < kStep; ++k)
+      if (!read(fa, aMn, i, k, "A", a[i * kStep + k]))
         return false;
   for (unsigned j = 0; j < n; ++j)
-    for (unsigned k = 0; k < 16; ++k)
+    for (unsigned k = 0; k < kStep; ++k)
       if (!read(fb, bMn, j, k, "B", b[k * n + j]))
         return false;
   for (unsigned i = 0; i < m; ++i)
     for (unsigned j = 0; j < n; ++j) {
       uint32_t &cell = mc.tmem[size_t(i) * kColumns + col0 + j];
+      if (r.i8) {
+        // s32 sums, wrapping as the hardware's do.
+        uint32_t d = r.accumulate ? cell : 0;
+        for (unsigned k = 0; k < kStep; ++k)
+          d += uint32_t(int32_t(a[i * kStep + k]) * int32_t(b[k * n + j]));
+        cell = d;
+        continue;
+      }
       float d = r.accumulate ? asF32(cell) : 0.f;
-      for (unsigned k = 0; k < 16; ++k)
-        d += a[i * 16 + k] * b[k * n + j];
+      for (unsigned k = 0; k < kStep; ++k)
+        d += a[i * kStep + k] * b[k * n + j];
       cell = uint32_t(bitsOf(d));
     }
   r.done = true;
@@ -227,6 +249,7 @@ Machine::Step Machine::tcgen05Op(Thread &t, const Inst &in) {
     r.descA = R[in.b], r.descB = R[in.c];
     r.idesc = uint32_t(R[prog.aux[in.aux]]);
     r.accumulate = uint32_t(R[prog.aux[in.aux + 1]]) != 0;
+    r.i8 = in.sub;
     // Its reads are ordered after what the thread had seen at issue; the
     // thread's own later accesses are not ordered before them.
     AsyncCopy c;

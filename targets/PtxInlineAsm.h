@@ -116,6 +116,11 @@ inline constexpr AsmTemplate kTcgen05Mma{
     "tcgen05.mma",
     "{\n.reg .pred p;\nsetp.ne.b32 p, $4, 0;\n"
     "tcgen05.mma.cta_group::1.kind::f16 [$0], $1, $2, $3, p;\n}"};
+/// The same for signed 8-bit A and B with an s32 D (kind::i8).
+inline constexpr AsmTemplate kTcgen05MmaI8{
+    "tcgen05.mma kind::i8",
+    "{\n.reg .pred p;\nsetp.ne.b32 p, $4, 0;\n"
+    "tcgen05.mma.cta_group::1.kind::i8 [$0], $1, $2, $3, p;\n}"};
 /// Arrives on the mbarrier at $0 when the issued tcgen05.mma retire.
 inline constexpr AsmTemplate kTcgen05Commit{
     "tcgen05.commit",

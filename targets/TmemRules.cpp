@@ -422,3 +422,13 @@ kcc::encodeTcgen05F16InstrDescriptor(bool bf16, bool aMnMajor, bool bMnMajor,
          (uint32_t(aMnMajor) << 15) | (uint32_t(bMnMajor) << 16) |
          ((n >> 3) << 17) | ((m >> 4) << 24);
 }
+
+llvm::Expected<uint32_t> kcc::encodeTcgen05I8InstrDescriptor(bool aMnMajor,
+                                                             bool bMnMajor,
+                                                             unsigned m,
+                                                             unsigned n) {
+  if (llvm::Error e = checkTcgen05MmaShape(Tcgen05Kind::I8, m, n, 32))
+    return std::move(e);
+  return (2u << 4) | (1u << 7) | (1u << 10) | (uint32_t(aMnMajor) << 15) |
+         (uint32_t(bMnMajor) << 16) | ((n >> 3) << 17) | ((m >> 4) << 24);
+}

@@ -187,6 +187,15 @@ llvm::Expected<uint32_t>
 encodeTcgen05F16InstrDescriptor(bool bf16, bool aMnMajor, bool bMnMajor,
                                 unsigned m, unsigned n);
 
+/// The instruction descriptor of a dense tcgen05.mma kind::i8 with signed
+/// 8-bit A and B and an s32 accumulator: bits 4-5 the D format (2: s32),
+/// 7-9 and 10-12 the A and B formats (1: signed 8-bit), the majors, N and M
+/// as for kind::f16; saturation and the rest stay 0. Fails with the
+/// checkTcgen05MmaShape rules.
+llvm::Expected<uint32_t> encodeTcgen05I8InstrDescriptor(bool aMnMajor,
+                                                        bool bMnMajor,
+                                                        unsigned m, unsigned n);
+
 bool isLegalTcgen05MmaShape(
     Tcgen05Kind kind, unsigned m, unsigned n, unsigned k,
     std::string *reason = nullptr,

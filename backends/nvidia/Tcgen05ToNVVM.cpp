@@ -9,10 +9,10 @@
 //                  fence, load the address.
 //   tmem_dealloc   every thread: fence, barrier, fence; warp 0 frees.
 //   tcgen05_mma    thread 0: after_thread_sync fence, then one
-//                  tcgen05.mma.cta_group::1.kind::f16 per K
-//                  step of 16, shared-memory descriptors for A and B (the
-//                  stage layout of WarpgroupMmaToNVVM.cpp; the sm_100
-//                  descriptor format, encodeTcgen05Descriptor) and the
+//                  tcgen05.mma.cta_group::1.kind::f16 (kind::i8 for s8
+//                  operands) per 32 bytes of K, shared-memory descriptors for A
+//                  and B (the stage layout of WarpgroupMmaToNVVM.cpp; the
+//                  sm_100 descriptor format, encodeTcgen05Descriptor) and the
 //                  instruction descriptor (encodeTcgen05F16InstrDescriptor).
 //   tcgen05_commit thread 0: tcgen05.commit.cta_group::1.mbarrier::arrive::
 //                  one on the mbarrier (its shared::cta address is a valid
@@ -132,8 +132,13 @@ struct Tcgen05MmaLowering : OpConversionPattern<Tcgen05MmaOp> {
         op, swizzledOperandLbo(bK, bRows), 1024, /*tcgen05=*/true);
     if (failed(aConst) || failed(bConst))
       return failure();
-    llvm::Expected<uint32_t> idesc = encodeTcgen05F16InstrDescriptor(
-        aType.getElementType().isBF16(), !aK, !bK, m, n);
+    // Signed 8-bit operands (an s32 accumulator) run kind::i8, 32 K a step;
+    // 16-bit ones kind::f16, 16 a step: 32 bytes of K either way.
+    bool int8 = aType.getElementType().isInteger(8);
+    llvm::Expected<uint32_t> idesc =
+        int8 ? encodeTcgen05I8InstrDescriptor(!aK, !bK, m, n)
+             : encodeTcgen05F16InstrDescriptor(aType.getElementType().isBF16(),
+                                               !aK, !bK, m, n);
     if (!idesc)
       return op.emitError("kcc: no tcgen05 instruction descriptor: ")
              << llvm::toString(idesc.takeError());
@@ -150,7 +155,7 @@ struct Tcgen05MmaLowering : OpConversionPattern<Tcgen05MmaOp> {
       // D only after those reads.
       asmVoid(ib, loc, {}, ptx::kTcgen05FenceAfter.text, "");
       Value id = i32Const(ib, loc, int64_t(*idesc));
-      for (int64_t k0 = 0; k0 < k; k0 += 16) {
+      for (int64_t k0 = 0; k0 < k; k0 += 32 / eb) {
         Value da =
             mmaDescriptor(ib, loc, *aConst, aBase,
                           intConst(ib, loc, ib.getI64Type(),
@@ -161,7 +166,8 @@ struct Tcgen05MmaLowering : OpConversionPattern<Tcgen05MmaOp> {
                                    swizzledKStepOffset(bK, bRows, k0, eb)));
         Value enable = k0 == 0 ? first : i32Const(ib, loc, 1);
         asmVoid(ib, loc, {a.getTmem(), da, db, id, enable},
-                ptx::kTcgen05Mma.text, "r,l,l,r,r");
+                (int8 ? ptx::kTcgen05MmaI8 : ptx::kTcgen05Mma).text,
+                "r,l,l,r,r");
       }
     });
     rewriter.eraseOp(op);
@@ -243,10 +249,13 @@ struct TmemLoadLowering : OpConversionPattern<TmemLoadOp> {
     // Orders the loads before the next CTA barrier, after which a later
     // tcgen05.mma may overwrite D (a persistent kernel's next tile).
     asmVoid(b, loc, {}, ptx::kTcgen05FenceBefore.text, "");
-    SmallVector<Value> floats;
+    // The 32-bit cells as the accumulator's type (f32, or kind::i8's s32).
+    Type elem = getElementTypeOrSelf(op.getType());
+    SmallVector<Value> cells;
     for (Value v : done)
-      floats.push_back(LLVM::BitcastOp::create(b, loc, b.getF32Type(), v));
-    rewriter.replaceOp(op, buildVector(b, loc, floats));
+      cells.push_back(
+          elem.isF32() ? Value(LLVM::BitcastOp::create(b, loc, elem, v)) : v);
+    rewriter.replaceOp(op, buildVector(b, loc, cells));
     return success();
   }
 };

@@ -164,7 +164,7 @@ static std::string tmemAccumulatorRefusal(kcc::DotOp dot) {
   Value init = loop.getInitArgs()[i];
   if (auto splat = init.getDefiningOp<kcc::SplatOp>())
     init = splat.getOperand();
-  if (!matchPattern(init, m_AnyZeroFloat()))
+  if (!matchPattern(init, m_AnyZeroFloat()) && !matchPattern(init, m_Zero()))
     return "the accumulator does not start as zeros(...): kcc 0.1 does not "
            "copy an initial accumulator into TMEM";
   if (!arg.hasOneUse())
@@ -190,11 +190,12 @@ static std::string dotShapeRefusal(kcc::DotOp dot,
   auto b = cast<RankedTensorType>(dot.getB().getType());
   auto c = cast<RankedTensorType>(dot.getC().getType());
   Type elem = a.getElementType();
-  // i8 x i8 -> i32 (s8 on the tensor cores): wgmma only so far.
-  bool int8 = elem.isInteger(8) && !tcgen05;
+  // i8 x i8 -> i32: wgmma's s8 form, tcgen05's kind::i8.
+  bool int8 = elem.isInteger(8);
   if (!elem.isF16() && !elem.isBF16() && !int8)
-    return inst + " is used for f16 and bf16 inputs" +
-           (tcgen05 ? "" : " (and i8 with an i32 accumulator)") + ", not " +
+    return inst +
+           " is used for f16 and bf16 inputs (and i8 with an i32 "
+           "accumulator), not " +
            elemName(elem);
   if (int8 ? !c.getElementType().isInteger(32) : !c.getElementType().isF32())
     return inst + " is used with an " + (int8 ? "i32" : "f32") +
@@ -273,14 +274,15 @@ std::string kcc::stagedMmaRefusal(DotOp dot, const TargetModel &target) {
     LoadTileOp load = mmaOperandLoad(v, transposed);
     // PTX: wgmma transposes only 16-bit operands, so 8-bit ones are read
     // K-major: A as loaded ([M, K]), B as the transpose of a [N, K] tile.
+    // kcc stages tcgen05's 8-bit operands the same way.
+    const std::string &inst = target.mma.instruction;
     if (int8 && load && transposed != (v == dot.getB()))
       return v == dot.getA()
-                 ? std::string("wgmma reads 8-bit operands K-major only: A "
-                               "must be a load_tile of [M, K], not a "
-                               "transpose")
-                 : std::string("wgmma reads 8-bit operands K-major only: "
-                               "write B as trans(load_tile(bt, [BN, BK], "
-                               "...)) of the [N, K] tensor");
+                 ? inst + " reads 8-bit operands K-major only: A must be a "
+                          "load_tile of [M, K], not a transpose"
+                 : inst + " reads 8-bit operands K-major only: write B as "
+                          "trans(load_tile(bt, [BN, BK], ...)) of the [N, K] "
+                          "tensor";
     // wgmma takes A from registers too: a tile computed there (attention's
     // P) needs no stage.
     if (!load && v == dot.getA() && target.mma.instruction == "wgmma" &&

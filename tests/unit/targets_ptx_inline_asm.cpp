@@ -82,7 +82,7 @@ TEST_CASE("ptx inline asm: the tcgen05 forms") {
   CHECK(l->regs["d"].size() == 32);
   CHECK(l->ints["addr"] == 32);
   for (const AsmTemplate *t :
-       {&kTcgen05FenceBefore, &kTcgen05FenceAfter, &kTcgen05Mma,
+       {&kTcgen05FenceBefore, &kTcgen05FenceAfter, &kTcgen05Mma, &kTcgen05MmaI8,
         &kTcgen05Commit, &kTcgen05WaitLd, &kOperandFence})
     CHECK(match(*t, format(*t, AsmFields())));
   CHECK(match(kOperandFence, ""));

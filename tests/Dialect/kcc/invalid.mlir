@@ -537,8 +537,21 @@ func.func @tcgen05_mixed_types(%t: !kcc.tmem<64>, %go: i1) {
   %c0 = arith.constant 0 : i32
   %a = kcc.smem_alloc : !bf
   %b = kcc.smem_alloc : !f
-  // expected-error@+1 {{takes f16 or bf16 operands of one type}}
+  // expected-error@+1 {{takes f16, bf16 or i8 operands of one type}}
   kcc.tcgen05_mma %a[%c0], %b[%c0], %t, %go {a_k_major = true, b_k_major = true} : !bf, !f, !kcc.tmem<64>
+  return
+}
+
+// -----
+
+!a8 = !kcc.smem<[128, 128], i8, stages = 2, swizzle = 128>
+!b8 = !kcc.smem<[128, 128], i8, stages = 2, swizzle = 128>
+func.func @tcgen05_i8_mn_major(%t: !kcc.tmem<128>, %go: i1) {
+  %c0 = arith.constant 0 : i32
+  %a = kcc.smem_alloc : !a8
+  %b = kcc.smem_alloc : !b8
+  // expected-error@+1 {{i8 operands must both be K-major}}
+  kcc.tcgen05_mma %a[%c0], %b[%c0], %t, %go {a_k_major = true, b_k_major = false} : !a8, !b8, !kcc.tmem<128>
   return
 }
 

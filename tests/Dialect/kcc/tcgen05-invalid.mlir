@@ -47,7 +47,7 @@ func.func @columns(%t: !kcc.tmem<128>, %go: i1) {
   %c0 = arith.constant 0 : i32
   %a = kcc.smem_alloc : !a
   %b = kcc.smem_alloc : !b
-  // expected-error@+1 {{the 128x256 f32 accumulator needs 256 TMEM columns, the allocation has 128}}
+  // expected-error@+1 {{the 128x256 accumulator needs 256 TMEM columns, the allocation has 128}}
   kcc.tcgen05_mma %a[%c0], %b[%c0], %t, %go {a_k_major = true, b_k_major = false} : !a, !b, !kcc.tmem<128>
   return
 }
@@ -68,7 +68,7 @@ func.func @k_mismatch(%t: !kcc.tmem<128>, %go: i1) {
 // -----
 
 func.func @load_f16(%t: !kcc.tmem<128>) {
-  // expected-error@+1 {{reads a 128 x N f32 accumulator, not 'tensor<128x128xf16>'}}
+  // expected-error@+1 {{reads a 128 x N f32 or i32 accumulator, not 'tensor<128x128xf16>'}}
   %r = kcc.tmem_load %t : !kcc.tmem<128> -> tensor<128x128xf16>
   return
 }
