@@ -173,6 +173,8 @@ private:
   StmtPtr parseIf();
   StmtPtr parseFor();
   StmtPtr parseWhile();
+  bool parseConditionAndBlock(Stmt &s, const char *keyword,
+                              const char *example);
   ExprPtr parseBinary(int minPrec);
   ExprPtr parseUnary();
   ExprPtr parsePostfix();
@@ -652,47 +654,43 @@ StmtPtr Parser::parseLet() {
   return s;
 }
 
-StmtPtr Parser::parseWhile() {
-  auto s = std::make_unique<Stmt>(StmtKind::While, tok.loc());
-  advance(); // 'while'
-  if (tok.is(Tok::LBrace))
-    errorHere("expected a condition after 'while' (write while t != mine "
-              "{ ... })");
-  else
-    s->cond = parseExpr();
-  if (!s->cond)
+/// After `keyword`: its condition (into s.cond and s.condText) and block
+/// (s.body). False after an error that abandoned the statement.
+bool Parser::parseConditionAndBlock(Stmt &s, const char *keyword,
+                                    const char *example) {
+  advance(); // the keyword
+  if (tok.is(Tok::LBrace)) {
+    errorHere(Twine("expected a condition after '") + keyword + "' (write " +
+              example + ")");
+  } else {
+    const char *begin = tok.loc().getPointer();
+    s.cond = parseExpr();
+    s.condText = textSince(begin);
+  }
+  if (!s.cond) // skip to the block and parse it anyway
     while (!tok.is(Tok::LBrace) && !tok.is(Tok::Eof) && !tok.is(Tok::RBrace))
       advance();
   if (!tok.is(Tok::LBrace)) {
-    errorHere("expected '{' after the while condition, found " + describe(tok));
+    errorHere(Twine("expected '{' after the ") + keyword +
+              " condition, found " + describe(tok));
     syncStatement();
-    return nullptr;
+    return false;
   }
-  parseBlock(s->body);
+  parseBlock(s.body);
+  return true;
+}
+
+StmtPtr Parser::parseWhile() {
+  auto s = std::make_unique<Stmt>(StmtKind::While, tok.loc());
+  if (!parseConditionAndBlock(*s, "while", "while t != mine { ... }"))
+    return nullptr;
   return s;
 }
 
 StmtPtr Parser::parseIf() {
   auto s = std::make_unique<Stmt>(StmtKind::If, tok.loc());
-  advance(); // 'if'
-  if (tok.is(Tok::LBrace))
-    errorHere("expected a condition after 'if' (write if x < n { ... })");
-  else {
-    const char *begin = tok.loc().getPointer();
-    s->cond = parseExpr();
-    s->condText = textSince(begin);
-  }
-  if (!s->cond) {
-    // skip to the block and parse it anyway
-    while (!tok.is(Tok::LBrace) && !tok.is(Tok::Eof) && !tok.is(Tok::RBrace))
-      advance();
-  }
-  if (!tok.is(Tok::LBrace)) {
-    errorHere("expected '{' after the if condition, found " + describe(tok));
-    syncStatement();
+  if (!parseConditionAndBlock(*s, "if", "if x < n { ... }"))
     return nullptr;
-  }
-  parseBlock(s->body);
   if (consumeIf(Tok::KwElse)) {
     s->hasElse = true;
     if (tok.is(Tok::KwIf)) {
