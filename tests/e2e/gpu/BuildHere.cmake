@@ -1,6 +1,7 @@
 # Configures and builds tests/e2e/gpu (used by CTest) from the same generated set
 # as scripts/gpu-roundtrip.sh: the bundled kernels' stubs (GEN) plus
-# Inputs/blackwell_only.kc compiled for sm_100a only and Inputs/big_smem.kc.
+# Inputs/blackwell_only.kc compiled for sm_100a only, Inputs/big_smem.kc and
+# Inputs/while_loops.kc.
 set(gen ${BIN}/gen)
 file(REMOVE_RECURSE ${gen})
 file(GLOB stubs ${GEN}/*.kcc.h ${GEN}/*.kcc.cpp)
@@ -13,12 +14,14 @@ execute_process(
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "kcc failed on blackwell_only.kc")
 endif()
-execute_process(
-  COMMAND ${KCC} ${SRC}/Inputs/big_smem.kc -o ${gen}
-  RESULT_VARIABLE rc)
-if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "kcc failed on big_smem.kc")
-endif()
+foreach(input big_smem while_loops)
+  execute_process(
+    COMMAND ${KCC} ${SRC}/Inputs/${input}.kc -o ${gen}
+    RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "kcc failed on ${input}.kc")
+  endif()
+endforeach()
 execute_process(
   COMMAND ${CMAKE_COMMAND} -S ${SRC} -B ${BIN} -G Ninja -DKCC_GEN_DIR=${gen}
           -DCUDAToolkit_ROOT=${CUDA_ROOT} -DCMAKE_BUILD_TYPE=Release
