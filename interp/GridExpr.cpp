@@ -37,16 +37,14 @@ static std::optional<int64_t> intArg(mlir::func::FuncOp func,
 bool kcc::interp::checkCoverageGuards(mlir::func::FuncOp func,
                                       const std::vector<KernelArg> &args,
                                       unsigned processors, std::string &error) {
-  auto lookup = [&](std::string_view name) {
-    return intArg(func, args, processors, name);
-  };
   // The kernel's require(...) clauses first, as the stubs check them.
   if (auto reqs = func->getAttrOfType<mlir::ArrayAttr>("kcc.requires"))
     for (auto entry : reqs.getAsRange<mlir::DictionaryAttr>()) {
       auto guard = entry.getAs<mlir::StringAttr>("guard");
       std::string when = entry.getAs<mlir::StringAttr>("when").str();
       int64_t holds = 0;
-      if (!guard || !evaluateCExpr(guard.getValue(), lookup, holds, error)) {
+      if (!guard || !evaluateLaunchExpr(func, guard.getValue(), args,
+                                        processors, holds, error)) {
         error = "require(" + when + "): " + error;
         return false;
       }
@@ -67,7 +65,8 @@ bool kcc::interp::checkCoverageGuards(mlir::func::FuncOp func,
       continue;
     int64_t holds = 0;
     std::string tensor = entry.getAs<mlir::StringAttr>("tensor").str();
-    if (!evaluateCExpr(guard.getValue(), lookup, holds, error)) {
+    if (!evaluateLaunchExpr(func, guard.getValue(), args, processors, holds,
+                            error)) {
       error = "coverage guard of '" + tensor + "': " + error;
       return false;
     }
@@ -82,15 +81,15 @@ bool kcc::interp::checkCoverageGuards(mlir::func::FuncOp func,
   return true;
 }
 
-bool kcc::interp::evaluateLaunchCondition(mlir::func::FuncOp func,
-                                          llvm::StringRef expr,
-                                          const std::vector<KernelArg> &args,
-                                          unsigned processors, int64_t &holds,
-                                          std::string &error) {
+bool kcc::interp::evaluateLaunchExpr(mlir::func::FuncOp func,
+                                     llvm::StringRef expr,
+                                     const std::vector<KernelArg> &args,
+                                     unsigned processors, int64_t &value,
+                                     std::string &error) {
   auto lookup = [&](std::string_view name) {
     return intArg(func, args, processors, name);
   };
-  return evaluateCExpr(expr, lookup, holds, error);
+  return evaluateCExpr(expr, lookup, value, error);
 }
 
 bool kcc::interp::evaluateGrid(mlir::func::FuncOp func,
@@ -104,15 +103,12 @@ bool kcc::interp::evaluateGrid(mlir::func::FuncOp func,
             "' has no kcc.grid/kcc.arg_names (not a kcc kernel?)";
     return false;
   }
-  auto lookup = [&](std::string_view name) {
-    return intArg(func, args, processors, name);
-  };
   for (unsigned d = 0; d < 3; ++d) {
     auto e = mlir::dyn_cast<mlir::StringAttr>(exprs[d]);
     std::string text = e ? e.str() : "";
     if (text.empty())
       text = "1";
-    if (!evaluateCExpr(text, lookup, grid[d], error)) {
+    if (!evaluateLaunchExpr(func, text, args, processors, grid[d], error)) {
       error = "grid expression '" + text + "': " + error;
       return false;
     }

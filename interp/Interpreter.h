@@ -107,12 +107,12 @@ bool checkCoverageGuards(mlir::func::FuncOp func,
                          const std::vector<KernelArg> &args,
                          unsigned processors, std::string &error);
 
-/// `expr`, a C condition over the integer parameter names of `func` (a
-/// launch guard), for `args`: its value in `holds`, or false with a message.
-bool evaluateLaunchCondition(mlir::func::FuncOp func, llvm::StringRef expr,
-                             const std::vector<KernelArg> &args,
-                             unsigned processors, int64_t &holds,
-                             std::string &error);
+/// `expr`, a C expression over the integer parameter names of `func` and
+/// num_multiprocessors() (a grid size or launch guard, as the stubs compute
+/// it), for `args`: its value, or false with a message.
+bool evaluateLaunchExpr(mlir::func::FuncOp func, llvm::StringRef expr,
+                        const std::vector<KernelArg> &args, unsigned processors,
+                        int64_t &value, std::string &error);
 
 /// The first file:line:col inside `loc` (through name, call-site and fused
 /// locations), if any.

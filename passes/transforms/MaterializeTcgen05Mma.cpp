@@ -252,11 +252,8 @@ LogicalResult MaterializeTcgen05Mma::runOnKernel(func::FuncOp func) {
       Value acc = kcc::TmemLoadOp::create(tb, loc, laid, tm);
       scf::YieldOp::create(tb, loc, acc);
       OpBuilder xb = OpBuilder::atBlockBegin(read.elseBlock());
-      Type accElem = accType.getElementType();
       Value z = arith::ConstantOp::create(
-          xb, loc,
-          isa<FloatType>(accElem) ? TypedAttr(xb.getFloatAttr(accElem, 0.0))
-                                  : TypedAttr(xb.getIntegerAttr(accElem, 0)));
+          xb, loc, xb.getZeroAttr(accType.getElementType()));
       Value zeros = kcc::SplatOp::create(xb, loc, laid, z);
       scf::YieldOp::create(xb, loc, zeros);
     }

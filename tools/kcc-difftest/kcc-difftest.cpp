@@ -603,7 +603,7 @@ private:
       auto guard = other->getAttrOfType<mlir::DictionaryAttr>(
           KccDialect::kVersionGuardAttr);
       int64_t holds = 0;
-      if (!interp::evaluateLaunchCondition(
+      if (!interp::evaluateLaunchExpr(
               launchF, guard.getAs<mlir::StringAttr>("guard").getValue(),
               p.args, simProcessors, holds, err))
         return caseErrorB(c.loc, "the if's condition: " + err + where);
