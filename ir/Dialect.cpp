@@ -358,7 +358,8 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == kMaskUniformAttr || name == kMaskMonotoneAttr ||
       name == kDataDependentAttr || name == kMmaOperandAttr ||
-      name == kMmaOverlapAttr)
+      name == kMmaOverlapAttr || name == kFullMasksAttr ||
+      name == kMasksRaggedAttr)
     return expectKind<UnitAttr>(op, attr, "a unit attribute");
   if (name == kPersistentAttr) {
     auto n = dyn_cast<IntegerAttr>(attr.getValue());

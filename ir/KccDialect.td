@@ -71,6 +71,14 @@ def Kcc_Dialect : Dialect {
     // prefix or a suffix of it (bounds checks of a contiguous index): the
     // chunk is all on iff its first and last bits are.
     static constexpr ::llvm::StringLiteral kMaskMonotoneAttr = "kcc.mask_monotone";
+    // On the scf.if of kcc-version-full-masks: its then region is the code
+    // of its else region with the mask terms that the condition proves on
+    // everywhere replaced by true (passes/transforms/VersionFullMasks.cpp).
+    static constexpr ::llvm::StringLiteral kFullMasksAttr = "kcc.full_masks";
+    // On the build of kcc-version-full-launches that keeps the masks the
+    // launch decides (run where they are not all on): kcc-version-full-masks
+    // does not copy code for those terms in it.
+    static constexpr ::llvm::StringLiteral kMasksRaggedAttr = "kcc.masks_ragged";
     // On the ops of a GEMM epilogue copied once per column chunk of the
     // tile's TMA store (pipeliner/EpilogueChunks.h): the chunk's columns
     // [lo, hi), the only ones of the result read (the lowering's other

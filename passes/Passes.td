@@ -80,6 +80,25 @@ def KccVersionLaunchBranches
   }];
 }
 
+def KccVersionFullLaunches
+    : Pass<"kcc-version-full-launches", "mlir::ModuleOp"> {
+  let summary = "Compile a kernel without the masks its launch decides, and "
+                "with them for the launches that need them";
+  let description = [{
+    Tile IR -> tile IR, after kcc-version-launch-branches, before
+    kcc-rasterize-programs. The conjunction terms of a kernel's
+    kcc.load/kcc.store masks that compare index tiles built from aranges,
+    constants and splats of i32 parameters (passes/analysis/FullMasks.h)
+    are on everywhere for a whole launch or not, by a condition in C over
+    the parameters. The kernel gets a copy, @<name>__ragged {kcc.version_of
+    = @<name>, kcc.version_guard = {guard = the condition (and the guard of
+    the kernel's own else-branch build, which now versions the copy), when,
+    at, masks}, kcc.masks_ragged}, placed after it, that keeps the masks;
+    in the kernel the terms are true and the masks they make all on are
+    dropped. The launch stub runs the copy where the condition is false.
+  }];
+}
+
 def KccAddFallbackBuilds : Pass<"kcc-add-fallback-builds", "mlir::ModuleOp"> {
   let summary = "Give kernels over tensor<> parameters a build for tensors "
                 "outside the tensor contract";
@@ -96,6 +115,25 @@ def KccAddFallbackBuilds : Pass<"kcc-add-fallback-builds", "mlir::ModuleOp"> {
     path; the launch stub runs a copy when the given tensors break the
     contract (a base not 16-byte aligned, a row stride that is negative or
     not a multiple of 16 bytes).
+  }];
+}
+
+def KccVersionFullMasks : Pass<"kcc-version-full-masks", "mlir::ModuleOp"> {
+  let summary = "Run code whose mask terms are all on without the masks";
+  let description = [{
+    Tile IR -> tile IR, after kcc-expand-tile-accesses and
+    kcc-rematerialize-broadcasts, before layout assignment. In each block of
+    a kernel (loop bodies first) whose ops are memory-bound tile code (no
+    dot, no async copy, barrier or pipeline), the conjunction terms of the
+    kcc.load/kcc.store masks that compare index tiles (aranges, splats of
+    i32 scalars, +, - and * by constants, through broadcasts) or splat an
+    i1 scalar are decided for the whole tile: a comparison of the index's
+    largest or smallest element, computed in i64 together with checks that
+    the tile's i32 arithmetic did not wrap. The code from the last input of
+    those terms to the end of the block becomes scf.if {kcc.full_masks}
+    (all terms on) { a copy with the terms replaced by true and all-on masks
+    dropped } else { the code as written }. The condition is uniform, so
+    neither copy diverges; the block's terminator takes the if's results.
   }];
 }
 

@@ -63,6 +63,10 @@ void pipeline::buildTilePipeline(OpPassManager &pm,
   // persistent and fallback builds below).
   if (options.versionBranches)
     pm.addPass(createKccVersionLaunchBranches());
+  // Masks the launch decides (row kernels' `cols < ncols`): a build
+  // without them, the masked one for the other launches.
+  if (options.versionBranches && options.versionMasks)
+    pm.addPass(createKccVersionFullLaunches());
   // group(N) kernels: from here on every consumer (both vendors, the stubs,
   // the manifest) sees the flat 1-D launch in grouped order.
   if (options.rasterize) {
@@ -144,6 +148,9 @@ void pipeline::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
           : "target '" + target.name + "' has no TMA";
   pm.addPass(createKccExpandTileAccesses(expand));
   pm.addPass(createKccRematerializeBroadcasts());
+  // Blocks whose masks are all on run a copy without them.
+  if (options.versionMasks)
+    pm.addPass(createKccVersionFullMasks());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createCSEPass());
   KccMaterializeWarpMmaOptions warpMma;

@@ -70,6 +70,9 @@ struct TileOptions {
   /// A kernel whose top-level if the launch decides (kcc.launch_guard) is
   /// compiled once per branch; the launch runs the branch's build.
   bool versionBranches = true;
+  /// With versionBranches: a kernel whose masks the launch decides gets a
+  /// build without them (kcc --version-masks).
+  bool versionMasks = true;
 };
 void buildTilePipeline(mlir::OpPassManager &pm, const TileOptions &options);
 
@@ -95,6 +98,8 @@ struct LayoutOptions {
   /// kcc --overlap-products / --warpgroup-turns (kcc-defer-register-a-mma).
   bool overlapProducts = true;
   bool warpgroupTurns = false;
+  /// kcc --version-masks (kcc-version-full-masks).
+  bool versionMasks = true;
 };
 /// The passes find `target` by its name in the kcc dialect's registry
 /// (ir/TargetLookup.h), which must hold it when the pass manager runs: the

@@ -110,8 +110,11 @@ struct Specialization {
   // when `versionGuard` (C over the integer parameter names) is false. Same
   // user parameters, grid and guards; its own tensor maps, persistent and
   // fallback builds.
+  // The masked build of kcc-version-full-launches is one too: versionOf
+  // runs without the masks where the guard holds (`versionMasks`).
   std::string versionOf;
   Requirement versionGuard; // the if's condition: C, as written, where
+  bool versionMasks = false;
   // (target, why) for each target that could not compile this build (a
   // fallback build is dropped there rather than failing the compile).
   std::vector<std::pair<std::string, std::string>> notBuilt;

@@ -212,6 +212,7 @@ bool host::collectKernelInfo(mlir::ModuleOp tileIR, ModuleInfo &info) {
       spec.versionGuard = {guard.getAs<mlir::StringAttr>("guard").str(),
                            guard.getAs<mlir::StringAttr>("when").str(),
                            guard.getAs<mlir::StringAttr>("at").str()};
+      spec.versionMasks = bool(guard.get("masks"));
       it->versionBuilds.push_back(std::move(spec));
     } else {
       it->specializations.push_back(std::move(spec));
@@ -232,8 +233,10 @@ bool host::collectKernelInfo(mlir::ModuleOp tileIR, ModuleInfo &info) {
   // the same user parameters (its tensor maps are its own) and grid.
   for (KernelInfo &k : info.kernels)
     for (const Specialization &v : k.versionBuilds) {
-      auto plain = llvm::find_if(
-          k.specializations, [&](auto &s) { return s.symbol == v.versionOf; });
+      // The build it stands in for: a specialization, or another version
+      // build (a chain: kcc-version-full-launches' ragged build takes the
+      // launches of the kernel's then branch whose masks are not all on).
+      const Specialization *plain = k.launchedBuild(v.versionOf);
       auto userParams = [](const Specialization &s) {
         std::vector<std::pair<std::string, bool>> out;
         for (const ParamInfo &p : s.params)
@@ -241,7 +244,7 @@ bool host::collectKernelInfo(mlir::ModuleOp tileIR, ModuleInfo &info) {
             out.push_back({p.name, p.isPointer});
         return out;
       };
-      if (plain == k.specializations.end() || plain->grid != v.grid ||
+      if (!plain || plain->grid != v.grid ||
           userParams(*plain) != userParams(v)) {
         tileIR.emitError("internal error: else-branch build @")
             << v.symbol << " does not launch like @" << v.versionOf;

@@ -145,11 +145,18 @@ std::string kcc::host::emitManifest(const ModuleInfo &module,
           // The kernel's `if` the launch decides: the build of its else branch
           // (a spec of its own: its tensor maps, persistent and fallback
           // builds) runs where `guard` is false; this one where it is true.
-          if (const Specialization *v = k.versionBuildOf(s))
-            spec["else_branch"] = json::Object{{"guard", v->versionGuard.expr},
-                                               {"when", v->versionGuard.text},
-                                               {"at", v->versionGuard.at},
-                                               {"build", specJson(*v)}};
+          // The masked build of masks the launch decides is one too
+          // ("masks": true): this build runs without them where `guard`
+          // holds.
+          if (const Specialization *v = k.versionBuildOf(s)) {
+            json::Object branch{{"guard", v->versionGuard.expr},
+                                {"when", v->versionGuard.text},
+                                {"at", v->versionGuard.at},
+                                {"build", specJson(*v)}};
+            if (v->versionMasks)
+              branch["masks"] = true;
+            spec["else_branch"] = std::move(branch);
+          }
           return spec;
         };
     for (const Specialization &s : k.specializations)

@@ -116,13 +116,19 @@ std::string docComment(const KernelInfo &k, const SpecPlan &sp, bool amd) {
             "declared facts.",
         2);
   if (const Specialization *v = sp.version)
-    out += wrapComment("///",
-                       "Compiled once per branch of `if " +
-                           v->versionGuard.text + "` (" + v->versionGuard.at +
-                           "): the launch evaluates it and runs " + v->symbol +
-                           " when it is false, so neither build pays for the "
-                           "other branch's registers.",
-                       2);
+    out += wrapComment(
+        "///",
+        v->versionMasks
+            ? "Compiled without the masks the launch decides (" +
+                  v->versionGuard.at + "): where " + v->versionGuard.text +
+                  " does not hold, the launch runs " + v->symbol +
+                  ", which keeps them."
+            : "Compiled once per branch of `if " + v->versionGuard.text +
+                  "` (" + v->versionGuard.at +
+                  "): the launch evaluates it and runs " + v->symbol +
+                  " when it is false, so neither build pays for the other "
+                  "branch's registers.",
+        2);
   std::string builds;
   for (const TargetBuild *b : sp.builds)
     builds += (builds.empty() ? "" : ", ") + std::to_string(b->threads) + " (" +
@@ -501,11 +507,15 @@ std::string emitSource(const ModuleInfo &m,
       // The kernel's `if` the launch decides: its else branch is a build of
       // its own, run with the same arguments (its checks are its own).
       if (const Specialization *v = sp.version) {
-        c += wrapComment("  //", "if " + v->versionGuard.text + " (" +
-                                     v->versionGuard.at +
-                                     "): this build runs the "
-                                     "then branch, " +
-                                     v->symbol + " the else branch.");
+        c += wrapComment(
+            "  //",
+            v->versionMasks
+                ? "where " + v->versionGuard.text + " (" + v->versionGuard.at +
+                      "), this build runs without those masks, " + v->symbol +
+                      " with them elsewhere."
+                : "if " + v->versionGuard.text + " (" + v->versionGuard.at +
+                      "): this build runs the then branch, " + v->symbol +
+                      " the else branch.");
         std::vector<std::string> args;
         for (const ParamInfo &q : v->params)
           if (!q.isTensorMap)

@@ -14,6 +14,7 @@
 #include "ir/CExpr.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 
 namespace kcc::host::detail {
@@ -367,14 +368,21 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
         kp.specs.back().fallback = f;
       return true;
     };
-    for (const Specialization &s : k.specializations) {
-      // The else-branch build first, for the same reason.
-      if (const Specialization *v = k.versionBuildOf(s);
-          v && !planWithFallback(*v))
+    // The else-branch build first, for the same reason (down a chain of
+    // version builds, the last first).
+    std::function<bool(const Specialization &, unsigned)> planChain =
+        [&](const Specialization &s, unsigned depth) {
+          // A candidate none of the vendor's targets chose: nor its builds.
+          if (s.variantOnly && vendorBuilds(s).empty())
+            return true;
+          const Specialization *v = k.versionBuildOf(s);
+          if (v && depth < 8 && !planChain(*v, depth + 1))
+            return false;
+          return planWithFallback(s);
+        };
+    for (const Specialization &s : k.specializations)
+      if (!planChain(s, 0))
         return false;
-      if (!planWithFallback(s))
-        return false;
-    }
     for (const VariantGroup &g : k.groups) {
       if (!checkName(g.name, "launch function", k.name) ||
           !claim(g.name, "launch function of " + k.name))

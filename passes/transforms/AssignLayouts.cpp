@@ -191,6 +191,16 @@ void emitAccessRemark(Operation *op, const AccessLimits &limits,
   if (isa<kcc::LoadOp>(op) && k == 1 && limits.constancy > 1)
     os << "; the address repeats in runs of " << limits.constancy
        << " elements (a broadcast): one load per run";
+  // Which copy of kcc-version-full-masks the access is in.
+  for (Operation *parent = op->getParentOp(); parent;
+       parent = parent->getParentOp())
+    if (auto ifOp = dyn_cast<scf::IfOp>(parent);
+        ifOp && ifOp->hasAttr(kcc::KccDialect::kFullMasksAttr)) {
+      os << (ifOp.getThenRegion().isAncestor(op->getParentRegion())
+                 ? "; in the copy for blocks whose masks are all on"
+                 : "; in the copy for blocks whose masks are partly off");
+      break;
+    }
   op->emitRemark(text);
 }
 

@@ -598,8 +598,10 @@ private:
     if (!launchF)
       return caseErrorB(c.loc, "internal error: no launched form" + where);
     // The kernel's `if` the launch decides: the else branch's build where
-    // its condition is false (as the stubs choose).
-    if (mlir::func::FuncOp other = versionBuildOf(launchF)) {
+    // its condition is false (as the stubs choose), down the chain (the
+    // masked build where the masks the launch decides are not all on).
+    for (mlir::func::FuncOp other = versionBuildOf(launchF); other;
+         other = versionBuildOf(launchF)) {
       auto guard = other->getAttrOfType<mlir::DictionaryAttr>(
           KccDialect::kVersionGuardAttr);
       int64_t holds = 0;
@@ -607,10 +609,10 @@ private:
               launchF, guard.getAs<mlir::StringAttr>("guard").getValue(),
               p.args, simProcessors, holds, err))
         return caseErrorB(c.loc, "the if's condition: " + err + where);
-      if (!holds) {
-        launchF = other;
-        p.runSymbol = other.getSymName().str();
-      }
+      if (holds)
+        break;
+      launchF = other;
+      p.runSymbol = other.getSymName().str();
     }
     if (!interp::evaluateGrid(launchF, p.args, simProcessors, p.launchGrid,
                               err))

@@ -218,6 +218,7 @@ public:
       tileOptions.persistent = options.persistent;
       tileOptions.fallbackBuilds = options.fallbackBuilds;
       tileOptions.versionBranches = options.versionBranches;
+      tileOptions.versionMasks = options.versionMasks;
       pipeline::buildTilePipeline(pm, tileOptions);
       if (failed(pm.run(*tileIR)))
         return false;
@@ -512,6 +513,7 @@ private:
     layout.pingPong = options.pingPong;
     layout.chunkEpilogues = options.chunkEpilogues;
     layout.overlapProducts = options.overlapProducts;
+    layout.versionMasks = options.versionMasks;
     layout.warpgroupTurns = options.warpgroupTurns;
     // Tunable constants: one candidate per group stays for this target.
     {

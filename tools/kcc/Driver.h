@@ -33,6 +33,7 @@ struct Options {
   bool pingPong = false;                 // ping-pong consumer groups
   bool chunkEpilogues = true;            // column-chunked GEMM epilogues
   bool overlapProducts = true;           // kcc-defer-register-a-mma
+  bool versionMasks = true;              // kcc-version-full-masks
   bool warpgroupTurns = false;           // its warpgroups take turns
   unsigned persistent = 0; // CTAs per multiprocessor of group(N) kernels
   bool fallbackBuilds = true; // kernels over tensors: a contract-free build

@@ -138,24 +138,38 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
     else if (func::FuncOp fallback = fallbackBuildOf(func))
       appendLaunch("@" + fallback.getSymName().str() +
                    " runs instead for tensors outside the tensor contract");
-    // The kernel's `if` the launch decides: which build runs each branch.
+    // The kernel's `if` the launch decides: which build runs each branch;
+    // masks the launch decides: which build runs without them. A build may
+    // be both (a chain: then branch, its masked copy, the else branch).
     if (auto of = func->getAttrOfType<FlatSymbolRefAttr>(
             KccDialect::kVersionOfAttr)) {
       auto guard =
           func->getAttrOfType<DictionaryAttr>(KccDialect::kVersionGuardAttr);
-      appendLaunch("else branch of `if " +
-                   guard.getAs<StringAttr>("when").str() + "` (" +
-                   guard.getAs<StringAttr>("at").str() +
-                   "): runs instead of @" + of.getValue().str() +
-                   " when the condition is false (one build per branch, so "
-                   "neither pays for the other's registers)");
-    } else if (func::FuncOp other = versionBuildOf(func)) {
+      std::string when = guard.getAs<StringAttr>("when").str(),
+                  at = guard.getAs<StringAttr>("at").str();
+      if (guard.get("masks"))
+        appendLaunch("the masked build: runs instead of @" +
+                     of.getValue().str() + " when not " + when + " (" + at +
+                     ")");
+      else
+        appendLaunch("else branch of `if " + when + "` (" + at +
+                     "): runs instead of @" + of.getValue().str() +
+                     " when the condition is false (one build per branch, so "
+                     "neither pays for the other's registers)");
+    }
+    if (func::FuncOp other = versionBuildOf(func)) {
       auto guard =
           other->getAttrOfType<DictionaryAttr>(KccDialect::kVersionGuardAttr);
-      appendLaunch(
-          "then branch of `if " + guard.getAs<StringAttr>("when").str() +
-          "` (" + guard.getAs<StringAttr>("at").str() + "); @" +
-          other.getSymName().str() + " runs the else branch when it is false");
+      std::string when = guard.getAs<StringAttr>("when").str(),
+                  at = guard.getAs<StringAttr>("at").str();
+      if (guard.get("masks"))
+        appendLaunch("runs without the masks the launch decides when " + when +
+                     " (" + at + "); @" + other.getSymName().str() +
+                     " keeps them for the other launches");
+      else
+        appendLaunch("then branch of `if " + when + "` (" + at + "); @" +
+                     other.getSymName().str() +
+                     " runs the else branch when it is false");
     }
     if (auto cov = func->getAttrOfType<ArrayAttr>(KccDialect::kCoverageAttr))
       for (auto d : cov.getAsRange<DictionaryAttr>()) {

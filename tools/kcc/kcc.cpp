@@ -74,6 +74,12 @@ static cl::opt<bool> overlapProducts(
              "iteration late, so the tensor cores run it beside the next "
              "iteration's softmax (default: true; docs/attention.md)"),
     cl::init(true), cl::cat(kccCategory));
+static cl::opt<bool> versionMasks(
+    "version-masks",
+    cl::desc("Run code whose masked accesses are all in bounds (every block "
+             "but a ragged last one) as a copy without the masks, chosen per "
+             "block at run time (default: true; docs/language.md, \"Masks\")"),
+    cl::init(true), cl::cat(kccCategory));
 static cl::opt<bool> warpgroupTurns(
     "warpgroup-turns",
     cl::desc("With --overlap-products, let the two consumer warpgroups of an "
@@ -225,6 +231,7 @@ int main(int argc, char **argv) {
   options.pingPong = pingPong;
   options.chunkEpilogues = chunkEpilogues;
   options.overlapProducts = overlapProducts;
+  options.versionMasks = versionMasks;
   options.warpgroupTurns = warpgroupTurns;
   options.persistent = persistent;
   options.fallbackBuilds = fallbackBuilds;
