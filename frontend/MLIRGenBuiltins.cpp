@@ -677,6 +677,54 @@ TV Gen::genCall(const Expr &e) {
     return TV::value(arith::TruncFOp::create(b, l, resTy, x));
   }
 
+  if (name == "histogram") {
+    if (pos.size() != 2 && pos.size() != 3)
+      return arity("histogram(x, bins), histogram(x, bins, mask)");
+    TV a = gen(*pos[0]);
+    if (!a.ok())
+      return a;
+    std::optional<int64_t> bins =
+        genConstInt(*pos[1], "the number of bins of histogram");
+    if (!bins)
+      return TV::poison();
+    if (*bins < 1 || *bins > kcc::kMaxHistogramBins) {
+      error(pos[1]->loc, "histogram counts 1 to " +
+                             std::to_string(kcc::kMaxHistogramBins) +
+                             " bins (its counters live in shared memory), "
+                             "got " +
+                             std::to_string(*bins));
+      return TV::poison();
+    }
+    Value x = a.kind == TV::Val ? a.v : Value();
+    if (!x || !mlir::isa<mlir::RankedTensorType>(x.getType()) ||
+        !elementType(x.getType()).isInteger(32)) {
+      error(pos[0]->loc,
+            "histogram counts the values of an i32 tile, got " +
+                (x ? typeToString(x.getType()) : std::string("a literal")) +
+                (x && isIntTy(elementType(x.getType()))
+                     ? "; convert it with cast(x, i32)"
+                     : ""));
+      return TV::poison();
+    }
+    Value mask;
+    if (pos.size() == 3) {
+      TV m = gen(*pos[2]);
+      if (!m.ok())
+        return m;
+      mask = maskArg(m, *pos[2], name);
+      if (!mask)
+        return TV::poison();
+      auto shape = commonShape({x, mask}, e.loc, name);
+      if (!shape)
+        return TV::poison();
+      x = broadcastTo(x, *shape, l);
+      mask = broadcastTo(mask, *shape, l);
+    }
+    return TV::value(kcc::HistogramOp::create(
+        b, l, mlir::RankedTensorType::get({*bins}, b.getI32Type()), x, mask,
+        uint32_t(*bins)));
+  }
+
   if (name == "bitcast") {
     if (pos.size() != 2)
       return arity("bitcast(x, dtype)");

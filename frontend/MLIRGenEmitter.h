@@ -77,7 +77,7 @@ inline const char *kBuiltinNames[] = {
     "sigmoid",      "abs",           "min",        "max",        "sum",
     "fma",          "dot",           "cdiv",       "tanh",       "erf",
     "bitcast",      "atomic_add",    "atomic_min", "atomic_max", "atomic_xchg",
-    "atomic_cas"};
+    "atomic_cas",   "histogram"};
 
 inline bool isFloatTy(Type t) { return t && mlir::isa<mlir::FloatType>(t); }
 inline bool isIntTy(Type t) { return t && mlir::isa<mlir::IntegerType>(t); }

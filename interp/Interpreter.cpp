@@ -190,6 +190,7 @@ private:
         .Case([&](LoadTileOp o) { return loadTile(o); })
         .Case([&](StoreTileOp o) { return storeTile(o); })
         .Case([&](ReduceOp o) { return reduce(o); })
+        .Case([&](HistogramOp o) { return histogram(o); })
         .Case([&](DotOp o) { return dot(o); })
         // scf
         .Case([&](scf::ForOp o) { return forOp(o); })
@@ -630,6 +631,25 @@ private:
     return scatter(
         o, p, [&](int64_t i) { return bool(inside[i]); }, get(o.getValue()),
         "store_tile");
+  }
+
+  /// Counts per bin; values outside [0, bins) and masked-off ones are not
+  /// counted.
+  bool histogram(HistogramOp o) {
+    const Val &src = get(o.getSrc());
+    const Val *mask = o.getMask() ? &get(o.getMask()) : nullptr;
+    Val r;
+    if (!make(o, o.getType(), r))
+      return false;
+    int64_t bins = o.getBins();
+    std::fill(r.ints.begin(), r.ints.end(), 0);
+    for (int64_t i = 0; i < src.size; ++i) {
+      int64_t v = src.ints[i];
+      if ((!mask || mask->ints[i] != 0) && v >= 0 && v < bins)
+        ++r.ints[v];
+    }
+    set(o.getResult(), std::move(r));
+    return true;
   }
 
   bool reduce(ReduceOp o) {

@@ -620,6 +620,22 @@ LogicalResult AtomicCASOp::verify() {
   return success();
 }
 
+LogicalResult HistogramOp::verify() {
+  auto src = cast<RankedTensorType>(getSrc().getType());
+  auto result = cast<RankedTensorType>(getType());
+  int64_t bins = getBins();
+  if (bins <= 0 || bins > kMaxHistogramBins)
+    return emitOpError("bins must be between 1 and ")
+           << kMaxHistogramBins << ", got " << bins;
+  if (result.getRank() != 1 || result.getDimSize(0) != bins)
+    return emitOpError("result must be a 1-D tile of ") << bins << " counts";
+  if (Value mask = getMask();
+      mask && cast<RankedTensorType>(mask.getType()).getShape() !=
+                  src.getShape())
+    return emitOpError("mask must have the shape of the values");
+  return success();
+}
+
 LogicalResult ReduceOp::verify() {
   auto src = getSrc().getType();
   int64_t axis = getAxis();

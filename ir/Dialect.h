@@ -26,6 +26,8 @@ class TargetRegistry;
 #include "ir/KccAttrs.h.inc"
 
 namespace kcc {
+/// The most bins a histogram may count (its shared-memory counters: 64 KiB).
+inline constexpr int64_t kMaxHistogramBins = 16384;
 /// For a pointer or a tile of pointers, the pointee type (or a tile of it).
 mlir::Type getPointeeLike(mlir::Type ptrLike);
 /// i1, or a tile of i1 with the same shape.

@@ -206,6 +206,25 @@ def Kcc_AtomicCASOp : Kcc_Op<"atomic_cas", [
   let hasVerifier = 1;
 }
 
+def Kcc_HistogramOp : Kcc_Op<"histogram", [Pure]> {
+  let summary = "count a program's integer values per bin in [0, bins)";
+  let description = [{
+    `result[b]` is the number of elements of `src` (where `mask` is on)
+    equal to `b`, for 0 <= b < bins; values outside the range are not
+    counted. Computed per program (CTA) in shared memory with atomics
+    where the target has them: the privatized histogram that a global
+    atomic_add of the result then merges.
+  }];
+  let arguments = (ins RankedTensorOf<[I32]>:$src,
+                       Optional<RankedTensorOf<[I1]>>:$mask, I32Attr:$bins);
+  let results = (outs RankedTensorOf<[I32]>:$result);
+  let assemblyFormat = [{
+    $src (`mask` $mask^)? attr-dict `:` type($src) (`,` type($mask)^)?
+    `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 def Kcc_ReduceOp : Kcc_Op<"reduce", [Pure]> {
   let summary = "reduce a tile along one axis with sum, max or min";
   let description = [{

@@ -546,7 +546,8 @@ bool Machine::execute(Thread &t, unsigned budget) {
       if (!p)
         return false;
       if (sharedOffset != ~0ull &&
-          !sharedAccess(&t, in.op, sharedOffset, bytes, true))
+          !sharedAccess(&t, in.op, sharedOffset, bytes, true, 0,
+                        /*atomic=*/true))
         return false;
       uint64_t old = 0, next = 0, y = B[0] & m;
       std::memcpy(&old, p, bytes);

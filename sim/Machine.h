@@ -108,6 +108,7 @@ struct Thread {
 struct ByteShadow {
   uint32_t wId = kNone, wGen = 0, wClock = 0, wOp = 0;
   uint32_t reads = kNone; // head of a list in Machine::readPool
+  bool wAtomic = false;   // the last write was an atomic read-modify-write
 };
 struct ReadRec {
   uint32_t id, gen, clock, op, next;
@@ -249,8 +250,10 @@ public:
                uint32_t clock) const;
   /// Checks and records an access by a thread (t) or by an async copy
   /// (t == null, id/clock of the copy). False after a fault.
+  /// An atomic read-modify-write (`atomic`) does not race with another:
+  /// threads counting into one shared counter is what atomics are for.
   bool sharedAccess(Thread *t, uint32_t op, uint64_t offset, uint64_t bytes,
-                    bool store, uint32_t asyncId = 0);
+                    bool store, uint32_t asyncId = 0, bool atomic = false);
   void resetShadow();
   /// A read of unwritten shared memory waits here for a racing write.
   std::optional<Fault> pendingUninit;

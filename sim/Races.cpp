@@ -107,7 +107,8 @@ bool Machine::ordered(const Thread &t, uint32_t id, uint32_t gen,
 }
 
 bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
-                           uint64_t bytes, bool store, uint32_t asyncId) {
+                           uint64_t bytes, bool store, uint32_t asyncId,
+                           bool atomic) {
   if (!opts.checkRaces && !opts.checkUninitializedShared)
     return true;
   Accessor a;
@@ -209,7 +210,8 @@ bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
       continue;
     }
     if (opts.checkRaces) {
-      if (s.wId != kNone && !isOrdered(a, s.wId, s.wGen, s.wClock))
+      if (s.wId != kNone && !(atomic && s.wAtomic) &&
+          !isOrdered(a, s.wId, s.wGen, s.wClock))
         race(b, s.wId, s.wOp, true);
       for (uint32_t i = s.reads; i != kNone; i = readPool[i].next) {
         const ReadRec &rr = readPool[i];
@@ -220,6 +222,7 @@ bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
       }
     }
     s.wId = a.id, s.wGen = a.stampGen, s.wClock = a.clock, s.wOp = op;
+    s.wAtomic = atomic;
     s.reads = kNone;
   }
   if (raceReports > reportsBefore && raceReports >= opts.maxReports) {

@@ -8,7 +8,8 @@
 // memory order and scope become LLVM's ordering and the vendor's sync scope
 // (TargetOps::syncScope); what the instruction is (atom.add.f32,
 // global_atomic_add_f32, a compare-and-swap loop for what the hardware
-// lacks) is the NVPTX/AMDGPU backends' choice.
+// lacks) is the NVPTX/AMDGPU backends' choice. kcc.histogram counts in
+// shared memory with CTA-scoped atomics (its privatized counters).
 //
 //===----------------------------------------------------------------------===//
 #include "backends/gpu/LoweringUtils.h"
@@ -200,10 +201,90 @@ template <typename Op> struct AtomicLowering : OpConversionPattern<Op> {
   }
 };
 
+/// kcc.histogram: the program's counters in the shared-memory scratch,
+/// zeroed, incremented by each owner thread's values with CTA-scoped
+/// shared-memory atomics (atom.shared.add on NVIDIA, ds_add on AMD), then
+/// read into the result's layout. Replicas of a replicated layout do not
+/// count (each element once).
+struct HistogramLowering : OpConversionPattern<HistogramOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(HistogramOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    const TargetOps &ops = targetOpsOf(*this);
+    std::optional<StringRef> scope = ops.syncScope(MemoryScope::Cta);
+    if (!scope)
+      return op.emitError("histogram needs CTA-scoped shared-memory atomics, "
+                          "which this target's lowering lacks");
+    Type i32 = rewriter.getI32Type();
+    Value tid = ops.threadId(rewriter, loc);
+    Value base = scratchBase(ops, rewriter, loc, op);
+    auto counter = [&](OpBuilder &b, Value index) {
+      return LLVM::GEPOp::create(b, loc, base.getType(), i32, base,
+                                 ArrayRef<LLVM::GEPArg>{index});
+    };
+    TileLayout src = TileLayout::get(op.getSrc().getType());
+    TileLayout dst = TileLayout::get(op.getType());
+    int64_t bins = op.getBins();
+
+    // Zero the counters, thread t taking bins t, t + threads, ...
+    ops.barrier(rewriter, loc); // earlier readers of the scratch are done
+    Value zero = i32Const(rewriter, loc, 0);
+    for (int64_t first = 0; first < bins; first += src.threads) {
+      Value index = arith::AddIOp::create(rewriter, loc, tid,
+                                          i32Const(rewriter, loc, first));
+      Value inRange =
+          first + src.threads <= bins
+              ? Value()
+              : arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                                      index, i32Const(rewriter, loc, bins));
+      emitIf(rewriter, loc, inRange, [&](OpBuilder &b) {
+        LLVM::StoreOp::create(b, loc, zero, counter(b, index), 4);
+      });
+    }
+    ops.barrier(rewriter, loc);
+
+    // Count: values outside [0, bins) (an unsigned compare) and masked-off
+    // or replicated elements are skipped.
+    SmallVector<Value> vals = unpack(rewriter, loc, adaptor.getSrc());
+    SmallVector<Value> masks;
+    if (adaptor.getMask())
+      masks = unpack(rewriter, loc, adaptor.getMask());
+    Value owner = ownerPred(rewriter, loc, src, tid);
+    Value one = i32Const(rewriter, loc, 1);
+    for (unsigned r = 0; r < src.regs; ++r) {
+      Value inRange =
+          arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
+                                vals[r], i32Const(rewriter, loc, bins));
+      Value cond = andConditions(
+          rewriter, loc, andConditions(rewriter, loc, owner, inRange),
+          masks.empty() ? Value() : masks[r]);
+      emitIf(rewriter, loc, cond, [&](OpBuilder &b) {
+        LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add,
+                                  counter(b, vals[r]), one,
+                                  LLVM::AtomicOrdering::monotonic, *scope, 4);
+      });
+    }
+    ops.barrier(rewriter, loc);
+
+    // Read the counts in the result's layout.
+    Value threadPart = threadBase(rewriter, loc, dst, tid);
+    SmallVector<Value> counts;
+    for (unsigned r = 0; r < dst.regs; ++r) {
+      Value index = flatIndex(rewriter, loc, dst, threadPart, r);
+      counts.push_back(
+          LLVM::LoadOp::create(rewriter, loc, i32, counter(rewriter, index), 4));
+    }
+    rewriter.replaceOp(op, buildVector(rewriter, loc, counts));
+    return success();
+  }
+};
+
 } // namespace
 
 void kcc::gpu::populateAtomicPatterns(KccTypeConverter &tc,
                                       RewritePatternSet &patterns) {
-  patterns.add<AtomicLowering<AtomicRMWOp>, AtomicLowering<AtomicCASOp>>(
-      tc, patterns.getContext());
+  patterns.add<AtomicLowering<AtomicRMWOp>, AtomicLowering<AtomicCASOp>,
+               HistogramLowering>(tc, patterns.getContext());
 }

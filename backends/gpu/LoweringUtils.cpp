@@ -401,6 +401,9 @@ static int64_t unpaddedSmemBytes(Operation *op) {
     if (TileLayout::get(tile).replicated())
       return tile.getNumElements() * storageBytes(tile.getElementType());
   }
+  // A histogram's counters (AtomicsToLLVM.cpp).
+  if (auto h = dyn_cast<HistogramOp>(op))
+    return int64_t(h.getBins()) * 4;
   if (isa<ExpandDimsOp, ReshapeOp>(op)) {
     auto src = cast<RankedTensorType>(op->getOperand(0).getType());
     if (src.getEncoding() ==

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Kernels that need atomics (bench/atomics/atomics.kc) on one GPU, in one
-process, beside their torch peers: a histogram (torch.bincount), a one-launch
+process, beside their torch peers: a histogram with global atomics and one
+privatized in shared memory (torch.bincount), a one-launch
 sum (torch.sum) and split-K GEMM for few tokens (torch.matmul, i.e. cuBLAS;
 and kcc's own kernel without the split, kslice = K). Every result is first
 checked against torch; times are CUDA-event medians (bench/run_membound.py's
@@ -53,6 +54,18 @@ def bench_histogram(k, rows):
         p = time_ms(lambda: torch.bincount(x, minlength=bins))
         rows.append(row("histogram", f"n={n} bins={bins}", t, "torch.bincount",
                         p, f"{n * 4 / (t * 1e-3) / 1e9:.0f} GB/s read"))
+        # Privatized: counted per program in shared memory (`histogram`).
+        shared = k[f"histogram_shared_8192_{bins}"].bind(dict(x=x, h=h, n=n))
+
+        def run_shared():
+            h.zero_()
+            shared()
+        run_shared()
+        assert torch.equal(h, ref), "histogram_shared differs from torch.bincount"
+        t = time_ms(run_shared)
+        rows.append(row("histogram, privatized in shared memory",
+                        f"n={n} bins={bins}", t, "torch.bincount", p,
+                        f"{n * 4 / (t * 1e-3) / 1e9:.0f} GB/s read"))
 
 
 def bench_sum(k, rows):

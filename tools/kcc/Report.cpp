@@ -400,6 +400,25 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
         entry.memoryOps.push_back(std::move(m));
         return;
       }
+      // A histogram: the program's counters in shared memory, updated with
+      // shared-memory atomics (AtomicsToLLVM.cpp).
+      if (auto h = dyn_cast<HistogramOp>(op)) {
+        MemoryOp m;
+        m.loc = locString(op->getLoc());
+        m.kind = "histogram";
+        m.elem = "i32";
+        m.elements = h.getSrc().getType().getNumElements();
+        m.accessBytes = 4;
+        m.path = "shared atomic";
+        m.explanation =
+            llvm::formatv("{0} counters ({1} B) in shared memory: zeroed, one "
+                          "CTA-scoped atomic add per counted element by the "
+                          "thread that owns it, read back after a barrier",
+                          h.getBins(), int64_t(h.getBins()) * 4)
+                .str();
+        entry.memoryOps.push_back(std::move(m));
+        return;
+      }
       bool isLoad = isa<LoadOp>(op), isStore = isa<StoreOp>(op);
       if (isLoad || isStore) {
         MemoryOp m;

@@ -721,3 +721,27 @@ func.func @element_coords_not_unit(%p: !kcc.ptr<f32>, %n: i32) -> tensor<16xf32>
   %t = kcc.load_tile %p[%n] strides[] at[%n] {kcc.element_coords = 1 : i32} : <f32> -> tensor<16xf32>
   return %t : tensor<16xf32>
 }
+
+// -----
+
+func.func @histogram_bins(%t: tensor<64xi32>) {
+  // expected-error@+1 {{result must be a 1-D tile of 16 counts}}
+  %h = kcc.histogram %t {bins = 16 : i32} : tensor<64xi32> -> tensor<32xi32>
+  return
+}
+
+// -----
+
+func.func @histogram_too_many(%t: tensor<64xi32>) {
+  // expected-error@+1 {{bins must be between 1 and 16384, got 0}}
+  %h = kcc.histogram %t {bins = 0 : i32} : tensor<64xi32> -> tensor<1xi32>
+  return
+}
+
+// -----
+
+func.func @histogram_mask(%t: tensor<64xi32>, %m: tensor<32xi1>) {
+  // expected-error@+1 {{mask must have the shape of the values}}
+  %h = kcc.histogram %t mask %m {bins = 16 : i32} : tensor<64xi32>, tensor<32xi1> -> tensor<16xi32>
+  return
+}

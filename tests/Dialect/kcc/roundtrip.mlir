@@ -412,3 +412,13 @@ func.func @arange_any_size() -> tensor<80xi32> {
   %r = kcc.arange {end = 100 : i32, start = 20 : i32} : tensor<80xi32>
   return %r : tensor<80xi32>
 }
+
+// A histogram, with and without a mask.
+// CHECK-LABEL: func.func @histogram
+// CHECK: kcc.histogram %{{.*}} {bins = 16 : i32} : tensor<64xi32> -> tensor<16xi32>
+// CHECK: kcc.histogram %{{.*}} mask %{{.*}} {bins = 64 : i32} : tensor<64xi32>, tensor<64xi1> -> tensor<64xi32>
+func.func @histogram(%t: tensor<64xi32>, %m: tensor<64xi1>) {
+  %a = kcc.histogram %t {bins = 16 : i32} : tensor<64xi32> -> tensor<16xi32>
+  %b = kcc.histogram %t mask %m {bins = 64 : i32} : tensor<64xi32>, tensor<64xi1> -> tensor<64xi32>
+  return
+}
