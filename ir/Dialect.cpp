@@ -630,8 +630,8 @@ LogicalResult HistogramOp::verify() {
   if (result.getRank() != 1 || result.getDimSize(0) != bins)
     return emitOpError("result must be a 1-D tile of ") << bins << " counts";
   if (Value mask = getMask();
-      mask && cast<RankedTensorType>(mask.getType()).getShape() !=
-                  src.getShape())
+      mask &&
+      cast<RankedTensorType>(mask.getType()).getShape() != src.getShape())
     return emitOpError("mask must have the shape of the values");
   return success();
 }

@@ -257,9 +257,9 @@ struct HistogramLowering : OpConversionPattern<HistogramOp> {
       Value inRange =
           arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::ult,
                                 vals[r], i32Const(rewriter, loc, bins));
-      Value cond = andConditions(
-          rewriter, loc, andConditions(rewriter, loc, owner, inRange),
-          masks.empty() ? Value() : masks[r]);
+      Value cond = andConditions(rewriter, loc,
+                                 andConditions(rewriter, loc, owner, inRange),
+                                 masks.empty() ? Value() : masks[r]);
       emitIf(rewriter, loc, cond, [&](OpBuilder &b) {
         LLVM::AtomicRMWOp::create(b, loc, LLVM::AtomicBinOp::add,
                                   counter(b, vals[r]), one,
@@ -273,8 +273,8 @@ struct HistogramLowering : OpConversionPattern<HistogramOp> {
     SmallVector<Value> counts;
     for (unsigned r = 0; r < dst.regs; ++r) {
       Value index = flatIndex(rewriter, loc, dst, threadPart, r);
-      counts.push_back(
-          LLVM::LoadOp::create(rewriter, loc, i32, counter(rewriter, index), 4));
+      counts.push_back(LLVM::LoadOp::create(rewriter, loc, i32,
+                                            counter(rewriter, index), 4));
     }
     rewriter.replaceOp(op, buildVector(rewriter, loc, counts));
     return success();

@@ -97,13 +97,20 @@ std::string kcc::host::emitManifest(const ModuleInfo &module,
           // kcc --persistent: the build the launch runs instead when the grid
           // has more than ctas_per_sm x multiprocessors tiles.
           if (const Specialization *p = k.persistentBuildOf(s)) {
-            json::Array persistentBuilds;
+            json::Array persistentBuilds, notBuilt;
             for (const TargetBuild &b : p->builds)
               persistentBuilds.push_back(buildJson(b));
-            spec["persistent"] =
-                json::Object{{"symbol", p->symbol},
-                             {"ctas_per_sm", int64_t(p->persistent)},
-                             {"targets", std::move(persistentBuilds)}};
+            json::Object persistent{{"symbol", p->symbol},
+                                    {"ctas_per_sm", int64_t(p->persistent)},
+                                    {"targets", std::move(persistentBuilds)}};
+            // Targets that could not compile it: there (and on every
+            // target of the vendor) the launch runs one program per tile.
+            for (const auto &[target, why] : p->notBuilt)
+              notBuilt.push_back(
+                  json::Object{{"target", target}, {"why", why}});
+            if (!notBuilt.empty())
+              persistent["not_built"] = std::move(notBuilt);
+            spec["persistent"] = std::move(persistent);
           }
           // The build the launch runs for tensors outside the tensor contract;
           // `not_built` names the targets that could not compile it (there the

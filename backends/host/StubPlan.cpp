@@ -291,13 +291,14 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
       sp.spec = &s;
       sp.launchable = !s.variantOnly && !internal;
       sp.builds = std::move(builds);
+      // A target that could not compile the persistent build dropped it
+      // (Specialization::notBuilt): then every target of the vendor runs
+      // one program per tile, as without --persistent.
       if (const Specialization *p = k.persistentBuildOf(s)) {
-        sp.persistent.spec = p;
-        sp.persistent.builds = vendorBuilds(*p);
-        if (sp.persistent.builds.size() != sp.builds.size()) {
-          error = "the persistent build of '" + s.symbol +
-                  "' was not compiled for the same targets";
-          return Planned::Failed;
+        std::vector<const TargetBuild *> pb = vendorBuilds(*p);
+        if (pb.size() == sp.builds.size()) {
+          sp.persistent.spec = p;
+          sp.persistent.builds = std::move(pb);
         }
       }
       std::set<std::string> used;

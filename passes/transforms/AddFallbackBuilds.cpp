@@ -63,15 +63,7 @@ struct AddFallbackBuilds
       func::FuncOp copy = *built;
       // Its errors are told apart from its kernel's by a tag on every
       // location (KernelBuilds.h); they print as the source location.
-      auto tag = StringAttr::get(&getContext(),
-                                 kcc::kFallbackLocPrefix + copy.getSymName());
-      auto tagged = [&](Location loc) {
-        return FusedLoc::get(&getContext(), {loc}, tag);
-      };
-      copy->setLoc(tagged(copy.getLoc()));
-      copy.walk([&](Operation *op) { op->setLoc(tagged(op->getLoc())); });
-      for (BlockArgument arg : copy.getArguments())
-        arg.setLoc(tagged(arg.getLoc()));
+      kcc::tagBuildLocations(copy, kcc::kFallbackLocPrefix);
       for (auto [arg, rank] : bases) {
         // Only an alignment the user asked for beyond the contract's 16
         // bytes stays (an align(N) of the parameter); strides lose theirs.

@@ -5,11 +5,12 @@
 // (kcc-rasterize-programs, kcc.persistent_of), its fallback build for
 // tensors outside the tensor contract (kcc-add-fallback-builds,
 // kcc.fallback_of) and the build of the else branch of an `if` the launch
-// decides (kcc-version-launch-branches, kcc.version_of). A fallback build
-// also tags every location: a FusedLoc around the original location whose
-// metadata is kFallbackLocPrefix followed by the copy's symbol; diagnostics
-// print the original location, and the driver reads the tag to tell which
-// fallback build a target refused (tools/kcc/Driver.cpp). The helpers below
+// decides (kcc-version-launch-branches, kcc.version_of). A fallback or
+// persistent build also tags every location: a FusedLoc around the original
+// location whose metadata is kFallbackLocPrefix (kPersistentLocPrefix)
+// followed by the copy's symbol; diagnostics print the original location,
+// and the driver reads the tag to tell which build a target refused and
+// drops it (tools/kcc/Driver.cpp). The helpers below
 // are what those passes, the driver, the report and kcc-difftest share.
 //
 //===----------------------------------------------------------------------===//
@@ -28,6 +29,40 @@
 namespace kcc {
 
 inline constexpr llvm::StringLiteral kFallbackLocPrefix = "kcc.fallback:";
+inline constexpr llvm::StringLiteral kPersistentLocPrefix = "kcc.persistent:";
+
+/// Tags every location of build `copy` with `prefix` followed by its
+/// symbol (a FusedLoc around the original): the driver tells the build's
+/// errors from its kernel's by it and drops the build instead of failing.
+inline void tagBuildLocations(mlir::func::FuncOp copy, llvm::StringRef prefix) {
+  mlir::MLIRContext *ctx = copy.getContext();
+  auto tag = mlir::StringAttr::get(ctx, prefix + copy.getSymName());
+  auto tagged = [&](mlir::Location loc) {
+    return mlir::FusedLoc::get(ctx, {loc}, tag);
+  };
+  copy->setLoc(tagged(copy.getLoc()));
+  copy.walk([&](mlir::Operation *op) { op->setLoc(tagged(op->getLoc())); });
+  for (mlir::BlockArgument arg : copy.getArguments())
+    arg.setLoc(tagged(arg.getLoc()));
+}
+
+/// The build (fallback or persistent) whose tagged location `loc` is, or "".
+inline std::string droppableBuildOf(mlir::Location loc) {
+  std::string symbol;
+  loc->walk([&](mlir::Location l) {
+    if (auto fused = mlir::dyn_cast<mlir::FusedLoc>(l))
+      if (auto tag =
+              mlir::dyn_cast_or_null<mlir::StringAttr>(fused.getMetadata()))
+        for (llvm::StringRef prefix :
+             {kFallbackLocPrefix, kPersistentLocPrefix})
+          if (tag.getValue().starts_with(prefix)) {
+            symbol = tag.getValue().drop_front(prefix.size()).str();
+            return mlir::WalkResult::interrupt();
+          }
+    return mlir::WalkResult::advance();
+  });
+  return symbol;
+}
 
 /// A copy of kernel `func` named <name><suffix>, placed after it, whose
 /// attribute `ofAttr` names `func`. Launched by its kernel's launch only, it
@@ -83,11 +118,12 @@ inline mlir::func::FuncOp versionBuildOf(mlir::func::FuncOp func) {
   return buildNaming(func, KccDialect::kVersionOfAttr);
 }
 
-/// Whether `module` holds fallback builds.
-inline bool hasFallbackBuilds(mlir::ModuleOp module) {
+/// Whether `module` holds builds a target may drop (fallback, persistent).
+inline bool hasDroppableBuilds(mlir::ModuleOp module) {
   return llvm::any_of(module.getOps<mlir::func::FuncOp>(),
                       [](mlir::func::FuncOp f) {
-                        return f->hasAttr(KccDialect::kFallbackOfAttr);
+                        return f->hasAttr(KccDialect::kFallbackOfAttr) ||
+                               f->hasAttr(KccDialect::kPersistentOfAttr);
                       });
 }
 

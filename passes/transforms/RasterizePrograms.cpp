@@ -212,9 +212,14 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
 /// The persistent build of `func` (kcc --persistent): a copy named
 /// <name>__persistent after it, recording which build it stands in for.
 FailureOr<func::FuncOp> clonePersistent(func::FuncOp func) {
-  return kcc::cloneBuild(func, "__persistent",
-                         kcc::KccDialect::kPersistentOfAttr,
-                         "a persistent build", /*ranked=*/true);
+  FailureOr<func::FuncOp> copy =
+      kcc::cloneBuild(func, "__persistent", kcc::KccDialect::kPersistentOfAttr,
+                      "a persistent build", /*ranked=*/true);
+  // A target that cannot compile it (shared memory, registers) drops it:
+  // the launch then runs one program per tile there (tools/kcc/Driver.cpp).
+  if (succeeded(copy))
+    kcc::tagBuildLocations(*copy, kcc::kPersistentLocPrefix);
+  return copy;
 }
 
 struct RasterizePrograms

@@ -60,8 +60,7 @@ bool copyable(Operation *op) {
   if (isa<scf::ForOp, scf::IfOp, scf::WhileOp, scf::YieldOp, scf::ConditionOp,
           func::ReturnOp, ProgramIdOp, NumProgramsOp, ProgramGridOp, ArangeOp,
           SplatOp, BroadcastOp, ExpandDimsOp, ReshapeOp, TransOp, AddPtrOp,
-          LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp, ReduceOp, HistogramOp>(
-          op))
+          LoadOp, StoreOp, AtomicRMWOp, AtomicCASOp, ReduceOp, HistogramOp>(op))
     return true;
   // A reduction's combiner.
   return isa<ReduceOp>(op->getParentOp());

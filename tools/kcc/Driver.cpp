@@ -391,37 +391,21 @@ private:
         .str();
   }
 
-  /// The fallback build (kcc-add-fallback-builds tags its locations) an
-  /// error at `loc` comes from, or "".
-  static std::string fallbackOf(mlir::Location loc) {
-    std::string symbol;
-    loc->walk([&](mlir::Location l) {
-      if (auto fused = mlir::dyn_cast<mlir::FusedLoc>(l))
-        if (auto tag =
-                mlir::dyn_cast_or_null<mlir::StringAttr>(fused.getMetadata());
-            tag && tag.getValue().starts_with(kFallbackLocPrefix)) {
-          symbol = tag.getValue().drop_front(kFallbackLocPrefix.size()).str();
-          return mlir::WalkResult::interrupt();
-        }
-      return mlir::WalkResult::advance();
-    });
-    return symbol;
-  }
-
   /// Runs the layout pipeline and (unless only layout IR is asked for) the
-  /// lowering on `module`. While it has fallback builds, diagnostics are
-  /// held back: an error of a fallback build drops that build (the launch
-  /// then refuses tensors outside the contract, as without one; the report
-  /// and the manifest say why) and the rest is compiled again from the
-  /// module as it was; any other error is printed. A compile that succeeds at
-  /// once pays nothing for this.
+  /// lowering on `module`. While it has fallback or persistent builds,
+  /// diagnostics are held back: an error of such a build drops that build
+  /// (for a fallback build the launch then refuses tensors outside the
+  /// contract, as without one; for a persistent build it runs one program
+  /// per tile; the report and the manifest say why) and the rest is
+  /// compiled again from the module as it was; any other error is printed.
+  /// A compile that succeeds at once pays nothing for this.
   bool layOutAndLower(mlir::OwningOpRef<mlir::ModuleOp> &module,
                       const TargetModel &target,
                       const pipeline::LayoutOptions &layout, LaidOut &out,
                       mlir::TimingScope &scope) {
     mlir::OwningOpRef<mlir::ModuleOp> pristine;
     while (true) {
-      bool hold = hasFallbackBuilds(*module);
+      bool hold = hasDroppableBuilds(*module);
       if (hold)
         pristine = module->clone();
       std::vector<Held> held;
@@ -434,7 +418,7 @@ private:
       std::map<std::string, std::string> dropped;
       for (const Held &h : held)
         if (h.severity == mlir::DiagnosticSeverity::Error)
-          if (std::string f = fallbackOf(h.loc); !f.empty())
+          if (std::string f = droppableBuildOf(h.loc); !f.empty())
             dropped.emplace(f, locationText(h.loc) + h.text);
       if (dropped.empty()) {
         replay(held);

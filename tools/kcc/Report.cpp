@@ -574,6 +574,15 @@ void Report::addResources(const host::ModuleInfo &info) {
                             ("no fallback build on " + target + " (" + why +
                              "): tensors outside the tensor contract are "
                              "refused at launch");
+        // A persistent build a target could not compile: one program per
+        // tile on the vendor's targets.
+        if (const host::Specialization *p = k.persistentBuildOf(spec))
+          for (const auto &[target, why] : p->notBuilt)
+            for (TargetEntry &e : it->second)
+              if (e.target == target)
+                e.launch += (e.launch.empty() ? "" : "; ") +
+                            ("no persistent build on " + target + " (" + why +
+                             "): the launch runs one CTA per tile");
         for (const host::TargetBuild &b : spec.builds)
           for (TargetEntry &e : it->second)
             if (e.target == b.target && b.registers) {
