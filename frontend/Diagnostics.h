@@ -26,6 +26,9 @@ public:
     print(loc, llvm::SourceMgr::DK_Note, msg, /*dedup=*/false);
   }
   unsigned numErrors() const { return errors; }
+  /// At most `n` errors are printed (0: all); the next one prints that the
+  /// compile stops and silences the rest, as clang's -ferror-limit.
+  void setErrorLimit(unsigned n) { limit = n; }
   llvm::SourceMgr &sourceMgr() { return sm; }
   /// After an error that abandons the input, later ones would be noise.
   void silence() { silenced = true; }
@@ -42,8 +45,24 @@ private:
       if (!seen.insert(key).second)
         return false;
     }
-    if (kind == llvm::SourceMgr::DK_Error)
+    if (kind == llvm::SourceMgr::DK_Error) {
+      if (limit && errors == limit) {
+        std::string file;
+        if (sm.getNumBuffers() > 0)
+          file = sm.getMemoryBuffer(sm.getMainFileID())
+                     ->getBufferIdentifier()
+                     .str();
+        sm.PrintMessage(llvm::errs(),
+                        llvm::SMDiagnostic(
+                            file, llvm::SourceMgr::DK_Error,
+                            "too many errors (" + std::to_string(limit) +
+                                "), stopping; kcc --error-limit=0 prints them "
+                                "all"));
+        silenced = true;
+        return false;
+      }
       ++errors;
+    }
     if (loc.isValid()) {
       sm.PrintMessage(loc, kind, text);
     } else {
@@ -57,7 +76,7 @@ private:
   }
   llvm::SourceMgr &sm;
   llvm::StringSet<> seen;
-  unsigned errors = 0;
+  unsigned errors = 0, limit = 0;
   bool silenced = false;
 };
 

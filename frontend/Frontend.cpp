@@ -18,6 +18,7 @@ kcc::frontend::buildTileIR(llvm::SourceMgr &sourceMgr, mlir::MLIRContext &ctx,
                   mlir::math::MathDialect, mlir::scf::SCFDialect,
                   mlir::func::FuncDialect>();
   Diagnostics diags(sourceMgr);
+  diags.setErrorLimit(options.errorLimit);
   numErrors = 0;
   if (sourceMgr.getNumBuffers() == 0) {
     diags.error(llvm::SMLoc(), "no input");

@@ -26,6 +26,9 @@ struct Define {
 
 struct Options {
   std::vector<Define> defines;
+  /// Errors printed at most (0: all), then "too many errors" (kcc
+  /// --error-limit).
+  unsigned errorLimit = 20;
 };
 
 /// Compiles the main buffer of `sourceMgr` to tile IR. Every error is printed

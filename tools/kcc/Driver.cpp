@@ -33,6 +33,8 @@
 #include "mlir/Target/LLVMIR/Dialect/ROCDL/ROCDLToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "mlir/Transforms/Passes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Process.h"
 
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/FileSystem.h"
@@ -168,14 +170,14 @@ public:
       : options(options), ctx(ctx), timing(timing), written(written) {}
 
   bool run(StringRef inputPath) {
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buffer =
-        llvm::MemoryBuffer::getFileOrSTDIN(inputPath, /*IsText=*/true);
+    std::string error;
+    std::unique_ptr<llvm::MemoryBuffer> buffer =
+        readBoundedInput(inputPath, error);
     if (!buffer) {
-      reportError("cannot read '" + inputPath +
-                  "': " + buffer.getError().message());
+      reportError(error);
       return false;
     }
-    sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
+    sourceMgr.AddNewSourceBuffer(std::move(buffer), llvm::SMLoc());
     stem = outputStem(inputPath);
     // Errors from passes print like the frontend's: file:line:col + caret.
     mlir::SourceMgrDiagnosticHandler diagHandler(sourceMgr, &ctx);
@@ -197,6 +199,7 @@ public:
       frontend::Options feOptions;
       for (const auto &[name, value] : options.defines)
         feOptions.defines.push_back({name, value});
+      feOptions.errorLimit = options.errorLimit;
       unsigned numErrors = 0;
       tileIR = frontend::buildTileIR(sourceMgr, ctx, feOptions, numErrors);
       if (!tileIR || numErrors) {
@@ -718,4 +721,50 @@ int driver::compile(const Options &options) {
   if (ok && !options.depfile.empty())
     ok = writeDepfile(options, written);
   return ok ? 0 : 1;
+}
+
+std::unique_ptr<llvm::MemoryBuffer>
+kcc::driver::readBoundedInput(StringRef path, std::string &error,
+                              size_t limit) {
+  int fd = 0;
+  bool isStdin = path == "-";
+  if (!isStdin) {
+    if (std::error_code ec = llvm::sys::fs::openFileForRead(path, fd)) {
+      error = "cannot read '" + path.str() + "': " + ec.message();
+      return nullptr;
+    }
+  }
+  // Chunks until EOF or one byte past the limit: a device file that never
+  // ends (/dev/zero) or a wrong file is refused, not read until memory
+  // runs out.
+  std::string data;
+  llvm::SmallVector<char, 0> chunk(1 << 16);
+  while (data.size() <= limit) {
+    llvm::Expected<size_t> n = llvm::sys::fs::readNativeFile(
+        llvm::sys::fs::convertFDToNativeFile(fd),
+        llvm::MutableArrayRef<char>(chunk.data(), chunk.size()));
+    if (!n) {
+      error = "cannot read " +
+              (isStdin ? std::string("stdin") : "'" + path.str() + "'") + ": " +
+              llvm::toString(n.takeError());
+      break;
+    }
+    if (*n == 0)
+      break;
+    data.append(chunk.data(), *n);
+  }
+  if (!isStdin)
+    llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+  if (!error.empty())
+    return nullptr;
+  if (data.size() > limit) {
+    error =
+        (isStdin ? std::string("input stdin") : "input '" + path.str() + "'") +
+        " is larger than " + std::to_string(limit >> 20) + " MiB" +
+        (limit == kMaxInputBytes
+             ? "; kernel sources are far smaller (is it the right file?)"
+             : "; split it");
+    return nullptr;
+  }
+  return llvm::MemoryBuffer::getMemBufferCopy(data, isStdin ? "<stdin>" : path);
 }

@@ -6,7 +6,9 @@
 #include "targets/TargetModel.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/MemoryBuffer.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,7 @@ struct Options {
   unsigned optLevel = 3;
   EmitKind emit = EmitKind::Fatbin;
   std::vector<std::pair<std::string, std::string>> defines;
+  unsigned errorLimit = 20; // frontend errors printed at most (0: all)
   bool timePasses = false;
   unsigned numWarps = 0;                 // 0: the compiler chooses per kernel
   bool warpSpecialize = true;            // producer warpgroups where legal
@@ -49,6 +52,19 @@ struct Options {
 /// Compiles every input; prints diagnostics to stderr. Returns the process
 /// exit code (0 on success, 1 on any error).
 int compile(const Options &options);
+
+/// The most bytes kcc reads from a source file: far more than any kernel
+/// file. `kcc legality` reads up to kMaxQueryBytes of JSON lines (the
+/// ISA-derived TMA sweep is 21 MiB).
+inline constexpr size_t kMaxInputBytes = size_t(16) << 20;
+inline constexpr size_t kMaxQueryBytes = size_t(256) << 20;
+
+/// Reads `path` ("-": stdin) into a buffer named by it; null with `error`
+/// set when it cannot be read or is larger than `limit` (read in chunks, so
+/// a file that never ends is refused, not read forever).
+std::unique_ptr<llvm::MemoryBuffer>
+readBoundedInput(llvm::StringRef path, std::string &error,
+                 size_t limit = kMaxInputBytes);
 
 } // namespace kcc::driver
 

@@ -74,6 +74,11 @@ static cl::opt<bool> overlapProducts(
              "iteration late, so the tensor cores run it beside the next "
              "iteration's softmax (default: true; docs/attention.md)"),
     cl::init(true), cl::cat(kccCategory));
+static cl::opt<unsigned> errorLimit(
+    "error-limit",
+    cl::desc("Stop printing errors after this many (default 20; 0: print "
+             "them all), as clang's -ferror-limit"),
+    cl::init(20), cl::cat(kccCategory));
 static cl::opt<bool> versionMasks(
     "version-masks",
     cl::desc("Run code whose masked accesses are all in bounds (every block "
@@ -177,10 +182,12 @@ static int runLegality(const TargetRegistry &registry) {
   const TargetModel *target = lookupTarget(registry, requested.front());
   if (!target)
     return 1;
-  ErrorOr<std::unique_ptr<MemoryBuffer>> in = MemoryBuffer::getSTDIN();
+  std::string error;
+  std::unique_ptr<MemoryBuffer> in =
+      driver::readBoundedInput("-", error, driver::kMaxQueryBytes);
   if (!in)
-    return fail("cannot read stdin: " + in.getError().message());
-  return driver::runTmaLegality(*target, (*in)->getBuffer(), "<stdin>", outs(),
+    return fail(error);
+  return driver::runTmaLegality(*target, in->getBuffer(), "<stdin>", outs(),
                                 errs());
 }
 
@@ -232,6 +239,7 @@ int main(int argc, char **argv) {
   options.chunkEpilogues = chunkEpilogues;
   options.overlapProducts = overlapProducts;
   options.versionMasks = versionMasks;
+  options.errorLimit = errorLimit;
   options.warpgroupTurns = warpgroupTurns;
   options.persistent = persistent;
   options.fallbackBuilds = fallbackBuilds;
