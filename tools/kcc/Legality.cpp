@@ -10,58 +10,78 @@ using namespace kcc;
 using namespace llvm;
 
 namespace {
-/// An integer field; values beyond int64 saturate (they fail a range rule
-/// anyway), fractions and non-numbers are errors.
-Expected<int64_t> readInt(const json::Value &v, StringRef field) {
-  if (std::optional<int64_t> i = v.getAsInteger())
-    return *i;
-  if (std::optional<uint64_t> u = v.getAsUINT64())
-    return static_cast<int64_t>(std::min<uint64_t>(*u, INT64_MAX));
-  if (std::optional<double> d = v.getAsNumber(); d && *d == std::floor(*d)) {
-    if (*d >= 9.2e18)
-      return INT64_MAX;
-    if (*d <= -9.2e18)
-      return INT64_MIN;
-    return static_cast<int64_t>(*d);
+/// The C type of a field of cuTensorMapEncodeTiled: what values it holds.
+enum class CType { Enum, U32, U64 };
+
+/// An integer field read as its C parameter type would hold it: an enum
+/// (int) takes [-2^31, 2^31); a cuuint32_t or cuuint64_t takes [0, 2^64),
+/// a cuuint32_t modulo 2^32 (docs/target-models.md). A number outside,
+/// a fraction or a non-number is an error, never clamped to the range.
+Expected<int64_t> readInt(const json::Value &v, StringRef field, CType type) {
+  auto outOfRange = [&](const Twine &value) {
+    const char *range = type == CType::Enum ? "[-2^31, 2^31) (a C enum)"
+                        : type == CType::U32
+                            ? "[0, 2^64) (a cuuint32_t, taken modulo 2^32)"
+                            : "[0, 2^64) (a cuuint64_t)";
+    return createStringError(inconvertibleErrorCode(),
+                             "field '" + field + "' is " + value +
+                                 ", outside " + range);
+  };
+  std::optional<int64_t> i = v.getAsInteger();
+  std::optional<uint64_t> u = i ? std::nullopt : v.getAsUINT64();
+  if (!i && !u) {
+    std::optional<double> d = v.getAsNumber();
+    if (!d || *d != std::floor(*d))
+      return createStringError(inconvertibleErrorCode(),
+                               "field '" + field + "' must be an integer");
+    return outOfRange(formatv("{0:e}", *d));
   }
-  return createStringError(inconvertibleErrorCode(),
-                           "field '" + field + "' must be an integer");
+  if (type == CType::Enum) {
+    if (!i || *i < INT32_MIN || *i > INT32_MAX)
+      return outOfRange(i ? Twine(*i) : Twine(*u));
+    return *i;
+  }
+  if (i && *i < 0)
+    return outOfRange(Twine(*i));
+  uint64_t value = i ? uint64_t(*i) : *u;
+  if (type == CType::U32)
+    return int64_t(uint32_t(value));
+  // The rules hold values in int64: 2^63 and above are checked as 2^63 - 1,
+  // which every rule on dimensions and strides refuses as it refuses them.
+  return value > uint64_t(INT64_MAX) ? INT64_MAX : int64_t(value);
 }
 
 Error readCase(const json::Object &obj, TmaTensorMapParams &p) {
   struct Scalar {
     const char *name;
     int64_t *field;
-  } scalars[] = {{"dtype", &p.dtype},
-                 {"rank", &p.rank},
-                 {"address_mod", &p.addressMod},
-                 {"interleave", &p.interleave},
-                 {"swizzle", &p.swizzle},
-                 {"l2_promotion", &p.l2Promotion},
-                 {"oob_fill", &p.oobFill}};
+    CType type;
+  } scalars[] = {{"dtype", &p.dtype, CType::Enum},
+                 {"rank", &p.rank, CType::U32},
+                 {"address_mod", &p.addressMod, CType::Enum},
+                 {"interleave", &p.interleave, CType::Enum},
+                 {"swizzle", &p.swizzle, CType::Enum},
+                 {"l2_promotion", &p.l2Promotion, CType::Enum},
+                 {"oob_fill", &p.oobFill, CType::Enum}};
   for (const Scalar &s : scalars) {
     const json::Value *v = obj.get(s.name);
     if (!v)
       return createStringError(inconvertibleErrorCode(),
                                Twine("missing field '") + s.name + "'");
-    Expected<int64_t> i = readInt(*v, s.name);
+    Expected<int64_t> i = readInt(*v, s.name, s.type);
     if (!i)
       return i.takeError();
     *s.field = *i;
   }
-  // cuTensorMapEncodeTiled takes the rank as cuuint32_t: what a C caller
-  // passes for a larger value is its low 32 bits.
-  p.rank = static_cast<int64_t>(static_cast<uint32_t>(p.rank));
-  // boxDim and elementStrides are cuuint32_t arrays (low 32 bits, as
-  // above); the others are cuuint64_t.
+  // boxDim and elementStrides are cuuint32_t arrays, the others cuuint64_t.
   struct Array {
     const char *name;
     std::vector<int64_t> *field;
-    bool u32;
-  } arrays[] = {{"global_dim", &p.globalDim, false},
-                {"global_strides", &p.globalStrides, false},
-                {"box_dim", &p.boxDim, true},
-                {"element_strides", &p.elementStrides, true}};
+    CType type;
+  } arrays[] = {{"global_dim", &p.globalDim, CType::U64},
+                {"global_strides", &p.globalStrides, CType::U64},
+                {"box_dim", &p.boxDim, CType::U32},
+                {"element_strides", &p.elementStrides, CType::U32}};
   for (const Array &a : arrays) {
     const json::Value *v = obj.get(a.name);
     if (!v)
@@ -72,11 +92,10 @@ Error readCase(const json::Object &obj, TmaTensorMapParams &p) {
                                Twine("field '") + a.name +
                                    "' must be an array of integers");
     for (const json::Value &elem : *arr) {
-      Expected<int64_t> i = readInt(elem, a.name);
+      Expected<int64_t> i = readInt(elem, a.name, a.type);
       if (!i)
         return i.takeError();
-      a.field->push_back(a.u32 ? static_cast<int64_t>(static_cast<uint32_t>(*i))
-                               : *i);
+      a.field->push_back(*i);
     }
   }
   return Error::success();
