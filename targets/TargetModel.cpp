@@ -6,8 +6,11 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/TargetParser/Triple.h"
 
 // toml++ 3.3 (Debian 12's) states what its callers checked with
 // TOML_ASSERT_ASSUME: an assert, or with NDEBUG __builtin_assume. Several do
@@ -394,6 +397,64 @@ llvm::Error readLaneExchanges(TableReader &top, llvm::StringRef bufferName,
 
 /// Reads `table` into `model`. With `overlay`, `model` already holds the
 /// inherited model and the table only changes what it names.
+
+/// What LLVM's backend for the model's vendor does not know, with the key
+/// that says it: the processor (`sm` + `arch_suffix`, or `processor`) and,
+/// on NVIDIA, the PTX ISA feature. Such a model would compile with "not a
+/// recognized processor" warnings and wrong or no code. Nothing when the
+/// backend is not registered in this process (kcc registers both before it
+/// reads --target-model files).
+static std::optional<std::pair<const char *, std::string>>
+llvmRefuses(const kcc::TargetModel &model) {
+  llvm::Triple triple(model.vendor == kcc::Vendor::NVIDIA
+                          ? "nvptx64-nvidia-cuda"
+                          : "amdgcn-amd-amdhsa");
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return std::nullopt;
+  std::string cpu = model.llvmCpu();
+  std::unique_ptr<llvm::MCSubtargetInfo> sti(
+      target->createMCSubtargetInfo(triple, "", ""));
+  if (!sti)
+    return std::nullopt;
+  if (!sti->isCPUStringValid(cpu)) {
+    std::vector<std::string> known;
+    for (const llvm::SubtargetSubTypeKV &kv :
+         sti->getAllProcessorDescriptions())
+      if (llvm::StringRef(kv.Key).starts_with(
+              model.vendor == kcc::Vendor::NVIDIA ? "sm_" : "gfx9"))
+        known.push_back(kv.Key);
+    bool nv = model.vendor == kcc::Vendor::NVIDIA;
+    return std::pair{nv ? "sm" : "processor",
+                     (nv ? "sm and arch_suffix name " : "processor ") + cpu +
+                         ", which LLVM's " + (nv ? "NVPTX" : "AMDGPU") +
+                         " backend does not know; it knows " +
+                         llvm::join(known, ", ")};
+  }
+  for (llvm::StringRef feature : llvm::split(model.llvmFeatures(), ',')) {
+    if (feature.empty())
+      continue;
+    llvm::StringRef name = feature.drop_front(); // "+ptx80" -> "ptx80"
+    if (llvm::none_of(sti->getAllProcessorFeatures(),
+                      [&](const llvm::SubtargetFeatureKV &kv) {
+                        return name == kv.Key;
+                      })) {
+      std::vector<std::string> isas;
+      for (const llvm::SubtargetFeatureKV &kv : sti->getAllProcessorFeatures())
+        if (llvm::StringRef(kv.Key).starts_with("ptx"))
+          isas.push_back(llvm::StringRef(kv.Key).drop_front(3).str());
+      return std::pair{"ptx_isa",
+                       "ptx_isa = " + std::to_string(model.ptxIsa) +
+                           " is no PTX ISA version LLVM's NVPTX backend "
+                           "knows; it knows " +
+                           llvm::join(isas, ", ")};
+    }
+  }
+  return std::nullopt;
+}
+
 llvm::Error readModel(const toml::table &table, llvm::StringRef bufferName,
                       bool overlay, TargetModel &model) {
   TableReader top(table, bufferName, "", overlay);
@@ -565,6 +626,22 @@ llvm::Error readModel(const toml::table &table, llvm::StringRef bufferName,
   if (model.warpSize != 32 && model.warpSize != 64)
     return errorAt(bufferName, where("warp_size"),
                    "warp_size must be 32 or 64");
+  // The vendor fixes it: NVIDIA warps have 32 lanes; kcc's AMD lowering
+  // compiles gfx9's 64-lane waves.
+  if (unsigned want = model.vendor == Vendor::NVIDIA ? 32 : 64;
+      model.warpSize != want)
+    return errorAt(bufferName, where("warp_size"),
+                   llvm::Twine("warp_size must be ") + llvm::Twine(want) +
+                       (model.vendor == Vendor::NVIDIA
+                            ? " on NVIDIA (every warp has 32 lanes)"
+                            : " on AMD (kcc compiles gfx9's 64-lane waves)"));
+  if (auto refused = llvmRefuses(model)) {
+    // The processor's name joins two keys: point at the one this file set.
+    const char *key = refused->first;
+    if (llvm::StringRef(key) == "sm" && !table.at_path("sm").node())
+      key = "arch_suffix";
+    return errorAt(bufferName, where(key), refused->second);
+  }
   if (!llvm::is_contained({4u, 8u, 16u}, model.maxVectorBytes))
     return errorAt(bufferName, where("max_vector_bytes"),
                    "max_vector_bytes must be 4, 8 or 16");

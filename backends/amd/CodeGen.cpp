@@ -23,8 +23,7 @@ using codegen::writeFile;
 
 static constexpr const char *kTriple = "amdgcn-amd-amdhsa";
 
-Expected<std::unique_ptr<TargetMachine>>
-amd::createTargetMachine(const TargetModel &target, unsigned optLevel) {
+void amd::registerBackend() {
   static std::once_flag once;
   std::call_once(once, [] {
     LLVMInitializeAMDGPUTargetInfo();
@@ -32,6 +31,11 @@ amd::createTargetMachine(const TargetModel &target, unsigned optLevel) {
     LLVMInitializeAMDGPUTargetMC();
     LLVMInitializeAMDGPUAsmPrinter();
   });
+}
+
+Expected<std::unique_ptr<TargetMachine>>
+amd::createTargetMachine(const TargetModel &target, unsigned optLevel) {
+  registerBackend();
   return codegen::createTargetMachine(kTriple, target.llvmCpu(),
                                       target.llvmFeatures(), optLevel);
 }

@@ -24,6 +24,10 @@
 
 namespace kcc::amd {
 
+/// Registers LLVM's AMDGPU backend (once per process): code generation, and
+/// the target-model checks of what the backend knows (targets/TargetModel.cpp).
+void registerBackend();
+
 /// An amdgcn-amd-amdhsa target machine for `target` (its processor).
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createTargetMachine(const TargetModel &target, unsigned optLevel);

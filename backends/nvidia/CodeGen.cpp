@@ -52,8 +52,7 @@ Expected<std::string> nvidia::findCudaTool(StringRef name) {
                    "(12.8 or newer), or stop at --emit=ptx");
 }
 
-Expected<std::unique_ptr<TargetMachine>>
-nvidia::createTargetMachine(const TargetModel &target, unsigned optLevel) {
+void nvidia::registerBackend() {
   static std::once_flag once;
   std::call_once(once, [] {
     LLVMInitializeNVPTXTargetInfo();
@@ -61,6 +60,11 @@ nvidia::createTargetMachine(const TargetModel &target, unsigned optLevel) {
     LLVMInitializeNVPTXTargetMC();
     LLVMInitializeNVPTXAsmPrinter();
   });
+}
+
+Expected<std::unique_ptr<TargetMachine>>
+nvidia::createTargetMachine(const TargetModel &target, unsigned optLevel) {
+  registerBackend();
   return codegen::createTargetMachine(kTriple, target.llvmCpu(),
                                       target.llvmFeatures(), optLevel);
 }

@@ -30,6 +30,10 @@ std::string getCudaPath();
 /// looked and how to point it elsewhere.
 llvm::Expected<std::string> findCudaTool(llvm::StringRef name);
 
+/// Registers LLVM's NVPTX backend (once per process): code generation, and
+/// the target-model checks of what the backend knows (targets/TargetModel.cpp).
+void registerBackend();
+
 /// An NVPTX target machine for `target` at `optLevel` (0..3).
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createTargetMachine(const TargetModel &target, unsigned optLevel);

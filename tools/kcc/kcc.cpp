@@ -5,6 +5,8 @@
 //   kcc legality tma --target=sm_90a < cases.jsonl
 //
 //===----------------------------------------------------------------------===//
+#include "backends/amd/CodeGen.h"
+#include "backends/nvidia/CodeGen.h"
 #include "tools/kcc/Driver.h"
 #include "tools/kcc/Legality.h"
 
@@ -211,6 +213,10 @@ int main(int argc, char **argv) {
           argc, argv, "kcc: ahead-of-time GPU kernel compiler\n", &errs()))
     return 1;
 
+  // The backends first: a --target-model file is checked against what
+  // they know (processors, PTX ISA versions).
+  nvidia::registerBackend();
+  amd::registerBackend();
   TargetRegistry registry = TargetRegistry::builtin();
   for (const std::string &path : targetModels)
     if (Error e = registry.addFromFile(path)) {
