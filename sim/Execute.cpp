@@ -511,6 +511,8 @@ bool Machine::execute(Thread &t, unsigned budget) {
           return false;
         if (opts.bankConflicts)
           recordBankAccess(t, in, sharedOffset);
+      } else if (!globalAccess(t, in.op, addr, bytes, store)) {
+        return false;
       }
       if (store) {
         const uint64_t *v = R + in.a;
@@ -545,9 +547,10 @@ bool Machine::execute(Thread &t, unsigned budget) {
           resolve(t, in.op, in.addrSpace, addr, bytes, true, &sharedOffset);
       if (!p)
         return false;
-      if (sharedOffset != ~0ull &&
-          !sharedAccess(&t, in.op, sharedOffset, bytes, true, 0,
-                        /*atomic=*/true))
+      if (sharedOffset != ~0ull
+              ? !sharedAccess(&t, in.op, sharedOffset, bytes, true, 0,
+                              /*atomic=*/true)
+              : !globalAccess(t, in.op, addr, bytes, true, /*atomic=*/true))
         return false;
       uint64_t old = 0, next = 0, y = B[0] & m;
       std::memcpy(&old, p, bytes);

@@ -28,6 +28,7 @@
 #include <deque>
 #include <map>
 #include <random>
+#include <set>
 #include <unordered_map>
 
 namespace kcc::sim::detail {
@@ -112,6 +113,16 @@ struct ByteShadow {
 };
 struct ReadRec {
   uint32_t id, gen, clock, op, next;
+};
+/// A 16-byte block of global memory this CTA touched: its last write and
+/// its last read by a thread, each with the bytes it covered (one of each:
+/// fewer reports, never false ones; accesses to different bytes of a block
+/// do not conflict).
+struct GlobalShadow {
+  uint32_t wId = kNone, wGen = 0, wClock = 0, wOp = 0;
+  uint32_t rId = kNone, rGen = 0, rClock = 0, rOp = 0;
+  uint16_t wBytes = 0, rBytes = 0;
+  bool wAtomic = false, rAtomic = false;
 };
 
 struct MBarrier {
@@ -254,6 +265,15 @@ public:
   /// threads counting into one shared counter is what atomics are for.
   bool sharedAccess(Thread *t, uint32_t op, uint64_t offset, uint64_t bytes,
                     bool store, uint32_t asyncId = 0, bool atomic = false);
+  /// The same for a thread's access to global memory within its CTA:
+  /// another thread's access to one of the same bytes, one of them a write
+  /// and not both atomic, unordered by a barrier (or an acquire) is a data
+  /// race (global memory is per CTA here: other CTAs are not ordered with
+  /// it at all, and kcc kernels do not synchronize them).
+  llvm::DenseMap<uint64_t, GlobalShadow> globalShadow;
+  std::set<std::pair<const void *, const void *>> reportedGlobalPairs;
+  bool globalAccess(Thread &t, uint32_t op, uint64_t addr, uint64_t bytes,
+                    bool store, bool atomic = false);
   void resetShadow();
   /// A read of unwritten shared memory waits here for a racing write.
   std::optional<Fault> pendingUninit;

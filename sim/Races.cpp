@@ -68,6 +68,7 @@ uint32_t kcc::sim::detail::clockOf(const Clock &c, uint32_t id) {
 
 void Machine::resetShadow() {
   shadow.assign(prog.sharedBytes, ByteShadow());
+  globalShadow.clear();
   readPool.clear();
   pendingUninit.reset();
 }
@@ -224,6 +225,69 @@ bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
     s.wId = a.id, s.wGen = a.stampGen, s.wClock = a.clock, s.wOp = op;
     s.wAtomic = atomic;
     s.reads = kNone;
+  }
+  if (raceReports > reportsBefore && raceReports >= opts.maxReports) {
+    setFault(
+        op, llvm::formatv("stopping after {0} data race reports", raceReports));
+    return false;
+  }
+  return true;
+}
+
+bool Machine::globalAccess(Thread &t, uint32_t op, uint64_t addr,
+                           uint64_t bytes, bool store, bool atomic) {
+  if (!opts.checkRaces || bytes == 0)
+    return true;
+  Accessor a{t.tid, t.tid, t.gen, t.gen, t.clock, &t.acquired};
+  size_t reportsBefore = raceReports;
+  auto race = [&](uint32_t otherId, uint32_t otherOp, bool otherStore) {
+    // Once per pair of source locations, either way round: a tile access
+    // is several instructions (per vector chunk, per element of a gather).
+    if (!reportedPairs.emplace(std::make_pair(op, otherOp), true).second ||
+        !reportedGlobalPairs
+             .insert(std::minmax(locOf(op).getAsOpaquePointer(),
+                                 locOf(otherOp).getAsOpaquePointer()))
+             .second)
+      return;
+    Report r{Report::Error, "", locOf(op)};
+    r.message = llvm::formatv(
+                    "data race on global memory: {0} of {1} at {2} by {3} "
+                    "is not ordered with the {4} by {5} of the same "
+                    "program (no barrier between them)",
+                    store ? "store" : "load",
+                    bytes == 1 ? "1 byte" : std::to_string(bytes) + " bytes",
+                    describeGlobal(addr, bytes), threadName(t),
+                    otherStore ? "store" : "load", threadName(threads[otherId]))
+                    .str();
+    result.reports.push_back(r);
+    result.reports.push_back(
+        {Report::Note,
+         llvm::formatv("the conflicting {0}", otherStore ? "store" : "load")
+             .str(),
+         locOf(otherOp)});
+    ++raceReports;
+  };
+  for (uint64_t block = addr >> 4, last = (addr + bytes - 1) >> 4;
+       block <= last; ++block) {
+    // The bytes of this 16-byte block the access covers.
+    uint64_t lo = std::max(addr, block << 4),
+             hi = std::min(addr + bytes, (block + 1) << 4);
+    uint16_t mine = uint16_t(((1u << (hi - lo)) - 1) << (lo & 15));
+    GlobalShadow &s = globalShadow[block];
+    if ((s.wBytes & mine) && !(atomic && s.wAtomic) &&
+        !isOrdered(a, s.wId, s.wGen, s.wClock))
+      race(s.wId, s.wOp, true);
+    if (store && (s.rBytes & mine) && !(atomic && s.rAtomic) &&
+        !isOrdered(a, s.rId, s.rGen, s.rClock))
+      race(s.rId, s.rOp, false);
+    if (store) {
+      s.wId = t.tid, s.wGen = t.gen, s.wClock = t.clock, s.wOp = op;
+      s.wBytes = mine, s.wAtomic = atomic;
+      s.rBytes &= uint16_t(~mine);
+    } else {
+      s.rId = t.tid, s.rGen = t.gen, s.rClock = t.clock, s.rOp = op;
+      s.rBytes = mine, s.rAtomic = atomic;
+    }
   }
   if (raceReports > reportsBefore && raceReports >= opts.maxReports) {
     setFault(

@@ -596,6 +596,21 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
   }
 };
 
+/// Whether the kernel around `op` loads a scalar from memory (the ops not
+/// converted yet are still kcc.load; converted ones stay in the IR until
+/// the conversion ends).
+static bool loadsScalars(Operation *op) {
+  Operation *func = op->getParentOfType<FunctionOpInterface>();
+  if (!func)
+    return true;
+  return func
+      ->walk([](LoadOp load) {
+        return isa<RankedTensorType>(load.getType()) ? WalkResult::advance()
+                                                     : WalkResult::interrupt();
+      })
+      .wasInterrupted();
+}
+
 struct StoreLowering : OpConversionPattern<StoreOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -609,7 +624,13 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
     Value tid = targetOpsOf(*this).threadId(rewriter, loc);
 
     if (!isa<RankedTensorType>(op.getValue().getType())) {
-      // Uniform scalar: thread 0 stores.
+      // Uniform scalar: thread 0 stores. Every thread loads a scalar, so
+      // where the kernel loads one, the others may not have read yet what
+      // thread 0 now overwrites (`let t = load(p); store(p, t + 1)`): a
+      // barrier first keeps the loaded value uniform (the simulators'
+      // global race check found this in a ticket lock's critical section).
+      if (loadsScalars(op))
+        targetOpsOf(*this).barrier(rewriter, loc);
       Value first =
           arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, tid,
                                 i32Const(rewriter, loc, 0));
