@@ -274,6 +274,8 @@ public:
   std::set<std::pair<const void *, const void *>> reportedGlobalPairs;
   bool globalAccess(Thread &t, uint32_t op, uint64_t addr, uint64_t bytes,
                     bool store, bool atomic = false);
+  /// A race's error and a note at the other access.
+  void reportRace(Report error, uint32_t otherOp, bool otherStore);
   void resetShadow();
   /// A read of unwritten shared memory waits here for a racing write.
   std::optional<Fault> pendingUninit;

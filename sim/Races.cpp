@@ -154,13 +154,7 @@ bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
                       describeShared(byte), name(a.id),
                       otherStore ? "store" : "load", name(otherId))
             .str();
-    result.reports.push_back(r);
-    result.reports.push_back(
-        {Report::Note,
-         llvm::formatv("the conflicting {0}", otherStore ? "store" : "load")
-             .str(),
-         locOf(otherOp)});
-    ++raceReports;
+    reportRace(std::move(r), otherOp, otherStore);
   };
   bool asyncWgmma = !t && (copies[asyncId - numThreads].wgmma ||
                            copies[asyncId - numThreads].tcgen05);
@@ -259,13 +253,7 @@ bool Machine::globalAccess(Thread &t, uint32_t op, uint64_t addr,
                     describeGlobal(addr, bytes), threadName(t),
                     otherStore ? "store" : "load", threadName(threads[otherId]))
                     .str();
-    result.reports.push_back(r);
-    result.reports.push_back(
-        {Report::Note,
-         llvm::formatv("the conflicting {0}", otherStore ? "store" : "load")
-             .str(),
-         locOf(otherOp)});
-    ++raceReports;
+    reportRace(std::move(r), otherOp, otherStore);
   };
   for (uint64_t block = addr >> 4, last = (addr + bytes - 1) >> 4;
        block <= last; ++block) {
@@ -295,4 +283,14 @@ bool Machine::globalAccess(Thread &t, uint32_t op, uint64_t addr,
     return false;
   }
   return true;
+}
+
+void Machine::reportRace(Report error, uint32_t otherOp, bool otherStore) {
+  result.reports.push_back(std::move(error));
+  result.reports.push_back(
+      {Report::Note,
+       llvm::formatv("the conflicting {0}", otherStore ? "store" : "load")
+           .str(),
+       locOf(otherOp)});
+  ++raceReports;
 }

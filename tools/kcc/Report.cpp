@@ -564,25 +564,23 @@ void Report::addResources(const host::ModuleInfo &info) {
         auto it = kernels.find(spec.symbol);
         if (it == kernels.end())
           continue;
-        // A fallback build a target could not compile: the launch refuses
-        // tensors outside the contract there.
-        if (const host::Specialization *f = k.fallbackBuildOf(spec))
-          for (const auto &[target, why] : f->notBuilt)
+        // A build a target could not compile (Driver.cpp dropped it there):
+        // what the launch does instead.
+        auto notBuilt = [&](const host::Specialization *build,
+                            const std::string &what,
+                            const std::string &instead) {
+          for (const auto &[target, why] :
+               build ? build->notBuilt : decltype(spec.notBuilt)())
             for (TargetEntry &e : it->second)
               if (e.target == target)
                 e.launch += (e.launch.empty() ? "" : "; ") +
-                            ("no fallback build on " + target + " (" + why +
-                             "): tensors outside the tensor contract are "
-                             "refused at launch");
-        // A persistent build a target could not compile: one program per
-        // tile on the vendor's targets.
-        if (const host::Specialization *p = k.persistentBuildOf(spec))
-          for (const auto &[target, why] : p->notBuilt)
-            for (TargetEntry &e : it->second)
-              if (e.target == target)
-                e.launch += (e.launch.empty() ? "" : "; ") +
-                            ("no persistent build on " + target + " (" + why +
-                             "): the launch runs one CTA per tile");
+                            ("no " + what + " build on " + target + " (" + why +
+                             "): " + instead);
+        };
+        notBuilt(k.fallbackBuildOf(spec), "fallback",
+                 "tensors outside the tensor contract are refused at launch");
+        notBuilt(k.persistentBuildOf(spec), "persistent",
+                 "the launch runs one CTA per tile");
         for (const host::TargetBuild &b : spec.builds)
           for (TargetEntry &e : it->second)
             if (e.target == b.target && b.registers) {
