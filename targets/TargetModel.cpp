@@ -433,7 +433,8 @@ llvmRefuses(const kcc::TargetModel &model) {
                          " backend does not know; it knows " +
                          llvm::join(known, ", ")};
   }
-  for (llvm::StringRef feature : llvm::split(model.llvmFeatures(), ',')) {
+  std::string features = model.llvmFeatures(); // split keeps references
+  for (llvm::StringRef feature : llvm::split(features, ',')) {
     if (feature.empty())
       continue;
     llvm::StringRef name = feature.drop_front(); // "+ptx80" -> "ptx80"

@@ -83,8 +83,15 @@ bool writeOutput(const Options &options, StringRef name, StringRef data,
                   " to stdout; give an output directory with -o");
       return false;
     }
+    // A write error (a full device, a closed pipe) is an error like any
+    // other, not LLVM's "IO failure" abort when the stream is destroyed.
     llvm::outs() << data;
     llvm::outs().flush();
+    if (std::error_code ec = llvm::outs().error()) {
+      llvm::outs().clear_error();
+      reportError("cannot write " + name + " to stdout: " + ec.message());
+      return false;
+    }
     return true;
   }
   llvm::SmallString<256> path(options.outputDir);
@@ -97,6 +104,12 @@ bool writeOutput(const Options &options, StringRef name, StringRef data,
     return false;
   }
   out.os() << data;
+  out.os().flush();
+  if (std::error_code ec = out.os().error()) {
+    out.os().clear_error();
+    reportError("cannot write " + path + ": " + ec.message());
+    return false; // not kept: ToolOutputFile removes the partial file
+  }
   out.keep();
   written.push_back(path.str().str());
   return true;

@@ -174,6 +174,20 @@ static const TargetModel *lookupTarget(const TargetRegistry &registry,
 }
 
 /// `kcc legality tma --target=T`: one verdict per JSON line on stdin.
+/// `status`, or 1 after saying so if standard output could not be written
+/// (a full device, a closed pipe): an ordinary error, not LLVM's "IO
+/// failure" abort when the stream is destroyed at exit.
+static int checkStdout(int status) {
+  outs().flush();
+  if (std::error_code ec = outs().error()) {
+    outs().clear_error();
+    WithColor::error(errs(), "kcc")
+        << "cannot write to standard output: " << ec.message() << "\n";
+    return 1;
+  }
+  return status;
+}
+
 static int runLegality(const TargetRegistry &registry) {
   if (inputs.size() != 2 || inputs[1] != "tma")
     return fail("usage: kcc legality tma --target=TARGET < cases.jsonl "
@@ -225,7 +239,7 @@ int main(int argc, char **argv) {
     }
 
   if (!inputs.empty() && inputs.front() == "legality")
-    return runLegality(registry);
+    return checkStdout(runLegality(registry));
 
   driver::Options options;
   options.registry = &registry;
@@ -328,5 +342,5 @@ int main(int argc, char **argv) {
       return fail("malformed -D '" + define + "'; expected -D NAME=VALUE");
     options.defines.emplace_back(name.str(), value.str());
   }
-  return driver::compile(options);
+  return checkStdout(driver::compile(options));
 }
