@@ -47,17 +47,21 @@ private:
     }
     if (kind == llvm::SourceMgr::DK_Error) {
       if (limit && errors == limit) {
-        std::string file;
-        if (sm.getNumBuffers() > 0)
-          file = sm.getMemoryBuffer(sm.getMainFileID())
-                     ->getBufferIdentifier()
-                     .str();
-        sm.PrintMessage(llvm::errs(),
-                        llvm::SMDiagnostic(
-                            file, llvm::SourceMgr::DK_Error,
-                            "too many errors (" + std::to_string(limit) +
-                                "), stopping; kcc --error-limit=0 prints them "
-                                "all"));
+        // At the error it stops at: where the flood is.
+        std::string text = "too many errors (" + std::to_string(limit) +
+                           "), stopping; kcc --error-limit=0 prints them all";
+        if (loc.isValid()) {
+          sm.PrintMessage(loc, llvm::SourceMgr::DK_Error, text);
+        } else {
+          std::string file;
+          if (sm.getNumBuffers() > 0)
+            file = sm.getMemoryBuffer(sm.getMainFileID())
+                       ->getBufferIdentifier()
+                       .str();
+          sm.PrintMessage(
+              llvm::errs(),
+              llvm::SMDiagnostic(file, llvm::SourceMgr::DK_Error, text));
+        }
         silenced = true;
         return false;
       }
