@@ -50,18 +50,12 @@ private:
         // At the error it stops at: where the flood is.
         std::string text = "too many errors (" + std::to_string(limit) +
                            "), stopping; kcc --error-limit=0 prints them all";
-        if (loc.isValid()) {
-          sm.PrintMessage(loc, llvm::SourceMgr::DK_Error, text);
-        } else {
-          std::string file;
-          if (sm.getNumBuffers() > 0)
-            file = sm.getMemoryBuffer(sm.getMainFileID())
-                       ->getBufferIdentifier()
-                       .str();
-          sm.PrintMessage(
-              llvm::errs(),
-              llvm::SMDiagnostic(file, llvm::SourceMgr::DK_Error, text));
-        }
+        // (An error without a place, a -D's, stops at the file's start.)
+        llvm::SMLoc at = loc;
+        if (!at.isValid() && sm.getNumBuffers() > 0)
+          at = llvm::SMLoc::getFromPointer(
+              sm.getMemoryBuffer(sm.getMainFileID())->getBufferStart());
+        sm.PrintMessage(at, llvm::SourceMgr::DK_Error, text);
         silenced = true;
         return false;
       }
