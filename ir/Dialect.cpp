@@ -428,7 +428,8 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
   if (name == kTileAccessAttr || name == kTmaRefusedAttr ||
       name == kLiftedAttr || name == kLiftRefusedAttr ||
       name == kWarpSpecializeRefusedAttr || name == kMmaRefusedAttr ||
-      name == kPingPongRefusedAttr || name == kDeferRefusedAttr)
+      name == kPingPongRefusedAttr || name == kDeferRefusedAttr ||
+      name == kTurnsAttr)
     return expectKind<StringAttr>(op, attr, "a string");
   if (name == kTensorCoreRefusedAttr) {
     auto d = dyn_cast<DictionaryAttr>(attr.getValue());

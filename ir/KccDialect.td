@@ -182,6 +182,7 @@ def Kcc_Dialect : Dialect {
     // On a kcc.warpgroup_mma_reg_a that kcc-defer-register-a-mma left in its
     // iteration although its loop has the shape: why (shown by --report).
     static constexpr ::llvm::StringLiteral kDeferRefusedAttr = "kcc.defer_refused";
+    static constexpr ::llvm::StringLiteral kTurnsAttr = "kcc.turns";
     // On a kernel launched as a persistent grid (kcc --persistent): i32, the
     // CTAs per multiprocessor. The launch caps kcc.grid's x at
     // max(1, processors * N / grid z) programs, and each program runs the

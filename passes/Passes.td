@@ -454,17 +454,19 @@ def KccDeferRegisterAMma : Pass<"kcc-defer-register-a-mma", "mlir::ModuleOp"> {
     the consumer's registers less 48. Loops of any other shape are left as
     they are.
 
-    With `turns`, when two consumer warpgroups share the loop (a
-    128-row accumulator, one group), they take turns issuing S_j and
-    R_{j-1} (kcc.warpgroup_turn: named barriers), so the tensor cores run
-    one warpgroup's products while the other runs its softmax
-    (FlashAttention-3's ping-pong).
+    When two consumer warpgroups share the loop (a 128-row accumulator,
+    one group), they may take turns issuing S_j and R_{j-1}
+    (kcc.warpgroup_turn: named barriers), so the tensor cores run one
+    warpgroup's products while the other runs its softmax
+    (FlashAttention-3's ping-pong). `turns`: `auto` (the default) takes
+    turns where S has at least 128 columns (measured faster there on an
+    H200, slower with 64: docs/attention.md), `on` / `off` always / never.
+    The register-A product's `kcc.turns` attribute says which and why.
   }];
   let options = [
-    Option<"turns", "turns", "bool", /*default=*/"false",
-           "Two consumer warpgroups sharing a deferred loop take turns "
-           "issuing its products (measured slower on an H100 at kcc's "
-           "attention tiles: docs/attention.md)">,
+    Option<"turns", "turns", "std::string", /*default=*/"\"auto\"",
+           "Whether two consumer warpgroups sharing a deferred loop take "
+           "turns issuing its products: auto, on or off">,
   ];
 }
 

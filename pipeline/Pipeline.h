@@ -26,6 +26,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/Support/CommandLine.h"
 
 #include <string>
 #include <vector>
@@ -86,6 +87,14 @@ void buildTensorMapPipeline(mlir::OpPassManager &pm,
                             std::vector<const TargetModel *> targets);
 
 /// Tile IR -> layout IR for one target.
+/// kcc-defer-register-a-mma's `turns` for a --warpgroup-turns[=true|false]
+/// flag: on, off, or auto when it is not given.
+inline std::string warpgroupTurnsMode(llvm::cl::boolOrDefault flag) {
+  return flag == llvm::cl::BOU_TRUE    ? "on"
+         : flag == llvm::cl::BOU_FALSE ? "off"
+                                       : "auto";
+}
+
 struct LayoutOptions {
   /// kcc --num-warps (0: the compiler's choice).
   unsigned numWarps = 0;
@@ -97,7 +106,8 @@ struct LayoutOptions {
   bool chunkEpilogues = true;
   /// kcc --overlap-products / --warpgroup-turns (kcc-defer-register-a-mma).
   bool overlapProducts = true;
-  bool warpgroupTurns = false;
+  /// auto (where the key blocks are long enough), on or off.
+  std::string warpgroupTurns = "auto";
   /// kcc --version-masks (kcc-version-full-masks).
   bool versionMasks = true;
 };

@@ -1,4 +1,7 @@
 // RUN: kcc-opt %s --kcc-defer-register-a-mma -split-input-file | FileCheck %s
+// An unknown turns mode is an error.
+// RUN: not kcc-opt %s --kcc-defer-register-a-mma=turns=sometimes -split-input-file 2>&1 | FileCheck %s --check-prefix=BAD-MODE
+// BAD-MODE: kcc-defer-register-a-mma: turns must be auto, on or off, got 'sometimes'
 
 // Attention's loop reduced to its shape: S = Q K^T on wgmma, P computed from
 // S, O = P V + O * e on the register-A form. The product moves one

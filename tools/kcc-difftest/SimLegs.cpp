@@ -55,7 +55,8 @@ static void collectTensorMaps(SimLeg &leg, mlir::ModuleOp withMaps) {
 
 bool kcc::difftest::prepareSimLeg(SimLeg &leg, mlir::ModuleOp tileIR,
                                   const std::string &overridePath,
-                                  bool pingPong, bool warpgroupTurns,
+                                  bool pingPong,
+                                  const std::string &warpgroupTurns,
                                   std::string &error) {
   StringRef targetName = StringRef(leg.name).drop_front(4);
   leg.target = TargetRegistry::builtin().lookup(targetName);

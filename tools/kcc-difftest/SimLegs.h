@@ -62,7 +62,7 @@ struct SimLeg {
 /// compile only makes the leg unavailable.
 bool prepareSimLeg(SimLeg &leg, mlir::ModuleOp tileIR,
                    const std::string &overridePath, bool pingPong,
-                   bool warpgroupTurns, std::string &error);
+                   const std::string &warpgroupTurns, std::string &error);
 
 struct SimCell {
   std::string cell;   // PASS, FAIL, SKIP(reason)

@@ -119,12 +119,12 @@ static cl::opt<bool> pingPongOpt(
              "run two consumer groups on alternate tiles (default: true, as "
              "kcc)"),
     cl::init(true), cl::cat(category));
-static cl::opt<bool> warpgroupTurnsOpt(
+static cl::opt<cl::boolOrDefault> warpgroupTurnsOpt(
     "warpgroup-turns",
-    cl::desc("Compile as kcc --warpgroup-turns: two consumer warpgroups of "
-             "an overlapped attention loop take turns issuing its products "
-             "(default: false, as kcc)"),
-    cl::init(false), cl::cat(category));
+    cl::desc("Compile as kcc --warpgroup-turns[=true|false]: whether two "
+             "consumer warpgroups of an overlapped attention loop take turns "
+             "issuing its products (default: the compiler's choice, as kcc)"),
+    cl::cat(category));
 static cl::opt<unsigned> simProcessors(
     "sim-processors",
     cl::desc("Multiprocessors of the simulated device, which choose and "
@@ -397,8 +397,9 @@ private:
       leg.name = n.str();
       std::string err;
       auto it = overrides.find(leg.name);
-      if (!prepareSimLeg(leg, module, it == overrides.end() ? "" : it->second,
-                         pingPongOpt, warpgroupTurnsOpt, err)) {
+      if (!prepareSimLeg(
+              leg, module, it == overrides.end() ? "" : it->second, pingPongOpt,
+              kcc::pipeline::warpgroupTurnsMode(warpgroupTurnsOpt), err)) {
         fail(err);
         return false;
       }

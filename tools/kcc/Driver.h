@@ -37,7 +37,7 @@ struct Options {
   bool chunkEpilogues = true;            // column-chunked GEMM epilogues
   bool overlapProducts = true;           // kcc-defer-register-a-mma
   bool versionMasks = true;              // kcc-version-full-masks
-  bool warpgroupTurns = false;           // its warpgroups take turns
+  std::string warpgroupTurns = "auto";   // its warpgroups take turns
   unsigned persistent = 0; // CTAs per multiprocessor of group(N) kernels
   bool fallbackBuilds = true; // kernels over tensors: a contract-free build
   bool versionBranches = true; // a build per branch of a launch-decided if

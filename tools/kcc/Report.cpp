@@ -204,15 +204,11 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
                                 "the loads below)"));
     };
     // Register-A dots kcc-defer-register-a-mma issues a loop iteration late
-    // (the copies it peels share their location), and whether the consumer
-    // warpgroups take turns issuing them.
+    // (the copies it peels share their location).
     llvm::DenseSet<Location> deferredAt;
-    bool turns = false;
-    func.walk([&](Operation *op) {
-      if (auto mma = dyn_cast<WarpgroupMmaRegAOp>(op);
-          mma && mma.getPending() > 0 && isa<scf::ForOp>(op->getParentOp()))
-        deferredAt.insert(op->getLoc());
-      turns |= isa<WarpgroupTurnOp>(op);
+    func.walk([&](WarpgroupMmaRegAOp mma) {
+      if (mma.getPending() > 0 && isa<scf::ForOp>(mma->getParentOp()))
+        deferredAt.insert(mma->getLoc());
     });
     func.walk([&](Operation *op) {
       auto shape = [](Value a, Value b) {
@@ -232,13 +228,14 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
       } else if (auto mma = dyn_cast<WarpgroupMmaRegAOp>(op)) {
         auto acc = mma.getAcc().getType();
         std::string note;
+        // Whether the consumer warpgroups take turns issuing it, and why.
+        auto turns = op->getAttrOfType<StringAttr>(KccDialect::kTurnsAttr);
         if (deferredAt.contains(op->getLoc()))
           note = std::string("; issued one iteration late, beside the next "
                              "iteration's work before it (kcc "
                              "--overlap-products)") +
-                 (turns ? ", the consumer warpgroups taking turns (kcc "
-                          "--warpgroup-turns)"
-                        : "");
+                 (turns ? "; " + turns.str() + " (kcc --warpgroup-turns)"
+                        : std::string());
         if (auto why =
                 op->getAttrOfType<StringAttr>(KccDialect::kDeferRefusedAttr))
           note = "; " + why.str() + " (kcc --overlap-products)";

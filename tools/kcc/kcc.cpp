@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "backends/amd/CodeGen.h"
 #include "backends/nvidia/CodeGen.h"
+#include "pipeline/Pipeline.h"
 #include "tools/kcc/Driver.h"
 #include "tools/kcc/Legality.h"
 
@@ -87,13 +88,15 @@ static cl::opt<bool> versionMasks(
              "but a ragged last one) as a copy without the masks, chosen per "
              "block at run time (default: true; docs/language.md, \"Masks\")"),
     cl::init(true), cl::cat(kccCategory));
-static cl::opt<bool> warpgroupTurns(
+static cl::opt<cl::boolOrDefault> warpgroupTurns(
     "warpgroup-turns",
-    cl::desc("With --overlap-products, let the two consumer warpgroups of an "
-             "attention loop take turns issuing its products through named "
-             "barriers, FlashAttention-3's ping-pong (default: false: 2-5% "
-             "slower on an H100 at kcc's tiles; docs/attention.md)"),
-    cl::init(false), cl::cat(kccCategory));
+    cl::desc("With --overlap-products, whether the two consumer warpgroups "
+             "of an attention loop take turns issuing its products through "
+             "named barriers, FlashAttention-3's ping-pong (default: where "
+             "the key blocks have 128 or more keys, measured faster there on "
+             "an H200 and slower with 64; --report says which; "
+             "docs/attention.md)"),
+    cl::cat(kccCategory));
 static cl::opt<bool> chunkEpilogues(
     "chunk-epilogues",
     cl::desc("Copy a GEMM's output tile out 64 columns at a time through two "
@@ -260,7 +263,7 @@ int main(int argc, char **argv) {
   options.overlapProducts = overlapProducts;
   options.versionMasks = versionMasks;
   options.errorLimit = errorLimit;
-  options.warpgroupTurns = warpgroupTurns;
+  options.warpgroupTurns = kcc::pipeline::warpgroupTurnsMode(warpgroupTurns);
   options.persistent = persistent;
   options.fallbackBuilds = fallbackBuilds;
   options.versionBranches = versionBranches;

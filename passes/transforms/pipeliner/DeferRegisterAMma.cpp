@@ -26,6 +26,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/analysis/PersistentTiles.h"
 #include "passes/transforms/pipeliner/LoopPipelining.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -242,10 +243,13 @@ kcc::WarpgroupMmaRegAOp issueProduct(OpBuilder &b, Chain &c, Value iv,
   for (Operation *op : c.stage)
     b.clone(*op, map);
   kcc::WarpgroupMmaRegAOp r = c.second;
-  return kcc::WarpgroupMmaRegAOp::create(
+  auto issued = kcc::WarpgroupMmaRegAOp::create(
       b, r.getLoc(), r.getType(), a, r.getB(),
       map.lookupOrDefault(r.getBStage()), map.lookupOrDefault(r.getAcc()),
       r.getBKMajor(), pending);
+  if (Attribute turns = r->getAttr(kcc::KccDialect::kTurnsAttr))
+    issued->setAttr(kcc::KccDialect::kTurnsAttr, turns);
+  return issued;
 }
 
 /// The first named barrier of the consumer warpgroups' turns: 0 is the
@@ -260,7 +264,41 @@ bool sharedByWarpgroups(scf::ForOp loop) {
          ws.getConsumerWarpgroups() >= 2 && ws.getNumConsumerGroups() == 1;
 }
 
-void defer(Chain &c, bool withTurns) {
+/// Whether the warpgroups sharing `c`'s loop take turns (`mode`: auto, on or
+/// off), and a sentence saying so and why, for --report; empty when they
+/// cannot.
+std::pair<bool, std::string> chooseTurns(Chain &c, StringRef mode) {
+  if (!sharedByWarpgroups(c.loop))
+    return {false, ""};
+  const char *take = "the consumer warpgroups take turns issuing it: ";
+  const char *skip = "the consumer warpgroups do not take turns: ";
+  if (mode == "on")
+    return {true, std::string(take) + "asked for"};
+  if (mode == "off")
+    return {false, std::string(skip) + "turned off"};
+  // The turns start once per kernel, before the loop: a persistent kernel
+  // would start them again on every tile (the async verifier refuses that).
+  if (kcc::persistentTileLoopOf(c.loop))
+    return {false, std::string(skip) +
+                       "a persistent kernel's tile loop would start them on "
+                       "every tile"};
+  // The turns pay where one warpgroup's products outlast the other's
+  // softmax: with 128-key blocks they gained 1-6 % on an H200 (head_dim 64
+  // and 128), with 64-key blocks they lost 1-4 % (docs/attention.md).
+  constexpr int64_t kTurnKeys = 128;
+  int64_t keys = c.first.getType().getShape()[1];
+  if (keys >= kTurnKeys)
+    return {true, take + std::to_string(keys) + "-column first products (" +
+                      std::to_string(kTurnKeys) +
+                      " or more) cover the other warpgroup's softmax"};
+  return {false, skip + std::to_string(keys) +
+                     "-column first products (below " +
+                     std::to_string(kTurnKeys) +
+                     ") are too short to cover the other warpgroup's "
+                     "softmax, so turns would only add waits"};
+}
+
+void defer(Chain &c, StringRef turnsMode) {
   scf::ForOp loop = c.loop;
   Location loc = loop.getLoc();
   Block *body = loop.getBody();
@@ -311,7 +349,11 @@ void defer(Chain &c, bool withTurns) {
 
   // Iterations lb + step .. ub, each issuing the previous one's product;
   // two warpgroups may take turns issuing them (warpgroup 0 first).
-  bool turns = withTurns && sharedByWarpgroups(loop);
+  std::pair<bool, std::string> chosen = chooseTurns(c, turnsMode);
+  bool turns = chosen.first;
+  if (!chosen.second.empty())
+    c.second->setAttr(kcc::KccDialect::kTurnsAttr,
+                      StringAttr::get(loop.getContext(), chosen.second));
   auto turn = [&](OpBuilder &at, kcc::WarpgroupTurnKind kind) {
     kcc::WarpgroupTurnOp::create(at, loc, kind, kTurnBarrier);
   };
@@ -400,13 +442,24 @@ struct DeferRegisterAMma
     : kcc::impl::KccDeferRegisterAMmaBase<DeferRegisterAMma> {
   using Base::Base;
   void runOnOperation() override {
+    StringRef mode = turns;
+    if (mode == "true")
+      mode = "on";
+    else if (mode == "false")
+      mode = "off";
+    if (mode != "auto" && mode != "on" && mode != "off") {
+      getOperation()->emitError("kcc-defer-register-a-mma: turns must be "
+                                "auto, on or off, got '")
+          << turns << "'";
+      return signalPassFailure();
+    }
     SmallVector<Chain> chains;
     getOperation().walk([&](scf::ForOp loop) {
       if (std::optional<Chain> c = matchChain(loop))
         chains.push_back(*c);
     });
     for (Chain &c : chains)
-      defer(c, turns);
+      defer(c, mode);
   }
 };
 
