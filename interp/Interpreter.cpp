@@ -83,8 +83,9 @@ std::string formatFloat(double v) {
 
 class Interp {
 public:
-  Interp(std::vector<Buffer> &buffers, const Grid &grid, RunStats &stats)
-      : buffers(buffers), grid(grid), stats(stats) {}
+  Interp(std::vector<Buffer> &buffers, const Grid &grid, RunStats &stats,
+         uint64_t maxSteps)
+      : buffers(buffers), grid(grid), stats(stats), maxSteps(maxSteps) {}
 
   std::optional<RunError> error;
 
@@ -104,6 +105,7 @@ private:
   std::vector<Buffer> &buffers;
   const Grid &grid;
   RunStats &stats;
+  uint64_t maxSteps = 0, steps = 0;
   Grid pid = {0, 0, 0};
   llvm::DenseMap<Value, Val> values;
 
@@ -150,6 +152,15 @@ private:
   bool runBlock(Block &block, SmallVectorImpl<Val> &terminatorOperands) {
     for (Operation &op : block) {
       ++stats.ops;
+      if (maxSteps && ++steps > maxSteps) {
+        fail(&op, "the interpreter's step budget ran out here: the launch "
+                  "executed " +
+                      Twine(maxSteps) +
+                      " operations (a loop that does not end, or a case too "
+                      "large for the budget)");
+        error->budgetExhausted = true;
+        return false;
+      }
       if (isa<scf::YieldOp, scf::ConditionOp, func::ReturnOp>(op)) {
         terminatorOperands.clear();
         for (Value v : op.getOperands())
@@ -1224,7 +1235,7 @@ std::optional<RunError> bindArgs(func::FuncOp func,
 std::optional<RunError>
 kcc::interp::runKernel(func::FuncOp func, const std::vector<KernelArg> &args,
                        std::vector<Buffer> &buffers, const Grid &grid,
-                       RunStats *stats) {
+                       RunStats *stats, uint64_t maxSteps) {
   if (func.getBody().empty() || !func.getBody().hasOneBlock())
     return RunError{"the interpreter needs a function with one block",
                     func.getLoc(),
@@ -1236,7 +1247,7 @@ kcc::interp::runKernel(func::FuncOp func, const std::vector<KernelArg> &args,
     if (g < 0)
       return RunError{"negative grid size", func.getLoc(), {0, 0, 0}};
   RunStats local;
-  Interp interp(buffers, grid, stats ? *stats : local);
+  Interp interp(buffers, grid, stats ? *stats : local, maxSteps);
   for (int64_t z = 0; z < grid[2]; ++z)
     for (int64_t y = 0; y < grid[1]; ++y)
       for (int64_t x = 0; x < grid[0]; ++x) {

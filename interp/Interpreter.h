@@ -66,6 +66,7 @@ struct RunError {
   std::string message;
   mlir::Location loc;
   Grid programId = {0, 0, 0};
+  bool budgetExhausted = false; // runKernel's maxSteps ran out
 };
 
 struct RunStats {
@@ -77,11 +78,15 @@ struct RunStats {
 /// Runs `func` over `grid` on `buffers`. Checks the arguments against the
 /// signature first (count, scalar vs pointer, pointee type vs buffer dtype).
 /// On error the buffers hold what the programs before it (and the failing
-/// program up to the failing op) wrote.
+/// program up to the failing op) wrote. `maxSteps` (0: none) bounds the
+/// operations the whole launch executes: past it the run stops with an
+/// error at the op it reached (`budgetExhausted`), so a loop that never
+/// ends is an error, not a hang.
 std::optional<RunError> runKernel(mlir::func::FuncOp func,
                                   const std::vector<KernelArg> &args,
                                   std::vector<Buffer> &buffers,
-                                  const Grid &grid, RunStats *stats = nullptr);
+                                  const Grid &grid, RunStats *stats = nullptr,
+                                  uint64_t maxSteps = 0);
 
 /// The launch grid of `func` (its `kcc.grid` C expressions) for the integer
 /// scalar arguments `args` (by `kcc.arg_names`) on a device of `processors`

@@ -227,8 +227,11 @@ bool Machine::runCta(std::array<uint32_t, 3> block,
         return report();
       if (opts.maxInstructions && instructions > opts.maxInstructions) {
         setFault(t.pc < prog.code.size() ? prog.code[t.pc].op : 0,
-                 llvm::formatv("stopped after {0} instructions "
-                               "(--max-instructions)",
+                 llvm::formatv("stopped after {0} instructions, the run's "
+                               "instruction budget (a loop that does not "
+                               "end, or a run too large for the budget: "
+                               "kcc-sim --max-instructions, kcc-difftest "
+                               "--max-sim-instructions raise it; 0 lifts it)",
                                instructions));
         return report();
       }

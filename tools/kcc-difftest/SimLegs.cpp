@@ -127,6 +127,7 @@ SimCell kcc::difftest::runSimCase(
   }
   sim::Options options = sim::optionsFor(*leg.target);
   options.seed = limits.seed;
+  options.maxInstructions = limits.maxInstructions;
   // Size guard: a case too large for CI is skipped, and says so.
   uint64_t ctas = uint64_t(grid[0]) * grid[1] * grid[2];
   uint64_t threadsPerCta = 0;

@@ -73,6 +73,7 @@ struct SimCell {
 struct SimLimits {
   uint64_t maxThreads = 1ull << 22; // CTAs x threads per case
   uint64_t seed = 1;
+  uint64_t maxInstructions = 0; // per launch, all threads (0: no limit)
 };
 
 /// Runs `symbol` on `inputs` (the buffers before the run) and compares the

@@ -96,6 +96,19 @@ static cl::opt<uint64_t> maxCaseBytes(
              "4 GiB); a larger case is refused at its buffer, not allocated"),
     cl::init(uint64_t(1) << 32), cl::cat(category));
 
+// Step budgets: a loop that never ends (a `while` whose condition never
+// turns false) is a located error instead of a hang.
+static cl::opt<uint64_t> maxInterpSteps(
+    "max-interp-steps",
+    cl::desc("Stop the interpreter's run of a case with an error after this "
+             "many operations (default 100000000; 0: no limit)"),
+    cl::init(100000000), cl::cat(category));
+static cl::opt<uint64_t> simMaxInstructions(
+    "max-sim-instructions",
+    cl::desc("Stop a simulator leg's run of a case with an error after this "
+             "many instructions over all its threads (default 4000000000, "
+             "minutes of simulation; 0: no limit)"),
+    cl::init(4000000000ull), cl::cat(category));
 static cl::opt<uint64_t> simMaxThreads(
     "sim-max-threads",
     cl::desc("Skip (with a reason) sim cases with more CTAs x threads"),
@@ -696,13 +709,16 @@ private:
     auto start = std::chrono::steady_clock::now();
     interp::RunStats stats;
     std::optional<interp::RunError> err =
-        interp::runKernel(f, p.args, p.buffers, p.grid, &stats);
+        interp::runKernel(f, p.args, p.buffers, p.grid, &stats, maxInterpSteps);
     double ms = std::chrono::duration<double, std::milli>(
                     std::chrono::steady_clock::now() - start)
                     .count();
     std::string status = "PASS";
     std::string message;
     if (err) {
+      if (err->budgetExhausted)
+        err->message += " (kcc-difftest --max-interp-steps=N raises it; 0 "
+                        "lifts it)";
       printRunError(*err, f, c);
       status = "FAIL";
       message = err->message;
@@ -714,9 +730,10 @@ private:
       details.push_back("interp: " + message);
     bool simFail = false;
     for (SimLeg &leg : simLegs) {
-      SimCell cell = runSimCase(leg, p.simSymbol, inputs, p.args, p.runArgs,
-                                p.outputs, err ? nullptr : &p.buffers,
-                                p.simGrid, {simMaxThreads, simSeed}, sourceMgr);
+      SimCell cell =
+          runSimCase(leg, p.simSymbol, inputs, p.args, p.runArgs, p.outputs,
+                     err ? nullptr : &p.buffers, p.simGrid,
+                     {simMaxThreads, simSeed, simMaxInstructions}, sourceMgr);
       if (cell.cell == "FAIL") {
         simFail = true;
         errs() << cases.path << ":" << c.loc.line << ":" << c.loc.column
