@@ -146,7 +146,7 @@ bool nvidia::parsePtxasResources(StringRef log, StringRef symbol,
 }
 
 Expected<Cubin> nvidia::runPtxas(StringRef ptx, const TargetModel &target,
-                                 unsigned optLevel) {
+                                 unsigned optLevel, unsigned jobs) {
   Expected<std::string> ptxas = findCudaTool("ptxas");
   if (!ptxas)
     return ptxas.takeError();
@@ -160,7 +160,9 @@ Expected<Cubin> nvidia::runPtxas(StringRef ptx, const TargetModel &target,
     return std::move(e);
   std::string arch = "-arch=sm_" + target.fatbinArch();
   std::string opt = "-O" + std::to_string(optLevel);
-  StringRef args[] = {*ptxas, arch, opt, "-v", "-o", (*out)->path, (*in)->path};
+  std::string split = "-split-compile=" + std::to_string(jobs);
+  StringRef args[] = {*ptxas, arch, opt,          split,
+                      "-v",   "-o", (*out)->path, (*in)->path};
   Cubin cubin;
   if (Error e = runTool(*ptxas, args, cubin.ptxasLog))
     return std::move(e);

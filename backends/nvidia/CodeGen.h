@@ -65,9 +65,12 @@ struct PtxasResources {
 bool parsePtxasResources(llvm::StringRef log, llvm::StringRef symbol,
                          PtxasResources &out);
 
-/// Assembles PTX to a cubin with ptxas for `target`.
+/// Assembles PTX to a cubin with ptxas for `target`, optimizing its
+/// functions on up to `jobs` threads (ptxas -split-compile; 0: one per
+/// CPU). The code and the -v report do not depend on `jobs` (only the
+/// command line ptxas records in the cubin's .note.nv.tkinfo does).
 llvm::Expected<Cubin> runPtxas(llvm::StringRef ptx, const TargetModel &target,
-                               unsigned optLevel);
+                               unsigned optLevel, unsigned jobs = 1);
 
 struct FatbinImage {
   const TargetModel *target;

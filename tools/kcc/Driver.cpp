@@ -42,11 +42,14 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
 #include "llvm/Support/ToolOutputFile.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <map>
 #include <set>
 
 using namespace kcc;
@@ -175,6 +178,18 @@ std::string printOp(mlir::Operation *op) {
   return text;
 }
 
+/// One target's module in LLVM IR, compiled on a thread of its own (its own
+/// LLVMContext), and what that produced: the text of --emit=llvm/asm, the
+/// cubin or HSACO, or the error to report.
+struct BackendJob {
+  const TargetModel *target = nullptr;
+  std::string prefix; // <stem>.<target>
+  std::unique_ptr<llvm::LLVMContext> llvmCtx;
+  std::unique_ptr<llvm::Module> module;
+  std::string output, ptx, ptxasLog, error;
+  std::map<std::string, amd::KernelResources> amdResources;
+};
+
 /// Compiles one input file; returns false on error (already reported).
 class FileCompiler {
 public:
@@ -266,12 +281,29 @@ public:
       report.addLifts(*tileIR);
     std::vector<nvidia::FatbinImage> images;
     std::vector<amd::BundleImage> amdImages;
+    // Each target's MLIR pipelines run here in turn (one MLIRContext); its
+    // LLVM half (optimization, code generation, ptxas or ld.lld) runs on a
+    // thread of its own, and the results are taken in target order.
+    std::vector<std::unique_ptr<BackendJob>> jobs;
     for (const TargetModel *target : options.targets) {
       mlir::TimingScope scope = timing.nest(target->name);
+      std::unique_ptr<BackendJob> job;
       if (!compileForTarget(target->vendor == Vendor::NVIDIA ? nvIR : *tileIR,
-                            *target, images, amdImages, scope))
+                            *target, job, scope))
         return false;
+      if (job)
+        jobs.push_back(std::move(job));
     }
+    {
+      mlir::TimingScope scope = timing.nest("LLVM backends (in parallel)");
+      llvm::DefaultThreadPool pool(llvm::hardware_concurrency(options.jobs));
+      for (std::unique_ptr<BackendJob> &job : jobs)
+        pool.async([&, j = job.get()] { runBackend(*j, scope); });
+      pool.wait();
+    }
+    for (std::unique_ptr<BackendJob> &job : jobs)
+      if (!finishBackend(*job, images, amdImages))
+        return false;
     if (options.report != ReportKind::None) {
       report.addResources(info);
       if (options.report == ReportKind::JSON)
@@ -495,9 +527,10 @@ private:
     return true;
   }
 
+  /// Runs `target`'s MLIR pipelines on a copy of `tileIR` and leaves what
+  /// the LLVM half of the compile needs in `job` (none for --emit=layout-ir).
   bool compileForTarget(mlir::ModuleOp tileIR, const TargetModel &target,
-                        std::vector<nvidia::FatbinImage> &images,
-                        std::vector<amd::BundleImage> &amdImages,
+                        std::unique_ptr<BackendJob> &job,
                         mlir::TimingScope &scope) {
     mlir::OwningOpRef<mlir::ModuleOp> module(tileIR.clone());
     (*module)->setAttr(KccDialect::kTargetAttr,
@@ -556,113 +589,148 @@ private:
         spec->builds.back().dynamicSharedBytes = bytes.getInt();
     }
 
-    llvm::LLVMContext llvmCtx;
-    std::unique_ptr<llvm::Module> llvmModule;
+    job = std::make_unique<BackendJob>();
+    job->target = &target;
+    job->prefix = prefix;
+    job->llvmCtx = std::make_unique<llvm::LLVMContext>();
     {
       mlir::TimingScope t = scope.nest("translate to LLVM IR");
-      llvmModule = mlir::translateModuleToLLVMIR(*module, llvmCtx, stem);
-      if (!llvmModule) {
+      job->module = mlir::translateModuleToLLVMIR(*module, *job->llvmCtx, stem);
+      if (!job->module) {
         reportError("internal error: translating " + prefix +
                     " to LLVM IR failed");
         return false;
       }
     }
+    return true;
+  }
+
+  /// The LLVM half of one target's compile, on a thread of its own: it
+  /// touches only `job` (its own LLVMContext), so jobs run in parallel.
+  void runBackend(BackendJob &job, mlir::TimingScope &parent) {
+    const TargetModel &target = *job.target;
+    mlir::TimingScope scope = parent.nest(target.name);
+    auto fail = [&](llvm::Error e, const std::string &context) {
+      job.error = context + ": " + llvm::toString(std::move(e));
+    };
     bool isAMD = target.vendor == Vendor::AMD;
     auto tm = isAMD ? amd::createTargetMachine(target, options.optLevel)
                     : nvidia::createTargetMachine(target, options.optLevel);
     if (!tm)
-      return !reportIfError(tm.takeError(), target.name);
+      return fail(tm.takeError(), target.name);
     {
       mlir::TimingScope t = scope.nest("LLVM optimization");
       llvm::Error e =
-          isAMD ? amd::optimizeModule(*llvmModule, **tm, options.optLevel)
-                : nvidia::optimizeModule(*llvmModule, **tm, options.optLevel);
-      if (reportIfError(std::move(e), prefix))
-        return false;
+          isAMD ? amd::optimizeModule(*job.module, **tm, options.optLevel)
+                : nvidia::optimizeModule(*job.module, **tm, options.optLevel);
+      if (e)
+        return fail(std::move(e), job.prefix);
     }
     if (options.emit == EmitKind::LLVM) {
-      std::string text;
-      llvm::raw_string_ostream os(text);
-      llvmModule->print(os, nullptr);
-      return write(prefix + ".ll", text, false);
+      llvm::raw_string_ostream os(job.output);
+      job.module->print(os, nullptr);
+      return;
     }
-    if (isAMD)
-      return finishAMD(*llvmModule, **tm, target, prefix, amdImages, scope);
-    std::string ptx;
+    if (isAMD) {
+      if (options.emit == EmitKind::Asm) {
+        mlir::TimingScope t = scope.nest("AMDGPU assembly");
+        llvm::Expected<std::string> text = amd::emitAssembly(*job.module, **tm);
+        if (!text)
+          return fail(text.takeError(), job.prefix);
+        job.output = std::move(*text);
+        return;
+      }
+      mlir::TimingScope t = scope.nest("AMDGPU object + ld.lld");
+      llvm::Expected<std::string> hsaco = amd::emitHsaco(*job.module, **tm);
+      if (!hsaco)
+        return fail(hsaco.takeError(), job.prefix);
+      auto resources = amd::readKernelResources(*hsaco);
+      if (!resources)
+        return fail(resources.takeError(),
+                    "reading the metadata of " + job.prefix + ".hsaco");
+      job.output = std::move(*hsaco);
+      job.amdResources = std::move(*resources);
+      return;
+    }
     {
       mlir::TimingScope t = scope.nest("PTX emission");
-      llvm::Expected<std::string> emitted = nvidia::emitPTX(*llvmModule, **tm);
+      llvm::Expected<std::string> emitted = nvidia::emitPTX(*job.module, **tm);
       if (!emitted)
-        return !reportIfError(emitted.takeError(), prefix);
-      ptx = std::move(*emitted);
+        return fail(emitted.takeError(), job.prefix);
+      job.ptx = std::move(*emitted);
     }
     if (options.emit == EmitKind::Asm)
-      return write(prefix + ".ptx", ptx, false);
-
+      return;
     mlir::TimingScope t = scope.nest("ptxas");
     llvm::Expected<nvidia::Cubin> cubin =
-        nvidia::runPtxas(ptx, target, options.optLevel);
+        nvidia::runPtxas(job.ptx, target, options.optLevel, options.jobs);
     if (!cubin)
-      return !reportIfError(cubin.takeError(),
-                            "internal error: ptxas rejected the PTX kcc "
-                            "generated for " +
-                                prefix);
-    for (host::Specialization *spec : host::allSpecializations(info)) {
-      nvidia::PtxasResources res;
-      if (spec->builds.empty() || spec->builds.back().target != target.name ||
-          !nvidia::parsePtxasResources(cubin->ptxasLog, spec->symbol, res))
-        continue;
-      host::TargetBuild &build = spec->builds.back();
-      build.registers = res.registers;
-      build.sharedBytes = res.sharedBytes;
-      build.stackBytes = res.stackBytes;
-      build.spillStoreBytes = res.spillStoreBytes;
-      build.spillLoadBytes = res.spillLoadBytes;
-    }
-    if (options.emit == EmitKind::Object)
-      return write(prefix + ".cubin", cubin->data, true);
-    images.push_back({&target, /*isPTX=*/false, std::move(cubin->data)});
-    images.push_back({&target, /*isPTX=*/true, std::move(ptx)});
-    return true;
+      return fail(cubin.takeError(),
+                  "internal error: ptxas rejected the PTX kcc generated for " +
+                      job.prefix);
+    job.output = std::move(cubin->data);
+    job.ptxasLog = std::move(cubin->ptxasLog);
   }
 
-  /// AMDGPU assembly, or the HSACO (resources into the manifest) for the
-  /// offload bundle.
-  bool finishAMD(llvm::Module &llvmModule, llvm::TargetMachine &tm,
-                 const TargetModel &target, const std::string &prefix,
-                 std::vector<amd::BundleImage> &amdImages,
-                 mlir::TimingScope &scope) {
-    if (options.emit == EmitKind::Asm) {
-      mlir::TimingScope t = scope.nest("AMDGPU assembly");
-      llvm::Expected<std::string> text = amd::emitAssembly(llvmModule, tm);
-      if (!text)
-        return !reportIfError(text.takeError(), prefix);
-      return write(prefix + ".s", *text, false);
+  /// The build of `spec` for `target` (compileForTarget added it), or null.
+  static host::TargetBuild *buildFor(host::Specialization *spec,
+                                     const TargetModel &target) {
+    for (host::TargetBuild &b : spec->builds)
+      if (b.target == target.name)
+        return &b;
+    return nullptr;
+  }
+
+  /// Back on the main thread, in target order: the job's error, its files,
+  /// and the resources ptxas or the HSACO's metadata give each build.
+  bool finishBackend(BackendJob &job, std::vector<nvidia::FatbinImage> &images,
+                     std::vector<amd::BundleImage> &amdImages) {
+    const TargetModel &target = *job.target;
+    if (!job.error.empty()) {
+      reportError(job.error);
+      return false;
     }
-    mlir::TimingScope t = scope.nest("AMDGPU object + ld.lld");
-    llvm::Expected<std::string> hsaco = amd::emitHsaco(llvmModule, tm);
-    if (!hsaco)
-      return !reportIfError(hsaco.takeError(), prefix);
-    auto resources = amd::readKernelResources(*hsaco);
-    if (!resources)
-      return !reportIfError(resources.takeError(),
-                            "reading the metadata of " + prefix + ".hsaco");
+    bool isAMD = target.vendor == Vendor::AMD;
+    if (options.emit == EmitKind::LLVM)
+      return write(job.prefix + ".ll", job.output, false);
+    if (options.emit == EmitKind::Asm)
+      return isAMD ? write(job.prefix + ".s", job.output, false)
+                   : write(job.prefix + ".ptx", job.ptx, false);
     for (host::Specialization *spec : host::allSpecializations(info)) {
-      auto it = resources->find(spec->symbol);
-      if (spec->builds.empty() || spec->builds.back().target != target.name ||
-          it == resources->end())
+      host::TargetBuild *build = buildFor(spec, target);
+      if (!build)
         continue;
-      host::TargetBuild &build = spec->builds.back();
-      build.registers = it->second.vgprs + it->second.agprs;
-      build.sharedBytes = it->second.ldsBytes;
-      build.stackBytes = it->second.scratchBytes;
-      // VGPR spills go to scratch, one dword per lane each (SGPR spills
-      // go to VGPR lanes, not memory).
-      build.spillStoreBytes = build.spillLoadBytes = it->second.vgprSpills * 4;
+      if (isAMD) {
+        auto it = job.amdResources.find(spec->symbol);
+        if (it == job.amdResources.end())
+          continue;
+        build->registers = it->second.vgprs + it->second.agprs;
+        build->sharedBytes = it->second.ldsBytes;
+        build->stackBytes = it->second.scratchBytes;
+        // VGPR spills go to scratch, one dword per lane each (SGPR spills
+        // go to VGPR lanes, not memory).
+        build->spillStoreBytes = build->spillLoadBytes =
+            it->second.vgprSpills * 4;
+        continue;
+      }
+      nvidia::PtxasResources res;
+      if (!nvidia::parsePtxasResources(job.ptxasLog, spec->symbol, res))
+        continue;
+      build->registers = res.registers;
+      build->sharedBytes = res.sharedBytes;
+      build->stackBytes = res.stackBytes;
+      build->spillStoreBytes = res.spillStoreBytes;
+      build->spillLoadBytes = res.spillLoadBytes;
     }
     if (options.emit == EmitKind::Object)
-      return write(prefix + ".hsaco", *hsaco, true);
-    amdImages.push_back({&target, std::move(*hsaco)});
+      return write(job.prefix + (isAMD ? ".hsaco" : ".cubin"), job.output,
+                   true);
+    if (isAMD) {
+      amdImages.push_back({&target, std::move(job.output)});
+      return true;
+    }
+    images.push_back({&target, /*isPTX=*/false, std::move(job.output)});
+    images.push_back({&target, /*isPTX=*/true, std::move(job.ptx)});
     return true;
   }
 

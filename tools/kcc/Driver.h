@@ -27,6 +27,7 @@ struct Options {
   // look them up there by name. Null: the built-in models.
   const TargetRegistry *registry = nullptr;
   unsigned optLevel = 3;
+  unsigned jobs = 0; // threads for ptxas (-j; 0: one per CPU)
   EmitKind emit = EmitKind::Fatbin;
   std::vector<std::pair<std::string, std::string>> defines;
   unsigned errorLimit = 20; // frontend errors printed at most (0: all)

@@ -44,6 +44,13 @@ static cl::list<std::string>
 static cl::list<std::string> offloadArch(
     "offload-arch", cl::desc("Same as --target (clang's spelling); may repeat"),
     cl::value_desc("arch"), cl::CommaSeparated, cl::cat(kccCategory));
+static cl::opt<unsigned>
+    jobs("j",
+         cl::desc("Threads kcc uses (default 0: one per CPU): the targets' "
+                  "LLVM backends run in parallel, and ptxas optimizes a "
+                  "module's kernels on as many (-split-compile); the code "
+                  "does not depend on it"),
+         cl::value_desc("N"), cl::init(0), cl::Prefix, cl::cat(kccCategory));
 static cl::opt<char> optLevel("O", cl::desc("Optimization level (default 3)"),
                               cl::value_desc("0-3"), cl::Prefix, cl::init('3'),
                               cl::cat(kccCategory));
@@ -287,6 +294,7 @@ int main(int argc, char **argv) {
     return fail("invalid optimization level '-O" + std::string(1, optLevel) +
                 "'; valid levels are -O0, -O1, -O2, -O3");
   options.optLevel = optLevel - '0';
+  options.jobs = jobs;
 
   // asm/obj name the per-target artifact of either vendor; ptx/cubin are
   // the NVIDIA spellings, refused below for AMD targets.
