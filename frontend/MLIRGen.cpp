@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/MLIRGen.h"
 #include "frontend/MLIRGenEmitter.h"
+#include "ir/SourceLocation.h"
 
 #include "mlir/IR/Dominance.h"
 #include "mlir/IR/Matchers.h"
@@ -86,11 +87,8 @@ void Gen::run() {
   if (!requires.empty() && requires.size() == k.requires.size()) {
     llvm::SmallVector<mlir::Attribute> list;
     for (size_t i = 0; i < requires.size(); ++i) {
-      std::string at;
-      if (auto l = mlir::dyn_cast<mlir::FileLineColLoc>(loc(k.requireLocs[i])))
-        at = (llvm::sys::path::filename(l.getFilename().getValue()) + ":" +
-              llvm::Twine(l.getLine()) + ":" + llvm::Twine(l.getColumn()))
-                 .str();
+      std::string at =
+          kcc::sourceLocationText(loc(k.requireLocs[i]), /*baseName=*/true);
       list.push_back(b.getDictionaryAttr(
           {b.getNamedAttr("guard", b.getStringAttr(requires[i])),
            b.getNamedAttr("when", b.getStringAttr(k.requireText[i])),

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/MLIRGenEmitter.h"
 #include "frontend/Sema.h"
+#include "ir/SourceLocation.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Matchers.h"
@@ -346,11 +347,7 @@ void Gen::markLaunchGuard(const Stmt &s, scf::IfOp ifOp) {
   std::optional<std::string> guard = conditionToC(k, spec, ctx, diags, *s.cond);
   if (!guard)
     return;
-  std::string at;
-  if (auto l = mlir::dyn_cast<mlir::FileLineColLoc>(loc(s.loc)))
-    at = (llvm::sys::path::filename(l.getFilename().getValue()) + ":" +
-          llvm::Twine(l.getLine()) + ":" + llvm::Twine(l.getColumn()))
-             .str();
+  std::string at = kcc::sourceLocationText(loc(s.loc), /*baseName=*/true);
   ifOp->setAttr(
       kcc::KccDialect::kLaunchGuardAttr,
       b.getDictionaryAttr({b.getNamedAttr("guard", b.getStringAttr(*guard)),

@@ -3,7 +3,8 @@
 
   fuzz/make-corpus.py OUTDIR
 
-writes OUTDIR/frontend, OUTDIR/pipeline and OUTDIR/target-model:
+writes OUTDIR/frontend, OUTDIR/pipeline, OUTDIR/target-model,
+OUTDIR/case-file and OUTDIR/tma-legality:
   frontend      kernels/*.kc, every .kc file under tests/ and every
                 `#--- NAME.kc` section of a lit test (split-file inputs)
   pipeline      the same kernels, each also under one header (by its hash)
@@ -11,6 +12,8 @@ writes OUTDIR/frontend, OUTDIR/pipeline and OUTDIR/target-model:
                 (see FuzzerUtil.h)
   target-model  targets/**/*.toml, tests/**/*.toml and `#--- NAME.toml`
                 sections
+  case-file     the same TOML files and bench/**/*.toml (difftest cases)
+  tma-legality  the JSON Lines under tests/, a few lines per seed
 Files are named by content hash, so re-running adds nothing twice.
 """
 import hashlib
@@ -52,7 +55,9 @@ SLOW_SECTIONS = {("tests/e2e/driver/pipeline-unproven.test", "long.kc")}
 def sources(suffix):
     """Every input with `suffix` in the repository, as bytes."""
     globs = {".kc": ["kernels/*.kc", "tests/**/*.kc"],
-             ".toml": ["targets/**/*.toml", "tests/**/*.toml"]}[suffix]
+             ".toml": ["targets/**/*.toml", "tests/**/*.toml",
+                       "bench/**/*.toml"],
+             ".jsonl": ["tests/**/*.jsonl"]}[suffix]
     for pattern in globs:
         for path in sorted(ROOT.glob(pattern)):
             if str(path.relative_to(ROOT)) not in SLOW_SEEDS:
@@ -94,7 +99,8 @@ def main():
     if len(sys.argv) != 2:
         sys.exit(__doc__)
     out = pathlib.Path(sys.argv[1])
-    counts = {"frontend": 0, "pipeline": 0, "target-model": 0}
+    counts = {"frontend": 0, "pipeline": 0, "target-model": 0,
+              "case-file": 0, "tma-legality": 0}
     for kc in sources(".kc"):
         kc = with_defines(kc)
         counts["frontend"] += write(out / "frontend", kc)
@@ -107,6 +113,12 @@ def main():
             counts["pipeline"] += write(out / "pipeline", header + kc)
     for toml in sources(".toml"):
         counts["target-model"] += write(out / "target-model", toml)
+        counts["case-file"] += write(out / "case-file", toml)
+    for jsonl in sources(".jsonl"):
+        lines = jsonl.splitlines(keepends=True)
+        for i in range(0, len(lines), 3):
+            counts["tma-legality"] += write(out / "tma-legality",
+                                            b"".join(lines[i:i + 3]))
     for name, n in counts.items():
         print(f"make-corpus: {n} new seeds in {out / name}")
 

@@ -73,12 +73,15 @@ ARTIFACTS=$BUILD/fuzz-artifacts
 rm -rf "$CORPUS" "$ARTIFACTS"
 mkdir -p "$ARTIFACTS"
 python3 fuzz/make-corpus.py "$CORPUS/seeds"
-# All targets at once, each for the whole time: with three targets on two
-# cores each gets two thirds of a core (one per core in turn left a core idle
+# All targets at once, each for the whole time: with five targets on two
+# cores each gets two fifths of a core (one per core in turn left a core idle
 # for the last minute).
 fuzz() { # target
   local target=$1 dict=fuzz/kc.dict
-  [ "$target" = target-model ] && dict=fuzz/toml.dict
+  case $target in
+  target-model | case-file) dict=fuzz/toml.dict ;;
+  tma-legality) dict=fuzz/json.dict ;;
+  esac
   mkdir -p "$CORPUS/$target"
   # -timeout: one input taking 30 s is a hang (the largest seed, all 7
   # specializations of layernorm through the pipeline, takes about 3 s).
@@ -100,7 +103,7 @@ report() { # target exit-status
   fi
 }
 status=0
-targets=(frontend pipeline target-model)
+targets=(frontend pipeline target-model case-file tma-legality)
 step "fuzz ${targets[*]} for ${SECONDS_PER_TARGET}s each"
 pids=()
 for target in "${targets[@]}"; do

@@ -613,6 +613,18 @@ static bool loadsScalars(Operation *op) {
 
 struct StoreLowering : OpConversionPattern<StoreOp> {
   using OpConversionPattern::OpConversionPattern;
+  /// loadsScalars per kernel, computed at its first scalar store: its
+  /// kcc.load ops stay in the IR until the conversion ends, so the answer
+  /// does not change while the kernel's stores are converted.
+  mutable llvm::DenseMap<Operation *, bool> scalarLoads;
+  bool kernelLoadsScalars(Operation *op) const {
+    Operation *func = op->getParentOfType<FunctionOpInterface>();
+    auto [it, inserted] = scalarLoads.try_emplace(func, false);
+    if (inserted)
+      it->second = loadsScalars(op);
+    return it->second;
+  }
+
   LogicalResult
   matchAndRewrite(StoreOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -629,7 +641,7 @@ struct StoreLowering : OpConversionPattern<StoreOp> {
       // thread 0 now overwrites (`let t = load(p); store(p, t + 1)`): a
       // barrier first keeps the loaded value uniform (the simulators'
       // global race check found this in a ticket lock's critical section).
-      if (loadsScalars(op))
+      if (kernelLoadsScalars(op))
         targetOpsOf(*this).barrier(rewriter, loc);
       Value first =
           arith::CmpIOp::create(rewriter, loc, arith::CmpIPredicate::eq, tid,

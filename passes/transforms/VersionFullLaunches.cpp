@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ir/SourceLocation.h"
 #include "passes/Passes.h"
 #include "passes/analysis/FullMasks.h"
 #include "passes/transforms/KernelBuilds.h"
@@ -34,22 +35,6 @@ namespace {
 
 /// Terms of at most this many per kernel: each is a few operations of C.
 constexpr unsigned kMaxTerms = 16;
-
-/// "file:line:col" of `loc` (the file's name, as the frontend writes an
-/// if's `at`), or "".
-std::string locationText(Location loc) {
-  if (auto file = dyn_cast<FileLineColLoc>(loc))
-    return (llvm::sys::path::filename(file.getFilename().getValue()) + ":" +
-            Twine(file.getLine()) + ":" + Twine(file.getColumn()))
-        .str();
-  if (auto fused = dyn_cast<FusedLoc>(loc))
-    for (Location inner : fused.getLocations())
-      if (std::string s = locationText(inner); !s.empty())
-        return s;
-  if (auto name = dyn_cast<NameLoc>(loc))
-    return locationText(name.getChildLoc());
-  return "";
-}
 
 struct VersionFullLaunches
     : kcc::impl::KccVersionFullLaunchesBase<VersionFullLaunches> {
@@ -115,8 +100,9 @@ LogicalResult VersionFullLaunches::runOnKernel(func::FuncOp func) {
       b.getDictionaryAttr(
           {b.getNamedAttr("guard", b.getStringAttr(guard)),
            b.getNamedAttr("when", b.getStringAttr("every mask is on: " + full)),
-           b.getNamedAttr(
-               "at", b.getStringAttr(locationText(terms.front().getLoc()))),
+           b.getNamedAttr("at",
+                          b.getStringAttr(kcc::sourceLocationText(
+                              terms.front().getLoc(), /*baseName=*/true))),
            b.getNamedAttr("masks", b.getUnitAttr())}));
   (*ragged)->setAttr(kcc::KccDialect::kMasksRaggedAttr, b.getUnitAttr());
   if (elseBuild)

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tools/kcc/Driver.h"
+#include "ir/SourceLocation.h"
 #include "tools/kcc/Report.h"
 
 #include "backends/amd/CodeGen.h"
@@ -429,16 +430,6 @@ private:
     }
   }
 
-  /// "file:line:col: " of `loc`, or "".
-  static std::string locationText(mlir::Location loc) {
-    auto flc = loc->findInstanceOf<mlir::FileLineColLoc>();
-    if (!flc)
-      return "";
-    return (flc.getFilename().getValue() + ":" + llvm::Twine(flc.getLine()) +
-            ":" + llvm::Twine(flc.getColumn()) + ": ")
-        .str();
-  }
-
   /// Runs the layout pipeline and (unless only layout IR is asked for) the
   /// lowering on `module`. While it has fallback or persistent builds,
   /// diagnostics are held back: an error of such a build drops that build
@@ -467,7 +458,10 @@ private:
       for (const Held &h : held)
         if (h.severity == mlir::DiagnosticSeverity::Error)
           if (std::string f = droppableBuildOf(h.loc); !f.empty())
-            dropped.emplace(f, locationText(h.loc) + h.text);
+            if (std::string at = sourceLocationText(h.loc); !at.empty())
+              dropped.emplace(f, at + ": " + h.text);
+            else
+              dropped.emplace(f, h.text);
       if (dropped.empty()) {
         replay(held);
         return false;

@@ -6,6 +6,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
 
+#include <algorithm>
+
 using namespace kcc;
 using namespace llvm;
 
@@ -102,6 +104,32 @@ Error readCase(const json::Object &obj, TmaTensorMapParams &p) {
 }
 } // namespace
 
+/// How deep `line`'s arrays and objects nest (brackets inside strings do
+/// not count): llvm::json::parse recurses once per level, so a deep line
+/// would overflow the stack before it could be refused.
+static unsigned jsonNesting(StringRef line) {
+  unsigned depth = 0, deepest = 0;
+  bool inString = false, escaped = false;
+  for (char c : line) {
+    if (inString) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        inString = false;
+      continue;
+    }
+    if (c == '"')
+      inString = true;
+    else if (c == '[' || c == '{')
+      deepest = std::max(deepest, ++depth);
+    else if ((c == ']' || c == '}') && depth)
+      --depth;
+  }
+  return deepest;
+}
+
 int driver::runTmaLegality(const TargetModel &target, StringRef input,
                            StringRef inputName, raw_ostream &out,
                            raw_ostream &errs) {
@@ -119,6 +147,14 @@ int driver::runTmaLegality(const TargetModel &target, StringRef input,
       out << json::Value(std::move(err)) << "\n";
       status = 1;
     };
+    // A case is an object of numbers and arrays of numbers: two levels.
+    constexpr unsigned kMaxNesting = 16;
+    if (unsigned depth = jsonNesting(line); depth > kMaxNesting) {
+      fail("the line nests arrays and objects " + Twine(depth) +
+           " levels deep (at most " + Twine(kMaxNesting) +
+           "); a case is one object of numbers and arrays of numbers");
+      continue;
+    }
     Expected<json::Value> value = json::parse(line);
     if (!value) {
       fail("not JSON: " + toString(value.takeError()));

@@ -1,6 +1,7 @@
 //===- Report.cpp - `kcc --report`: what the compiler chose, and why
 //--------===//
 #include "tools/kcc/Report.h"
+#include "ir/SourceLocation.h"
 
 #include "backends/gpu/SharedAccesses.h"
 #include "ir/Dialect.h"
@@ -23,11 +24,8 @@ using namespace mlir;
 
 namespace {
 std::string locString(Location loc) {
-  if (auto flc = loc->findInstanceOf<FileLineColLoc>())
-    return llvm::formatv("{0}:{1}:{2}", flc.getFilename().getValue(),
-                         flc.getLine(), flc.getColumn())
-        .str();
-  return "<unknown>";
+  std::string text = sourceLocationText(loc);
+  return text.empty() ? "<unknown>" : text;
 }
 
 std::string typeString(Type t) {
