@@ -744,6 +744,15 @@ llvm::Expected<TargetModel> RegistryAccess::parse(llvm::StringRef text,
   }
   if (llvm::Error e = readModel(table, bufferName, overlay, model))
     return std::move(e);
+  if (bases && bases->toolCheck)
+    if (auto refused = bases->toolCheck(model)) {
+      // At the key when this file sets it, else at what it inherits.
+      const toml::node *node = table.at_path(refused->first).node();
+      if (!node)
+        node = table.get("inherits");
+      return errorAt(bufferName, node ? node->source() : table.source(),
+                     refused->second);
+    }
   return model;
 }
 

@@ -18,8 +18,10 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -166,9 +168,19 @@ public:
   /// Adds `model`, replacing a model of the same name.
   void add(TargetModel model);
 
+  /// What a backend's own tools say of a model this registry reads from
+  /// text: the key at fault and why they refuse it, or nothing. kcc asks
+  /// ptxas (nvidia::ptxasRefuses) about --target-model files; the built-in
+  /// models are tested instead, so builtin() has none.
+  using ToolCheck =
+      std::function<std::optional<std::pair<std::string, std::string>>(
+          const TargetModel &)>;
+  void setToolCheck(ToolCheck check) { toolCheck = std::move(check); }
+
 private:
   struct Entry;
   std::vector<std::shared_ptr<const Entry>> entries;
+  ToolCheck toolCheck;
   const Entry *find(llvm::StringRef name) const;
   friend struct RegistryAccess;
 };

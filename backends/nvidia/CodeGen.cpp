@@ -173,6 +173,57 @@ Expected<Cubin> nvidia::runPtxas(StringRef ptx, const TargetModel &target,
   return cubin;
 }
 
+std::optional<std::pair<std::string, std::string>>
+nvidia::ptxasRefuses(const TargetModel &model) {
+  if (model.vendor != Vendor::NVIDIA)
+    return std::nullopt;
+  Expected<std::string> ptxas = findCudaTool("ptxas");
+  Expected<std::unique_ptr<TempFile>> in = TempFile::create("kcc", "ptx");
+  Expected<std::unique_ptr<TempFile>> out = TempFile::create("kcc", "cubin");
+  if (!ptxas || !in || !out) {
+    // Nothing to ask: the compile reports a missing ptxas itself.
+    consumeError(ptxas.takeError());
+    consumeError(in.takeError());
+    consumeError(out.takeError());
+    return std::nullopt;
+  }
+  // One empty kernel: ptxas checks the .version/.target pair only for code.
+  std::string arch = "sm_" + model.fatbinArch();
+  std::string isa = std::to_string(model.ptxIsa / 10) + "." +
+                    std::to_string(model.ptxIsa % 10);
+  std::string ptx = ".version " + isa + "\n.target " + arch +
+                    "\n.address_size 64\n.visible .entry kcc_probe() { ret; "
+                    "}\n";
+  if (Error e = writeFile((*in)->path, ptx)) {
+    consumeError(std::move(e));
+    return std::nullopt;
+  }
+  std::string archFlag = "-arch=" + arch;
+  StringRef args[] = {*ptxas, archFlag, "-o", (*out)->path, (*in)->path};
+  std::string log;
+  Error e = runTool(*ptxas, args, log);
+  if (!e)
+    return std::nullopt;
+  consumeError(std::move(e));
+  // ptxas's own line, without its file name and the "aborted" trailer.
+  std::string said;
+  for (StringRef line : llvm::split(log, '\n'))
+    if (line.contains("error") || line.contains("fatal"))
+      if (!line.contains("aborted due to errors")) {
+        said = line.substr(line.find_last_of(":") + 1).trim().str();
+        break;
+      }
+  // An architecture ptxas does not know is the sm's fault; a PTX ISA
+  // version it does not know, or one too old for the architecture, the
+  // ISA's.
+  std::string key = StringRef(log).contains("gpu-name") ? "sm" : "ptx_isa";
+  return std::pair{
+      key, "ptxas does not assemble ptx_isa = " + std::to_string(model.ptxIsa) +
+               " (PTX ISA " + isa + ") for " + arch + ": " + said +
+               "; the installed ptxas decides which PTX ISA "
+               "versions and architectures exist"};
+}
+
 Expected<std::string>
 nvidia::runFatbinary(const std::vector<FatbinImage> &images) {
   Expected<std::string> fatbinary = findCudaTool("fatbinary");

@@ -34,6 +34,13 @@ llvm::Expected<std::string> findCudaTool(llvm::StringRef name);
 /// the target-model checks of what the backend knows (targets/TargetModel.cpp).
 void registerBackend();
 
+/// Whether the installed ptxas assembles a kernel for `model` (its PTX ISA
+/// version, architecture and suffix): the key at fault ("ptx_isa" or "sm")
+/// and ptxas's words if it does not; nothing if it does, or if there is no
+/// ptxas to ask (compiling then says so). For TargetRegistry::setToolCheck.
+std::optional<std::pair<std::string, std::string>>
+ptxasRefuses(const TargetModel &model);
+
 /// An NVPTX target machine for `target` at `optLevel` (0..3).
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createTargetMachine(const TargetModel &target, unsigned optLevel);

@@ -242,6 +242,8 @@ int main(int argc, char **argv) {
   nvidia::registerBackend();
   amd::registerBackend();
   TargetRegistry registry = TargetRegistry::builtin();
+  // ... and against what the installed ptxas assembles.
+  registry.setToolCheck(nvidia::ptxasRefuses);
   for (const std::string &path : targetModels)
     if (Error e = registry.addFromFile(path)) {
       errs() << toString(std::move(e)) << "\n";
