@@ -264,7 +264,7 @@ readPhases(TableReader &reader, const char *key, llvm::StringRef bufferName,
 /// comment's '#' from one inside a string, and errs towards "not a comment":
 /// a quote opens a string only where a key or value can start (toml++ reads
 /// `197;-2='x` as one malformed value), and a string never allows non-ASCII.
-llvm::Error checkTomlText(llvm::StringRef text, llvm::StringRef bufferName) {
+llvm::Error scanTomlText(llvm::StringRef text, llvm::StringRef bufferName) {
   enum class State {
     Normal,
     Comment,
@@ -313,9 +313,9 @@ llvm::Error checkTomlText(llvm::StringRef text, llvm::StringRef bufferName) {
       previous = quote[0];
     };
     if (c >= 0x80 && state != State::Comment)
-      return fail(i, "non-ASCII character outside a comment; target models "
-                     "are ASCII except in comments (in a string, write "
-                     "\\uXXXX)");
+      return fail(i, "non-ASCII character outside a comment; the TOML files "
+                     "kcc reads (target models, difftest cases) are ASCII "
+                     "except in comments (in a string, write \\uXXXX)");
     switch (state) {
     case State::Normal:
       if ((c < 0x20 && c != '\t' && c != '\r') || c == 0x7f)
@@ -686,6 +686,11 @@ llvm::Error readModel(const toml::table &table, llvm::StringRef bufferName,
 }
 } // namespace
 
+llvm::Error kcc::checkTomlText(llvm::StringRef text,
+                               llvm::StringRef bufferName) {
+  return scanTomlText(text, bufferName);
+}
+
 struct TargetRegistry::Entry {
   std::shared_ptr<const TargetModel> model;
 };
@@ -710,7 +715,7 @@ bool TargetModel::hasAsyncCopy(llvm::StringRef mechanism) const {
 llvm::Expected<TargetModel> RegistryAccess::parse(llvm::StringRef text,
                                                   llvm::StringRef bufferName,
                                                   const TargetRegistry *bases) {
-  if (llvm::Error e = checkTomlText(text, bufferName))
+  if (llvm::Error e = kcc::checkTomlText(text, bufferName))
     return std::move(e);
   toml::parse_result parsed =
       toml::parse(std::string_view(text.data(), text.size()),

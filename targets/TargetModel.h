@@ -147,6 +147,12 @@ struct TargetModel {
 
 class TargetRegistry;
 
+/// Refuses TOML text that Debian's toml++ 3.3 cannot parse safely
+/// (non-ASCII outside comments reaches __builtin_unreachable in it,
+/// marzer/tomlplusplus#190), with "file:line:col: error: ...". Every TOML
+/// reader calls it first: target models, kcc-difftest's case files.
+llvm::Error checkTomlText(llvm::StringRef text, llvm::StringRef bufferName);
+
 /// Parses a TOML target description. `bufferName` is used in error messages,
 /// which carry file:line:col and name the offending key. `inherits = "x"`
 /// looks x up in `bases`.

@@ -1,5 +1,6 @@
 //===- CaseFile.cpp - kcc-difftest case files -----------------------------===//
 #include "tools/kcc-difftest/CaseFile.h"
+#include "targets/TargetModel.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -331,6 +332,10 @@ bool parseKernel(const CaseFile &file, const toml::table &t, KernelSpec &k,
 bool kcc::difftest::parseCaseFile(StringRef path, StringRef text,
                                   CaseFile &file, std::string &error) {
   file.path = path.str();
+  if (llvm::Error e = checkTomlText(text, path)) {
+    error = llvm::toString(std::move(e));
+    return false;
+  }
   toml::parse_result parsed =
       toml::parse(std::string_view(text.data(), text.size()),
                   std::string_view(path.data(), path.size()));
