@@ -177,14 +177,9 @@ std::optional<std::pair<std::string, std::string>>
 nvidia::ptxasRefuses(const TargetModel &model) {
   if (model.vendor != Vendor::NVIDIA)
     return std::nullopt;
-  Expected<std::string> ptxas = findCudaTool("ptxas");
-  Expected<std::unique_ptr<TempFile>> in = TempFile::create("kcc", "ptx");
-  Expected<std::unique_ptr<TempFile>> out = TempFile::create("kcc", "cubin");
-  if (!ptxas || !in || !out) {
-    // Nothing to ask: the compile reports a missing ptxas itself.
+  // Nothing to ask without a ptxas: the compile reports that itself.
+  if (Expected<std::string> ptxas = findCudaTool("ptxas"); !ptxas) {
     consumeError(ptxas.takeError());
-    consumeError(in.takeError());
-    consumeError(out.takeError());
     return std::nullopt;
   }
   // One empty kernel: ptxas checks the .version/.target pair only for code.
@@ -194,17 +189,10 @@ nvidia::ptxasRefuses(const TargetModel &model) {
   std::string ptx = ".version " + isa + "\n.target " + arch +
                     "\n.address_size 64\n.visible .entry kcc_probe() { ret; "
                     "}\n";
-  if (Error e = writeFile((*in)->path, ptx)) {
-    consumeError(std::move(e));
+  Expected<Cubin> cubin = runPtxas(ptx, model, /*optLevel=*/0);
+  if (cubin)
     return std::nullopt;
-  }
-  std::string archFlag = "-arch=" + arch;
-  StringRef args[] = {*ptxas, archFlag, "-o", (*out)->path, (*in)->path};
-  std::string log;
-  Error e = runTool(*ptxas, args, log);
-  if (!e)
-    return std::nullopt;
-  consumeError(std::move(e));
+  std::string log = toString(cubin.takeError()); // carries ptxas's output
   // ptxas's own line, without its file name and the "aborted" trailer.
   std::string said;
   for (StringRef line : llvm::split(log, '\n'))
