@@ -22,6 +22,20 @@
 option(KCC_SANITIZE "Build kcc with ASan and UBSan" OFF)
 option(KCC_FUZZERS "Build the libFuzzer targets in fuzz/ (implies KCC_SANITIZE)" OFF)
 
+set(KCC_FUZZ_COVERAGE inputs CACHE STRING
+    "Sources with libFuzzer's coverage callbacks: inputs (the input readers) or all")
+set_property(CACHE KCC_FUZZ_COVERAGE PROPERTY STRINGS inputs all)
+if(KCC_FUZZ_COVERAGE STREQUAL "inputs")
+  set(KCC_FUZZ_COVERAGE_FLAG
+      -fsanitize-coverage-allowlist=${CMAKE_SOURCE_DIR}/cmake/fuzz-coverage-inputs.txt)
+elseif(KCC_FUZZ_COVERAGE STREQUAL "all")
+  set(KCC_FUZZ_COVERAGE_FLAG
+      -fsanitize-coverage-ignorelist=${CMAKE_SOURCE_DIR}/cmake/fuzz-coverage-all.txt)
+else()
+  message(FATAL_ERROR "KCC_FUZZ_COVERAGE must be 'inputs' or 'all', not "
+                      "'${KCC_FUZZ_COVERAGE}'")
+endif()
+
 if(KCC_FUZZERS AND NOT KCC_SANITIZE)
   set(KCC_SANITIZE ON CACHE BOOL "Build kcc with ASan and UBSan" FORCE)
 endif()
@@ -89,16 +103,17 @@ function(kcc_sanitize_targets dir)
       target_link_options(${target} PRIVATE ${KCC_SANITIZER_FLAGS}
                                             ${KCC_SANITIZER_DEFAULTS_OBJ})
     endif()
-    # libFuzzer's coverage where the fuzzers look: the compiler libraries,
-    # and alike every target on their shared precompiled header (a PCH is
-    # refused by a file compiled with other -fsanitize flags): the tools,
-    # the unit tests, the fuzzers (whose link adds libFuzzer's main).
-    # Executables get the coverage callbacks from the sanitizer runtime.
+    # -fsanitize=fuzzer-no-link on the compiler libraries, and alike every
+    # target on their shared precompiled header (a PCH is refused by a file
+    # compiled with other -fsanitize flags): the tools, the unit tests, the
+    # fuzzers (whose link adds libFuzzer's main); KCC_FUZZ_COVERAGE's list
+    # picks the sources that get the callbacks. Executables get them from
+    # the sanitizer runtime.
     get_target_property(shared_pch ${target} KCC_SHARED_PCH)
     if(KCC_FUZZERS AND (shared_pch OR (type STREQUAL "STATIC_LIBRARY" AND
                                        target MATCHES "^Kcc")))
       target_compile_options(${target} PRIVATE -fsanitize=fuzzer-no-link
-        -fsanitize-coverage-ignorelist=${CMAKE_SOURCE_DIR}/cmake/fuzz-coverage-ignore.txt)
+                             ${KCC_FUZZ_COVERAGE_FLAG})
     endif()
   endforeach()
   get_property(subdirs DIRECTORY ${dir} PROPERTY SUBDIRECTORIES)

@@ -48,16 +48,11 @@ step "test suite under ASan + UBSan"
 # below keep it, as every other ASan check stays on in both.
 # Nor does it fill new heap blocks with 0xbe (max_malloc_fill_size=0): a
 # debugging aid, not a check, paid on every allocation of LLVM and MLIR too.
-# Two lit tests are left to the release leg too, to hold CI's 35 minutes:
-# attention-bundled compiles the bundled attention's 36 tunable candidates
-# on two targets (two minutes under the sanitizers) through code that
-# tunable.test (the selection, its fallback and refusals) and
-# attention-legs.test (the attention kernel's pipeline) run sanitized;
-# report-bundled compiles every other bundled kernel for five targets
-# through the pipeline and report code that each kernel's own tests and
-# the driver's report tests run sanitized.
+# Two lit tests are left to the release leg (scripts/ci-lit-split.sh says
+# which and why).
+skip=$(scripts/ci-lit-split.sh sanitizer-skip)
 (cd "$BUILD" && ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_stack_use_after_return=0:max_malloc_fill_size=0" \
-   LIT_FILTER_OUT='attention-bundled|report-bundled' \
+   LIT_FILTER_OUT="$skip" \
    ctest --output-on-failure -E '^(cmake-package|gpu-programs-build)$')
 
 if [ "$SECONDS_PER_TARGET" -le 0 ]; then

@@ -37,6 +37,8 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Process.h"
 
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -198,6 +200,53 @@ public:
                mlir::TimingScope &timing, std::vector<std::string> &written)
       : options(options), ctx(ctx), timing(timing), written(written) {}
 
+  /// --kernel: drops the kernels no pattern matches (a pattern names a
+  /// kernel of the source, a launch function or a tunable group). Leaving
+  /// none is an error that lists what the file has.
+  bool selectKernels(mlir::ModuleOp module) {
+    auto matches = [&](StringRef name) {
+      return llvm::any_of(options.kernels,
+                          [&](const auto &p) { return p.second.match(name); });
+    };
+    // The launch functions, for the error: a tunable group's, not its
+    // candidates'.
+    llvm::SetVector<llvm::StringRef> names;
+    bool kept = false;
+    for (mlir::func::FuncOp func :
+         llvm::make_early_inc_range(module.getOps<mlir::func::FuncOp>())) {
+      if (!func->hasAttr(KccDialect::kKernelAttr))
+        continue;
+      llvm::SmallVector<llvm::StringRef> keys = {func.getSymName()};
+      if (auto base =
+              func->getAttrOfType<mlir::StringAttr>(KccDialect::kBaseNameAttr))
+        keys.push_back(base.getValue());
+      auto groups =
+          func->getAttrOfType<mlir::DictionaryAttr>(KccDialect::kVariantOfAttr);
+      for (mlir::NamedAttribute group :
+           groups ? groups.getValue()
+                  : llvm::ArrayRef<mlir::NamedAttribute>()) {
+        keys.push_back(group.getName().getValue());
+        names.insert(group.getName().getValue());
+      }
+      if (!func->hasAttr(KccDialect::kVariantOnlyAttr))
+        names.insert(func.getSymName());
+      if (llvm::any_of(keys, matches)) {
+        kept = true;
+        continue;
+      }
+      func.erase();
+    }
+    if (kept)
+      return true;
+    std::string patterns;
+    for (const auto &p : options.kernels)
+      patterns += (patterns.empty() ? "" : ", ") + p.first;
+    reportError(
+        "--kernel=" + patterns + " matches no kernel of " + stem +
+        ".kc; its launch functions: " + llvm::join(names.getArrayRef(), ", "));
+    return false;
+  }
+
   bool run(StringRef inputPath) {
     std::string error;
     std::unique_ptr<llvm::MemoryBuffer> buffer =
@@ -238,6 +287,8 @@ public:
         return false;
       }
     }
+    if (!options.kernels.empty() && !selectKernels(*tileIR))
+      return false;
     if (options.emit == EmitKind::TileIR)
       return write(stem + ".tile.mlir", printOp(*tileIR), false);
     // The tile-IR passes every target shares (pipeline/Pipeline.h).
@@ -457,11 +508,10 @@ private:
       std::map<std::string, std::string> dropped;
       for (const Held &h : held)
         if (h.severity == mlir::DiagnosticSeverity::Error)
-          if (std::string f = droppableBuildOf(h.loc); !f.empty())
-            if (std::string at = sourceLocationText(h.loc); !at.empty())
-              dropped.emplace(f, at + ": " + h.text);
-            else
-              dropped.emplace(f, h.text);
+          if (std::string f = droppableBuildOf(h.loc); !f.empty()) {
+            std::string at = sourceLocationText(h.loc);
+            dropped.emplace(f, at.empty() ? h.text : at + ": " + h.text);
+          }
       if (dropped.empty()) {
         replay(held);
         return false;

@@ -6,6 +6,7 @@
 #include "targets/TargetModel.h"
 
 #include "llvm/ADT/StringRef.h"
+#include "llvm/Support/GlobPattern.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <memory>
@@ -30,6 +31,8 @@ struct Options {
   unsigned jobs = 0; // threads for ptxas (-j; 0: one per CPU)
   EmitKind emit = EmitKind::Fatbin;
   std::vector<std::pair<std::string, std::string>> defines;
+  // --kernel: compile only the kernels one of these matches (empty: all).
+  std::vector<std::pair<std::string, llvm::GlobPattern>> kernels;
   unsigned errorLimit = 20; // frontend errors printed at most (0: all)
   bool timePasses = false;
   unsigned numWarps = 0;                 // 0: the compiler chooses per kernel

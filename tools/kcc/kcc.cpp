@@ -158,6 +158,14 @@ static cl::list<std::string>
     defines("D", cl::desc("Set a constant parameter in every specialization"),
             cl::value_desc("NAME=VALUE"), cl::Prefix, cl::cat(kccCategory));
 
+static cl::list<std::string> kernelPatterns(
+    "kernel",
+    cl::desc("Compile only the kernels that match: a kernel's name in the "
+             "source (gemm: all its specializations), a launch function's "
+             "name (gemm_f16_f16_128_256_64) or a glob of either "
+             "(gemm_bf16_*); may repeat or list several, comma-separated"),
+    cl::value_desc("NAME"), cl::CommaSeparated, cl::cat(kccCategory));
+
 static int fail(const Twine &msg) {
   WithColor::error(errs(), "kcc") << msg << "\n";
   return 1;
@@ -349,6 +357,13 @@ int main(int argc, char **argv) {
       options.targets.push_back(target);
   }
 
+  for (const std::string &pattern : kernelPatterns) {
+    llvm::Expected<llvm::GlobPattern> glob = llvm::GlobPattern::create(pattern);
+    if (!glob)
+      return fail("malformed --kernel pattern '" + pattern +
+                  "': " + toString(glob.takeError()));
+    options.kernels.emplace_back(pattern, std::move(*glob));
+  }
   for (const std::string &define : defines) {
     auto [name, value] = StringRef(define).split('=');
     if (name.empty() || value.empty() || !StringRef(define).contains('='))
