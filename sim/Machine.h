@@ -110,6 +110,10 @@ struct ByteShadow {
   uint32_t wId = kNone, wGen = 0, wClock = 0, wOp = 0;
   uint32_t reads = kNone; // head of a list in Machine::readPool
   bool wAtomic = false;   // the last write was an atomic read-modify-write
+  bool operator==(const ByteShadow &o) const {
+    return wId == o.wId && wGen == o.wGen && wClock == o.wClock &&
+           wOp == o.wOp && reads == o.reads && wAtomic == o.wAtomic;
+  }
 };
 struct ReadRec {
   uint32_t id, gen, clock, op, next;

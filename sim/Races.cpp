@@ -19,6 +19,7 @@
 //===----------------------------------------------------------------------===//
 #include "sim/Machine.h"
 
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace kcc::sim;
@@ -159,8 +160,24 @@ bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
   bool asyncWgmma = !t && (copies[asyncId - numThreads].wgmma ||
                            copies[asyncId - numThreads].tcgen05);
   size_t reportsBefore = raceReports;
+  // The bytes of one access mostly share their shadow (they were written
+  // and read together): a byte whose shadow equals the previous byte's
+  // before the access gets that byte's shadow after it, the same checks
+  // having the same outcome (reports are once per pair of operations). For
+  // that the read lists are shared between bytes and never changed in
+  // place: a node is replaced, not updated.
+  ByteShadow before, after;
+  bool memo = false;
   for (uint64_t b = offset; b < offset + bytes; ++b) {
     ByteShadow &s = shadow[b];
+    if (memo && s == before) {
+      s = after;
+      continue;
+    }
+    before = s;
+    memo = true;
+    // Sets `after` on every way out of this iteration.
+    llvm::scope_exit done([&] { after = s; });
     if (!store) {
       if (s.wId == kNone) {
         // Reported at the next barrier or the CTA's end unless a racing
@@ -182,10 +199,12 @@ bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
       // ordered before every later access of a thread, so a new generation
       // starts a new list (async reads, which no barrier orders, are kept).
       if (s.reads != kNone) {
-        ReadRec &head = readPool[s.reads];
+        const ReadRec &head = readPool[s.reads];
         if (head.id == a.id) {
-          head.clock = std::max(head.clock, a.clock), head.op = op;
-          head.gen = a.stampGen;
+          // This accessor's own last read, superseded.
+          readPool.push_back(
+              {a.id, a.stampGen, std::max(head.clock, a.clock), op, head.next});
+          s.reads = readPool.size() - 1;
           continue;
         }
         if (head.gen != kAsyncGen && head.gen < a.gen) {
