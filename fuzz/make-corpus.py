@@ -14,6 +14,8 @@ OUTDIR/case-file and OUTDIR/tma-legality:
                 sections
   case-file     the same TOML files and bench/**/*.toml (difftest cases)
   tma-legality  the JSON Lines under tests/, a few lines per seed
+  command-line  argument vectors (one per line) over the fuzzer's scratch
+                files k.kc and m.toml (CommandLineFuzzer.cpp)
 Files are named by content hash, so re-running adds nothing twice.
 """
 import hashlib
@@ -74,6 +76,33 @@ RUN_LINE = re.compile(rb"RUN:.*")
 HEADERS = (b"//--target=sm_80\n", b"//--target=sm_100a\n", b"//--target=gfx942\n",
            b"//--num-warps=1\n", b"//--persistent=1\n",
            b"//--target=sm_80\n//--persistent=2\n")
+# Argument vectors of the command-line fuzzer, one argument per line: each
+# of kcc's options at least once, over the files of its scratch directory.
+COMMAND_LINES = [
+    "k.kc",
+    "k.kc\n--target=sm_80\n-o\nout",
+    "k.kc\n--emit=tile-ir\n-o=-",
+    "k.kc\n--emit=layout-ir\n--target=gfx942\n-o=-",
+    "k.kc\n--report\n--target=sm_90a\n-o\nout",
+    "k.kc\n--report=json\n--target-model=m.toml\n--target=sm_90a-small\n-o\nout",
+    "k.kc\n-D\nT=f32\n--emit=tile-ir\n-o=-",
+    "k.kc\n--kernel=scale_f16,scale_*\n--target=sm_80\n--emit=asm\n-o=-",
+    "k.kc\n-O0\n-j1\n--target=sm_100a\n--emit=ptx\n-o=-",
+    "k.kc\n--num-warps=8\n--persistent=1\n--target=sm_90a\n--emit=llvm\n-o=-",
+    "k.kc\n--depfile=k.d\n-o\nout",
+    "k.kc\nk.kc\n-o\nout",
+    "--offload-arch=gfx90a\nk.kc\n--emit=obj\n-o\nout",
+    "k.kc\n--time-passes\n--target=sm_80\n--emit=tile-ir\n-o=-",
+    "k.kc\n--unproven-coverage=warning\n--version-masks=false\n"
+    "--fallback-builds=false\n--version-branches=false\n--target=sm_90a\n"
+    "--emit=layout-ir\n-o=-",
+    "k.kc\n--warp-specialize=false\n--ping-pong\n--chunk-epilogues=false\n"
+    "--overlap-products=false\n--warpgroup-turns\n--target=sm_90a\n"
+    "--emit=layout-ir\n-o=-",
+    "k.kc\n--error-limit=1\n--emit=tile-ir\n-o=-",
+    "m.toml\n-o\nout",
+]
+
 # Seeds of the pipeline fuzzer (main() says why so few).
 PIPELINE_SEEDS = 64
 DEFINE = re.compile(rb"-D\s*(\S+=\S+)")
@@ -102,7 +131,7 @@ def main():
         sys.exit(__doc__)
     out = pathlib.Path(sys.argv[1])
     counts = {"frontend": 0, "pipeline": 0, "target-model": 0,
-              "case-file": 0, "tma-legality": 0}
+              "case-file": 0, "tma-legality": 0, "command-line": 0}
     pipeline = []
     for kc in sources(".kc"):
         kc = with_defines(kc)
@@ -127,6 +156,8 @@ def main():
         for i in range(0, len(lines), 3):
             counts["tma-legality"] += write(out / "tma-legality",
                                             b"".join(lines[i:i + 3]))
+    for argv in COMMAND_LINES:
+        counts["command-line"] += write(out / "command-line", argv.encode())
     for name, n in counts.items():
         print(f"make-corpus: {n} new seeds in {out / name}")
 

@@ -68,14 +68,15 @@ ARTIFACTS=$BUILD/fuzz-artifacts
 rm -rf "$CORPUS" "$ARTIFACTS"
 mkdir -p "$ARTIFACTS"
 python3 fuzz/make-corpus.py "$CORPUS/seeds"
-# All targets at once, each for the whole time: with five targets on two
-# cores each gets two fifths of a core (one per core in turn left a core idle
+# All targets at once, each for the whole time: with six targets on two
+# cores each gets a third of a core (one per core in turn left a core idle
 # for the last minute).
 fuzz() { # target
   local target=$1 dict=fuzz/kc.dict
   case $target in
   target-model | case-file) dict=fuzz/toml.dict ;;
   tma-legality) dict=fuzz/json.dict ;;
+  command-line) dict=fuzz/cli.dict ;;
   esac
   mkdir -p "$CORPUS/$target"
   # -timeout: one input taking 30 s is a hang (the largest seed, all 7
@@ -98,7 +99,7 @@ report() { # target exit-status
   fi
 }
 status=0
-targets=(frontend pipeline target-model case-file tma-legality)
+targets=(frontend pipeline target-model case-file tma-legality command-line)
 step "fuzz ${targets[*]} for ${SECONDS_PER_TARGET}s each"
 pids=()
 for target in "${targets[@]}"; do
