@@ -8,14 +8,18 @@
 #   scripts/ci-lit-split.sh release          regex of the tests the release
 #                                            leg runs (LIT_FILTER)
 #
-# The sanitizer leg leaves out two tests to hold CI's 35 minutes:
+# The sanitizer leg leaves out four tests to hold CI's 35 minutes:
 # attention-bundled compiles the bundled attention's 36 tunable candidates
 # on two targets (two minutes under the sanitizers) through code that
 # tunable.test (the selection, its fallback and refusals) and
 # attention-legs.test (the attention kernel's pipeline) run sanitized;
 # report-bundled compiles every other bundled kernel for five targets
 # through the pipeline and report code that each kernel's own tests and the
-# driver's report tests run sanitized.
+# driver's report tests run sanitized. wgmma-no-serialization and
+# tcgen05-ptxas compile all of bench/gemm/gemm.kc to PTX for sm_90a and
+# sm_100a and ask ptxas about it (40 s each under the sanitizers, mostly
+# LLVM's backend and ptxas, neither instrumented); the same kernels go
+# through kcc's lowering sanitized in the simulator GEMM tests.
 #
 # The release leg runs those two, and the tests whose RUN lines depend on
 # lit's `sanitized` feature (`%if sanitized`: the simulator GEMM difftests
@@ -27,7 +31,7 @@
 # build runs everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SANITIZER_SKIP='e2e/kernels/attention-bundled\.test|e2e/kernels/report-bundled\.test'
+SANITIZER_SKIP='e2e/kernels/attention-bundled\.test|e2e/kernels/report-bundled\.test|Conversion/KccToNVVM/wgmma-no-serialization\.test|Conversion/KccToNVVM/tcgen05-ptxas\.test'
 case ${1:-} in
 sanitizer-skip) echo "$SANITIZER_SKIP" ;;
 release)

@@ -18,6 +18,7 @@
 #include "llvm/Pass.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -252,9 +253,26 @@ const cl::OptionCategory &kcc::commandLineCategory() {
 
 int kcc::runCommandLine(int argc, const char *const *argv) {
   (void)commandLineCategory();
+  // LLVM's parse errors ("kcc: Unknown command line argument ...") as kcc's:
+  // "kcc: error: ...", a note for its "Did you mean" (the command-line
+  // fuzzer found them without "error"). An option's bad value LLVM prints
+  // itself ("kcc: for the --x option: ..."), to standard error.
+  std::string parseErrors;
+  raw_string_ostream parseOs(parseErrors);
   if (!cl::ParseCommandLineOptions(
-          argc, argv, "kcc: ahead-of-time GPU kernel compiler\n", &errs()))
+          argc, argv, "kcc: ahead-of-time GPU kernel compiler\n", &parseOs)) {
+    std::string prefix = sys::path::filename(argv[0]).str() + ": ";
+    for (StringRef line : split(StringRef(parseErrors).rtrim('\n'), '\n')) {
+      if (line.empty())
+        continue;
+      line.consume_front(prefix);
+      if (line.starts_with("Did you mean"))
+        WithColor::note(errs(), "kcc") << line << "\n";
+      else
+        WithColor::error(errs(), "kcc") << line << "\n";
+    }
     return 1;
+  }
 
   // The backends first: a --target-model file is checked against what
   // they know (processors, PTX ISA versions).
@@ -265,7 +283,13 @@ int kcc::runCommandLine(int argc, const char *const *argv) {
   registry.setToolCheck(nvidia::ptxasRefuses);
   for (const std::string &path : targetModels)
     if (Error e = registry.addFromFile(path)) {
-      errs() << toString(std::move(e)) << "\n";
+      // A model's own errors are located (FILE:LINE:COL: error: ...); one
+      // that cannot be read is kcc's (found by the command-line fuzzer: it
+      // printed no "error").
+      std::string msg = toString(std::move(e));
+      if (!StringRef(msg).starts_with(path))
+        return fail(msg);
+      errs() << msg << "\n";
       return 1;
     }
 
