@@ -28,6 +28,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <fcntl.h>
 #include <string>
 #include <unistd.h>
@@ -128,6 +129,7 @@ template <typename F> void inScratch(F f) {
     if (sys::fs::createUniqueDirectory("kcc-cli-fuzz", dir))
       kcc::fuzz::bug("cannot make a scratch directory");
     scratch = std::string(dir);
+    std::atexit([] { (void)sys::fs::remove_directories(scratch); });
     if (sys::fs::set_current_path(scratch))
       kcc::fuzz::bug("cannot enter the scratch directory");
     for (const auto &[name, text] : kSeeds)

@@ -203,7 +203,7 @@ public:
   /// --kernel: drops the kernels no pattern matches (a pattern names a
   /// kernel of the source, a launch function or a tunable group). Leaving
   /// none is an error that lists what the file has.
-  bool selectKernels(mlir::ModuleOp module) {
+  bool selectKernels(mlir::ModuleOp module, StringRef inputPath) {
     auto matches = [&](StringRef name) {
       return llvm::any_of(options.kernels,
                           [&](const auto &p) { return p.second.match(name); });
@@ -242,8 +242,9 @@ public:
     for (const auto &p : options.kernels)
       patterns += (patterns.empty() ? "" : ", ") + p.first;
     reportError(
-        "--kernel=" + patterns + " matches no kernel of " + stem +
-        ".kc; its launch functions: " + llvm::join(names.getArrayRef(), ", "));
+        "--kernel=" + patterns + " matches no kernel of " +
+        llvm::sys::path::filename(inputPath) +
+        "; its launch functions: " + llvm::join(names.getArrayRef(), ", "));
     return false;
   }
 
@@ -287,7 +288,7 @@ public:
         return false;
       }
     }
-    if (!options.kernels.empty() && !selectKernels(*tileIR))
+    if (!options.kernels.empty() && !selectKernels(*tileIR, inputPath))
       return false;
     if (options.emit == EmitKind::TileIR)
       return write(stem + ".tile.mlir", printOp(*tileIR), false);
