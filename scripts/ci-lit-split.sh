@@ -8,7 +8,7 @@
 #   scripts/ci-lit-split.sh release          regex of the tests the release
 #                                            leg runs (LIT_FILTER)
 #
-# The sanitizer leg leaves out four tests to hold CI's 35 minutes:
+# The sanitizer leg leaves out six tests to hold CI's 35 minutes:
 # attention-bundled compiles the bundled attention's 36 tunable candidates
 # on two targets (two minutes under the sanitizers) through code that
 # tunable.test (the selection, its fallback and refusals) and
@@ -20,6 +20,10 @@
 # sm_100a and ask ptxas about it (40 s each under the sanitizers, mostly
 # LLVM's backend and ptxas, neither instrumented); the same kernels go
 # through kcc's lowering sanitized in the simulator GEMM tests.
+# mma-sync-kcc-lowering (sm_80's mma.sync and its planted bugs) and
+# difftest-legs (the bundled kernels on two simulators) re-run code that
+# mma-sync-gemm, attention-legs and the kernels' own tests run sanitized
+# (30-40 s each under the sanitizers).
 #
 # The release leg runs those two, and the tests whose RUN lines depend on
 # lit's `sanitized` feature (`%if sanitized`: the simulator GEMM difftests
@@ -31,7 +35,7 @@
 # build runs everything.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-SANITIZER_SKIP='e2e/kernels/attention-bundled\.test|e2e/kernels/report-bundled\.test|Conversion/KccToNVVM/wgmma-no-serialization\.test|Conversion/KccToNVVM/tcgen05-ptxas\.test'
+SANITIZER_SKIP='e2e/kernels/attention-bundled\.test|e2e/kernels/report-bundled\.test|Conversion/KccToNVVM/wgmma-no-serialization\.test|Conversion/KccToNVVM/tcgen05-ptxas\.test|e2e/sim/mma-sync-kcc-lowering\.test|e2e/sim/difftest-legs\.test'
 case ${1:-} in
 sanitizer-skip) echo "$SANITIZER_SKIP" ;;
 release)

@@ -48,7 +48,7 @@ step "test suite under ASan + UBSan"
 # below keep it, as every other ASan check stays on in both.
 # Nor does it fill new heap blocks with 0xbe (max_malloc_fill_size=0): a
 # debugging aid, not a check, paid on every allocation of LLVM and MLIR too.
-# Four lit tests are left to the release leg (scripts/ci-lit-split.sh says
+# Six lit tests are left to the release leg (scripts/ci-lit-split.sh says
 # which and why).
 skip=$(scripts/ci-lit-split.sh sanitizer-skip)
 (cd "$BUILD" && ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_stack_use_after_return=0:max_malloc_fill_size=0" \
