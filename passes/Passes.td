@@ -340,6 +340,10 @@ def KccPipelineTmaLoads : Pass<"kcc-pipeline-tma-loads", "mlir::ModuleOp"> {
            "Warp-specialized persistent kernels whose tile's accumulator fits "
            "one warpgroup run two consumer groups on alternate tiles, one's "
            "epilogue beside the other's K loop">,
+    Option<"prefetchTileLoads", "prefetch-tile-loads", "bool",
+           /*default=*/"true",
+           "In a warp-specialized persistent kernel the producer issues the "
+           "once-per-tile loads (attention's query block) a tile ahead">,
     Option<"chunkEpilogues", "chunk-epilogues", "bool", /*default=*/"true",
            "Copy an MMA accumulator's TMA store out in column chunks when its "
            "whole-tile stage would cost the loop a pipeline stage">,

@@ -119,6 +119,7 @@ void pipeline::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
     tmaLoads.targetName = name;
     tmaLoads.warpSpecialize = options.warpSpecialize;
     tmaLoads.pingPong = options.pingPong;
+    tmaLoads.prefetchTileLoads = options.prefetchTileLoads;
     tmaLoads.chunkEpilogues = options.chunkEpilogues;
     pm.addPass(createKccPipelineTmaLoads(tmaLoads));
     if (target.mma.instruction == "tcgen05.mma")

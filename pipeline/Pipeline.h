@@ -103,6 +103,7 @@ struct LayoutOptions {
   /// kcc --warp-specialize / --chunk-epilogues.
   bool warpSpecialize = true;
   bool pingPong = true; // kcc --ping-pong (docs/gemm.md, "Ping-pong")
+  bool prefetchTileLoads = true; // kcc --prefetch-tile-loads
   bool chunkEpilogues = true;
   /// kcc --overlap-products / --warpgroup-turns (kcc-defer-register-a-mma).
   bool overlapProducts = true;

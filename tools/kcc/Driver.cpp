@@ -589,6 +589,7 @@ private:
     layout.remarks = options.report != ReportKind::None;
     layout.warpSpecialize = options.warpSpecialize;
     layout.pingPong = options.pingPong;
+    layout.prefetchTileLoads = options.prefetchTileLoads;
     layout.chunkEpilogues = options.chunkEpilogues;
     layout.overlapProducts = options.overlapProducts;
     layout.versionMasks = options.versionMasks;

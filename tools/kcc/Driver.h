@@ -38,6 +38,7 @@ struct Options {
   unsigned numWarps = 0;                 // 0: the compiler chooses per kernel
   bool warpSpecialize = true;            // producer warpgroups where legal
   bool pingPong = false;                 // ping-pong consumer groups
+  bool prefetchTileLoads = true;         // the producer loads a tile ahead
   bool chunkEpilogues = true;            // column-chunked GEMM epilogues
   bool overlapProducts = true;           // kcc-defer-register-a-mma
   bool versionMasks = true;              // kcc-version-full-masks

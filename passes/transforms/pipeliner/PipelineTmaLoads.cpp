@@ -29,6 +29,7 @@
 #include "passes/analysis/TensorMaps.h"
 #include "passes/transforms/pipeliner/EpilogueChunks.h"
 #include "passes/transforms/pipeliner/LoopPipelining.h"
+#include "passes/transforms/warp-spec/TileLoads.h"
 #include "passes/transforms/warp-spec/WarpRoles.h"
 #include "targets/TargetModel.h"
 
@@ -174,6 +175,11 @@ void PipelineTmaLoads::pipelineLoop(
   // on, so no barrier across the CTA is left in the loop.
   RolePlan roles;
   bool specialize = false;
+  // A persistent kernel's once-per-tile loads (attention's query block),
+  // issued by the producer a tile ahead where they can be (TileLoads.h).
+  SmallVector<TileLoad> tileLoads;
+  int64_t tileLoadBytes = 0;
+  std::string tileLoadsWhy;
   if (lag && warpSpecialize) {
     SmallVector<Value> needed{loop.getLowerBound(), loop.getUpperBound(),
                               loop.getStep()};
@@ -198,7 +204,22 @@ void PipelineTmaLoads::pipelineLoop(
         why = "a tile of the loop is read by threads, not only by wgmma: "
               "releasing its stage would need a barrier of all consumers, "
               "which the single-role pipeline has already";
-    if (why.empty())
+    SmallVector<Value> tileNeeded;
+    if (why.empty() && tiles && prefetchTileLoads)
+      tileLoadsWhy = planTileLoads(cast<scf::ForOp>(tiles), loop, tileLoads,
+                                   tileNeeded, tileLoadBytes);
+    if (why.empty() && !tileLoads.empty()) {
+      SmallVector<Value> withTile(needed);
+      withTile.append(tileNeeded);
+      if (!planRoles(func, loop, withTile, *target, pingPong, roles).empty()) {
+        tileLoads.clear();
+        tileLoadsWhy = "the producer cannot recompute the copy's coordinates";
+      } else if (roles.consumerGroups > 1) {
+        tileLoads.clear();
+        tileLoadsWhy = "with ping-pong each consumer group loads its own";
+      }
+    }
+    if (why.empty() && tileLoads.empty())
       why = planRoles(func, loop, needed, *target, pingPong, roles);
     specialize = why.empty();
     if (!specialize)
@@ -307,6 +328,13 @@ void PipelineTmaLoads::pipelineLoop(
     budget += freed;
   }
   depth = std::max<int64_t>(deepest(budget), 2);
+  // The stores that reused a prefetched stage need their own; not at the
+  // price of a pipeline stage.
+  if (!tileLoads.empty() && cost(depth) + tileLoadBytes > budget) {
+    tileLoads.clear();
+    tileLoadsWhy = "the epilogue's own stage (" + std::to_string(tileLoadBytes) +
+                   " bytes) does not fit beside the pipeline's stages";
+  }
   if (cost(depth) > budget)
     return refuseAll(
         Twine(depth) + " pipeline stages of this loop's tiles (" +
@@ -412,6 +440,10 @@ void PipelineTmaLoads::pipelineLoop(
       kcc::MBarrierInitOp::create(eb, loc, turn, constI32(eb, loc, g),
                                   roles.consumerWarpgroups);
   }
+  Value tileEmpty;
+  if (!tileLoads.empty())
+    tileEmpty =
+        allocateTileLoads(eb, tileLoads, roles.consumerWarpgroups);
   kcc::FenceMBarrierInitOp::create(eb, loc);
 
   // Copy of iteration `k` (a value of the induction variable's type) into
@@ -462,7 +494,15 @@ void PipelineTmaLoads::pipelineLoop(
               if (releaseLags[i] == releases[r])
                 issue(b, i, k, s, &m);
           }
-        });
+        },
+        tileLoads.empty() ? nullptr
+                          : function_ref<void(OpBuilder &, Value,
+                                              const IRMapping &)>(
+                                [&](OpBuilder &b, Value ordinal,
+                                    const IRMapping &m) {
+                                  issueTileLoads(b, loc, tileLoads, tileEmpty,
+                                                 ordinal, m);
+                                }));
   if (turn)
     base = buildPingPong(func, cast<scf::ForOp>(tiles), loop, roles, base,
                          trips, turn, *step);
@@ -552,6 +592,8 @@ void PipelineTmaLoads::pipelineLoop(
                                       /*per_warpgroup=*/true);
       }
     }
+    if (!tileLoads.empty())
+      releaseTileLoads(tileLoads, tileEmpty, trips.getDefiningOp());
     return;
   }
   // Release and refill: the stage read `lag` iterations ago gets the

@@ -283,7 +283,8 @@ void kcc::warpspec::buildRoles(
     func::FuncOp func, scf::ForOp loop, const RolePlan &roles, int64_t depth,
     int64_t step,
     function_ref<void(OpBuilder &, Value, Value, Value, const IRMapping &)>
-        issue) {
+        issue,
+    function_ref<void(OpBuilder &, Value, const IRMapping &)> issueTile) {
   MLIRContext *ctx = func.getContext();
   Location loc = loop.getLoc();
   Block &entry = func.getBody().front();
@@ -339,6 +340,14 @@ void kcc::warpspec::buildRoles(
     pb.setInsertionPointToStart(tileLoop.getBody());
     for (Operation *op : roles.tileSlice)
       pb.clone(*op, mapping);
+    if (issueTile) {
+      Value ordinal = arith::DivUIOp::create(
+          pb, loc,
+          arith::SubIOp::create(pb, loc, tileLoop.getInductionVar(),
+                                tileLoop.getLowerBound()),
+          tileLoop.getStep());
+      issueTile(pb, ordinal, mapping);
+    }
   }
   Value lb = mapping.lookupOrDefault(loop.getLowerBound());
   Value ub = mapping.lookupOrDefault(loop.getUpperBound());

@@ -63,13 +63,18 @@ std::string planRoles(mlir::func::FuncOp func, mlir::scf::ForOp loop,
 /// kernel, `loop` included. `issue(b, k, it, s, mapping)` builds the copies
 /// of iteration `k` (the pipeline's iteration `it`, counted across a
 /// persistent kernel's tiles) into stage `s`, each after waitForRelease of
-/// its stage (see WarpRoles.cpp).
+/// its stage (see WarpRoles.cpp). In a persistent kernel,
+/// `issueTile(b, ordinal, mapping)` builds what the producer issues once per
+/// tile (the CTA's `ordinal`-th), before the loop's copies.
 void buildRoles(
     mlir::func::FuncOp func, mlir::scf::ForOp loop, const RolePlan &roles,
     int64_t depth, int64_t step,
     llvm::function_ref<void(mlir::OpBuilder &, mlir::Value, mlir::Value,
                             mlir::Value, const mlir::IRMapping &)>
-        issue);
+        issue,
+    llvm::function_ref<void(mlir::OpBuilder &, mlir::Value,
+                            const mlir::IRMapping &)>
+        issueTile = nullptr);
 
 /// In the producer: before pipeline iteration `it` refills `stage`, waits
 /// for the consumers' release of its previous round on `empty` (none in

@@ -86,6 +86,7 @@ static void completePhase(Barrier &b) {
 static void observe(Interpreter &in, Barrier &b, int64_t phase,
                     const Release &released) {
   b.observed[in.role()] = std::max(b.observed[in.role()], phase);
+  b.observedAt[in.role()] = in.now();
   in.state.learned[in.role()].join(released);
 }
 

@@ -177,10 +177,26 @@ bool writable(Interpreter &in, Operation *op, Value buf, Stage &s) {
     return writer && kcc::persistentTileLoopOf(writer) &&
            !kcc::enclosingLoop(writer);
   };
+  // With roles, the data may have landed for the other one: the producer
+  // prefetching the next tile's block learned, through the consumers'
+  // release, that they saw the unread copy land.
+  auto handedOver = [&] {
+    auto it = in.state.barriers.find(s.bars);
+    if (role == Cta || it == in.state.barriers.end() ||
+        s.barIndex >= (int64_t)it->second.size())
+      return false;
+    const Barrier &b = it->second[s.barIndex];
+    for (int q = 0; q < kRoles; ++q)
+      if (q != role && q != Cta && b.observed[q] >= s.phase &&
+          in.state.learned[role].arrived[q] > b.observedAt[q])
+        return true;
+    return false;
+  };
   bool discarded =
-      (isa<kcc::SmemStoreOp>(op) ||
-       (isa<kcc::TmaLoadOp>(op) && oncePerTile(s.writer) && oncePerTile(op))) &&
-      s.data == Stage::Async && landed(in, s, role);
+      s.data == Stage::Async &&
+      ((isa<kcc::SmemStoreOp>(op) && landed(in, s, role)) ||
+       (isa<kcc::TmaLoadOp>(op) && oncePerTile(s.writer) && oncePerTile(op) &&
+        (landed(in, s, role) || handedOver())));
   if ((s.data == Stage::Async || s.data == Stage::CpAsync) && !s.consumed &&
       !discarded) {
     in.fail(op->getLoc(),

@@ -194,6 +194,8 @@ struct Barrier {
   int64_t phase = 0; // number of the current (incomplete) phase
   // Per role: highest phase a wait of that role has seen complete.
   RoleTimes observed = kNoTimes;
+  // Per role: when its last wait on the barrier saw a phase complete.
+  RoleTimes observedAt = kNoTimes;
   Phase cur;
   Release lastReleased;      // `released` of phase `phase` - 1
   int64_t lastTcCovered = 0; // `tcCovered` of phase `phase` - 1

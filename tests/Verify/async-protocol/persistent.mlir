@@ -527,3 +527,168 @@ func.func @once_per_tile_unwaited(%q: !mq, %n: i32, %t: i32) attributes {kcc.ker
   // expected-note@+1 {{the kernel ends here}}
   return
 }
+
+// -----
+
+// The producer issues the once-per-tile copy a tile ahead (kcc
+// --prefetch-tile-loads): before tile j's copy it waits for phase j - 1 of
+// `qempty`, which the consumer arrives on once its loop is done with the
+// stage. Where the loop does not run (n = 0) the copy is waited for by the
+// consumer and never read; the producer learns through the consumer's
+// arrival that it landed, so its next copy only discards it.
+
+!mq = !kcc.tensormap<[64, 64], f16, swizzle = 128>
+!qbuf = !kcc.smem<[64, 64], f16, stages = 1, swizzle = 128>
+!qbar = !kcc.mbarrier<1>
+
+// expected-no-diagnostics
+func.func @producer_tile_load(%q: !mq, %n: i32, %t: i32) attributes {kcc.kernel, kcc.num_warps = 4 : i32, kcc.arg_names = ["q", "n", "t"]} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %Q = kcc.smem_alloc : !qbuf
+  %full = kcc.mbarrier_alloc : !qbar
+  %qempty = kcc.mbarrier_alloc : !qbar
+  kcc.mbarrier_init %full[%c0], count 1 : !qbar
+  kcc.mbarrier_init %qempty[%c0], count 1 : !qbar
+  kcc.fence_mbarrier_init
+  kcc.warp_specialize producer(warps = 4, regs = 40) {
+    %first = kcc.program_id(0) : i32
+    %extent = kcc.num_programs(0) : i32
+    %pend = scf.for %tile = %first to %t step %extent iter_args(%pbase = %c0) -> (i32) : i32 {
+      %d = arith.subi %tile, %first : i32
+      %ord = arith.divui %d, %extent : i32
+      %later = arith.cmpi ugt, %ord, %c0 : i32
+      scf.if %later {
+        %o1 = arith.subi %ord, %c1 : i32
+        %ph = arith.andi %o1, %c1 : i32
+        kcc.mbarrier_wait %qempty[%c0], parity %ph : !qbar
+      }
+      %row = arith.muli %tile, %c64 : i32
+      kcc.mbarrier_arrive_expect_tx %full[%c0], bytes 8192 : !qbar
+      kcc.tma_load %q[%row, %c0] -> %Q[%c0], %full[%c0] : !mq, !qbuf, !qbar
+      scf.yield %pbase : i32
+    } {kcc.persistent_tiles}
+  } consumer(warpgroups = 1, regs = 232) {
+    %first = kcc.program_id(0) : i32
+    %extent = kcc.num_programs(0) : i32
+    %end = scf.for %tile = %first to %t step %extent iter_args(%ord = %c0) -> (i32) : i32 {
+      %p = arith.andi %ord, %c1 : i32
+      kcc.mbarrier_wait %full[%c0], parity %p : !qbar
+      scf.for %k = %c0 to %n step %c1 : i32 {
+        %x = kcc.smem_load %Q[%c0] : !qbuf -> tensor<64x64xf16>
+      }
+      kcc.cta_barrier
+      kcc.mbarrier_arrive %qempty[%c0] per_warpgroup : !qbar
+      %next = arith.addi %ord, %c1 : i32
+      scf.yield %next : i32
+    } {kcc.persistent_tiles}
+  }
+  return
+}
+
+// -----
+
+// Planted bug: the producer does not wait for the consumer's release
+// before the next tile's copy.
+
+!mq = !kcc.tensormap<[64, 64], f16, swizzle = 128>
+!qbuf = !kcc.smem<[64, 64], f16, stages = 1, swizzle = 128>
+!qbar = !kcc.mbarrier<1>
+
+func.func @producer_tile_load_no_wait(%q: !mq, %n: i32, %t: i32) attributes {kcc.kernel, kcc.num_warps = 4 : i32, kcc.arg_names = ["q", "n", "t"]} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %Q = kcc.smem_alloc : !qbuf
+  %full = kcc.mbarrier_alloc : !qbar
+  %qempty = kcc.mbarrier_alloc : !qbar
+  kcc.mbarrier_init %full[%c0], count 1 : !qbar
+  kcc.mbarrier_init %qempty[%c0], count 1 : !qbar
+  kcc.fence_mbarrier_init
+  kcc.warp_specialize producer(warps = 4, regs = 40) {
+    %first = kcc.program_id(0) : i32
+    %extent = kcc.num_programs(0) : i32
+    %pend = scf.for %tile = %first to %t step %extent iter_args(%pbase = %c0) -> (i32) : i32 {
+      %row = arith.muli %tile, %c64 : i32
+      kcc.mbarrier_arrive_expect_tx %full[%c0], bytes 8192 : !qbar
+      // expected-error@+2 {{overwriting a stage before its consumers released it}}
+      // expected-note@+1 {{the earlier copy into the stage}}
+      kcc.tma_load %q[%row, %c0] -> %Q[%c0], %full[%c0] : !mq, !qbuf, !qbar
+      scf.yield %pbase : i32
+    } {kcc.persistent_tiles}
+  } consumer(warpgroups = 1, regs = 232) {
+    %first = kcc.program_id(0) : i32
+    %extent = kcc.num_programs(0) : i32
+    %end = scf.for %tile = %first to %t step %extent iter_args(%ord = %c0) -> (i32) : i32 {
+      %p = arith.andi %ord, %c1 : i32
+      kcc.mbarrier_wait %full[%c0], parity %p : !qbar
+      scf.for %k = %c0 to %n step %c1 : i32 {
+        %x = kcc.smem_load %Q[%c0] : !qbuf -> tensor<64x64xf16>
+      }
+      kcc.cta_barrier
+      kcc.mbarrier_arrive %qempty[%c0] per_warpgroup : !qbar
+      %next = arith.addi %ord, %c1 : i32
+      scf.yield %next : i32
+    } {kcc.persistent_tiles}
+  }
+  return
+}
+
+// -----
+
+// Planted bug: the consumer waits for the copy only inside its loop, so
+// where the loop does not run nobody waits for the copy (the last tile's
+// is still in flight when the kernel ends, an earlier tile's may still be
+// landing when the producer's next copy overwrites it).
+
+!mq = !kcc.tensormap<[64, 64], f16, swizzle = 128>
+!qbuf = !kcc.smem<[64, 64], f16, stages = 1, swizzle = 128>
+!qbar = !kcc.mbarrier<1>
+
+func.func @producer_tile_load_unobserved(%q: !mq, %n: i32, %t: i32) attributes {kcc.kernel, kcc.num_warps = 4 : i32, kcc.arg_names = ["q", "n", "t"]} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c64 = arith.constant 64 : i32
+  %Q = kcc.smem_alloc : !qbuf
+  %full = kcc.mbarrier_alloc : !qbar
+  %qempty = kcc.mbarrier_alloc : !qbar
+  kcc.mbarrier_init %full[%c0], count 1 : !qbar
+  kcc.mbarrier_init %qempty[%c0], count 1 : !qbar
+  kcc.fence_mbarrier_init
+  kcc.warp_specialize producer(warps = 4, regs = 40) {
+    %first = kcc.program_id(0) : i32
+    %extent = kcc.num_programs(0) : i32
+    %pend = scf.for %tile = %first to %t step %extent iter_args(%pbase = %c0) -> (i32) : i32 {
+      %d = arith.subi %tile, %first : i32
+      %ord = arith.divui %d, %extent : i32
+      %later = arith.cmpi ugt, %ord, %c0 : i32
+      scf.if %later {
+        %o1 = arith.subi %ord, %c1 : i32
+        %ph = arith.andi %o1, %c1 : i32
+        kcc.mbarrier_wait %qempty[%c0], parity %ph : !qbar
+      }
+      %row = arith.muli %tile, %c64 : i32
+      kcc.mbarrier_arrive_expect_tx %full[%c0], bytes 8192 : !qbar
+      // expected-error@+1 {{the kernel ends while this kcc.tma_load into stage 0 is still in flight}}
+      kcc.tma_load %q[%row, %c0] -> %Q[%c0], %full[%c0] : !mq, !qbuf, !qbar
+      scf.yield %pbase : i32
+    } {kcc.persistent_tiles}
+  } consumer(warpgroups = 1, regs = 232) {
+    %first = kcc.program_id(0) : i32
+    %extent = kcc.num_programs(0) : i32
+    %end = scf.for %tile = %first to %t step %extent iter_args(%ord = %c0) -> (i32) : i32 {
+      %p = arith.andi %ord, %c1 : i32
+      scf.for %k = %c0 to %n step %c1 : i32 {
+        kcc.mbarrier_wait %full[%c0], parity %p : !qbar
+        %x = kcc.smem_load %Q[%c0] : !qbuf -> tensor<64x64xf16>
+      }
+      kcc.cta_barrier
+      kcc.mbarrier_arrive %qempty[%c0] per_warpgroup : !qbar
+      %next = arith.addi %ord, %c1 : i32
+      scf.yield %next : i32
+    } {kcc.persistent_tiles}
+  }
+  // expected-note@+1 {{the kernel ends here}}
+  return
+}
