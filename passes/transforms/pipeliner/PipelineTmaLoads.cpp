@@ -332,7 +332,8 @@ void PipelineTmaLoads::pipelineLoop(
   // price of a pipeline stage.
   if (!tileLoads.empty() && cost(depth) + tileLoadBytes > budget) {
     tileLoads.clear();
-    tileLoadsWhy = "the epilogue's own stage (" + std::to_string(tileLoadBytes) +
+    tileLoadsWhy = "the epilogue's own stage (" +
+                   std::to_string(tileLoadBytes) +
                    " bytes) does not fit beside the pipeline's stages";
   }
   if (cost(depth) > budget)
@@ -442,8 +443,7 @@ void PipelineTmaLoads::pipelineLoop(
   }
   Value tileEmpty;
   if (!tileLoads.empty())
-    tileEmpty =
-        allocateTileLoads(eb, tileLoads, roles.consumerWarpgroups);
+    tileEmpty = allocateTileLoads(eb, tileLoads, roles.consumerWarpgroups);
   kcc::FenceMBarrierInitOp::create(eb, loc);
 
   // Copy of iteration `k` (a value of the induction variable's type) into
@@ -495,14 +495,12 @@ void PipelineTmaLoads::pipelineLoop(
                 issue(b, i, k, s, &m);
           }
         },
-        tileLoads.empty() ? nullptr
-                          : function_ref<void(OpBuilder &, Value,
-                                              const IRMapping &)>(
-                                [&](OpBuilder &b, Value ordinal,
-                                    const IRMapping &m) {
-                                  issueTileLoads(b, loc, tileLoads, tileEmpty,
-                                                 ordinal, m);
-                                }));
+        tileLoads.empty()
+            ? nullptr
+            : function_ref<void(OpBuilder &, Value, const IRMapping &)>(
+                  [&](OpBuilder &b, Value ordinal, const IRMapping &m) {
+                    issueTileLoads(b, loc, tileLoads, tileEmpty, ordinal, m);
+                  }));
   if (turn)
     base = buildPingPong(func, cast<scf::ForOp>(tiles), loop, roles, base,
                          trips, turn, *step);

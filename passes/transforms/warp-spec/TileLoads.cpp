@@ -91,8 +91,8 @@ std::string kcc::warpspec::planTileLoads(scf::ForOp tiles, scf::ForOp loop,
     if (!t.reusers.empty()) {
       extraBytes += llvm::alignTo(type.getStageBytes(),
                                   kcc::stageAlignment(type.getSwizzle()));
-      if (auto wait =
-              dyn_cast_or_null<kcc::BulkWaitGroupOp>(t.ctaBarrier->getPrevNode()))
+      if (auto wait = dyn_cast_or_null<kcc::BulkWaitGroupOp>(
+              t.ctaBarrier->getPrevNode()))
         t.bulkWait = wait;
     }
     loads.push_back(t);
@@ -106,8 +106,7 @@ std::string kcc::warpspec::planTileLoads(scf::ForOp tiles, scf::ForOp loop,
   return "";
 }
 
-Value kcc::warpspec::allocateTileLoads(OpBuilder &eb,
-                                       ArrayRef<TileLoad> loads,
+Value kcc::warpspec::allocateTileLoads(OpBuilder &eb, ArrayRef<TileLoad> loads,
                                        unsigned consumerWarpgroups) {
   MLIRContext *ctx = eb.getContext();
   for (const TileLoad &t : loads) {
@@ -146,8 +145,8 @@ void kcc::warpspec::issueTileLoads(OpBuilder &b, Location loc,
     IRMapping m = mapping;
     b.clone(*t.arm, m);
     Operation *copy = b.clone(*t.copy, m);
-    if (auto text = copy->getAttrOfType<StringAttr>(
-            kcc::KccDialect::kTileAccessAttr))
+    if (auto text =
+            copy->getAttrOfType<StringAttr>(kcc::KccDialect::kTileAccessAttr))
       copy->setAttr(kcc::KccDialect::kTileAccessAttr,
                     b.getStringAttr(text.getValue() + kPrefetched));
   }

@@ -1,4 +1,5 @@
-//===- TileLoads.h - once-per-tile loads issued by the producer ---*- C++ -*-===//
+//===- TileLoads.h - once-per-tile loads issued by the producer ---*- C++
+//-*-===//
 //
 // In a warp-specialized persistent kernel, a TMA load that runs once per
 // tile (attention's query block) is issued by the consumers at the start of

@@ -192,11 +192,10 @@ bool writable(Interpreter &in, Operation *op, Value buf, Stage &s) {
         return true;
     return false;
   };
-  bool discarded =
-      s.data == Stage::Async &&
-      ((isa<kcc::SmemStoreOp>(op) && landed(in, s, role)) ||
-       (isa<kcc::TmaLoadOp>(op) && oncePerTile(s.writer) && oncePerTile(op) &&
-        (landed(in, s, role) || handedOver())));
+  bool discarded = s.data == Stage::Async &&
+                   ((isa<kcc::SmemStoreOp>(op) && landed(in, s, role)) ||
+                    (isa<kcc::TmaLoadOp>(op) && oncePerTile(s.writer) &&
+                     oncePerTile(op) && (landed(in, s, role) || handedOver())));
   if ((s.data == Stage::Async || s.data == Stage::CpAsync) && !s.consumed &&
       !discarded) {
     in.fail(op->getLoc(),

@@ -85,3 +85,55 @@ func.func @ends_holding() attributes {kcc.kernel} {
   // expected-note@+1 {{the kernel ends here}}
   return
 }
+
+// -----
+
+// A persistent kernel (kcc --persistent) starts the turns once, before its
+// tile loop: each tile's warpgroups wait and pass alternately, and the last
+// pass of a tile starts the next tile's turns.
+func.func @persistent_turns(%n: i32, %t: i32) attributes {kcc.kernel} {
+  kcc.warp_specialize producer(warps = 4, regs = 40) {
+    %p = arith.constant 0 : i32
+  } consumer(warpgroups = 2, regs = 232) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %first = kcc.program_id(0) : i32
+    %extent = kcc.num_programs(0) : i32
+    kcc.warpgroup_turn start barrier 3
+    %end = scf.for %tile = %first to %t step %extent iter_args(%ord = %c0) -> (i32) : i32 {
+      scf.for %i = %c1 to %n step %c1 : i32 {
+        kcc.warpgroup_turn wait barrier 3
+        kcc.warpgroup_turn pass barrier 3
+      }
+      %next = arith.addi %ord, %c1 : i32
+      scf.yield %next : i32
+    } {kcc.persistent_tiles}
+  }
+  return
+}
+
+// -----
+
+// Mutation: the turns start on every tile (one pass too many from the
+// second tile on).
+func.func @persistent_turns_per_tile(%n: i32, %t: i32) attributes {kcc.kernel} {
+  kcc.warp_specialize producer(warps = 4, regs = 40) {
+    %p = arith.constant 0 : i32
+  } consumer(warpgroups = 2, regs = 232) {
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %first = kcc.program_id(0) : i32
+    %extent = kcc.num_programs(0) : i32
+    %end = scf.for %tile = %first to %t step %extent iter_args(%ord = %c0) -> (i32) : i32 {
+      // expected-error@+1 {{the warpgroups' turns are started twice}}
+      kcc.warpgroup_turn start barrier 3
+      scf.for %i = %c1 to %n step %c1 : i32 {
+        kcc.warpgroup_turn wait barrier 3
+        kcc.warpgroup_turn pass barrier 3
+      }
+      %next = arith.addi %ord, %c1 : i32
+      scf.yield %next : i32
+    } {kcc.persistent_tiles}
+  }
+  return
+}
