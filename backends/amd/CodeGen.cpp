@@ -34,10 +34,11 @@ void amd::registerBackend() {
 }
 
 Expected<std::unique_ptr<TargetMachine>>
-amd::createTargetMachine(const TargetModel &target, unsigned optLevel) {
+amd::createTargetMachine(const TargetModel &target, unsigned optLevel,
+                         bool fpContract) {
   registerBackend();
-  return codegen::createTargetMachine(kTriple, target.llvmCpu(),
-                                      target.llvmFeatures(), optLevel);
+  return codegen::createTargetMachine(
+      kTriple, target.llvmCpu(), target.llvmFeatures(), optLevel, fpContract);
 }
 
 Error amd::optimizeModule(Module &module, TargetMachine &tm,

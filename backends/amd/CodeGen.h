@@ -30,7 +30,8 @@ void registerBackend();
 
 /// An amdgcn-amd-amdhsa target machine for `target` (its processor).
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-createTargetMachine(const TargetModel &target, unsigned optLevel);
+createTargetMachine(const TargetModel &target, unsigned optLevel,
+                    bool fpContract = true);
 
 /// Sets triple, data layout and code object version 5, and runs the LLVM
 /// optimization pipeline at `optLevel`. Fails with a clear message if the

@@ -19,7 +19,8 @@ Error kcc::codegen::makeError(const Twine &msg) {
 
 Expected<std::unique_ptr<TargetMachine>>
 kcc::codegen::createTargetMachine(StringRef tripleName, StringRef cpu,
-                                  StringRef features, unsigned optLevel) {
+                                  StringRef features, unsigned optLevel,
+                                  bool fpContract) {
   Triple triple(tripleName);
   std::string error;
   const Target *llvmTarget = llvm::TargetRegistry::lookupTarget(triple, error);
@@ -29,9 +30,11 @@ kcc::codegen::createTargetMachine(StringRef tripleName, StringRef cpu,
                           : optLevel == 1 ? CodeGenOptLevel::Less
                           : optLevel == 2 ? CodeGenOptLevel::Default
                                           : CodeGenOptLevel::Aggressive;
-  std::unique_ptr<TargetMachine> tm(
-      llvmTarget->createTargetMachine(triple, cpu, features, TargetOptions(),
-                                      std::nullopt, std::nullopt, level));
+  TargetOptions options;
+  options.AllowFPOpFusion =
+      fpContract ? FPOpFusion::Fast : FPOpFusion::Standard;
+  std::unique_ptr<TargetMachine> tm(llvmTarget->createTargetMachine(
+      triple, cpu, features, options, std::nullopt, std::nullopt, level));
   if (!tm)
     return makeError("cannot create a target machine for " + tripleName + " " +
                      cpu);

@@ -24,9 +24,13 @@ namespace kcc::codegen {
 llvm::Error makeError(const llvm::Twine &msg);
 
 /// A TargetMachine for `triple` (its LLVM backend already initialized).
+/// `fpContract`: a floating multiply and the add of its result may become
+/// one fused multiply-add (one rounding), as nvcc's --fmad=true and
+/// clang's -ffp-contract=fast (both defaults for GPU code) allow.
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createTargetMachine(llvm::StringRef triple, llvm::StringRef cpu,
-                    llvm::StringRef features, unsigned optLevel);
+                    llvm::StringRef features, unsigned optLevel,
+                    bool fpContract);
 
 /// Sets the module's triple and data layout and runs LLVM's default
 /// pipeline at `optLevel` (0..3).

@@ -63,10 +63,11 @@ void nvidia::registerBackend() {
 }
 
 Expected<std::unique_ptr<TargetMachine>>
-nvidia::createTargetMachine(const TargetModel &target, unsigned optLevel) {
+nvidia::createTargetMachine(const TargetModel &target, unsigned optLevel,
+                            bool fpContract) {
   registerBackend();
-  return codegen::createTargetMachine(kTriple, target.llvmCpu(),
-                                      target.llvmFeatures(), optLevel);
+  return codegen::createTargetMachine(
+      kTriple, target.llvmCpu(), target.llvmFeatures(), optLevel, fpContract);
 }
 
 /// Links the functions of libdevice that the module calls (__nv_*).

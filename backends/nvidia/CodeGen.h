@@ -43,7 +43,8 @@ ptxasRefuses(const TargetModel &model);
 
 /// An NVPTX target machine for `target` at `optLevel` (0..3).
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
-createTargetMachine(const TargetModel &target, unsigned optLevel);
+createTargetMachine(const TargetModel &target, unsigned optLevel,
+                    bool fpContract = true);
 
 /// Sets triple/data layout, links libdevice if needed and runs the LLVM
 /// optimization pipeline at `optLevel`.

@@ -83,6 +83,13 @@ static cl::opt<bool> pingPong(
              "(default: true; --ping-pong=false keeps one cooperative "
              "group; docs/gemm.md, \"Ping-pong\")"),
     cl::init(true), cl::cat(kccCategory));
+static cl::opt<bool> fpContract(
+    "fp-contract",
+    cl::desc("Fuse a floating multiply and the add of its result into one "
+             "fused multiply-add, rounded once, as nvcc (--fmad=true) and "
+             "clang (-ffp-contract=fast) do for GPU code (default: true; "
+             "=false rounds the product and the sum each)"),
+    cl::init(true), cl::cat(kccCategory));
 static cl::opt<bool> prefetchTileLoads(
     "prefetch-tile-loads",
     cl::desc("In a persistent warp-specialized kernel, the producer "
@@ -320,6 +327,7 @@ int kcc::runCommandLine(int argc, const char *const *argv) {
   options.warpSpecialize = warpSpecialize;
   options.pingPong = pingPong;
   options.prefetchTileLoads = prefetchTileLoads;
+  options.fpContract = fpContract;
   options.chunkEpilogues = chunkEpilogues;
   options.overlapProducts = overlapProducts;
   options.versionMasks = versionMasks;

@@ -660,8 +660,10 @@ private:
       job.error = context + ": " + llvm::toString(std::move(e));
     };
     bool isAMD = target.vendor == Vendor::AMD;
-    auto tm = isAMD ? amd::createTargetMachine(target, options.optLevel)
-                    : nvidia::createTargetMachine(target, options.optLevel);
+    auto tm = isAMD ? amd::createTargetMachine(target, options.optLevel,
+                                               options.fpContract)
+                    : nvidia::createTargetMachine(target, options.optLevel,
+                                                  options.fpContract);
     if (!tm)
       return fail(tm.takeError(), target.name);
     {

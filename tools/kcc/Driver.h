@@ -39,6 +39,7 @@ struct Options {
   bool warpSpecialize = true;            // producer warpgroups where legal
   bool pingPong = false;                 // ping-pong consumer groups
   bool prefetchTileLoads = true;         // the producer loads a tile ahead
+  bool fpContract = true;                // fused multiply-adds (--fmad)
   bool chunkEpilogues = true;            // column-chunked GEMM epilogues
   bool overlapProducts = true;           // kcc-defer-register-a-mma
   bool versionMasks = true;              // kcc-version-full-masks
