@@ -89,6 +89,9 @@ private:
     std::vector<std::string> coverage;
     // Where each dot runs (tensor cores, or CUDA/SIMD cores and why).
     std::vector<std::string> dots;
+    // Code that costs more than the same computation written otherwise
+    // (a tile divided element by element by a broadcast value).
+    std::vector<std::string> hints;
     bool haveResources = false;
     unsigned registers = 0, sharedBytes = 0, spillBytes = 0, stackBytes = 0;
     std::vector<MemoryOp> memoryOps;
