@@ -592,6 +592,9 @@ void PipelineTmaLoads::pipelineLoop(
     }
     if (!tileLoads.empty())
       releaseTileLoads(tileLoads, tileEmpty, trips.getDefiningOp());
+    else if (tiles && prefetchTileLoads && !tileLoadsWhy.empty() &&
+             tileLoadsWhy != kNoTileLoad)
+      noteTileLoadsRefused(cast<scf::ForOp>(tiles), tileLoadsWhy);
     return;
   }
   // Release and refill: the stage read `lag` iterations ago gets the

@@ -98,7 +98,7 @@ std::string kcc::warpspec::planTileLoads(scf::ForOp tiles, scf::ForOp loop,
     loads.push_back(t);
   }
   if (loads.empty())
-    return "no once-per-tile TMA load";
+    return kNoTileLoad;
   for (TileLoad &t : loads) {
     needed.append(t.arm->operand_begin(), t.arm->operand_end());
     needed.append(t.copy->operand_begin(), t.copy->operand_end());
@@ -150,6 +150,18 @@ void kcc::warpspec::issueTileLoads(OpBuilder &b, Location loc,
       copy->setAttr(kcc::KccDialect::kTileAccessAttr,
                     b.getStringAttr(text.getValue() + kPrefetched));
   }
+}
+
+void kcc::warpspec::noteTileLoadsRefused(scf::ForOp tiles, StringRef why) {
+  for (auto copy : tiles.getBody()->getOps<kcc::TmaLoadOp>())
+    if (auto text =
+            copy->getAttrOfType<StringAttr>(kcc::KccDialect::kTileAccessAttr))
+      copy->setAttr(kcc::KccDialect::kTileAccessAttr,
+                    StringAttr::get(copy->getContext(),
+                                    text.getValue() +
+                                        "; loaded by the consumers at each "
+                                        "tile's start, not a tile ahead: " +
+                                        why));
 }
 
 void kcc::warpspec::releaseTileLoads(ArrayRef<TileLoad> loads, Value empty,

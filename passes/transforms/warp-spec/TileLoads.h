@@ -37,6 +37,9 @@ struct TileLoad {
 /// can issue a tile ahead, the extra shared memory (`extraBytes`: stages
 /// for the stores that reused theirs) and the values the producer must
 /// recompute (`needed`); or why not (empty `loads`).
+/// planTileLoads' answer for a tile loop without once-per-tile copies.
+inline constexpr const char *kNoTileLoad = "no once-per-tile TMA load";
+
 std::string planTileLoads(mlir::scf::ForOp tiles, mlir::scf::ForOp loop,
                           llvm::SmallVectorImpl<TileLoad> &loads,
                           llvm::SmallVectorImpl<mlir::Value> &needed,
@@ -55,6 +58,10 @@ mlir::Value allocateTileLoads(mlir::OpBuilder &eb,
 void issueTileLoads(mlir::OpBuilder &b, mlir::Location loc,
                     llvm::ArrayRef<TileLoad> loads, mlir::Value empty,
                     mlir::Value ordinal, const mlir::IRMapping &mapping);
+
+/// Where the producer does not issue them: says why on each once-per-tile
+/// copy of `tiles` (its kcc.tile_access text, which --report prints).
+void noteTileLoadsRefused(mlir::scf::ForOp tiles, llvm::StringRef why);
 
 /// In the consumers: drops their copies and the barriers before them, and
 /// releases `empty` after `loop` (which reads the stages last), at
