@@ -1059,6 +1059,38 @@ int main(int argc, char **argv) {
              << " generated.\n";
     return 1;
   }
+  // Only the kernels the cases run go through the pipelines below: a case
+  // file that tests a few of a file's many specializations (the bench
+  // attention file has 22) does not pay for the coverage proofs of the rest.
+  // A name that resolves to nothing keeps the module whole, for
+  // DiffTest::run's error listing what the file has.
+  {
+    auto wanted = [&](mlir::func::FuncOp f) {
+      auto base = f->getAttrOfType<mlir::StringAttr>(KccDialect::kBaseNameAttr);
+      return !base || any_of(cases.kernels, [&](const KernelSpec &k) {
+        return k.name == base.getValue() &&
+               (k.specializations.empty() ||
+                is_contained(k.specializations, f.getSymName()));
+      });
+    };
+    auto funcs = module->getOps<mlir::func::FuncOp>();
+    bool resolves = all_of(cases.kernels, [&](const KernelSpec &k) {
+      return all_of(k.specializations,
+                    [&](const std::string &name) {
+                      auto f = module->lookupSymbol<mlir::func::FuncOp>(name);
+                      return f && wanted(f);
+                    }) &&
+             any_of(funcs, [&](mlir::func::FuncOp f) {
+               auto base = f->getAttrOfType<mlir::StringAttr>(
+                   KccDialect::kBaseNameAttr);
+               return base && base.getValue() == k.name;
+             });
+    });
+    if (resolves)
+      for (auto f : make_early_inc_range(funcs))
+        if (!wanted(f))
+          f.erase();
+  }
   // What kcc compiles: a group(N) kernel launched as a 1-D grid in grouped
   // order, for the sim legs and the GPU cases. The interpreter, the
   // reference, runs the kernel as written over its 2-D grid, so a wrong
