@@ -84,6 +84,44 @@ TEST_CASE("npy: errors") {
   CHECK_FALSE(writeNpyFile("/tmp/x.npy", a, error)); // bf16 needs .bf16.npy
 }
 
+/// Every pair of neighbours (lo, hi) of a format: the midpoint rounds to
+/// the even one, a double just off it to the nearer one, on both signs.
+template <typename Value>
+void checkNeighbours(unsigned last, Value value, DType type) {
+  for (unsigned bits = 0; bits < last; ++bits) {
+    double lo = value(bits), hi = value(bits + 1);
+    double mid = (lo + hi) / 2; // exact in double
+    double even = bits % 2 ? hi : lo;
+    for (double sign : {1.0, -1.0}) {
+      REQUIRE(roundToFloat(sign * lo, type) == sign * lo);
+      REQUIRE(roundToFloat(sign * mid, type) == sign * even);
+      REQUIRE(roundToFloat(sign * std::nextafter(mid, hi), type) == sign * hi);
+      REQUIRE(roundToFloat(sign * std::nextafter(mid, lo), type) == sign * lo);
+    }
+  }
+}
+
+TEST_CASE("f16 and bf16 rounding: every pair of neighbours") {
+  // f16: 0 .. the largest finite (0x7bff).
+  checkNeighbours(
+      0x7bff, [](unsigned b) { return fromHalfBits(b); }, DType::f16);
+  // bf16: the top half of an f32, 0 .. the largest finite (0x7f7f).
+  auto bf16 = [](unsigned b) {
+    uint32_t u = b << 16;
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    return double(f);
+  };
+  checkNeighbours(0x7f7f, bf16, DType::bf16);
+  // Past the largest finite: below its half quantum up it stays, from there
+  // on it is infinite.
+  CHECK(roundToFloat(0x1.fefffffp127, DType::bf16) == 0x1.fep127);
+  CHECK(std::isinf(roundToFloat(0x1.ffp127, DType::bf16)));
+  CHECK(roundToFloat(std::ldexp(1.0, -135), DType::bf16) == 0.0); // below
+  CHECK(roundToFloat(std::ldexp(1.0, -1000), DType::f16) == 0.0);
+  CHECK(std::isinf(roundToFloat(1e300, DType::f16)));
+}
+
 TEST_CASE("f16: round to nearest even, overflow, subnormals") {
   CHECK(roundToFloat(2049.0, DType::f16) == 2048.0); // tie -> even
   CHECK(roundToFloat(2051.0, DType::f16) == 2052.0); // tie -> even
