@@ -1,6 +1,7 @@
 //===- TargetModel.cpp - TOML target descriptions
 //---------------------------===//
 #include "targets/TargetModel.h"
+#include "ir/MessageText.h"
 #include "targets/LaneExchange.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -163,7 +164,7 @@ public:
       if (!known.contains(k))
         return errorAt(
             bufferName, key.source(),
-            "unknown key '" + name(k) + "' in target model" +
+            "unknown key '" + elidedText(name(k)) + "' in target model" +
                 (path.empty() ? std::string() : " (section [" + path + "])"));
     }
     return llvm::Error::success();

@@ -1,5 +1,6 @@
 //===- CaseFile.cpp - kcc-difftest case files -----------------------------===//
 #include "tools/kcc-difftest/CaseFile.h"
+#include "ir/MessageText.h"
 #include "targets/TargetModel.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -108,7 +109,8 @@ public:
     for (const auto &[key, node] : table) {
       StringRef k(key.data(), key.length());
       if (!known.contains(k))
-        return fail(locOf(key.source()), "unknown key '" + k + "' in " + what);
+        return fail(locOf(key.source()),
+                    "unknown key '" + elidedText(k) + "' in " + what);
     }
     return true;
   }
@@ -193,7 +195,8 @@ bool parseBuffer(const CaseFile &file, StringRef name, const toml::node &node,
         return false;
     }
   } else {
-    return r.fail(b.loc, "buffer '" + name + "' needs a 'size' or a 'shape'");
+    return r.fail(b.loc, "buffer '" + elidedText(name) +
+                             "' needs a 'size' or a 'shape'");
   }
   if (const toml::node *init = r.get("init"))
     if (!parseInit(r, *init, b.init))
@@ -217,7 +220,8 @@ bool parseBuffer(const CaseFile &file, StringRef name, const toml::node &node,
     }
   }
   if (b.init.kind == InitSpec::Uniform && !(b.init.min <= b.init.max))
-    return r.fail(b.loc, "uniform init of '" + name + "' needs min <= max");
+    return r.fail(b.loc, "uniform init of '" + elidedText(name) +
+                             "' needs min <= max");
   return r.finish();
 }
 
@@ -312,7 +316,8 @@ bool parseKernel(const CaseFile &file, const toml::table &t, KernelSpec &k,
   const toml::array *arr = cases ? cases->as_array() : nullptr;
   if (!arr || arr->empty())
     return r.fail(cases ? locOf(cases->source()) : k.loc,
-                  "kernel '" + k.name + "' needs at least one [[kernel.case]]");
+                  "kernel '" + elidedText(k.name) +
+                      "' needs at least one [[kernel.case]]");
   llvm::StringSet<> names;
   for (const toml::node &c : *arr) {
     const toml::table *ct = c.as_table();

@@ -16,6 +16,7 @@
 // against the interpreter's. docs/difftest.md has the whole procedure.
 //
 //===----------------------------------------------------------------------===//
+#include "ir/MessageText.h"
 #include "tools/kcc-difftest/CaseFile.h"
 #include "tools/kcc-difftest/Compare.h"
 #include "tools/kcc-difftest/Inputs.h"
@@ -289,8 +290,8 @@ public:
     for (const KernelSpec &k : cases.kernels) {
       auto it = kernels.find(k.name);
       if (it == kernels.end())
-        return caseError(k.loc, "no kernel named '" + k.name + "' in " +
-                                    sourceName() +
+        return caseError(k.loc, "no kernel named '" + elidedText(k.name) +
+                                    "' in " + sourceName() +
                                     " (kernels: " + join(order, ", ") + ")");
       if (k.specializations.empty()) {
         selected.push_back(it->second);
@@ -308,7 +309,8 @@ public:
           for (auto g : it->second)
             names.push_back(g.getSymName().str());
           return caseError(loc, "kernel '" + k.name +
-                                    "' has no specialization '" + name +
+                                    "' has no specialization '" +
+                                    elidedText(name) +
                                     "' (it has: " + join(names, ", ") + ")");
         }
         selected.back().push_back(*f);
@@ -1019,7 +1021,7 @@ int main(int argc, char **argv) {
               return selects(name, k, c);
             });
           }))
-        return fail("--cases: no case named '" + name + "' in " +
+        return fail("--cases: no case named '" + elidedText(name) + "' in " +
                     positional[1]);
     for (KernelSpec &k : cases.kernels)
       erase_if(k.cases, [&](const CaseSpec &c) {

@@ -12,6 +12,7 @@
 //       on a report (deadlock, race, out-of-bounds, ...) or a mismatch.
 //
 //===----------------------------------------------------------------------===//
+#include "ir/MessageText.h"
 #include "sim/Float.h"
 #include "sim/Reports.h"
 #include "sim/Simulator.h"
@@ -164,7 +165,7 @@ int runLower() {
   }
   const TargetModel *target = TargetRegistry::builtin().lookup(targetName);
   if (!target)
-    return fail("unknown target '" + targetName + "'");
+    return fail("unknown target '" + elidedText(targetName) + "'");
   unsigned errors = 0;
   mlir::OwningOpRef<mlir::ModuleOp> tile =
       frontend::buildTileIR(sourceMgr, ctx, options, errors);
@@ -286,7 +287,7 @@ int main(int argc, char **argv) {
 
   const TargetModel *target = TargetRegistry::builtin().lookup(targetName);
   if (!target)
-    return fail("unknown target '" + targetName + "' (known: " +
+    return fail("unknown target '" + elidedText(targetName) + "' (known: " +
                 join(TargetRegistry::builtin().names(), ", ") + ")");
 
   mlir::MLIRContext ctx;

@@ -10,6 +10,7 @@
 
 #include "backends/amd/CodeGen.h"
 #include "backends/nvidia/CodeGen.h"
+#include "ir/MessageText.h"
 #include "pipeline/Pipeline.h"
 #include "tools/kcc/Driver.h"
 #include "tools/kcc/Legality.h"
@@ -205,8 +206,8 @@ static const TargetModel *lookupTarget(const TargetRegistry &registry,
   std::string hint;
   if (registry.lookup((name + "a").str()))
     hint = " (did you mean '" + name.str() + "a'?)";
-  fail("unknown target '" + name + "'" + hint + "; valid targets are " +
-       join(registry.names(), ", "));
+  fail("unknown target '" + elidedText(name) + "'" + hint +
+       "; valid targets are " + join(registry.names(), ", "));
   return nullptr;
 }
 

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "tools/kcc/Driver.h"
+#include "ir/MessageText.h"
 #include "ir/SourceLocation.h"
 #include "tools/kcc/Report.h"
 
@@ -240,7 +241,7 @@ public:
       return true;
     std::string patterns;
     for (const auto &p : options.kernels)
-      patterns += (patterns.empty() ? "" : ", ") + p.first;
+      patterns += (patterns.empty() ? "" : ", ") + elidedText(p.first);
     reportError(
         "--kernel=" + patterns + " matches no kernel of " +
         llvm::sys::path::filename(inputPath) +
