@@ -16,13 +16,6 @@ using namespace kcc::warpspec;
 
 namespace {
 
-/// The op of `block` that contains `op` (or null).
-Operation *ancestorIn(Block *block, Operation *op) {
-  while (op && op->getBlock() != block)
-    op = op->getParentOp();
-  return op;
-}
-
 constexpr const char *kPrefetched =
     "; issued by the producer warpgroup a tile ahead, once the consumers' K "
     "loop of the tile before is done with the stage";
@@ -66,7 +59,7 @@ std::string kcc::warpspec::planTileLoads(scf::ForOp tiles, scf::ForOp loop,
         // Read (by the loop's products) before the loop ends, so that the
         // consumers can release it there.
         for (Operation *reader : read->getUsers()) {
-          Operation *a = ancestorIn(body, reader);
+          Operation *a = body->findAncestorOpInBlock(*reader);
           if (a != loop && !(a && a->isBeforeInBlock(loop)))
             return "the tile's query block is read after the key loop (the "
                    "consumers release it where that loop ends)";
