@@ -43,9 +43,7 @@ Value constI32(OpBuilder &b, Location loc, int64_t v) {
 
 /// The op of `block` that contains `op` (or null).
 Operation *ancestorIn(Block *block, Operation *op) {
-  while (op && op->getBlock() != block)
-    op = op->getParentOp();
-  return op;
+  return op ? block->findAncestorOpInBlock(*op) : nullptr;
 }
 
 /// Where the TMA copy of `load` issues: right after the last op of its
