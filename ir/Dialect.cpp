@@ -378,6 +378,27 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                      << " names the one-program-per-tile build (a symbol) of "
                         "a kernel with "
                      << kPersistentAttr;
+  if (name == kSplitKOfAttr)
+    return expectKind<FlatSymbolRefAttr>(op, attr, "a symbol");
+  if (name == kSplitKRefusedAttr)
+    return expectKind<StringAttr>(op, attr, "a string");
+  if (name == kSplitKAttr) {
+    auto d = dyn_cast<DictionaryAttr>(attr.getValue());
+    auto role = d ? d.getAs<StringAttr>("role") : StringAttr();
+    bool ok =
+        role && (role.getValue() == "reduce" ||
+                 (role.getValue() == "partial" &&
+                  llvm::all_of(std::array<StringRef, 4>{"trips", "rows", "cols",
+                                                        "store"},
+                               [&](StringRef key) {
+                                 return isa_and_nonnull<StringAttr>(d.get(key));
+                               })));
+    return ok ? success()
+              : op->emitError()
+                    << kSplitKAttr
+                    << " must be {role = \"reduce\"} or {role = \"partial\", "
+                       "trips, rows, cols, store} (strings)";
+  }
   if (name == kFallbackOfAttr)
     return expectKind<FlatSymbolRefAttr>(op, attr, "a symbol");
   if (name == kVersionOfAttr)

@@ -199,6 +199,15 @@ def Kcc_Dialect : Dialect {
     // The launch runs this one when the given tensors break the contract
     // (passes/transforms/AddFallbackBuilds.cpp).
     static constexpr ::llvm::StringLiteral kFallbackOfAttr = "kcc.fallback_of";
+    // On the two split-K builds of a kernel (kcc-add-split-k-builds): the
+    // symbol of the kernel, whose launch runs them instead when its grid is
+    // too small for the GPU and its K loop long.
+    static constexpr ::llvm::StringLiteral kSplitKOfAttr = "kcc.split_k_of";
+    // On those builds: {role = "partial"|"reduce"}; the partial build's also
+    // trips, rows and cols (C over the parameter names) for its launch.
+    static constexpr ::llvm::StringLiteral kSplitKAttr = "kcc.split_k";
+    // On a kernel with products that got no split-K builds: why (--report).
+    static constexpr ::llvm::StringLiteral kSplitKRefusedAttr = "kcc.split_k_refused";
     // On an scf.if the frontend found uniform per launch (its condition
     // compares integer parameters, dim(x, k) and constants, as require(...)
     // may): {guard = C over the parameter names, when = the condition as

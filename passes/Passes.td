@@ -118,6 +118,40 @@ def KccAddFallbackBuilds : Pass<"kcc-add-fallback-builds", "mlir::ModuleOp"> {
   }];
 }
 
+def KccAddSplitKBuilds : Pass<"kcc-add-split-k-builds", "mlir::ModuleOp"> {
+  let summary = "Give GEMM-shaped kernels split-K builds for grids too small "
+                "to fill the GPU";
+  let description = [{
+    Tile IR -> tile IR, after kcc-add-fallback-builds. A kernel (not a
+    persistent or fallback build) whose entry block holds one scf.for with
+    products, carrying one 2-D f32 accumulator that starts at zeros and is
+    updated by kcc.dot chains alone, with bounds computed from i32
+    parameters and constants and a positive constant step, that writes
+    memory only with one kcc.store_tile of a tile of the accumulator's shape
+    after the loop (its position known before the loop), and whose grid
+    has no third axis, gets two copies placed after it, both
+    {kcc.split_k_of = @<name>} with the arguments kcc_ws (a tensor<f32, 2>:
+    kcc_ws_dim0, kcc_ws_dim1, kcc_ws_stride0) and kcc_splits appended:
+    @<name>__splitk {kcc.split_k = {role = "partial", trips, rows, cols,
+    store}}
+    runs on grid z = kcc_splits, split z iterating [z*c, min(T, z*c + c))
+    of the T iterations (c = ceil(T / S)) and storing its accumulator to
+    the workspace tile (z * ceil(rows / BM) + row, col) in place of the
+    epilogue; @<name>__splitk_reduce {kcc.split_k = {role = "reduce"}}
+    replaces the loop by the sum, split 0 first, of those S tiles and keeps
+    the epilogue. `trips` (T), `rows` (the output's rows rounded up to a
+    whole tile) and `cols` are C over the parameter names and `store` the
+    bytes of an f32 partial tile over those the loop's loads read per
+    iteration, for the launch stub, which runs the pair instead of the kernel when the grid is too
+    small for the GPU and sizes the workspace S * rows x cols. Other
+    kernels with products get kcc.split_k_refused (why). Every location of
+    a copy is tagged (KernelBuilds.h): a target that cannot compile it
+    drops the pair.
+  }];
+  let dependentDialects = ["mlir::arith::ArithDialect",
+                           "mlir::scf::SCFDialect"];
+}
+
 def KccVersionFullMasks : Pass<"kcc-version-full-masks", "mlir::ModuleOp"> {
   let summary = "Run code whose mask terms are all on without the masks";
   let description = [{

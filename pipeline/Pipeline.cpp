@@ -77,6 +77,9 @@ void pipeline::buildTilePipeline(OpPassManager &pm,
   // Tensors outside the tensor contract: a build without it, beside each.
   if (options.fallbackBuilds)
     pm.addPass(createKccAddFallbackBuilds());
+  // Grids too small to fill the GPU: the K loop split over a third axis.
+  if (options.splitK)
+    pm.addPass(createKccAddSplitKBuilds());
 }
 
 std::vector<const TargetModel *>

@@ -68,6 +68,9 @@ struct TileOptions {
   /// Kernels over tensor<> parameters also get a build that does not assume
   /// the tensor contract, launched for tensors that break it.
   bool fallbackBuilds = true;
+  /// GEMM-shaped kernels also get split-K builds (a partial and a reduce
+  /// kernel), launched instead when the grid is too small for the GPU.
+  bool splitK = true;
   /// A kernel whose top-level if the launch decides (kcc.launch_guard) is
   /// compiled once per branch; the launch runs the branch's build.
   bool versionBranches = true;

@@ -72,6 +72,14 @@ KernelInfo::versionBuildOf(const Specialization &spec) const {
   return buildOf(versionBuilds, &Specialization::versionOf, spec);
 }
 
+const Specialization *KernelInfo::splitKBuildOf(const Specialization &spec,
+                                                bool partial) const {
+  for (const Specialization &b : splitKBuilds)
+    if (b.splitKOf == spec.symbol && b.splitKPartial == partial)
+      return &b;
+  return nullptr;
+}
+
 const Specialization *
 KernelInfo::launchedBuild(const std::string &symbol) const {
   for (const auto *list : {&specializations, &versionBuilds})

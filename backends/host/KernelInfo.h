@@ -115,6 +115,17 @@ struct Specialization {
   std::string versionOf;
   Requirement versionGuard; // the if's condition: C, as written, where
   bool versionMasks = false;
+  // A split-K build (kcc-add-split-k-builds): the symbol of the build whose
+  // launch runs it, with its pair, when the grid is too small for the GPU.
+  // Its parameters are that build's, then the workspace tensor (kcc_ws,
+  // kcc_ws_dim0, kcc_ws_dim1, kcc_ws_stride0) and kcc_splits.
+  std::string splitKOf;
+  bool splitKPartial = false; // else the reduce build
+  // The partial build's: the K loop's iterations, the output's rows rounded
+  // up to a whole tile and its columns; C over the parameter names.
+  std::string splitTrips, splitRows, splitCols;
+  // What moving one f32 partial tile costs, in K iterations (a number).
+  std::string splitStore;
   // (target, why) for each target that could not compile this build (a
   // fallback build is dropped there rather than failing the compile).
   std::vector<std::pair<std::string, std::string>> notBuilt;
@@ -149,6 +160,9 @@ struct KernelInfo {
   // The builds of else branches some specializations' launches run (each
   // with versionOf set); not launch functions of their own.
   std::vector<Specialization> versionBuilds;
+  // The split-K builds of some specializations (a partial and a reduce
+  // build each, with splitKOf set); not launch functions of their own.
+  std::vector<Specialization> splitKBuilds;
   std::vector<VariantGroup> groups;
 
   /// The persistent build of `spec`, or null.
@@ -157,6 +171,9 @@ struct KernelInfo {
   const Specialization *fallbackBuildOf(const Specialization &spec) const;
   /// The build of the else branch `spec`'s launch may run, or null.
   const Specialization *versionBuildOf(const Specialization &spec) const;
+  /// The partial (or reduce) split-K build of `spec`, or null.
+  const Specialization *splitKBuildOf(const Specialization &spec,
+                                      bool partial) const;
   /// The specialization or else-branch build named `symbol`, or null.
   const Specialization *launchedBuild(const std::string &symbol) const;
 };

@@ -199,6 +199,28 @@ bool host::collectKernelInfo(mlir::ModuleOp tileIR, ModuleInfo &info) {
                    KccDialect::kFallbackOfAttr)) {
       spec.fallbackOf = fb.getValue().str();
       it->fallbackBuilds.push_back(std::move(spec));
+    } else if (auto sk = func->getAttrOfType<mlir::FlatSymbolRefAttr>(
+                   KccDialect::kSplitKOfAttr)) {
+      auto split =
+          func->getAttrOfType<mlir::DictionaryAttr>(KccDialect::kSplitKAttr);
+      auto text = [&](llvm::StringRef key) {
+        auto v = split ? split.getAs<mlir::StringAttr>(key) : nullptr;
+        return v ? v.str() : std::string();
+      };
+      spec.splitKOf = sk.getValue().str();
+      spec.splitKPartial = text("role") == "partial";
+      spec.splitTrips = text("trips");
+      spec.splitRows = text("rows");
+      spec.splitCols = text("cols");
+      spec.splitStore = text("store");
+      if (!split || (spec.splitKPartial &&
+                     (spec.splitTrips.empty() || spec.splitRows.empty() ||
+                      spec.splitCols.empty() || spec.splitStore.empty()))) {
+        func.emitError("internal error: split-K build lacks ")
+            << KccDialect::kSplitKAttr;
+        return false;
+      }
+      it->splitKBuilds.push_back(std::move(spec));
     } else if (auto vo = func->getAttrOfType<mlir::FlatSymbolRefAttr>(
                    KccDialect::kVersionOfAttr)) {
       auto guard = func->getAttrOfType<mlir::DictionaryAttr>(
@@ -292,6 +314,8 @@ std::vector<Specialization *> host::allSpecializations(ModuleInfo &info) {
     for (Specialization &s : k.fallbackBuilds)
       all.push_back(&s);
     for (Specialization &s : k.versionBuilds)
+      all.push_back(&s);
+    for (Specialization &s : k.splitKBuilds)
       all.push_back(&s);
   }
   return all;

@@ -221,7 +221,8 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
     auto planSpec = [&](const Specialization &s) -> Planned {
       // A fallback build's name (<symbol>__fallback) is kcc's, never a
       // user's: no C++ name of the user's namespace.
-      bool internal = !s.fallbackOf.empty() || !s.versionOf.empty();
+      bool internal =
+          !s.fallbackOf.empty() || !s.versionOf.empty() || !s.splitKOf.empty();
       if (!internal && !checkName(s.symbol, "kernel function", k.name))
         return Planned::Failed;
       if (s.symbol == "last_error_message" || s.symbol == "status_code") {
@@ -274,7 +275,9 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
           }
           continue; // not a C++ name: the stubs encode it, users never see it
         }
-        if (!checkName(p.name, "parameter", k.name))
+        // A split-K build's own parameters (kcc_ws, kcc_splits) are kcc's.
+        bool kccs = !s.splitKOf.empty() && p.name.rfind("kcc_", 0) == 0;
+        if (!kccs && !checkName(p.name, "parameter", k.name))
           return Planned::Failed;
         if (!validKind(p.elem)) {
           error = "parameter '" + p.name + "' of " + s.symbol +
@@ -347,26 +350,48 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
     // Plans `s` after its fallback build: the launch that may run it is
     // emitted after it. It is used only where every target of the vendor
     // built it.
+    // Whether `build` was built for every target of the vendor that built
+    // `s` (a target that could not compile it dropped it).
+    auto builtWith = [&](const Specialization *build, const Specialization &s) {
+      if (!build)
+        return false;
+      std::vector<const TargetBuild *> bb = vendorBuilds(*build),
+                                       sb = vendorBuilds(s);
+      return !sb.empty() && bb.size() == sb.size() &&
+             std::equal(bb.begin(), bb.end(), sb.begin(),
+                        [](const TargetBuild *a, const TargetBuild *b) {
+                          return a->target == b->target;
+                        });
+    };
     auto planWithFallback = [&](const Specialization &s) {
       const Specialization *f = k.fallbackBuildOf(s);
-      bool useFallback = false;
-      if (f) {
-        std::vector<const TargetBuild *> fb = vendorBuilds(*f),
-                                         sb = vendorBuilds(s);
-        useFallback =
-            !sb.empty() && fb.size() == sb.size() &&
-            std::equal(fb.begin(), fb.end(), sb.begin(),
-                       [](const TargetBuild *a, const TargetBuild *b) {
-                         return a->target == b->target;
-                       });
-      }
+      bool useFallback = builtWith(f, s);
       if (useFallback && planSpec(*f) == Planned::Failed)
+        return false;
+      const Specialization *partial = k.splitKBuildOf(s, true),
+                           *reduce = k.splitKBuildOf(s, false);
+      bool useSplit = builtWith(partial, s) && builtWith(reduce, s);
+      if (useSplit && (planSpec(*partial) == Planned::Failed ||
+                       planSpec(*reduce) == Planned::Failed))
         return false;
       Planned planned = planSpec(s);
       if (planned == Planned::Failed)
         return false;
       if (planned == Planned::Done && useFallback)
         kp.specs.back().fallback = f;
+      if (planned == Planned::Done && useSplit) {
+        SpecPlan &sp = kp.specs.back();
+        std::set<std::string> used;
+        for (const std::string *e :
+             {&partial->splitTrips, &partial->splitRows, &partial->splitCols})
+          if (!scanGrid(*e, s, used, error))
+            return false;
+        for (const ParamInfo &p : s.params)
+          if (used.count(p.name))
+            sp.splitParams.push_back(p.name);
+        sp.splitPartial = partial;
+        sp.splitReduce = reduce;
+      }
       return true;
     };
     // The else-branch build first, for the same reason (down a chain of

@@ -27,6 +27,7 @@ struct Vendor {
   bool amd;                  // uses the AMD (gfx*) builds, else the others
   const char *selectVariant; // the runtime's variant selection
   const char *multiprocessorCount; // the runtime's num_multiprocessors()
+  const char *workspace;           // the runtime's split-K workspace
 };
 
 struct SpecPlan {
@@ -61,6 +62,12 @@ struct SpecPlan {
   const Specialization *version = nullptr;
   // The integer params the version's guard uses, in order.
   std::vector<std::string> versionParams;
+  // kcc --split-k: the partial and reduce builds (planned before it, not
+  // launchable), which the launch runs instead when kcc::rt::splitKSlices
+  // says so; null where a target of the vendor lacks either. The integer
+  // params their trips, rows and cols read, in order.
+  const Specialization *splitPartial = nullptr, *splitReduce = nullptr;
+  std::vector<std::string> splitParams;
 };
 
 struct Dispatcher {

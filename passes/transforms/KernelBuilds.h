@@ -30,6 +30,7 @@ namespace kcc {
 
 inline constexpr llvm::StringLiteral kFallbackLocPrefix = "kcc.fallback:";
 inline constexpr llvm::StringLiteral kPersistentLocPrefix = "kcc.persistent:";
+inline constexpr llvm::StringLiteral kSplitKLocPrefix = "kcc.split_k:";
 
 /// Tags every location of build `copy` with `prefix` followed by its
 /// symbol (a FusedLoc around the original): the driver tells the build's
@@ -54,7 +55,7 @@ inline std::string droppableBuildOf(mlir::Location loc) {
       if (auto tag =
               mlir::dyn_cast_or_null<mlir::StringAttr>(fused.getMetadata()))
         for (llvm::StringRef prefix :
-             {kFallbackLocPrefix, kPersistentLocPrefix})
+             {kFallbackLocPrefix, kPersistentLocPrefix, kSplitKLocPrefix})
           if (tag.getValue().starts_with(prefix)) {
             symbol = tag.getValue().drop_front(prefix.size()).str();
             return mlir::WalkResult::interrupt();
@@ -118,12 +119,14 @@ inline mlir::func::FuncOp versionBuildOf(mlir::func::FuncOp func) {
   return buildNaming(func, KccDialect::kVersionOfAttr);
 }
 
-/// Whether `module` holds builds a target may drop (fallback, persistent).
+/// Whether `module` holds builds a target may drop (fallback, persistent,
+/// split-K).
 inline bool hasDroppableBuilds(mlir::ModuleOp module) {
   return llvm::any_of(module.getOps<mlir::func::FuncOp>(),
                       [](mlir::func::FuncOp f) {
                         return f->hasAttr(KccDialect::kFallbackOfAttr) ||
-                               f->hasAttr(KccDialect::kPersistentOfAttr);
+                               f->hasAttr(KccDialect::kPersistentOfAttr) ||
+                               f->hasAttr(KccDialect::kSplitKOfAttr);
                       });
 }
 

@@ -8,6 +8,7 @@
 #include "Common.h"
 
 #include <cinttypes>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 
@@ -176,6 +177,74 @@ Status FunctionCache::load(uintptr_t scope, const KernelDesc &kernel,
                       function);
   }
   *out = function;
+  return Status();
+}
+
+//===----------------------------------------------------------------------===//
+// WorkspaceCache
+//===----------------------------------------------------------------------===//
+
+Status WorkspaceCache::get(const KernelDesc &kernel, uintptr_t scope,
+                           const void *stream, size_t bytes, Calls &calls,
+                           void **ptr) {
+  *ptr = nullptr;
+  // One lock for all streams: only a buffer that grows holds it for long
+  // (while its stream drains), and buffers grow a few times per stream.
+  std::lock_guard<std::mutex> lock(mutex);
+  Buffer &buffer = buffers[std::make_pair(scope, stream)];
+  bool capturing = false;
+  Status status = calls.capturing(&capturing);
+  if (!status.ok())
+    return status;
+  if (buffer.size >= bytes) {
+    buffer.captured = buffer.captured || capturing;
+    *ptr = buffer.ptr;
+    return Status();
+  }
+  // Allocating (and waiting for the stream before freeing) cannot be
+  // captured into a graph.
+  if (capturing)
+    return makeStatus(
+        KCC_ERROR_INVALID_ARGUMENT,
+        launchPrefix(kernel) + "its split-K workspace (" +
+            std::to_string(bytes) +
+            " bytes) must be allocated before the stream is captured into a "
+            "graph, and this stream's has " +
+            std::to_string(buffer.size) +
+            " bytes: run the launch once outside capture first, with sizes "
+            "at least as large");
+
+  size_t size = bytes;
+  if (bytes <= SIZE_MAX - (kGranularity - 1))
+    size = (bytes + kGranularity - 1) / kGranularity * kGranularity;
+  if (buffer.ptr) {
+    // Kernels queued on the stream may still read or write the old buffer
+    // (the last split-K launch returned before it ran). Waiting for them
+    // before freeing is what keeps them safe; deferring the free instead
+    // would need an event per buffer and a later call to poll it, for a
+    // wait that happens only the few times a stream's buffer grows (never
+    // during capture: refused above).
+    status = calls.synchronize();
+    if (!status.ok())
+      return status;
+    // A buffer handed out during a capture is kept: the graph refers to it
+    // and runs whenever it is launched, unordered with this stream.
+    if (!buffer.captured)
+      status = calls.release(buffer.ptr);
+    buffer = Buffer();
+    if (!status.ok())
+      return status;
+  }
+  status = calls.allocate(size, &buffer.ptr);
+  if (!status.ok()) {
+    buffer = Buffer();
+    status.message += "; the launch's split-K workspace needs " +
+                      std::to_string(bytes) +
+                      " bytes of device memory (allocated in 1 MiB steps)";
+    return status;
+  }
+  buffer.size = size;
+  *ptr = buffer.ptr;
   return Status();
 }
 

@@ -1,8 +1,9 @@
 //===- Common.h - what the CUDA and HIP launch paths share ------*- C++ -*-===//
 //
 // Internal to the runtime: status and message helpers, grid and descriptor
-// validation, and the per-(device scope, image, symbol) function cache. The
-// vendor backends (CudaRuntime.cpp, HipRuntime.cpp) add the driver calls.
+// validation, the per-(device scope, image, symbol) function cache and the
+// per-(device scope, stream) workspace cache. The vendor backends
+// (CudaRuntime.cpp, HipRuntime.cpp) add the driver calls.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KCC_RUNTIME_COMMON_H
@@ -10,6 +11,7 @@
 
 #include "kcc/runtime.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -134,6 +136,48 @@ private:
   std::map<std::pair<uintptr_t, const void *>, void *> modules;
   std::shared_mutex functionMutex;
   std::map<Key, LoadedFunction, KeyLess> functions;
+};
+
+/// The scratch buffers of workspace(): one per (scope, stream), where a scope
+/// is a CUDA context or a HIP device, shared by every kernel launched there.
+/// Grow-only, in kGranularity steps; never evicted, and never freed at exit
+/// (the driver may be gone by then). Each backend has its own instance.
+class WorkspaceCache {
+public:
+  /// Buffers grow to the request rounded up to a multiple of this (1 MiB).
+  static constexpr size_t kGranularity = size_t(1) << 20;
+
+  /// The backend's driver calls on one stream, each failure a Status naming
+  /// the kernel.
+  class Calls {
+  public:
+    /// Whether the stream is being captured into a graph (false where the
+    /// driver cannot tell: it has no stream capture).
+    virtual Status capturing(bool *capturing) = 0;
+    /// Waits for the work queued on the stream.
+    virtual Status synchronize() = 0;
+    virtual Status allocate(size_t bytes, void **ptr) = 0;
+    virtual Status release(void *ptr) = 0;
+
+  protected:
+    ~Calls() = default;
+  };
+
+  /// Sets `*ptr` to the (scope, stream) buffer once it has at least `bytes`
+  /// (> 0) bytes: it grows when it has fewer, unless the stream is being
+  /// captured (KCC_ERROR_INVALID_ARGUMENT). A failure leaves `*ptr` null.
+  Status get(const KernelDesc &kernel, uintptr_t scope, const void *stream,
+             size_t bytes, Calls &calls, void **ptr);
+
+private:
+  struct Buffer {
+    void *ptr = nullptr;
+    size_t size = 0;
+    /// Handed out during a stream capture: a graph may use it at any time.
+    bool captured = false;
+  };
+  std::mutex mutex;
+  std::map<std::pair<uintptr_t, const void *>, Buffer> buffers;
 };
 
 } // namespace detail

@@ -78,12 +78,18 @@ void load(Loaded &out) {
       !resolve(handle, "cuModuleLoadData", d.cuModuleLoadData, why) ||
       !resolve(handle, "cuModuleGetFunction", d.cuModuleGetFunction, why) ||
       !resolve(handle, "cuFuncSetAttribute", d.cuFuncSetAttribute, why) ||
-      !resolve(handle, "cuLaunchKernel", d.cuLaunchKernel, why))
+      !resolve(handle, "cuLaunchKernel", d.cuLaunchKernel, why) ||
+      !resolve(handle, "cuMemAlloc_v2", d.cuMemAlloc, why) ||
+      !resolve(handle, "cuMemFree_v2", d.cuMemFree, why) ||
+      !resolve(handle, "cuStreamSynchronize", d.cuStreamSynchronize, why))
     return;
   // Optional: older drivers (before CUDA 12) still launch kernels without
   // tensor maps; encodeTensorMap reports its absence.
   d.cuTensorMapEncodeTiled = reinterpret_cast<TensorMapEncodeTiledFn>(
       dlsym(handle, "cuTensorMapEncodeTiled"));
+  // Optional: drivers before CUDA 10 have no stream capture at all.
+  d.cuStreamIsCapturing = reinterpret_cast<decltype(d.cuStreamIsCapturing)>(
+      dlsym(handle, "cuStreamIsCapturing"));
   CUresult result = d.cuInit(0);
   if (result != CUDA_SUCCESS) {
     out.whyNot = "cuInit failed: " + d.describe(result);

@@ -1,15 +1,19 @@
-//===- CudaDriver.h - the CUDA driver API, opened at run time -----*- C++ -*-===//
+//===- CudaDriver.h - the CUDA driver API, opened at run time -----*- C++
+//-*-===//
 //
 // The few driver types, constants and entry points the runtime uses, declared
 // here so kcc_runtime builds without the CUDA toolkit. Values match cuda.h
-// (CUDA 13.0); the entry points are resolved with dlsym from libcuda.so.1.
-// None of them has a versioned (_v2, ...) export: cuda.h #defines none of
-// these names. cuLaunchKernel is the legacy-default-stream export (not _ptsz).
+// (CUDA 13.0); the entry points are resolved with dlsym from libcuda.so.1,
+// under the name cuda.h gives them: cuMemAlloc and cuMemFree are #defined to
+// their _v2 exports (64-bit CUdeviceptr), the others keep their names.
+// cuLaunchKernel, cuStreamSynchronize and cuStreamIsCapturing are the
+// legacy-default-stream exports (not _ptsz).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KCC_RUNTIME_CUDADRIVER_H
 #define KCC_RUNTIME_CUDADRIVER_H
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -28,6 +32,7 @@ using CUcontext = CUctx_st *;
 using CUmodule = CUmod_st *;
 using CUfunction = CUfunc_st *;
 using CUstream = CUstream_st *;
+using CUdeviceptr = unsigned long long; // CUdeviceptr_v2
 using CUdevice_attribute = int;
 using CUfunction_attribute = int;
 
@@ -35,6 +40,7 @@ using CUfunction_attribute = int;
 enum : CUresult {
   CUDA_SUCCESS = 0,
   CUDA_ERROR_INVALID_VALUE = 1,
+  CUDA_ERROR_OUT_OF_MEMORY = 2,
   CUDA_ERROR_NOT_INITIALIZED = 3,
   CUDA_ERROR_DEINITIALIZED = 4,
   CUDA_ERROR_STUB_LIBRARY = 34,
@@ -63,6 +69,14 @@ enum : CUdevice_attribute {
 // CUfunction_attribute values (cuda.h, enum CUfunction_attribute_enum).
 enum : CUfunction_attribute {
   CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+};
+
+// CUstreamCaptureStatus values (cuda.h, enum CUstreamCaptureStatus_enum).
+using CUstreamCaptureStatus = int;
+enum : CUstreamCaptureStatus {
+  CU_STREAM_CAPTURE_STATUS_NONE = 0,
+  CU_STREAM_CAPTURE_STATUS_ACTIVE = 1,
+  CU_STREAM_CAPTURE_STATUS_INVALIDATED = 2,
 };
 
 // CUtensorMap enums (cuda.h, CUtensorMap*_enum): what encodeTensorMap passes
@@ -125,9 +139,18 @@ struct Driver {
                              unsigned gridZ, unsigned blockX, unsigned blockY,
                              unsigned blockZ, unsigned sharedMemBytes,
                              CUstream stream, void **params, void **extra);
+  /// Exported as cuMemAlloc_v2 and cuMemFree_v2 (what cuda.h's cuMemAlloc
+  /// and cuMemFree are #defined to).
+  CUresult (*cuMemAlloc)(CUdeviceptr *ptr, size_t bytes);
+  CUresult (*cuMemFree)(CUdeviceptr ptr);
+  CUresult (*cuStreamSynchronize)(CUstream stream);
   /// Optional (CUDA 12.0 and newer drivers): null if the driver lacks it, in
   /// which case only kernels without TMA tensor maps can be launched.
   TensorMapEncodeTiledFn cuTensorMapEncodeTiled;
+  /// Optional (CUDA 10.0 and newer drivers, which have CUDA graphs): null if
+  /// the driver lacks it; then no stream can be capturing.
+  CUresult (*cuStreamIsCapturing)(CUstream stream,
+                                  CUstreamCaptureStatus *status);
 
   /// "CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered)",
   /// or "CUDA error 1234" for a code the driver does not know.

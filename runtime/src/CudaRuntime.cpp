@@ -2,8 +2,8 @@
 //
 // The CUDA backend of kcc::rt::launch: the current (or device 0's primary)
 // context, modules and functions cached per context (Common.h), the
-// no-image and driver-error messages. The driver is opened with dlopen
-// (CudaDriver.cpp).
+// no-image and driver-error messages, split-K workspaces per (context,
+// stream). The driver is opened with dlopen (CudaDriver.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -343,6 +343,87 @@ Status kcc::rt::launch(const KernelDesc &kernel, const int64_t grid[3],
   if (result != CUDA_SUCCESS)
     return driverError(*driver, build, "cuLaunchKernel", result);
   return Status();
+}
+
+//===----------------------------------------------------------------------===//
+// Split-K workspaces
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+WorkspaceCache &workspaces() {
+  static WorkspaceCache *instance = new WorkspaceCache; // leaked: never freed
+  return *instance;
+}
+
+/// The driver calls of WorkspaceCache on one stream of the current context.
+class CudaWorkspaceCalls final : public WorkspaceCache::Calls {
+public:
+  CudaWorkspaceCalls(const Driver &driver, const KernelDesc &kernel,
+                     CUstream stream)
+      : driver(driver), kernel(kernel), stream(stream) {}
+
+  Status capturing(bool *capturing) override {
+    *capturing = false;
+    if (!driver.cuStreamIsCapturing) // no CUDA graphs in this driver
+      return Status();
+    CUstreamCaptureStatus capture = CU_STREAM_CAPTURE_STATUS_NONE;
+    CUresult result = driver.cuStreamIsCapturing(stream, &capture);
+    if (result != CUDA_SUCCESS)
+      return driverError(driver, kernel, "cuStreamIsCapturing", result);
+    // An invalidated capture is still one: allocating would not be recorded.
+    *capturing = capture != CU_STREAM_CAPTURE_STATUS_NONE;
+    return Status();
+  }
+  Status synchronize() override {
+    CUresult result = driver.cuStreamSynchronize(stream);
+    if (result != CUDA_SUCCESS)
+      return driverError(driver, kernel, "cuStreamSynchronize", result);
+    return Status();
+  }
+  Status allocate(size_t bytes, void **ptr) override {
+    CUdeviceptr allocated = 0;
+    CUresult result = driver.cuMemAlloc(&allocated, bytes);
+    if (result != CUDA_SUCCESS) {
+      std::string call = "cuMemAlloc(" + std::to_string(bytes) + ")";
+      return driverError(driver, kernel, call.c_str(), result);
+    }
+    *ptr = reinterpret_cast<void *>(static_cast<uintptr_t>(allocated));
+    return Status();
+  }
+  Status release(void *ptr) override {
+    CUresult result = driver.cuMemFree(
+        static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(ptr)));
+    if (result != CUDA_SUCCESS)
+      return driverError(driver, kernel, "cuMemFree", result);
+    return Status();
+  }
+
+private:
+  const Driver &driver;
+  const KernelDesc &kernel;
+  CUstream stream;
+};
+
+} // namespace
+
+Status kcc::rt::workspace(const KernelDesc &kernel, size_t bytes,
+                          CUstream_st *stream, void **ptr) {
+  if (!ptr)
+    return makeStatus(KCC_ERROR_INVALID_ARGUMENT,
+                      launchPrefix(kernel) +
+                          "the workspace pointer to set is a null pointer");
+  *ptr = nullptr;
+  if (bytes == 0)
+    return Status();
+  const Driver *driver = nullptr;
+  CUcontext ctx = nullptr;
+  Status status = driverWithContext(kernel, &driver, &ctx);
+  if (!status.ok())
+    return status;
+  CudaWorkspaceCalls calls(*driver, kernel, stream);
+  return workspaces().get(kernel, reinterpret_cast<uintptr_t>(ctx), stream,
+                          bytes, calls, ptr);
 }
 
 //===----------------------------------------------------------------------===//

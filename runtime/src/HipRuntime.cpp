@@ -3,7 +3,8 @@
 // The HIP backend (kcc/runtime_hip.h): the calling thread's current device,
 // the code object of the embedded offload bundle that fits the device's
 // gcnArchName (OffloadBundle.h), modules and functions cached per device
-// (Common.h), hipModuleLaunchKernel. Messages and status codes are those of
+// (Common.h), hipModuleLaunchKernel, split-K workspaces per (device,
+// stream). Messages and status codes are those of
 // the CUDA backend, with HIP's error names. Links libamdhip64 directly (HIP
 // has no stable "driver" library to dlopen the way libcuda.so.1 is).
 //
@@ -330,4 +331,79 @@ Status kcc::rt::hip::launch(const KernelDesc &kernel, const int64_t grid[3],
   if (result != hipSuccess)
     return driverError(build, "hipModuleLaunchKernel", result);
   return Status();
+}
+
+//===----------------------------------------------------------------------===//
+// Split-K workspaces
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+WorkspaceCache &workspaces() {
+  static WorkspaceCache *instance = new WorkspaceCache; // leaked: never freed
+  return *instance;
+}
+
+/// The HIP calls of WorkspaceCache on one stream of the current device.
+class HipWorkspaceCalls final : public WorkspaceCache::Calls {
+public:
+  HipWorkspaceCalls(const KernelDesc &kernel, hipStream_t stream)
+      : kernel(kernel), stream(stream) {}
+
+  Status capturing(bool *capturing) override {
+    hipStreamCaptureStatus capture = hipStreamCaptureStatusNone;
+    hipError_t result = hipStreamIsCapturing(stream, &capture);
+    *capturing = false;
+    if (result != hipSuccess)
+      return driverError(kernel, "hipStreamIsCapturing", result);
+    // An invalidated capture is still one: allocating would not be recorded.
+    *capturing = capture != hipStreamCaptureStatusNone;
+    return Status();
+  }
+  Status synchronize() override {
+    hipError_t result = hipStreamSynchronize(stream);
+    if (result != hipSuccess)
+      return driverError(kernel, "hipStreamSynchronize", result);
+    return Status();
+  }
+  Status allocate(size_t bytes, void **ptr) override {
+    void *allocated = nullptr;
+    hipError_t result = hipMalloc(&allocated, bytes);
+    if (result != hipSuccess) {
+      std::string call = "hipMalloc(" + std::to_string(bytes) + ")";
+      return driverError(kernel, call.c_str(), result);
+    }
+    *ptr = allocated;
+    return Status();
+  }
+  Status release(void *ptr) override {
+    hipError_t result = hipFree(ptr);
+    if (result != hipSuccess)
+      return driverError(kernel, "hipFree", result);
+    return Status();
+  }
+
+private:
+  const KernelDesc &kernel;
+  hipStream_t stream;
+};
+
+} // namespace
+
+Status kcc::rt::hip::workspace(const KernelDesc &kernel, size_t bytes,
+                               ihipStream_t *stream, void **ptr) {
+  if (!ptr)
+    return makeStatus(KCC_ERROR_INVALID_ARGUMENT,
+                      launchPrefix(kernel) +
+                          "the workspace pointer to set is a null pointer");
+  *ptr = nullptr;
+  if (bytes == 0)
+    return Status();
+  int device = 0;
+  Status status = initializedDevice(kernel, &device);
+  if (!status.ok())
+    return status;
+  HipWorkspaceCalls calls(kernel, stream);
+  return workspaces().get(kernel, static_cast<uintptr_t>(device), stream, bytes,
+                          calls, ptr);
 }

@@ -6,6 +6,8 @@
 
 #include <cuda.h>
 
+#include <type_traits>
+
 namespace k = kcc::rt::cuda;
 
 #define KCC_SAME(name)                                                         \
@@ -13,6 +15,7 @@ namespace k = kcc::rt::cuda;
                 #name " differs from cuda.h")
 KCC_SAME(CUDA_SUCCESS);
 KCC_SAME(CUDA_ERROR_INVALID_VALUE);
+KCC_SAME(CUDA_ERROR_OUT_OF_MEMORY);
 KCC_SAME(CUDA_ERROR_NOT_INITIALIZED);
 KCC_SAME(CUDA_ERROR_DEINITIALIZED);
 KCC_SAME(CUDA_ERROR_STUB_LIBRARY);
@@ -49,6 +52,9 @@ KCC_SAME(CU_TENSOR_MAP_SWIZZLE_64B);
 KCC_SAME(CU_TENSOR_MAP_SWIZZLE_128B);
 KCC_SAME(CU_TENSOR_MAP_L2_PROMOTION_L2_128B);
 KCC_SAME(CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+KCC_SAME(CU_STREAM_CAPTURE_STATUS_NONE);
+KCC_SAME(CU_STREAM_CAPTURE_STATUS_ACTIVE);
+KCC_SAME(CU_STREAM_CAPTURE_STATUS_INVALIDATED);
 static_assert(sizeof(CUtensorMap) == sizeof(kcc::rt::TensorMap) &&
                   alignof(CUtensorMap) == alignof(kcc::rt::TensorMap),
               "kcc::rt::TensorMap is not laid out as CUtensorMap");
@@ -62,11 +68,16 @@ static_assert(sizeof(CUresult) == sizeof(k::CUresult), "CUresult size");
 static_assert(sizeof(CUdevice) == sizeof(k::CUdevice), "CUdevice size");
 static_assert(sizeof(CUdevice_attribute) == sizeof(k::CUdevice_attribute),
               "CUdevice_attribute size");
+static_assert(sizeof(CUstreamCaptureStatus) == sizeof(k::CUstreamCaptureStatus),
+              "CUstreamCaptureStatus size");
+static_assert(std::is_same<CUdeviceptr, k::CUdeviceptr>::value,
+              "CUdeviceptr is not unsigned long long");
 static_assert(sizeof(CUfunction_attribute) ==
                   sizeof(k::CUfunction_attribute),
               "CUfunction_attribute size");
 
-// The symbols the runtime resolves have no versioned export in this cuda.h.
+// How cuda.h spells the entry points the runtime resolves: their own names,
+// but cuMemAlloc and cuMemFree, #defined to their _v2 exports.
 #define KCC_UNVERSIONED(name)                                                  \
   static constexpr const char *kSpelled_##name = KCC_STR(name);
 #define KCC_STR(x) KCC_STR2(x)
@@ -85,17 +96,32 @@ KCC_UNVERSIONED(cuModuleGetFunction)
 KCC_UNVERSIONED(cuFuncSetAttribute)
 KCC_UNVERSIONED(cuLaunchKernel)
 KCC_UNVERSIONED(cuTensorMapEncodeTiled)
+KCC_UNVERSIONED(cuMemAlloc)
+KCC_UNVERSIONED(cuMemFree)
+KCC_UNVERSIONED(cuStreamSynchronize)
+KCC_UNVERSIONED(cuStreamIsCapturing)
 
 namespace kcc_runtime_test {
 // How cuda.h spells each entry point after its #defines (checked at run time
-// by RuntimeTests.cpp: it must equal the plain name the runtime dlsyms).
+// by RuntimeTests.cpp: it must equal the name the runtime dlsyms).
 extern const char *const kCudaHeaderSpellings[];
-const char *const kCudaHeaderSpellings[] = {
-    kSpelled_cuInit,          kSpelled_cuGetErrorName,
-    kSpelled_cuGetErrorString, kSpelled_cuCtxGetCurrent,
-    kSpelled_cuCtxSetCurrent, kSpelled_cuCtxGetDevice,
-    kSpelled_cuDeviceGet,     kSpelled_cuDevicePrimaryCtxRetain,
-    kSpelled_cuDeviceGetAttribute, kSpelled_cuModuleLoadData,
-    kSpelled_cuModuleGetFunction, kSpelled_cuFuncSetAttribute,
-    kSpelled_cuLaunchKernel,  kSpelled_cuTensorMapEncodeTiled, nullptr};
+const char *const kCudaHeaderSpellings[] = {kSpelled_cuInit,
+                                            kSpelled_cuGetErrorName,
+                                            kSpelled_cuGetErrorString,
+                                            kSpelled_cuCtxGetCurrent,
+                                            kSpelled_cuCtxSetCurrent,
+                                            kSpelled_cuCtxGetDevice,
+                                            kSpelled_cuDeviceGet,
+                                            kSpelled_cuDevicePrimaryCtxRetain,
+                                            kSpelled_cuDeviceGetAttribute,
+                                            kSpelled_cuModuleLoadData,
+                                            kSpelled_cuModuleGetFunction,
+                                            kSpelled_cuFuncSetAttribute,
+                                            kSpelled_cuLaunchKernel,
+                                            kSpelled_cuTensorMapEncodeTiled,
+                                            kSpelled_cuMemAlloc,
+                                            kSpelled_cuMemFree,
+                                            kSpelled_cuStreamSynchronize,
+                                            kSpelled_cuStreamIsCapturing,
+                                            nullptr};
 } // namespace kcc_runtime_test

@@ -5,21 +5,25 @@
 // As the real driver, a launch with more than 48 KiB of dynamic shared memory
 // fails unless cuFuncSetAttribute raised the function's limit, which may not
 // pass the device's opt-in maximum.
+// Device memory (cuMemAlloc_v2) is host memory that nothing reads; streams
+// are any pointer, never capturing unless fake_set_capturing says so.
 // The fake_* functions let the tests steer it and read what it saw.
 #include "FakeCudaControl.h"
 
 #include <atomic>
 #include <chrono>
+#include <cstdarg>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <set>
 #include <sstream>
 #include <string>
 #include <thread>
-#include <memory>
 #include <vector>
 
 namespace {
@@ -86,6 +90,13 @@ struct State {
   CUresult attributeError = 0;
   int attribute = -1, attributeValue = 0;
   std::string attributeFunction;
+  // Device memory and streams: calls, injected error, what is allocated, and
+  // "alloc N -> P; sync S; free P; " for each call since the last read.
+  FakeMemory memory = {};
+  CUresult allocError = 0;
+  std::map<uintptr_t, size_t> live;
+  std::map<void *, int> capturing; // CUstreamCaptureStatus by stream
+  std::string memoryLog;
   // Everything handed out, kept reachable (no leaks under LeakSanitizer).
   std::vector<std::unique_ptr<Context>> contexts;
   std::vector<std::unique_ptr<Function>> functions;
@@ -108,6 +119,9 @@ EXPORT CUresult cuGetErrorName(CUresult error, const char **str) {
   switch (error) {
   case 0: *str = "CUDA_SUCCESS"; return 0;
   case 1: *str = "CUDA_ERROR_INVALID_VALUE"; return 0;
+  case 2:
+    *str = "CUDA_ERROR_OUT_OF_MEMORY";
+    return 0;
   case 100: *str = "CUDA_ERROR_NO_DEVICE"; return 0;
   case 201: *str = "CUDA_ERROR_INVALID_CONTEXT"; return 0;
   case 209: *str = "CUDA_ERROR_NO_BINARY_FOR_GPU"; return 0;
@@ -122,6 +136,9 @@ EXPORT CUresult cuGetErrorName(CUresult error, const char **str) {
 
 EXPORT CUresult cuGetErrorString(CUresult error, const char **str) {
   switch (error) {
+  case 2:
+    *str = "out of memory";
+    return 0;
   case 700: *str = "an illegal memory access was encountered"; return 0;
   case 209: *str = "no kernel image is available for execution on the device"; return 0;
   }
@@ -271,6 +288,73 @@ EXPORT CUresult cuLaunchKernel(Function *f, unsigned gx, unsigned gy,
   return 0;
 }
 
+namespace {
+void logMemory(State &s, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+void logMemory(State &s, const char *format, ...) {
+  char line[128];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(line, sizeof line, format, args);
+  va_end(args);
+  s.memoryLog += line;
+  s.memoryLog += "; ";
+}
+} // namespace
+
+EXPORT CUresult cuMemAlloc_v2(uintptr_t *ptr, size_t bytes) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  ++s.memory.allocs;
+  s.memory.lastBytes = bytes;
+  if (!current)
+    return 201;
+  if (s.allocError)
+    return s.allocError;
+  if (!ptr || !bytes)
+    return 1;
+  void *memory = std::malloc(bytes);
+  if (!memory)
+    return 2;
+  *ptr = reinterpret_cast<uintptr_t>(memory);
+  s.live[*ptr] = bytes;
+  s.memory.liveBytes += bytes;
+  logMemory(s, "alloc %zu -> %p", bytes, memory);
+  return 0;
+}
+
+EXPORT CUresult cuMemFree_v2(uintptr_t ptr) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  ++s.memory.frees;
+  auto it = s.live.find(ptr);
+  if (it == s.live.end())
+    return 1; // CUDA_ERROR_INVALID_VALUE: not from cuMemAlloc, or freed
+  s.memory.liveBytes -= it->second;
+  s.live.erase(it);
+  logMemory(s, "free %p", reinterpret_cast<void *>(ptr));
+  std::free(reinterpret_cast<void *>(ptr));
+  return 0;
+}
+
+EXPORT CUresult cuStreamSynchronize(void *stream) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  ++s.memory.syncs;
+  if (s.capturing.count(stream) && s.capturing[stream])
+    return 900; // CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED
+  logMemory(s, "sync %p", stream);
+  return 0;
+}
+
+EXPORT CUresult cuStreamIsCapturing(void *stream, int *status) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto it = s.capturing.find(stream);
+  *status = it == s.capturing.end() ? 0 : it->second;
+  return 0;
+}
+
 #ifndef KCC_FAKE_CUDA_NO_TMA
 // Records its arguments and writes a recognizable map: the word
 // 0x4b43434d41500001 ("KCCMAP" 1), the address, the sizes; so a test can tell
@@ -398,4 +482,27 @@ EXPORT void fake_captured_params(void **params, unsigned char *mapBytes) {
   std::lock_guard<std::mutex> lock(s.mutex);
   std::memcpy(params, s.params, sizeof s.params);
   std::memcpy(mapBytes, s.mapBytes, sizeof s.mapBytes);
+}
+
+// Device memory and streams: cuMemAlloc_v2 fails with `error` (0: succeeds);
+// `stream` reports capture status `status` (0: none, 1: active).
+EXPORT void fake_set_alloc_error(CUresult error) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().allocError = error;
+}
+EXPORT void fake_set_capturing(void *stream, int status) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().capturing[stream] = status;
+}
+EXPORT void fake_memory(FakeMemory *out) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  *out = state().memory;
+}
+/// The memory calls since the last read ("alloc 1048576 -> 0x...; sync
+/// 0x...; free 0x...; "), truncated to `size`; then forgets them.
+EXPORT void fake_memory_log(char *out, size_t size) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  std::snprintf(out, size, "%s", s.memoryLog.c_str());
+  s.memoryLog.clear();
 }

@@ -10,6 +10,7 @@
 
 #include <dlfcn.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -43,6 +44,17 @@ struct FakeEncode {
   uint32_t boxDim[5], elementStrides[5];
   int interleave, swizzle, l2Promotion, oobFill;
   void *map;
+};
+
+/// Device memory and stream calls (fake_memory): cuMemAlloc_v2 and
+/// cuMemFree_v2 calls (failed ones too), cuStreamSynchronize calls, the
+/// last allocation's size, the bytes allocated and not freed.
+struct FakeMemory {
+  int allocs;
+  int frees;
+  int syncs;
+  size_t lastBytes;
+  size_t liveBytes;
 };
 
 /// For host programs run against the fake driver (tests/e2e/driver): the

@@ -1,7 +1,7 @@
 // The launch path against FakeCuda.cpp, a stand-in libcuda.so.1 loaded through
 // KCC_CUDA_DRIVER: context selection, module/function caching, block sizes,
-// dynamic shared memory, the no-image and driver-error messages, and
-// concurrent first launches.
+// dynamic shared memory, the no-image and driver-error messages, concurrent
+// first launches, and split-K workspaces.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include "FakeCudaControl.h"
 
@@ -40,6 +40,10 @@ struct Fake {
   void (*capturedParams)(void **, unsigned char *);
   void (*setFuncAttributeError)(int);
   void (*lastFuncAttribute)(FakeFuncAttribute *);
+  void (*setAllocError)(int);
+  void (*setCapturing)(void *, int);
+  void (*memory)(FakeMemory *);
+  void (*memoryLog)(char *, size_t);
 } fake;
 
 
@@ -298,14 +302,14 @@ TEST_CASE("a failed multiprocessor count query fails the launch, uncached") {
   fake.ctxSetCurrent(fake.newContext(0));
   const int64_t grid[3] = {3, 1, 1};
   int before = fake.launches();
-  fake.setProcessorCountError(2); // the fake names no error: "CUDA error 2"
+  fake.setProcessorCountError(3); // the fake names no error: "CUDA error 3"
   Status status = launch(kVectorAdd, grid, nullptr, nullptr);
   fake.setProcessorCountError(0);
   CHECK(status.code == KCC_ERROR_DRIVER);
   CHECK(contains(status.message,
                  "kcc: cannot launch vector_add_f32_1024: "
                  "cuDeviceGetAttribute(MULTIPROCESSOR_COUNT) failed: CUDA "
-                 "error 2"));
+                 "error 3"));
   CHECK(fake.launches() == before);
   status = launch(kVectorAdd, grid, nullptr, nullptr);
   CHECK_MESSAGE(status.ok(), status.message);
@@ -802,6 +806,256 @@ TEST_CASE("dynamic shared memory: more than the GPU allows is a clear error") {
   CHECK(lastLaunch().shared == 200000);
 }
 
+//===----------------------------------------------------------------------===//
+// Split-K workspaces
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+FakeMemory memory() {
+  FakeMemory m{};
+  fake.memory(&m);
+  return m;
+}
+
+/// The fake's memory calls since the last call of this.
+std::string memoryLog() {
+  char log[4096];
+  fake.memoryLog(log, sizeof log);
+  return log;
+}
+
+/// A pointer as the fake's log prints it.
+std::string text(const void *p) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%p", p);
+  return buffer;
+}
+
+CUstream_st *fakeStream(uintptr_t value) {
+  return reinterpret_cast<CUstream_st *>(value);
+}
+
+const KernelDesc kSplitK = {&kFatbin, "splitk_gemm_partial", kThreads, 2};
+const KernelDesc kReduce = {&kFatbin, "splitk_gemm_reduce", kThreads, 2};
+constexpr size_t kMiB = size_t(1) << 20;
+
+} // namespace
+
+TEST_CASE("workspace: the first call allocates, smaller ones reuse it") {
+  ScopedContext scope(20, 90);
+  CUstream_st *stream = fakeStream(0x5100);
+  memoryLog();
+  FakeMemory before = memory();
+  void *ptr = nullptr;
+  Status status = workspace(kSplitK, 3000000, stream, &ptr);
+  REQUIRE_MESSAGE(status.ok(), status.message);
+  REQUIRE(ptr != nullptr);
+  FakeMemory after = memory();
+  CHECK(after.allocs == before.allocs + 1);
+  CHECK(after.lastBytes == 3 * kMiB); // rounded up to 1 MiB
+  CHECK(after.liveBytes == before.liveBytes + 3 * kMiB);
+  CHECK(memoryLog() == "alloc 3145728 -> " + text(ptr) + "; ");
+
+  // As large or smaller, for this kernel or another on the stream: the same
+  // buffer, no driver call.
+  for (size_t bytes : {size_t(1), size_t(4096), 3 * kMiB, size_t(3000000)}) {
+    void *again = nullptr;
+    REQUIRE(workspace(kSplitK, bytes, stream, &again).ok());
+    CHECK(again == ptr);
+    REQUIRE(workspace(kReduce, bytes, stream, &again).ok());
+    CHECK(again == ptr);
+  }
+  after = memory();
+  CHECK(after.allocs == before.allocs + 1);
+  CHECK(after.frees == before.frees);
+  CHECK(after.syncs == before.syncs);
+  CHECK(memoryLog().empty());
+}
+
+TEST_CASE("workspace: a larger request grows it after the stream drains") {
+  ScopedContext scope(20, 90);
+  CUstream_st *stream = fakeStream(0x5200);
+  void *old = nullptr;
+  REQUIRE(workspace(kSplitK, 1000, stream, &old).ok());
+  memoryLog();
+  FakeMemory before = memory();
+  void *grown = nullptr;
+  Status status = workspace(kSplitK, kMiB + 1, stream, &grown);
+  REQUIRE_MESSAGE(status.ok(), status.message);
+  REQUIRE(grown != nullptr);
+  // Queued kernels may still use the old buffer: the stream is synchronized
+  // before it is freed.
+  CHECK(memoryLog() == "sync " + text(stream) + "; free " + text(old) +
+                           "; alloc 2097152 -> " + text(grown) + "; ");
+  FakeMemory after = memory();
+  CHECK(after.allocs == before.allocs + 1);
+  CHECK(after.frees == before.frees + 1);
+  CHECK(after.syncs == before.syncs + 1);
+  CHECK(after.liveBytes == before.liveBytes + kMiB);
+  // Grown for good.
+  void *again = nullptr;
+  REQUIRE(workspace(kSplitK, 1000, stream, &again).ok());
+  CHECK(again == grown);
+  CHECK(memoryLog().empty());
+}
+
+TEST_CASE("workspace: each stream and each context has its own buffer") {
+  ScopedContext scope(20, 90);
+  CUstream_st *a = fakeStream(0x5300), *b = fakeStream(0x5310);
+  void *pa = nullptr, *pb = nullptr, *pDefault = nullptr;
+  REQUIRE(workspace(kSplitK, 4096, a, &pa).ok());
+  REQUIRE(workspace(kSplitK, 4096, b, &pb).ok());
+  REQUIRE(workspace(kSplitK, 4096, nullptr, &pDefault).ok());
+  CHECK(pa != nullptr);
+  CHECK(pa != pb);
+  CHECK(pDefault != pa);
+  CHECK(pDefault != pb);
+  // Growing one stream's buffer waits for that stream only.
+  memoryLog();
+  void *grown = nullptr;
+  REQUIRE(workspace(kSplitK, 2 * kMiB, a, &grown).ok());
+  CHECK(memoryLog() == "sync " + text(a) + "; free " + text(pa) +
+                           "; alloc 2097152 -> " + text(grown) + "; ");
+  void *again = nullptr;
+  REQUIRE(workspace(kSplitK, 4096, b, &again).ok());
+  CHECK(again == pb);
+  // The same stream handle in another context: another buffer.
+  ScopedContext other(21, 90);
+  REQUIRE(workspace(kSplitK, 4096, b, &again).ok());
+  CHECK(again != pb);
+  CHECK(again != grown);
+}
+
+TEST_CASE("workspace: no bytes is a null pointer and no driver call") {
+  void *ptr = &ptr;
+  FakeMemory before = memory();
+  Status status = workspace(kSplitK, 0, fakeStream(0x5400), &ptr);
+  CHECK(status.ok());
+  CHECK(status.message.empty());
+  CHECK(ptr == nullptr);
+  CHECK(memory().allocs == before.allocs);
+  status = workspace(kSplitK, 16, fakeStream(0x5400), nullptr);
+  CHECK(status.code == KCC_ERROR_INVALID_ARGUMENT);
+  CHECK(status.message == "kcc: cannot launch splitk_gemm_partial: the "
+                          "workspace pointer to set is a null pointer");
+}
+
+TEST_CASE("workspace: growing during stream capture is refused") {
+  ScopedContext scope(20, 90);
+  CUstream_st *stream = fakeStream(0x5500);
+  void *ptr = nullptr;
+  REQUIRE(workspace(kSplitK, kMiB, stream, &ptr).ok());
+  memoryLog();
+  FakeMemory before = memory();
+  fake.setCapturing(stream, 1); // CU_STREAM_CAPTURE_STATUS_ACTIVE
+  // Large enough: captured launches may use it.
+  void *captured = nullptr;
+  Status status = workspace(kSplitK, 1000, stream, &captured);
+  CHECK_MESSAGE(status.ok(), status.message);
+  CHECK(captured == ptr);
+  // Too small: allocating cannot be captured.
+  void *refused = &refused;
+  status = workspace(kSplitK, 5 * kMiB, stream, &refused);
+  CHECK(status.code == KCC_ERROR_INVALID_ARGUMENT);
+  CHECK(status.message ==
+        "kcc: cannot launch splitk_gemm_partial: its split-K workspace "
+        "(5242880 bytes) must be allocated before the stream is captured "
+        "into a graph, and this stream's has 1048576 bytes: run the launch "
+        "once outside capture first, with sizes at least as large");
+  CHECK(refused == nullptr);
+  fake.setCapturing(stream, 2); // INVALIDATED: still capturing
+  CHECK(workspace(kSplitK, 5 * kMiB, stream, &refused).code ==
+        KCC_ERROR_INVALID_ARGUMENT);
+  // A stream captured before its first split-K launch has nothing yet.
+  CUstream_st *fresh = fakeStream(0x5510);
+  fake.setCapturing(fresh, 1);
+  status = workspace(kReduce, 64, fresh, &refused);
+  fake.setCapturing(fresh, 0);
+  CHECK(status.code == KCC_ERROR_INVALID_ARGUMENT);
+  CHECK(status.message ==
+        "kcc: cannot launch splitk_gemm_reduce: its split-K workspace (64 "
+        "bytes) must be allocated before the stream is captured into a "
+        "graph, and this stream's has 0 bytes: run the launch once outside "
+        "capture first, with sizes at least as large");
+  FakeMemory after = memory();
+  CHECK(after.allocs == before.allocs);
+  CHECK(after.syncs == before.syncs);
+  CHECK(memoryLog().empty());
+
+  // After the capture it grows, but the buffer the graph captured is kept:
+  // the graph may run at any time.
+  fake.setCapturing(stream, 0);
+  void *grown = nullptr;
+  REQUIRE(workspace(kSplitK, 5 * kMiB, stream, &grown).ok());
+  CHECK(memoryLog() ==
+        "sync " + text(stream) + "; alloc 5242880 -> " + text(grown) + "; ");
+  CHECK(memory().frees == before.frees);
+}
+
+TEST_CASE("workspace: a failed allocation names the kernel and the bytes") {
+  ScopedContext scope(20, 90);
+  CUstream_st *stream = fakeStream(0x5600);
+  fake.setAllocError(2); // CUDA_ERROR_OUT_OF_MEMORY
+  void *ptr = &ptr;
+  Status status = workspace(kSplitK, 1500000, stream, &ptr);
+  fake.setAllocError(0);
+  CHECK(status.code == KCC_ERROR_DRIVER);
+  CHECK(status.message ==
+        "kcc: cannot launch splitk_gemm_partial: cuMemAlloc(2097152) failed: "
+        "CUDA_ERROR_OUT_OF_MEMORY (out of memory); the launch's split-K "
+        "workspace needs 1500000 bytes of device memory (allocated in 1 MiB "
+        "steps)");
+  CHECK(ptr == nullptr);
+  // Nothing is kept for a failure: the next call allocates.
+  status = workspace(kSplitK, 1500000, stream, &ptr);
+  REQUIRE_MESSAGE(status.ok(), status.message);
+  CHECK(ptr != nullptr);
+  CHECK(memory().lastBytes == 2 * kMiB);
+
+  // Failing to grow: the old buffer is gone, the next call starts over.
+  memoryLog();
+  void *old = ptr;
+  fake.setAllocError(2);
+  status = workspace(kSplitK, 8 * kMiB, stream, &ptr);
+  fake.setAllocError(0);
+  CHECK(status.code == KCC_ERROR_DRIVER);
+  CHECK(contains(status.message, "cuMemAlloc(8388608) failed"));
+  CHECK(ptr == nullptr);
+  CHECK(memoryLog() == "sync " + text(stream) + "; free " + text(old) + "; ");
+  REQUIRE(workspace(kSplitK, 1000, stream, &ptr).ok());
+  CHECK(memoryLog() == "alloc 1048576 -> " + text(ptr) + "; ");
+}
+
+TEST_CASE("workspace: concurrent callers on their own streams") {
+  ScopedContext scope(20, 90);
+  constexpr int kThreadCount = 8, kIterations = 100;
+  std::atomic<int> failures{0};
+  void *last[kThreadCount] = {};
+  std::vector<std::thread> threads;
+  void *ctx = nullptr;
+  fake.ctxGetCurrent(&ctx);
+  for (int t = 0; t < kThreadCount; ++t)
+    threads.emplace_back([t, ctx, &failures, &last] {
+      fake.ctxSetCurrent(ctx);
+      CUstream_st *stream = fakeStream(0x5700 + 0x10 * t);
+      for (int i = 0; i < kIterations; ++i) {
+        // Grows four times (1..4 MiB), then reuses.
+        size_t bytes = (size_t(i % 40) / 10 + 1) * kMiB;
+        void *ptr = nullptr;
+        if (!workspace(kSplitK, bytes, stream, &ptr).ok() || !ptr)
+          ++failures;
+        last[t] = ptr;
+      }
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  CHECK(failures.load() == 0);
+  for (int t = 0; t < kThreadCount; ++t)
+    for (int u = t + 1; u < kThreadCount; ++u)
+      CHECK(last[t] != last[u]);
+}
+
 int main(int argc, char **argv) {
   // FAKE_CUDA_NO_TMA=1: the fake driver built without cuTensorMapEncodeTiled
   // (the driver is opened once per process, so that is a run of its own).
@@ -843,12 +1097,22 @@ int main(int argc, char **argv) {
       dlsym(lib, "fake_set_func_attribute_error"));
   fake.lastFuncAttribute = reinterpret_cast<void (*)(FakeFuncAttribute *)>(
       dlsym(lib, "fake_last_func_attribute"));
-  if (!fake.setFuncAttributeError || !fake.lastFuncAttribute ||
-      !fake.setEncodeError || !fake.lastEncode || !fake.captureParams ||
-      !fake.capturedParams || !fake.setCc || !fake.setLaunchError ||
-      !fake.setProcessorCountError || !fake.newContext || !fake.retains ||
-      !fake.moduleLoads || !fake.launches || !fake.lastLaunch ||
-      !fake.ctxSetCurrent || !fake.ctxGetCurrent) {
+  fake.setAllocError =
+      reinterpret_cast<void (*)(int)>(dlsym(lib, "fake_set_alloc_error"));
+  fake.setCapturing =
+      reinterpret_cast<void (*)(void *, int)>(dlsym(lib, "fake_set_capturing"));
+  fake.memory =
+      reinterpret_cast<void (*)(FakeMemory *)>(dlsym(lib, "fake_memory"));
+  fake.memoryLog =
+      reinterpret_cast<void (*)(char *, size_t)>(dlsym(lib, "fake_memory_log"));
+  if (!fake.setAllocError || !fake.setCapturing || !fake.memory ||
+      !fake.memoryLog || !fake.setFuncAttributeError ||
+      !fake.lastFuncAttribute || !fake.setEncodeError || !fake.lastEncode ||
+      !fake.captureParams || !fake.capturedParams || !fake.setCc ||
+      !fake.setLaunchError || !fake.setProcessorCountError ||
+      !fake.newContext || !fake.retains || !fake.moduleLoads ||
+      !fake.launches || !fake.lastLaunch || !fake.ctxSetCurrent ||
+      !fake.ctxGetCurrent) {
     std::fprintf(stderr, "%s lacks a fake_* control\n", path);
     return 1;
   }

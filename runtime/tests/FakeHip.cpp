@@ -12,10 +12,12 @@
 // a code object for another processor than the current device's fails with
 // hipErrorNoBinaryForGpu, anything else with hipErrorInvalidImage.
 // $FAKE_HIP_TRACE=1 prints every load and launch on stderr;
-// $FAKE_HIP_INIT_ERROR=N makes hipInit return N.
+// $FAKE_HIP_INIT_ERROR=N makes hipInit return N. Device memory is host
+// memory; streams are never capturing unless fake_hip_set_capturing says so.
 #include <hip/hip_runtime_api.h>
 
 #include <chrono>
+#include <cstdarg>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -38,6 +40,18 @@ struct ihipModule_t {
 
 struct ihipModuleSymbol_t {
   std::string name;
+};
+
+/// Device memory and stream calls (fake_hip_memory), as HipTests.cpp
+/// declares it: hipMalloc and hipFree calls (failed ones too),
+/// hipStreamSynchronize calls, the last allocation's size, the bytes
+/// allocated and not freed.
+struct FakeHipMemory {
+  int allocs;
+  int frees;
+  int syncs;
+  size_t lastBytes;
+  size_t liveBytes;
 };
 
 namespace {
@@ -63,6 +77,13 @@ struct State {
   void **params = nullptr;
   std::string function;
   void (*hook)(void **params) = nullptr;
+  // Device memory and streams: calls, injected error, what is allocated, and
+  // "alloc N -> P; sync S; free P; " for each call since the last read.
+  FakeHipMemory memory = {};
+  hipError_t mallocError = hipSuccess;
+  std::map<void *, size_t> live;
+  std::map<hipStream_t, hipStreamCaptureStatus> capturing;
+  std::string memoryLog;
   // Everything handed out, kept reachable (no leaks under LeakSanitizer).
   std::vector<std::unique_ptr<ihipModule_t>> modules;
   std::vector<std::unique_ptr<ihipModuleSymbol_t>> functions;
@@ -113,6 +134,8 @@ const char *hipGetErrorName(hipError_t error) {
     return "hipSuccess";
   case hipErrorInvalidValue:
     return "hipErrorInvalidValue";
+  case hipErrorOutOfMemory:
+    return "hipErrorOutOfMemory";
   case hipErrorNoDevice:
     return "hipErrorNoDevice";
   case hipErrorInvalidDevice:
@@ -142,6 +165,8 @@ const char *hipGetErrorString(hipError_t error) {
     return "no kernel image is available for execution on the device";
   case hipErrorNoDevice:
     return "no ROCm-capable device is detected";
+  case hipErrorOutOfMemory:
+    return "out of memory";
   default:
     return hipGetErrorName(error); // as HIP does for most codes
   }
@@ -199,17 +224,74 @@ hipError_t hipDeviceGetAttribute(int *value, hipDeviceAttribute_t attribute,
   return hipSuccess;
 }
 
+namespace {
+void logMemory(State &s, const char *format, ...)
+    __attribute__((format(printf, 2, 3)));
+void logMemory(State &s, const char *format, ...) {
+  char line[128];
+  va_list args;
+  va_start(args, format);
+  std::vsnprintf(line, sizeof line, format, args);
+  va_end(args);
+  s.memoryLog += line;
+  s.memoryLog += "; ";
+}
+} // namespace
+
 // Device memory is host memory here: enough for programs (the difftest's
 // HIP leg) that copy buffers around a launch the fake does not execute.
 hipError_t hipMalloc(void **ptr, size_t size) {
   if (!ptr)
     return hipErrorInvalidValue;
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  ++s.memory.allocs;
+  s.memory.lastBytes = size;
+  if (s.mallocError != hipSuccess)
+    return s.mallocError;
   *ptr = std::malloc(size ? size : 1);
-  return *ptr ? hipSuccess : hipErrorOutOfMemory;
+  if (!*ptr)
+    return hipErrorOutOfMemory;
+  s.live[*ptr] = size;
+  s.memory.liveBytes += size;
+  logMemory(s, "alloc %zu -> %p", size, *ptr);
+  return hipSuccess;
 }
 
 hipError_t hipFree(void *ptr) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  ++s.memory.frees;
+  auto it = s.live.find(ptr);
+  if (it != s.live.end()) {
+    s.memory.liveBytes -= it->second;
+    s.live.erase(it);
+  }
+  if (ptr)
+    logMemory(s, "free %p", ptr);
   std::free(ptr);
+  return hipSuccess;
+}
+
+hipError_t hipStreamSynchronize(hipStream_t stream) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  ++s.memory.syncs;
+  auto it = s.capturing.find(stream);
+  if (it != s.capturing.end() && it->second != hipStreamCaptureStatusNone)
+    return hipErrorStreamCaptureUnsupported;
+  logMemory(s, "sync %p", static_cast<void *>(stream));
+  return hipSuccess;
+}
+
+hipError_t hipStreamIsCapturing(hipStream_t stream,
+                                hipStreamCaptureStatus *status) {
+  if (!status)
+    return hipErrorInvalidValue;
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto it = s.capturing.find(stream);
+  *status = it == s.capturing.end() ? hipStreamCaptureStatusNone : it->second;
   return hipSuccess;
 }
 
@@ -399,4 +481,28 @@ EXPORT void fake_hip_last_launch(FakeHipLaunch *out) {
   out->stream = s.stream;
   out->params = s.params;
   std::snprintf(out->function, sizeof out->function, "%s", s.function.c_str());
+}
+
+// Device memory and streams: hipMalloc fails with `error` (0: succeeds);
+// `stream` reports capture status `status` (0: none, 1: active).
+EXPORT void fake_hip_set_malloc_error(int error) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().mallocError = static_cast<hipError_t>(error);
+}
+EXPORT void fake_hip_set_capturing(void *stream, int status) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().capturing[static_cast<hipStream_t>(stream)] =
+      static_cast<hipStreamCaptureStatus>(status);
+}
+EXPORT void fake_hip_memory(FakeHipMemory *out) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  *out = state().memory;
+}
+/// The memory calls since the last read ("alloc 1048576 -> 0x...; sync
+/// 0x...; free 0x...; "), truncated to `size`; then forgets them.
+EXPORT void fake_hip_memory_log(char *out, size_t size) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  std::snprintf(out, size, "%s", s.memoryLog.c_str());
+  s.memoryLog.clear();
 }

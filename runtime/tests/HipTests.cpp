@@ -40,6 +40,13 @@ struct FakeHipLaunch {
   void **params;
   char function[128];
 };
+struct FakeHipMemory {
+  int allocs;
+  int frees;
+  int syncs;
+  size_t lastBytes;
+  size_t liveBytes;
+};
 
 namespace {
 
@@ -52,6 +59,10 @@ struct Fake {
   int (*launches)();
   const void *(*lastLoaded)(char *, size_t);
   void (*lastLaunch)(FakeHipLaunch *);
+  void (*setMallocError)(int);
+  void (*setCapturing)(void *, int);
+  void (*memory)(FakeHipMemory *);
+  void (*memoryLog)(char *, size_t);
 } fake;
 
 bool contains(const std::string &haystack, const std::string &needle) {
@@ -678,6 +689,11 @@ TEST_CASE("hipInit failure" * doctest::skip()) {
           "HIP_VISIBLE_DEVICES)");
   }
   CHECK(fake.moduleLoads() == 0);
+  void *ptr = &ptr;
+  Status status = hip::workspace(kernel, 4096, nullptr, &ptr);
+  CHECK(status.code == KCC_ERROR_NO_DRIVER);
+  CHECK(contains(status.message, "hipInit failed: hipErrorNoDevice"));
+  CHECK(ptr == nullptr);
 }
 
 int main(int argc, char **argv) {
@@ -698,9 +714,18 @@ int main(int argc, char **argv) {
       dlsym(RTLD_DEFAULT, "fake_hip_last_loaded"));
   fake.lastLaunch = reinterpret_cast<void (*)(FakeHipLaunch *)>(
       dlsym(RTLD_DEFAULT, "fake_hip_last_launch"));
-  if (!fake.setArch || !fake.setDeviceCount || !fake.setLoadError ||
-      !fake.setLaunchError || !fake.moduleLoads || !fake.launches ||
-      !fake.lastLoaded || !fake.lastLaunch) {
+  fake.setMallocError = reinterpret_cast<void (*)(int)>(
+      dlsym(RTLD_DEFAULT, "fake_hip_set_malloc_error"));
+  fake.setCapturing = reinterpret_cast<void (*)(void *, int)>(
+      dlsym(RTLD_DEFAULT, "fake_hip_set_capturing"));
+  fake.memory = reinterpret_cast<void (*)(FakeHipMemory *)>(
+      dlsym(RTLD_DEFAULT, "fake_hip_memory"));
+  fake.memoryLog = reinterpret_cast<void (*)(char *, size_t)>(
+      dlsym(RTLD_DEFAULT, "fake_hip_memory_log"));
+  if (!fake.setMallocError || !fake.setCapturing || !fake.memory ||
+      !fake.memoryLog || !fake.setArch || !fake.setDeviceCount ||
+      !fake.setLoadError || !fake.setLaunchError || !fake.moduleLoads ||
+      !fake.launches || !fake.lastLoaded || !fake.lastLaunch) {
     std::fprintf(stderr,
                  "this test must load the fake libamdhip64.so.5 (from its "
                  "RUNPATH or LD_LIBRARY_PATH), not the real one\n");
@@ -748,4 +773,143 @@ TEST_CASE("selectVariant: the candidate built for the device's processor") {
     REQUIRE(hip::selectVariant(variants, 2, &which).ok());
     CHECK(which == 0);
   });
+}
+
+//===----------------------------------------------------------------------===//
+// Split-K workspaces
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+FakeHipMemory memory() {
+  FakeHipMemory m{};
+  fake.memory(&m);
+  return m;
+}
+
+/// The fake's memory calls since the last call of this.
+std::string memoryLog() {
+  char log[4096];
+  fake.memoryLog(log, sizeof log);
+  return log;
+}
+
+/// A pointer as the fake's log prints it.
+std::string text(const void *p) {
+  char buffer[32];
+  std::snprintf(buffer, sizeof buffer, "%p", p);
+  return buffer;
+}
+
+ihipStream_t *fakeStream(uintptr_t value) {
+  return reinterpret_cast<ihipStream_t *>(value);
+}
+
+const KernelDesc &splitK() {
+  static const KernelDesc kernel = {vectorAddBundle(), "splitk_gemm_partial",
+                                    kThreads, 2};
+  return kernel;
+}
+
+constexpr size_t kMiB = size_t(1) << 20;
+
+} // namespace
+
+TEST_CASE("workspace: allocated once, reused, grown after the stream drains") {
+  ihipStream_t *stream = fakeStream(0x6100);
+  memoryLog();
+  FakeHipMemory before = memory();
+  void *ptr = nullptr;
+  Status status = hip::workspace(splitK(), 3000000, stream, &ptr);
+  REQUIRE_MESSAGE(status.ok(), status.message);
+  REQUIRE(ptr != nullptr);
+  CHECK(memory().allocs == before.allocs + 1);
+  CHECK(memory().lastBytes == 3 * kMiB); // rounded up to 1 MiB
+  CHECK(memoryLog() == "alloc 3145728 -> " + text(ptr) + "; ");
+
+  void *again = nullptr;
+  REQUIRE(hip::workspace(splitK(), 1000, stream, &again).ok());
+  CHECK(again == ptr);
+  REQUIRE(hip::workspace(splitK(), 3 * kMiB, stream, &again).ok());
+  CHECK(again == ptr);
+  CHECK(memory().allocs == before.allocs + 1);
+  CHECK(memoryLog().empty());
+
+  void *grown = nullptr;
+  REQUIRE(hip::workspace(splitK(), 3 * kMiB + 1, stream, &grown).ok());
+  CHECK(memoryLog() == "sync " + text(stream) + "; free " + text(ptr) +
+                           "; alloc 4194304 -> " + text(grown) + "; ");
+  FakeHipMemory after = memory();
+  CHECK(after.allocs == before.allocs + 2);
+  CHECK(after.frees == before.frees + 1);
+  CHECK(after.syncs == before.syncs + 1);
+  CHECK(after.liveBytes == before.liveBytes + 4 * kMiB);
+}
+
+TEST_CASE("workspace: each stream and each device has its own buffer") {
+  ihipStream_t *a = fakeStream(0x6200), *b = fakeStream(0x6210);
+  void *pa = nullptr, *pb = nullptr, *pDefault = nullptr, *pOther = nullptr;
+  REQUIRE(hip::workspace(splitK(), 4096, a, &pa).ok());
+  REQUIRE(hip::workspace(splitK(), 4096, b, &pb).ok());
+  REQUIRE(hip::workspace(splitK(), 4096, nullptr, &pDefault).ok());
+  CHECK(pa != pb);
+  CHECK(pDefault != pa);
+  CHECK(pDefault != pb);
+  onDevice(1,
+           [&] { REQUIRE(hip::workspace(splitK(), 4096, a, &pOther).ok()); });
+  CHECK(pOther != pa);
+  CHECK(pOther != pb);
+  void *again = nullptr;
+  REQUIRE(hip::workspace(splitK(), 16, a, &again).ok());
+  CHECK(again == pa);
+
+  // No bytes: a null pointer and no HIP call.
+  int allocs = memory().allocs;
+  again = &again;
+  CHECK(hip::workspace(splitK(), 0, a, &again).ok());
+  CHECK(again == nullptr);
+  CHECK(memory().allocs == allocs);
+}
+
+TEST_CASE("workspace: growing during stream capture is refused") {
+  ihipStream_t *stream = fakeStream(0x6300);
+  void *ptr = nullptr;
+  REQUIRE(hip::workspace(splitK(), kMiB, stream, &ptr).ok());
+  memoryLog();
+  fake.setCapturing(stream, 1); // hipStreamCaptureStatusActive
+  void *captured = nullptr;
+  CHECK(hip::workspace(splitK(), 1000, stream, &captured).ok());
+  CHECK(captured == ptr);
+  void *refused = &refused;
+  Status status = hip::workspace(splitK(), 2 * kMiB, stream, &refused);
+  fake.setCapturing(stream, 0);
+  CHECK(status.code == KCC_ERROR_INVALID_ARGUMENT);
+  CHECK(status.message ==
+        "kcc: cannot launch splitk_gemm_partial: its split-K workspace "
+        "(2097152 bytes) must be allocated before the stream is captured "
+        "into a graph, and this stream's has 1048576 bytes: run the launch "
+        "once outside capture first, with sizes at least as large");
+  CHECK(refused == nullptr);
+  CHECK(memoryLog().empty());
+  // Afterwards it grows; the captured buffer is kept for the graph.
+  void *grown = nullptr;
+  REQUIRE(hip::workspace(splitK(), 2 * kMiB, stream, &grown).ok());
+  CHECK(memoryLog() ==
+        "sync " + text(stream) + "; alloc 2097152 -> " + text(grown) + "; ");
+}
+
+TEST_CASE("workspace: a failed hipMalloc names the kernel and the bytes") {
+  ihipStream_t *stream = fakeStream(0x6400);
+  fake.setMallocError(hipErrorOutOfMemory);
+  void *ptr = &ptr;
+  Status status = hip::workspace(splitK(), 1500000, stream, &ptr);
+  fake.setMallocError(0);
+  CHECK(status.code == KCC_ERROR_DRIVER);
+  CHECK(status.message ==
+        "kcc: cannot launch splitk_gemm_partial: hipMalloc(2097152) failed: "
+        "hipErrorOutOfMemory (out of memory); the launch's split-K workspace "
+        "needs 1500000 bytes of device memory (allocated in 1 MiB steps)");
+  CHECK(ptr == nullptr);
+  REQUIRE(hip::workspace(splitK(), 1500000, stream, &ptr).ok());
+  CHECK(ptr != nullptr);
 }

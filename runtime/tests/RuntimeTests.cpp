@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include "kcc/runtime.h"
+#include "kcc/split_k.h"
 
 #include <dlfcn.h>
 
@@ -34,6 +35,29 @@ bool contains(const std::string &haystack, const std::string &needle) {
 }
 
 } // namespace
+
+TEST_CASE("splitKSlices: small grids with long K loops split, full ones not") {
+  using kcc::rt::splitKSlices;
+  // 64 output tiles, 224 iterations (4096 x 14336 at 64 x 64) on 132
+  // multiprocessors: two slices fill 128 of them.
+  CHECK(splitKSlices(64, 224, 132, 1.0) == 2);
+  // 16 tiles: more slices, still one wave.
+  int64_t s16 = splitKSlices(16, 224, 132, 1.0);
+  CHECK(s16 > 2);
+  CHECK(16 * s16 <= 132);
+  // A grid that fills the GPU, or a short loop, is never split.
+  CHECK(splitKSlices(132, 224, 132, 1.0) == 1);
+  CHECK(splitKSlices(1000, 4096, 132, 1.0) == 1);
+  CHECK(splitKSlices(1, 3, 132, 1.0) == 1);
+  // Every slice keeps two iterations; at most kMaxSplitKSlices.
+  CHECK(splitKSlices(1, 8, 132, 0.0) <= 4);
+  CHECK(splitKSlices(1, 100000, 132, 0.0) == kcc::rt::kMaxSplitKSlices);
+  // Degenerate sizes: no split.
+  CHECK(splitKSlices(0, 224, 132, 1.0) == 1);
+  CHECK(splitKSlices(64, 224, 0, 1.0) == 1);
+  // Expensive partial tiles (a wide f32 tile over a short k step) split less.
+  CHECK(splitKSlices(16, 224, 132, 16.0) <= s16);
+}
 
 TEST_CASE("dtypeName") {
   CHECK(std::string(dtypeName(DType::i1)) == "i1");
@@ -167,6 +191,22 @@ TEST_CASE("launch without a CUDA driver") {
   CHECK(contains(again.message, "kcc: cannot launch softmax_f32_1024: "));
 }
 
+TEST_CASE("workspace without a CUDA driver") {
+  void *ptr = &ptr;
+  Status status = workspace(kVectorAdd, 4096, nullptr, &ptr);
+  CHECK(status.code == KCC_ERROR_NO_DRIVER);
+  CHECK(contains(status.message, "kcc: cannot launch vector_add_f32_1024: "
+                                 "the CUDA driver ("));
+  CHECK(ptr == nullptr);
+  // No bytes: no driver needed.
+  ptr = &ptr;
+  CHECK(workspace(kVectorAdd, 0, nullptr, &ptr).ok());
+  CHECK(ptr == nullptr);
+  status = workspace(kVectorAdd, 4096, nullptr, nullptr);
+  CHECK(status.code == KCC_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(status.message, "workspace pointer to set is a null"));
+}
+
 TEST_CASE("last error") {
   Status failure = checkDivisibility(kSoftmax, "stride", 1001, 8);
   CHECK(setLastError(failure) == KCC_ERROR_NOT_DIVISIBLE);
@@ -221,15 +261,16 @@ TEST_CASE("error paths from many threads") {
 namespace kcc_runtime_test {
 extern const char *const kCudaHeaderSpellings[];
 }
-TEST_CASE("entry points have no versioned names in cuda.h") {
+TEST_CASE("entry points are resolved under cuda.h's names for them") {
+  // CudaDriver.cpp's dlsym names: only cuMemAlloc and cuMemFree are
+  // versioned.
   const char *const expected[] = {
-      "cuInit",           "cuGetErrorName",
-      "cuGetErrorString", "cuCtxGetCurrent",
-      "cuCtxSetCurrent",  "cuCtxGetDevice",
-      "cuDeviceGet",      "cuDevicePrimaryCtxRetain",
-      "cuDeviceGetAttribute", "cuModuleLoadData",
-      "cuModuleGetFunction", "cuFuncSetAttribute", "cuLaunchKernel",
-      "cuTensorMapEncodeTiled"};
+      "cuInit",           "cuGetErrorName",           "cuGetErrorString",
+      "cuCtxGetCurrent",  "cuCtxSetCurrent",          "cuCtxGetDevice",
+      "cuDeviceGet",      "cuDevicePrimaryCtxRetain", "cuDeviceGetAttribute",
+      "cuModuleLoadData", "cuModuleGetFunction",      "cuFuncSetAttribute",
+      "cuLaunchKernel",   "cuTensorMapEncodeTiled",   "cuMemAlloc_v2",
+      "cuMemFree_v2",     "cuStreamSynchronize",      "cuStreamIsCapturing"};
   for (size_t i = 0; i < sizeof expected / sizeof *expected; ++i)
     CHECK(std::string(kcc_runtime_test::kCudaHeaderSpellings[i]) ==
           expected[i]);

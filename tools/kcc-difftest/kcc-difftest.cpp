@@ -1104,6 +1104,7 @@ int main(int argc, char **argv) {
     coverage.rasterize = false;
     coverage.liftPointerTiles = false;
     coverage.fallbackBuilds = false; // the reference runs the kernel as written
+    coverage.splitK = false;
     coverage.versionBranches = false;
     mlir::PassManager pm(&ctx);
     pipeline::buildTilePipeline(pm, coverage);
@@ -1115,6 +1116,7 @@ int main(int argc, char **argv) {
   launch.proveCoverage = false;
   launch.persistent = persistentOpt;
   launch.fallbackBuilds = fallbackBuildsOpt;
+  launch.splitK = false;
   mlir::PassManager pm(&ctx);
   pipeline::buildTilePipeline(pm, launch);
   if (failed(pm.run(*launched)))

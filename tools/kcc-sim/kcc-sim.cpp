@@ -179,6 +179,7 @@ int runLower() {
   // The build for tensors in the contract only (kcc-difftest runs the
   // fallback builds where its cases' tensors break it).
   tileOptions.fallbackBuilds = false;
+  tileOptions.splitK = false;
   // One build per kernel, its `if`s as written: a run names the kernel, and
   // nothing here would pick a branch's build (kcc-difftest does).
   tileOptions.versionBranches = false;

@@ -144,6 +144,13 @@ static cl::opt<bool> fallbackBuilds(
              "bytes); the launch runs that build for tensors that break it "
              "instead of refusing them (default: true)"),
     cl::init(true), cl::cat(kccCategory));
+static cl::opt<bool> splitK(
+    "split-k",
+    cl::desc("Also build GEMM-shaped kernels as a split-K pair (partial sums "
+             "of slices of the K loop, then their sum in split order and the "
+             "kernel's epilogue); the launch runs the pair when the grid is "
+             "too small to fill the GPU and the K loop long (default: true)"),
+    cl::init(true), cl::cat(kccCategory));
 static cl::opt<bool> versionBranches(
     "version-branches",
     cl::desc("Compile a kernel once per branch of a top-level `if` whose "
@@ -336,6 +343,7 @@ int kcc::runCommandLine(int argc, const char *const *argv) {
   options.warpgroupTurns = kcc::pipeline::warpgroupTurnsMode(warpgroupTurns);
   options.persistent = persistent;
   options.fallbackBuilds = fallbackBuilds;
+  options.splitK = splitK;
   options.versionBranches = versionBranches;
   if (unprovenCoverage != "error" && unprovenCoverage != "warning")
     return fail("invalid --unproven-coverage=" + unprovenCoverage +

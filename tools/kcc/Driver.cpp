@@ -302,6 +302,7 @@ public:
       tileOptions.unprovenCoverageIsError = options.unprovenCoverageIsError;
       tileOptions.persistent = options.persistent;
       tileOptions.fallbackBuilds = options.fallbackBuilds;
+      tileOptions.splitK = options.splitK;
       tileOptions.versionBranches = options.versionBranches;
       tileOptions.versionMasks = options.versionMasks;
       pipeline::buildTilePipeline(pm, tileOptions);

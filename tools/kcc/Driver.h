@@ -46,6 +46,7 @@ struct Options {
   std::string warpgroupTurns = "auto";   // its warpgroups take turns
   unsigned persistent = 0; // CTAs per multiprocessor of group(N) kernels
   bool fallbackBuilds = true; // kernels over tensors: a contract-free build
+  bool splitK = true; // GEMM-shaped kernels: split-K builds for small grids
   bool versionBranches = true; // a build per branch of a launch-decided if
   // --unproven-coverage: a tensor whose coverage isl cannot prove is an
   // error (true) or a warning.

@@ -136,6 +136,32 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
     else if (func::FuncOp fallback = fallbackBuildOf(func))
       appendLaunch("@" + fallback.getSymName().str() +
                    " runs instead for tensors outside the tensor contract");
+    // kcc --split-k: the pair the launch runs for grids too small for the
+    // GPU, or why the kernel has none.
+    if (auto split =
+            func->getAttrOfType<DictionaryAttr>(KccDialect::kSplitKAttr)) {
+      std::string of =
+          func->getAttrOfType<FlatSymbolRefAttr>(KccDialect::kSplitKOfAttr)
+              .getValue()
+              .str();
+      appendLaunch(split.getAs<StringAttr>("role").getValue() == "partial"
+                       ? "split-K partial build of @" + of +
+                             ": slice z of the grid's third axis runs its "
+                             "share of the K loop and stores its f32 "
+                             "accumulator to the workspace"
+                       : "split-K reduce build of @" + of +
+                             ": sums the slices' partial tiles in slice "
+                             "order, then runs the kernel's epilogue");
+    } else if (auto why = func->getAttrOfType<StringAttr>(
+                   KccDialect::kSplitKRefusedAttr)) {
+      appendLaunch("split-K: not built: " + why.str());
+    } else if (func::FuncOp partial =
+                   buildNaming(func, KccDialect::kSplitKOfAttr)) {
+      appendLaunch("split-K: the launch runs @" + partial.getSymName().str() +
+                   " and its reduce build instead when the grid is too "
+                   "small for the GPU and the K loop long "
+                   "(kcc::rt::splitKSlices)");
+    }
     // The kernel's `if` the launch decides: which build runs each branch;
     // masks the launch decides: which build runs without them. A build may
     // be both (a chain: then branch, its masked copy, the else branch).
@@ -590,8 +616,9 @@ const std::string *Report::liftOf(const std::string &symbol,
 
 void Report::addResources(const host::ModuleInfo &info) {
   for (const host::KernelInfo &k : info.kernels)
-    for (const auto *list : {&k.specializations, &k.persistentBuilds,
-                             &k.fallbackBuilds, &k.versionBuilds})
+    for (const auto *list :
+         {&k.specializations, &k.persistentBuilds, &k.fallbackBuilds,
+          &k.versionBuilds, &k.splitKBuilds})
       for (const host::Specialization &spec : *list) {
         auto it = kernels.find(spec.symbol);
         if (it == kernels.end())
@@ -613,6 +640,9 @@ void Report::addResources(const host::ModuleInfo &info) {
                  "tensors outside the tensor contract are refused at launch");
         notBuilt(k.persistentBuildOf(spec), "persistent",
                  "the launch runs one CTA per tile");
+        for (bool partial : {true, false})
+          notBuilt(k.splitKBuildOf(spec, partial), "split-K",
+                   "the launch never splits the K loop");
         for (const host::TargetBuild &b : spec.builds)
           for (TargetEntry &e : it->second)
             if (e.target == b.target && b.registers) {

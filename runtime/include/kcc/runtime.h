@@ -8,7 +8,8 @@
 // Streams are `CUstream_st *`, which is both CUDA's `CUstream` and the runtime
 // API's `cudaStream_t`; nullptr is the default stream. The HIP backend
 // (kcc/runtime_hip.h, library kcc_runtime_hip) shares everything here but
-// launch().
+// the calls that reach the driver (launch(), workspace(), ...), which it
+// declares in kcc::rt::hip.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KCC_RUNTIME_H
@@ -161,6 +162,31 @@ Status selectVariant(const KernelDesc *const *variants, unsigned n,
 /// whose grid uses num_multiprocessors(). Errors: no driver, no context, a
 /// failed device query (named for `kernel`).
 Status multiprocessorCount(const KernelDesc &kernel, int64_t *count);
+
+/// Scratch device memory of at least `bytes` bytes for the launches of
+/// `kernel` on `stream`: where a split-K launch's partial kernel writes its
+/// f32 partial sums and its reduce kernel, on the same stream, reads them.
+/// On the current CUDA context (retaining device 0's primary context if none
+/// is current). `bytes` == 0 sets `*ptr` to nullptr and succeeds.
+///
+/// - One buffer per (context, stream), shared by every kernel launched
+///   there: launches on one stream run in order, so each may reuse it;
+///   different streams get different buffers and never race. (Split-K
+///   launches on one stream from several threads at once must be serialized
+///   by the caller, as their kernels would interleave.)
+/// - It only grows: a larger request frees the old buffer (after
+///   cuStreamSynchronize, so work already queued on the stream finishes with
+///   it) and allocates the request rounded up to 1 MiB. So call this before
+///   each launch; a pointer from an earlier call is only good for work
+///   queued before this one. Buffers are kept until the process exits.
+/// - During stream capture (CUDA graphs) a buffer that is large enough is
+///   returned (and kept for good: the graph refers to it); one that would
+///   have to grow is KCC_ERROR_INVALID_ARGUMENT naming the kernel and the
+///   bytes: run the launch once outside capture first.
+/// - Errors: no driver, no context, a failed allocation (KCC_ERROR_DRIVER
+///   naming the kernel and the bytes), a null `ptr`.
+Status workspace(const KernelDesc &kernel, size_t bytes, CUstream_st *stream,
+                 void **ptr);
 
 /// A CUDA tensor map (CUtensorMap): the TMA descriptor a kernel built for
 /// sm_90a/sm_100a receives by value (a `__grid_constant__` parameter) for each

@@ -48,6 +48,16 @@ Status multiprocessorCount(const KernelDesc &kernel, int64_t *count);
 Status selectVariant(const KernelDesc *const *variants, unsigned n,
                      unsigned *index);
 
+/// kcc::rt::workspace for HIP: scratch device memory of at least `bytes`
+/// bytes for the split-K launches of `kernel` on `stream`, one grow-only
+/// buffer per (current device, stream) from hipMalloc, kept until the
+/// process exits. Growing waits for the stream (hipStreamSynchronize) before
+/// hipFree of the old buffer; during stream capture (hipStreamIsCapturing)
+/// it is refused with KCC_ERROR_INVALID_ARGUMENT. `bytes` == 0 sets `*ptr`
+/// to nullptr and succeeds.
+Status workspace(const KernelDesc &kernel, size_t bytes, ihipStream_t *stream,
+                 void **ptr);
+
 } // namespace hip
 } // namespace rt
 } // namespace kcc

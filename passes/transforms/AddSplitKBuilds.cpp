@@ -1,0 +1,487 @@
+//===- AddSplitKBuilds.cpp - split-K builds for skinny products -----------===//
+//
+// kcc-add-split-k-builds (Passes.td). A GEMM whose output has few tiles
+// (decode: a handful of token rows against a wide weight) leaves most
+// multiprocessors idle while each CTA walks the whole K loop. The kernel
+// gets two more builds that the launch runs instead when the grid is small
+// and the loop long: a partial build, whose grid has a third axis of S
+// splits, each running one contiguous slice of the K loop and storing its
+// f32 accumulator to a workspace; and a reduce build, the kernel itself with
+// its K loop replaced by the sum of the S partial tiles in split order, so
+// the user's epilogue runs unchanged and the result is the same bits on
+// every run with the same S (the launch picks S from the sizes alone).
+//
+// Only the shape the transformation keeps exact is taken; every other
+// kernel with a product gets kcc.split_k_refused (why, for --report).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+#include "passes/transforms/KernelBuilds.h"
+
+#include "ir/Dialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Dominance.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <functional>
+
+using namespace mlir;
+
+namespace kcc {
+#define GEN_PASS_DEF_KCCADDSPLITKBUILDS
+#include "passes/Passes.h.inc"
+} // namespace kcc
+
+namespace {
+
+/// The names of the arguments a split build appends (a tensor<f32, 2> and
+/// the split count); the stubs pass them.
+constexpr llvm::StringLiteral kWorkspace = "kcc_ws";
+constexpr llvm::StringLiteral kSplits = "kcc_splits";
+
+/// `v` as a C expression over the kernel's parameter names, or "" where it
+/// is not one the host can evaluate exactly (i32 arithmetic on parameters
+/// and constants, as the grid's expressions are).
+std::string hostExpr(Value v, ArrayAttr names, int depth = 0) {
+  if (depth > 32)
+    return "";
+  if (auto arg = dyn_cast<BlockArgument>(v)) {
+    if (!isa<func::FuncOp>(arg.getOwner()->getParentOp()) || !names ||
+        arg.getArgNumber() >= names.size() || !arg.getType().isInteger(32))
+      return "";
+    auto name = dyn_cast<StringAttr>(names[arg.getArgNumber()]);
+    return name ? name.str() : "";
+  }
+  Operation *op = v.getDefiningOp();
+  if (auto c = dyn_cast<arith::ConstantOp>(op)) {
+    auto i = dyn_cast<IntegerAttr>(c.getValue());
+    return i && i.getType().isInteger(32) ? std::to_string(i.getInt()) : "";
+  }
+  const char *infix = llvm::TypeSwitch<Operation *, const char *>(op)
+                          .Case([](arith::AddIOp) { return "+"; })
+                          .Case([](arith::SubIOp) { return "-"; })
+                          .Case([](arith::MulIOp) { return "*"; })
+                          .Case([](arith::DivSIOp) { return "/"; })
+                          .Case([](arith::RemSIOp) { return "%"; })
+                          .Default([](Operation *) { return nullptr; });
+  bool isMin = isa<arith::MinSIOp>(op), isMax = isa<arith::MaxSIOp>(op);
+  if ((!infix && !isMin && !isMax) || op->getNumOperands() != 2)
+    return "";
+  std::string l = hostExpr(op->getOperand(0), names, depth + 1);
+  std::string r = hostExpr(op->getOperand(1), names, depth + 1);
+  if (l.empty() || r.empty())
+    return "";
+  if (infix)
+    return "(" + l + " " + infix + " " + r + ")";
+  return llvm::formatv("(({0}) {1} ({2}) ? ({0}) : ({2}))", l,
+                       isMin ? "<" : ">", r)
+      .str();
+}
+
+/// A kernel in the shape split-K keeps exact.
+struct SplitShape {
+  scf::ForOp loop;
+  kcc::StoreTileOp store; // the one store, after the loop
+  int64_t step = 1;
+  std::string trips, rows, cols; // C over the parameters
+};
+
+bool writes(Operation *op) {
+  if (auto effects = dyn_cast<MemoryEffectOpInterface>(op))
+    return effects.hasEffect<MemoryEffects::Write>();
+  // Unknown effects: assume the worst unless it is pure by trait.
+  return !isMemoryEffectFree(op) &&
+         !isa<scf::ForOp, scf::IfOp, scf::YieldOp>(op);
+}
+
+/// The kernel's split shape, or why it has none ("" with a null loop: no
+/// product at all, nothing to say).
+FailureOr<SplitShape> splitShape(func::FuncOp func, std::string &why) {
+  Block &entry = func.getBody().front();
+  SmallVector<scf::ForOp> loops;
+  for (auto loop : entry.getOps<scf::ForOp>())
+    if (loop->walk([](kcc::DotOp) { return WalkResult::interrupt(); })
+            .wasInterrupted())
+      loops.push_back(loop);
+  if (loops.empty())
+    return failure(); // no K loop: not a GEMM
+  if (loops.size() > 1) {
+    why = "the kernel has more than one loop of products";
+    return failure();
+  }
+  auto grid = func->getAttrOfType<ArrayAttr>(kcc::KccDialect::kGridAttr);
+  auto z =
+      grid && grid.size() == 3 ? dyn_cast<StringAttr>(grid[2]) : StringAttr();
+  if (!z || (z.getValue() != "1" && !z.getValue().empty())) {
+    why = "its grid has a third axis (the splits take it)";
+    return failure();
+  }
+  SplitShape s;
+  s.loop = loops.front();
+  scf::ForOp loop = s.loop;
+  if (loop.getNumRegionIterArgs() != 1) {
+    why = "its loop carries values besides one accumulator";
+    return failure();
+  }
+  auto acc = dyn_cast<RankedTensorType>(loop.getResult(0).getType());
+  if (!acc || acc.getRank() != 2 || !acc.getElementType().isF32()) {
+    why = "its loop's accumulator is not a 2-D f32 tile";
+    return failure();
+  }
+  // acc = dot(a, b, acc) chains only: the partial sums add up.
+  Value yielded = loop.getBody()->getTerminator()->getOperand(0);
+  while (auto dot = yielded.getDefiningOp<kcc::DotOp>())
+    yielded = dot.getC();
+  if (yielded != loop.getRegionIterArgs().front()) {
+    why = "its loop's accumulator is not updated by dot(a, b, acc) alone";
+    return failure();
+  }
+  auto init = loop.getInitArgs().front().getDefiningOp<kcc::SplatOp>();
+  auto zero = init ? init.getSrc().getDefiningOp<arith::ConstantOp>()
+                   : arith::ConstantOp();
+  auto zeroValue = zero ? dyn_cast<FloatAttr>(zero.getValue()) : FloatAttr();
+  if (!zeroValue || !zeroValue.getValue().isZero()) {
+    why = "its accumulator does not start at zeros";
+    return failure();
+  }
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  if (!step || *step <= 0) {
+    why = "its loop's step is not a positive constant";
+    return failure();
+  }
+  s.step = *step;
+  ArrayAttr names =
+      func->getAttrOfType<ArrayAttr>(kcc::KccDialect::kArgNamesAttr);
+  std::string lb = hostExpr(loop.getLowerBound(), names);
+  std::string ub = hostExpr(loop.getUpperBound(), names);
+  if (lb.empty() || ub.empty()) {
+    why = "its loop's bounds are not computed from integer parameters and "
+          "constants alone";
+    return failure();
+  }
+  s.trips =
+      llvm::formatv("((({1}) - ({0}) + {2} - 1) / {2})", lb, ub, *step).str();
+  // No write but the output tile's store, after the loop.
+  for (Operation &op : entry) {
+    if (&op == loop.getOperation())
+      continue;
+    bool after = loop->isBeforeInBlock(&op);
+    WalkResult w = op.walk([&](Operation *inner) {
+      auto store = dyn_cast<kcc::StoreTileOp>(inner);
+      if (store && after && !s.store && inner == &op) {
+        s.store = store;
+        return WalkResult::advance();
+      }
+      return writes(inner) ? WalkResult::interrupt() : WalkResult::advance();
+    });
+    if (w.wasInterrupted()) {
+      why = after ? "it writes memory after its loop other than one "
+                    "store_tile of the result"
+                  : "it writes memory before its loop";
+      return failure();
+    }
+  }
+  WalkResult inLoop = loop.getBody()->walk([](Operation *op) {
+    return writes(op) ? WalkResult::interrupt() : WalkResult::advance();
+  });
+  if (inLoop.wasInterrupted()) {
+    why = "its loop writes memory";
+    return failure();
+  }
+  if (!s.store) {
+    why = "it has no store_tile of the result after its loop";
+    return failure();
+  }
+  auto stored = cast<RankedTensorType>(s.store.getValue().getType());
+  if (stored.getShape() != acc.getShape() || s.store.getDims().size() != 2) {
+    why = "its store_tile does not write a 2-D tile of the accumulator's "
+          "shape";
+    return failure();
+  }
+  // Where the output tile is: known before the loop (the reduce build reads
+  // the partial sums there). Pure arithmetic on values from before the loop
+  // (`program_id(1)` written in the store, after the loop) moves up.
+  DominanceInfo dom(func);
+  std::function<bool(Value, int)> hoist = [&](Value v, int depth) {
+    if (dom.properlyDominates(v, loop))
+      return true;
+    Operation *def = v.getDefiningOp();
+    if (!def || depth > 16 || def->getBlock() != loop->getBlock() ||
+        def->getNumRegions() || !isMemoryEffectFree(def) ||
+        !llvm::all_of(def->getOperands(),
+                      [&](Value o) { return hoist(o, depth + 1); }))
+      return false;
+    def->moveBefore(loop);
+    return true;
+  };
+  for (Value v : llvm::concat<Value>(s.store.getDims(), s.store.getCoords()))
+    if (!hoist(v, 0)) {
+      why = "its output tile's position is computed after its loop";
+      return failure();
+    }
+  s.rows = hostExpr(s.store.getDims()[0], names);
+  s.cols = hostExpr(s.store.getDims()[1], names);
+  if (s.rows.empty() || s.cols.empty()) {
+    why = "its output tensor's sizes are not parameters";
+    return failure();
+  }
+  // Each split's slab of the workspace is a whole number of tiles tall.
+  int64_t bm = acc.getShape()[0];
+  s.rows = llvm::formatv("((({0}) + {1} - 1) / {1} * {1})", s.rows, bm).str();
+  return s;
+}
+
+/// Erases the ops of `entry` after `from` (all of them for null) that
+/// nothing uses and that have no effects, last first.
+void eraseDeadAfter(Block &entry, Operation *from) {
+  // Collected first: erasing an op must not invalidate the walk's bounds.
+  SmallVector<Operation *> ops;
+  for (Operation &op : llvm::make_range(
+           from ? std::next(from->getIterator()) : entry.begin(), entry.end()))
+    ops.push_back(&op);
+  for (Operation *op : llvm::reverse(ops))
+    if (isOpTriviallyDead(op))
+      op->erase();
+}
+
+/// Appends the workspace tensor (kcc_ws, its sizes and row stride) and the
+/// split count to `func`; returns the first new argument's index.
+unsigned appendSplitArguments(func::FuncOp func) {
+  MLIRContext *ctx = func.getContext();
+  Builder b(ctx);
+  Type i32 = b.getI32Type();
+  unsigned first = func.getNumArguments();
+  Location loc = func.getLoc();
+  auto ptr = kcc::PtrType::get(ctx, b.getF32Type(), 1);
+  SmallVector<Type> types = {ptr, i32, i32, i32, i32};
+  SmallVector<DictionaryAttr> attrs(types.size(), b.getDictionaryAttr({}));
+  attrs[0] = b.getDictionaryAttr(
+      {b.getNamedAttr(kcc::KccDialect::kAlignAttr, b.getI64IntegerAttr(16)),
+       b.getNamedAttr(kcc::KccDialect::kTensorRankAttr,
+                      b.getI32IntegerAttr(2))});
+  // The stub rounds the row stride to 16 bytes (the tensor contract).
+  attrs[3] = b.getDictionaryAttr({b.getNamedAttr(
+      kcc::KccDialect::kDivisibilityAttr, b.getI64IntegerAttr(4))});
+  SmallVector<unsigned> at(types.size(), first);
+  SmallVector<Location> locs(types.size(), loc);
+  if (failed(func.insertArguments(at, types, attrs, locs)))
+    llvm::report_fatal_error("kcc-add-split-k-builds: cannot add arguments");
+  SmallVector<Attribute> names;
+  if (auto old = func->getAttrOfType<ArrayAttr>(kcc::KccDialect::kArgNamesAttr))
+    names.assign(old.begin(), old.end());
+  for (StringRef n : {StringRef(kWorkspace), StringRef("kcc_ws_dim0"),
+                      StringRef("kcc_ws_dim1"), StringRef("kcc_ws_stride0"),
+                      StringRef(kSplits)})
+    names.push_back(b.getStringAttr(n));
+  func->setAttr(kcc::KccDialect::kArgNamesAttr, b.getArrayAttr(names));
+  return first;
+}
+
+/// The workspace tile of split `split` where the kernel stores its output
+/// tile: rows split * R + coords[0] (R tiles per split), column coords[1].
+SmallVector<Value> workspaceCoords(OpBuilder &b, Location loc,
+                                   kcc::StoreTileOp store, int64_t bm,
+                                   Value split) {
+  Value tile = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(bm));
+  Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
+  Value rows = store.getDims()[0];
+  Value tilesPerSplit = arith::DivSIOp::create(
+      b, loc,
+      arith::SubIOp::create(b, loc, arith::AddIOp::create(b, loc, rows, tile),
+                            one),
+      tile);
+  Value row = arith::AddIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, split, tilesPerSplit),
+      store.getCoords()[0]);
+  return {row, store.getCoords()[1]};
+}
+
+/// What moving one f32 partial tile costs in iterations of `loop`: its
+/// bytes over the bytes the loop's tile loads read per iteration
+/// (kcc::rt::splitKSlices weighs slices with it).
+std::string storeCost(scf::ForOp loop) {
+  auto bytes = [](Type t) -> int64_t {
+    auto tile = dyn_cast<RankedTensorType>(t);
+    if (!tile || !tile.hasStaticShape())
+      return 0;
+    return tile.getNumElements() *
+           std::max<int64_t>(1, tile.getElementTypeBitWidth() / 8);
+  };
+  int64_t perIteration = 0;
+  loop.getBody()->walk([&](Operation *op) {
+    if (isa<kcc::LoadTileOp, kcc::LoadOp>(op))
+      perIteration += bytes(op->getResult(0).getType());
+  });
+  double cost = perIteration
+                    ? double(bytes(loop.getResult(0).getType())) / perIteration
+                    : 1.0;
+  return llvm::formatv("{0:F3}", cost).str();
+}
+
+struct AddSplitKBuilds : kcc::impl::KccAddSplitKBuildsBase<AddSplitKBuilds> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
+    for (func::FuncOp func : funcs) {
+      if (!func->hasAttr(kcc::KccDialect::kKernelAttr) || func.isExternal() ||
+          func->hasAttr(kcc::KccDialect::kPersistentOfAttr) ||
+          func->hasAttr(kcc::KccDialect::kFallbackOfAttr) ||
+          func->hasAttr(kcc::KccDialect::kSplitKOfAttr))
+        continue;
+      std::string why;
+      FailureOr<SplitShape> shape = splitShape(func, why);
+      if (failed(shape)) {
+        if (!why.empty())
+          func->setAttr(kcc::KccDialect::kSplitKRefusedAttr,
+                        StringAttr::get(&getContext(), why));
+        continue;
+      }
+      // Each is placed right after the kernel: the partial build ends up
+      // first.
+      if (failed(addReduceBuild(func)) || failed(addPartialBuild(func, *shape)))
+        return signalPassFailure();
+    }
+  }
+
+  /// The split shape of a copy of the kernel (the same ops, cloned).
+  static SplitShape shapeOf(func::FuncOp copy) {
+    std::string why;
+    FailureOr<SplitShape> s = splitShape(copy, why);
+    if (failed(s))
+      llvm::report_fatal_error("kcc-add-split-k-builds: a copy lost the "
+                               "kernel's split shape");
+    return *s;
+  }
+
+  LogicalResult addPartialBuild(func::FuncOp func, const SplitShape &shape) {
+    FailureOr<func::FuncOp> built = kcc::cloneBuild(
+        func, "__splitk", kcc::KccDialect::kSplitKOfAttr, "a split-K build");
+    if (failed(built))
+      return failure();
+    func::FuncOp copy = *built;
+    kcc::tagBuildLocations(copy, kcc::kSplitKLocPrefix);
+    unsigned first = appendSplitArguments(copy);
+    SplitShape s = shapeOf(copy);
+    Builder attrs(&getContext());
+    SmallVector<Attribute> grid(
+        copy->getAttrOfType<ArrayAttr>(kcc::KccDialect::kGridAttr).getValue());
+    grid[2] = attrs.getStringAttr(kSplits);
+    copy->setAttr(kcc::KccDialect::kGridAttr, attrs.getArrayAttr(grid));
+    copy->setAttr(
+        kcc::KccDialect::kSplitKAttr,
+        attrs.getDictionaryAttr(
+            {attrs.getNamedAttr("role", attrs.getStringAttr("partial")),
+             attrs.getNamedAttr("trips", attrs.getStringAttr(s.trips)),
+             attrs.getNamedAttr("rows", attrs.getStringAttr(s.rows)),
+             attrs.getNamedAttr("cols", attrs.getStringAttr(s.cols)),
+             attrs.getNamedAttr("store",
+                                attrs.getStringAttr(storeCost(s.loop)))}));
+
+    // This split's slice of the iterations: [z * chunk, min(T, z*chunk +
+    // chunk)), chunk = ceil(T / S).
+    scf::ForOp loop = s.loop;
+    Location loc = loop.getLoc();
+    OpBuilder b(loop);
+    Value z = kcc::ProgramIdOp::create(b, loc, b.getI32Type(), uint32_t(2));
+    Value step = loop.getStep(), lb = loop.getLowerBound();
+    Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
+    // At least one split: the launch passes S >= 1; the clamp keeps the
+    // bounds defined for any S (the async verifier chooses S freely).
+    Value splits =
+        arith::MaxSIOp::create(b, loc, copy.getArgument(first + 4), one);
+    Value trips = arith::DivSIOp::create(
+        b, loc,
+        arith::SubIOp::create(
+            b, loc,
+            arith::AddIOp::create(
+                b, loc, arith::SubIOp::create(b, loc, loop.getUpperBound(), lb),
+                step),
+            one),
+        step);
+    Value chunk = arith::DivSIOp::create(
+        b, loc,
+        arith::SubIOp::create(
+            b, loc, arith::AddIOp::create(b, loc, trips, splits), one),
+        splits);
+    Value begin = arith::MulIOp::create(b, loc, z, chunk);
+    Value end = arith::MinSIOp::create(
+        b, loc, trips, arith::AddIOp::create(b, loc, begin, chunk));
+    loop.setLowerBound(arith::AddIOp::create(
+        b, loc, lb, arith::MulIOp::create(b, loc, begin, step)));
+    loop.setUpperBound(arith::AddIOp::create(
+        b, loc, lb, arith::MulIOp::create(b, loc, end, step)));
+
+    // Its partial sums to the workspace, in place of the epilogue.
+    kcc::StoreTileOp store = s.store;
+    b.setInsertionPoint(store);
+    int64_t bm =
+        cast<RankedTensorType>(loop.getResult(0).getType()).getShape()[0];
+    SmallVector<Value> coords =
+        workspaceCoords(b, store.getLoc(), store, bm, z);
+    kcc::StoreTileOp::create(
+        b, store.getLoc(), loop.getResult(0), copy.getArgument(first),
+        ValueRange{copy.getArgument(first + 1), copy.getArgument(first + 2)},
+        ValueRange{copy.getArgument(first + 3)}, coords);
+    store.erase();
+    eraseDeadAfter(copy.getBody().front(), loop);
+    return success();
+  }
+
+  LogicalResult addReduceBuild(func::FuncOp func) {
+    FailureOr<func::FuncOp> built =
+        kcc::cloneBuild(func, "__splitk_reduce", kcc::KccDialect::kSplitKOfAttr,
+                        "a split-K build");
+    if (failed(built))
+      return failure();
+    func::FuncOp copy = *built;
+    kcc::tagBuildLocations(copy, kcc::kSplitKLocPrefix);
+    unsigned first = appendSplitArguments(copy);
+    SplitShape s = shapeOf(copy);
+    Builder attrs(&getContext());
+    copy->setAttr(kcc::KccDialect::kSplitKAttr,
+                  attrs.getDictionaryAttr({attrs.getNamedAttr(
+                      "role", attrs.getStringAttr("reduce"))}));
+
+    // acc = sum over s < S of the partial tile of split s, in split order.
+    scf::ForOp loop = s.loop;
+    Location loc = loop.getLoc();
+    OpBuilder b(loop);
+    auto accType = cast<RankedTensorType>(loop.getResult(0).getType());
+    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
+    Value init = kcc::SplatOp::create(b, loc, accType, zero);
+    Value lo = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
+    Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
+    kcc::StoreTileOp store = s.store;
+    auto sum = scf::ForOp::create(
+        b, loc, lo, copy.getArgument(first + 4), one, ValueRange{init},
+        [&](OpBuilder &lb, Location l, Value split, ValueRange iter) {
+          SmallVector<Value> coords =
+              workspaceCoords(lb, l, store, accType.getShape()[0], split);
+          Value part = kcc::LoadTileOp::create(
+              lb, l, accType, copy.getArgument(first),
+              ValueRange{copy.getArgument(first + 1),
+                         copy.getArgument(first + 2)},
+              ValueRange{copy.getArgument(first + 3)}, coords, Value());
+          scf::YieldOp::create(
+              lb, l,
+              ValueRange{arith::AddFOp::create(lb, l, iter.front(), part)});
+        });
+    loop.getResult(0).replaceAllUsesWith(sum.getResult(0));
+    loop.erase();
+    // The K loop's operands (its zeros, its bound) now go unused.
+    eraseDeadAfter(copy.getBody().front(), nullptr);
+    return success();
+  }
+};
+
+} // namespace

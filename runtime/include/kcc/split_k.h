@@ -1,0 +1,67 @@
+//===- split_k.h - how many slices a split-K launch cuts its K loop into --===//
+//
+// Header-only, for the launch stubs of kernels with split-K builds (kcc
+// --split-k) on both vendors: the launch calls splitKSlices() with the
+// grid's CTA count and the K loop's iterations and runs the split pair when
+// it returns more than 1.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KCC_RUNTIME_SPLIT_K_H
+#define KCC_RUNTIME_SPLIT_K_H
+
+#include <cstdint>
+
+namespace kcc::rt {
+
+/// The most slices a launch cuts its K loop into.
+inline constexpr int64_t kMaxSplitKSlices = 16;
+
+/// The number of slices S (1: no split) of a K loop of `trips` iterations
+/// that a grid of `ctas` CTAs should run in on `processors` multiprocessors.
+///
+/// The model counts time in K iterations of one CTA and assumes one CTA per
+/// multiprocessor at a time (a GEMM tile's pipeline fills most of one's
+/// shared memory), so `n` CTAs take waves(n) = ceil(n / processors) rounds:
+///   S = 1:  waves(ctas) * (trips + store / 2)
+///   S > 1:  waves(ctas * S) * (ceil(trips / S) + store)
+///         + waves(ctas) * (S * store / 2 + store / 2) + kLaunch
+/// `store` is the cost, in iterations, of moving one f32 partial tile (the
+/// partial kernel writes it; the reduce kernel reads it back from L2, at
+/// about half the cost, and stores the output tile, half as wide in 16-bit
+/// types); kLaunch is the second kernel's launch and its pipeline's fill.
+/// Only grids of fewer CTAs than multiprocessors are split; the smallest
+/// cost wins, ties to fewer slices, and each slice keeps at least two
+/// iterations. The
+/// result depends on the sizes alone: a launch with the same sizes on the
+/// same GPU always sums the same slices in the same order (the same bits).
+inline int64_t splitKSlices(int64_t ctas, int64_t trips, int64_t processors,
+                            double store) {
+  constexpr double kLaunch = 4;
+  // A grid of at least one CTA per multiprocessor is never split: the
+  // model's gain there would be wave quantization alone, paid for with
+  // partial tiles that no longer fit in L2.
+  if (ctas <= 0 || trips < 4 || processors <= 0 || ctas >= processors)
+    return 1;
+  auto waves = [&](int64_t n) {
+    return static_cast<double>((n + processors - 1) / processors);
+  };
+  int64_t best = 1;
+  double bestCost = waves(ctas) * (static_cast<double>(trips) + store / 2);
+  for (int64_t s = 2; s <= kMaxSplitKSlices && 2 * s <= trips; ++s) {
+    if (ctas > INT64_MAX / s)
+      break;
+    double cost =
+        waves(ctas * s) * (static_cast<double>((trips + s - 1) / s) + store) +
+        waves(ctas) * (static_cast<double>(s) * store / 2 + store / 2) +
+        kLaunch;
+    if (cost < bestCost) {
+      best = s;
+      bestCost = cost;
+    }
+  }
+  return best;
+}
+
+} // namespace kcc::rt
+
+#endif // KCC_RUNTIME_SPLIT_K_H
