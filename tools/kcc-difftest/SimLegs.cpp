@@ -16,6 +16,8 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <chrono>
+#include <cstring>
+#include <limits>
 
 using namespace llvm;
 using namespace kcc;
@@ -103,12 +105,15 @@ bool kcc::difftest::prepareSimLeg(SimLeg &leg, mlir::ModuleOp tileIR,
   return true;
 }
 
-SimCell kcc::difftest::runSimCase(
-    SimLeg &leg, StringRef symbol, const std::vector<interp::Buffer> &inputs,
-    const std::vector<interp::KernelArg> &args,
-    const std::vector<RunArg> &runArgs, const std::vector<RunOutput> &outputs,
-    const std::vector<interp::Buffer> *reference, const interp::Grid &grid,
-    const SimLimits &limits, SourceMgr &sourceMgr) {
+SimCell
+kcc::difftest::runSimCase(SimLeg &leg, StringRef symbol,
+                          const std::vector<interp::Buffer> &userInputs,
+                          const std::vector<interp::KernelArg> &userArgs,
+                          const std::vector<RunArg> &userRunArgs,
+                          const std::vector<RunOutput> &outputs,
+                          const std::vector<interp::Buffer> *reference,
+                          const interp::Grid &grid, const SimLimits &limits,
+                          SourceMgr &sourceMgr, const SplitLaunch *split) {
   SimCell out;
   if (!leg.module) {
     out.cell = "SKIP(" + leg.unavailable + ")";
@@ -118,128 +123,179 @@ SimCell kcc::difftest::runSimCase(
     out.cell = "SKIP(no reference)";
     return out;
   }
-  auto func = leg.module->lookupSymbol<mlir::LLVM::LLVMFuncOp>(symbol);
-  if (!func || func.isExternal()) {
-    out.cell = "FAIL";
-    out.detail =
-        leg.name + ": the lowered module has no kernel @" + symbol.str();
-    return out;
+  // A split-K pair: the workspace is one more buffer, its tensor and the
+  // slice count more arguments, as the stubs pass them.
+  std::vector<interp::Buffer> splitInputs;
+  std::vector<interp::KernelArg> splitArgs;
+  std::vector<RunArg> splitRunArgs;
+  if (split) {
+    splitInputs = userInputs;
+    splitArgs = userArgs;
+    splitRunArgs = userRunArgs;
+    int64_t stride = (split->cols + 3) / 4 * 4;
+    interp::Buffer ws;
+    ws.name = "kcc_ws";
+    ws.array.dtype = interp::DType::f32;
+    ws.array.shape = {split->splits * split->rows, stride};
+    ws.array.data.resize(size_t(split->splits * split->rows * stride) * 4);
+    float nan = std::numeric_limits<float>::quiet_NaN();
+    for (size_t i = 0; i < ws.array.data.size(); i += 4)
+      std::memcpy(&ws.array.data[i], &nan, 4);
+    interp::KernelArg base;
+    base.isPointer = true;
+    base.buffer = splitInputs.size();
+    splitInputs.push_back(std::move(ws));
+    RunArg baseRun;
+    baseRun.isPointer = true;
+    baseRun.buffer = "kcc_ws";
+    splitArgs.push_back(base);
+    splitRunArgs.push_back(baseRun);
+    for (int64_t v :
+         {split->splits * split->rows, split->cols, stride, split->splits}) {
+      interp::KernelArg a;
+      a.intValue = v;
+      splitArgs.push_back(a);
+      RunArg r;
+      r.bits = uint64_t(uint32_t(int32_t(v)));
+      splitRunArgs.push_back(r);
+    }
   }
+  const std::vector<interp::Buffer> &inputs = split ? splitInputs : userInputs;
+  const std::vector<interp::KernelArg> &args = split ? splitArgs : userArgs;
+  const std::vector<RunArg> &runArgs = split ? splitRunArgs : userRunArgs;
   sim::Options options = sim::optionsFor(*leg.target);
   options.seed = limits.seed;
   options.maxInstructions = limits.maxInstructions;
-  // Size guard: a case too large for CI is skipped, and says so.
-  uint64_t ctas = uint64_t(grid[0]) * grid[1] * grid[2];
-  uint64_t threadsPerCta = 0;
-  threadsPerCta = uint64_t(kcc::blockWarps(func)) * options.warpSize;
-  if (ctas * threadsPerCta > limits.maxThreads) {
-    out.cell = formatv("SKIP(too large: {0} CTAs x {1} threads > "
-                       "--sim-max-threads={2})",
-                       ctas, threadsPerCta, limits.maxThreads);
-    return out;
-  }
-  if (grid[0] > UINT32_MAX || grid[1] > UINT32_MAX || grid[2] > UINT32_MAX) {
-    out.cell = "SKIP(grid too large)";
-    return out;
-  }
   std::vector<sim::GlobalBuffer> buffers;
   for (const interp::Buffer &b : inputs)
     buffers.push_back(
         {b.name, b.array.data, unsigned(interp::dtypeSize(b.array.dtype))});
-  std::vector<sim::KernelArg> simArgs;
-  for (auto [a, r] : llvm::zip(args, runArgs)) {
-    sim::KernelArg k;
-    if (a.isPointer) {
-      k.kind = sim::KernelArg::Pointer;
-      k.index = a.buffer;
-      k.byteOffset =
-          uint64_t(a.offset) * interp::dtypeSize(inputs[a.buffer].array.dtype);
-    } else {
-      k.bits = r.bits;
+  // One launch of `name` over `at` on `buffers`; false with `out` set when
+  // it cannot run or fails.
+  auto launch = [&](StringRef name, const interp::Grid &at) {
+    auto func = leg.module->lookupSymbol<mlir::LLVM::LLVMFuncOp>(name);
+    if (!func || func.isExternal()) {
+      out.cell = "FAIL";
+      out.detail =
+          leg.name + ": the lowered module has no kernel @" + name.str();
+      return false;
     }
-    simArgs.push_back(k);
-  }
-  // Tensor maps after the user arguments, encoded from the tensors'
-  // arguments as the stubs do.
-  std::vector<sim::TensorMap> maps;
-  auto mapArgs = leg.maps.find(symbol.str());
-  if (mapArgs != leg.maps.end())
-    for (const SimLeg::MapArg &m : mapArgs->second) {
-      unsigned rank = m.box.size();
-      // Sizes then strides: a tensor parameter's arguments after its base,
-      // or a lifted tile's own.
-      auto extent = [&](unsigned i) -> int64_t {
-        if (m.shape.empty())
-          return int32_t(runArgs[m.base + 1 + i].bits);
-        auto [isArg, v] = m.shape[i];
-        return isArg ? int64_t(int32_t(runArgs[v].bits)) : v;
-      };
-      bool fits = m.shape.empty() ? m.base + 2 * rank <= args.size()
-                                  : m.shape.size() == 2 * rank - 1;
-      for (auto [isArg, v] : m.shape)
-        fits = fits && (!isArg || uint64_t(v) < runArgs.size());
-      if (!fits || m.base >= args.size() || !args[m.base].isPointer) {
-        out.cell = "FAIL";
-        out.detail = leg.name + ": tensor map of argument " +
-                     std::to_string(m.base) + " has no tensor there";
-        return out;
-      }
-      sim::TensorMap t;
-      t.buffer = args[m.base].buffer;
-      t.baseOffset = uint64_t(args[m.base].offset) *
-                     interp::dtypeSize(inputs[t.buffer].array.dtype);
-      t.rank = rank;
-      t.elementBytes = m.elementBytes;
-      t.swizzleBytes = m.swizzle;
-      for (unsigned d = 0; d < rank; ++d) {
-        int64_t size = extent(d);
-        if (size <= 0) {
-          out.cell = "SKIP(an empty tensor has no tensor map)";
-          return out;
-        }
-        t.dims[rank - 1 - d] = size;
-        t.box[rank - 1 - d] = m.box[d];
-        if (d + 1 < rank) {
-          int64_t stride = extent(rank + d);
-          if (stride < 0) {
-            out.cell = "SKIP(a negative stride has no tensor map)";
-            return out;
-          }
-          t.strideBytes[rank - 1 - d] = uint64_t(stride) * m.elementBytes;
-        }
-      }
+    // Size guard: a case too large for CI is skipped, and says so.
+    uint64_t ctas = uint64_t(at[0]) * at[1] * at[2];
+    uint64_t threadsPerCta = uint64_t(kcc::blockWarps(func)) * options.warpSize;
+    if (ctas * threadsPerCta > limits.maxThreads) {
+      out.cell = formatv("SKIP(too large: {0} CTAs x {1} threads > "
+                         "--sim-max-threads={2})",
+                         ctas, threadsPerCta, limits.maxThreads);
+      return false;
+    }
+    if (at[0] > UINT32_MAX || at[1] > UINT32_MAX || at[2] > UINT32_MAX) {
+      out.cell = "SKIP(grid too large)";
+      return false;
+    }
+    std::vector<sim::KernelArg> simArgs;
+    for (auto [a, r] : llvm::zip(args, runArgs)) {
       sim::KernelArg k;
-      k.kind = sim::KernelArg::TensorMapPtr;
-      k.index = maps.size();
-      simArgs.push_back(k);
-      maps.push_back(t);
-    }
-  auto start = std::chrono::steady_clock::now();
-  sim::Result result = sim::simulate(
-      func, simArgs, buffers, maps,
-      {uint32_t(grid[0]), uint32_t(grid[1]), uint32_t(grid[2])}, options);
-  out.ms = std::chrono::duration<double, std::milli>(
-               std::chrono::steady_clock::now() - start)
-               .count();
-  for (const sim::BankSummary &b : result.banks) {
-    sim::BankSummary &sum = leg.banks[b.op];
-    if (!sum.op)
-      sum = b;
-    else {
-      sum.executions += b.executions;
-      sum.wavefronts += b.wavefronts;
-      sum.idealWavefronts += b.idealWavefronts;
-      sum.maxDegree = std::max(sum.maxDegree, b.maxDegree);
-    }
-  }
-  if (!result.ok()) {
-    sim::printReports(result.reports, sourceMgr, errs());
-    out.cell = "FAIL";
-    for (const sim::Report &r : result.reports)
-      if (r.severity == sim::Report::Error) {
-        out.detail = leg.name + ": " + r.message;
-        break;
+      if (a.isPointer) {
+        k.kind = sim::KernelArg::Pointer;
+        k.index = a.buffer;
+        k.byteOffset = uint64_t(a.offset) *
+                       interp::dtypeSize(inputs[a.buffer].array.dtype);
+      } else {
+        k.bits = r.bits;
       }
+      simArgs.push_back(k);
+    }
+    // Tensor maps after the user arguments, encoded from the tensors'
+    // arguments as the stubs do.
+    std::vector<sim::TensorMap> maps;
+    auto mapArgs = leg.maps.find(name.str());
+    if (mapArgs != leg.maps.end())
+      for (const SimLeg::MapArg &m : mapArgs->second) {
+        unsigned rank = m.box.size();
+        // Sizes then strides: a tensor parameter's arguments after its base,
+        // or a lifted tile's own.
+        auto extent = [&](unsigned i) -> int64_t {
+          if (m.shape.empty())
+            return int32_t(runArgs[m.base + 1 + i].bits);
+          auto [isArg, v] = m.shape[i];
+          return isArg ? int64_t(int32_t(runArgs[v].bits)) : v;
+        };
+        bool fits = m.shape.empty() ? m.base + 2 * rank <= args.size()
+                                    : m.shape.size() == 2 * rank - 1;
+        for (auto [isArg, v] : m.shape)
+          fits = fits && (!isArg || uint64_t(v) < runArgs.size());
+        if (!fits || m.base >= args.size() || !args[m.base].isPointer) {
+          out.cell = "FAIL";
+          out.detail = leg.name + ": tensor map of argument " +
+                       std::to_string(m.base) + " has no tensor there";
+          return false;
+        }
+        sim::TensorMap t;
+        t.buffer = args[m.base].buffer;
+        t.baseOffset = uint64_t(args[m.base].offset) *
+                       interp::dtypeSize(inputs[t.buffer].array.dtype);
+        t.rank = rank;
+        t.elementBytes = m.elementBytes;
+        t.swizzleBytes = m.swizzle;
+        for (unsigned d = 0; d < rank; ++d) {
+          int64_t size = extent(d);
+          if (size <= 0) {
+            out.cell = "SKIP(an empty tensor has no tensor map)";
+            return false;
+          }
+          t.dims[rank - 1 - d] = size;
+          t.box[rank - 1 - d] = m.box[d];
+          if (d + 1 < rank) {
+            int64_t stride = extent(rank + d);
+            if (stride < 0) {
+              out.cell = "SKIP(a negative stride has no tensor map)";
+              return false;
+            }
+            t.strideBytes[rank - 1 - d] = uint64_t(stride) * m.elementBytes;
+          }
+        }
+        sim::KernelArg k;
+        k.kind = sim::KernelArg::TensorMapPtr;
+        k.index = maps.size();
+        simArgs.push_back(k);
+        maps.push_back(t);
+      }
+    auto start = std::chrono::steady_clock::now();
+    sim::Result result = sim::simulate(
+        func, simArgs, buffers, maps,
+        {uint32_t(at[0]), uint32_t(at[1]), uint32_t(at[2])}, options);
+    out.ms += std::chrono::duration<double, std::milli>(
+                  std::chrono::steady_clock::now() - start)
+                  .count();
+    for (const sim::BankSummary &b : result.banks) {
+      sim::BankSummary &sum = leg.banks[b.op];
+      if (!sum.op)
+        sum = b;
+      else {
+        sum.executions += b.executions;
+        sum.wavefronts += b.wavefronts;
+        sum.idealWavefronts += b.idealWavefronts;
+        sum.maxDegree = std::max(sum.maxDegree, b.maxDegree);
+      }
+    }
+    if (!result.ok()) {
+      sim::printReports(result.reports, sourceMgr, errs());
+      out.cell = "FAIL";
+      for (const sim::Report &r : result.reports)
+        if (r.severity == sim::Report::Error) {
+          out.detail = leg.name + ": " + r.message;
+          break;
+        }
+      return false;
+    }
+    return true;
+  };
+  if (split) {
+    interp::Grid slices = {grid[0], grid[1], split->splits};
+    if (!launch(split->partial, slices) || !launch(split->reduce, grid))
+      return out;
+  } else if (!launch(symbol, grid)) {
     return out;
   }
   std::vector<std::string> notes;

@@ -76,9 +76,18 @@ struct SimLimits {
   uint64_t maxInstructions = 0; // per launch, all threads (0: no limit)
 };
 
-/// Runs `symbol` on `inputs` (the buffers before the run) and compares the
-/// outputs with `reference` (the interpreter's buffers after it; null when
-/// the interpreter failed).
+/// kcc-difftest --split-k=S: a case run as the stubs run a kernel's split-K
+/// pair (kcc-add-split-k-builds): `partial` over grid z = `splits` into an
+/// f32 workspace of splits * rows x cols (row stride cols rounded up to 4,
+/// filled with NaN: a read of a tile no slice wrote shows), then `reduce`.
+struct SplitLaunch {
+  std::string partial, reduce;
+  int64_t splits = 0, rows = 0, cols = 0;
+};
+
+/// Runs `symbol` (or, with `split`, its split-K pair) on `inputs` (the
+/// buffers before the run) and compares the outputs with `reference` (the
+/// interpreter's buffers after it; null when the interpreter failed).
 SimCell runSimCase(SimLeg &leg, llvm::StringRef symbol,
                    const std::vector<interp::Buffer> &inputs,
                    const std::vector<interp::KernelArg> &args,
@@ -86,7 +95,8 @@ SimCell runSimCase(SimLeg &leg, llvm::StringRef symbol,
                    const std::vector<RunOutput> &outputs,
                    const std::vector<interp::Buffer> *reference,
                    const interp::Grid &grid, const SimLimits &limits,
-                   llvm::SourceMgr &sourceMgr);
+                   llvm::SourceMgr &sourceMgr,
+                   const SplitLaunch *split = nullptr);
 
 /// The ops of each leg with bank conflicts, summed over its cases.
 void printLegBankConflicts(const std::vector<SimLeg> &legs,

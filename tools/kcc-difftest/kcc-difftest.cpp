@@ -127,6 +127,13 @@ static cl::opt<unsigned> persistentOpt(
              "--persistent=N); the sim legs launch one, over N CTAs per "
              "multiprocessor, where a case's grid has more tiles than that"),
     cl::value_desc("N"), cl::init(0), cl::cat(category));
+static cl::opt<unsigned> splitKOpt(
+    "split-k",
+    cl::desc("Also compile GEMM-shaped kernels' split-K builds (as kcc "
+             "--split-k) and run each case's sim legs through them with N "
+             "slices, as the stubs run them: the partial build into a "
+             "workspace, then the reduce build (0: the kernel as built)"),
+    cl::value_desc("N"), cl::init(0), cl::cat(category));
 static cl::opt<bool> pingPongOpt(
     "ping-pong",
     cl::desc("Compile as kcc --ping-pong: warp-specialized persistent GEMMs "
@@ -260,6 +267,8 @@ struct PreparedCase {
   /// build over a capped grid when the grid has more tiles than CTAs).
   interp::Grid simGrid = {1, 1, 1};
   std::string simSymbol;
+  /// --split-k: the sim legs run the kernel's split-K pair instead.
+  std::optional<SplitLaunch> split;
   // What the GPU leg launches: the kernel, or its fallback build where the
   // case's arguments break the kernel's facts.
   std::string runSymbol;
@@ -347,8 +356,11 @@ public:
           KccDialect::kPersistentOfAttr);
       auto fb = f->getAttrOfType<mlir::FlatSymbolRefAttr>(
           KccDialect::kFallbackOfAttr);
+      auto sk =
+          f->getAttrOfType<mlir::FlatSymbolRefAttr>(KccDialect::kSplitKOfAttr);
       if (!used.contains(f.getSymName()) &&
           !(of && used.contains(of.getValue())) &&
+          !(sk && used.contains(sk.getValue())) &&
           !(fb && fallbackUsed.contains(fb.getValue())))
         f.erase();
     }
@@ -649,6 +661,32 @@ private:
       p.simSymbol = fallback.getSymName();
       p.runSymbol = fallback.getSymName();
     }
+    // --split-k: the kernel's split-K pair, as the stubs launch it, where
+    // the case runs the kernel itself.
+    if (splitKOpt > 1 && p.simSymbol == launchF.getSymName()) {
+      auto partial = launchedModule.lookupSymbol<mlir::func::FuncOp>(
+          (launchF.getSymName() + "__splitk").str());
+      auto reduce = launchedModule.lookupSymbol<mlir::func::FuncOp>(
+          (launchF.getSymName() + "__splitk_reduce").str());
+      auto shape = partial ? partial->getAttrOfType<mlir::DictionaryAttr>(
+                                 KccDialect::kSplitKAttr)
+                           : mlir::DictionaryAttr();
+      if (shape && reduce) {
+        SplitLaunch split;
+        split.partial = partial.getSymName().str();
+        split.reduce = reduce.getSymName().str();
+        split.splits = splitKOpt;
+        for (auto [key, value] :
+             {std::pair{"rows", &split.rows}, std::pair{"cols", &split.cols}})
+          if (!interp::evaluateLaunchExpr(
+                  launchF, shape.getAs<mlir::StringAttr>(key).getValue(),
+                  p.args, simProcessors, *value, err))
+            return caseErrorB(c.loc, "the split-K workspace's " +
+                                         std::string(key) + ": " + err + where);
+        if (split.rows > 0 && split.cols > 0)
+          p.split = split;
+      }
+    }
     return true;
   }
 
@@ -735,7 +773,8 @@ private:
       SimCell cell =
           runSimCase(leg, p.simSymbol, inputs, p.args, p.runArgs, p.outputs,
                      err ? nullptr : &p.buffers, p.simGrid,
-                     {simMaxThreads, simSeed, simMaxInstructions}, sourceMgr);
+                     {simMaxThreads, simSeed, simMaxInstructions}, sourceMgr,
+                     p.split ? &*p.split : nullptr);
       if (cell.cell == "FAIL") {
         simFail = true;
         errs() << cases.path << ":" << c.loc.line << ":" << c.loc.column
@@ -750,7 +789,10 @@ private:
         details.push_back(cell.detail);
     }
     cells.insert(cells.end(), times.begin(), times.end());
-    table.addRow({k.name, f.getSymName().str(), c.name}, cells,
+    std::string caseName = c.name;
+    if (p.split)
+      caseName += formatv(" (split-K x{0})", p.split->splits).str();
+    table.addRow({k.name, f.getSymName().str(), caseName}, cells,
                  join(details, "; "));
     if (printOutputs && !err)
       for (const RunOutput &o : p.outputs)
@@ -1116,7 +1158,7 @@ int main(int argc, char **argv) {
   launch.proveCoverage = false;
   launch.persistent = persistentOpt;
   launch.fallbackBuilds = fallbackBuildsOpt;
-  launch.splitK = false;
+  launch.splitK = splitKOpt > 1;
   mlir::PassManager pm(&ctx);
   pipeline::buildTilePipeline(pm, launch);
   if (failed(pm.run(*launched)))
