@@ -348,7 +348,7 @@ struct AddSplitKBuilds : kcc::impl::KccAddSplitKBuildsBase<AddSplitKBuilds> {
       }
       // Each is placed right after the kernel: the partial build ends up
       // first.
-      if (failed(addReduceBuild(func)) || failed(addPartialBuild(func, *shape)))
+      if (failed(addReduceBuild(func)) || failed(addPartialBuild(func)))
         return signalPassFailure();
     }
   }
@@ -363,14 +363,25 @@ struct AddSplitKBuilds : kcc::impl::KccAddSplitKBuildsBase<AddSplitKBuilds> {
     return *s;
   }
 
-  LogicalResult addPartialBuild(func::FuncOp func, const SplitShape &shape) {
+  /// A copy of `func` named <name><suffix>, its locations tagged, with the
+  /// split arguments appended from `first` on.
+  static FailureOr<func::FuncOp>
+  cloneSplitBuild(func::FuncOp func, StringRef suffix, unsigned &first) {
     FailureOr<func::FuncOp> built = kcc::cloneBuild(
-        func, "__splitk", kcc::KccDialect::kSplitKOfAttr, "a split-K build");
+        func, suffix, kcc::KccDialect::kSplitKOfAttr, "a split-K build");
+    if (failed(built))
+      return failure();
+    kcc::tagBuildLocations(*built, kcc::kSplitKLocPrefix);
+    first = appendSplitArguments(*built);
+    return built;
+  }
+
+  LogicalResult addPartialBuild(func::FuncOp func) {
+    unsigned first = 0;
+    FailureOr<func::FuncOp> built = cloneSplitBuild(func, "__splitk", first);
     if (failed(built))
       return failure();
     func::FuncOp copy = *built;
-    kcc::tagBuildLocations(copy, kcc::kSplitKLocPrefix);
-    unsigned first = appendSplitArguments(copy);
     SplitShape s = shapeOf(copy);
     Builder attrs(&getContext());
     SmallVector<Attribute> grid(
@@ -438,14 +449,12 @@ struct AddSplitKBuilds : kcc::impl::KccAddSplitKBuildsBase<AddSplitKBuilds> {
   }
 
   LogicalResult addReduceBuild(func::FuncOp func) {
+    unsigned first = 0;
     FailureOr<func::FuncOp> built =
-        kcc::cloneBuild(func, "__splitk_reduce", kcc::KccDialect::kSplitKOfAttr,
-                        "a split-K build");
+        cloneSplitBuild(func, "__splitk_reduce", first);
     if (failed(built))
       return failure();
     func::FuncOp copy = *built;
-    kcc::tagBuildLocations(copy, kcc::kSplitKLocPrefix);
-    unsigned first = appendSplitArguments(copy);
     SplitShape s = shapeOf(copy);
     Builder attrs(&getContext());
     copy->setAttr(kcc::KccDialect::kSplitKAttr,
