@@ -125,7 +125,8 @@ def KccAddSplitKBuilds : Pass<"kcc-add-split-k-builds", "mlir::ModuleOp"> {
     Tile IR -> tile IR, after kcc-add-fallback-builds. A kernel (not a
     persistent or fallback build) whose entry block holds one scf.for with
     products, carrying one 2-D f32 accumulator that starts at zeros and is
-    updated by kcc.dot chains alone, with bounds computed from i32
+    updated by kcc.dot chains alone (other iter_args only feeding their own
+    next value, results unused), with bounds computed from i32
     parameters and constants and a positive constant step, that writes
     memory only with one kcc.store_tile of a tile of the accumulator's shape
     after the loop (its position known before the loop), and whose grid

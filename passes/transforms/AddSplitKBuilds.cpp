@@ -91,6 +91,7 @@ std::string hostExpr(Value v, ArrayAttr names, int depth = 0) {
 /// A kernel in the shape split-K keeps exact.
 struct SplitShape {
   scf::ForOp loop;
+  unsigned acc = 0;       // the accumulator's iter_arg
   kcc::StoreTileOp store; // the one store, after the loop
   int64_t step = 1;
   std::string trips, rows, cols; // C over the parameters
@@ -102,6 +103,34 @@ bool writes(Operation *op) {
   // Unknown effects: assume the worst unless it is pure by trait.
   return !isMemoryEffectFree(op) &&
          !isa<scf::ForOp, scf::IfOp, scf::YieldOp>(op);
+}
+
+/// Whether iter_arg `i` of `loop` only computes its own next value (its
+/// result unused, its uses pure ops of the body that end in its yield
+/// operand): a slice of the loop leaves it wrong, and nothing reads it.
+bool feedsOnlyItself(scf::ForOp loop, unsigned i) {
+  if (!loop.getResult(i).use_empty())
+    return false;
+  Operation *yield = loop.getBody()->getTerminator();
+  SmallVector<Value> work = {loop.getRegionIterArgs()[i]};
+  llvm::SmallPtrSet<Operation *, 8> seen;
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (user == yield) {
+        if (use.getOperandNumber() != i)
+          return false;
+        continue;
+      }
+      if (user->getBlock() != loop.getBody() || user->getNumRegions() ||
+          !isMemoryEffectFree(user))
+        return false;
+      if (seen.insert(user).second)
+        llvm::append_range(work, user->getResults());
+    }
+  }
+  return true;
 }
 
 /// The kernel's split shape, or why it has none ("" with a null loop: no
@@ -129,24 +158,42 @@ FailureOr<SplitShape> splitShape(func::FuncOp func, std::string &why) {
   SplitShape s;
   s.loop = loops.front();
   scf::ForOp loop = s.loop;
-  if (loop.getNumRegionIterArgs() != 1) {
-    why = "its loop carries values besides one accumulator";
+  // The accumulator: the one value the loop's products yield. Anything
+  // else it carries must feed only itself (pointer tiles advanced a block
+  // per iteration, which the lifted loads no longer read).
+  Operation *yield = loop.getBody()->getTerminator();
+  std::optional<unsigned> accIndex;
+  for (unsigned i = 0, e = loop.getNumRegionIterArgs(); i < e; ++i) {
+    if (yield->getOperand(i).getDefiningOp<kcc::DotOp>()) {
+      if (accIndex) {
+        why = "its loop carries more than one accumulator";
+        return failure();
+      }
+      accIndex = i;
+    } else if (!feedsOnlyItself(loop, i)) {
+      why = "its loop carries values besides one accumulator";
+      return failure();
+    }
+  }
+  if (!accIndex) {
+    why = "its loop's accumulator is not updated by dot(a, b, acc) alone";
     return failure();
   }
-  auto acc = dyn_cast<RankedTensorType>(loop.getResult(0).getType());
+  s.acc = *accIndex;
+  auto acc = dyn_cast<RankedTensorType>(loop.getResult(s.acc).getType());
   if (!acc || acc.getRank() != 2 || !acc.getElementType().isF32()) {
     why = "its loop's accumulator is not a 2-D f32 tile";
     return failure();
   }
   // acc = dot(a, b, acc) chains only: the partial sums add up.
-  Value yielded = loop.getBody()->getTerminator()->getOperand(0);
+  Value yielded = yield->getOperand(s.acc);
   while (auto dot = yielded.getDefiningOp<kcc::DotOp>())
     yielded = dot.getC();
-  if (yielded != loop.getRegionIterArgs().front()) {
+  if (yielded != loop.getRegionIterArgs()[s.acc]) {
     why = "its loop's accumulator is not updated by dot(a, b, acc) alone";
     return failure();
   }
-  auto init = loop.getInitArgs().front().getDefiningOp<kcc::SplatOp>();
+  auto init = loop.getInitArgs()[s.acc].getDefiningOp<kcc::SplatOp>();
   auto zero = init ? init.getSrc().getDefiningOp<arith::ConstantOp>()
                    : arith::ConstantOp();
   auto zeroValue = zero ? dyn_cast<FloatAttr>(zero.getValue()) : FloatAttr();
@@ -309,7 +356,7 @@ SmallVector<Value> workspaceCoords(OpBuilder &b, Location loc,
 /// What moving one f32 partial tile costs in iterations of `loop`: its
 /// bytes over the bytes the loop's tile loads read per iteration
 /// (kcc::rt::splitKSlices weighs slices with it).
-std::string storeCost(scf::ForOp loop) {
+std::string storeCost(scf::ForOp loop, unsigned acc) {
   auto bytes = [](Type t) -> int64_t {
     auto tile = dyn_cast<RankedTensorType>(t);
     if (!tile || !tile.hasStaticShape())
@@ -322,9 +369,9 @@ std::string storeCost(scf::ForOp loop) {
     if (isa<kcc::LoadTileOp, kcc::LoadOp>(op))
       perIteration += bytes(op->getResult(0).getType());
   });
-  double cost = perIteration
-                    ? double(bytes(loop.getResult(0).getType())) / perIteration
-                    : 1.0;
+  double cost =
+      perIteration ? double(bytes(loop.getResult(acc).getType())) / perIteration
+                   : 1.0;
   return llvm::formatv("{0:F3}", cost).str();
 }
 
@@ -395,8 +442,8 @@ struct AddSplitKBuilds : kcc::impl::KccAddSplitKBuildsBase<AddSplitKBuilds> {
              attrs.getNamedAttr("trips", attrs.getStringAttr(s.trips)),
              attrs.getNamedAttr("rows", attrs.getStringAttr(s.rows)),
              attrs.getNamedAttr("cols", attrs.getStringAttr(s.cols)),
-             attrs.getNamedAttr("store",
-                                attrs.getStringAttr(storeCost(s.loop)))}));
+             attrs.getNamedAttr(
+                 "store", attrs.getStringAttr(storeCost(s.loop, s.acc)))}));
 
     // This split's slice of the iterations: [z * chunk, min(T, z*chunk +
     // chunk)), chunk = ceil(T / S).
@@ -436,11 +483,11 @@ struct AddSplitKBuilds : kcc::impl::KccAddSplitKBuildsBase<AddSplitKBuilds> {
     kcc::StoreTileOp store = s.store;
     b.setInsertionPoint(store);
     int64_t bm =
-        cast<RankedTensorType>(loop.getResult(0).getType()).getShape()[0];
+        cast<RankedTensorType>(loop.getResult(s.acc).getType()).getShape()[0];
     SmallVector<Value> coords =
         workspaceCoords(b, store.getLoc(), store, bm, z);
     kcc::StoreTileOp::create(
-        b, store.getLoc(), loop.getResult(0), copy.getArgument(first),
+        b, store.getLoc(), loop.getResult(s.acc), copy.getArgument(first),
         ValueRange{copy.getArgument(first + 1), copy.getArgument(first + 2)},
         ValueRange{copy.getArgument(first + 3)}, coords);
     store.erase();
@@ -465,7 +512,7 @@ struct AddSplitKBuilds : kcc::impl::KccAddSplitKBuildsBase<AddSplitKBuilds> {
     scf::ForOp loop = s.loop;
     Location loc = loop.getLoc();
     OpBuilder b(loop);
-    auto accType = cast<RankedTensorType>(loop.getResult(0).getType());
+    auto accType = cast<RankedTensorType>(loop.getResult(s.acc).getType());
     Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
     Value init = kcc::SplatOp::create(b, loc, accType, zero);
     Value lo = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
@@ -485,7 +532,7 @@ struct AddSplitKBuilds : kcc::impl::KccAddSplitKBuildsBase<AddSplitKBuilds> {
               lb, l,
               ValueRange{arith::AddFOp::create(lb, l, iter.front(), part)});
         });
-    loop.getResult(0).replaceAllUsesWith(sum.getResult(0));
+    loop.getResult(s.acc).replaceAllUsesWith(sum.getResult(0));
     loop.erase();
     // The K loop's operands (its zeros, its bound) now go unused.
     eraseDeadAfter(copy.getBody().front(), nullptr);

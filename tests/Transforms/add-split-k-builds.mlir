@@ -78,6 +78,57 @@ func.func @gemm(%arg0: !kcc.ptr<f16> {kcc.align = 16 : i64, kcc.tensor_rank = 2 
 
 // -----
 
+// A value the loop carries that only feeds itself (a pointer tile advanced
+// a block per iteration, which the lifted loads no longer read) does not
+// stop the split; the accumulator is found among the iter_args.
+// CHECK-LABEL: func.func @carried(
+// CHECK-NOT: kcc.split_k_refused
+// CHECK-LABEL: func.func @carried__splitk(
+// CHECK: %[[R:.*]]:2 = scf.for
+// CHECK: kcc.store_tile %[[R]]#1, %arg5
+// CHECK-LABEL: func.func @carried__splitk_reduce(
+// CHECK-NOT: kcc.dot
+// CHECK: return
+func.func @carried(%arg0: !kcc.ptr<f32> {kcc.align = 16 : i64, kcc.tensor_rank = 2 : i32}, %arg1: i32, %arg2: i32, %arg3: i32 {kcc.divisibility = 4 : i64}, %n: i32)
+    attributes {kcc.arg_names = ["c", "c_dim0", "c_dim1", "c_stride0", "n"], kcc.kernel, kcc.grid = ["1", "1", "1"]} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c16 = arith.constant 16 : i32
+  %cst = arith.constant 0.000000e+00 : f32
+  %zero = kcc.splat %cst : tensor<16x16xf32>
+  %r:2 = scf.for %k = %c0 to %n step %c1 iter_args(%off = %c0, %a = %zero) -> (i32, tensor<16x16xf32>) : i32 {
+    %x = kcc.load_tile %arg0[%arg1, %arg2] strides[%arg3] at[%k, %c0] : <f32> -> tensor<16x16xf32>
+    %d = kcc.dot %x, %x, %a : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %next = arith.addi %off, %c16 : i32
+    scf.yield %next, %d : i32, tensor<16x16xf32>
+  }
+  kcc.store_tile %r#1, %arg0[%arg1, %arg2] strides[%arg3] at[%c0, %c0] : tensor<16x16xf32>, <f32>
+  return
+}
+
+// -----
+
+// A carried value read after the loop: each slice would leave its own.
+// CHECK-LABEL: func.func @carried_used(
+// CHECK-SAME: kcc.split_k_refused = "its loop carries values besides one accumulator"
+func.func @carried_used(%arg0: !kcc.ptr<f32> {kcc.align = 16 : i64, kcc.tensor_rank = 2 : i32}, %arg1: i32, %arg2: i32, %arg3: i32 {kcc.divisibility = 4 : i64}, %n: i32)
+    attributes {kcc.arg_names = ["c", "c_dim0", "c_dim1", "c_stride0", "n"], kcc.kernel, kcc.grid = ["1", "1", "1"]} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %cst = arith.constant 0.000000e+00 : f32
+  %zero = kcc.splat %cst : tensor<16x16xf32>
+  %r:2 = scf.for %k = %c0 to %n step %c1 iter_args(%off = %c0, %a = %zero) -> (i32, tensor<16x16xf32>) : i32 {
+    %x = kcc.load_tile %arg0[%arg1, %arg2] strides[%arg3] at[%k, %c0] : <f32> -> tensor<16x16xf32>
+    %d = kcc.dot %x, %x, %a : tensor<16x16xf32>, tensor<16x16xf32> -> tensor<16x16xf32>
+    %next = arith.addi %off, %c1 : i32
+    scf.yield %next, %d : i32, tensor<16x16xf32>
+  }
+  kcc.store_tile %r#1, %arg0[%arg1, %arg2] strides[%arg3] at[%r#0, %c0] : tensor<16x16xf32>, <f32>
+  return
+}
+
+// -----
+
 // An accumulator that does not start at zeros (c += a @ b) would be added
 // once per slice.
 // CHECK-LABEL: func.func @accumulate(
