@@ -186,6 +186,10 @@ gemm_bench() { # out build [full]
   # shellcheck disable=SC2086 # KCC_GEMM_ARGS is a list of flags
   watch "${KCC_GEMM_TIMEOUT:-480}" gemm python3 bench/gemm/run_gemm.py --lib "$lib" \
     "${compare[@]}" --out "$out/gemm.md" ${KCC_GEMM_ARGS:-} 2>&1 | tee "$out/gemm.log" || status=1
+  # Split-K launches (decode shapes): the same bits twice, within tolerance.
+  watch 180 gemm-split-k python3 bench/gemm/split_k_check.py --lib "$lib" \
+    --out "$out/gemm-split-k.md" > "$out/gemm-split-k.log" 2>&1 || status=1
+  tail -n 1 "$out/gemm-split-k.log"
   bmm_compare=("${compare[@]}")
   bmm_bench "$out" "$lib" "" "$full" || status=1
   # The sm_80 build (mma.sync), JIT-compiled from its PTX.

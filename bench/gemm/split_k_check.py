@@ -6,10 +6,10 @@ For each shape and each kcc_gemm_nt_* function of --lib (compiled with
 which must be the same bits (the launch picks the slices from the sizes
 alone and the reduce kernel sums them in slice order); the result is
 compared with the fp32 reference as run_gemm.py does (|err| <= atol +
-rtol * |ref|); and with the same function of --unsplit (the same kernels
-compiled with --split-k=false), whose bits differ exactly where the launch
-took the split path (a different summation order). Exit status 1 on any
-failure.
+rtol * |ref|); and, with --unsplit (the same kernels compiled with
+--split-k=false), with the same function there, whose bits differ exactly
+where the launch took the split path (a different summation order). Exit
+status 1 on any failure; scripts/gpu-roundtrip.sh's GEMM step runs it.
 
     python3 bench/gemm/split_k_check.py --lib A/libkcc_gemm.so --unsplit B/libkcc_gemm.so --out check.md
 """
@@ -29,7 +29,8 @@ DEFAULT_SHAPES = "16x4096x14336,1x4096x4096,64x4096x4096,200x4096x14336,16x14336
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--lib", required=True)
-    p.add_argument("--unsplit", required=True, help="the same kernels built with --split-k=false")
+    p.add_argument("--unsplit", help="the same kernels built with --split-k=false (the path "
+                   "column then says which launches split)")
     p.add_argument("--shapes", type=parse_shapes, default=parse_shapes(DEFAULT_SHAPES))
     p.add_argument("--rtol", type=float, default=1e-2)
     p.add_argument("--out")
@@ -43,7 +44,8 @@ def main():
                          lambda t: [t])
         return {f.name: f for fs in found.values() for f in fs}
 
-    split, unsplit = load(args.lib), load(args.unsplit)
+    split = load(args.lib)
+    unsplit = load(args.unsplit) if args.unsplit else {}
     rows, failures = [], 0
     for (m, n, k) in args.shapes:
         for name, fn in sorted(split.items()):
