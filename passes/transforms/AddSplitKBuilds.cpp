@@ -471,7 +471,9 @@ struct AddSplitKBuilds : kcc::impl::KccAddSplitKBuildsBase<AddSplitKBuilds> {
         arith::SubIOp::create(
             b, loc, arith::AddIOp::create(b, loc, trips, splits), one),
         splits);
-    Value begin = arith::MulIOp::create(b, loc, z, chunk);
+    // Slices past the last iteration run none (begin = end = T).
+    Value begin = arith::MinSIOp::create(
+        b, loc, trips, arith::MulIOp::create(b, loc, z, chunk));
     Value end = arith::MinSIOp::create(
         b, loc, trips, arith::AddIOp::create(b, loc, begin, chunk));
     loop.setLowerBound(arith::AddIOp::create(

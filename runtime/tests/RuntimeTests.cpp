@@ -41,9 +41,10 @@ TEST_CASE("splitKSlices: small grids with long K loops split, full ones not") {
   // 64 output tiles, 224 iterations (4096 x 14336 at 64 x 64) on 132
   // multiprocessors: two slices fill 128 of them.
   CHECK(splitKSlices(64, 224, 132, 1.0) == 2);
-  // 16 tiles: more slices, still one wave.
+  // 16 tiles: more slices (at most kMaxSplitKSlices), still one wave.
   int64_t s16 = splitKSlices(16, 224, 132, 1.0);
   CHECK(s16 > 2);
+  CHECK(s16 <= kcc::rt::kMaxSplitKSlices);
   CHECK(16 * s16 <= 132);
   // A grid that fills the GPU, or a short loop, is never split.
   CHECK(splitKSlices(132, 224, 132, 1.0) == 1);

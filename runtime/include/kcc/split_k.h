@@ -9,12 +9,19 @@
 #ifndef KCC_RUNTIME_SPLIT_K_H
 #define KCC_RUNTIME_SPLIT_K_H
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 
 namespace kcc::rt {
 
-/// The most slices a launch cuts its K loop into.
-inline constexpr int64_t kMaxSplitKSlices = 16;
+/// The most slices a launch cuts its K loop into. 4 until a known bug is
+/// fixed: on an H200, 128 x 64 and 64 x 128 tiles cut into 6, 8, 12 or 16
+/// slices (forced with KCC_SPLIT_K_SLICES) sometimes sum stale workspace
+/// tiles; 2-5 slices passed every check (docs/gemm.md, "Split-K").
+inline constexpr int64_t kMaxSplitKSlices = 4;
+/// The most KCC_SPLIT_K_SLICES may force, for finding that bug.
+inline constexpr int64_t kMaxForcedSplitKSlices = 16;
 
 /// The number of slices S (1: no split) of a K loop of `trips` iterations
 /// that a grid of `ctas` CTAs should run in on `processors` multiprocessors.
@@ -31,12 +38,24 @@ inline constexpr int64_t kMaxSplitKSlices = 16;
 /// types); kLaunch is the second kernel's launch and its pipeline's fill.
 /// Only grids of fewer CTAs than multiprocessors are split; the smallest
 /// cost wins, ties to fewer slices, and each slice keeps at least two
-/// iterations. The
-/// result depends on the sizes alone: a launch with the same sizes on the
-/// same GPU always sums the same slices in the same order (the same bits).
+/// iterations. The result depends on the sizes alone: a launch with the
+/// same sizes on the same GPU always sums the same slices in the same order
+/// (the same bits).
+///
+/// KCC_SPLIT_K_SLICES=S in the environment (read once per process) replaces
+/// the model's choice for every grid of fewer CTAs than multiprocessors, S
+/// clamped to [1, kMaxForcedSplitKSlices] and to half the trips: for measuring
+/// the model against a GPU (docs/gemm.md), not for production.
 inline int64_t splitKSlices(int64_t ctas, int64_t trips, int64_t processors,
                             double store) {
   constexpr double kLaunch = 4;
+  static const int64_t forced = [] {
+    const char *text = std::getenv("KCC_SPLIT_K_SLICES");
+    return text ? int64_t(std::atoll(text)) : int64_t(0);
+  }();
+  if (forced > 0 && ctas > 0 && ctas < processors)
+    return std::max<int64_t>(
+        1, std::min<int64_t>({forced, kMaxForcedSplitKSlices, trips / 2}));
   // A grid of at least one CTA per multiprocessor is never split: the
   // model's gain there would be wave quantization alone, paid for with
   // partial tiles that no longer fit in L2.
