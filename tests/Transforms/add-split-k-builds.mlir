@@ -21,7 +21,8 @@
 // CHECK: %[[ONE:.*]] = arith.constant 1 : i32
 // CHECK: %[[SS:.*]] = arith.maxsi %[[S]], %[[ONE]]
 // CHECK: %[[CHUNK:.*]] = arith.divsi %{{.*}}, %[[SS]]
-// CHECK: %[[BEGIN:.*]] = arith.muli %[[Z]], %[[CHUNK]]
+// CHECK: %[[ZC:.*]] = arith.muli %[[Z]], %[[CHUNK]]
+// CHECK: %[[BEGIN:.*]] = arith.minsi %{{.*}}, %[[ZC]]
 // CHECK: %[[END0:.*]] = arith.addi %[[BEGIN]], %[[CHUNK]]
 // CHECK: %[[END:.*]] = arith.minsi %{{.*}}, %[[END0]]
 // CHECK: %[[LO:.*]] = arith.muli %[[BEGIN]]
