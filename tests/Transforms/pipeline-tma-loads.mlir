@@ -52,7 +52,11 @@
 // ONE-NEXT: %[[D:.*]] = kcc.dot %[[TA]], %[[TB]], %[[ACC]]
 // Every thread has read the stages before one is refilled: iteration
 // k + 3 (from the second iteration on) into the stage iteration k - 1 used.
+// The threads' reads are ordinary loads and the refill an async-proxy
+// write: a proxy fence orders them (without it, on an H200, a copy landed
+// under loads still in flight: docs/gemm.md, split-K).
 // ONE-NEXT: kcc.cta_barrier
+// ONE-NEXT: kcc.fence_proxy_async
 // ONE: %[[NEXT:.*]] = arith.addi %[[K]], %c3_i32
 // ONE-NEXT: %[[IN:.*]] = arith.cmpi slt, %[[NEXT]], %arg12 : i32
 // ONE: %[[LATE:.*]] = arith.cmpi sge, %[[I]], %c1_i32

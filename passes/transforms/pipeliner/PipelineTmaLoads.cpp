@@ -598,8 +598,12 @@ void PipelineTmaLoads::pipelineLoop(
     return;
   }
   // Release and refill: the stage read `lag` iterations ago gets the
-  // iteration `depth` after it.
+  // iteration `depth` after it. Threads read the stages with ordinary
+  // shared-memory loads and the TMA refill writes them through the async
+  // proxy: after the barrier, a proxy fence orders those reads before the
+  // refill (without it the copy may land under loads still in flight).
   kcc::CtaBarrierOp::create(tb, loc);
+  kcc::FenceProxyAsyncOp::create(tb, loc);
   Value next = arith::AddIOp::create(
       tb, loc, iv, constI32(tb, loc, (depth - lag) * *step));
   Value more =

@@ -15,10 +15,11 @@
 
 namespace kcc::rt {
 
-/// The most slices a launch cuts its K loop into. 4 until a known bug is
-/// fixed: on an H200, 128 x 64 and 64 x 128 tiles cut into 6, 8, 12 or 16
-/// slices (forced with KCC_SPLIT_K_SLICES) sometimes sum stale workspace
-/// tiles; 2-5 slices passed every check (docs/gemm.md, "Split-K").
+/// The most slices a launch cuts its K loop into. 4 this stop: the tables
+/// of docs/gemm.md were measured with it while a race with 6+ slices was
+/// open (a TMA refill overwriting a stage under threads' loads still in
+/// flight; fixed since by a proxy fence in kcc-pipeline-tma-loads, and 6-16
+/// forced slices then passed every check). To be raised with a re-measure.
 inline constexpr int64_t kMaxSplitKSlices = 4;
 /// The most KCC_SPLIT_K_SLICES may force, for finding that bug.
 inline constexpr int64_t kMaxForcedSplitKSlices = 16;
