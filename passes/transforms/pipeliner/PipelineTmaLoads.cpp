@@ -507,8 +507,11 @@ void PipelineTmaLoads::pipelineLoop(
   OpBuilder pb(loop);
   // Once per tile, the prologue refills stages the previous tile read:
   // every thread must be done with them.
-  if (tiles && !specialize)
+  if (tiles && !specialize) {
     kcc::CtaBarrierOp::create(pb, loc);
+    // Their reads were ordinary loads; the refills are async-proxy writes.
+    kcc::FenceProxyAsyncOp::create(pb, loc);
+  }
   for (int64_t s = 0; s < depth && !specialize; ++s) {
     Value k = arith::AddIOp::create(pb, loc, lb,
                                     constI32(pb, loc, s * *step));
