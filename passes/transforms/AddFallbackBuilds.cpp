@@ -49,8 +49,7 @@ struct AddFallbackBuilds
     auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
     for (func::FuncOp func : funcs) {
       if (!func->hasAttr(kcc::KccDialect::kKernelAttr) || func.isExternal() ||
-          func->hasAttr(kcc::KccDialect::kPersistentOfAttr) ||
-          func->hasAttr(kcc::KccDialect::kFallbackOfAttr))
+          kcc::isLaunchedBuild(func))
         continue;
       auto bases = tensorBases(func);
       if (bases.empty())

@@ -27,7 +27,6 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
-#include "mlir/Transforms/RegionUtils.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -381,9 +380,7 @@ struct AddSplitKBuilds : kcc::impl::KccAddSplitKBuildsBase<AddSplitKBuilds> {
     auto funcs = llvm::to_vector(module.getOps<func::FuncOp>());
     for (func::FuncOp func : funcs) {
       if (!func->hasAttr(kcc::KccDialect::kKernelAttr) || func.isExternal() ||
-          func->hasAttr(kcc::KccDialect::kPersistentOfAttr) ||
-          func->hasAttr(kcc::KccDialect::kFallbackOfAttr) ||
-          func->hasAttr(kcc::KccDialect::kSplitKOfAttr))
+          kcc::isLaunchedBuild(func))
         continue;
       std::string why;
       FailureOr<SplitShape> shape = splitShape(func, why);

@@ -119,15 +119,19 @@ inline mlir::func::FuncOp versionBuildOf(mlir::func::FuncOp func) {
   return buildNaming(func, KccDialect::kVersionOfAttr);
 }
 
+/// Whether `func` is a build a kernel's launch runs in its stead
+/// (persistent, fallback or split-K), not a kernel of its own: the passes
+/// that add builds give none to another build.
+inline bool isLaunchedBuild(mlir::func::FuncOp func) {
+  return func->hasAttr(KccDialect::kPersistentOfAttr) ||
+         func->hasAttr(KccDialect::kFallbackOfAttr) ||
+         func->hasAttr(KccDialect::kSplitKOfAttr);
+}
+
 /// Whether `module` holds builds a target may drop (fallback, persistent,
 /// split-K).
 inline bool hasDroppableBuilds(mlir::ModuleOp module) {
-  return llvm::any_of(module.getOps<mlir::func::FuncOp>(),
-                      [](mlir::func::FuncOp f) {
-                        return f->hasAttr(KccDialect::kFallbackOfAttr) ||
-                               f->hasAttr(KccDialect::kPersistentOfAttr) ||
-                               f->hasAttr(KccDialect::kSplitKOfAttr);
-                      });
+  return llvm::any_of(module.getOps<mlir::func::FuncOp>(), isLaunchedBuild);
 }
 
 } // namespace kcc
