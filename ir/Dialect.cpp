@@ -1,6 +1,7 @@
 //===- Dialect.cpp - kcc tile IR dialect ------------------------------------===//
 
 #include "ir/Dialect.h"
+#include "ir/ElementTypes.h"
 #include "ir/TileCoords.h"
 
 #include "targets/TmemRules.h"
@@ -692,13 +693,18 @@ LogicalResult DotOp::verify() {
     Type e = a.getElementType();
     // MFMA also takes i8 x i8 -> i32 (mma.sync's 8-bit form is kcc.warp_mma).
     bool int8 = mfma && e.isInteger(8) && c.getElementType().isInteger(32);
-    if (b.getElementType() != e ||
-        !(int8 || ((e.isF16() || e.isBF16()) && c.getElementType().isF32())))
+    // wgmma multiplies e4m3 by e5m2 too.
+    bool f8 = !mfma && isFloat8(e) && isFloat8(b.getElementType()) &&
+              c.getElementType().isF32();
+    if (!f8 &&
+        (b.getElementType() != e ||
+         !(int8 || ((e.isF16() || e.isBF16()) && c.getElementType().isF32()))))
       return emitOpError("an accumulator in the ")
              << c.getEncoding()
              << " layout needs f16 or bf16 operands of one type and an f32 "
                 "accumulator"
-             << (mfma ? ", or i8 operands and an i32 accumulator" : "");
+             << (mfma ? ", or i8 operands and an i32 accumulator"
+                      : ", or f8e4m3/f8e5m2 operands and an f32 accumulator");
     if (c != getResult().getType())
       return emitOpError("result type must match the accumulator");
     if (mfma && (a.getDimSize(0) % (16 * mfma.getWaves()) != 0 ||

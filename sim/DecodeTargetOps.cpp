@@ -46,7 +46,7 @@ struct WgmmaAsm {
 std::optional<WgmmaAsm> parseWgmmaAsm(StringRef text, std::string &why) {
   std::optional<kcc::ptx::AsmFields> f =
       kcc::ptx::match(kcc::ptx::kWgmmaMma, text.trim(), &why);
-  bool regA = false, int8 = false;
+  bool regA = false, int8 = false, f8 = false;
   if (!f) {
     std::string whyOther;
     f = kcc::ptx::match(kcc::ptx::kWgmmaMmaRegA, text.trim(), &whyOther);
@@ -55,32 +55,55 @@ std::optional<WgmmaAsm> parseWgmmaAsm(StringRef text, std::string &why) {
       f = kcc::ptx::match(kcc::ptx::kWgmmaMmaInt8, text.trim(), &whyOther);
       int8 = bool(f);
     }
+    if (!f) {
+      f = kcc::ptx::match(kcc::ptx::kWgmmaMmaFp8, text.trim(), &whyOther);
+      f8 = bool(f);
+    }
     if (!f)
       return std::nullopt;
-    // Neither form has imm-trans-a; the 8-bit one no scales or trans.
+    // None of these forms has imm-trans-a; the 8-bit ones no imm-trans-b,
+    // the integer one no scales.
     f->ints["ta"] = 0;
     if (int8)
-      f->ints["sa"] = f->ints["sb"] = 1, f->ints["tb"] = 0;
+      f->ints["sa"] = f->ints["sb"] = 1;
+    if (int8 || f8)
+      f->ints["tb"] = 0;
   }
   WgmmaAsm w;
-  StringRef elem = f->words["elem"];
+  StringRef elem = f8 ? f->words["ea"] : f->words["elem"];
+  StringRef bElem = f8 ? f->words["eb"] : elem;
   int64_t n = f->ints["n"];
-  if (int8 ? elem != "s8" : elem != "f16" && elem != "bf16") {
-    why = "'." + elem.str() +
-          "' multiplicands: the simulator implements wgmma.mma_async with "
-          ".f16, .bf16 or .s8 multiplicands";
+  auto isF8 = [](StringRef e) { return e == "e4m3" || e == "e5m2"; };
+  if (f8     ? !isF8(elem) || !isF8(bElem)
+      : int8 ? elem != "s8"
+             : elem != "f16" && elem != "bf16") {
+    why = "'." + elem.str() + "' multiplicands in the " +
+          (f8     ? "8-bit float"
+           : int8 ? "integer"
+                  : "16-bit") +
+          " form: the simulator implements wgmma.mma_async with .f16 or "
+          ".bf16 multiplicands (k16), .e4m3 or .e5m2 (k32, no imm-trans) and "
+          ".s8 (k32, s32 accumulator)";
     return std::nullopt;
   }
   if (!kcc::isLegalWgmmaShape(int8             ? kcc::WgmmaType::S8
+                              : f8             ? kcc::WgmmaType::E4M3
                               : elem == "bf16" ? kcc::WgmmaType::BF16
                                                : kcc::WgmmaType::F16,
-                              64, n, int8 ? 32 : 16, &why))
+                              64, n, int8 || f8 ? 32 : 16, &why))
     return std::nullopt;
   w.n = unsigned(n);
   if (elem == "bf16")
     w.flags |= WgmmaAux::BF16;
   if (int8)
     w.flags |= WgmmaAux::S8;
+  if (f8) {
+    w.flags |= WgmmaAux::F8A | WgmmaAux::F8B;
+    if (elem == "e5m2")
+      w.flags |= WgmmaAux::E5M2A;
+    if (bElem == "e5m2")
+      w.flags |= WgmmaAux::E5M2B;
+  }
   w.d = f->regs["d"];
   if (regA) {
     w.flags |= WgmmaAux::RegA;
@@ -541,6 +564,31 @@ bool Decoder::decodeTargetOp(Operation *op, StringRef name) {
     in->c = slot(shfl.getOffset());
     in->aux = slot(shfl.getMaskAndClamp());
     in->sub = uint8_t(shfl.getKind());
+    return true;
+  }
+  if (auto cvt = dyn_cast<NVVM::ConvertF32x2ToF8x2Op>(op)) {
+    Type f8 = cvt.getDstTy();
+    if (cvt.getRnd() != NVVM::FPRoundingMode::RN ||
+        cvt.getSat() != NVVM::SaturationMode::SATFINITE || cvt.getRelu() ||
+        !isa<Float8E4M3FNType, Float8E5M2Type>(f8) ||
+        !isa<VectorType>(cvt.getDst().getType()))
+      return fail(op, "the simulator implements cvt.rn.satfinite to "
+                      "e4m3x2 / e5m2x2 as a <2 x i8> only");
+    Inst *in = emitResult(Opc::CvtF32x2ToF8x2, op);
+    if (!in)
+      return false;
+    in->sub = uint8_t(isa<Float8E5M2Type>(f8) ? F8::E5M2 : F8::E4M3);
+    return true;
+  }
+  if (auto cvt = dyn_cast<NVVM::ConvertF8x2ToF16x2Op>(op)) {
+    Type f8 = cvt.getSrcType();
+    if (cvt.getRelu() || !isa<Float8E4M3FNType, Float8E5M2Type>(f8))
+      return fail(op, "the simulator implements cvt.rn.f16x2 from e4m3x2 / "
+                      "e5m2x2 only");
+    Inst *in = emitResult(Opc::CvtF8x2ToF16x2, op);
+    if (!in)
+      return false;
+    in->sub = uint8_t(isa<Float8E5M2Type>(f8) ? F8::E5M2 : F8::E4M3);
     return true;
   }
   if (auto ld = dyn_cast<NVVM::LdMatrixOp>(op))

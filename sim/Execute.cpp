@@ -390,6 +390,16 @@ bool Machine::execute(Thread &t, unsigned budget) {
       for (unsigned i = 0; i < L; ++i)
         r[i] = fromDouble(toDouble(A[i], in.srcEk), in.ek);
       break;
+    case Opc::CvtF32x2ToF8x2: {
+      F8 f = F8(in.sub);
+      r[0] = floatToFloat8(asF32(B[0]), f);
+      r[1] = floatToFloat8(asF32(A[0]), f);
+      break;
+    }
+    case Opc::CvtF8x2ToF16x2:
+      for (unsigned i = 0; i < 2; ++i) // exact: f16 holds every 8-bit float
+        r[i] = floatToHalf(float(float8ToDouble(uint8_t(A[i]), F8(in.sub))));
+      break;
     case Opc::SIToFP:
       for (unsigned i = 0; i < L; ++i)
         r[i] = fromDouble(double(sext(A[i], in.srcBits)), in.ek);

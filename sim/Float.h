@@ -93,6 +93,48 @@ inline uint16_t floatToBF16(float f) {
   return uint16_t(u >> 16);
 }
 
+/// The value of 8-bit float `bits` (NaN for its NaN encodings; E5M2 has
+/// infinities, E4M3 none).
+inline double float8ToDouble(uint8_t bits, F8 f) {
+  bool e5 = f == F8::E5M2;
+  unsigned manBits = e5 ? 2 : 3, bias = e5 ? 15 : 7;
+  unsigned e = (bits & 0x7f) >> manBits, m = bits & ((1u << manBits) - 1);
+  double sign = (bits & 0x80) ? -1.0 : 1.0;
+  unsigned eMax = (1u << (7 - manBits)) - 1;
+  if (e5 && e == eMax)
+    return m ? std::nan("") : sign * HUGE_VAL;
+  if (!e5 && e == eMax && m == (1u << manBits) - 1)
+    return std::nan("");
+  if (e == 0) // subnormal
+    return sign * std::ldexp(double(m), 1 - int(bias) - int(manBits));
+  return sign * std::ldexp(1.0 + std::ldexp(double(m), -int(manBits)),
+                           int(e) - int(bias));
+}
+
+/// cvt.rn.satfinite to an 8-bit float: the nearest value, ties to the even
+/// encoding; beyond the largest finite value (infinities included) that
+/// value; NaN the canonical NaN 0x7f. A search over the format's finite
+/// values, so it shares nothing with the interpreter's rounding.
+inline uint8_t floatToFloat8(float x, F8 f) {
+  if (std::isnan(x))
+    return 0x7f;
+  uint8_t sign = std::signbit(x) ? 0x80 : 0;
+  double a = std::fabs(double(x));
+  uint8_t best = 0;
+  for (unsigned b = 1; b < 0x80; ++b) {
+    double v = float8ToDouble(uint8_t(b), f);
+    if (!std::isfinite(v))
+      break; // the encodings grow with the value; the rest are not finite
+    double dBest = std::fabs(a - float8ToDouble(best, f));
+    double d = std::fabs(a - v);
+    if (d < dBest || (d == dBest && (b & 1) == 0))
+      best = uint8_t(b);
+    if (v > a)
+      break;
+  }
+  return sign | best;
+}
+
 /// A register element of kind `ek` as a double (exact for every kind).
 inline double toDouble(uint64_t bits, EK ek) {
   switch (ek) {

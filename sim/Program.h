@@ -76,6 +76,10 @@ enum class Opc : uint16_t {
   Trunc,
   FPExt,
   FPTrunc,
+  // nvvm.convert.f32x2.to.f8x2 (a, b the f32 inputs; sub: F8; the result's
+  // element 0 is b's byte) and nvvm.convert.f8x2.to.f16x2 (a the bytes).
+  CvtF32x2ToF8x2,
+  CvtF8x2ToF16x2,
   SIToFP,
   UIToFP,
   FPToSI,
@@ -202,15 +206,23 @@ enum : uint8_t {
 };
 
 /// Program::aux record of a Wgmma instruction.
+/// The 8-bit floats (PTX .e4m3 / .e5m2: OCP E4M3FN and E5M2); the `sub`
+/// of the fp8 conversions.
+enum class F8 : uint8_t { E4M3, E5M2 };
+
 struct WgmmaAux {
   enum : uint32_t {
-    BF16 = 1,   // .bf16 multiplicands (else .f16)
-    TransA = 2, // imm-trans-a: A is M-major
-    TransB = 4, // imm-trans-b: B is N-major
-    NegA = 8,   // imm-scale-a = -1
-    NegB = 16,  // imm-scale-b = -1
-    RegA = 32,  // A in registers (Inst::a unused)
-    S8 = 64,    // .s8 multiplicands, K = 32, .s32 accumulator
+    BF16 = 1,    // .bf16 multiplicands (else .f16)
+    TransA = 2,  // imm-trans-a: A is M-major
+    TransB = 4,  // imm-trans-b: B is N-major
+    NegA = 8,    // imm-scale-a = -1
+    NegB = 16,   // imm-scale-b = -1
+    RegA = 32,   // A in registers (Inst::a unused)
+    S8 = 64,     // .s8 multiplicands, K = 32, .s32 accumulator
+    F8A = 128,   // A is .e4m3 or .e5m2 (K = 32)
+    F8B = 256,   // B is .e4m3 or .e5m2
+    E5M2A = 512, // with F8A: A is .e5m2 (else .e4m3)
+    E5M2B = 1024,
   };
   // aux[0] = N, aux[1] = flags, then per D register i (i < N / 2) its
   // result field and the slot of its accumulator input; with RegA, then the

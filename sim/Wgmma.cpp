@@ -288,8 +288,9 @@ bool Machine::completeWgmma(uint32_t index) {
   WgmmaRun &r = wgmmas[index];
   const AsyncCopy &c = copies[r.copy];
   bool bf16 = r.flags & WgmmaAux::BF16, s8 = r.flags & WgmmaAux::S8;
+  bool f8 = r.flags & WgmmaAux::F8A;
   // K per instruction: 32 bytes of each operand row.
-  unsigned n = r.n, regs = n / 2, eb = s8 ? 1 : 2, kk = 32 / eb;
+  unsigned n = r.n, regs = n / 2, eb = s8 || f8 ? 1 : 2, kk = 32 / eb;
   // Operand element (mn, k) through the descriptor, the canonical layout
   // and the swizzle (see the header).
   auto read = [&](const kcc::WgmmaDescriptorFields &f, bool mnMajor,
@@ -314,6 +315,11 @@ bool Machine::completeWgmma(uint32_t index) {
       return false;
     if (s8) { // exact in f32 and in the i32 sums below
       out = float(int8_t(shared[addr]));
+      return true;
+    }
+    if (f8) { // exact in f32, as are the products of two
+      bool e5 = r.flags & (*name == 'A' ? WgmmaAux::E5M2A : WgmmaAux::E5M2B);
+      out = float(float8ToDouble(shared[addr], e5 ? F8::E5M2 : F8::E4M3));
       return true;
     }
     uint16_t h;

@@ -81,6 +81,15 @@ inline constexpr AsmTemplate kWgmmaMmaInt8{
     "wgmma.mma_async.sync.aligned.m64n<n>k32.s32.<elem:word>.<elem:word> "
     "{<d:regs>}, $<a>, $<b>, p;\n}"};
 
+/// wgmma.mma_async on 8-bit floats (.e4m3/.e5m2, each operand its own),
+/// f32 accumulator, K = 32 per instruction: imm-scale-a/b but no imm-trans
+/// (both operands K-major). PTX ISA, "wgmma.mma_async" (.e4m3/.e5m2).
+inline constexpr AsmTemplate kWgmmaMmaFp8{
+    "wgmma.mma_async (8-bit floats)",
+    "{\n.reg .pred p;\nsetp.ne.b32 p, $<scale>, 0;\n"
+    "wgmma.mma_async.sync.aligned.m64n<n>k32.f32.<ea:word>.<eb:word> "
+    "{<d:regs>}, $<a>, $<b>, p, <sa>, <sb>;\n}"};
+
 /// The register-A form: A is <a:regs>, four f16x2 / bf16x2 registers of
 /// the 64 x 16 slice (the accumulator's fragment, PTX ISA "Register
 /// Fragments" for wgmma .m64nNk16 A), B a shared-memory descriptor;

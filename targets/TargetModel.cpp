@@ -496,6 +496,8 @@ llvm::Error readModel(const toml::table &table, llvm::StringRef bufferName,
     return e;
   if (llvm::Error e = top.stringList("async_copy", model.asyncCopy))
     return e;
+  if (llvm::Error e = top.stringList("float8", model.float8))
+    return e;
 
   const toml::node *smemNode = top.node("shared_memory");
   if (!smemNode && !overlay)

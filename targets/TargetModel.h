@@ -121,6 +121,10 @@ struct TargetModel {
   WarpSpecializationModel warpSpecialization;
   /// Asynchronous global->shared mechanisms, e.g. "cp.async", "tma".
   std::vector<std::string> asyncCopy;
+  /// The 8-bit float formats registers convert to and from ("e4m3",
+  /// "e5m2": OCP E4M3FN / E5M2, kcc's f8e4m3 / f8e5m2; "e4m3fnuz",
+  /// "e5m2fnuz": MI300's variants, which kcc has no type for).
+  std::vector<std::string> float8;
   /// Cross-lane exchanges for the butterflies of wave reductions, with their
   /// cost in cycles ([lane_exchange]; targets/LaneExchange.h), sorted by
   /// name as TOML tables are. Never empty after loading: the vendor's

@@ -23,6 +23,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backends/gpu/LoweringUtils.h"
+#include "ir/ElementTypes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -191,6 +192,11 @@ struct DotLowering : OpConversionPattern<DotOp> {
                           Value idx) {
             Value addr = LLVM::GEPOp::create(lb, l, ptr3, st, ptr, idx);
             Value v = LLVM::LoadOp::create(lb, l, st, addr, bytes);
+            // An 8-bit float's byte goes back to its type for the target's
+            // cast (Float8ToNVVM.cpp) to convert it.
+            if (isFloat8(elem))
+              v = UnrealizedConversionCastOp::create(lb, l, elem, v)
+                      .getResult(0);
             return convert(lb, l, fromStorage(lb, l, v, elem), mulType);
           };
           DenseMap<int64_t, Value> as;

@@ -4,6 +4,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backends/gpu/LoweringUtils.h"
+#include "ir/ElementTypes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -70,8 +71,16 @@ KccTypeConverter::KccTypeConverter(MLIRContext *ctx, const TargetOps &ops)
     Type elem = t.getElementType();
     if (isa<PtrType>(elem))
       elem = IntegerType::get(ctx, 64);
+    else if (isFloat8(elem))
+      elem = IntegerType::get(ctx, 8);
     return VectorType::get({enc.getElemsPerThread(t.getNumElements())}, elem);
   });
+  // LLVM has no 8-bit floats: registers hold their bytes
+  // (Float8ToNVVM.cpp converts them).
+  addConversion(
+      [ctx](Float8E4M3FNType) -> Type { return IntegerType::get(ctx, 8); });
+  addConversion(
+      [ctx](Float8E5M2Type) -> Type { return IntegerType::get(ctx, 8); });
   auto cast = [](OpBuilder &b, Type type, ValueRange inputs,
                  Location loc) -> Value {
     return UnrealizedConversionCastOp::create(b, loc, type, inputs)
@@ -171,7 +180,8 @@ Value kcc::gpu::scratchBase(const TargetOps &ops, OpBuilder &b, Location loc,
       arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(bytes.getInt()))));
 }
 Type kcc::gpu::storageType(Type elem) {
-  if (elem.isInteger(1))
+  // LLVM has no 8-bit float types: fp8 values are their bytes in memory.
+  if (elem.isInteger(1) || isFloat8(elem))
     return IntegerType::get(elem.getContext(), 8);
   if (isa<PtrType, LLVM::LLVMPointerType>(elem))
     return IntegerType::get(elem.getContext(), 64);

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backends/gpu/LoweringUtils.h"
+#include "ir/ElementTypes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -495,6 +496,8 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
       return out;
     };
     auto zero = [&]() -> Value {
+      if (isFloat8(elem)) // +0 is the zero byte in both formats
+        return intConst(rewriter, loc, rewriter.getI8Type(), 0);
       if (isa<FloatType>(elem))
         return arith::ConstantOp::create(rewriter, loc, elem,
                                          rewriter.getFloatAttr(elem, 0.0));

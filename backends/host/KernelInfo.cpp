@@ -24,14 +24,25 @@ const char *scalarKindName(ScalarKind kind) {
     return "f32";
   case ScalarKind::F64:
     return "f64";
+  case ScalarKind::F8E4M3:
+    return "f8e4m3";
+  case ScalarKind::F8E5M2:
+    return "f8e5m2";
   }
   return "?";
+}
+
+bool isWrappedFloat(ScalarKind kind) {
+  return kind == ScalarKind::F16 || kind == ScalarKind::BF16 ||
+         kind == ScalarKind::F8E4M3 || kind == ScalarKind::F8E5M2;
 }
 
 unsigned scalarKindBytes(ScalarKind kind) {
   switch (kind) {
   case ScalarKind::I1:
   case ScalarKind::I8:
+  case ScalarKind::F8E4M3:
+  case ScalarKind::F8E5M2:
     return 1;
   case ScalarKind::I16:
   case ScalarKind::F16:

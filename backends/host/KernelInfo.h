@@ -16,7 +16,23 @@
 namespace kcc::host {
 
 /// Element types, as in the language (and kcc::DType in the runtime).
-enum class ScalarKind { I1, I8, I16, I32, I64, F16, BF16, F32, F64 };
+enum class ScalarKind {
+  I1,
+  I8,
+  I16,
+  I32,
+  I64,
+  F16,
+  BF16,
+  F32,
+  F64,
+  F8E4M3,
+  F8E5M2
+};
+
+/// f16, bf16 and the 8-bit floats: C has no such types, so the C API passes
+/// their bits (uint16_t / uint8_t) and the C++ API kcc::f16 etc.
+bool isWrappedFloat(ScalarKind kind);
 
 /// "f32", "bf16", ...
 const char *scalarKindName(ScalarKind kind);

@@ -27,6 +27,10 @@ static std::optional<ScalarKind> scalarKindOf(mlir::Type type) {
     return ScalarKind::F32;
   if (type.isF64())
     return ScalarKind::F64;
+  if (mlir::isa<mlir::Float8E4M3FNType>(type))
+    return ScalarKind::F8E4M3;
+  if (mlir::isa<mlir::Float8E5M2Type>(type))
+    return ScalarKind::F8E5M2;
   return std::nullopt;
 }
 

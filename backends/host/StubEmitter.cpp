@@ -873,7 +873,7 @@ std::string emitSource(const ModuleInfo &m,
         if (p.isTensorMap)
           continue;
         params.push_back(cParam(p));
-        bool half = p.elem == ScalarKind::F16 || p.elem == ScalarKind::BF16;
+        bool half = isWrappedFloat(p.elem);
         if (half && p.isPointer)
           args.push_back("reinterpret_cast<" + std::string(cxxType(p.elem)) +
                          " *>(" + p.name + ")");

@@ -243,6 +243,10 @@ const char *cxxType(ScalarKind k) {
     return "float";
   case ScalarKind::F64:
     return "double";
+  case ScalarKind::F8E4M3:
+    return "kcc::f8e4m3";
+  case ScalarKind::F8E5M2:
+    return "kcc::f8e5m2";
   }
   return "void";
 }
@@ -250,6 +254,8 @@ const char *cxxType(ScalarKind k) {
 static const char *cType(ScalarKind k) {
   if (k == ScalarKind::F16 || k == ScalarKind::BF16)
     return "uint16_t";
+  if (k == ScalarKind::F8E4M3 || k == ScalarKind::F8E5M2)
+    return "uint8_t";
   return cxxType(k);
 }
 

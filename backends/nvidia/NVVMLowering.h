@@ -99,6 +99,10 @@ void populateTcgen05Patterns(KccTypeConverter &tc,
 void populateMathPatterns(KccTypeConverter &tc,
                           mlir::RewritePatternSet &patterns,
                           mlir::ConversionTarget &target);
+/// Casts to and from f8e4m3 / f8e5m2 as cvt pairs (Float8ToNVVM.cpp).
+void populateFloat8Patterns(KccTypeConverter &tc,
+                            mlir::RewritePatternSet &patterns,
+                            mlir::ConversionTarget &target);
 
 } // namespace kcc::nvidia
 

@@ -107,6 +107,7 @@ public:
   void addMathPatterns(KccTypeConverter &tc, RewritePatternSet &patterns,
                        ConversionTarget &target) const override {
     populateMathPatterns(tc, patterns, target);
+    populateFloat8Patterns(tc, patterns, target);
   }
   void addLegalDialects(ConversionTarget &target) const override {
     target.addLegalDialect<NVVM::NVVMDialect>();

@@ -32,6 +32,7 @@
 
 #include "backends/nvidia/NVVMLowering.h"
 
+#include "ir/ElementTypes.h"
 #include "targets/PtxInlineAsm.h"
 #include "targets/TmemRules.h"
 #include "targets/WgmmaRules.h"
@@ -52,25 +53,34 @@ constexpr int64_t kSpan = 128; // swizzle span (bytes): one stage row
 /// One `wgmma.mma_async.sync.aligned.m64nNk16.f32.T.T` on `acc` (N/2 f32),
 /// or for `elem` s8 one `m64nNk32.s32.s8.s8` (N/2 i32; no scales, no
 /// transposes: both operands K-major).
+/// `elem` / `bElem` are the PTX multiplicand names (f16, bf16, s8, e4m3,
+/// e5m2); only the 8-bit floats may differ.
 SmallVector<Value> emitWgmma(OpBuilder &b, Location loc, StringRef elem,
-                             int64_t n, Value descA, Value descB,
-                             ArrayRef<Value> acc, bool transA, bool transB) {
+                             StringRef bElem, int64_t n, Value descA,
+                             Value descB, ArrayRef<Value> acc, bool transA,
+                             bool transB) {
   bool int8 = elem == "s8";
+  bool f8 = elem == "e4m3" || elem == "e5m2";
   int64_t regs = n / 2;
   ptx::AsmFields fields;
   fields.setRange("d", 0, regs)
       .set("a", regs)
       .set("b", regs + 1)
       .set("scale", regs + 2)
-      .set("n", n)
-      .set("elem", elem);
-  if (!int8)
+      .set("n", n);
+  if (f8)
+    fields.set("ea", elem).set("eb", bElem).set("sa", 1).set("sb", 1);
+  else
+    fields.set("elem", elem);
+  if (!int8 && !f8)
     fields.set("sa", 1)
         .set("sb", 1)
         .set("ta", transA ? 1 : 0)
         .set("tb", transB ? 1 : 0);
-  std::string text =
-      ptx::format(int8 ? ptx::kWgmmaMmaInt8 : ptx::kWgmmaMma, fields);
+  std::string text = ptx::format(int8 ? ptx::kWgmmaMmaInt8
+                                 : f8 ? ptx::kWgmmaMmaFp8
+                                      : ptx::kWgmmaMma,
+                                 fields);
   std::string constraints;
   for (int64_t i = 0; i < regs; ++i)
     constraints += int8 ? "=r," : "=f,";
@@ -199,9 +209,9 @@ struct WarpgroupMmaLowering : OpConversionPattern<WarpgroupMmaOp> {
         arith::DivUIOp::create(b, loc, tid, i32Const(b, loc, 128)));
     SmallVector<Value> regs = unpack(b, loc, a.getAcc());
     int64_t perBlock = n / 2;
-    StringRef elemName = elem.isBF16() ? "bf16" : "f16";
-    bool int8 = elem.isInteger(8);
-    if (int8 && (!op.getAKMajor() || !op.getBKMajor()))
+    std::string elemName = mmaOperandName(elem);
+    std::string bElemName = mmaOperandName(bType.getElementType());
+    if (isEightBitMmaOperand(elem) && (!op.getAKMajor() || !op.getBKMajor()))
       return op.emitOpError("8-bit wgmma operands must both be K-major");
 
     NVVM::WgmmaFenceAlignedOp::create(b, loc);
@@ -229,7 +239,7 @@ struct WarpgroupMmaLowering : OpConversionPattern<WarpgroupMmaOp> {
         Value db =
             mmaDescriptor(b, loc, *bConst, bBase,
                           sliceOffset(op.getBKMajor(), bRows, Value(), k0));
-        cur = emitWgmma(b, loc, int8 ? "s8" : elemName, n, da, db, cur,
+        cur = emitWgmma(b, loc, elemName, bElemName, n, da, db, cur,
                         /*transA=*/!op.getAKMajor(),
                         /*transB=*/!op.getBKMajor());
       }

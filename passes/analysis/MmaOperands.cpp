@@ -3,6 +3,7 @@
 #include "passes/analysis/MmaOperands.h"
 #include "passes/analysis/PersistentTiles.h"
 
+#include "ir/ElementTypes.h"
 #include "passes/analysis/AxisInfo.h"
 #include "passes/analysis/TensorMaps.h"
 #include "targets/TargetModel.h"
@@ -114,12 +115,7 @@ void kcc::eraseDotAndOperandReads(DotOp dot) {
     }
 }
 
-static std::string elemName(Type t) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << t;
-  return s;
-}
+static std::string elemName(Type t) { return kcc::elementTypeName(t); }
 
 /// Whether every use of `load` is as an operand of a dot (directly or through
 /// trans); fills `dots`.
@@ -189,19 +185,28 @@ static std::string dotShapeRefusal(kcc::DotOp dot,
   auto a = cast<RankedTensorType>(dot.getA().getType());
   auto b = cast<RankedTensorType>(dot.getB().getType());
   auto c = cast<RankedTensorType>(dot.getC().getType());
-  Type elem = a.getElementType();
+  Type elem = a.getElementType(), bElem = b.getElementType();
   // i8 x i8 -> i32: wgmma's s8 form, tcgen05's kind::i8.
   bool int8 = elem.isInteger(8);
-  if (!elem.isF16() && !elem.isBF16() && !int8)
+  bool f8 = kcc::isFloat8(elem);
+  if (!elem.isF16() && !elem.isBF16() && !int8 && !f8)
     return inst +
-           " is used for f16 and bf16 inputs (and i8 with an i32 "
-           "accumulator), not " +
+           " is used for f16, bf16, f8e4m3 and f8e5m2 inputs (and i8 with an "
+           "i32 accumulator), not " +
            elemName(elem);
+  // wgmma multiplies e4m3 by e5m2; the 16-bit and integer forms take one
+  // type (the frontend makes them agree).
+  if (f8 && !kcc::isFloat8(bElem))
+    return "A is " + elemName(elem) + " but B is " + elemName(bElem) +
+           "; cast both to 8-bit floats or both to a 16-bit type";
+  if (f8 && tcgen05)
+    return "kcc lowers tcgen05.mma for f16, bf16 and i8 operands; its fp8 "
+           "form (kind::f8f6f4) is not implemented yet";
   if (int8 ? !c.getElementType().isInteger(32) : !c.getElementType().isF32())
     return inst + " is used with an " + (int8 ? "i32" : "f32") +
            " accumulator, not " + elemName(c.getElementType());
   int64_t m = a.getShape()[0], k = a.getShape()[1], n = b.getShape()[1];
-  std::string shapeName = int8 ? "s8" : elemName(elem);
+  std::string shapeName = kcc::mmaOperandName(elem);
   const kcc::MmaShape *shape = nullptr;
   for (const kcc::MmaShape &s : target.mma.shapes)
     if (s.a == shapeName &&
@@ -266,9 +271,8 @@ std::string kcc::stagedMmaRefusal(DotOp dot, const TargetModel &target) {
   std::string why = dotShapeRefusal(dot, target);
   if (!why.empty())
     return why;
-  bool int8 = cast<RankedTensorType>(dot.getA().getType())
-                  .getElementType()
-                  .isInteger(8);
+  bool int8 = kcc::isEightBitMmaOperand(
+      cast<RankedTensorType>(dot.getA().getType()).getElementType());
   for (Value v : {dot.getA(), dot.getB()}) {
     bool transposed;
     LoadTileOp load = mmaOperandLoad(v, transposed);

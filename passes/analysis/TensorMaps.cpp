@@ -7,6 +7,8 @@
 #include "targets/TargetModel.h"
 #include "targets/TmaRules.h"
 
+#include "ir/ElementTypes.h"
+
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -18,8 +20,8 @@ using namespace mlir;
 
 std::optional<int64_t> kcc::tmaDataType(Type elem) {
   // CUtensorMapDataType values (cuda.h).
-  if (elem.isInteger(1) || elem.isInteger(8))
-    return 0; // UINT8: the bytes are copied as they are
+  if (elem.isInteger(1) || elem.isInteger(8) || kcc::isFloat8(elem))
+    return 0; // UINT8: the bytes are copied as they are (fp8 included)
   if (elem.isInteger(16))
     return 1; // UINT16
   if (elem.isInteger(32))

@@ -30,8 +30,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/analysis/AxisInfo.h"
+#include "ir/ElementTypes.h"
 #include "passes/Passes.h"
+#include "passes/analysis/AxisInfo.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Verifier.h"
@@ -164,8 +165,8 @@ void emitAccessRemark(Operation *op, const AccessLimits &limits,
   int64_t k = limits.width();
   std::string text;
   llvm::raw_string_ostream os(text);
-  os << "access width " << k << " x " << elemType << " (" << k * elemBytes
-     << " bytes)";
+  os << "access width " << k << " x " << kcc::elementTypeName(elemType) << " ("
+     << k * elemBytes << " bytes)";
   if (k < limits.hardware) {
     os << ", " << limits.hardware << " possible; limited by";
     SmallVector<std::string> reasons;

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ir/ElementTypes.h"
 #include "ir/TargetLookup.h"
 #include "passes/Passes.h"
 #include "passes/analysis/AccumulatorWeb.h"
@@ -28,12 +29,7 @@ namespace kcc {
 
 namespace {
 
-std::string typeName(Type t) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << t;
-  return s;
-}
+std::string typeName(Type t) { return kcc::elementTypeName(t); }
 
 /// The m16n8k16 entry of an mma.sync target's [mma] table for `elem`
 /// (m16n8k32 s8 for i8: the same 32 bytes of K per instruction).

@@ -13,6 +13,7 @@
 #include "targets/TargetModel.h"
 
 #include "ir/Dialect.h"
+#include "ir/ElementTypes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/ADT/STLExtras.h"
@@ -31,6 +32,10 @@ namespace {
 /// The matrix-multiply input kind (the `a` of the target model's
 /// [mma] shapes) a kcc element type maps to, or "" if none can.
 llvm::SmallVector<llvm::StringRef, 2> mmaInputNames(Type elem) {
+  if (isa<Float8E4M3FNType>(elem))
+    return {"e4m3"};
+  if (isa<Float8E5M2Type>(elem))
+    return {"e5m2"};
   if (elem.isF16())
     return {"f16"};
   if (elem.isBF16())
@@ -70,9 +75,66 @@ int64_t maxParamBytes(const kcc::TargetModel &target) {
   return target.ptxIsa >= 81 ? 32764 : 4352;
 }
 
+/// The 8-bit float type in `t` (a scalar, a tile, a pointer's elements).
+Type float8In(Type t) {
+  if (auto tile = dyn_cast<RankedTensorType>(t))
+    t = tile.getElementType();
+  if (auto ptr = dyn_cast<kcc::PtrType>(t))
+    t = ptr.getPointeeType();
+  return kcc::isFloat8(t) ? t : Type();
+}
+
 struct CheckTargetSupport
     : kcc::impl::KccCheckTargetSupportBase<CheckTargetSupport> {
   using Base::Base;
+
+  /// 8-bit floats need the target's conversions ([float8] of its model):
+  /// one error per kernel, at its first value of an unsupported format.
+  bool checkFloat8(const kcc::TargetModel &target) {
+    bool ok = true;
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      auto refuse = [&](Location loc, Type f8) {
+        std::string name = kcc::elementTypeName(f8);
+        InFlightDiagnostic diag = emitError(loc);
+        diag << name << " values cannot be compiled for '" << target.name
+             << "': ";
+        if (target.float8.empty())
+          diag << "it has no 8-bit float conversions or tensor-core "
+                  "products (NVIDIA has them from sm_89: compile for sm_90a "
+                  "or sm_100a)";
+        else
+          diag << "its 8-bit floats are " << llvm::join(target.float8, ", ")
+               << ", not the OCP " << kcc::mmaOperandName(f8)
+               << " format kcc's " << name
+               << " is (MI300's FNUZ formats differ in exponent bias and "
+                  "NaN encoding, and kcc has no types for them yet)";
+        diag << "; use bf16 or f16 for this target";
+        ok = false;
+      };
+      auto supported = [&](Type f8) {
+        return llvm::is_contained(target.float8, kcc::mmaOperandName(f8));
+      };
+      bool refused = false;
+      for (BlockArgument arg : func.getArguments())
+        if (Type f8 = float8In(arg.getType()); f8 && !supported(f8)) {
+          refuse(arg.getLoc(), f8);
+          refused = true;
+          break;
+        }
+      if (refused)
+        continue;
+      func.walk([&](Operation *op) {
+        for (Type t : llvm::concat<const Type>(op->getOperandTypes(),
+                                               op->getResultTypes()))
+          if (Type f8 = float8In(t); f8 && !supported(f8)) {
+            refuse(op->getLoc(), f8);
+            return WalkResult::interrupt();
+          }
+        return WalkResult::advance();
+      });
+    }
+    return ok;
+  }
 
   void runOnOperation() override {
     const kcc::TargetModel *model =
@@ -112,9 +174,7 @@ struct CheckTargetSupport
             }))
           usable.push_back(name);
       }
-      std::string elemName;
-      llvm::raw_string_ostream os(elemName);
-      elem.print(os);
+      std::string elemName = kcc::elementTypeName(elem);
       InFlightDiagnostic diag = dot.emitError();
       diag << "target '" << target.name << "' has no matrix-multiply shape ("
            << (target.mma.instruction.empty() ? std::string("mma")
@@ -124,6 +184,7 @@ struct CheckTargetSupport
         diag << "; convert the operands to one of " << llvm::join(usable, ", ")
              << " (e.g. cast(a, " << usable.front() << "))";
     });
+    ok &= checkFloat8(target);
     // LLVM 22's NVPTX backend emits every atomicrmw gpu-scoped
     // (backends/nvidia/NVVMTargetOps.cpp): a system-scoped one would be
     // silently weaker than asked.

@@ -1,6 +1,7 @@
 //===- Report.cpp - `kcc --report`: what the compiler chose, and why
 //--------===//
 #include "tools/kcc/Report.h"
+#include "ir/ElementTypes.h"
 #include "ir/SourceLocation.h"
 
 #include "backends/gpu/SharedAccesses.h"
@@ -28,12 +29,7 @@ std::string locString(Location loc) {
   return text.empty() ? "<unknown>" : text;
 }
 
-std::string typeString(Type t) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  t.print(os);
-  return s;
-}
+std::string typeString(Type t) { return kcc::elementTypeName(t); }
 
 /// The user-facing op name of a shared-memory user.
 std::string opName(Operation *op) {
