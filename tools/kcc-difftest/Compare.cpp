@@ -66,13 +66,12 @@ std::string kcc::difftest::formatElement(const NpyArray &a, int64_t i) {
                   static_cast<long long>(a.dtype == DType::i1 ? (v != 0) : v));
     return buf;
   }
-  // Digits that round-trip: 5 for f16, 4 for bf16, 9 for f32, 17 for f64,
-  // 3 for the 8-bit floats (4 significant bits or fewer).
-  int digits = a.dtype == DType::f16    ? 5
-               : a.dtype == DType::bf16 ? 4
-               : a.dtype == DType::f32  ? 9
-               : isFloat8(a.dtype)      ? 3
-                                        : 17;
+  // Digits that round-trip: 5 for f16, 4 for bf16, 9 for f32 and the 8-bit
+  // floats (f32 values: 57344, not 5.73e+04), 17 for f64.
+  int digits = a.dtype == DType::f16                        ? 5
+               : a.dtype == DType::bf16                     ? 4
+               : a.dtype == DType::f32 || isFloat8(a.dtype) ? 9
+                                                            : 17;
   std::snprintf(buf, sizeof buf, "%.*g", digits,
                 loadFloatElement(a.data.data(), a.dtype, i));
   return buf;
