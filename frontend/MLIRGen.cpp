@@ -36,6 +36,16 @@ void Gen::run() {
     if (!t) {
       ok = false;
       t = b.getI32Type();
+    } else if (isFloat8Type(t)) {
+      // Launch stubs pass scalars by value in C types; an 8-bit float scalar
+      // (a scale, a constant) is an f32 the kernel casts.
+      error(p.type->loc, "scalar parameter '" + p.name + "' cannot be " +
+                             typeToString(t) +
+                             ": 8-bit floats are element types of ptr<> and "
+                             "tensor<> parameters; pass an f32 and cast(x, " +
+                             typeToString(t) + ") it in the kernel");
+      ok = false;
+      t = b.getI32Type();
     }
     firstArg.push_back(argTypes.size());
     argTypes.push_back(t);

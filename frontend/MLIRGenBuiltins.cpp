@@ -574,6 +574,9 @@ TV Gen::genCall(const Expr &e) {
     Value x = materialize(args[1], elem), y = materialize(args[2], elem);
     if (!x || !y)
       return TV::poison();
+    if (refuseFloat8(elementType(x.getType()), pos[1]->loc, "where") ||
+        refuseFloat8(elementType(y.getType()), pos[2]->loc, "where"))
+      return TV::poison();
     if (elementType(x.getType()) != elementType(y.getType())) {
       error(e.loc, "where: mismatched element types " +
                        typeToString(elementType(x.getType())) + " and " +
@@ -620,8 +623,9 @@ TV Gen::genCall(const Expr &e) {
       return TV::poison();
     if (args[1].kind != TV::TypeVal || isPtrTy(args[1].type)) {
       error(pos[1]->loc, "the second argument of cast must be an element type "
-                         "(i1 i8 i16 i32 i64 f16 bf16 f32 f64 or a dtype "
-                         "parameter)");
+                         "(" +
+                             std::string(kElementTypeList) +
+                             " or a dtype parameter)");
       return TV::poison();
     }
     Type to = args[1].type;
@@ -642,6 +646,37 @@ TV Gen::genCall(const Expr &e) {
     if (from == to)
       return TV::value(x);
     Type resTy = withShape(to, shapeOf(x.getType()));
+    if (isFloat8Type(from) || isFloat8Type(to)) {
+      Type f8 = isFloat8Type(from) ? from : to, other = f8 == from ? to : from;
+      if (!isFloatTy(other)) {
+        error(e.loc, "cast between " + typeToString(from) + " and " +
+                         typeToString(to) +
+                         " is not supported: " + typeToString(f8) +
+                         " converts to and from f16, bf16, f32 and f64 only; "
+                         "cast through f32");
+        return TV::poison();
+      }
+      // kcc's arith.truncf to an 8-bit float means round to nearest even
+      // with saturation (PTX cvt.rn.satfinite): values beyond the largest
+      // finite one, infinities included, become it; NaN stays NaN. MLIR's
+      // truncf has no saturating mode; the backends and the interpreter
+      // implement this one. Every conversion emitted here is between an
+      // 8-bit float and f16, bf16 or f32 (those the hardware converts):
+      // f64 and the other 8-bit float go through f32, so f64 -> f8 rounds
+      // twice, as the GPU would.
+      Type f32 = withShape(b.getF32Type(), shapeOf(x.getType()));
+      if (isFloat8Type(from) && (to.isF64() || isFloat8Type(to))) {
+        Value m = arith::ExtFOp::create(b, l, f32, x);
+        if (to.isF64())
+          return TV::value(arith::ExtFOp::create(b, l, resTy, m));
+        return TV::value(arith::TruncFOp::create(b, l, resTy, m));
+      }
+      if (from.isF64())
+        x = arith::TruncFOp::create(b, l, f32, x);
+      if (isFloat8Type(to))
+        return TV::value(arith::TruncFOp::create(b, l, resTy, x));
+      return TV::value(arith::ExtFOp::create(b, l, resTy, x));
+    }
     if (to.isInteger(1)) {
       if (isFloatTy(from))
         return TV::value(arith::CmpFOp::create(
@@ -744,6 +779,9 @@ TV Gen::genCall(const Expr &e) {
       return TV::poison();
     }
     Type from = elementType(x.getType()), to = args[1].type;
+    if (refuseFloat8(from, pos[0]->loc, "bitcast") ||
+        refuseFloat8(to, pos[1]->loc, "bitcast"))
+      return TV::poison();
     if (isPtrTy(from) || from.isInteger(1) || to.isInteger(1) ||
         from.getIntOrFloatBitWidth() != to.getIntOrFloatBitWidth()) {
       error(pos[0]->loc,
@@ -772,6 +810,8 @@ TV Gen::genCall(const Expr &e) {
     if (!x)
       return TV::poison();
     Type elem = elementType(x.getType());
+    if (refuseFloat8(elem, pos[0]->loc, "'" + name + "'"))
+      return TV::poison();
     if (!isFloatTy(elem) || elem.isF64()) {
       error(pos[0]->loc, name + " takes f16, bf16 or f32, got " +
                              typeToString(x.getType()) +
@@ -807,6 +847,8 @@ TV Gen::genCall(const Expr &e) {
     if (!x)
       return TV::poison();
     Type elem = elementType(x.getType());
+    if (refuseFloat8(elem, pos[0]->loc, "'" + name + "'"))
+      return TV::poison();
     if (name == "abs") {
       if (isFloatTy(elem))
         return TV::value(math::AbsFOp::create(b, l, x));
@@ -867,6 +909,8 @@ TV Gen::genCall(const Expr &e) {
       return TV::poison();
     }
     Type elem = tt.getElementType();
+    if (refuseFloat8(elem, pos[0]->loc, "'" + name + "'"))
+      return TV::poison();
     if (!isFloatTy(elem) && !(isIntTy(elem) && !elem.isInteger(1))) {
       error(pos[0]->loc, name + " needs a tile of numbers, got " +
                              typeToString(tt));
@@ -939,8 +983,13 @@ TV Gen::genCall(const Expr &e) {
       return r;
     }
     std::vector<const TV *> ptrs;
-    for (auto &a : args)
-      ptrs.push_back(&a);
+    for (size_t i = 0; i < n; ++i) {
+      if (args[i].kind == TV::Val &&
+          refuseFloat8(elementType(args[i].getType()), pos[i]->loc,
+                       "'" + name + "'"))
+        return TV::poison();
+      ptrs.push_back(&args[i]);
+    }
     Type elem = adoptedElem(ptrs);
     std::vector<Value> vals;
     for (size_t i = 0; i < n; ++i) {
@@ -1007,10 +1056,20 @@ TV Gen::genCall(const Expr &e) {
                        " and " + typeToString(y.getType()));
       return TV::poison();
     }
-    if (ta.getElementType() != tb.getElementType()) {
+    // One element type, except that the two 8-bit floats mix (wgmma and
+    // tcgen05 take e4m3 x e5m2).
+    bool float8 =
+        isFloat8Type(ta.getElementType()) && isFloat8Type(tb.getElementType());
+    if (ta.getElementType() != tb.getElementType() && !float8) {
+      bool either8 = isFloat8Type(ta.getElementType()) ||
+                     isFloat8Type(tb.getElementType());
       error(e.loc, "dot operands have different element types " +
                        typeToString(ta.getElementType()) + " and " +
-                       typeToString(tb.getElementType()));
+                       typeToString(tb.getElementType()) +
+                       (either8 ? "; an 8-bit float multiplies an 8-bit float "
+                                  "(f8e4m3 or f8e5m2): cast the other operand "
+                                  "with cast(x, f8e4m3), or both to f16"
+                                : ""));
       return TV::poison();
     }
     if (ta.getDimSize(1) != tb.getDimSize(0)) {
@@ -1041,6 +1100,17 @@ TV Gen::genCall(const Expr &e) {
       // The accumulator is of the operands' kind: the product of floats is
       // not summed into integers, nor the reverse.
       Type given = mlir::getElementTypeOrSelf(acc.getType());
+      // 8-bit products accumulate in f32 (the f16 accumulators of wgmma's
+      // 8-bit forms lose too much for kcc to offer them).
+      if (float8 && !given.isF32()) {
+        error(pos[2]->loc, "dot of " + typeToString(ta.getElementType()) +
+                               " operands accumulates in f32, but the "
+                               "accumulator is " +
+                               typeToString(given) +
+                               "; pass an f32 tile (cast the result "
+                               "afterwards)");
+        return TV::poison();
+      }
       if (isFloatTy(given) != isFloatTy(ta.getElementType())) {
         error(pos[2]->loc, "dot accumulator has element type " +
                                typeToString(given) + ", expected " +

@@ -21,6 +21,7 @@
 
 #include "mlir/IR/Builders.h"
 
+#include <cmath>
 #include <deque>
 #include <map>
 
@@ -108,6 +109,18 @@ private:
       diags.note(k.loc, "while compiling specialization " +
                             ck.funcName(specIdx) + " (" + desc + ")");
     }
+  }
+  /// 8-bit floats are storage types (docs/language.md, "8-bit floats"):
+  /// reports `what` on a value of element type `elem` at `at` where `elem` is
+  /// one, and returns whether it did.
+  bool refuseFloat8(Type elem, SMLoc at, const Twine &what) {
+    if (!isFloat8Type(elem))
+      return false;
+    std::string name = typeToString(elem);
+    error(at, what + " is not defined on " + name + ": " + name +
+                  " values can be loaded, stored, cast and multiplied by "
+                  "dot; cast to f32 to compute with them");
+    return true;
   }
   mlir::Location loc(SMLoc l) {
     llvm::SourceMgr &sm = diags.sourceMgr();
@@ -215,6 +228,16 @@ private:
         error(tv.loc, "float literal cannot be used as " + typeToString(t) +
                           "; write an integer literal or use cast(x, " +
                           typeToString(t) + ")");
+        return {};
+      }
+      if (!floatFitsType(tv.f, t) && isFloat8Type(t)) {
+        bool e4m3 = mlir::isa<mlir::Float8E4M3FNType>(t);
+        error(tv.loc, std::string(std::isinf(tv.f) ? "f8e4m3 has no infinity"
+                                                   : "float literal is out "
+                                                     "of range for " +
+                                                         typeToString(t)) +
+                          " (its largest finite value is " +
+                          (e4m3 ? "448" : "57344") + ")");
         return {};
       }
       if (!floatFitsType(tv.f, t)) {

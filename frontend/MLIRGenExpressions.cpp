@@ -113,6 +113,11 @@ TV Gen::genUnary(const Expr &e) {
   if (!v)
     return TV::poison();
   Type t = v.getType(), elem = elementType(t);
+  if (refuseFloat8(elem, e.loc,
+                   e.unOp == UnOp::Neg   ? "unary '-'"
+                   : e.unOp == UnOp::Not ? "'!'"
+                                         : "'~'"))
+    return TV::poison();
   switch (e.unOp) {
   case UnOp::Neg:
     if (isFloatTy(elem))
@@ -285,6 +290,10 @@ TV Gen::genBinary(BinOp op, TV a, TV c, SMLoc sl) {
           b, l, constantLike(off.getType(), 0, 0, false, l), off);
     return TV::value(kcc::AddPtrOp::create(b, l, p.getType(), p, off));
   }
+
+  // 8-bit floats are converted, not computed with.
+  if (refuseFloat8(isFloat8Type(ea) ? ea : ec, sl, "operator " + opName))
+    return TV::poison();
 
   // Typed operands; literals adopt the other side's element type.
   auto notValue = [](const TV &t) {

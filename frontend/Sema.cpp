@@ -33,12 +33,24 @@ mlir::Type kcc::frontend::parseElementType(StringRef name,
       .Case("bf16", b.getBF16Type())
       .Case("f32", b.getF32Type())
       .Case("f64", b.getF64Type())
+      .Case("f8e4m3", b.getType<mlir::Float8E4M3FNType>())
+      .Case("f8e5m2", b.getType<mlir::Float8E5M2Type>())
       .Default(mlir::Type());
+}
+
+bool kcc::frontend::isFloat8Type(mlir::Type type) {
+  return mlir::isa_and_nonnull<mlir::Float8E4M3FNType, mlir::Float8E5M2Type>(
+      type);
 }
 
 static std::string scalarToString(mlir::Type t) {
   if (auto p = mlir::dyn_cast<kcc::PtrType>(t))
     return "ptr<" + scalarToString(p.getPointeeType()) + ">";
+  // The language's names, not MLIR's (f8E4M3FN): they name specializations.
+  if (mlir::isa<mlir::Float8E4M3FNType>(t))
+    return "f8e4m3";
+  if (mlir::isa<mlir::Float8E5M2Type>(t))
+    return "f8e5m2";
   std::string s;
   llvm::raw_string_ostream os(s);
   t.print(os);
@@ -107,12 +119,17 @@ bool kcc::frontend::intFitsWidth(int64_t value, unsigned width) {
 
 bool kcc::frontend::floatFitsType(double value, mlir::Type type) {
   auto ft = mlir::dyn_cast<mlir::FloatType>(type);
-  if (!ft || std::isnan(value) || std::isinf(value))
+  if (!ft || std::isnan(value))
     return true;
+  // f8e4m3 has no infinities.
+  if (std::isinf(value))
+    return llvm::APFloat::semanticsHasInf(ft.getFloatSemantics());
   llvm::APFloat f(value);
   bool lost = false;
-  f.convert(ft.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven, &lost);
-  return !f.isInfinity();
+  // A format without infinities (f8e4m3) overflows to NaN: the status says.
+  llvm::APFloat::opStatus status = f.convert(
+      ft.getFloatSemantics(), llvm::APFloat::rmNearestTiesToEven, &lost);
+  return !f.isInfinity() && !(status & llvm::APFloat::opOverflow);
 }
 
 std::string kcc::frontend::closestName(StringRef name,
@@ -160,7 +177,8 @@ static const char *expectedFor(StringRef kind) {
   if (kind == "bool")
     return "true or false";
   if (kind == "dtype")
-    return "an element type (i1 i8 i16 i32 i64 f16 bf16 f32 f64)";
+    return "an element type (i1 i8 i16 i32 i64 f16 bf16 f32 f64 f8e4m3 "
+           "f8e5m2)";
   return "an integer";
 }
 
@@ -212,7 +230,7 @@ static std::optional<ConstVal> convertConst(const ConstValue &v,
   if (!out.type) {
     diags.error(v.loc, "unknown element type '" + v.typeName +
                            "' for constant parameter '" + cp.name +
-                           "'; expected one of i1 i8 i16 i32 i64 f16 bf16 f32 f64");
+                           "'; expected one of " + kElementTypeList);
     return std::nullopt;
   }
   return out;
@@ -256,15 +274,16 @@ static std::optional<ConstVal> parseDefine(const Define &d,
   out.kind = ConstVal::Type;
   out.type = parseElementType(text, ctx);
   if (!out.type) {
-    std::vector<std::string> names = {"i1", "bool", "i8", "i16", "i32",
-                                      "i64", "f16", "bf16", "f32", "f64"};
+    std::vector<std::string> names = {"i1",  "bool", "i8",     "i16",
+                                      "i32", "i64",  "f16",    "bf16",
+                                      "f32", "f64",  "f8e4m3", "f8e5m2"};
     std::string hint = closestName(text, names);
-    diags.error(SMLoc(), "invalid value '" + d.value + "' in -D " + d.name +
-                             "=" + d.value + ": '" + text +
-                             "' is not an element type" +
-                             (hint.empty() ? "; expected one of i1 i8 i16 i32 "
-                                             "i64 f16 bf16 f32 f64"
-                                           : "; did you mean '" + hint + "'?"));
+    diags.error(SMLoc(),
+                "invalid value '" + d.value + "' in -D " + d.name + "=" +
+                    d.value + ": '" + text + "' is not an element type" +
+                    (hint.empty()
+                         ? std::string("; expected one of ") + kElementTypeList
+                         : "; did you mean '" + hint + "'?"));
     return std::nullopt;
   }
   return out;
@@ -331,17 +350,17 @@ mlir::Type kcc::frontend::resolveType(const TypeRef &ref, const Kernel &kernel,
       return spec.values[i].type;
     return {};
   }
-  std::vector<std::string> names = {"i1",  "bool", "i8",  "i16",
-                                    "i32", "i64",  "f16", "bf16",
-                                    "f32", "f64",  "ptr", "tensor"};
+  std::vector<std::string> names = {"i1",     "bool",   "i8",   "i16",   "i32",
+                                    "i64",    "f16",    "bf16", "f32",   "f64",
+                                    "f8e4m3", "f8e5m2", "ptr",  "tensor"};
   for (const ConstParam &cp : kernel.constParams)
     if (cp.kindName == "dtype")
       names.push_back(cp.name);
   std::string hint = closestName(ref.name, names);
   diags.error(ref.loc, "unknown type '" + ref.name + "'" +
-                           (hint.empty() ? "; expected an element type (i1 i8 "
-                                           "i16 i32 i64 f16 bf16 f32 f64), "
-                                           "ptr<T> or a dtype parameter"
+                           (hint.empty() ? "; expected an element type (" +
+                                               std::string(kElementTypeList) +
+                                               "), ptr<T> or a dtype parameter"
                                          : "; did you mean '" + hint + "'?"));
   return {};
 }

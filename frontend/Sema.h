@@ -61,8 +61,15 @@ struct CheckedKernel {
   std::string funcName(size_t i) const;
 };
 
-/// i1 (bool) i8 i16 i32 i64 f16 bf16 f32 f64 -> MLIR type; null otherwise.
+/// The element types, as messages list them.
+inline constexpr const char *kElementTypeList =
+    "i1 i8 i16 i32 i64 f16 bf16 f32 f64 f8e4m3 f8e5m2";
+/// i1 (bool) i8 i16 i32 i64 f16 bf16 f32 f64 f8e4m3 f8e5m2 -> MLIR type (the
+/// 8-bit floats are Float8E4M3FN and Float8E5M2); null otherwise.
 mlir::Type parseElementType(llvm::StringRef name, mlir::MLIRContext &ctx);
+/// f8e4m3 or f8e5m2: storage types that are loaded, stored, cast and
+/// multiplied by dot, and nothing else (docs/language.md, "8-bit floats").
+bool isFloat8Type(mlir::Type type);
 /// "f32", "ptr<f16>", "f32[128, 64]" (tiles), for messages.
 std::string typeToString(mlir::Type type);
 /// "[128, 64]" or "scalar".

@@ -4,9 +4,10 @@
 namespace kcc::interp {
 
 std::optional<DType> parseDType(std::string_view name) {
-  static const DType all[] = {DType::i1,   DType::i8,  DType::i16,
-                              DType::i32,  DType::i64, DType::f16,
-                              DType::bf16, DType::f32, DType::f64};
+  static const DType all[] = {DType::i1,     DType::i8,    DType::i16,
+                              DType::i32,    DType::i64,   DType::f16,
+                              DType::bf16,   DType::f32,   DType::f64,
+                              DType::f8e4m3, DType::f8e5m2};
   if (name == "bool")
     return DType::i1;
   for (DType t : all)
@@ -19,6 +20,8 @@ size_t dtypeSize(DType type) {
   switch (type) {
   case DType::i1:
   case DType::i8:
+  case DType::f8e4m3:
+  case DType::f8e5m2:
     return 1;
   case DType::i16:
   case DType::f16:
@@ -36,7 +39,11 @@ size_t dtypeSize(DType type) {
 
 bool isFloat(DType type) {
   return type == DType::f16 || type == DType::bf16 || type == DType::f32 ||
-         type == DType::f64;
+         type == DType::f64 || isFloat8(type);
+}
+
+bool isFloat8(DType type) {
+  return type == DType::f8e4m3 || type == DType::f8e5m2;
 }
 
 unsigned intWidth(DType type) {

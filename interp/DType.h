@@ -26,6 +26,8 @@ std::optional<DType> parseDType(std::string_view name);
 /// Bytes per element in memory (i1 is one byte, 0 or 1, like the GPU's).
 size_t dtypeSize(DType type);
 bool isFloat(DType type);
+/// f8e4m3 or f8e5m2.
+bool isFloat8(DType type);
 /// Bit width of an integer type (1 for i1).
 unsigned intWidth(DType type);
 

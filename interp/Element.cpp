@@ -57,6 +57,21 @@ double roundToFormatFast(double x, int p, int emin, int emax,
   return y;
 }
 
+/// The parameters of the 8-bit float formats.
+struct Float8Format {
+  int p;    // significand bits, the leading one included
+  int emin; // exponent of the smallest normal
+  int bias; // exponent bias
+  double maxFinite;
+};
+Float8Format float8Format(DType type) {
+  // E4M3 spends the exponent field's top value on normals (only S.1111.111
+  // is NaN), so its largest finite value is 1.75 x 2^8 rather than 1.875 x 2^7.
+  if (type == DType::f8e4m3)
+    return {4, -6, 7, 448.0};
+  return {3, -14, 15, 57344.0};
+}
+
 template <typename T> T readLE(const uint8_t *p) {
   T v;
   std::memcpy(&v, p, sizeof(T)); // x86-64 and aarch64 are little-endian
@@ -75,9 +90,73 @@ double roundToFloat(double x, DType type) {
     return roundToFormatFast(x, 8, -126, 127, 0x1.fep127);
   case DType::f32:
     return static_cast<double>(static_cast<float>(x));
+  case DType::f8e4m3:
+  case DType::f8e5m2: {
+    Float8Format f = float8Format(type);
+    if (std::isnan(x))
+      return x;
+    // E5M2 holds infinities; E4M3 has none, its nearest value is the largest.
+    if (std::isinf(x))
+      return type == DType::f8e5m2 ? x : std::copysign(f.maxFinite, x);
+    // An exponent range no finite double leaves: rounding is only bounded
+    // below (subnormals), and the saturation follows.
+    double y = roundToFormat(x, f.p, f.emin, 1000);
+    if (!(std::fabs(y) <= f.maxFinite))
+      return std::copysign(f.maxFinite, x);
+    return y;
+  }
   default:
     return x;
   }
+}
+
+double saturateToFloat8(double x, DType type) {
+  if (std::isinf(x))
+    x = std::copysign(float8Format(type).maxFinite, x);
+  return roundToFloat(x, type);
+}
+
+uint8_t toFloat8Bits(double x, DType type) {
+  Float8Format f = float8Format(type);
+  // The one NaN cvt.rn.satfinite and CUDA's host conversions produce, for
+  // either sign.
+  if (std::isnan(x))
+    return 0x7f;
+  uint8_t sign = std::signbit(x) ? 0x80 : 0;
+  double y = std::fabs(roundToFloat(x, type));
+  if (std::isinf(y)) // E5M2 only
+    return sign | 0x7c;
+  if (y == 0)
+    return sign;
+  int mantBits = f.p - 1;
+  int e;
+  std::frexp(y, &e);
+  int lead = e - 1;
+  if (lead < f.emin) // subnormal: a multiple of 2^(emin - mantBits)
+    return sign | static_cast<uint8_t>(std::ldexp(y, mantBits - f.emin));
+  int mant = static_cast<int>(std::ldexp(y, mantBits - lead)) - (1 << mantBits);
+  return sign | static_cast<uint8_t>((lead + f.bias) << mantBits | mant);
+}
+
+double fromFloat8Bits(uint8_t bits, DType type) {
+  Float8Format f = float8Format(type);
+  int mantBits = f.p - 1;
+  int exp = (bits & 0x7f) >> mantBits;
+  int mant = bits & ((1 << mantBits) - 1);
+  int maxExp = (1 << (7 - mantBits)) - 1;
+  double v;
+  if (type == DType::f8e4m3 && (bits & 0x7f) == 0x7f)
+    return std::numeric_limits<double>::quiet_NaN();
+  if (type == DType::f8e5m2 && exp == maxExp) {
+    if (mant)
+      return std::numeric_limits<double>::quiet_NaN();
+    v = std::numeric_limits<double>::infinity();
+  } else if (exp == 0) {
+    v = std::ldexp(mant, f.emin - mantBits);
+  } else {
+    v = std::ldexp(mant + (1 << mantBits), exp - f.bias - mantBits);
+  }
+  return (bits & 0x80) ? -v : v;
 }
 
 int64_t wrapInt(int64_t v, unsigned width) {
@@ -156,6 +235,9 @@ double loadFloatElement(const uint8_t *base, DType type, int64_t index) {
     return fromBF16Bits(readLE<uint16_t>(p));
   case DType::f32:
     return readLE<float>(p);
+  case DType::f8e4m3:
+  case DType::f8e5m2:
+    return fromFloat8Bits(*p, type);
   default:
     return readLE<double>(p);
   }
@@ -186,6 +268,10 @@ void storeFloatElement(uint8_t *base, DType type, int64_t index, double v) {
     return writeLE<uint16_t>(p, toBF16Bits(v));
   case DType::f32:
     return writeLE<float>(p, static_cast<float>(v));
+  case DType::f8e4m3:
+  case DType::f8e5m2:
+    *p = toFloat8Bits(v, type);
+    return;
   default:
     return writeLE<double>(p, v);
   }

@@ -21,8 +21,15 @@ namespace kcc::interp {
 /// Rounds `x` to the nearest value of float type `type` (round to nearest,
 /// ties to even; overflow gives infinity, NaN stays NaN, subnormals kept).
 /// Rounding straight from double avoids the double rounding of a detour
-/// through f32.
+/// through f32. The 8-bit floats saturate instead (as the hardware's only
+/// conversion, cvt.rn.satfinite, does): a finite value beyond the largest
+/// rounds to it; an infinity stays one in f8e5m2 and is the largest value in
+/// f8e4m3, which has none.
 double roundToFloat(double x, DType type);
+/// kcc's conversion to an 8-bit float (`arith.truncf` to f8e4m3/f8e5m2,
+/// PTX cvt.rn.satfinite): round to nearest even, anything beyond the largest
+/// finite value, infinities included, becomes it with its sign; NaN stays NaN.
+double saturateToFloat8(double x, DType type);
 /// Sign-extends the low `width` bits of `v`.
 int64_t wrapInt(int64_t v, unsigned width);
 /// The value of the low `width` bits of `v` read as unsigned.
@@ -34,6 +41,12 @@ uint16_t toHalfBits(double x);
 double fromHalfBits(uint16_t bits);
 uint16_t toBF16Bits(double x);
 double fromBF16Bits(uint16_t bits);
+
+/// The byte of an f8e4m3/f8e5m2 value (roundToFloat first): NaN is 0x7f
+/// whatever its sign, as NVIDIA's conversions give; E5M2's infinities are
+/// 0x7c/0xfc. And back: 0x7f/0xff (E4M3) and E5M2's NaN patterns read as NaN.
+uint8_t toFloat8Bits(double x, DType type);
+double fromFloat8Bits(uint8_t bits, DType type);
 
 /// Element `index` of type `type` in little-endian memory at `base`.
 double loadFloatElement(const uint8_t *base, DType type, int64_t index);

@@ -42,6 +42,10 @@ std::optional<DType> dtypeOf(Type t) {
     return DType::f32;
   if (t.isF64())
     return DType::f64;
+  if (isa<Float8E4M3FNType>(t))
+    return DType::f8e4m3;
+  if (isa<Float8E5M2Type>(t))
+    return DType::f8e5m2;
   if (auto i = dyn_cast<IntegerType>(t)) {
     switch (i.getWidth()) {
     case 1:
@@ -720,7 +724,9 @@ private:
         if (isFloat(acc)) {
           double s = r.floats[i * n + j];
           for (int64_t k = 0; k < kk; ++k) {
-            double x = a.elem.dtype == b.elem.dtype && isFloat(a.elem.dtype)
+            // The operands may differ only as 8-bit floats do (e4m3 x
+            // e5m2); their products are exact in f32.
+            double x = isFloat(a.elem.dtype) && isFloat(b.elem.dtype)
                            ? a.floats[i * kk + k] * b.floats[k * n + j]
                            : 0;
             s = roundToFloat(s + roundToFloat(x, work), work);
@@ -1092,6 +1098,11 @@ private:
   }
 
   bool floatToFloat(Operation *op) {
+    // kcc's truncf to an 8-bit float is cvt.rn.satfinite: infinities
+    // saturate too (docs/language.md, "8-bit floats").
+    DType to = *dtypeOf(getElementTypeOrSelf(op->getResult(0).getType()));
+    if (isFloat8(to))
+      return floatUnary(op, [to](double a) { return saturateToFloat8(a, to); });
     return floatUnary(op, [](double a) { return a; });
   }
 

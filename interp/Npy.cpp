@@ -48,6 +48,9 @@ const char *descrOf(DType type) {
     return "<f4";
   case DType::f64:
     return "<f8";
+  case DType::f8e4m3:
+  case DType::f8e5m2:
+    return "|u1";
   }
   return "?";
 }
@@ -139,8 +142,8 @@ std::string encodeNpy(const NpyArray &array) {
   return out;
 }
 
-bool decodeNpy(std::string_view bytes, bool isBF16, NpyArray &array,
-               std::string &error) {
+bool decodeNpy(std::string_view bytes, std::optional<DType> bitPattern,
+               NpyArray &array, std::string &error) {
   if (bytes.size() < kMagicLen + 4 ||
       std::memcmp(bytes.data(), kMagic, kMagicLen) != 0) {
     error = "not a .npy file (bad magic)";
@@ -199,22 +202,34 @@ bool decodeNpy(std::string_view bytes, bool isBF16, NpyArray &array,
       found = true;
     }
   }
-  if (descr == "<u2") {
-    if (!isBF16) {
-      error = "dtype <u2 is read only as bf16 bit patterns (name the file "
-              "*.bf16.npy)";
+  // The bit-pattern types: the file's suffix says which (numpy has no name).
+  std::string_view patternDescr;
+  if (bitPattern)
+    patternDescr = descrOf(*bitPattern);
+  // One-byte types have no byte order: '<' and '=' are accepted as well.
+  bool isU1 = descr.size() == 3 && descr.substr(1) == "u1" &&
+              (descr[0] == '|' || descr[0] == '<' || descr[0] == '=');
+  if (descr == "<u2" || isU1) {
+    std::string_view canonical = isU1 ? "|u1" : "<u2";
+    if (patternDescr != canonical) {
+      error =
+          "dtype " + std::string(descr) + " is read only as " +
+          (canonical == "<u2" ? "bf16 bit patterns (name the file *.bf16.npy)"
+                              : "f8e4m3 or f8e5m2 bit patterns (name the "
+                                "file *.f8e4m3.npy or *.f8e5m2.npy)");
       return false;
     }
-    array.dtype = DType::bf16;
+    array.dtype = *bitPattern;
     found = true;
-  } else if (found && isBF16) {
-    error = "a .bf16.npy file must hold dtype <u2, not " + std::string(descr);
+  } else if (found && bitPattern) {
+    error = "a " + npySuffix(*bitPattern) + " file must hold dtype " +
+            std::string(patternDescr) + ", not " + std::string(descr);
     return false;
   }
   if (!found) {
     error = "unsupported .npy dtype '" + std::string(descr) +
-            "' (supported: <f2 <f4 <f8 |i1 <i2 <i4 <i8 |b1, <u2 as bf16; "
-            "little-endian only)";
+            "' (supported: <f2 <f4 <f8 |i1 <i2 <i4 <i8 |b1, <u2 as bf16, |u1 "
+            "as f8e4m3/f8e5m2; little-endian only)";
     return false;
   }
   size_t want =
@@ -230,11 +245,33 @@ bool decodeNpy(std::string_view bytes, bool isBF16, NpyArray &array,
   return true;
 }
 
+bool isBitPatternType(DType type) {
+  return type == DType::bf16 || isFloat8(type);
+}
+
+std::string npySuffix(DType type) {
+  return isBitPatternType(type) ? "." + std::string(dtypeName(type)) + ".npy"
+                                : ".npy";
+}
+
+std::optional<DType> bitPatternTypeOfPath(std::string_view path) {
+  for (DType t : {DType::bf16, DType::f8e4m3, DType::f8e5m2})
+    if (endsWith(path, npySuffix(t)))
+      return t;
+  return std::nullopt;
+}
+
 bool writeNpyFile(const std::string &path, const NpyArray &array,
                   std::string &error) {
-  if ((array.dtype == DType::bf16) != endsWith(path, kBF16Suffix)) {
-    error = path + ": bf16 arrays, and only they, go to *" +
-            std::string(kBF16Suffix) + " files";
+  std::optional<DType> pathType = bitPatternTypeOfPath(path);
+  if (isBitPatternType(array.dtype) ? pathType != array.dtype
+                                    : pathType.has_value()) {
+    error = path + ": " +
+            (isBitPatternType(array.dtype)
+                 ? std::string(dtypeName(array.dtype)) + " arrays go to *" +
+                       npySuffix(array.dtype) + " files"
+                 : "only " + std::string(dtypeName(*pathType)) +
+                       " arrays go to *" + npySuffix(*pathType) + " files");
     return false;
   }
   std::string bytes = encodeNpy(array);
@@ -260,7 +297,7 @@ bool readNpyFile(const std::string &path, NpyArray &array, std::string &error) {
   }
   std::string bytes((std::istreambuf_iterator<char>(in)),
                     std::istreambuf_iterator<char>());
-  if (!decodeNpy(bytes, endsWith(path, kBF16Suffix), array, error)) {
+  if (!decodeNpy(bytes, bitPatternTypeOfPath(path), array, error)) {
     error = path + ": " + error;
     return false;
   }

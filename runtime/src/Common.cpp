@@ -276,6 +276,10 @@ const char *kcc::dtypeName(DType type) {
     return "f32";
   case DType::f64:
     return "f64";
+  case DType::f8e4m3:
+    return "f8e4m3";
+  case DType::f8e5m2:
+    return "f8e5m2";
   }
   return "<invalid dtype>";
 }

@@ -439,6 +439,10 @@ void tmaDataType(DType elem, CUtensorMapDataType *type, unsigned *bytes) {
   switch (elem) {
   case DType::i1:
   case DType::i8:
+  // TMA has no 8-bit float type: it copies bytes, so f8 maps are UINT8 (as
+  // CUTLASS encodes them).
+  case DType::f8e4m3:
+  case DType::f8e5m2:
     *type = CU_TENSOR_MAP_DATA_TYPE_UINT8, *bytes = 1;
     return;
   case DType::i16:

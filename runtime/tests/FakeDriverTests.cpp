@@ -463,9 +463,18 @@ TEST_CASE("tensor maps: 2-D f32 and f16 are encoded innermost first") {
     DType type;
     int expected;
     int32_t box;
-  } types[] = {{DType::i1, 0, 16},  {DType::i8, 0, 16}, {DType::i16, 1, 8},
-               {DType::i32, 3, 4},  {DType::i64, 5, 2}, {DType::f16, 6, 8},
-               {DType::bf16, 9, 8}, {DType::f32, 7, 4}, {DType::f64, 8, 2}};
+  } types[] = {{DType::i1, 0, 16},
+               {DType::i8, 0, 16},
+               {DType::i16, 1, 8},
+               {DType::i32, 3, 4},
+               {DType::i64, 5, 2},
+               {DType::f16, 6, 8},
+               {DType::bf16, 9, 8},
+               {DType::f32, 7, 4},
+               {DType::f64, 8, 2},
+               // 8-bit floats are copied as bytes (UINT8).
+               {DType::f8e4m3, 0, 16},
+               {DType::f8e5m2, 0, 16}};
   for (const auto &t : types) {
     const int64_t n[] = {1000};
     status = encodeTensorMap(kTma, "v", &map, t.type, kBase, 1, n, nullptr,

@@ -70,6 +70,14 @@ TEST_CASE("dtypeName") {
   CHECK(std::string(dtypeName(DType::bf16)) == "bf16");
   CHECK(std::string(dtypeName(DType::f32)) == "f32");
   CHECK(std::string(dtypeName(DType::f64)) == "f64");
+  CHECK(std::string(dtypeName(DType::f8e4m3)) == "f8e4m3");
+  CHECK(std::string(dtypeName(DType::f8e5m2)) == "f8e5m2");
+  // Appended: the values existing stubs were generated with stay the same.
+  CHECK(int(DType::f64) == 8);
+  CHECK(int(DType::f8e4m3) == 9);
+  CHECK(int(DType::f8e5m2) == 10);
+  CHECK(sizeof(kcc::f8e4m3) == 1);
+  CHECK(sizeof(kcc::f8e5m2) == 1);
 }
 
 TEST_CASE("checkAlignment") {

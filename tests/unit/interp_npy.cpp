@@ -26,7 +26,7 @@ TEST_CASE("npy: header as numpy writes it, round trip") {
         std::string::npos);
   NpyArray b;
   std::string error;
-  REQUIRE(decodeNpy(bytes, false, b, error));
+  REQUIRE(decodeNpy(bytes, std::nullopt, b, error));
   CHECK(b.dtype == DType::f32);
   CHECK(b.shape == std::vector<int64_t>{2, 3});
   CHECK(b.data == a.data);
@@ -37,9 +37,10 @@ TEST_CASE("npy: header as numpy writes it, round trip") {
 
 TEST_CASE("npy: every dtype") {
   const std::pair<DType, const char *> types[] = {
-      {DType::i1, "|b1"},  {DType::i8, "|i1"},  {DType::i16, "<i2"},
-      {DType::i32, "<i4"}, {DType::i64, "<i8"}, {DType::f16, "<f2"},
-      {DType::f32, "<f4"}, {DType::f64, "<f8"}, {DType::bf16, "<u2"}};
+      {DType::i1, "|b1"},     {DType::i8, "|i1"},    {DType::i16, "<i2"},
+      {DType::i32, "<i4"},    {DType::i64, "<i8"},   {DType::f16, "<f2"},
+      {DType::f32, "<f4"},    {DType::f64, "<f8"},   {DType::bf16, "<u2"},
+      {DType::f8e4m3, "|u1"}, {DType::f8e5m2, "|u1"}};
   for (auto [t, descr] : types) {
     NpyArray a;
     a.dtype = t;
@@ -49,7 +50,10 @@ TEST_CASE("npy: every dtype") {
     CHECK(bytes.find(descr) != std::string::npos);
     NpyArray b;
     std::string error;
-    REQUIRE(decodeNpy(bytes, t == DType::bf16, b, error));
+    std::optional<DType> pattern;
+    if (isBitPatternType(t))
+      pattern = t;
+    REQUIRE(decodeNpy(bytes, pattern, b, error));
     CHECK(b.dtype == t);
   }
 }
@@ -57,31 +61,69 @@ TEST_CASE("npy: every dtype") {
 TEST_CASE("npy: errors") {
   NpyArray a, b;
   std::string error;
-  CHECK_FALSE(decodeNpy("not numpy", false, b, error));
+  CHECK_FALSE(decodeNpy("not numpy", std::nullopt, b, error));
   CHECK(error.find("bad magic") != std::string::npos);
   a.dtype = DType::bf16;
   a.shape = {1};
   a.data.assign(2, 0);
   // <u2 without the .bf16.npy name is refused, not guessed.
-  CHECK_FALSE(decodeNpy(encodeNpy(a), false, b, error));
+  CHECK_FALSE(decodeNpy(encodeNpy(a), std::nullopt, b, error));
   CHECK(error.find("bf16") != std::string::npos);
   a.dtype = DType::f32;
   a.data.assign(4, 0);
   std::string bytes = encodeNpy(a);
   bytes.pop_back(); // truncated data
-  CHECK_FALSE(decodeNpy(bytes, false, b, error));
+  CHECK_FALSE(decodeNpy(bytes, std::nullopt, b, error));
   CHECK(error.find("need 4") != std::string::npos);
   std::string be = encodeNpy(a);
   be.replace(be.find("<f4"), 3, ">f4");
-  CHECK_FALSE(decodeNpy(be, false, b, error));
+  CHECK_FALSE(decodeNpy(be, std::nullopt, b, error));
   CHECK(error.find("little-endian") != std::string::npos);
   std::string fortran = encodeNpy(a);
   fortran.replace(fortran.find("False"), 5, "True ");
-  CHECK_FALSE(decodeNpy(fortran, false, b, error));
+  CHECK_FALSE(decodeNpy(fortran, std::nullopt, b, error));
   CHECK(writeNpyFile("/nonexistent-dir/x.npy", a, error) == false);
   a.dtype = DType::bf16;
   a.data.assign(2, 0);
   CHECK_FALSE(writeNpyFile("/tmp/x.npy", a, error)); // bf16 needs .bf16.npy
+}
+
+TEST_CASE("npy: 8-bit floats are |u1 bytes named by the file's suffix") {
+  CHECK(npySuffix(DType::f8e4m3) == ".f8e4m3.npy");
+  CHECK(npySuffix(DType::f8e5m2) == ".f8e5m2.npy");
+  CHECK(npySuffix(DType::bf16) == ".bf16.npy");
+  CHECK(npySuffix(DType::f32) == ".npy");
+  CHECK(bitPatternTypeOfPath("d/input.x.f8e5m2.npy") == DType::f8e5m2);
+  CHECK(bitPatternTypeOfPath("d/input.x.f8e4m3.npy") == DType::f8e4m3);
+  CHECK(bitPatternTypeOfPath("d/input.x.npy") == std::nullopt);
+
+  NpyArray a, b;
+  std::string error;
+  a.dtype = DType::f8e4m3;
+  a.shape = {2};
+  a.data = {0x7e, 0x80};
+  std::string bytes = encodeNpy(a);
+  CHECK(bytes.find("'descr': '|u1'") != std::string::npos);
+  REQUIRE(decodeNpy(bytes, DType::f8e4m3, b, error));
+  CHECK(b.data == a.data);
+  // The same bytes read as the other format: the suffix decides.
+  REQUIRE(decodeNpy(bytes, DType::f8e5m2, b, error));
+  CHECK(b.dtype == DType::f8e5m2);
+  // |u1 without an f8 name is refused, not guessed; nor is it bf16.
+  CHECK_FALSE(decodeNpy(bytes, std::nullopt, b, error));
+  CHECK(error.find("f8e4m3 or f8e5m2") != std::string::npos);
+  CHECK_FALSE(decodeNpy(bytes, DType::bf16, b, error));
+  // An f8 file must hold |u1.
+  a.dtype = DType::i8;
+  CHECK_FALSE(decodeNpy(encodeNpy(a), DType::f8e5m2, b, error));
+  CHECK(error.find("must hold dtype |u1") != std::string::npos);
+  a.dtype = DType::f8e5m2;
+  CHECK_FALSE(writeNpyFile("/tmp/x.npy", a, error));
+  CHECK(error.find(".f8e5m2.npy") != std::string::npos);
+  CHECK_FALSE(writeNpyFile("/tmp/x.f8e4m3.npy", a, error));
+  a.dtype = DType::f32;
+  a.data.assign(8, 0);
+  CHECK_FALSE(writeNpyFile("/tmp/x.f8e4m3.npy", a, error));
 }
 
 /// Every pair of neighbours (lo, hi) of a format: the midpoint rounds to

@@ -23,6 +23,18 @@ Tolerance kcc::difftest::defaultTolerance(DType type, int64_t reduction) {
   case DType::f64:
     t = {1e-12, 1e-14};
     break;
+  // An 8-bit float output is an f32 cast (cvt.rn.satfinite on the GPU, the
+  // same rounding here), so it is exact for the same f32; but the f32 may
+  // differ in its last bits (fused multiply-adds, a tensor core's sums) and
+  // then round to the neighbouring f8 value where it sits near a midpoint.
+  // One f8 ulp is allowed: at most 2^-3 (E4M3) / 2^-2 (E5M2) of a normal
+  // value, and the smallest subnormal near zero.
+  case DType::f8e4m3:
+    t = {0x1p-3, 0x1p-9};
+    break;
+  case DType::f8e5m2:
+    t = {0x1p-2, 0x1p-16};
+    break;
   default:
     return {0, 0}; // integers and booleans: exact
   }
@@ -54,11 +66,12 @@ std::string kcc::difftest::formatElement(const NpyArray &a, int64_t i) {
                   static_cast<long long>(a.dtype == DType::i1 ? (v != 0) : v));
     return buf;
   }
-  // Digits that round-trip: 5 for f16, 4 for bf16, 9 for f32, 17 for f64.
-  int digits = a.dtype == DType::f16    ? 5
-               : a.dtype == DType::bf16 ? 4
-               : a.dtype == DType::f32  ? 9
-                                        : 17;
+  // Digits that round-trip: 5 for f16, 4 for bf16, 9 for f32 and the 8-bit
+  // floats (f32 values: 57344, not 5.73e+04), 17 for f64.
+  int digits = a.dtype == DType::f16                        ? 5
+               : a.dtype == DType::bf16                     ? 4
+               : a.dtype == DType::f32 || isFloat8(a.dtype) ? 9
+                                                            : 17;
   std::snprintf(buf, sizeof buf, "%.*g", digits,
                 loadFloatElement(a.data.data(), a.dtype, i));
   return buf;

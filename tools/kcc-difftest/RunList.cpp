@@ -1,5 +1,6 @@
 //===- RunList.cpp - the case directory shared by the legs ----------------===//
 #include "tools/kcc-difftest/RunList.h"
+#include "interp/Npy.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -39,13 +40,13 @@ bool parseI64(const std::string &s, int64_t &out) {
 
 std::string kcc::difftest::inputFileName(const std::string &buffer,
                                          DType type) {
-  return "input." + buffer + (type == DType::bf16 ? ".bf16.npy" : ".npy");
+  return "input." + buffer + interp::npySuffix(type);
 }
 
 std::string kcc::difftest::outputFileName(const std::string &leg,
                                           const std::string &buffer,
                                           DType type) {
-  return leg + "." + buffer + (type == DType::bf16 ? ".bf16.npy" : ".npy");
+  return leg + "." + buffer + interp::npySuffix(type);
 }
 
 std::string kcc::difftest::writeRunList(const RunList &list) {

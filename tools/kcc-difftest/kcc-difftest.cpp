@@ -175,6 +175,11 @@ int fail(const Twine &msg) {
 }
 
 std::string typeString(mlir::Type t) {
+  // The language's names of the 8-bit floats (MLIR prints f8E4M3FN).
+  if (isa<mlir::Float8E4M3FNType>(t))
+    return "f8e4m3";
+  if (isa<mlir::Float8E5M2Type>(t))
+    return "f8e5m2";
   std::string s;
   raw_string_ostream os(s);
   os << t;

@@ -61,9 +61,20 @@ struct f16 {
 struct bf16 {
   uint16_t bits;
 };
+/// Storage types for 8-bit floats (bit patterns): OCP E4M3 (`f8e4m3`, no
+/// infinities, NaN 0x7f/0xff, largest finite 448) and E5M2 (`f8e5m2`, IEEE
+/// style with infinities, largest finite 57344).
+struct f8e4m3 {
+  uint8_t bits;
+};
+struct f8e5m2 {
+  uint8_t bits;
+};
 
 /// Element types a `dtype` constant parameter can take.
-enum class DType { i1, i8, i16, i32, i64, f16, bf16, f32, f64 };
+/// New types are appended: the values are stable (generated stubs and tools
+/// store them).
+enum class DType { i1, i8, i16, i32, i64, f16, bf16, f32, f64, f8e4m3, f8e5m2 };
 const char *dtypeName(DType type);
 
 namespace rt {

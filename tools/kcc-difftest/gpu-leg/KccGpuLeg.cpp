@@ -59,9 +59,10 @@ using SmemTable = std::map<std::string, std::map<unsigned, unsigned>>;
 SmemTable smemBytes;
 
 bool parseDType(const std::string &name, kcc::DType &out) {
-  for (kcc::DType t : {kcc::DType::i1, kcc::DType::i8, kcc::DType::i16,
-                       kcc::DType::i32, kcc::DType::i64, kcc::DType::f16,
-                       kcc::DType::bf16, kcc::DType::f32, kcc::DType::f64})
+  for (kcc::DType t :
+       {kcc::DType::i1, kcc::DType::i8, kcc::DType::i16, kcc::DType::i32,
+        kcc::DType::i64, kcc::DType::f16, kcc::DType::bf16, kcc::DType::f32,
+        kcc::DType::f64, kcc::DType::f8e4m3, kcc::DType::f8e5m2})
     if (name == kcc::dtypeName(t)) {
       out = t;
       return true;
