@@ -120,19 +120,25 @@ inline uint8_t floatToFloat8(float x, F8 f) {
     return 0x7f;
   uint8_t sign = std::signbit(x) ? 0x80 : 0;
   double a = std::fabs(double(x));
-  uint8_t best = 0;
+  // lo: the largest encoding whose value is at most |x|; hi the next one.
+  unsigned lo = 0, hi = 0;
   for (unsigned b = 1; b < 0x80; ++b) {
     double v = float8ToDouble(uint8_t(b), f);
     if (!std::isfinite(v))
       break; // the encodings grow with the value; the rest are not finite
-    double dBest = std::fabs(a - float8ToDouble(best, f));
-    double d = std::fabs(a - v);
-    if (d < dBest || (d == dBest && (b & 1) == 0))
-      best = uint8_t(b);
-    if (v > a)
+    if (v > a) {
+      hi = b;
       break;
+    }
+    lo = b;
   }
-  return sign | best;
+  if (!hi) // at or beyond the largest finite value
+    return sign | uint8_t(lo);
+  // Exact in double: both values are short binary fractions.
+  double mid =
+      (float8ToDouble(uint8_t(lo), f) + float8ToDouble(uint8_t(hi), f)) / 2;
+  unsigned r = a < mid ? lo : a > mid ? hi : (lo % 2 == 0 ? lo : hi);
+  return sign | uint8_t(r);
 }
 
 /// A register element of kind `ek` as a double (exact for every kind).

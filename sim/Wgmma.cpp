@@ -391,8 +391,8 @@ bool Machine::completeWgmma(uint32_t index) {
         continue;
       }
       float d = asF32(v);
-      for (unsigned k = 0; k < 16; ++k)
-        d += a[row * 16 + k] * b[k * n + col];
+      for (unsigned k = 0; k < kk; ++k)
+        d += a[row * kk + k] * b[k * n + col];
       r.result[size_t(t) * regs + r.field[i]] = uint32_t(bitsOf(d));
     }
   }

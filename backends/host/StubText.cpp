@@ -215,7 +215,7 @@ std::string wrapComment(const std::string &prefix, const std::string &text,
 //===----------------------------------------------------------------------===//
 
 bool validKind(ScalarKind k) {
-  return static_cast<unsigned>(k) <= static_cast<unsigned>(ScalarKind::F64);
+  return static_cast<unsigned>(k) <= static_cast<unsigned>(ScalarKind::F8E5M2);
 }
 
 bool isIntegerKind(ScalarKind k) {

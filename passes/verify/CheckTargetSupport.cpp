@@ -145,6 +145,10 @@ struct CheckTargetSupport
     bool ok = true;
     getOperation().walk([&](kcc::DotOp dot) {
       Type elem = dot.getA().getType().getElementType();
+      // checkFloat8 explains 8-bit floats the target cannot hold at all.
+      if (kcc::isFloat8(elem) &&
+          !llvm::is_contained(target.float8, kcc::mmaOperandName(elem)))
+        return;
       llvm::SmallVector<llvm::StringRef, 2> names = mmaInputNames(elem);
       if (llvm::any_of(target.mma.shapes, [&](const kcc::MmaShape &s) {
             return llvm::is_contained(names, s.a);
