@@ -322,12 +322,38 @@ void kcc::propagateAccumulatorLayout(Operation *func, Attribute layout) {
     return tt && tt.getEncoding() == layout;
   };
   // Seeds: tiles leaving the layout in a loop that also feeds a register-A
-  // product.
+  // product, or that the loop carries after elementwise work (a product
+  // scaled per K block and added to a running sum: FP8 block scales), so
+  // the carried sum lives in the accumulator's registers too.
   SmallVector<ConvertLayoutOp> seeds;
+  auto carriedBy = [](ConvertLayoutOp cvt, scf::ForOp loop) {
+    Operation *yield = loop.getBody()->getTerminator();
+    llvm::SmallPtrSet<Value, 16> seen;
+    SmallVector<Value> work{cvt.getResult()};
+    while (!work.empty()) {
+      Value v = work.pop_back_val();
+      if (!seen.insert(v).second)
+        continue;
+      for (OpOperand &use : v.getUses()) {
+        if (use.getOwner() == yield)
+          return true;
+        if (isa<scf::YieldOp, scf::ForOp>(use.getOwner()))
+          continue;
+        for (Value r : joinsWith(use.getOwner(), use))
+          work.push_back(r);
+      }
+    }
+    return false;
+  };
   func->walk([&](ConvertLayoutOp cvt) {
     if (!hasLayout(cvt.getSrc()) ||
         cast<RankedTensorType>(cvt.getType()).getEncoding())
       return;
+    if (auto loop = dyn_cast<scf::ForOp>(cvt->getParentOp());
+        loop && carriedBy(cvt, loop)) {
+      seeds.push_back(cvt);
+      return;
+    }
     for (Operation *p = cvt->getParentOp(); p && p != func;
          p = p->getParentOp())
       if (auto loop = dyn_cast<scf::ForOp>(p))
