@@ -383,13 +383,28 @@ bool computedFromLoads(Value v) {
     Value x = work.pop_back_val();
     if (!seen.insert(x).second)
       continue;
-    Operation *def = x.getDefiningOp();
-    if (!def)
+    // A loop-carried value: what initializes it and what each trip yields
+    // (a group found by scanning an offsets array in a loop).
+    if (auto arg = dyn_cast<BlockArgument>(x)) {
+      if (auto loop = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+          loop && arg.getArgNumber() > 0) {
+        unsigned i = arg.getArgNumber() - 1;
+        work.push_back(loop.getInitArgs()[i]);
+        work.push_back(loop.getBody()->getTerminator()->getOperand(i));
+      }
       continue;
+    }
+    Operation *def = x.getDefiningOp();
     if (isa<kcc::LoadOp>(def))
       return true;
     for (Value operand : def->getOperands())
       work.push_back(operand);
+    // A loop's or branch's result: the values its regions yield.
+    for (Region &region : def->getRegions())
+      for (Block &block : region)
+        if (Operation *term = block.getTerminator();
+            term && term->getNumOperands() == def->getNumResults())
+          work.push_back(term->getOperand(cast<OpResult>(x).getResultNumber()));
   }
   return false;
 }
