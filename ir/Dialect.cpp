@@ -1080,21 +1080,29 @@ LogicalResult Tcgen05MmaOp::verify() {
   if (a.getSwizzle() != 128 || b.getSwizzle() != 128)
     return emitOpError("operand stages must use the 128-byte swizzle");
   Type elem = a.getElementType();
-  bool int8 = elem.isInteger(8);
-  if (elem != b.getElementType() || !(elem.isF16() || elem.isBF16() || int8))
-    return emitOpError("takes f16, bf16 or i8 operands of one type");
+  bool int8 = elem.isInteger(8), f8 = isFloat8(elem);
+  // kind::f8f6f4 names A's and B's formats apart (e4m3 x e5m2).
+  bool typesOk = f8 ? isFloat8(b.getElementType())
+                    : elem == b.getElementType() &&
+                          (elem.isF16() || elem.isBF16() || int8);
+  if (!typesOk)
+    return emitOpError("takes f16, bf16 or i8 operands of one type, or "
+                       "f8E4M3FN/f8E5M2 ones");
   bool aK = getAKMajor(), bK = getBKMajor();
-  if (int8 && !(aK && bK))
-    return emitOpError("i8 operands must both be K-major");
+  if ((int8 || f8) && !(aK && bK))
+    return emitOpError(int8 ? "i8" : "8-bit float")
+           << " operands must both be K-major";
   int64_t m = aK ? a.getShape()[0] : a.getShape()[1];
   int64_t ka = aK ? a.getShape()[1] : a.getShape()[0];
   int64_t n = bK ? b.getShape()[0] : b.getShape()[1];
   int64_t kb = bK ? b.getShape()[1] : b.getShape()[0];
   if (ka != kb)
     return emitOpError("A has K = ") << ka << " but B has K = " << kb;
-  int64_t kStep = int8 ? 32 : 16;
-  if (llvm::Error e = checkTcgen05MmaShape(
-          int8 ? Tcgen05Kind::I8 : Tcgen05Kind::F16, m, n, kStep))
+  int64_t kStep = int8 || f8 ? 32 : 16;
+  Tcgen05Kind kind = int8 ? Tcgen05Kind::I8
+                     : f8 ? Tcgen05Kind::F8F6F4
+                          : Tcgen05Kind::F16;
+  if (llvm::Error e = checkTcgen05MmaShape(kind, m, n, kStep))
     return emitOpError(llvm::toString(std::move(e)));
   if (m != 128)
     return emitOpError("kcc places the accumulator in TMEM lanes 0-127 "

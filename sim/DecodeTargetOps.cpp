@@ -417,8 +417,10 @@ bool Decoder::decodeTcgen05(LLVM::InlineAsmOp op) {
     in.a = a, in.c = uint32_t(f->ints["cols"]);
     return true;
   }
+  // The kind (Inst::sub): 0 kind::f16, 1 kind::i8, 2 kind::f8f6f4.
   bool mmaI8 = ptx::match(ptx::kTcgen05MmaI8, text).has_value();
-  if (mmaI8 || ptx::match(ptx::kTcgen05Mma, text)) {
+  bool mmaF8 = ptx::match(ptx::kTcgen05MmaF8F6F4, text).has_value();
+  if (mmaI8 || mmaF8 || ptx::match(ptx::kTcgen05Mma, text)) {
     uint32_t d, idesc, enable;
     auto i64 = [&](unsigned i) {
       return i < op.getOperands().size() &&
@@ -429,7 +431,7 @@ bool Decoder::decodeTcgen05(LLVM::InlineAsmOp op) {
       return refuse("expected an i32 TMEM address, two i64 descriptors, an "
                     "i32 instruction descriptor and an i32 enable-input-d");
     Inst &in = emit(Opc::Tcgen05Mma, op);
-    in.sub = mmaI8;
+    in.sub = mmaI8 ? 1 : mmaF8 ? 2 : 0;
     in.a = d, in.b = slot(op.getOperands()[1]),
     in.c = slot(op.getOperands()[2]);
     in.aux = p.aux.size();

@@ -197,7 +197,8 @@ struct Tcgen05Run {
   uint32_t d = 0, idesc = 0;
   uint64_t descA = 0, descB = 0;
   bool accumulate = false, done = false;
-  bool i8 = false; // kind::i8 (else kind::f16)
+  bool i8 = false; // kind::i8 (else kind::f16 or, with f8, kind::f8f6f4)
+  bool f8 = false;
 };
 
 /// Pending warp-wide shared accesses of one op instance (bank model).

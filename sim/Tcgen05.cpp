@@ -16,7 +16,10 @@
 //    encodeTcgen05F16InstrDescriptor): dense, f32 D, f16/bf16 A and B,
 //    K-/MN-major bits, N >> 3, M >> 4; the simulator models M = 128.
 //    kind::i8 (encodeTcgen05I8InstrDescriptor): an s32 D and signed 8-bit A
-//    and B, 32 K per instruction, exact wrapping integer sums. The
+//    and B, 32 K per instruction, exact wrapping integer sums.
+//    kind::f8f6f4 (encodeTcgen05F8F6F4InstrDescriptor): an f32 D and 8-bit
+//    float A and B, each e4m3 or e5m2 as its format field says, 32 K per
+//    instruction, f32 sums in k order of the exact products. The
 //    shared-memory descriptors are decoded by the target model
 //    (decodeTcgen05Descriptor) and read through the canonical 128-byte
 //    swizzled layouts, as Wgmma.cpp does for wgmma.
@@ -83,24 +86,30 @@ static bool completeTcgen05(Machine &mc, uint32_t index) {
   uint32_t modelled = (3u << 4) | (7u << 7) | (7u << 10) | (3u << 15) |
                       (63u << 17) | (31u << 24);
   // kind::f16: an f32 D, f16 or bf16 A and B of one type; kind::i8: an s32
-  // D, signed 8-bit A and B.
-  bool formsOk = r.i8 ? dFormat == 2 && aFormat == 1 && bFormat == 1
-                      : dFormat == 1 && aFormat <= 1 && aFormat == bFormat;
+  // D, signed 8-bit A and B; kind::f8f6f4: an f32 D, A and B each e4m3 (0)
+  // or e5m2 (1); its 6- and 4-bit formats are not modelled.
+  bool formsOk = r.i8   ? dFormat == 2 && aFormat == 1 && bFormat == 1
+                 : r.f8 ? dFormat == 1 && aFormat <= 1 && bFormat <= 1
+                        : dFormat == 1 && aFormat <= 1 && aFormat == bFormat;
   if (id & ~modelled || !formsOk)
     return fail(llvm::formatv(
         "the instruction descriptor {0:x8} is not a dense {1} (the forms the "
         "simulator models)",
         id,
-        r.i8 ? "kind::i8 with an s32 D and signed 8-bit A and B"
-             : "kind::f16 with an f32 D and f16 or bf16 A and B of one type"));
+        r.i8   ? "kind::i8 with an s32 D and signed 8-bit A and B"
+        : r.f8 ? "kind::f8f6f4 with an f32 D and e4m3 or e5m2 A and B"
+               : "kind::f16 with an f32 D and f16 or bf16 A and B of one "
+                 "type"));
   if (m != 128)
     return fail(llvm::formatv("M = {0}: the simulator models M = 128 (row r "
                               "of D in TMEM lane r)",
                               m));
   // One instruction covers 32 bytes of K.
-  unsigned eb = r.i8 ? 1 : 2, kStep = 32 / eb;
-  if (llvm::Error e = kcc::checkTcgen05MmaShape(
-          r.i8 ? kcc::Tcgen05Kind::I8 : kcc::Tcgen05Kind::F16, m, n, kStep))
+  unsigned eb = r.i8 || r.f8 ? 1 : 2, kStep = 32 / eb;
+  kcc::Tcgen05Kind kind = r.i8   ? kcc::Tcgen05Kind::I8
+                          : r.f8 ? kcc::Tcgen05Kind::F8F6F4
+                                 : kcc::Tcgen05Kind::F16;
+  if (llvm::Error e = kcc::checkTcgen05MmaShape(kind, m, n, kStep))
     return fail(llvm::toString(std::move(e)));
   uint32_t lane0 = r.d >> 16, col0 = r.d & 0xffff;
   if (lane0 != 0 || !allocated(mc.tmemAllocs, col0, n))
@@ -126,7 +135,7 @@ static bool completeTcgen05(Machine &mc, uint32_t index) {
   }
   bool bf16 = aFormat == 1;
   // Element (mn, k) of a kStep-wide K slice through the canonical layout
-  // (8-bit elements exactly as integers).
+  // (8-bit integers and floats exactly).
   auto read = [&](const kcc::Tcgen05DescriptorFields &f, bool mnMajor,
                   unsigned mn, unsigned k, const char *name,
                   float &out) -> bool {
@@ -141,6 +150,11 @@ static bool completeTcgen05(Machine &mc, uint32_t index) {
       return false;
     if (r.i8) {
       out = float(int8_t(mc.shared[addr]));
+      return true;
+    }
+    if (r.f8) { // exact in f32, as are the products of two
+      bool e5 = (*name == 'A' ? aFormat : bFormat) == 1;
+      out = float(float8ToDouble(mc.shared[addr], e5 ? F8::E5M2 : F8::E4M3));
       return true;
     }
     uint16_t h;
@@ -249,7 +263,7 @@ Machine::Step Machine::tcgen05Op(Thread &t, const Inst &in) {
     r.descA = R[in.b], r.descB = R[in.c];
     r.idesc = uint32_t(R[prog.aux[in.aux]]);
     r.accumulate = uint32_t(R[prog.aux[in.aux + 1]]) != 0;
-    r.i8 = in.sub;
+    r.i8 = in.sub == 1, r.f8 = in.sub == 2;
     // Its reads are ordered after what the thread had seen at issue; the
     // thread's own later accesses are not ordered before them.
     AsyncCopy c;

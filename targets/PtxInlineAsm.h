@@ -130,6 +130,12 @@ inline constexpr AsmTemplate kTcgen05MmaI8{
     "tcgen05.mma kind::i8",
     "{\n.reg .pred p;\nsetp.ne.b32 p, $4, 0;\n"
     "tcgen05.mma.cta_group::1.kind::i8 [$0], $1, $2, $3, p;\n}"};
+/// The same for 8-bit float A and B (e4m3 or e5m2, each its own, named by
+/// the instruction descriptor) with an f32 D (kind::f8f6f4).
+inline constexpr AsmTemplate kTcgen05MmaF8F6F4{
+    "tcgen05.mma kind::f8f6f4",
+    "{\n.reg .pred p;\nsetp.ne.b32 p, $4, 0;\n"
+    "tcgen05.mma.cta_group::1.kind::f8f6f4 [$0], $1, $2, $3, p;\n}"};
 /// Arrives on the mbarrier at $0 when the issued tcgen05.mma retire.
 inline constexpr AsmTemplate kTcgen05Commit{
     "tcgen05.commit",

@@ -432,3 +432,23 @@ llvm::Expected<uint32_t> kcc::encodeTcgen05I8InstrDescriptor(bool aMnMajor,
   return (2u << 4) | (1u << 7) | (1u << 10) | (uint32_t(aMnMajor) << 15) |
          (uint32_t(bMnMajor) << 16) | ((n >> 3) << 17) | ((m >> 4) << 24);
 }
+
+llvm::Expected<uint32_t>
+kcc::encodeTcgen05F8F6F4InstrDescriptor(Tcgen05F8F6F4Format a,
+                                        Tcgen05F8F6F4Format b, bool aMnMajor,
+                                        bool bMnMajor, unsigned m, unsigned n) {
+  for (auto [format, name] : {std::pair(a, "A"), std::pair(b, "B")})
+    if (format != Tcgen05F8F6F4Format::E4M3 &&
+        format != Tcgen05F8F6F4Format::E5M2)
+      return makeRuleError(
+          {"tcgen05-f8f6f4-format",
+           llvm::formatv("{0}'s kind::f8f6f4 format {1} is not an 8-bit float "
+                         "(e4m3 = 0, e5m2 = 1): kcc does not stage the 6- and "
+                         "4-bit formats",
+                         name, unsigned(format))});
+  if (llvm::Error e = checkTcgen05MmaShape(Tcgen05Kind::F8F6F4, m, n, 32))
+    return std::move(e);
+  return (1u << 4) | (uint32_t(a) << 7) | (uint32_t(b) << 10) |
+         (uint32_t(aMnMajor) << 15) | (uint32_t(bMnMajor) << 16) |
+         ((n >> 3) << 17) | ((m >> 4) << 24);
+}

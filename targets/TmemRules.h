@@ -196,6 +196,28 @@ llvm::Expected<uint32_t> encodeTcgen05I8InstrDescriptor(bool aMnMajor,
                                                         bool bMnMajor,
                                                         unsigned m, unsigned n);
 
+/// The operand formats of kind::f8f6f4 (instruction descriptor bits 7-9 for
+/// A, 10-12 for B): the 8-bit floats and the 6- and 4-bit ones that
+/// tcgen05 reads from padded bytes.
+enum class Tcgen05F8F6F4Format : uint8_t {
+  E4M3 = 0,
+  E5M2 = 1,
+  E2M3 = 3,
+  E3M2 = 4,
+  E2M1 = 5,
+};
+
+/// The instruction descriptor of a dense tcgen05.mma kind::f8f6f4 with an
+/// f32 accumulator: bits 4-5 the D format (1: f32), 7-9 and 10-12 the A and
+/// B formats (each its own: e4m3 x e5m2 is allowed), the majors, N and M as
+/// for kind::f16; negation, the shift and the rest stay 0. Rules:
+/// "tcgen05-f8f6f4-format" for a 6- or 4-bit format (kcc stages whole
+/// bytes of 8-bit floats only), then the checkTcgen05MmaShape rules.
+llvm::Expected<uint32_t>
+encodeTcgen05F8F6F4InstrDescriptor(Tcgen05F8F6F4Format a, Tcgen05F8F6F4Format b,
+                                   bool aMnMajor, bool bMnMajor, unsigned m,
+                                   unsigned n);
+
 bool isLegalTcgen05MmaShape(
     Tcgen05Kind kind, unsigned m, unsigned n, unsigned k,
     std::string *reason = nullptr,

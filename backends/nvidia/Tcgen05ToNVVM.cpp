@@ -10,10 +10,11 @@
 //   tmem_dealloc   every thread: fence, barrier, fence; warp 0 frees.
 //   tcgen05_mma    thread 0: after_thread_sync fence, then one
 //                  tcgen05.mma.cta_group::1.kind::f16 (kind::i8 for s8
-//                  operands) per 32 bytes of K, shared-memory descriptors for A
-//                  and B (the stage layout of WarpgroupMmaToNVVM.cpp; the
-//                  sm_100 descriptor format, encodeTcgen05Descriptor) and the
-//                  instruction descriptor (encodeTcgen05F16InstrDescriptor).
+//                  operands, kind::f8f6f4 for e4m3/e5m2 ones) per 32 bytes of
+//                  K, shared-memory descriptors for A and B (the stage layout
+//                  of WarpgroupMmaToNVVM.cpp; the sm_100 descriptor format,
+//                  encodeTcgen05Descriptor) and the instruction descriptor
+//                  (encodeTcgen05{F16,I8,F8F6F4}InstrDescriptor).
 //   tcgen05_commit thread 0: tcgen05.commit.cta_group::1.mbarrier::arrive::
 //                  one on the mbarrier (its shared::cta address is a valid
 //                  shared::cluster address of the executing CTA).
@@ -30,6 +31,7 @@
 
 #include "backends/nvidia/NVVMLowering.h"
 
+#include "ir/ElementTypes.h"
 #include "targets/PtxInlineAsm.h"
 #include "targets/TmemRules.h"
 
@@ -132,13 +134,24 @@ struct Tcgen05MmaLowering : OpConversionPattern<Tcgen05MmaOp> {
         op, swizzledOperandLbo(bK, bRows), 1024, /*tcgen05=*/true);
     if (failed(aConst) || failed(bConst))
       return failure();
-    // Signed 8-bit operands (an s32 accumulator) run kind::i8, 32 K a step;
-    // 16-bit ones kind::f16, 16 a step: 32 bytes of K either way.
-    bool int8 = aType.getElementType().isInteger(8);
+    // Signed 8-bit operands (an s32 accumulator) run kind::i8 and 8-bit
+    // floats kind::f8f6f4 (an f32 one; the descriptor names each operand's
+    // format), 32 K a step; 16-bit ones kind::f16, 16 a step: 32 bytes of K
+    // either way.
+    Type aElem = aType.getElementType(), bElem = bType.getElementType();
+    bool int8 = aElem.isInteger(8), f8 = isFloat8(aElem);
+    auto f8Format = [](Type t) {
+      return isa<Float8E5M2Type>(t) ? Tcgen05F8F6F4Format::E5M2
+                                    : Tcgen05F8F6F4Format::E4M3;
+    };
     llvm::Expected<uint32_t> idesc =
         int8 ? encodeTcgen05I8InstrDescriptor(!aK, !bK, m, n)
-             : encodeTcgen05F16InstrDescriptor(aType.getElementType().isBF16(),
-                                               !aK, !bK, m, n);
+        : f8 ? encodeTcgen05F8F6F4InstrDescriptor(
+                   f8Format(aElem), f8Format(bElem), !aK, !bK, m, n)
+             : encodeTcgen05F16InstrDescriptor(aElem.isBF16(), !aK, !bK, m, n);
+    const ptx::AsmTemplate &mma = int8 ? ptx::kTcgen05MmaI8
+                                  : f8 ? ptx::kTcgen05MmaF8F6F4
+                                       : ptx::kTcgen05Mma;
     if (!idesc)
       return op.emitError("kcc: no tcgen05 instruction descriptor: ")
              << llvm::toString(idesc.takeError());
@@ -165,8 +178,7 @@ struct Tcgen05MmaLowering : OpConversionPattern<Tcgen05MmaOp> {
                           intConst(ib, loc, ib.getI64Type(),
                                    swizzledKStepOffset(bK, bRows, k0, eb)));
         Value enable = k0 == 0 ? first : i32Const(ib, loc, 1);
-        asmVoid(ib, loc, {a.getTmem(), da, db, id, enable},
-                (int8 ? ptx::kTcgen05MmaI8 : ptx::kTcgen05Mma).text,
+        asmVoid(ib, loc, {a.getTmem(), da, db, id, enable}, mma.text,
                 "r,l,l,r,r");
       }
     });

@@ -194,14 +194,11 @@ static std::string dotShapeRefusal(kcc::DotOp dot,
            " is used for f16, bf16, f8e4m3 and f8e5m2 inputs (and i8 with an "
            "i32 accumulator), not " +
            elemName(elem);
-  // wgmma multiplies e4m3 by e5m2; the 16-bit and integer forms take one
-  // type (the frontend makes them agree).
+  // wgmma and tcgen05's kind::f8f6f4 multiply e4m3 by e5m2; the 16-bit and
+  // integer forms take one type (the frontend makes them agree).
   if (f8 && !kcc::isFloat8(bElem))
     return "A is " + elemName(elem) + " but B is " + elemName(bElem) +
            "; cast both to 8-bit floats or both to a 16-bit type";
-  if (f8 && tcgen05)
-    return "kcc lowers tcgen05.mma for f16, bf16 and i8 operands; its fp8 "
-           "form (kind::f8f6f4) is not implemented yet";
   if (int8 ? !c.getElementType().isInteger(32) : !c.getElementType().isF32())
     return inst + " is used with an " + (int8 ? "i32" : "f32") +
            " accumulator, not " + elemName(c.getElementType());

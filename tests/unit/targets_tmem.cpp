@@ -1,7 +1,9 @@
 // Unit tests for the Blackwell TMEM / tcgen05 rules: allocation sizes (as
 // CUDA 13.0 ptxas checks them for sm_100a), the alloc/dealloc tracker, the
 // warp-to-lane partition, the tcgen05 shared-memory descriptor worked out by
-// hand from the PTX ISA bit layout, and the tcgen05.mma shape table.
+// hand from the PTX ISA bit layout, the tcgen05.mma shape table and
+// instruction descriptors.
+#include "targets/PtxInlineAsm.h"
 #include "targets/TmemRules.h"
 
 #include "tests/unit/RuleTestUtil.h"
@@ -374,4 +376,61 @@ TEST_CASE("tcgen05 instruction descriptor, kind::f16 with f32 D, by hand") {
         "tcgen05-shape-m");
   CHECK(ruleOf(encodeTcgen05F16InstrDescriptor(false, false, false, 128,
                                                260)) == "tcgen05-shape-n");
+}
+
+TEST_CASE("tcgen05 instruction descriptor, kind::f8f6f4 with f32 D, by hand") {
+  // The field layout of the PTX ISA's instruction-descriptor table (the
+  // kind::f8f6f4 column): D format at bits 4-5 (f32 = 1), A's format at
+  // 7-9 and B's at 10-12 (e4m3 = 0, e5m2 = 1), the majors at 15 and 16,
+  // N >> 3 at 17-22, M >> 4 at 24-28.
+  using F = Tcgen05F8F6F4Format;
+  // e4m3 x e4m3, both K-major, 128 x 128: 0x10 | 16 << 17 | 8 << 24.
+  CHECK(valueOf(encodeTcgen05F8F6F4InstrDescriptor(
+            F::E4M3, F::E4M3, false, false, 128, 128)) == 0x08200010u);
+  // e5m2 A x e4m3 B (fp8_gemm_mix), 128 x 256: bit 7 only.
+  CHECK(valueOf(encodeTcgen05F8F6F4InstrDescriptor(
+            F::E5M2, F::E4M3, false, false, 128, 256)) == 0x08400090u);
+  // e4m3 A x e5m2 B: bit 10 only.
+  CHECK(valueOf(encodeTcgen05F8F6F4InstrDescriptor(
+            F::E4M3, F::E5M2, false, false, 128, 64)) == 0x08100410u);
+  // e5m2 x e5m2, both MN-major, 64 x 8.
+  CHECK(valueOf(encodeTcgen05F8F6F4InstrDescriptor(F::E5M2, F::E5M2, true, true,
+                                                   64, 8)) ==
+        ((1u << 4) | (1u << 7) | (1u << 10) | (1u << 15) | (1u << 16) |
+         (1u << 17) | (4u << 24)));
+  // e4m3 x e4m3 has the bits of kind::f16's f16 x f16: only the
+  // instruction's .kind tells them apart (the simulator decodes it from
+  // the text).
+  CHECK(valueOf(encodeTcgen05F8F6F4InstrDescriptor(F::E4M3, F::E4M3, false,
+                                                   false, 128, 64)) ==
+        valueOf(encodeTcgen05F16InstrDescriptor(false, false, false, 128, 64)));
+  // N is any multiple of 8 (kind::i8 refuses 24).
+  CHECK(ruleOf(encodeTcgen05F8F6F4InstrDescriptor(F::E4M3, F::E4M3, false,
+                                                  false, 128, 24))
+            .empty());
+  CHECK(ruleOf(encodeTcgen05F8F6F4InstrDescriptor(
+            F::E4M3, F::E4M3, false, false, 96, 64)) == "tcgen05-shape-m");
+  CHECK(ruleOf(encodeTcgen05F8F6F4InstrDescriptor(
+            F::E4M3, F::E4M3, false, false, 128, 260)) == "tcgen05-shape-n");
+  // The 6- and 4-bit formats are refused, before the shape.
+  for (F f : {F::E2M3, F::E3M2, F::E2M1}) {
+    CAPTURE(unsigned(f));
+    CHECK(ruleOf(encodeTcgen05F8F6F4InstrDescriptor(
+              f, F::E4M3, false, false, 96, 64)) == "tcgen05-f8f6f4-format");
+    CHECK(ruleOf(encodeTcgen05F8F6F4InstrDescriptor(
+              F::E5M2, f, false, false, 128, 64)) == "tcgen05-f8f6f4-format");
+  }
+}
+
+TEST_CASE("tcgen05.mma kind::f8f6f4 inline assembly") {
+  using namespace kcc::ptx;
+  std::string text = format(kTcgen05MmaF8F6F4, AsmFields());
+  CHECK(text.find("tcgen05.mma.cta_group::1.kind::f8f6f4 [$0], $1, $2, $3, "
+                  "p;") != std::string::npos);
+  CHECK(match(kTcgen05MmaF8F6F4, text));
+  // The simulator's decoder tells the kinds apart by their text alone.
+  CHECK_FALSE(match(kTcgen05Mma, text));
+  CHECK_FALSE(match(kTcgen05MmaI8, text));
+  CHECK_FALSE(match(kTcgen05MmaF8F6F4, format(kTcgen05Mma, AsmFields())));
+  CHECK_FALSE(match(kTcgen05MmaF8F6F4, format(kTcgen05MmaI8, AsmFields())));
 }
