@@ -376,13 +376,21 @@ constexpr llvm::StringLiteral kCannotProve =
 
 /// Whether scalar `v` is computed (through any ops) from a value loaded
 /// from memory.
-bool computedFromLoads(Value v) {
+/// Whether `v` is computed from loaded values; a select on one of `chosen`
+/// (conditions whose sides the verifier fixes) reads only its two sides.
+bool computedFromLoads(Value v, const llvm::DenseSet<Value> &chosen) {
   llvm::SmallVector<Value> work{v};
   llvm::DenseSet<Value> seen;
   while (!work.empty()) {
     Value x = work.pop_back_val();
     if (!seen.insert(x).second)
       continue;
+    if (auto sel = x.getDefiningOp<arith::SelectOp>();
+        sel && chosen.contains(sel.getCondition())) {
+      work.push_back(sel.getTrueValue());
+      work.push_back(sel.getFalseValue());
+      continue;
+    }
     // A loop-carried value: what initializes it and what each trip yields
     // (a group found by scanning an offsets array in a loop).
     if (auto arg = dyn_cast<BlockArgument>(x)) {
@@ -544,14 +552,57 @@ struct VerifyAsyncProtocol
     // read from an offsets array): every combination of sides, for every
     // argument choice. A scalar condition is the same in every thread, so
     // the sides are the executions there are.
-    llvm::SmallVector<Operation *> dataIfs;
+    // Scalar selects computed from loads that a pipelined loop's bounds
+    // read (a program with no group tile runs no trip): both sides, chosen
+    // by their condition (every role's copy of the select agrees). Values
+    // computed from them are then known, so they are not explored again.
+    // Each entry is one decision: a branch, or a select condition with the
+    // copies the roles made of it (same location: a clone computes the same
+    // value, so both roles must see the same side).
+    llvm::SmallVector<llvm::SmallVector<Operation *, 2>> dataIfs;
+    llvm::DenseSet<Value> chosenConditions;
+    llvm::DenseMap<Location, unsigned> conditionAt;
+    func.walk([&](scf::ForOp loop) {
+      if (!containsAsyncOp(loop))
+        return;
+      llvm::SmallVector<Value> work{loop.getLowerBound(), loop.getUpperBound()};
+      llvm::DenseSet<Value> seen;
+      while (!work.empty()) {
+        Value x = work.pop_back_val();
+        Operation *def = x.getDefiningOp();
+        if (!seen.insert(x).second || !def || def->getNumRegions())
+          continue;
+        if (auto sel = dyn_cast<arith::SelectOp>(def);
+            sel && sel.getCondition().getDefiningOp() &&
+            computedFromLoads(sel.getCondition(), {})) {
+          Operation *cond = sel.getCondition().getDefiningOp();
+          if (chosenConditions.insert(sel.getCondition()).second) {
+            auto [it, fresh] =
+                conditionAt.try_emplace(cond->getLoc(), dataIfs.size());
+            if (fresh)
+              dataIfs.push_back({});
+            dataIfs[it->second].push_back(cond);
+          }
+          work.push_back(sel.getTrueValue());
+          work.push_back(sel.getFalseValue());
+          continue;
+        }
+        work.append(def->getOperands().begin(), def->getOperands().end());
+      }
+    });
+    // Data-dependent branches (kcc.data_dependent, and the kernel's own
+    // whose condition is computed from loaded values, e.g. a group's end
+    // read from an offsets array): every combination of sides, for every
+    // argument choice. A scalar condition is the same in every thread, so
+    // the sides are the executions there are.
     func.walk([&](scf::IfOp i) {
       if (i->hasAttr(kcc::KccDialect::kDataDependentAttr) ||
-          (containsAsyncOp(i) && computedFromLoads(i.getCondition())))
-        dataIfs.push_back(i);
+          (containsAsyncOp(i) &&
+           computedFromLoads(i.getCondition(), chosenConditions)))
+        dataIfs.push_back({i});
     });
     if (dataIfs.size() > kMaxDataBranches) {
-      emitError(dataIfs[kMaxDataBranches]->getLoc())
+      emitError(dataIfs[kMaxDataBranches].front()->getLoc())
           << "cannot prove the async protocol: the verifier explores at most "
           << kMaxDataBranches
           << " data-dependent branches per kernel; split the kernel";
@@ -596,8 +647,9 @@ struct VerifyAsyncProtocol
       for (unsigned sides = 0; sides < (1u << dataIfs.size()) && !failed;
            ++sides) {
         llvm::DenseMap<Operation *, bool> branches;
-        for (auto [i, op] : llvm::enumerate(dataIfs))
-          branches[op] = (sides >> i) & 1;
+        for (auto [i, ops] : llvm::enumerate(dataIfs))
+          for (Operation *op : ops)
+            branches[op] = (sides >> i) & 1;
         llvm::SmallVector<int> failedIn;
         std::optional<Diag> diag;
         for (Role start : schedules) {

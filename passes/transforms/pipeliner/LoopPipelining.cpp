@@ -48,6 +48,15 @@ bool fromArguments(Value v, func::FuncOp func) {
     if (!def || def->getDialect()->getNamespace() != "arith" ||
         def->getNumRegions() != 0)
       return false;
+    // A scalar choice between such values on a condition read from memory
+    // (no trips for a program without a group tile): the verifier runs
+    // both sides, as for branches computed from loads.
+    if (auto sel = dyn_cast<arith::SelectOp>(def);
+        sel && sel.getType().isIntOrIndex()) {
+      work.push_back(sel.getTrueValue());
+      work.push_back(sel.getFalseValue());
+      continue;
+    }
     work.append(def->getOperands().begin(), def->getOperands().end());
   }
   return true;

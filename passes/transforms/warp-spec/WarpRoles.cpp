@@ -40,6 +40,80 @@ bool isPureScalar(Operation *op) {
                       [](Type t) { return t.isIntOrIndexOrFloat(); });
 }
 
+/// The kernel argument a scalar pointer is computed from (addptr chains).
+Value pointerBase(Value p) {
+  while (auto add = p.getDefiningOp<kcc::AddPtrOp>())
+    p = add.getPtr();
+  return isa<BlockArgument>(p) ? p : Value();
+}
+
+/// A scalar load from memory the kernel never writes (an offsets array
+/// read by every program): reading it again gives the same value, so the
+/// producer may recompute what depends on it.
+bool isReadOnlyScalarLoad(Operation *op, func::FuncOp func) {
+  auto load = dyn_cast<kcc::LoadOp>(op);
+  if (!load || isa<RankedTensorType>(load.getType()))
+    return false;
+  Value base = pointerBase(load.getPtr());
+  if (!base)
+    return false;
+  bool written = false;
+  func.walk([&](Operation *w) {
+    // A TMA store writes the tensor its map was encoded from.
+    if (auto store = dyn_cast<kcc::TmaStoreOp>(w)) {
+      auto map = dyn_cast<BlockArgument>(store.getMap());
+      auto of = map ? func.getArgAttrOfType<IntegerAttr>(
+                          map.getArgNumber(), kcc::KccDialect::kTensorMapOfAttr)
+                    : IntegerAttr();
+      written |= !of || of.getInt() ==
+                            int64_t(cast<BlockArgument>(base).getArgNumber());
+      return;
+    }
+    if (!isa<kcc::StoreOp, kcc::AtomicRMWOp, kcc::AtomicCASOp>(w) &&
+        !(isa<kcc::StoreTileOp>(w)))
+      return;
+    for (Value o : w->getOperands())
+      if (auto t = dyn_cast<RankedTensorType>(o.getType());
+          (t && isa<kcc::PtrType>(t.getElementType())) ||
+          isa<kcc::PtrType>(o.getType())) {
+        // Tiles of pointers: trace the splat's scalar.
+        Value p = o;
+        while (true) {
+          if (auto add = p.getDefiningOp<kcc::AddPtrOp>())
+            p = add.getPtr();
+          else if (auto splat = p.getDefiningOp<kcc::SplatOp>())
+            p = splat.getOperand();
+          else if (auto bc = p.getDefiningOp<kcc::BroadcastOp>())
+            p = bc.getSrc();
+          else
+            break;
+        }
+        written |= !isa<BlockArgument>(p) || p == base;
+      }
+  });
+  return !written;
+}
+
+/// A scalar loop the producer may run again: its body only pure scalar ops
+/// and read-only scalar loads (a scan of a group offsets array).
+bool isRecomputableLoop(Operation *op, func::FuncOp func) {
+  auto loop = dyn_cast<scf::ForOp>(op);
+  if (!loop || !llvm::all_of(loop.getResultTypes(),
+                             [](Type t) { return t.isIntOrIndexOrFloat(); }))
+    return false;
+  return !loop.getBody()
+              ->walk([&](Operation *inner) {
+                // A scalar addptr is arithmetic on an address.
+                bool addr = isa<kcc::AddPtrOp>(inner) &&
+                            isa<kcc::PtrType>(inner->getResult(0).getType());
+                if (isa<scf::YieldOp>(inner) || isPureScalar(inner) || addr ||
+                    isReadOnlyScalarLoad(inner, func))
+                  return WalkResult::advance();
+                return WalkResult::interrupt();
+              })
+              .wasInterrupted();
+}
+
 /// The index operand that selects a stage or barrier of buffer operand
 /// `use` (a consumer-side op on a private buffer), or null.
 OpOperand *indexOf(OpOperand &use) {
@@ -236,6 +310,23 @@ std::string kcc::warpspec::planRoles(func::FuncOp func, scf::ForOp loop,
       return true; // an argument, or defined before the split
     if (slice.contains(def) || tileSlice.contains(def))
       return true;
+    if (isRecomputableLoop(def, func)) {
+      // The values its body reads from outside, then its own operands.
+      bool ok = true;
+      def->walk([&](Operation *inner) {
+        for (Value o : inner->getOperands())
+          if (ok && !def->isAncestor(o.getParentBlock()->getParentOp()) &&
+              o.getParentRegion() != &cast<scf::ForOp>(def).getRegion())
+            ok = collect(o);
+      });
+      for (Value o : def->getOperands())
+        if (ok)
+          ok = collect(o);
+      if (!ok)
+        return false;
+      (inTile ? tileSlice : slice).insert(def);
+      return true;
+    }
     if (!isPureScalar(def)) {
       why = "the producer would recompute a value of '" +
             def->getName().getStringRef().str() +

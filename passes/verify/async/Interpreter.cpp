@@ -492,6 +492,18 @@ void Interpreter::evalScalar(Operation *op) {
       slot(res) = c.c ? get(sel.getTrueValue()) : get(sel.getFalseValue());
       return;
     }
+    // A choice computed from loaded values (a loop's trip count or none):
+    // the caller chose a side, as for data-dependent branches, per
+    // condition (every role's copy of it has the same side).
+    Operation *key = sel.getCondition().getDefiningOp();
+    if (auto chosen = branches && key
+                          ? branches->find(key)
+                          : llvm::DenseMap<Operation *, bool>::const_iterator();
+        branches && key && chosen != branches->end()) {
+      slot(res) =
+          chosen->second ? get(sel.getTrueValue()) : get(sel.getFalseValue());
+      return;
+    }
     Scalar t = get(sel.getTrueValue()), f = get(sel.getFalseValue());
     Scalar d = linear(t, f, -1);
     slot(res) = d.isConst() && d.c == 0 ? t : fresh();
