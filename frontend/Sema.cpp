@@ -1,5 +1,6 @@
 //===- Sema.cpp - kernel checking and specialization ----------------------===//
 #include "frontend/Sema.h"
+#include "ir/ElementTypes.h"
 
 #include "ir/CExpr.h"
 
@@ -47,14 +48,7 @@ static std::string scalarToString(mlir::Type t) {
   if (auto p = mlir::dyn_cast<kcc::PtrType>(t))
     return "ptr<" + scalarToString(p.getPointeeType()) + ">";
   // The language's names, not MLIR's (f8E4M3FN): they name specializations.
-  if (mlir::isa<mlir::Float8E4M3FNType>(t))
-    return "f8e4m3";
-  if (mlir::isa<mlir::Float8E5M2Type>(t))
-    return "f8e5m2";
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  t.print(os);
-  return s;
+  return kcc::elementTypeName(t);
 }
 
 std::string kcc::frontend::shapeToString(llvm::ArrayRef<int64_t> shape) {

@@ -43,6 +43,20 @@ Value fromElements(OpBuilder &b, Location loc, Type type,
   return buildVector(b, loc, values);
 }
 
+/// `xs` converted two at a time by `convert(lo, hi)`, whose <2 x T> result
+/// has lo's value first; an odd last element is paired with itself.
+SmallVector<Value> pairwise(OpBuilder &b, Location loc, ArrayRef<Value> xs,
+                            function_ref<Value(Value, Value)> convert) {
+  SmallVector<Value> out;
+  for (size_t i = 0; i < xs.size(); i += 2) {
+    Value two = convert(xs[i], xs[i + 1 < xs.size() ? i + 1 : i]);
+    out.push_back(extractElem(b, loc, two, 0));
+    if (i + 1 < xs.size())
+      out.push_back(extractElem(b, loc, two, 1));
+  }
+  return out;
+}
+
 struct TruncToFloat8 : OpConversionPattern<arith::TruncFOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -63,19 +77,16 @@ struct TruncToFloat8 : OpConversionPattern<arith::TruncFOp> {
       if (!x.getType().isF32())
         x = arith::ExtFOp::create(rewriter, loc, f32, x);
     auto pair = VectorType::get({2}, i8);
-    SmallVector<Value> bytes;
-    for (size_t i = 0; i < xs.size(); i += 2) {
-      Value lo = xs[i], hi = i + 1 < xs.size() ? xs[i + 1] : xs[i];
-      // `a` goes to the upper byte, element 1 of the <2 x i8>.
-      Value two = NVVM::ConvertF32x2ToF8x2Op::create(
-          rewriter, loc, pair, hi, lo,
-          NVVM::FPRoundingModeAttr::get(ctx, NVVM::FPRoundingMode::RN),
-          NVVM::SaturationModeAttr::get(ctx, NVVM::SaturationMode::SATFINITE),
-          rewriter.getBoolAttr(false), TypeAttr::get(f8));
-      bytes.push_back(extractElem(rewriter, loc, two, 0));
-      if (i + 1 < xs.size())
-        bytes.push_back(extractElem(rewriter, loc, two, 1));
-    }
+    // `a` goes to the upper byte, element 1 of the <2 x i8>.
+    SmallVector<Value> bytes =
+        pairwise(rewriter, loc, xs, [&](Value lo, Value hi) -> Value {
+          return NVVM::ConvertF32x2ToF8x2Op::create(
+              rewriter, loc, pair, hi, lo,
+              NVVM::FPRoundingModeAttr::get(ctx, NVVM::FPRoundingMode::RN),
+              NVVM::SaturationModeAttr::get(ctx,
+                                            NVVM::SaturationMode::SATFINITE),
+              rewriter.getBoolAttr(false), TypeAttr::get(f8));
+        });
     // Registers hold 8-bit floats as their bytes (KccTypeConverter).
     rewriter.replaceOp(
         op, fromElements(rewriter, loc,
@@ -96,17 +107,13 @@ struct ExtFromFloat8 : OpConversionPattern<arith::ExtFOp> {
     Type out = getElementTypeOrSelf(op.getType());
     Type f16 = rewriter.getF16Type();
     SmallVector<Value> xs = elementsOf(rewriter, loc, a.getIn());
-    SmallVector<Value> ys;
-    for (size_t i = 0; i < xs.size(); i += 2) {
-      Value lo = xs[i], hi = i + 1 < xs.size() ? xs[i + 1] : xs[i];
-      Value two = NVVM::ConvertF8x2ToF16x2Op::create(
-          rewriter, loc, VectorType::get({2}, f16),
-          buildVector(rewriter, loc, {lo, hi}), rewriter.getBoolAttr(false),
-          TypeAttr::get(f8));
-      ys.push_back(extractElem(rewriter, loc, two, 0));
-      if (i + 1 < xs.size())
-        ys.push_back(extractElem(rewriter, loc, two, 1));
-    }
+    SmallVector<Value> ys =
+        pairwise(rewriter, loc, xs, [&](Value lo, Value hi) -> Value {
+          return NVVM::ConvertF8x2ToF16x2Op::create(
+              rewriter, loc, VectorType::get({2}, f16),
+              buildVector(rewriter, loc, {lo, hi}), rewriter.getBoolAttr(false),
+              TypeAttr::get(f8));
+        });
     for (Value &y : ys) {
       if (out.isF16())
         continue;
