@@ -21,6 +21,9 @@
 #        gemm.jsonl, gemm.log) and its --quick correctness pass under
 #        compute-sanitizer memcheck (OUTDIR/gemm-memcheck.log); the same for
 #        the sm_80 (mma.sync) build in .gpu-gen/ampere (OUTDIR/gemm-ampere*).
+# FP8 and grouped GEMMs (docs/gemm.md): here `prepare-fp8` (into
+#   .gpu-gen-fp8/), there `remote-fp8 [OUTDIR]` (fp8.md, moe.md, SASS
+#   counts, the sanitizers).
 #   there:  scripts/gpu-roundtrip.sh remote-gemm-ampere [OUTDIR]
 #        the sm_80 part alone (KCC_GEMM_AMPERE_ARGS: its run_gemm.py flags,
 #        e.g. "--variants nn,nt,tn --outputs same,f32 --passes 1 --batches 8"
@@ -53,7 +56,7 @@ watch() { # seconds name command...
 }
 
 # SASS instruction counts per kernel and image of a fatbin: tensor-core MMAs
-# (HMMA sm_80, HGMMA sm_90a wgmma, UTC*MMA sm_100a tcgen05), TMA (UTMALDG,
+# (HMMA sm_80, HGMMA sm_90a wgmma, QGMMA its fp8 form, UTC*MMA sm_100a tcgen05), TMA (UTMALDG,
 # UTMASTG), cp.async (LDGSTS), ldmatrix (LDSM), spills (LDL/STL), barriers
 # (BAR, SYNCS = mbarrier), warpgroup fences (WARPGROUP). The full listing is
 # kept gzipped.
@@ -90,7 +93,7 @@ sass_counts() { # fatbin out-prefix
       insts[key]++; count[key, op]++
     }
     END {
-      ncols = split("HGMMA HMMA UTCMMA UTMALDG UTMASTG LDGSTS LDSM LDL STL BAR SYNCS WARPGROUP", cols, " ")
+      ncols = split("HGMMA QGMMA HMMA UTCMMA UTMALDG UTMASTG LDGSTS LDSM LDL STL BAR SYNCS WARPGROUP", cols, " ")
       printf "# SASS of %s (cuobjdump -sass): instructions per kernel and image\n", src
       printf "%-8s %-36s %6s", "arch", "function", "insts"
       for (i = 1; i <= ncols; i++) printf " %9s", cols[i]
@@ -345,8 +348,45 @@ remote-gemm-ampere)
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/device.txt"
   gemm_ampere "$out" "${KCC_GPU_BUILD:-/tmp/kcc-gpu-build}-gemm" full
   ;;
+prepare-fp8)
+  # FP8 and grouped GEMMs (docs/gemm.md "FP8", "Grouped GEMM"): the kernels,
+  # a persistent build to compare, and the bf16 dense GEMM the grouped one
+  # is measured against.
+  kcc=${KCC:-build/bin/kcc}
+  [ -x "$kcc" ] || { echo "no $kcc: run scripts/bootstrap.sh first" >&2; exit 1; }
+  rm -rf .gpu-gen-fp8 && mkdir -p .gpu-gen-fp8/{fp8,fp8p,moe,gemm}
+  "$kcc" bench/gemm/fp8_gemm.kc -o .gpu-gen-fp8/fp8 --target=sm_90a
+  "$kcc" bench/gemm/fp8_gemm.kc -o .gpu-gen-fp8/fp8p --target=sm_90a --persistent=1 2>/dev/null
+  "$kcc" bench/gemm/moe_gemm.kc -o .gpu-gen-fp8/moe --target=sm_90a
+  "$kcc" bench/gemm/gemm.kc --kernel=gemm_nt_bf16_bf16_128_128_64 -o .gpu-gen-fp8/gemm --target=sm_90a
+  ;;
+remote-fp8)
+  # There, with .gpu-gen-fp8 from prepare-fp8: the libraries, the SASS
+  # counts, the checks and tables (run_fp8.py, run_moe.py) and every entry
+  # point under compute-sanitizer memcheck, racecheck and synccheck.
+  out=${2:-gpu-results}
+  mkdir -p "$out"
+  build=${KCC_GPU_BUILD:-/tmp/kcc-gpu-build}
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/device.txt"
+  status=0
+  for d in fp8:fp8_gemm fp8p:fp8_gemm moe:moe_gemm gemm:gemm; do
+    cmake -S bench/gemm -B "$build-${d%%:*}" -DKCC_GEN_DIR="$PWD/.gpu-gen-fp8/${d%%:*}" \
+      -DKCC_GEMM_STEM="${d#*:}" > /dev/null && cmake --build "$build-${d%%:*}" -j > /dev/null || status=1
+  done
+  sass_counts .gpu-gen-fp8/fp8/fp8_gemm.fatbin "$out/fp8" || status=1
+  watch 480 run_fp8 python3 bench/gemm/run_fp8.py --lib "$build-fp8/libkcc_gemm.so" \
+    --compare-lib persistent="$build-fp8p/libkcc_gemm.so" --out "$out/fp8.md" > "$out/fp8.log" 2>&1 || status=1
+  watch 480 run_moe python3 bench/gemm/run_moe.py --moe-lib "$build-moe/libkcc_gemm.so" \
+    --fp8-lib "$build-fp8/libkcc_gemm.so" --gemm-lib "$build-gemm/libkcc_gemm.so" \
+    --out "$out/moe.md" > "$out/moe.log" 2>&1 || status=1
+  for tool in memcheck racecheck synccheck; do
+    watch 300 "fp8-$tool" compute-sanitizer --tool "$tool" --error-exitcode 1 python3 bench/gemm/fp8_sanitize.py \
+      --fp8-lib "$build-fp8/libkcc_gemm.so" --moe-lib "$build-moe/libkcc_gemm.so" > "$out/fp8-$tool.log" 2>&1 || status=1
+  done
+  exit $status
+  ;;
 *)
-  echo "usage: $0 prepare | remote [OUTDIR] | remote-gemm [OUTDIR] | remote-gemm-ampere [OUTDIR] | prepare-consumer | remote-consumer [OUTDIR]" >&2
+  echo "usage: $0 prepare | remote [OUTDIR] | remote-gemm [OUTDIR] | remote-gemm-ampere [OUTDIR] | prepare-fp8 | remote-fp8 [OUTDIR] | prepare-consumer | remote-consumer [OUTDIR]" >&2
   exit 2
   ;;
 esac
