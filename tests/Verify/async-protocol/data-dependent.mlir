@@ -118,3 +118,60 @@ func.func @too_many_branches(%pid: i32) attributes {kcc.kernel} {
   } {kcc.data_dependent}
   return
 }
+
+// -----
+
+!map = !kcc.tensormap<[64, 64], f32, swizzle = 0>
+!buf = !kcc.smem<[64, 64], f32, stages = 1, swizzle = 0>
+!bar = !kcc.mbarrier<1>
+
+// A loop bound chosen by a value read from memory (a grouped GEMM's program
+// past the last tile runs no trip): both trip counts are verified. Copy and
+// wait in the loop: accepted.
+func.func @select_bound_ok(%src: !map, %p: !kcc.ptr<i32>, %n: i32) attributes {kcc.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %buf = kcc.smem_alloc : !buf
+  %bars = kcc.mbarrier_alloc : !bar
+  kcc.mbarrier_init %bars[%c0], count 1 : !bar
+  kcc.fence_mbarrier_init
+  %g = kcc.load %p : !kcc.ptr<i32>
+  %c = arith.cmpi slt, %g, %n : i32
+  %ub = arith.select %c, %c1, %c0 : i32
+  scf.for %i = %c0 to %ub step %c1 : i32 {
+    kcc.mbarrier_arrive_expect_tx %bars[%c0], bytes 16384 : !bar
+    kcc.tma_load %src[%i, %c0] -> %buf[%c0], %bars[%c0] : !map, !buf, !bar
+    kcc.mbarrier_wait %bars[%c0], parity %c0 : !bar
+    %t = kcc.smem_load %buf[%c0] : !buf -> tensor<64x64xf32>
+  }
+  return
+}
+
+// -----
+
+!map = !kcc.tensormap<[64, 64], f32, swizzle = 0>
+!buf = !kcc.smem<[64, 64], f32, stages = 1, swizzle = 0>
+!bar = !kcc.mbarrier<1>
+
+// The copy is issued before the loop and waited for in it: with no trip
+// (the side of the select the data can choose) it is never waited for.
+func.func @select_bound_zero_trips(%src: !map, %p: !kcc.ptr<i32>, %n: i32) attributes {kcc.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %buf = kcc.smem_alloc : !buf
+  %bars = kcc.mbarrier_alloc : !bar
+  kcc.mbarrier_init %bars[%c0], count 1 : !bar
+  kcc.fence_mbarrier_init
+  %g = kcc.load %p : !kcc.ptr<i32>
+  %c = arith.cmpi slt, %g, %n : i32
+  %ub = arith.select %c, %c1, %c0 : i32
+  kcc.mbarrier_arrive_expect_tx %bars[%c0], bytes 16384 : !bar
+  // expected-error@+1 {{is still in flight}}
+  kcc.tma_load %src[%c0, %c0] -> %buf[%c0], %bars[%c0] : !map, !buf, !bar
+  scf.for %i = %c0 to %ub step %c1 : i32 {
+    kcc.mbarrier_wait %bars[%c0], parity %c0 : !bar
+    %t = kcc.smem_load %buf[%c0] : !buf -> tensor<64x64xf32>
+  }
+  // expected-note@+1 {{the kernel ends here}}
+  return
+}
