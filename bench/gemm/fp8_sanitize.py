@@ -63,20 +63,32 @@ def main():
         print(name, "status", st, flush=True)
         bad += st != 0
     lib = ctypes.CDLL(args.moe_lib)
+    inspect = getattr(lib, "kcc_moe_tiles")
+    inspect.restype = ctypes.c_int
+    inspect.argtypes = [P, P, P, P, I, I, P]
     for name in names(args.moe_lib):
         if not name.startswith("kcc_moe_gemm"):
             continue
         fn = getattr(lib, name)
         fn.restype = ctypes.c_int
-        fn.argtypes = [P, I, P, I, I, I, P, I, I, I, I, I, P, I, F, P]
+        tiled = name.startswith("kcc_moe_gemm_tiles")
+        fn.argtypes = ([P, I, P, I, I, I, P, I, I, I, I, I, P, P, P, I, F, P] if tiled
+                       else [P, I, P, I, I, I, P, I, I, I, I, I, P, I, F, P])
         dt = E4M3 if "f8e4m3" in name else torch.bfloat16
         for sizes in ([50, 0, 200, 50], [0, 0, 0, 0, 7, 133], [300]):
             G, T, K, N = len(sizes), sum(sizes), 256, 136
             offs = torch.tensor([0] + torch.tensor(sizes).cumsum(0).tolist(), dtype=torch.int32, device="cuda")
             x, w = torch.randn(T, K, device="cuda").to(dt), torch.randn(G, N, K, device="cuda").to(dt)
             c = torch.zeros(T, N, device="cuda", dtype=torch.bfloat16)
-            st = fn(c.data_ptr(), N, x.data_ptr(), T, K, K, w.data_ptr(), G, N, K, N * K, K,
-                    offs.data_ptr(), G, 1.0, s())
+            if tiled:
+                nt = (T + 127) // 128 + G
+                tg, tr, te = (torch.empty(nt, dtype=torch.int32, device="cuda") for _ in range(3))
+                st = inspect(tg.data_ptr(), tr.data_ptr(), te.data_ptr(), offs.data_ptr(), G, nt, s())
+                st = st or fn(c.data_ptr(), N, x.data_ptr(), T, K, K, w.data_ptr(), G, N, K, N * K, K,
+                              tg.data_ptr(), tr.data_ptr(), te.data_ptr(), G, 1.0, s())
+            else:
+                st = fn(c.data_ptr(), N, x.data_ptr(), T, K, K, w.data_ptr(), G, N, K, N * K, K,
+                        offs.data_ptr(), G, 1.0, s())
             torch.cuda.synchronize()
             print(name, sizes, "status", st, flush=True)
             bad += st != 0

@@ -64,6 +64,11 @@ def main():
     moe_args = [P, I, P, I, I, I, P, I, I, I, I, I, P, I, F, P]
     kmoe = {"f8e4m3": bind(moe, "kcc_moe_gemm_f8e4m3_128_128_128", moe_args),
             "bf16": bind(moe, "kcc_moe_gemm_bf16_128_128_64", moe_args)}
+    # The inspector (tile table) and the GEMM over its tiles.
+    inspect = bind(moe, "kcc_moe_tiles", [P, P, P, P, I, I, P])
+    tiles_args = [P, I, P, I, I, I, P, I, I, I, I, I, P, P, P, I, F, P]
+    ktiles = {"f8e4m3": bind(moe, "kcc_moe_gemm_tiles_f8e4m3_128_128_128", tiles_args),
+              "bf16": bind(moe, "kcc_moe_gemm_tiles_bf16_128_128_64", tiles_args)}
     t4 = [P, I, I, I]
     dense_fp8 = bind(fp8, "kcc_fp8_gemm_128_128_128", t4 * 3 + [P, P, P])
     dense_bf16 = bind(gemm, "kcc_gemm_nt_bf16_bf16_128_128_64", t4 * 3 + [P])
@@ -76,8 +81,8 @@ def main():
     lines = [f"# Grouped GEMM over ragged groups (MoE): kcc vs torch, {dev}", "",
              f"torch {torch.__version__}; random top-k routing; c = x_g @ w_g^T * scale, bf16 out.", "",
              "| dtype | experts, rows, K, N | empty / max group | kcc moe TFLOP/s | kcc dense (same work) | "
-             "moe / dense | torch loop | torch._grouped_mm | check |",
-             "|---|---|---|---|---|---|---|---|---|"]
+             "moe / dense | torch loop | torch._grouped_mm | check | kcc inspector + tiles TFLOP/s (/ dense) |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     failed = False
 
     class R:
@@ -141,7 +146,21 @@ def main():
                     else:
                         torch.mm(x[a:b], w[e].t(), out=outs[e])
             offs_host = offs.tolist()
-            sides = {"moe": call, "dense": dense, "loop": loop}
+            ntiles = (T + 127) // 128 + G
+            tg, tr, te = (torch.empty(ntiles, dtype=torch.int32, device="cuda") for _ in range(3))
+            fn2 = ktiles[dt]
+
+            def two_launches():
+                st1 = inspect(tg.data_ptr(), tr.data_ptr(), te.data_ptr(), offs.data_ptr(), G, ntiles, stream())
+                st2 = fn2(c2.data_ptr(), c2.stride(0), x.data_ptr(), T, K, x.stride(0), w.data_ptr(), G, N, K,
+                          w.stride(0), w.stride(1), tg.data_ptr(), tr.data_ptr(), te.data_ptr(), G, scale, stream())
+                return st1 or st2
+            c2 = torch.full((T, N), float("nan"), device="cuda", dtype=torch.bfloat16)
+            st2 = two_launches()
+            torch.cuda.synchronize()
+            same = bool(torch.equal(c2, c)) and st2 == 0
+            failed |= not same
+            sides = {"moe": call, "dense": dense, "loop": loop, "tiles": two_launches}
             if grouped is not None and dt == "bf16":
                 sides["grouped"] = lambda: grouped(x, w.transpose(1, 2), offs=offs[1:].contiguous(),
                                                    out_dtype=torch.bfloat16)
@@ -159,7 +178,8 @@ def main():
                          f"{tf['grouped']:.0f} |" if "grouped" in tf else
                          f"| {dt} | {G}, {T}, {K}, {N} | {empty} / {max(sizes)} | {tf['moe']:.0f} | {tf['dense']:.0f} | "
                          f"{tf['moe'] / tf['dense']:.2f} | {tf['loop']:.0f} | n/a |")
-            lines[-1] += f" {check} |"
+            lines[-1] += (f" {check} | {tf['tiles']:.0f} ({tf['tiles'] / tf['dense']:.2f})"
+                          f"{'' if same else ' FAIL: differs from the scan kernel'} |")
             print(lines[-1], flush=True)
     open(args.out, "w").write("\n".join(lines) + "\n")
     return 1 if failed else 0

@@ -104,9 +104,9 @@ bool isRecomputableLoop(Operation *op, func::FuncOp func) {
   return !loop.getBody()
               ->walk([&](Operation *inner) {
                 // A scalar addptr is arithmetic on an address.
-                bool addr = isa<kcc::AddPtrOp>(inner) &&
-                            isa<kcc::PtrType>(inner->getResult(0).getType());
-                if (isa<scf::YieldOp>(inner) || isPureScalar(inner) || addr ||
+                bool address = isa<kcc::AddPtrOp>(inner) &&
+                               isa<kcc::PtrType>(inner->getResult(0).getType());
+                if (isa<scf::YieldOp>(inner) || isPureScalar(inner) || address ||
                     isReadOnlyScalarLoad(inner, func))
                   return WalkResult::advance();
                 return WalkResult::interrupt();
@@ -327,7 +327,11 @@ std::string kcc::warpspec::planRoles(func::FuncOp func, scf::ForOp loop,
       (inTile ? tileSlice : slice).insert(def);
       return true;
     }
-    if (!isPureScalar(def)) {
+    // Scalar address arithmetic and read-only scalar loads (a tile's group
+    // read from an inspector's table) are recomputed like arithmetic.
+    bool address = isa<kcc::AddPtrOp>(def) &&
+                   isa<kcc::PtrType>(def->getResult(0).getType());
+    if (!isPureScalar(def) && !address && !isReadOnlyScalarLoad(def, func)) {
       why = "the producer would recompute a value of '" +
             def->getName().getStringRef().str() +
             "', which is not a side-effect-free scalar op";
