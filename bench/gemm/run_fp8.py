@@ -136,6 +136,13 @@ def main():
                 g.name = f"{label}:{g.name}"
                 tiles.append(g)
     blocks = [n for n in names if n == "fp8_gemm_block"]
+    block_ptr = None
+    if "fp8_gemm_block_ptr" in names:  # scales through pointers, warp-specialized
+        block_ptr = getattr(lib, "kcc_fp8_gemm_block_ptr")
+        t = [ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32]
+        block_ptr.argtypes = t * 3 + [ctypes.c_void_p, ctypes.c_int32, ctypes.c_void_p, ctypes.c_int32,
+                                      ctypes.c_void_p]
+        block_ptr.restype = ctypes.c_int
     mix = [Gemm(lib, n) for n in names if re.fullmatch(r"fp8_gemm_mix(_\d+_\d+_\d+)?", n)]
     if not tiles:
         sys.exit(f"no kcc_fp8_gemm_* in {args.lib}")
@@ -212,6 +219,16 @@ def main():
             torch.cuda.synchronize()
             ok, why = check("block", c, ref)
             ok = ok and st == 0
+            if block_ptr is not None:  # the same scales, row-major [M, K/128]
+                sa_rm = sat.t().contiguous()
+                c2 = torch.full((m, n), float("nan"), device="cuda", dtype=torch.bfloat16)
+                st2 = block_ptr(c2.data_ptr(), m, n, c2.stride(0), a.data_ptr(), m, k, a.stride(0),
+                                bt.data_ptr(), n, k, bt.stride(0), sa_rm.data_ptr(), kb, sbm.data_ptr(), kb,
+                                torch.cuda.current_stream().cuda_stream)
+                torch.cuda.synchronize()
+                ok2, why2 = check("block_ptr", c2, ref)
+                ok = ok and ok2 and st2 == 0
+                why += f"; block_ptr: {why2} (status {st2})"
             failed |= not ok
             lines.append(f"| {m}x{n}x{k} | {'PASS' if ok else 'FAIL'}: {why} (status {st}) |")
             print(lines[-1], flush=True)
@@ -276,6 +293,13 @@ def main():
                                            bt.data_ptr(), n, k, bt.stride(0), sat.data_ptr(), kb, m,
                                            sat.stride(0), sbm.data_ptr(), kb,
                                            torch.cuda.current_stream().cuda_stream)
+        if block_ptr is not None and m % 128 == 0 and n % 128 == 0 and k % 128 == 0:
+            kb = k // 128
+            sa_rm = torch.ones(m, kb, device="cuda")
+            sbp = torch.ones(n // 128, kb, device="cuda")
+            sides["block_ptr"] = lambda: block_ptr(c.data_ptr(), m, n, c.stride(0), a.data_ptr(), m, k, a.stride(0),
+                                                   bt.data_ptr(), n, k, bt.stride(0), sa_rm.data_ptr(), kb,
+                                                   sbp.data_ptr(), kb, torch.cuda.current_stream().cuda_stream)
         best, mode = time_sides(sides, "graph", args.passes, args.batches, R)
         fl = 2.0 * m * n * k
         kname = min((g.name for g in tiles), key=lambda x: best[x])
@@ -284,7 +308,10 @@ def main():
         bt_ = fl / best["block"] / 1e9 if "block" in best else None
         ratios.append(kt / tt)
         per_build = ", ".join(f"{n.replace('fp8_gemm_', '')} {fl / best[n] / 1e9:.0f}" for n in sorted(best)
-                              if n not in ("torch", "torch_slow", "block"))
+                              if n not in ("torch", "torch_slow", "block", "block_ptr"))
+        if "block_ptr" in best:
+            per_build += f"; block-scaled through pointers {fl / best['block_ptr'] / 1e9:.0f} " \
+                         f"({fl / best['block_ptr'] / 1e9 / tt:.2f})"
         lines.append(f"| {m}x{n}x{k} | {kname.replace('fp8_gemm_', '')} | {kt:.0f} | {tt:.0f} | {ts:.0f} | "
                      f"{kt / tt:.2f} | {f'{bt_:.0f} ({bt_ / tt:.2f})' if bt_ else 'n/a'} | {per_build} |")
         print(lines[-1], flush=True)

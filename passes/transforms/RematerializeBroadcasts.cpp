@@ -138,7 +138,16 @@ struct RematerializeBroadcasts
   void runOnOperation() override {
     SmallVector<BroadcastOp> broadcasts;
     getOperation().walk([&](func::FuncOp func) {
-      bool hasDot = func.walk([](DotOp) { return WalkResult::interrupt(); })
+      // The tensor-core materializations run before this pass: their ops
+      // are the kernel's dots too (a load broadcast into a product's row
+      // scale, issued again at the full shape in the accumulator's layout,
+      // would be a load kcc cannot lower there).
+      bool hasDot = func.walk([](Operation *op) {
+                          return isa<DotOp, WarpgroupMmaOp, WarpgroupMmaRegAOp,
+                                     WarpMmaOp, Tcgen05MmaOp>(op)
+                                     ? WalkResult::interrupt()
+                                     : WalkResult::advance();
+                        })
                         .wasInterrupted();
       func.walk([&](BroadcastOp op) {
         auto dst = op.getType();
