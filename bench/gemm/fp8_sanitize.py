@@ -35,7 +35,15 @@ def main():
     for name in names(args.fp8_lib):
         fn = getattr(lib, name)
         fn.restype = ctypes.c_int
-        if name.startswith("kcc_fp8_gemm_block"):
+        if name.startswith("kcc_fp8_gemm_block_ptr"):
+            a, bt = torch.randn(m, k, device="cuda").to(E4M3), torch.randn(n, k, device="cuda").to(E4M3)
+            sa = torch.rand(m, k // 128, device="cuda") + 0.5
+            sb = torch.rand(2, k // 128, device="cuda") + 0.5
+            c = torch.empty(m, n, device="cuda", dtype=torch.bfloat16)
+            fn.argtypes = [P, I, I, I] * 3 + [P, I, P, I, P]
+            st = fn(c.data_ptr(), m, n, c.stride(0), a.data_ptr(), m, k, k, bt.data_ptr(), n, k, k,
+                    sa.data_ptr(), k // 128, sb.data_ptr(), k // 128, s())
+        elif name.startswith("kcc_fp8_gemm_block"):
             a, bt = torch.randn(m, k, device="cuda").to(E4M3), torch.randn(n, k, device="cuda").to(E4M3)
             sat = torch.rand(k // 128, m + 4, device="cuda")[:, :m] + 0.5
             sb = torch.rand(2, k // 128, device="cuda") + 0.5
