@@ -11,6 +11,7 @@
 #define KCC_IR_ELEMENTTYPES_H
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringRef.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <string>
@@ -50,7 +51,7 @@ inline std::string elementTypeName(mlir::Type t) {
 
 /// The multiplicand name of the target models' [mma] shapes and of PTX
 /// ("e4m3", "s8", "bf16"), or "" for a type no tensor core takes.
-inline std::string mmaOperandName(mlir::Type t) {
+inline llvm::StringRef mmaOperandName(mlir::Type t) {
   if (mlir::isa<mlir::Float8E4M3FNType>(t))
     return "e4m3";
   if (mlir::isa<mlir::Float8E5M2Type>(t))

@@ -62,17 +62,13 @@ KccTypeConverter::KccTypeConverter(MLIRContext *ctx, const TargetOps &ops)
   addConversion([ctx](TmemType) -> Type { return IntegerType::get(ctx, 32); });
   addConversion(
       [ctx](TensorMapType) -> Type { return LLVM::LLVMPointerType::get(ctx); });
-  addConversion([ctx](RankedTensorType t) -> std::optional<Type> {
+  addConversion([](RankedTensorType t) -> std::optional<Type> {
     if (isAccumulatorLayout(t.getEncoding()))
       return VectorType::get({accumulatorRegs(t)}, t.getElementType());
     auto enc = dyn_cast_or_null<BlockedLayoutAttr>(t.getEncoding());
     if (!enc)
       return std::nullopt;
-    Type elem = t.getElementType();
-    if (isa<PtrType>(elem))
-      elem = IntegerType::get(ctx, 64);
-    else if (isFloat8(elem))
-      elem = IntegerType::get(ctx, 8);
+    Type elem = registerType(t.getElementType());
     return VectorType::get({enc.getElemsPerThread(t.getNumElements())}, elem);
   });
   // LLVM has no 8-bit floats: registers hold their bytes
@@ -185,6 +181,13 @@ Type kcc::gpu::storageType(Type elem) {
     return IntegerType::get(elem.getContext(), 8);
   if (isa<PtrType, LLVM::LLVMPointerType>(elem))
     return IntegerType::get(elem.getContext(), 64);
+  return elem;
+}
+Type kcc::gpu::registerType(Type elem) {
+  if (isa<PtrType>(elem))
+    return IntegerType::get(elem.getContext(), 64);
+  if (isFloat8(elem))
+    return IntegerType::get(elem.getContext(), 8);
   return elem;
 }
 unsigned kcc::gpu::storageBytes(Type elem) {

@@ -200,6 +200,9 @@ mlir::Value scratchBase(const TargetOps &ops, mlir::OpBuilder &b,
 std::string smemName(llvm::StringRef kernel);
 /// Memory representation of an element type: i1 -> i8, ptr -> i64.
 mlir::Type storageType(mlir::Type elem);
+/// The type of a tile element in a thread's registers: pointers as i64,
+/// 8-bit floats as their bytes (LLVM has no 8-bit float types).
+mlir::Type registerType(mlir::Type elem);
 unsigned storageBytes(mlir::Type elem);
 /// Converted value -> storage type and back (only i1 changes).
 mlir::Value toStorage(mlir::OpBuilder &b, mlir::Location loc, mlir::Value v);

@@ -576,11 +576,9 @@ struct LoadLowering : OpConversionPattern<LoadOp> {
       // access when all k lanes are on, else per-element masked accesses.
       Value all =
           chunkAllOn(rewriter, loc, op, ArrayRef<Value>(masks).slice(g, k));
-      // Registers hold 8-bit floats as their bytes (KccTypeConverter).
-      Type reg = isFloat8(elem) ? Type(rewriter.getI8Type()) : elem;
-      auto ifOp =
-          scf::IfOp::create(rewriter, loc, SmallVector<Type>(k, reg), all,
-                            /*withElseRegion=*/true);
+      auto ifOp = scf::IfOp::create(
+          rewriter, loc, SmallVector<Type>(k, registerType(elem)), all,
+          /*withElseRegion=*/true);
       OpBuilder::InsertionGuard guard(rewriter);
       rewriter.setInsertionPointToStart(ifOp.thenBlock());
       scf::YieldOp::create(rewriter, loc, loadChunk(g, Value()));

@@ -35,12 +35,14 @@ SmallVector<Value> elementsOf(OpBuilder &b, Location loc, Value v) {
   return out;
 }
 
-/// `values` as a value of `type`'s shape (a scalar or a vector).
-Value fromElements(OpBuilder &b, Location loc, Type type,
-                   ArrayRef<Value> values) {
-  if (!isa<VectorType>(type))
-    return values.front();
-  return buildVector(b, loc, values);
+/// Replaces `op` by `values`, its converted result's registers (a scalar
+/// or a vector; 8-bit floats are bytes there, KccTypeConverter).
+void replaceWithRegisters(ConversionPatternRewriter &rewriter, Operation *op,
+                          const TypeConverter &tc, ArrayRef<Value> values) {
+  Type type = tc.convertType(op->getResult(0).getType());
+  rewriter.replaceOp(op, isa<VectorType>(type)
+                             ? buildVector(rewriter, op->getLoc(), values)
+                             : values.front());
 }
 
 /// `xs` converted two at a time by `convert(lo, hi)`, whose <2 x T> result
@@ -87,10 +89,7 @@ struct TruncToFloat8 : OpConversionPattern<arith::TruncFOp> {
                                             NVVM::SaturationMode::SATFINITE),
               rewriter.getBoolAttr(false), TypeAttr::get(f8));
         });
-    // Registers hold 8-bit floats as their bytes (KccTypeConverter).
-    rewriter.replaceOp(
-        op, fromElements(rewriter, loc,
-                         getTypeConverter()->convertType(op.getType()), bytes));
+    replaceWithRegisters(rewriter, op, *getTypeConverter(), bytes);
     return success();
   }
 };
@@ -124,9 +123,7 @@ struct ExtFromFloat8 : OpConversionPattern<arith::ExtFOp> {
       else if (out.isF64())
         y = arith::ExtFOp::create(rewriter, loc, out, y);
     }
-    rewriter.replaceOp(
-        op, fromElements(rewriter, loc,
-                         getTypeConverter()->convertType(op.getType()), ys));
+    replaceWithRegisters(rewriter, op, *getTypeConverter(), ys);
     return success();
   }
 };

@@ -209,8 +209,8 @@ struct WarpgroupMmaLowering : OpConversionPattern<WarpgroupMmaOp> {
         arith::DivUIOp::create(b, loc, tid, i32Const(b, loc, 128)));
     SmallVector<Value> regs = unpack(b, loc, a.getAcc());
     int64_t perBlock = n / 2;
-    std::string elemName = mmaOperandName(elem);
-    std::string bElemName = mmaOperandName(bType.getElementType());
+    StringRef elemName = mmaOperandName(elem);
+    StringRef bElemName = mmaOperandName(bType.getElementType());
     if (isEightBitMmaOperand(elem) && (!op.getAKMajor() || !op.getBKMajor()))
       return op.emitOpError("8-bit wgmma operands must both be K-major");
 

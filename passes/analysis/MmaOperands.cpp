@@ -203,7 +203,7 @@ static std::string dotShapeRefusal(kcc::DotOp dot,
     return inst + " is used with an " + (int8 ? "i32" : "f32") +
            " accumulator, not " + elemName(c.getElementType());
   int64_t m = a.getShape()[0], k = a.getShape()[1], n = b.getShape()[1];
-  std::string shapeName = kcc::mmaOperandName(elem);
+  llvm::StringRef shapeName = kcc::mmaOperandName(elem);
   const kcc::MmaShape *shape = nullptr;
   for (const kcc::MmaShape &s : target.mma.shapes)
     if (s.a == shapeName &&

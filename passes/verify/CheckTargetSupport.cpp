@@ -32,20 +32,12 @@ namespace {
 /// The matrix-multiply input kind (the `a` of the target model's
 /// [mma] shapes) a kcc element type maps to, or "" if none can.
 llvm::SmallVector<llvm::StringRef, 2> mmaInputNames(Type elem) {
-  if (isa<Float8E4M3FNType>(elem))
-    return {"e4m3"};
-  if (isa<Float8E5M2Type>(elem))
-    return {"e5m2"};
-  if (elem.isF16())
-    return {"f16"};
-  if (elem.isBF16())
-    return {"bf16"};
   if (elem.isF32())
     return {"tf32", "f32"}; // NVIDIA tensor cores take f32 as tf32
   if (elem.isF64())
     return {"f64"};
-  if (elem.isInteger(8))
-    return {"s8"}; // kcc integers are signed
+  if (llvm::StringRef name = kcc::mmaOperandName(elem); !name.empty())
+    return {name};
   return {};
 }
 
