@@ -153,6 +153,7 @@ VariantFeatures featuresOf(func::FuncOp func) {
     f.mmaScore += score;
   for (auto &[loc, area] : areas)
     f.productArea += area;
+  f.depth = stages;
   f.stages = std::min(stages, refilledByProducer ? 2 : 3);
   f.narrowN = f.productArea ? narrowest : 0;
   f.mmaWarps = blockWarps(func);
@@ -197,7 +198,7 @@ void eraseFunctions(ModuleOp module, llvm::StringSet<> drop) {
 
 FailureOr<std::vector<VariantChoice>>
 kcc::pipeline::selectVariants(ModuleOp module, const TargetModel &target,
-                              const LayoutOptions &layout) {
+                              const LayoutOptions &layout, unsigned keep) {
   // The groups, in the order their first candidate appears.
   std::vector<VariantChoice> choices;
   llvm::StringMap<size_t> groupIndex;
@@ -224,6 +225,7 @@ kcc::pipeline::selectVariants(ModuleOp module, const TargetModel &target,
       VariantChoice &c = choices[it->second];
       VariantCandidate cand;
       cand.symbol = func.getSymName().str();
+      cand.cost = launchCostOf(func, cand.costWhy);
       for (const std::string &name : c.open) {
         Attribute v = spec ? spec.get(name) : Attribute();
         std::string text;
@@ -279,10 +281,10 @@ kcc::pipeline::selectVariants(ModuleOp module, const TargetModel &target,
     }
 
   // Rank; lower the best until one passes; keep it and the named.
-  llvm::StringSet<> keep;
+  llvm::StringSet<> keepSymbols;
   for (auto func : module.getOps<func::FuncOp>())
     if (!func->hasAttr(KccDialect::kVariantOnlyAttr) && buildOf(func).empty())
-      keep.insert(func.getSymName());
+      keepSymbols.insert(func.getSymName());
   bool ok = true;
   for (VariantChoice &c : choices) {
     std::vector<size_t> order;
@@ -292,7 +294,7 @@ kcc::pipeline::selectVariants(ModuleOp module, const TargetModel &target,
     std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
       return c.candidates[a].features.key() > c.candidates[b].features.key();
     });
-    for (size_t i : order) {
+    auto lowers = [&](size_t i) {
       VariantCandidate &cand = c.candidates[i];
       VariantCandidate &memo = compiled[cand.symbol];
       if (!memo.checked) {
@@ -304,13 +306,36 @@ kcc::pipeline::selectVariants(ModuleOp module, const TargetModel &target,
       cand.checked = true;
       cand.legal = memo.legal;
       cand.refusal = memo.refusal;
-      if (cand.legal) {
+      return cand.legal;
+    };
+    for (size_t i : order)
+      if (lowers(i)) {
         c.chosen = static_cast<int>(i);
         break;
       }
-    }
     if (c.chosen >= 0) {
-      keep.insert(c.candidates[c.chosen].symbol);
+      // The launch chooses by size among the best candidates on the same
+      // tensor-core path, where it can weigh them.
+      const VariantCandidate &best = c.candidates[c.chosen];
+      c.kept.push_back(c.chosen);
+      if (keep <= 1)
+        c.keptWhy = "kcc --dispatch-variants=1";
+      else if (!target.throughput.enabled())
+        c.keptWhy = "the target model has no [throughput]";
+      else if (!best.cost)
+        c.keptWhy = best.costWhy;
+      for (size_t i : order) {
+        if (!c.keptWhy.empty() || c.kept.size() >= keep)
+          break;
+        VariantCandidate &cand = c.candidates[i];
+        if (static_cast<int>(i) == c.chosen || !cand.cost ||
+            cand.features.mmaScore != best.features.mmaScore)
+          continue;
+        if (lowers(i))
+          c.kept.push_back(static_cast<int>(i));
+      }
+      for (int i : c.kept)
+        keepSymbols.insert(c.candidates[i].symbol);
       continue;
     }
     func::FuncOp first = funcs.lookup(c.candidates.front().symbol);
@@ -328,7 +353,7 @@ kcc::pipeline::selectVariants(ModuleOp module, const TargetModel &target,
     return failure();
   llvm::StringSet<> drop;
   for (auto &[name, func] : funcs)
-    if (buildOf(func).empty() && !keep.contains(name))
+    if (buildOf(func).empty() && !keepSymbols.contains(name))
       drop.insert(name);
   eraseFunctions(module, drop);
   return choices;

@@ -14,6 +14,7 @@
 #ifndef KCC_PIPELINE_SELECTVARIANTS_H
 #define KCC_PIPELINE_SELECTVARIANTS_H
 
+#include "passes/analysis/LaunchCost.h"
 #include "pipeline/Pipeline.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -48,6 +49,10 @@ struct VariantFeatures {
   /// first.
   int64_t productArea = 0;
 
+  /// The shallowest software pipeline's stages, uncapped (the launch-time
+  /// cost's latency cover); not ranked.
+  int depth = 0;
+
   /// The ranking key: a larger key is better.
   std::array<int64_t, 6> key() const {
     return {mmaScore, mmaWarps, narrowN, -refusals, stages, productArea};
@@ -65,6 +70,10 @@ struct VariantCandidate {
   bool checked = false;
   std::string refusal; // first error, "file:line:col: message"
   VariantFeatures features;
+  /// What the launch weighs to choose among the kept candidates (none: the
+  /// kernel has no product loop the host can size; `costWhy` says why).
+  std::optional<LaunchCost> cost;
+  std::string costWhy;
 };
 
 /// One group on one target.
@@ -73,16 +82,24 @@ struct VariantChoice {
   std::vector<std::string> open; // BM, BN
   std::vector<VariantCandidate> candidates; // in declaration order
   int chosen = -1;                          // index into candidates
+  /// The candidates the launch chooses among by the call's sizes (runtime/
+  /// include/kcc/dispatch.h), best ranked first: `chosen` and the next
+  /// legal ones on the same tensor-core path, up to the keep limit; just
+  /// `chosen` where the launch cannot weigh them (`keptWhy` says why).
+  std::vector<int> kept;
+  std::string keptWhy;
 };
 
 /// Chooses, for every variant group of `module` (tile IR after the tile
 /// and tensor-map pipelines, with its kcc.target set to `target`), the
-/// candidate to keep, and erases from `module` every candidate that no
-/// group kept and no clause names. A group none of whose candidates is legal
+/// candidates to keep (at most `keep`; more than one only where the target
+/// model has [throughput] and the kernel a product loop the launch can
+/// size), and erases from `module` every candidate that no group kept and
+/// no clause names. A group none of whose candidates is legal
 /// is an error located at its kernel, each candidate's refusal as a note.
 mlir::FailureOr<std::vector<VariantChoice>>
 selectVariants(mlir::ModuleOp module, const TargetModel &target,
-               const LayoutOptions &layout);
+               const LayoutOptions &layout, unsigned keep = 1);
 
 } // namespace kcc::pipeline
 

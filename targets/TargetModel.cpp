@@ -612,6 +612,21 @@ llvm::Error readModel(const toml::table &table, llvm::StringRef bufferName,
             return r.uint("register_file", ws.registerFile, true);
           }))
     return e;
+  if (llvm::Error e = section(
+          top, "throughput", bufferName, [&](TableReader &r) -> llvm::Error {
+            ThroughputModel &t = model.throughput;
+            for (auto [key, field] :
+                 {std::pair{"tensor_flops_per_clock", &t.tensorFlops},
+                  {"shared_bytes_per_clock", &t.sharedBytes},
+                  {"l2_bytes_per_clock", &t.l2Bytes},
+                  {"dram_bytes_per_clock", &t.dramBytes},
+                  {"latency_clocks", &t.latency},
+                  {"launch_clocks", &t.launch}})
+              if (auto e = r.uint(key, *field, true))
+                return e;
+            return llvm::Error::success();
+          }))
+    return e;
   if (llvm::Error e = top.finish())
     return e;
 
@@ -679,6 +694,17 @@ llvm::Error readModel(const toml::table &table, llvm::StringRef bufferName,
                    "warp_specialization.producer_registers must not exceed "
                    "consumer_registers: the producer gives registers to the "
                    "consumers");
+  // The launch's cost model divides by the rates.
+  for (const char *key :
+       {"throughput.tensor_flops_per_clock",
+        "throughput.shared_bytes_per_clock", "throughput.l2_bytes_per_clock",
+        "throughput.dram_bytes_per_clock"}) {
+    const toml::node *node = table.at_path(key).node();
+    auto value = node ? node->value_exact<int64_t>() : std::nullopt;
+    if (value && *value == 0)
+      return errorAt(bufferName, node->source(),
+                     llvm::Twine(key) + " must be at least 1");
+  }
   if (model.sharedMemory.banks == 0)
     return errorAt(bufferName, where("shared_memory.banks"),
                    "shared_memory.banks must be at least 1");

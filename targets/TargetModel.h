@@ -101,6 +101,22 @@ struct WarpSpecializationModel {
   bool enabled() const { return producerRegisters != 0; }
 };
 
+/// Rates for the launch-time choice among tile shapes (runtime/include/kcc/
+/// dispatch.h): per multiprocessor and clock unless said. A ranking model,
+/// not a simulator: the values are the card's datasheet rates, the L2 rate,
+/// latency and launch cost fitted to measured tile timings (sm_90a, on an
+/// H200: docs/gemm.md, "Tile shapes chosen at launch").
+/// ([throughput]; absent: the compiler keeps one candidate per group.)
+struct ThroughputModel {
+  unsigned tensorFlops = 0; // dense 16-bit tensor-core operations (2 per FMA)
+  unsigned sharedBytes = 0; // shared-memory bytes the tensor cores read
+  unsigned l2Bytes = 0;     // bytes one multiprocessor loads from L2
+  unsigned dramBytes = 0;   // the whole device's memory bytes per clock
+  unsigned latency = 0;     // clocks of a load from memory
+  unsigned launch = 0;      // clocks of a launch and its prologue
+  bool enabled() const { return tensorFlops != 0; }
+};
+
 struct TargetModel {
   std::string name; // e.g. "sm_90a"
   Vendor vendor = Vendor::NVIDIA;
@@ -119,6 +135,7 @@ struct TargetModel {
   MmaModel mma;
   TmemModel tmem;
   WarpSpecializationModel warpSpecialization;
+  ThroughputModel throughput;
   /// Asynchronous global->shared mechanisms, e.g. "cp.async", "tma".
   std::vector<std::string> asyncCopy;
   /// The 8-bit float formats registers convert to and from ("e4m3",

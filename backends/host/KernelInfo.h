@@ -153,15 +153,39 @@ struct Specialization {
   bool variantOnly = false;
 };
 
+/// A candidate a launch function weighs by the call's sizes (mirrors
+/// kcc::rt::TileWork, runtime/include/kcc/dispatch.h).
+struct DispatchCandidate {
+  std::string symbol;
+  std::string trips, rows, cols; // C over the parameter names (rows/cols
+                                 // may be empty: unknown)
+  double tileM = 0, tileN = 0, flops = 0, smemBytes = 0, rowBytes = 0,
+         colBytes = 0, storeBytes = 0, stages = 1, flopsScale = 1;
+};
+
+/// A target's candidates for a launch function, best ranked first, and the
+/// target model's rates (kcc::rt::MachineRates: flops, smem, l2, dram,
+/// latency, launch).
+struct DispatchTarget {
+  std::string target;
+  unsigned sm = 0; // NVIDIA compute capability x10; 0 on AMD
+  std::array<double, 6> rates{};
+  std::vector<DispatchCandidate> candidates;
+};
+
 /// A specialize clause that left tunable constants to the compiler: one
 /// launch function, `name`, running on each target the candidate chosen
-/// there (pipeline/SelectVariants.h).
+/// there (pipeline/SelectVariants.h), or the one of the candidates kept
+/// there that the call's sizes favour.
 struct VariantGroup {
   std::string name;                    // attention_f16_128_0
   std::vector<std::string> open;       // the constants chosen: BM, BN
   std::vector<std::string> candidates; // Specialization::symbol of each
   // (target, chosen symbol), one per target, in target order.
   std::vector<std::pair<std::string, std::string>> chosen;
+  // Per target, in target order, the candidates the launch weighs (just
+  // the chosen one where the compiler kept one).
+  std::vector<DispatchTarget> dispatch;
 };
 
 struct KernelInfo {

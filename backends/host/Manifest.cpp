@@ -216,10 +216,19 @@ std::string kcc::host::emitManifest(const ModuleInfo &module,
           candidates.push_back(c);
         for (const auto &[target, symbol] : g.chosen)
           chosen[target] = symbol;
+        // The candidates each target's launch weighs by the call's sizes.
+        json::Object bySize;
+        for (const DispatchTarget &d : g.dispatch) {
+          json::Array symbols;
+          for (const DispatchCandidate &c : d.candidates)
+            symbols.push_back(c.symbol);
+          bySize[d.target] = std::move(symbols);
+        }
         groups.push_back(json::Object{{"name", g.name},
                                       {"chosen_constants", std::move(open)},
                                       {"candidates", std::move(candidates)},
-                                      {"chosen", std::move(chosen)}});
+                                      {"chosen", std::move(chosen)},
+                                      {"dispatch", std::move(bySize)}});
       }
       kernel["launch_functions"] = std::move(groups);
     }

@@ -31,6 +31,8 @@
 #include "backends/host/StubPlan.h"
 #include "backends/host/StubText.h"
 
+#include "llvm/Support/FormatVariadic.h"
+
 #include "ir/CExpr.h"
 
 #include <algorithm>
@@ -57,7 +59,8 @@ constexpr Vendor kCuda = {".kcc",
                           false,
                           "kcc::rt::selectVariant",
                           "kcc::rt::multiprocessorCount",
-                          "kcc::rt::workspace"};
+                          "kcc::rt::workspace",
+                          "kcc::rt::selectTarget"};
 constexpr Vendor kHip = {".hip.kcc",
                          "_HIP_KCC_H",
                          "kcc/runtime_hip.h",
@@ -68,7 +71,8 @@ constexpr Vendor kHip = {".hip.kcc",
                          true,
                          "kcc::rt::hip::selectVariant",
                          "kcc::rt::hip::multiprocessorCount",
-                         "kcc::rt::hip::workspace"};
+                         "kcc::rt::hip::workspace",
+                         "kcc::rt::hip::selectTarget"};
 
 //===----------------------------------------------------------------------===//
 // Emission
@@ -458,6 +462,135 @@ void emitSplitK(std::string &c, const SpecPlan &sp, const std::string &desc,
   c += "    }\n  }\n";
 }
 
+/// A number as C++ source (the cost model's constants).
+std::string doubleLiteral(double v) {
+  std::string text = llvm::formatv("{0:g}", v).str();
+  if (text.find_first_of(".e") == std::string::npos)
+    text += ".0";
+  return text;
+}
+
+/// The body of a launch function whose targets kept several candidates:
+/// the device's target, then per target the candidate the call's sizes
+/// favour (kcc::rt::launchCycles, with the split-K slices each would run).
+void emitSizeDispatch(std::string &c, const KernelPlan &kp, const GroupPlan &gp,
+                      const std::string &ns,
+                      const std::vector<std::string> &args,
+                      const Vendor &vendor) {
+  const std::string any =
+      "kcc_impl::kernel_" +
+      kp.specs[gp.targets.front().second.front()].spec->symbol;
+  std::vector<std::string> targets;
+  for (const auto &[d, indices] : gp.targets)
+    targets.push_back(vendor.amd ? cString(d->target) : std::to_string(d->sm));
+  c += wrapCall("  ",
+                std::string("static const ") +
+                    (vendor.amd ? "char *const" : "unsigned") +
+                    " kcc_targets[] = {",
+                targets, "};");
+  c += "  unsigned kcc_target = 0;\n";
+  c += wrapCall(
+      "  ",
+      std::string("kcc::Status kcc_status = ") + vendor.selectTarget + "(",
+      {any, "kcc_targets", std::to_string(targets.size()), "&kcc_target"},
+      ");");
+  c += "  if (!kcc_status)\n    return kcc_status;\n";
+  auto launch = [&](const std::string &indent, size_t index) {
+    const SpecPlan &sp = kp.specs[index];
+    c += wrapCall(indent,
+                  "return " +
+                      (sp.launchable ? "::" + ns + "::" + sp.spec->symbol
+                                     : "kcc_variant_" + sp.spec->symbol) +
+                      "(",
+                  args, ");");
+  };
+  c += "  switch (kcc_target) {\n";
+  for (size_t t = 0; t < gp.targets.size(); ++t) {
+    const auto &[d, indices] = gp.targets[t];
+    c += (t + 1 < gp.targets.size() ? "  case " + std::to_string(t) + ":"
+                                    : std::string("  default:")) +
+         " { // " + d->target + "\n";
+    if (indices.size() == 1) {
+      launch("    ", indices.front());
+      c += "  }\n";
+      continue;
+    }
+    c += "    int64_t kcc_processors = 0;\n";
+    c += wrapCall(
+        "    ", std::string("kcc_status = ") + vendor.multiprocessorCount + "(",
+        {any, "&kcc_processors"}, ");");
+    c += "    if (!kcc_status)\n      return kcc_status;\n";
+    bool processors = false;
+    for (size_t i : indices)
+      processors = processors || kp.specs[i].usesProcessors;
+    if (processors)
+      c += std::string("    int64_t ") + kMultiprocessorsName +
+           " = kcc_processors;\n";
+    std::vector<std::string> rates, names;
+    for (double r : d->rates)
+      rates.push_back(doubleLiteral(r));
+    for (size_t i : indices)
+      names.push_back(cString(kp.specs[i].spec->symbol));
+    c += wrapCall("    ", "static const char *const kcc_names[] = {", names,
+                  "};");
+    // KCC_VARIANT=<symbol> runs that candidate (for measuring the model).
+    c += "    int kcc_pick = kcc::rt::forcedVariant(kcc_names, " +
+         std::to_string(indices.size()) + ");\n";
+    c += "    if (kcc_pick < 0) {\n";
+    c += wrapCall("      ", "static const kcc::rt::MachineRates kcc_rates = {",
+                  rates, "};");
+    c += "      double kcc_best = 0;\n";
+    for (size_t n = 0; n < indices.size(); ++n) {
+      const SpecPlan &sp = kp.specs[indices[n]];
+      const DispatchCandidate &w = d->candidates[n];
+      auto value = [&](const std::string &expr) {
+        return expr.empty() ? std::string("0")
+                            : "static_cast<int64_t>(" + expr + ")";
+      };
+      c += "      { // " + sp.spec->symbol + "\n";
+      c += wrapCall("        ", "static const kcc::rt::TileWork kcc_work = {",
+                    {doubleLiteral(w.tileM), doubleLiteral(w.tileN),
+                     doubleLiteral(w.flops), doubleLiteral(w.smemBytes),
+                     doubleLiteral(w.rowBytes), doubleLiteral(w.colBytes),
+                     doubleLiteral(w.storeBytes), doubleLiteral(w.stages),
+                     doubleLiteral(w.flopsScale)},
+                    "};");
+      c += "        int64_t kcc_grid[3];\n";
+      std::vector<std::string> gargs = sp.gridParams;
+      gargs.push_back("kcc_grid");
+      c += wrapCall("        ", "kcc_impl::grid_" + sp.spec->symbol + "(",
+                    gargs, ");");
+      c += "        int64_t kcc_ctas = kcc_grid[0] * kcc_grid[1] * "
+           "kcc_grid[2];\n";
+      c += "        int64_t kcc_trips = " + value(w.trips) + ";\n";
+      // The slices its own launch would cut the loop into.
+      std::string slices = "1";
+      if (sp.splitPartial && sp.splitReduce)
+        slices = "kcc::rt::splitKSlices(kcc_ctas, kcc_trips, kcc_processors, " +
+                 sp.splitPartial->splitStore + ")";
+      c += "        int64_t kcc_slices = " + slices + ";\n";
+      c += wrapCall("        ", "double kcc_cost = kcc::rt::launchCycles(",
+                    {"kcc_work", "kcc_rates", "kcc_ctas", "kcc_trips",
+                     value(w.rows), value(w.cols), "kcc_slices",
+                     "kcc_processors"},
+                    ");");
+      c += "        if (kcc_pick < 0 || kcc_cost < kcc_best) {\n";
+      c += "          kcc_best = kcc_cost;\n          kcc_pick = " +
+           std::to_string(n) + ";\n        }\n";
+      c += "      }\n";
+    }
+    c += "    }\n";
+    c += "    switch (kcc_pick) {\n";
+    for (size_t n = 0; n < indices.size(); ++n) {
+      c += n + 1 < indices.size() ? "    case " + std::to_string(n) + ":\n"
+                                  : std::string("    default:\n");
+      launch("      ", indices[n]);
+    }
+    c += "    }\n  }\n";
+  }
+  c += "  }\n";
+}
+
 std::string emitSource(const ModuleInfo &m,
                        const std::vector<KernelPlan> &plans,
                        const std::string &fatbin, const std::string &ns,
@@ -472,8 +605,16 @@ std::string emitSource(const ModuleInfo &m,
   for (const KernelPlan &kp : plans)
     for (const SpecPlan &sp : kp.specs)
       splits = splits || sp.splitPartial;
-  if (splits)
-    c += "#include <kcc/split_k.h>\n\n";
+  bool weighs = false;
+  for (const KernelPlan &kp : plans)
+    for (const GroupPlan &gp : kp.groups)
+      weighs = weighs || !gp.targets.empty();
+  if (splits || weighs)
+    c += "#include <kcc/split_k.h>\n";
+  if (weighs)
+    c += "#include <kcc/dispatch.h>\n";
+  if (splits || weighs)
+    c += "\n";
   if (plans.empty())
     return c + "// " + commentText(source) + " has no kernels.\n";
 
@@ -777,6 +918,11 @@ std::string emitSource(const ModuleInfo &m,
         descs.push_back("&kcc_impl::kernel_" + kp.specs[v].spec->symbol);
       c += "\n";
       c += wrapCall("", "kcc::Status " + gp.group->name + "(", params, ") {");
+      if (!gp.targets.empty()) {
+        emitSizeDispatch(c, kp, gp, ns, args, vendor);
+        c += "}\n";
+        continue;
+      }
       c += wrapCall(
           "  ", "static const kcc::rt::KernelDesc *const kcc_variants[] = {",
           descs, "};");

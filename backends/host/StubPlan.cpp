@@ -415,10 +415,8 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
         return false;
       GroupPlan gp;
       gp.group = &g;
-      for (const auto &choice : g.chosen) {
-        const std::string &target = choice.first, &symbol = choice.second;
-        if (isAmdTarget(target) != vendor.amd)
-          continue;
+      auto add = [&](const std::string &target, const std::string &symbol,
+                     size_t &index) {
         auto it = std::find_if(
             kp.specs.begin(), kp.specs.end(),
             [&](const SpecPlan &sp) { return sp.spec->symbol == symbol; });
@@ -427,11 +425,34 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
                   "' on " + target + ", which was not compiled there";
           return false;
         }
-        size_t index = it - kp.specs.begin();
+        index = it - kp.specs.begin();
         if (std::find(gp.variants.begin(), gp.variants.end(), index) ==
             gp.variants.end())
           gp.variants.push_back(index);
+        return true;
+      };
+      for (const auto &choice : g.chosen) {
+        size_t index;
+        if (isAmdTarget(choice.first) == vendor.amd &&
+            !add(choice.first, choice.second, index))
+          return false;
       }
+      bool weighs = false;
+      for (const DispatchTarget &d : g.dispatch) {
+        if (isAmdTarget(d.target) != vendor.amd)
+          continue;
+        std::vector<size_t> indices;
+        for (const DispatchCandidate &c : d.candidates) {
+          size_t index;
+          if (!add(d.target, c.symbol, index))
+            return false;
+          indices.push_back(index);
+        }
+        weighs = weighs || indices.size() > 1;
+        gp.targets.push_back({&d, std::move(indices)});
+      }
+      if (!weighs)
+        gp.targets.clear();
       if (gp.variants.empty())
         continue; // no target of this vendor
       // One signature serves every candidate, whichever a target chose.

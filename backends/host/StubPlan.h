@@ -28,6 +28,7 @@ struct Vendor {
   const char *selectVariant; // the runtime's variant selection
   const char *multiprocessorCount; // the runtime's num_multiprocessors()
   const char *workspace;           // the runtime's split-K workspace
+  const char *selectTarget;        // the runtime's target selection
 };
 
 struct SpecPlan {
@@ -80,6 +81,10 @@ struct Dispatcher {
 struct GroupPlan {
   const VariantGroup *group;
   std::vector<size_t> variants; // indices into KernelPlan::specs, distinct
+  // Per target of the vendor, in target order: the candidates its launch
+  // weighs by size (indices into KernelPlan::specs, best ranked first).
+  // Empty unless some target kept more than one.
+  std::vector<std::pair<const DispatchTarget *, std::vector<size_t>>> targets;
 };
 
 struct KernelPlan {

@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/analysis/HostExpr.h"
 #include "passes/transforms/KernelBuilds.h"
 
 #include "ir/Dialect.h"
@@ -47,45 +48,6 @@ namespace {
 /// the split count); the stubs pass them.
 constexpr llvm::StringLiteral kWorkspace = "kcc_ws";
 constexpr llvm::StringLiteral kSplits = "kcc_splits";
-
-/// `v` as a C expression over the kernel's parameter names, or "" where it
-/// is not one the host can evaluate exactly (i32 arithmetic on parameters
-/// and constants, as the grid's expressions are).
-std::string hostExpr(Value v, ArrayAttr names, int depth = 0) {
-  if (depth > 32)
-    return "";
-  if (auto arg = dyn_cast<BlockArgument>(v)) {
-    if (!isa<func::FuncOp>(arg.getOwner()->getParentOp()) || !names ||
-        arg.getArgNumber() >= names.size() || !arg.getType().isInteger(32))
-      return "";
-    auto name = dyn_cast<StringAttr>(names[arg.getArgNumber()]);
-    return name ? name.str() : "";
-  }
-  Operation *op = v.getDefiningOp();
-  if (auto c = dyn_cast<arith::ConstantOp>(op)) {
-    auto i = dyn_cast<IntegerAttr>(c.getValue());
-    return i && i.getType().isInteger(32) ? std::to_string(i.getInt()) : "";
-  }
-  const char *infix = llvm::TypeSwitch<Operation *, const char *>(op)
-                          .Case([](arith::AddIOp) { return "+"; })
-                          .Case([](arith::SubIOp) { return "-"; })
-                          .Case([](arith::MulIOp) { return "*"; })
-                          .Case([](arith::DivSIOp) { return "/"; })
-                          .Case([](arith::RemSIOp) { return "%"; })
-                          .Default([](Operation *) { return nullptr; });
-  bool isMin = isa<arith::MinSIOp>(op), isMax = isa<arith::MaxSIOp>(op);
-  if ((!infix && !isMin && !isMax) || op->getNumOperands() != 2)
-    return "";
-  std::string l = hostExpr(op->getOperand(0), names, depth + 1);
-  std::string r = hostExpr(op->getOperand(1), names, depth + 1);
-  if (l.empty() || r.empty())
-    return "";
-  if (infix)
-    return "(" + l + " " + infix + " " + r + ")";
-  return llvm::formatv("(({0}) {1} ({2}) ? ({0}) : ({2}))", l,
-                       isMin ? "<" : ">", r)
-      .str();
-}
 
 /// A kernel in the shape split-K keeps exact.
 struct SplitShape {
@@ -208,8 +170,8 @@ FailureOr<SplitShape> splitShape(func::FuncOp func, std::string &why) {
   s.step = *step;
   ArrayAttr names =
       func->getAttrOfType<ArrayAttr>(kcc::KccDialect::kArgNamesAttr);
-  std::string lb = hostExpr(loop.getLowerBound(), names);
-  std::string ub = hostExpr(loop.getUpperBound(), names);
+  std::string lb = kcc::hostExpr(loop.getLowerBound(), names);
+  std::string ub = kcc::hostExpr(loop.getUpperBound(), names);
   if (lb.empty() || ub.empty()) {
     why = "its loop's bounds are not computed from integer parameters and "
           "constants alone";
@@ -275,8 +237,8 @@ FailureOr<SplitShape> splitShape(func::FuncOp func, std::string &why) {
       why = "its output tile's position is computed after its loop";
       return failure();
     }
-  s.rows = hostExpr(s.store.getDims()[0], names);
-  s.cols = hostExpr(s.store.getDims()[1], names);
+  s.rows = kcc::hostExpr(s.store.getDims()[0], names);
+  s.cols = kcc::hostExpr(s.store.getDims()[1], names);
   if (s.rows.empty() || s.cols.empty()) {
     why = "its output tensor's sizes are not parameters";
     return failure();

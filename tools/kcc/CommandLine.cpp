@@ -151,6 +151,14 @@ static cl::opt<bool> splitK(
              "kernel's epilogue); the launch runs the pair when the grid is "
              "too small to fill the GPU and the K loop long (default: true)"),
     cl::init(true), cl::cat(kccCategory));
+static cl::opt<unsigned> dispatchVariants(
+    "dispatch-variants",
+    cl::desc("Tunable constants the specialize clause leaves open: keep up "
+             "to N candidates per target (the best ranked on the same "
+             "tensor-core path) and let the launch run the one its sizes "
+             "favour (runtime/include/kcc/dispatch.h); 1 keeps the "
+             "compiler's choice alone (default: 6)"),
+    cl::init(6), cl::cat(kccCategory));
 static cl::opt<bool> versionBranches(
     "version-branches",
     cl::desc("Compile a kernel once per branch of a top-level `if` whose "
@@ -344,6 +352,10 @@ int kcc::runCommandLine(int argc, const char *const *argv) {
   options.persistent = persistent;
   options.fallbackBuilds = fallbackBuilds;
   options.splitK = splitK;
+  if (dispatchVariants == 0 || dispatchVariants > 16)
+    return fail("invalid --dispatch-variants=" +
+                std::to_string(dispatchVariants) + "; use 1 to 16");
+  options.dispatchVariants = dispatchVariants;
   options.versionBranches = versionBranches;
   if (unprovenCoverage != "error" && unprovenCoverage != "warning")
     return fail("invalid --unproven-coverage=" + unprovenCoverage +

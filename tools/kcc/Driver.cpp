@@ -574,6 +574,38 @@ private:
     return true;
   }
 
+  /// The candidates `c` kept on `target`, as the stubs weigh them.
+  static host::DispatchTarget dispatchTarget(const pipeline::VariantChoice &c,
+                                             const TargetModel &target) {
+    host::DispatchTarget d;
+    d.target = target.name;
+    d.sm = target.vendor == Vendor::NVIDIA ? target.sm : 0;
+    const ThroughputModel &t = target.throughput;
+    d.rates = {double(t.tensorFlops), double(t.sharedBytes), double(t.l2Bytes),
+               double(t.dramBytes),   double(t.latency),     double(t.launch)};
+    for (int i : c.kept) {
+      const pipeline::VariantCandidate &cand = c.candidates[i];
+      host::DispatchCandidate h;
+      h.symbol = cand.symbol;
+      if (const std::optional<LaunchCost> &cost = cand.cost) {
+        h.trips = cost->trips;
+        h.rows = cost->rows;
+        h.cols = cost->cols;
+        h.tileM = double(cost->tileM);
+        h.tileN = double(cost->tileN);
+        h.flops = cost->flops;
+        h.smemBytes = cost->smemBytes;
+        h.rowBytes = cost->rowBytes;
+        h.colBytes = cost->colBytes;
+        h.storeBytes = cost->storeBytes;
+        h.flopsScale = cost->flopsScale;
+      }
+      h.stages = std::max(1, cand.features.depth);
+      d.candidates.push_back(std::move(h));
+    }
+    return d;
+  }
+
   /// Runs `target`'s MLIR pipelines on a copy of `tileIR` and leaves what
   /// the LLVM half of the compile needs in `job` (none for --emit=layout-ir).
   bool compileForTarget(mlir::ModuleOp tileIR, const TargetModel &target,
@@ -599,12 +631,15 @@ private:
     // Tunable constants: one candidate per group stays for this target.
     {
       mlir::TimingScope passScope = scope.nest("select variants");
-      auto choices = pipeline::selectVariants(*module, target, layout);
+      auto choices = pipeline::selectVariants(*module, target, layout,
+                                              options.dispatchVariants);
       if (failed(choices))
         return false;
       for (const pipeline::VariantChoice &c : *choices)
-        if (host::VariantGroup *group = host::findVariantGroup(info, c.group))
+        if (host::VariantGroup *group = host::findVariantGroup(info, c.group)) {
           group->chosen.push_back({target.name, c.candidates[c.chosen].symbol});
+          group->dispatch.push_back(dispatchTarget(c, target));
+        }
       if (options.report != ReportKind::None)
         report.addVariantChoices(target, std::move(*choices));
     }

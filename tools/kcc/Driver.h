@@ -48,6 +48,9 @@ struct Options {
   bool fallbackBuilds = true; // kernels over tensors: a contract-free build
   bool splitK = true; // GEMM-shaped kernels: split-K builds for small grids
   bool versionBranches = true; // a build per branch of a launch-decided if
+  // Tunable groups: candidates kept per target for the launch to choose
+  // among by size (1: the compiler's choice alone).
+  unsigned dispatchVariants = 6;
   // --unproven-coverage: a tensor whose coverage isl cannot prove is an
   // error (true) or a warning.
   bool unprovenCoverageIsError = true;

@@ -668,10 +668,22 @@ void Report::printText(llvm::raw_ostream &os) const {
        << best.symbol << ") of " << c.candidates.size() << " candidates of "
        << llvm::join(c.open, ", ") << "\n";
     os << "  chosen: " << best.features.str() << "\n";
+    if (c.kept.size() > 1) {
+      std::vector<std::string> values;
+      for (int i : c.kept)
+        values.push_back("(" + c.candidates[i].values + ")");
+      os << "  kept for the launch to choose by size (kcc::rt::launchCycles "
+            "over the target model's [throughput]): "
+         << llvm::join(values, ", ") << "\n";
+    } else {
+      os << "  the launch runs it at every size: " << c.keptWhy << "\n";
+    }
     for (const pipeline::VariantCandidate &cand : c.candidates) {
       if (&cand == &best)
         continue;
-      if (cand.legal)
+      if (cand.legal && llvm::is_contained(c.kept, &cand - &c.candidates[0]))
+        os << "  " << cand.values << ": kept: " << cand.features.str() << "\n";
+      else if (cand.legal)
         os << "  " << cand.values << ": ranked lower"
            << (cand.checked ? "" : " (not lowered)") << ": "
            << cand.features.str() << "\n";
@@ -830,9 +842,13 @@ llvm::json::Value Report::toJSON() const {
       }
       cands.push_back(std::move(o));
     }
+    llvm::json::Array kept;
+    for (int i : c.kept)
+      kept.push_back(c.candidates[i].symbol);
     vs.push_back(llvm::json::Object{{"launch", c.group},
                                     {"target", target},
                                     {"chosen", c.candidates[c.chosen].symbol},
+                                    {"kept", std::move(kept)},
                                     {"candidates", std::move(cands)}});
   }
   return llvm::json::Object{{"file", file},

@@ -1,0 +1,137 @@
+//===- LaunchCost.cpp - what one CTA of a GEMM-shaped kernel does per step ===//
+
+#include "passes/analysis/LaunchCost.h"
+
+#include "ir/Dialect.h"
+#include "passes/analysis/HostExpr.h"
+
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace mlir;
+
+namespace {
+
+double bytesOf(Type type) {
+  auto tile = dyn_cast<RankedTensorType>(type);
+  if (!tile || !tile.hasStaticShape())
+    return 0;
+  Type elem = tile.getElementType();
+  unsigned bits = elem.isIntOrFloat() ? elem.getIntOrFloatBitWidth() : 64;
+  return static_cast<double>(tile.getNumElements()) * ((bits + 7) / 8);
+}
+
+/// The loads in `loop`'s body that `v` is computed from (through element
+/// casts, transposes and layout changes), collected into `out`.
+void operandLoads(Value v, llvm::SmallPtrSetImpl<Operation *> &out,
+                  int depth = 0) {
+  Operation *def = v.getDefiningOp();
+  if (!def || depth > 8)
+    return;
+  if (isa<kcc::LoadTileOp, kcc::LoadOp>(def)) {
+    out.insert(def);
+    return;
+  }
+  if (def->getNumOperands() == 1 && def->getNumResults() == 1)
+    operandLoads(def->getOperand(0), out, depth + 1);
+}
+
+} // namespace
+
+std::optional<kcc::LaunchCost> kcc::launchCostOf(func::FuncOp func,
+                                                 std::string &why) {
+  if (func.isExternal())
+    return std::nullopt;
+  Block &entry = func.getBody().front();
+  scf::ForOp loop;
+  for (auto l : entry.getOps<scf::ForOp>()) {
+    if (!l->walk([](DotOp) {
+            return WalkResult::interrupt();
+          }).wasInterrupted())
+      continue;
+    if (loop) {
+      why = "the kernel has more than one loop of products";
+      return std::nullopt;
+    }
+    loop = l;
+  }
+  if (!loop) {
+    why = "the kernel has no loop of products";
+    return std::nullopt;
+  }
+  LaunchCost cost;
+  llvm::SmallPtrSet<Operation *, 8> rowLoads, colLoads;
+  bool nested = false;
+  loop->walk([&](DotOp dot) {
+    if (dot->getBlock() != loop.getBody()) {
+      nested = true;
+      return;
+    }
+    auto a = cast<RankedTensorType>(dot.getA().getType());
+    auto c = cast<RankedTensorType>(dot.getC().getType());
+    if (a.getRank() != 2 || c.getRank() != 2)
+      return;
+    int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(1);
+    unsigned bits = a.getElementType().getIntOrFloatBitWidth();
+    cost.flops += 2.0 * m * n * k;
+    // wgmma's issue pattern: each 64-row warpgroup reads its A rows and the
+    // whole B tile from shared memory.
+    cost.smemBytes +=
+        static_cast<double>(m + (m + 63) / 64 * n) * k * ((bits + 7) / 8);
+    cost.flopsScale = bits <= 8 ? 2 : bits >= 32 ? 0.5 : 1;
+    if (m * n > cost.tileM * cost.tileN) {
+      cost.tileM = m;
+      cost.tileN = n;
+    }
+    operandLoads(dot.getA(), rowLoads);
+    operandLoads(dot.getB(), colLoads);
+  });
+  if (nested) {
+    why = "its products are in a loop nested in the product loop";
+    return std::nullopt;
+  }
+  if (cost.flops == 0) {
+    why = "its products are not 2-D";
+    return std::nullopt;
+  }
+  loop.getBody()->walk([&](Operation *op) {
+    if (!isa<LoadTileOp, LoadOp>(op))
+      return;
+    double bytes = bytesOf(op->getResult(0).getType());
+    if (rowLoads.contains(op))
+      cost.rowBytes += bytes;
+    else
+      cost.colBytes += bytes;
+  });
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  auto names = func->getAttrOfType<ArrayAttr>(KccDialect::kArgNamesAttr);
+  std::string lb = hostExpr(loop.getLowerBound(), names);
+  std::string ub = hostExpr(loop.getUpperBound(), names);
+  if (!step || *step <= 0 || lb.empty() || ub.empty()) {
+    why = "its product loop's trip count is not computed from integer "
+          "parameters and constants alone";
+    return std::nullopt;
+  }
+  cost.trips =
+      llvm::formatv("((({1}) - ({0}) + {2} - 1) / {2})", lb, ub, *step).str();
+  // What the epilogue writes, and the output's sizes (the first 2-D
+  // store_tile's tensor) for the rows and columns a tile covers.
+  for (Operation &op :
+       llvm::make_range(std::next(loop->getIterator()), entry.end()))
+    op.walk([&](Operation *inner) {
+      if (auto store = dyn_cast<StoreTileOp>(inner)) {
+        cost.storeBytes += bytesOf(store.getValue().getType());
+        if (cost.rows.empty() && store.getDims().size() == 2) {
+          cost.rows = hostExpr(store.getDims()[0], names);
+          cost.cols = hostExpr(store.getDims()[1], names);
+        }
+      } else if (auto store = dyn_cast<StoreOp>(inner)) {
+        cost.storeBytes += bytesOf(store.getValue().getType());
+      }
+    });
+  if (cost.rows.empty() || cost.cols.empty())
+    cost.rows = cost.cols = "";
+  return cost;
+}
