@@ -249,6 +249,59 @@ Status loadFunction(const Driver &driver, const KernelDesc &kernel,
                       getFunction, out);
 }
 
+/// The compute capability (major*10+minor) of the current context's device,
+/// retaining device 0's primary context if none is current.
+Status currentComputeCapability(const KernelDesc &kernel, unsigned *sm) {
+  const Driver *driver = nullptr;
+  CUcontext ctx = nullptr;
+  Status status = driverWithContext(kernel, &driver, &ctx);
+  if (!status.ok())
+    return status;
+  return computeCapability(*driver, kernel, sm);
+}
+
+/// Which of the targets offered (candidate index, compute capability it was
+/// built for) a device of compute capability `device` runs code from: the
+/// exact one; else the newest of the same major version below the device
+/// (the cubin the driver loads from the fatbin); else the newest (JIT from
+/// its PTX). Among equal targets the first exact one and the last other one
+/// win. selectVariant and selectTarget share it so that they always agree.
+class TargetMatch {
+public:
+  explicit TargetMatch(unsigned device) : device(device) {}
+
+  /// Offers candidate `index`, built for `built`; true once an exact match
+  /// is found (nothing later can change the choice).
+  bool offer(unsigned index, unsigned built) {
+    if (built == device) {
+      exact = static_cast<int>(index);
+      return true;
+    }
+    if (built / 10 == device / 10 && built < device && built >= sameMajorSm) {
+      sameMajor = static_cast<int>(index);
+      sameMajorSm = built;
+    }
+    if (built >= newestSm) {
+      newest = static_cast<int>(index);
+      newestSm = built;
+    }
+    return false;
+  }
+
+  /// The chosen candidate; 0 if none was offered.
+  unsigned index() const {
+    for (int v : {exact, sameMajor, newest})
+      if (v >= 0)
+        return static_cast<unsigned>(v);
+    return 0;
+  }
+
+private:
+  unsigned device;
+  int exact = -1, sameMajor = -1, newest = -1;
+  unsigned sameMajorSm = 0, newestSm = 0;
+};
+
 } // namespace
 
 Status kcc::rt::multiprocessorCount(const KernelDesc &kernel, int64_t *count) {
@@ -268,40 +321,33 @@ Status kcc::rt::selectVariant(const KernelDesc *const *variants, unsigned n,
   *index = 0;
   if (n <= 1)
     return Status();
-  const KernelDesc &first = *variants[0];
-  const Driver *driver = nullptr;
-  CUcontext ctx = nullptr;
-  Status status = driverWithContext(first, &driver, &ctx);
-  if (!status.ok())
-    return status;
   unsigned sm = 0;
-  status = computeCapability(*driver, first, &sm);
+  Status status = currentComputeCapability(*variants[0], &sm);
   if (!status.ok())
     return status;
-  // Exact, else the same major version's newest below the device, else
-  // the newest target's (JIT from its PTX).
-  int sameMajor = -1, newest = -1;
-  unsigned sameMajorSm = 0, newestSm = 0;
-  for (unsigned v = 0; v < n; ++v)
-    for (unsigned i = 0; i < variants[v]->numThreads; ++i) {
-      unsigned built = variants[v]->threads[i].sm;
-      if (built == sm) {
-        *index = v;
-        return Status();
-      }
-      if (built / 10 == sm / 10 && built < sm && built >= sameMajorSm) {
-        sameMajor = static_cast<int>(v);
-        sameMajorSm = built;
-      }
-      if (built >= newestSm) {
-        newest = static_cast<int>(v);
-        newestSm = built;
-      }
-    }
-  if (sameMajor >= 0)
-    *index = static_cast<unsigned>(sameMajor);
-  else if (newest >= 0)
-    *index = static_cast<unsigned>(newest);
+  TargetMatch match(sm);
+  bool exact = false;
+  for (unsigned v = 0; v < n && !exact; ++v)
+    for (unsigned i = 0; i < variants[v]->numThreads && !exact; ++i)
+      exact = match.offer(v, variants[v]->threads[i].sm);
+  *index = match.index();
+  return Status();
+}
+
+Status kcc::rt::selectTarget(const KernelDesc &kernel, const unsigned *sms,
+                             unsigned n, unsigned *index) {
+  *index = 0;
+  if (n <= 1)
+    return Status();
+  unsigned sm = 0;
+  Status status = currentComputeCapability(kernel, &sm);
+  if (!status.ok())
+    return status;
+  TargetMatch match(sm);
+  bool exact = false;
+  for (unsigned i = 0; i < n && !exact; ++i)
+    exact = match.offer(i, sms[i]);
+  *index = match.index();
   return Status();
 }
 

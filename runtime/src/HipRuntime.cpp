@@ -137,6 +137,13 @@ Status deviceArch(const KernelDesc &kernel, int device, std::string *arch) {
   return Status();
 }
 
+/// Whether code built for kcc target `target` ("gfx90a"; null: none) is for
+/// a device of processor `processor` (gcnArchName without features): how
+/// the launch's threads entry, selectVariant and selectTarget match it.
+bool builtFor(const char *target, const std::string &processor) {
+  return target && offload::processorOf(target) == processor;
+}
+
 Status noImage(const KernelDesc &kernel, const std::string &arch,
                const std::vector<offload::Entry> &entries,
                const std::string &loadError) {
@@ -233,8 +240,7 @@ Status loadFunction(const KernelDesc &kernel, int device, LoadedFunction *out) {
     const ThreadsForArch *entry = &kernel.threads[0];
     std::string processor = offload::processorOf(arch);
     for (unsigned i = 0; i < kernel.numThreads; ++i)
-      if (kernel.threads[i].target &&
-          offload::processorOf(kernel.threads[i].target) == processor) {
+      if (builtFor(kernel.threads[i].target, processor)) {
         entry = &kernel.threads[i];
         break;
       }
@@ -246,6 +252,20 @@ Status loadFunction(const KernelDesc &kernel, int device, LoadedFunction *out) {
   };
   return cache().load(static_cast<uintptr_t>(device), kernel, loadModule,
                       getFunction, out);
+}
+
+/// The processor (gcnArchName without features) of the calling thread's
+/// current device.
+Status currentProcessor(const KernelDesc &kernel, std::string *processor) {
+  int device = 0;
+  Status status = initializedDevice(kernel, &device);
+  if (!status.ok())
+    return status;
+  std::string arch;
+  status = deviceArch(kernel, device, &arch);
+  if (status.ok())
+    *processor = offload::processorOf(arch);
+  return status;
 }
 
 } // namespace
@@ -267,23 +287,34 @@ Status kcc::rt::hip::selectVariant(const KernelDesc *const *variants,
   *index = 0;
   if (n <= 1)
     return Status();
-  const KernelDesc &first = *variants[0];
-  int device = 0;
-  Status status = initializedDevice(first, &device);
+  std::string processor;
+  Status status = currentProcessor(*variants[0], &processor);
   if (!status.ok())
     return status;
-  std::string arch;
-  status = deviceArch(first, device, &arch);
-  if (!status.ok())
-    return status;
-  std::string processor = offload::processorOf(arch);
   for (unsigned v = 0; v < n; ++v)
     for (unsigned i = 0; i < variants[v]->numThreads; ++i)
-      if (variants[v]->threads[i].target &&
-          offload::processorOf(variants[v]->threads[i].target) == processor) {
+      if (builtFor(variants[v]->threads[i].target, processor)) {
         *index = v;
         return Status();
       }
+  return Status();
+}
+
+Status kcc::rt::hip::selectTarget(const KernelDesc &kernel,
+                                  const char *const *targets, unsigned n,
+                                  unsigned *index) {
+  *index = 0;
+  if (n <= 1)
+    return Status();
+  std::string processor;
+  Status status = currentProcessor(kernel, &processor);
+  if (!status.ok())
+    return status;
+  for (unsigned i = 0; i < n; ++i)
+    if (builtFor(targets[i], processor)) {
+      *index = i;
+      return Status();
+    }
   return Status();
 }
 

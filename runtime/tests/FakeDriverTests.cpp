@@ -1188,3 +1188,86 @@ TEST_CASE("selectVariant: the candidate built for the device's architecture") {
   CHECK(selectVariant(variants, 1, &which).ok());
   CHECK(which == 0);
 }
+
+TEST_CASE("selectTarget: the target the device's code comes from") {
+  static const ThreadsForArch t90[] = {{90, 128}};
+  static const KernelDesc k = {&kFatbin, "k", t90, 1};
+  static const unsigned sms[] = {80, 90, 100};
+  unsigned which = 7;
+  {
+    ScopedContext hopper(8, 90); // exact
+    REQUIRE(selectTarget(k, sms, 3, &which).ok());
+    CHECK(which == 1);
+    REQUIRE(selectTarget(k, sms, 2, &which).ok());
+    CHECK(which == 1);
+  }
+  {
+    ScopedContext ampere(8, 86); // the sm_80 cubin runs on sm_86
+    REQUIRE(selectTarget(k, sms, 2, &which).ok());
+    CHECK(which == 0);
+    REQUIRE(selectTarget(k, sms, 3, &which).ok());
+    CHECK(which == 0);
+  }
+  {
+    ScopedContext blackwell(8, 103); // the sm_100 cubin, not the newest
+    static const unsigned withNewer[] = {100, 120, 90};
+    REQUIRE(selectTarget(k, withNewer, 3, &which).ok());
+    CHECK(which == 0);
+  }
+  {
+    ScopedContext newer(8, 120); // no cubin: the newest target's PTX
+    REQUIRE(selectTarget(k, sms, 3, &which).ok());
+    CHECK(which == 2);
+    static const unsigned unordered[] = {100, 80, 90};
+    REQUIRE(selectTarget(k, unordered, 3, &which).ok());
+    CHECK(which == 0);
+  }
+  {
+    ScopedContext turing(8, 75); // nothing fits: the newest
+    REQUIRE(selectTarget(k, sms, 3, &which).ok());
+    CHECK(which == 2);
+  }
+  // selectVariant's rule: the same device, the same choice.
+  static const ThreadsForArch t80[] = {{80, 128}};
+  static const ThreadsForArch t100[] = {{100, 384}};
+  static const KernelDesc v80 = {&kFatbin, "k_64", t80, 1};
+  static const KernelDesc v90 = {&kFatbin, "k_128", t90, 1};
+  static const KernelDesc v100 = {&kFatbin, "k_256", t100, 1};
+  const KernelDesc *const variants[] = {&v80, &v90, &v100};
+  for (int cc : {75, 80, 86, 89, 90, 100, 103, 120}) {
+    ScopedContext device(8, cc);
+    unsigned target = 7, variant = 7;
+    REQUIRE(selectTarget(k, sms, 3, &target).ok());
+    REQUIRE(selectVariant(variants, 3, &variant).ok());
+    CHECK(target == variant);
+  }
+  // One target (or none): no driver query at all.
+  which = 7;
+  CHECK(selectTarget(k, sms, 1, &which).ok());
+  CHECK(which == 0);
+  which = 7;
+  CHECK(selectTarget(k, nullptr, 0, &which).ok());
+  CHECK(which == 0);
+}
+
+TEST_CASE("selectTarget: a failed device query names the kernel") {
+  static const ThreadsForArch t90[] = {{90, 128}};
+  static const KernelDesc k = {&kFatbin, "gemm_by_target", t90, 1};
+  static const unsigned sms[] = {80, 90};
+  void *saved = nullptr;
+  fake.ctxGetCurrent(&saved);
+  // A context on a device the fake knows no compute capability of: its
+  // cuDeviceGetAttribute fails.
+  fake.ctxSetCurrent(fake.newContext(42));
+  unsigned which = 7;
+  Status failed = selectTarget(k, sms, 2, &which);
+  unsigned one = 7;
+  Status single = selectTarget(k, sms, 1, &one); // never asks the driver
+  fake.ctxSetCurrent(saved);
+  CHECK(failed.code == KCC_ERROR_DRIVER);
+  CHECK(failed.message.find("gemm_by_target") != std::string::npos);
+  CHECK(failed.message.find("cuDeviceGetAttribute") != std::string::npos);
+  CHECK(which == 0);
+  CHECK(single.ok());
+  CHECK(one == 0);
+}

@@ -775,6 +775,47 @@ TEST_CASE("selectVariant: the candidate built for the device's processor") {
   });
 }
 
+TEST_CASE("selectTarget: the target naming the device's processor") {
+  static const ThreadsForArch t942[] = {{0, 256, "gfx942"}};
+  std::string bytes = makeBundle({{kHost, ""}});
+  static const FatbinDesc *bundle = image(bytes, "k.kc", "gfx90a, gfx942");
+  static const KernelDesc k = {bundle, "k", t942, 1};
+  static const char *const targets[] = {"gfx942", "gfx90a"};
+  fake.setArch(5, "gfx90a:sramecc+:xnack-");
+  fake.setArch(6, "gfx942:sramecc+:xnack-");
+  fake.setArch(7, "gfx1100");
+  unsigned which = 7;
+  onDevice(5, [&] { // the features do not matter
+    REQUIRE(hip::selectTarget(k, targets, 2, &which).ok());
+    CHECK(which == 1);
+  });
+  onDevice(6, [&] {
+    REQUIRE(hip::selectTarget(k, targets, 2, &which).ok());
+    CHECK(which == 0);
+  });
+  onDevice(7, [&] { // no target for it: the first
+    which = 7;
+    REQUIRE(hip::selectTarget(k, targets, 2, &which).ok());
+    CHECK(which == 0);
+  });
+  // selectVariant's rule: the same device, the same choice.
+  static const ThreadsForArch t90a[] = {{0, 128, "gfx90a"}};
+  static const KernelDesc v942 = {bundle, "k_128", t942, 1};
+  static const KernelDesc v90a = {bundle, "k_64", t90a, 1};
+  const KernelDesc *const variants[] = {&v942, &v90a};
+  for (int device : {5, 6, 7})
+    onDevice(device, [&] {
+      unsigned target = 7, variant = 7;
+      REQUIRE(hip::selectTarget(k, targets, 2, &target).ok());
+      REQUIRE(hip::selectVariant(variants, 2, &variant).ok());
+      CHECK(target == variant);
+    });
+  // One target: no HIP query at all.
+  which = 7;
+  CHECK(hip::selectTarget(k, targets + 1, 1, &which).ok());
+  CHECK(which == 0);
+}
+
 //===----------------------------------------------------------------------===//
 // Split-K workspaces
 //===----------------------------------------------------------------------===//

@@ -5,6 +5,7 @@
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
+#include "kcc/dispatch.h"
 #include "kcc/runtime.h"
 #include "kcc/split_k.h"
 
@@ -58,6 +59,101 @@ TEST_CASE("splitKSlices: small grids with long K loops split, full ones not") {
   CHECK(splitKSlices(64, 224, 0, 1.0) == 1);
   // Expensive partial tiles (a wide f32 tile over a short k step) split less.
   CHECK(splitKSlices(16, 224, 132, 16.0) <= s16);
+}
+
+//===----------------------------------------------------------------------===//
+// launchCycles (dispatch.h): properties any version of the model keeps; no
+// cycle counts, so its body can be tuned without touching these.
+
+namespace {
+
+/// H200-like rates.
+MachineRates h200Rates() {
+  MachineRates r;
+  r.flops = 4096;
+  r.smem = 128;
+  r.l2 = 64;
+  r.dram = 2400;
+  r.latency = 1000;
+  r.launch = 4000;
+  return r;
+}
+constexpr int64_t kH200Processors = 132;
+
+/// A bf16 GEMM tile of bm x bn with a k step of 64, as the compiler
+/// describes it: each 64-row warpgroup reads its rows and all the columns
+/// from shared memory; a 4-stage pipeline.
+TileWork bf16Tile(double bm, double bn) {
+  TileWork w;
+  w.tileM = bm;
+  w.tileN = bn;
+  w.flops = 2 * bm * bn * 64;
+  w.smemBytes = (bm + (bm / 64) * bn) * 64 * 2;
+  w.rowBytes = bm * 64 * 2;
+  w.colBytes = bn * 64 * 2;
+  w.storeBytes = bm * bn * 2;
+  w.stages = 4;
+  return w;
+}
+
+/// The clocks of an unsplit rows x cols x k GEMM launch of bm x bn tiles.
+double gemmCycles(double bm, double bn, int64_t rows, int64_t cols, int64_t k) {
+  auto tiles = [](int64_t extent, double tile) {
+    int64_t t = static_cast<int64_t>(tile);
+    return (extent + t - 1) / t;
+  };
+  int64_t ctas = tiles(rows, bm) * tiles(cols, bn);
+  return launchCycles(bf16Tile(bm, bn), h200Rates(), ctas, k / 64, rows, cols,
+                      1, kH200Processors);
+}
+
+} // namespace
+
+TEST_CASE("launchCycles: nothing to run costs nothing") {
+  TileWork w = bf16Tile(128, 128);
+  MachineRates r = h200Rates();
+  for (int64_t none : {int64_t(0), int64_t(-1), int64_t(-132)}) {
+    CAPTURE(none);
+    CHECK(launchCycles(w, r, none, 64, 4096, 4096, 1, kH200Processors) == 0);
+    CHECK(launchCycles(w, r, none, 64, 4096, 4096, 4, kH200Processors) == 0);
+    CHECK(launchCycles(w, r, 1024, 64, 4096, 4096, 1, none) == 0);
+    CHECK(launchCycles(w, r, 1024, 64, 4096, 4096, 4, none) == 0);
+  }
+  // A real launch costs something.
+  CHECK(launchCycles(w, r, 1024, 64, 4096, 4096, 1, kH200Processors) > 0);
+}
+
+TEST_CASE("launchCycles: more trips never cost less") {
+  MachineRates r = h200Rates();
+  for (double bm : {64.0, 128.0})
+    for (double bn : {64.0, 128.0, 256.0})
+      for (int64_t ctas :
+           {int64_t(1), int64_t(64), int64_t(132), int64_t(133), int64_t(4096)})
+        for (int64_t slices : {int64_t(1), int64_t(2), int64_t(4)}) {
+          CAPTURE(bm);
+          CAPTURE(bn);
+          CAPTURE(ctas);
+          CAPTURE(slices);
+          TileWork w = bf16Tile(bm, bn);
+          double previous =
+              launchCycles(w, r, ctas, 0, 4096, 4096, slices, kH200Processors);
+          for (int64_t trips = 1; trips <= 300; ++trips) {
+            double cycles = launchCycles(w, r, ctas, trips, 4096, 4096, slices,
+                                         kH200Processors);
+            CHECK(cycles >= previous);
+            previous = cycles;
+          }
+        }
+}
+
+TEST_CASE("launchCycles: small tiles for decode, large ones for big GEMMs") {
+  // Decode (16 x 4096 x 4096): a 128 x 256 tile is mostly padding (16 of
+  // its 128 rows) and runs half as many CTAs on 132 multiprocessors.
+  CHECK(gemmCycles(64, 128, 16, 4096, 4096) <
+        gemmCycles(128, 256, 16, 4096, 4096));
+  // 8192^3: 64 x 64 tiles load about 2.7 times the operand bytes per flop.
+  CHECK(gemmCycles(128, 256, 8192, 8192, 8192) <
+        gemmCycles(64, 64, 8192, 8192, 8192));
 }
 
 TEST_CASE("dtypeName") {

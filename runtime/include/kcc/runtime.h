@@ -168,6 +168,16 @@ Status launch(const KernelDesc &kernel, const int64_t grid[3], void **args,
 Status selectVariant(const KernelDesc *const *variants, unsigned n,
                      unsigned *index);
 
+/// selectVariant's choice for a launch function that keeps something per
+/// compiled target rather than one kernel per target (e.g. dispatch.h's
+/// MachineRates of each): sets `*index` to the entry of `sms` (the n
+/// targets' compute capabilities x10: 80, 90, 100) whose code the current
+/// context's device runs, by selectVariant's rule, so that the two always
+/// agree. n <= 1 sets 0 without reaching the driver. Errors are
+/// selectVariant's, named for `kernel`.
+Status selectTarget(const KernelDesc &kernel, const unsigned *sms, unsigned n,
+                    unsigned *index);
+
 /// The multiprocessor count of the current context's device (retaining
 /// device 0's primary context if none is current), for launch functions
 /// whose grid uses num_multiprocessors(). Errors: no driver, no context, a

@@ -48,6 +48,13 @@ Status multiprocessorCount(const KernelDesc &kernel, int64_t *count);
 Status selectVariant(const KernelDesc *const *variants, unsigned n,
                      unsigned *index);
 
+/// kcc::rt::selectTarget for HIP: sets `*index` to the entry of `targets`
+/// (the n compiled targets' names: "gfx90a") that is the current device's
+/// processor, matched as selectVariant matches it so that the two agree;
+/// else 0. n <= 1 sets 0 without reaching HIP.
+Status selectTarget(const KernelDesc &kernel, const char *const *targets,
+                    unsigned n, unsigned *index);
+
 /// kcc::rt::workspace for HIP: scratch device memory of at least `bytes`
 /// bytes for the split-K launches of `kernel` on `stream`, one grow-only
 /// buffer per (current device, stream) from hipMalloc, kept until the
