@@ -171,10 +171,11 @@ StringRef persistentOf(func::FuncOp func) {
   return of ? of.getValue() : StringRef();
 }
 
-/// The symbol a persistent, fallback or else-branch build belongs to, or "".
+/// The symbol a persistent, fallback, else-branch or split-K build belongs
+/// to, or "".
 StringRef buildOf(func::FuncOp func) {
-  for (StringRef attr :
-       {KccDialect::kFallbackOfAttr, KccDialect::kVersionOfAttr})
+  for (StringRef attr : {KccDialect::kFallbackOfAttr,
+                         KccDialect::kVersionOfAttr, KccDialect::kSplitKOfAttr})
     if (auto of = func->getAttrOfType<FlatSymbolRefAttr>(attr))
       return of.getValue();
   return persistentOf(func);

@@ -85,7 +85,9 @@ EDGE_SHAPES = [(1000, 1000, 1000), (127, 255, 65), (1, 1, 1), (256, 256, 200),
                (130, 260, 4100)]
 QUICK_SHAPES = EDGE_SHAPES + [(1024, 1024, 1024)]
 
-SYMBOL = re.compile(r"^kcc_(gemm|gemm_nt|gemm_tn)_(f16|bf16)_(f16|bf16|f32)_(\d+)_(\d+)_(\d+)$")
+# The tile suffix is absent on the launch functions of bench/gemm/gemm_auto.kc
+# (tunable tiles: the launch chooses by size).
+SYMBOL = re.compile(r"^kcc_(gemm|gemm_nt|gemm_tn)_(f16|bf16)_(f16|bf16|f32)(?:_(\d+)_(\d+)_(\d+))?$")
 
 
 class KccError(RuntimeError):
@@ -146,6 +148,7 @@ def discover(lib, path, tiles, variants, dtypes, outputs, notes=None):
     for v in VARIANTS:
         for t in DT:
             for o in DT:
+                names.add(f"kcc_{PREFIX[v]}_{t}_{o}")
                 for tile in tiles:
                     names.add(f"kcc_{PREFIX[v]}_{t}_{o}_{'_'.join(map(str, tile))}")
     found = {}
@@ -155,7 +158,7 @@ def discover(lib, path, tiles, variants, dtypes, outputs, notes=None):
             continue
         variant = {"gemm": "nn", "gemm_nt": "nt", "gemm_tn": "tn"}[m.group(1)]
         t, o = m.group(2), m.group(3)
-        tile = tuple(int(m.group(i)) for i in (4, 5, 6))
+        tile = tuple(int(m.group(i)) for i in (4, 5, 6)) if m.group(4) else None
         found.setdefault((variant, t, o), []).append(KccGemm(lib, name, variant, t, o, tile))
     wanted = {}
     for v in variants:

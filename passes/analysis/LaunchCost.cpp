@@ -64,7 +64,9 @@ std::optional<kcc::LaunchCost> kcc::launchCostOf(func::FuncOp func,
   LaunchCost cost;
   llvm::SmallPtrSet<Operation *, 8> rowLoads, colLoads;
   bool nested = false;
+  int products = 0;
   loop->walk([&](DotOp dot) {
+    ++products;
     if (dot->getBlock() != loop.getBody()) {
       nested = true;
       return;
@@ -90,6 +92,13 @@ std::optional<kcc::LaunchCost> kcc::launchCostOf(func::FuncOp func,
   });
   if (nested) {
     why = "its products are in a loop nested in the product loop";
+    return std::nullopt;
+  }
+  // The launch's model is a GEMM's: one product per iteration, whose
+  // accumulator is the output tile (attention's two products are not).
+  if (products > 1) {
+    why = "its product loop has more than one product (the launch's cost "
+          "model describes one)";
     return std::nullopt;
   }
   if (cost.flops == 0) {

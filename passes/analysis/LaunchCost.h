@@ -33,7 +33,7 @@ struct LaunchCost {
 };
 
 /// The cost description of `func` (tile IR), or none with `why` set: it
-/// needs one loop of products in its entry block, at the loop's top level,
+/// needs one loop in its entry block with one product at its top level,
 /// whose trip count the host can compute.
 std::optional<LaunchCost> launchCostOf(mlir::func::FuncOp func,
                                        std::string &why);
