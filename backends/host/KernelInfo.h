@@ -171,6 +171,13 @@ struct DispatchTarget {
   unsigned sm = 0; // NVIDIA compute capability x10; 0 on AMD
   std::array<double, 6> rates{};
   std::vector<DispatchCandidate> candidates;
+  // kcc --tuning-db: shapes measured on `tunedDevice`, each the values of
+  // `tunedParams` (the launch's integer parameters) and the index of the
+  // candidate measured fastest.
+  std::string tunedDevice, tunedFrom;
+  std::vector<std::string> tunedParams;
+  std::vector<std::vector<int64_t>> tunedSizes;
+  std::vector<int> tunedPicks;
 };
 
 /// A specialize clause that left tunable constants to the compiler: one

@@ -60,7 +60,8 @@ constexpr Vendor kCuda = {".kcc",
                           "kcc::rt::selectVariant",
                           "kcc::rt::multiprocessorCount",
                           "kcc::rt::workspace",
-                          "kcc::rt::selectTarget"};
+                          "kcc::rt::selectTarget",
+                          "kcc::rt::deviceName"};
 constexpr Vendor kHip = {".hip.kcc",
                          "_HIP_KCC_H",
                          "kcc/runtime_hip.h",
@@ -72,7 +73,8 @@ constexpr Vendor kHip = {".hip.kcc",
                          "kcc::rt::hip::selectVariant",
                          "kcc::rt::hip::multiprocessorCount",
                          "kcc::rt::hip::workspace",
-                         "kcc::rt::hip::selectTarget"};
+                         "kcc::rt::hip::selectTarget",
+                         "kcc::rt::hip::deviceName"};
 
 //===----------------------------------------------------------------------===//
 // Emission
@@ -536,6 +538,43 @@ void emitSizeDispatch(std::string &c, const KernelPlan &kp, const GroupPlan &gp,
     // KCC_VARIANT=<symbol> runs that candidate (for measuring the model).
     c += "    int kcc_pick = kcc::rt::forcedVariant(kcc_names, " +
          std::to_string(indices.size()) + ");\n";
+    if (!d->tunedSizes.empty()) {
+      // kcc --tuning-db: the measured choice near the call's sizes, on the
+      // device it was measured on.
+      size_t n = d->tunedParams.size();
+      c += "    if (kcc_pick < 0) { // tuned: " + commentText(d->tunedFrom) +
+           "\n";
+      std::vector<std::string> rows;
+      for (const std::vector<int64_t> &sizes : d->tunedSizes) {
+        std::vector<std::string> values;
+        for (int64_t v : sizes)
+          values.push_back(int64Literal(v));
+        rows.push_back(wrapCall("", "{", values, "}"));
+      }
+      c += wrapCall("      ",
+                    "static const int64_t kcc_tuned[][" + std::to_string(n) +
+                        "] = {",
+                    rows, "};");
+      std::vector<std::string> picks;
+      for (int p : d->tunedPicks)
+        picks.push_back(std::to_string(p));
+      c += wrapCall("      ", "static const int kcc_tuned_picks[] = {", picks,
+                    "};");
+      c += "      std::string kcc_device;\n";
+      c += wrapCall("      ", std::string("if (") + vendor.deviceName + "(",
+                    {any, "&kcc_device"},
+                    ").ok() &&\n          kcc_device == " +
+                        cString(d->tunedDevice) + ") {");
+      std::vector<std::string> sizes;
+      for (const std::string &p : d->tunedParams)
+        sizes.push_back("static_cast<int64_t>(" + p + ")");
+      c += wrapCall("        ", "const int64_t kcc_sizes[] = {", sizes, "};");
+      c += wrapCall("        ", "kcc_pick = kcc::rt::tunedVariant(",
+                    {"kcc_sizes", std::to_string(n), "&kcc_tuned[0][0]",
+                     "kcc_tuned_picks", std::to_string(d->tunedSizes.size())},
+                    ");");
+      c += "      }\n    }\n";
+    }
     c += "    if (kcc_pick < 0) {\n";
     c += wrapCall("      ", "static const kcc::rt::MachineRates kcc_rates = {",
                   rates, "};");
@@ -1086,6 +1125,108 @@ static std::string imageContents(const ModuleInfo &m,
   return out;
 }
 
+/// <stem>.kcc.tune.cpp: the launch functions that weigh candidates, as
+/// kcc::tune::main takes them (runtime/include/kcc/tune.h), or "" if none.
+std::string emitTuner(const std::vector<KernelPlan> &plans,
+                      const std::string &ns, const std::string &source,
+                      const std::string &sourceName) {
+  std::string body, table;
+  unsigned count = 0;
+  for (const KernelPlan &kp : plans)
+    for (const GroupPlan &gp : kp.groups) {
+      if (gp.targets.empty())
+        continue;
+      const Specialization &first = *kp.specs[gp.variants.front()].spec;
+      std::string n = "launch_" + gp.group->name;
+      body += "\nnamespace " + n + " {\n";
+      std::vector<std::string> params, args;
+      size_t pointers = 0, integers = 0, floats = 0;
+      for (size_t i = 0; i < first.params.size(); ++i) {
+        const ParamInfo &p = first.params[i];
+        if (p.isTensorMap)
+          continue;
+        std::string kind = p.isPointer             ? "Pointer"
+                           : isIntegerKind(p.elem) ? "Integer"
+                                                   : "Float";
+        params.push_back("{" + cString(p.name) + ", kcc::tune::Param::" + kind +
+                         ", " + std::to_string(scalarKindBytes(p.elem)) + ", " +
+                         std::to_string(p.tensorRank) + "}");
+        std::string type =
+            std::string(cxxType(p.elem)) + (p.isPointer ? " *" : "");
+        if (p.isPointer)
+          args.push_back("static_cast<" + type + ">(p[" +
+                         std::to_string(pointers++) + "])");
+        else if (isIntegerKind(p.elem))
+          args.push_back("static_cast<" + type + ">(i[" +
+                         std::to_string(integers++) + "])");
+        else if (p.elem == ScalarKind::F32 || p.elem == ScalarKind::F64)
+          args.push_back("static_cast<" + type + ">(f[" +
+                         std::to_string(floats++) + "])");
+        else // a 16-bit or 8-bit float scalar: not one a tuning shape sets
+          args.push_back(type + "{}");
+      }
+      args.push_back("stream");
+      body += wrapCall("", "const kcc::tune::Param params[] = {", params, "};");
+      std::vector<std::string> sms, names, lists, sizes;
+      for (size_t t = 0; t < gp.targets.size(); ++t) {
+        const auto &[d, indices] = gp.targets[t];
+        sms.push_back(std::to_string(d->sm));
+        names.push_back(cString(d->target));
+        std::vector<std::string> cands;
+        for (size_t i : indices)
+          cands.push_back(cString(kp.specs[i].spec->symbol));
+        body += wrapCall(
+            "", "const char *const candidates" + std::to_string(t) + "[] = {",
+            cands, "};");
+        lists.push_back("candidates" + std::to_string(t));
+        sizes.push_back(std::to_string(indices.size()));
+      }
+      body += wrapCall("", "const unsigned sms[] = {", sms, "};");
+      body += wrapCall("", "const char *const targets[] = {", names, "};");
+      body += wrapCall("", "const char *const *const candidates[] = {", lists,
+                       "};");
+      body += wrapCall("", "const unsigned numCandidates[] = {", sizes, "};");
+      body += "kcc::Status call(void *const *p, const int64_t *i, "
+              "const double *f,\n                 CUstream_st *stream) {\n";
+      body += "  (void)p, (void)i, (void)f;\n";
+      body += wrapCall("  ", "return ::" + ns + "::" + gp.group->name + "(",
+                       args, ");");
+      body += "}\n} // namespace " + n + "\n";
+      table += wrapCall(
+          "    ", "{",
+          {cString(gp.group->name), n + "::params",
+           std::to_string(params.size()),
+           "&::" + ns + "::kcc_impl::kernel_" +
+               kp.specs[gp.targets.front().second.front()].spec->symbol,
+           n + "::sms", n + "::targets", std::to_string(sms.size()),
+           n + "::candidates", n + "::numCandidates", n + "::call"},
+          "},");
+      ++count;
+    }
+  if (!count)
+    return "";
+  std::string c;
+  c += "// Generated by " + std::string(kGenerator) + " from " +
+       commentText(source) + "; do not edit.\n";
+  c += "//\n// The tuner of its launch functions that weigh tile candidates "
+       "by size\n// (docs/gemm.md, \"Tuned dispatch\"): built with the CUDA "
+       "runtime alone, it times\n// each candidate on this machine's GPU and "
+       "writes a tuning database for\n// kcc --tuning-db. It includes the "
+       "stubs' source: build it instead of them.\n"
+       "//   c++ -std=c++17 -O2 -I<kcc>/include " +
+       commentText(sourceName.substr(0, sourceName.size() - 4)) +
+       ".tune.cpp -lkcc_runtime -ldl -lpthread\n"
+       "//   ./a.out -o tuning.json LAUNCH:c=16x4096,a=16x4096,... ...\n";
+  c += "#include \"" + sourceName + "\"\n\n#include <kcc/tune.h>\n\n";
+  c += "namespace {\n" + body + "\nconst kcc::tune::Launch launches[] = {\n" +
+       table + "};\n} // namespace\n\n";
+  c +=
+      "int main(int argc, char **argv) {\n  return kcc::tune::main(argc, argv, "
+      "launches, " +
+      std::to_string(count) + ");\n}\n";
+  return c;
+}
+
 static bool emitStubs(const Vendor &vendor, const ModuleInfo &module,
                       const std::string &image, StubFiles &out,
                       std::string &error, std::string &kernel,
@@ -1118,6 +1259,11 @@ static bool emitStubs(const Vendor &vendor, const ModuleInfo &module,
   out.sourceName = module.stem + vendor.fileSuffix + ".cpp";
   out.header = emitHeader(plans, ns, source, vendor, contents);
   out.source = emitSource(module, plans, image, ns, source, vendor, contents);
+  if (!vendor.amd) {
+    out.tuner = emitTuner(plans, ns, source, out.sourceName);
+    if (!out.tuner.empty())
+      out.tunerName = module.stem + vendor.fileSuffix + ".tune.cpp";
+  }
   return true;
 }
 

@@ -22,6 +22,11 @@ struct StubFiles {
   std::string source;     // the source's text; #includes "<headerName>"
   std::string headerName; // "<stem>.kcc.h" (CUDA), "<stem>.hip.kcc.h" (HIP)
   std::string sourceName; // "<stem>.kcc.cpp", "<stem>.hip.kcc.cpp"
+  // CUDA, where some launch function weighs tile candidates by size: the
+  // tuner program (runtime/include/kcc/tune.h) that times them on a GPU and
+  // writes a tuning database; empty otherwise.
+  std::string tuner;
+  std::string tunerName; // "<stem>.kcc.tune.cpp"
 };
 
 /// Generates the launch stubs of `module` with `fatbin` (the bytes of the

@@ -29,6 +29,7 @@ struct Vendor {
   const char *multiprocessorCount; // the runtime's num_multiprocessors()
   const char *workspace;           // the runtime's split-K workspace
   const char *selectTarget;        // the runtime's target selection
+  const char *deviceName;          // the runtime's device name
 };
 
 struct SpecPlan {

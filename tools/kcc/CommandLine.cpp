@@ -159,6 +159,14 @@ static cl::opt<unsigned> dispatchVariants(
              "favour (runtime/include/kcc/dispatch.h); 1 keeps the "
              "compiler's choice alone (default: 6)"),
     cl::init(6), cl::cat(kccCategory));
+static cl::list<std::string> tuningDbs(
+    "tuning-db",
+    cl::desc("A tuning database the generated tuner (<stem>.tune.cpp) wrote: "
+             "its measured tile choices go into the launch stubs, which "
+             "use them on that device for sizes within a factor of 2 of a "
+             "tuned shape, and the cost model elsewhere (may repeat: one per "
+             "target)"),
+    cl::value_desc("FILE"), cl::cat(kccCategory));
 static cl::opt<bool> versionBranches(
     "version-branches",
     cl::desc("Compile a kernel once per branch of a top-level `if` whose "
@@ -356,6 +364,7 @@ int kcc::runCommandLine(int argc, const char *const *argv) {
     return fail("invalid --dispatch-variants=" +
                 std::to_string(dispatchVariants) + "; use 1 to 16");
   options.dispatchVariants = dispatchVariants;
+  options.tuningDbs.assign(tuningDbs.begin(), tuningDbs.end());
   options.versionBranches = versionBranches;
   if (unprovenCoverage != "error" && unprovenCoverage != "warning")
     return fail("invalid --unproven-coverage=" + unprovenCoverage +
@@ -369,6 +378,8 @@ int kcc::runCommandLine(int argc, const char *const *argv) {
       return fail("--depfile needs a file name (--depfile=FILE.d)");
     options.depfile = depfile;
     options.dependencies.assign(targetModels.begin(), targetModels.end());
+    options.dependencies.insert(options.dependencies.end(), tuningDbs.begin(),
+                                tuningDbs.end());
   }
   // kcc prints its own report; LLVM would print a second one at exit.
   TimePassesIsEnabled = false;

@@ -9,6 +9,7 @@
 #include "ir/MessageText.h"
 #include "ir/SourceLocation.h"
 #include "tools/kcc/Report.h"
+#include "tools/kcc/TuningDb.h"
 
 #include "backends/amd/CodeGen.h"
 #include "backends/host/KernelInfo.h"
@@ -359,6 +360,16 @@ public:
     for (std::unique_ptr<BackendJob> &job : jobs)
       if (!finishBackend(*job, images, amdImages))
         return false;
+    // Measured tile choices, for the launch functions that weigh several.
+    for (const std::string &path : options.tuningDbs) {
+      llvm::Expected<TuningDb> db = readTuningDb(path);
+      if (!db) {
+        reportError(llvm::toString(db.takeError()));
+        return false;
+      }
+      for (const std::string &w : applyTuningDb(*db, info))
+        llvm::WithColor::warning(llvm::errs(), "kcc") << w << "\n";
+    }
     if (options.report != ReportKind::None) {
       report.addResources(info);
       if (options.report == ReportKind::JSON)
@@ -443,9 +454,13 @@ private:
     }
     std::string names[] = {imageName, stubs.headerName, stubs.sourceName};
     files.insert(files.end(), std::begin(names), std::end(names));
+    if (!stubs.tunerName.empty())
+      files.push_back(stubs.tunerName);
     return write(names[0], image, true) &&
            write(names[1], stubs.header, false) &&
-           write(names[2], stubs.source, false);
+           write(names[2], stubs.source, false) &&
+           (stubs.tunerName.empty() ||
+            write(stubs.tunerName, stubs.tuner, false));
   }
 
   bool write(StringRef name, StringRef data, bool binary) {

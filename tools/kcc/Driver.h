@@ -57,6 +57,8 @@ struct Options {
   ReportKind report = ReportKind::None;  // --report: printed to stdout
   std::string depfile;                   // --depfile: Makefile rule to write
   std::vector<std::string> dependencies; // files read besides the inputs
+  // --tuning-db: measured tile choices compiled into the launch stubs.
+  std::vector<std::string> tuningDbs;
 };
 
 /// Compiles every input; prints diagnostics to stderr. Returns the process

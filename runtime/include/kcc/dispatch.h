@@ -111,17 +111,60 @@ inline double launchCycles(const TileWork &w, const MachineRates &r,
   return cycles;
 }
 
-/// The index in `names` of the candidate KCC_VARIANT (read once per
-/// process) names, else -1: the launch then runs the model's choice. For
-/// measuring the model against a GPU (docs/gemm.md), not for production.
+/// The candidate name forced for every launch function that weighs
+/// candidates: KCC_VARIANT from the environment (read once per process), or
+/// what forceVariant() set. For measuring (the generated tuner, docs/gemm.md),
+/// not for production; not synchronized with concurrent launches.
+inline const char *&forcedVariantName() {
+  static const char *name = std::getenv("KCC_VARIANT");
+  return name;
+}
+inline void forceVariant(const char *name) { forcedVariantName() = name; }
+
+/// The index in `names` of the forced candidate, else -1: the launch then
+/// runs the tuned or the model's choice.
 inline int forcedVariant(const char *const *names, int n) {
-  static const char *const forced = std::getenv("KCC_VARIANT");
+  const char *forced = forcedVariantName();
   if (!forced)
     return -1;
   for (int i = 0; i < n; ++i)
     if (std::strcmp(names[i], forced) == 0)
       return i;
   return -1;
+}
+
+/// kcc --tuning-db: the candidate measured fastest at the tuned shape
+/// nearest to the call's `sizes` (its integer parameters, `n` of them) among
+/// those within a factor of 2 of it in every size (the bucket of a tuned
+/// shape: equal where either is not positive), else -1 (the cost model
+/// chooses). `shapes` holds `count` rows of `n` values, `picks` their
+/// candidates; ties keep the first row.
+inline int tunedVariant(const int64_t *sizes, unsigned n, const int64_t *shapes,
+                        const int *picks, unsigned count) {
+  int best = -1;
+  double bestDistance = 0;
+  for (unsigned e = 0; e < count; ++e) {
+    double distance = 0;
+    bool inside = true;
+    for (unsigned i = 0; i < n && inside; ++i) {
+      int64_t a = sizes[i], b = shapes[e * n + i];
+      if (a == b)
+        continue;
+      if (a <= 0 || b <= 0) {
+        inside = false;
+        break;
+      }
+      double ratio = static_cast<double>(std::max(a, b)) /
+                     static_cast<double>(std::min(a, b));
+      inside = ratio <= 2.0;
+      distance += ratio - 1.0;
+    }
+    if (inside && (best < 0 || distance < bestDistance)) {
+      best = picks[e];
+      bestDistance = distance;
+    }
+  }
+  return best;
 }
 
 } // namespace kcc::rt
