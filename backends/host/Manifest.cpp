@@ -217,18 +217,24 @@ std::string kcc::host::emitManifest(const ModuleInfo &module,
         for (const auto &[target, symbol] : g.chosen)
           chosen[target] = symbol;
         // The candidates each target's launch weighs by the call's sizes.
-        json::Object bySize;
+        json::Object bySize, tuned;
         for (const DispatchTarget &d : g.dispatch) {
           json::Array symbols;
           for (const DispatchCandidate &c : d.candidates)
             symbols.push_back(c.symbol);
           bySize[d.target] = std::move(symbols);
+          if (!d.tunedSizes.empty())
+            tuned[d.target] = json::Object{
+                {"device", d.tunedDevice},
+                {"database", d.tunedFrom},
+                {"shapes", static_cast<int64_t>(d.tunedSizes.size())}};
         }
         groups.push_back(json::Object{{"name", g.name},
                                       {"chosen_constants", std::move(open)},
                                       {"candidates", std::move(candidates)},
                                       {"chosen", std::move(chosen)},
-                                      {"dispatch", std::move(bySize)}});
+                                      {"dispatch", std::move(bySize)},
+                                      {"tuned", std::move(tuned)}});
       }
       kernel["launch_functions"] = std::move(groups);
     }
