@@ -395,3 +395,74 @@ void detail::persistentGrid(const KernelDesc &kernel,
   out[0] = tiles < ctas ? tiles : ctas;
   out[1] = out[2] = 1;
 }
+
+//===----------------------------------------------------------------------===//
+// DeviceNameCache
+//===----------------------------------------------------------------------===//
+
+Status DeviceNameCache::get(int device, const Query &query, std::string *name) {
+  {
+    std::shared_lock<std::shared_mutex> read(mutex);
+    auto it = names.find(device);
+    if (it != names.end()) {
+      *name = it->second;
+      return Status();
+    }
+  }
+  // Asked outside the lock: racing threads may both ask, and get the same.
+  std::string queried;
+  Status status = query(&queried);
+  if (!status.ok()) {
+    name->clear();
+    return status;
+  }
+  std::unique_lock<std::shared_mutex> write(mutex);
+  *name = names.emplace(device, std::move(queried)).first->second;
+  return Status();
+}
+
+//===----------------------------------------------------------------------===//
+// Timing launches
+//===----------------------------------------------------------------------===//
+
+Status detail::checkTiming(const KernelDesc &kernel, unsigned repetitions,
+                           const std::function<Status()> &launch,
+                           double *microseconds) {
+  if (!microseconds)
+    return nullOutput(kernel, "time per launch");
+  *microseconds = 0;
+  if (repetitions == 0)
+    return makeStatus(KCC_ERROR_INVALID_ARGUMENT,
+                      launchPrefix(kernel) +
+                          "timing 0 launches: repetitions must be at least 1");
+  if (!launch)
+    return makeStatus(KCC_ERROR_INVALID_ARGUMENT,
+                      launchPrefix(kernel) + "no launch to time (an empty "
+                                             "std::function)");
+  return Status();
+}
+
+Status detail::timeWith(unsigned repetitions,
+                        const std::function<Status()> &launch,
+                        LaunchTimer &timer, double *microseconds) {
+  Status status = launch();
+  if (!status.ok())
+    return status;
+  status = timer.start();
+  for (unsigned i = 0; i < repetitions && status.ok(); ++i)
+    status = launch();
+  if (status.ok())
+    status = timer.stop();
+  float milliseconds = 0;
+  if (status.ok())
+    status = timer.elapsed(&milliseconds);
+  if (status.ok())
+    *microseconds = double(milliseconds) * 1000.0 / repetitions;
+  return status;
+}
+
+Status detail::nullOutput(const KernelDesc &kernel, const char *what) {
+  return makeStatus(KCC_ERROR_INVALID_ARGUMENT,
+                    launchPrefix(kernel) + "the " + what +
+                        " to set is a null pointer");
+}

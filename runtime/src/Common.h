@@ -180,6 +180,55 @@ private:
   std::map<std::pair<uintptr_t, const void *>, Buffer> buffers;
 };
 
+/// Device names by device ordinal, for deviceName(): a device's name does
+/// not change while the process runs, and launch stubs may ask for it at
+/// every launch. Never evicted. Each backend has its own instance.
+class DeviceNameCache {
+public:
+  using Query = std::function<Status(std::string *name)>;
+  /// Sets `*name` to the name of `device`: the cached one (a shared lock and
+  /// a lookup), else `query`'s, which is cached. A failure is returned,
+  /// leaves `*name` empty and caches nothing (the next call asks again).
+  Status get(int device, const Query &query, std::string *name);
+
+private:
+  std::shared_mutex mutex;
+  std::map<int, std::string> names;
+};
+
+/// What timeLaunches() needs of a backend: two events on the stream being
+/// timed, destroyed with the object, whatever happened before.
+class LaunchTimer {
+public:
+  /// Creates the events and records the first one on the stream.
+  virtual Status start() = 0;
+  /// Records the second one and waits for it.
+  virtual Status stop() = 0;
+  /// The milliseconds between the two.
+  virtual Status elapsed(float *milliseconds) = 0;
+
+protected:
+  ~LaunchTimer() = default;
+};
+
+/// timeLaunches()' arguments: KCC_ERROR_INVALID_ARGUMENT for a null
+/// `microseconds`, zero `repetitions` or an empty `launch`. Sets
+/// `*microseconds` to 0 (where it can).
+Status checkTiming(const KernelDesc &kernel, unsigned repetitions,
+                   const std::function<Status()> &launch, double *microseconds);
+
+/// timeLaunches() once its arguments are checked and the device is ready:
+/// one warm-up `launch` (loads modules, first-touch costs), then `timer`
+/// started, `repetitions` launches, `timer` stopped; `*microseconds` is the
+/// elapsed time per launch. The first failure (a launch's or the timer's)
+/// is returned.
+Status timeWith(unsigned repetitions, const std::function<Status()> &launch,
+                LaunchTimer &timer, double *microseconds);
+
+/// KCC_ERROR_INVALID_ARGUMENT: the `what` to set is a null pointer (an
+/// out-parameter of deviceName(), allocate(), timeLaunches()).
+Status nullOutput(const KernelDesc &kernel, const char *what);
+
 } // namespace detail
 } // namespace rt
 } // namespace kcc

@@ -81,7 +81,20 @@ void load(Loaded &out) {
       !resolve(handle, "cuLaunchKernel", d.cuLaunchKernel, why) ||
       !resolve(handle, "cuMemAlloc_v2", d.cuMemAlloc, why) ||
       !resolve(handle, "cuMemFree_v2", d.cuMemFree, why) ||
-      !resolve(handle, "cuStreamSynchronize", d.cuStreamSynchronize, why))
+      !resolve(handle, "cuStreamSynchronize", d.cuStreamSynchronize, why) ||
+      !resolve(handle, "cuDeviceGetName", d.cuDeviceGetName, why) ||
+      !resolve(handle, "cuMemsetD8_v2", d.cuMemsetD8, why) ||
+      !resolve(handle, "cuEventCreate", d.cuEventCreate, why) ||
+      !resolve(handle, "cuEventRecord", d.cuEventRecord, why) ||
+      !resolve(handle, "cuEventSynchronize", d.cuEventSynchronize, why) ||
+      !resolve(handle, "cuEventDestroy_v2", d.cuEventDestroy, why))
+    return;
+  // cuEventElapsedTime_v2 came with CUDA 12.8; older drivers have only the
+  // unversioned export, which times completed events the same way.
+  d.cuEventElapsedTime = reinterpret_cast<decltype(d.cuEventElapsedTime)>(
+      dlsym(handle, "cuEventElapsedTime_v2"));
+  if (!d.cuEventElapsedTime &&
+      !resolve(handle, "cuEventElapsedTime", d.cuEventElapsedTime, why))
     return;
   // Optional: older drivers (before CUDA 12) still launch kernels without
   // tensor maps; encodeTensorMap reports its absence.

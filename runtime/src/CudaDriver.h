@@ -4,10 +4,11 @@
 // The few driver types, constants and entry points the runtime uses, declared
 // here so kcc_runtime builds without the CUDA toolkit. Values match cuda.h
 // (CUDA 13.0); the entry points are resolved with dlsym from libcuda.so.1,
-// under the name cuda.h gives them: cuMemAlloc and cuMemFree are #defined to
-// their _v2 exports (64-bit CUdeviceptr), the others keep their names.
-// cuLaunchKernel, cuStreamSynchronize and cuStreamIsCapturing are the
-// legacy-default-stream exports (not _ptsz).
+// under the name cuda.h gives them: cuMemAlloc, cuMemFree and cuMemsetD8
+// are #defined to their _v2 exports (64-bit CUdeviceptr), cuEventDestroy and
+// cuEventElapsedTime to theirs too, the others keep their names.
+// cuLaunchKernel, cuMemsetD8, cuStreamSynchronize, cuStreamIsCapturing and
+// cuEventRecord are the legacy-default-stream exports (not _ptds/_ptsz).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KCC_RUNTIME_CUDADRIVER_H
@@ -21,6 +22,7 @@ struct CUctx_st;
 struct CUmod_st;
 struct CUfunc_st;
 struct CUstream_st;
+struct CUevent_st;
 
 namespace kcc {
 namespace rt {
@@ -32,6 +34,7 @@ using CUcontext = CUctx_st *;
 using CUmodule = CUmod_st *;
 using CUfunction = CUfunc_st *;
 using CUstream = CUstream_st *;
+using CUevent = CUevent_st *;
 using CUdeviceptr = unsigned long long; // CUdeviceptr_v2
 using CUdevice_attribute = int;
 using CUfunction_attribute = int;
@@ -70,6 +73,10 @@ enum : CUdevice_attribute {
 enum : CUfunction_attribute {
   CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
 };
+
+// cuEventCreate flags (cuda.h, enum CUevent_flags_enum): the default
+// event records timing.
+enum : unsigned { CU_EVENT_DEFAULT = 0 };
 
 // CUstreamCaptureStatus values (cuda.h, enum CUstreamCaptureStatus_enum).
 using CUstreamCaptureStatus = int;
@@ -144,6 +151,19 @@ struct Driver {
   CUresult (*cuMemAlloc)(CUdeviceptr *ptr, size_t bytes);
   CUresult (*cuMemFree)(CUdeviceptr ptr);
   CUresult (*cuStreamSynchronize)(CUstream stream);
+  CUresult (*cuDeviceGetName)(char *name, int length, CUdevice device);
+  /// Exported as cuMemsetD8_v2.
+  CUresult (*cuMemsetD8)(CUdeviceptr ptr, unsigned char value, size_t count);
+  CUresult (*cuEventCreate)(CUevent *event, unsigned flags);
+  CUresult (*cuEventRecord)(CUevent event, CUstream stream);
+  CUresult (*cuEventSynchronize)(CUevent event);
+  /// cuEventElapsedTime_v2 (what CUDA 12.8's and later cuda.h #define
+  /// cuEventElapsedTime to), or the unversioned export on older drivers
+  /// (same signature and result for completed events).
+  CUresult (*cuEventElapsedTime)(float *milliseconds, CUevent start,
+                                 CUevent end);
+  /// Exported as cuEventDestroy_v2.
+  CUresult (*cuEventDestroy)(CUevent event);
   /// Optional (CUDA 12.0 and newer drivers): null if the driver lacks it, in
   /// which case only kernels without TMA tensor maps can be launched.
   TensorMapEncodeTiledFn cuTensorMapEncodeTiled;

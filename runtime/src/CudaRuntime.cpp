@@ -3,7 +3,9 @@
 // The CUDA backend of kcc::rt::launch: the current (or device 0's primary)
 // context, modules and functions cached per context (Common.h), the
 // no-image and driver-error messages, split-K workspaces per (context,
-// stream). The driver is opened with dlopen (CudaDriver.cpp).
+// stream), and what the tuner uses: device names cached per device,
+// zero-filled memory, launches timed with events. The driver is opened with
+// dlopen (CudaDriver.cpp).
 //
 //===----------------------------------------------------------------------===//
 
@@ -470,6 +472,165 @@ Status kcc::rt::workspace(const KernelDesc &kernel, size_t bytes,
   CudaWorkspaceCalls calls(*driver, kernel, stream);
   return workspaces().get(kernel, reinterpret_cast<uintptr_t>(ctx), stream,
                           bytes, calls, ptr);
+}
+
+//===----------------------------------------------------------------------===//
+// Tuning: device names, zeroed memory, timed launches
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+DeviceNameCache &deviceNames() {
+  static DeviceNameCache *instance = new DeviceNameCache; // leaked
+  return *instance;
+}
+
+/// The two events of timeLaunches on one stream of the current context.
+class CudaLaunchTimer final : public LaunchTimer {
+public:
+  CudaLaunchTimer(const Driver &driver, const KernelDesc &kernel,
+                  CUstream stream)
+      : driver(driver), kernel(kernel), stream(stream) {}
+  ~CudaLaunchTimer() {
+    // Failures here have nothing left to spoil: the result is known.
+    for (CUevent event : {begin, end})
+      if (event)
+        driver.cuEventDestroy(event);
+  }
+
+  Status start() override {
+    for (CUevent *event : {&begin, &end}) {
+      CUresult result = driver.cuEventCreate(event, CU_EVENT_DEFAULT);
+      if (result != CUDA_SUCCESS) {
+        *event = nullptr;
+        return driverError(driver, kernel, "cuEventCreate", result);
+      }
+    }
+    return record(begin);
+  }
+  Status stop() override {
+    Status status = record(end);
+    if (!status.ok())
+      return status;
+    CUresult result = driver.cuEventSynchronize(end);
+    if (result != CUDA_SUCCESS)
+      return driverError(driver, kernel, "cuEventSynchronize", result);
+    return Status();
+  }
+  Status elapsed(float *milliseconds) override {
+    CUresult result = driver.cuEventElapsedTime(milliseconds, begin, end);
+    if (result != CUDA_SUCCESS)
+      return driverError(driver, kernel, "cuEventElapsedTime", result);
+    return Status();
+  }
+
+private:
+  Status record(CUevent event) {
+    CUresult result = driver.cuEventRecord(event, stream);
+    if (result != CUDA_SUCCESS)
+      return driverError(driver, kernel, "cuEventRecord", result);
+    return Status();
+  }
+
+  const Driver &driver;
+  const KernelDesc &kernel;
+  CUstream stream;
+  CUevent begin = nullptr, end = nullptr;
+};
+
+} // namespace
+
+Status kcc::rt::deviceName(const KernelDesc &kernel, std::string *name) {
+  if (!name)
+    return nullOutput(kernel, "device name");
+  name->clear();
+  const Driver *driver = nullptr;
+  CUcontext ctx = nullptr;
+  Status status = driverWithContext(kernel, &driver, &ctx);
+  if (!status.ok())
+    return status;
+  CUdevice device = 0;
+  CUresult result = driver->cuCtxGetDevice(&device);
+  if (result != CUDA_SUCCESS)
+    return driverError(*driver, kernel, "cuCtxGetDevice", result);
+  return deviceNames().get(
+      device,
+      [&](std::string *queried) {
+        char buffer[256] = {};
+        CUresult named =
+            driver->cuDeviceGetName(buffer, sizeof buffer - 1, device);
+        if (named != CUDA_SUCCESS)
+          return driverError(*driver, kernel, "cuDeviceGetName", named);
+        queried->assign(buffer, strnlen(buffer, sizeof buffer));
+        return Status();
+      },
+      name);
+}
+
+Status kcc::rt::allocate(const KernelDesc &kernel, size_t bytes, void **ptr) {
+  if (!ptr)
+    return nullOutput(kernel, "device memory pointer");
+  *ptr = nullptr;
+  if (bytes == 0)
+    return Status();
+  const Driver *driver = nullptr;
+  CUcontext ctx = nullptr;
+  Status status = driverWithContext(kernel, &driver, &ctx);
+  if (!status.ok())
+    return status;
+  CUdeviceptr allocated = 0;
+  CUresult result = driver->cuMemAlloc(&allocated, bytes);
+  if (result != CUDA_SUCCESS) {
+    std::string call = "cuMemAlloc(" + std::to_string(bytes) + ")";
+    return driverError(*driver, kernel, call.c_str(), result);
+  }
+  // cuMemsetD8 runs on the legacy default stream, which streams created
+  // with CU_STREAM_NON_BLOCKING do not wait for: wait for it here.
+  const char *call = "cuMemsetD8";
+  result = driver->cuMemsetD8(allocated, 0, bytes);
+  if (result == CUDA_SUCCESS) {
+    call = "cuStreamSynchronize";
+    result = driver->cuStreamSynchronize(nullptr);
+  }
+  if (result != CUDA_SUCCESS) {
+    driver->cuMemFree(allocated);
+    std::string what = std::string(call) + " (zero-filling " +
+                       std::to_string(bytes) + " bytes)";
+    return driverError(*driver, kernel, what.c_str(), result);
+  }
+  *ptr = reinterpret_cast<void *>(static_cast<uintptr_t>(allocated));
+  return Status();
+}
+
+Status kcc::rt::release(const KernelDesc &kernel, void *ptr) {
+  if (!ptr)
+    return Status();
+  const Driver *driver = nullptr;
+  CUcontext ctx = nullptr;
+  Status status = driverWithContext(kernel, &driver, &ctx);
+  if (!status.ok())
+    return status;
+  CUresult result = driver->cuMemFree(
+      static_cast<CUdeviceptr>(reinterpret_cast<uintptr_t>(ptr)));
+  if (result != CUDA_SUCCESS)
+    return driverError(*driver, kernel, "cuMemFree", result);
+  return Status();
+}
+
+Status kcc::rt::timeLaunches(const KernelDesc &kernel, CUstream_st *stream,
+                             unsigned repetitions,
+                             const std::function<Status()> &launch,
+                             double *microseconds) {
+  Status status = checkTiming(kernel, repetitions, launch, microseconds);
+  if (!status.ok())
+    return status;
+  const Driver *driver = nullptr;
+  CUcontext ctx = nullptr;
+  status = driverWithContext(kernel, &driver, &ctx);
+  if (!status.ok())
+    return status;
+  CudaLaunchTimer timer(*driver, kernel, stream);
+  return timeWith(repetitions, launch, timer, microseconds);
 }
 
 //===----------------------------------------------------------------------===//

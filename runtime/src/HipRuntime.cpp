@@ -4,7 +4,8 @@
 // the code object of the embedded offload bundle that fits the device's
 // gcnArchName (OffloadBundle.h), modules and functions cached per device
 // (Common.h), hipModuleLaunchKernel, split-K workspaces per (device,
-// stream). Messages and status codes are those of
+// stream), and the tuner's device names, zero-filled memory and timed
+// launches. Messages and status codes are those of
 // the CUDA backend, with HIP's error names. Links libamdhip64 directly (HIP
 // has no stable "driver" library to dlopen the way libcuda.so.1 is).
 //
@@ -125,16 +126,23 @@ Status processorCount(const KernelDesc &kernel, int device, unsigned *count) {
   return Status();
 }
 
+Status deviceProperties(const KernelDesc &kernel, int device,
+                        hipDeviceProp_t *props) {
+  std::memset(props, 0, sizeof *props);
+  hipError_t result = hipGetDeviceProperties(props, device);
+  if (result != hipSuccess)
+    return driverError(kernel, "hipGetDeviceProperties", result);
+  return Status();
+}
+
 /// The device's gcnArchName, e.g. "gfx90a:sramecc+:xnack-".
 Status deviceArch(const KernelDesc &kernel, int device, std::string *arch) {
   hipDeviceProp_t props;
-  std::memset(&props, 0, sizeof props);
-  hipError_t result = hipGetDeviceProperties(&props, device);
-  if (result != hipSuccess)
-    return driverError(kernel, "hipGetDeviceProperties", result);
-  arch->assign(props.gcnArchName,
-               strnlen(props.gcnArchName, sizeof props.gcnArchName));
-  return Status();
+  Status status = deviceProperties(kernel, device, &props);
+  if (status.ok())
+    arch->assign(props.gcnArchName,
+                 strnlen(props.gcnArchName, sizeof props.gcnArchName));
+  return status;
 }
 
 /// Whether code built for kcc target `target` ("gfx90a"; null: none) is for
@@ -437,4 +445,151 @@ Status kcc::rt::hip::workspace(const KernelDesc &kernel, size_t bytes,
   HipWorkspaceCalls calls(kernel, stream);
   return workspaces().get(kernel, static_cast<uintptr_t>(device), stream, bytes,
                           calls, ptr);
+}
+
+//===----------------------------------------------------------------------===//
+// Tuning: device names, zeroed memory, timed launches
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+DeviceNameCache &deviceNames() {
+  static DeviceNameCache *instance = new DeviceNameCache; // leaked
+  return *instance;
+}
+
+/// The two events of timeLaunches on one stream of the current device.
+class HipLaunchTimer final : public LaunchTimer {
+public:
+  HipLaunchTimer(const KernelDesc &kernel, hipStream_t stream)
+      : kernel(kernel), stream(stream) {}
+  ~HipLaunchTimer() {
+    // Failures here have nothing left to spoil: the result is known.
+    for (hipEvent_t event : {begin, end})
+      if (event)
+        (void)hipEventDestroy(event);
+  }
+
+  Status start() override {
+    for (hipEvent_t *event : {&begin, &end}) {
+      hipError_t result = hipEventCreate(event);
+      if (result != hipSuccess) {
+        *event = nullptr;
+        return driverError(kernel, "hipEventCreate", result);
+      }
+    }
+    return record(begin);
+  }
+  Status stop() override {
+    Status status = record(end);
+    if (!status.ok())
+      return status;
+    hipError_t result = hipEventSynchronize(end);
+    if (result != hipSuccess)
+      return driverError(kernel, "hipEventSynchronize", result);
+    return Status();
+  }
+  Status elapsed(float *milliseconds) override {
+    hipError_t result = hipEventElapsedTime(milliseconds, begin, end);
+    if (result != hipSuccess)
+      return driverError(kernel, "hipEventElapsedTime", result);
+    return Status();
+  }
+
+private:
+  Status record(hipEvent_t event) {
+    hipError_t result = hipEventRecord(event, stream);
+    if (result != hipSuccess)
+      return driverError(kernel, "hipEventRecord", result);
+    return Status();
+  }
+
+  const KernelDesc &kernel;
+  hipStream_t stream;
+  hipEvent_t begin = nullptr, end = nullptr;
+};
+
+} // namespace
+
+Status kcc::rt::hip::deviceName(const KernelDesc &kernel, std::string *name) {
+  if (!name)
+    return nullOutput(kernel, "device name");
+  name->clear();
+  int device = 0;
+  Status status = initializedDevice(kernel, &device);
+  if (!status.ok())
+    return status;
+  return deviceNames().get(
+      device,
+      [&](std::string *queried) {
+        hipDeviceProp_t props;
+        Status named = deviceProperties(kernel, device, &props);
+        if (named.ok())
+          queried->assign(props.name, strnlen(props.name, sizeof props.name));
+        return named;
+      },
+      name);
+}
+
+Status kcc::rt::hip::allocate(const KernelDesc &kernel, size_t bytes,
+                              void **ptr) {
+  if (!ptr)
+    return nullOutput(kernel, "device memory pointer");
+  *ptr = nullptr;
+  if (bytes == 0)
+    return Status();
+  int device = 0;
+  Status status = initializedDevice(kernel, &device);
+  if (!status.ok())
+    return status;
+  void *allocated = nullptr;
+  hipError_t result = hipMalloc(&allocated, bytes);
+  if (result != hipSuccess) {
+    std::string call = "hipMalloc(" + std::to_string(bytes) + ")";
+    return driverError(kernel, call.c_str(), result);
+  }
+  // hipMemset runs on the null stream, which streams created with
+  // hipStreamNonBlocking do not wait for: wait for it here.
+  const char *call = "hipMemset";
+  result = hipMemset(allocated, 0, bytes);
+  if (result == hipSuccess) {
+    call = "hipStreamSynchronize";
+    result = hipStreamSynchronize(nullptr);
+  }
+  if (result != hipSuccess) {
+    (void)hipFree(allocated);
+    std::string what = std::string(call) + " (zero-filling " +
+                       std::to_string(bytes) + " bytes)";
+    return driverError(kernel, what.c_str(), result);
+  }
+  *ptr = allocated;
+  return Status();
+}
+
+Status kcc::rt::hip::release(const KernelDesc &kernel, void *ptr) {
+  if (!ptr)
+    return Status();
+  int device = 0;
+  Status status = initializedDevice(kernel, &device);
+  if (!status.ok())
+    return status;
+  hipError_t result = hipFree(ptr);
+  if (result != hipSuccess)
+    return driverError(kernel, "hipFree", result);
+  return Status();
+}
+
+Status kcc::rt::hip::timeLaunches(const KernelDesc &kernel,
+                                  ihipStream_t *stream, unsigned repetitions,
+                                  const std::function<Status()> &launch,
+                                  double *microseconds) {
+  Status status = checkTiming(kernel, repetitions, launch, microseconds);
+  if (!status.ok())
+    return status;
+  int device = 0;
+  status = initializedDevice(kernel, &device);
+  if (!status.ok())
+    return status;
+  HipLaunchTimer timer(kernel, stream);
+  return timeWith(repetitions, launch, timer, microseconds);
 }

@@ -55,6 +55,7 @@ KCC_SAME(CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
 KCC_SAME(CU_STREAM_CAPTURE_STATUS_NONE);
 KCC_SAME(CU_STREAM_CAPTURE_STATUS_ACTIVE);
 KCC_SAME(CU_STREAM_CAPTURE_STATUS_INVALIDATED);
+KCC_SAME(CU_EVENT_DEFAULT);
 static_assert(sizeof(CUtensorMap) == sizeof(kcc::rt::TensorMap) &&
                   alignof(CUtensorMap) == alignof(kcc::rt::TensorMap),
               "kcc::rt::TensorMap is not laid out as CUtensorMap");
@@ -77,7 +78,8 @@ static_assert(sizeof(CUfunction_attribute) ==
               "CUfunction_attribute size");
 
 // How cuda.h spells the entry points the runtime resolves: their own names,
-// but cuMemAlloc and cuMemFree, #defined to their _v2 exports.
+// but cuMemAlloc, cuMemFree, cuMemsetD8, cuEventDestroy and
+// cuEventElapsedTime, #defined to their _v2 exports.
 #define KCC_UNVERSIONED(name)                                                  \
   static constexpr const char *kSpelled_##name = KCC_STR(name);
 #define KCC_STR(x) KCC_STR2(x)
@@ -100,6 +102,13 @@ KCC_UNVERSIONED(cuMemAlloc)
 KCC_UNVERSIONED(cuMemFree)
 KCC_UNVERSIONED(cuStreamSynchronize)
 KCC_UNVERSIONED(cuStreamIsCapturing)
+KCC_UNVERSIONED(cuDeviceGetName)
+KCC_UNVERSIONED(cuMemsetD8)
+KCC_UNVERSIONED(cuEventCreate)
+KCC_UNVERSIONED(cuEventRecord)
+KCC_UNVERSIONED(cuEventSynchronize)
+KCC_UNVERSIONED(cuEventElapsedTime)
+KCC_UNVERSIONED(cuEventDestroy)
 
 namespace kcc_runtime_test {
 // How cuda.h spells each entry point after its #defines (checked at run time
@@ -123,5 +132,60 @@ const char *const kCudaHeaderSpellings[] = {kSpelled_cuInit,
                                             kSpelled_cuMemFree,
                                             kSpelled_cuStreamSynchronize,
                                             kSpelled_cuStreamIsCapturing,
+                                            kSpelled_cuDeviceGetName,
+                                            kSpelled_cuMemsetD8,
+                                            kSpelled_cuEventCreate,
+                                            kSpelled_cuEventRecord,
+                                            kSpelled_cuEventSynchronize,
+                                            kSpelled_cuEventElapsedTime,
+                                            kSpelled_cuEventDestroy,
                                             nullptr};
 } // namespace kcc_runtime_test
+
+// Each table entry's type against the declaration cuda.h gives its name
+// (after its #defines: cuMemAlloc is cuMemAlloc_v2's), once cuda.h's enums
+// (CUresult, CUdevice_attribute, ...) are read as the ints the table
+// declares them as, and CUtensorMap * as the table's void *.
+template <typename T, bool = std::is_enum<T>::value> struct Plain {
+  using type = T;
+};
+template <typename T> struct Plain<T, true> {
+  static_assert(sizeof(T) == sizeof(int), "an enum that is not int-sized");
+  using type = int;
+};
+template <typename T> struct Plain<const T, false> {
+  using type = const typename Plain<T>::type;
+};
+template <typename T> struct Plain<T *, false> {
+  using type = typename Plain<T>::type *;
+};
+template <> struct Plain<CUtensorMap, false> { using type = void; };
+template <typename R, typename... A> struct Plain<R(A...), false> {
+  using type = typename Plain<R>::type(typename Plain<A>::type...);
+};
+
+// clang-format off
+#define KCC_ENTRY_POINTS(X)                                                    \
+  X(cuInit) X(cuGetErrorName) X(cuGetErrorString) X(cuCtxGetCurrent)           \
+  X(cuCtxSetCurrent) X(cuCtxGetDevice) X(cuDeviceGet)                          \
+  X(cuDevicePrimaryCtxRetain) X(cuDeviceGetAttribute) X(cuModuleLoadData)      \
+  X(cuModuleGetFunction) X(cuFuncSetAttribute) X(cuLaunchKernel)               \
+  X(cuMemAlloc) X(cuMemFree) X(cuStreamSynchronize) X(cuTensorMapEncodeTiled)  \
+  X(cuStreamIsCapturing) X(cuDeviceGetName) X(cuMemsetD8) X(cuEventCreate)     \
+  X(cuEventRecord) X(cuEventSynchronize) X(cuEventElapsedTime)                 \
+  X(cuEventDestroy)
+// clang-format on
+// cuda.h's type of each, under the name after its #defines.
+#define KCC_THEIRS(name) using Theirs_##name = decltype(&::name);
+KCC_ENTRY_POINTS(KCC_THEIRS)
+// The table's members have the plain names.
+#undef cuMemAlloc
+#undef cuMemFree
+#undef cuMemsetD8
+#undef cuEventDestroy
+#undef cuEventElapsedTime
+#define KCC_SAME_SIGNATURE(name)                                               \
+  static_assert(std::is_same<Plain<decltype(k::Driver::name)>::type,           \
+                             Plain<Theirs_##name>::type>::value,               \
+                #name "'s type in CudaDriver.h differs from cuda.h's");
+KCC_ENTRY_POINTS(KCC_SAME_SIGNATURE)

@@ -5,8 +5,14 @@
 // As the real driver, a launch with more than 48 KiB of dynamic shared memory
 // fails unless cuFuncSetAttribute raised the function's limit, which may not
 // pass the device's opt-in maximum.
-// Device memory (cuMemAlloc_v2) is host memory that nothing reads; streams
-// are any pointer, never capturing unless fake_set_capturing says so.
+// Device memory (cuMemAlloc_v2) is host memory that nothing reads (filled
+// with a byte if fake_set_alloc_fill says so); streams are any pointer,
+// never capturing unless fake_set_capturing says so.
+// Devices are named "Fake GPU <major>.<minor>" after their compute
+// capability. Time is a clock that each launch advances by its kernel's
+// time (1 ms unless fake_set_kernel_time says otherwise); an event records
+// the clock, so the time between two events is that of the launches
+// recorded between them, deterministically.
 // The fake_* functions let the tests steer it and read what it saw.
 #include "FakeCudaControl.h"
 
@@ -24,6 +30,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -97,6 +104,22 @@ struct State {
   std::map<uintptr_t, size_t> live;
   std::map<void *, int> capturing; // CUstreamCaptureStatus by stream
   std::string memoryLog;
+  int allocFill = -1; // the byte new allocations are filled with; -1: none
+  CUresult memsetError = 0;
+  // cuDeviceGetName calls.
+  int nameCalls = 0;
+  // The clock (ms) launches advance, by kernel (default 1 ms).
+  double clock = 0;
+  std::map<std::string, double> kernelTimes;
+  // Events: what they recorded, calls, injected errors by call name (the
+  // error, and how many calls still succeed before it).
+  struct Event {
+    bool recorded = false;
+    double clock = 0;
+  };
+  std::set<Event *> events;
+  FakeEvents eventCalls = {};
+  std::map<std::string, std::pair<CUresult, int>> eventErrors;
   // Everything handed out, kept reachable (no leaks under LeakSanitizer).
   std::vector<std::unique_ptr<Context>> contexts;
   std::vector<std::unique_ptr<Function>> functions;
@@ -123,9 +146,15 @@ EXPORT CUresult cuGetErrorName(CUresult error, const char **str) {
     *str = "CUDA_ERROR_OUT_OF_MEMORY";
     return 0;
   case 100: *str = "CUDA_ERROR_NO_DEVICE"; return 0;
+  case 101:
+    *str = "CUDA_ERROR_INVALID_DEVICE";
+    return 0;
   case 201: *str = "CUDA_ERROR_INVALID_CONTEXT"; return 0;
   case 209: *str = "CUDA_ERROR_NO_BINARY_FOR_GPU"; return 0;
   case 222: *str = "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"; return 0;
+  case 400:
+    *str = "CUDA_ERROR_INVALID_HANDLE";
+    return 0;
   case 500: *str = "CUDA_ERROR_NOT_FOUND"; return 0;
   case 700: *str = "CUDA_ERROR_ILLEGAL_ADDRESS"; return 0;
   case 701: *str = "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES"; return 0;
@@ -197,6 +226,20 @@ EXPORT CUresult cuDeviceGetAttribute(int *value, int attribute, int device) {
     *value = it->second % 10;
   else
     return 1;
+  return 0;
+}
+
+EXPORT CUresult cuDeviceGetName(char *name, int length, int device) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  ++s.nameCalls;
+  auto it = s.cc.find(device);
+  if (it == s.cc.end())
+    return 101; // CUDA_ERROR_INVALID_DEVICE
+  if (!name || length <= 0)
+    return 1;
+  std::snprintf(name, size_t(length), "Fake GPU %d.%d", it->second / 10,
+                it->second % 10);
   return 0;
 }
 
@@ -280,6 +323,8 @@ EXPORT CUresult cuLaunchKernel(Function *f, unsigned gx, unsigned gy,
   if (s.captureMap >= 0)
     std::memcpy(s.mapBytes, params[s.captureMap], sizeof s.mapBytes);
   ++s.launches;
+  auto time = s.kernelTimes.find(f->name);
+  s.clock += time == s.kernelTimes.end() ? 1.0 : time->second;
   s.grid[0] = gx, s.grid[1] = gy, s.grid[2] = gz;
   s.block[0] = bx, s.block[1] = by, s.block[2] = bz;
   s.shared = shared;
@@ -316,6 +361,8 @@ EXPORT CUresult cuMemAlloc_v2(uintptr_t *ptr, size_t bytes) {
   void *memory = std::malloc(bytes);
   if (!memory)
     return 2;
+  if (s.allocFill >= 0)
+    std::memset(memory, s.allocFill, bytes);
   *ptr = reinterpret_cast<uintptr_t>(memory);
   s.live[*ptr] = bytes;
   s.memory.liveBytes += bytes;
@@ -337,6 +384,28 @@ EXPORT CUresult cuMemFree_v2(uintptr_t ptr) {
   return 0;
 }
 
+EXPORT CUresult cuMemsetD8_v2(uintptr_t ptr, unsigned char value,
+                              size_t count) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  ++s.memory.memsets;
+  if (!current)
+    return 201;
+  if (s.memsetError)
+    return s.memsetError;
+  // Within one allocation, as the real driver requires.
+  auto it = s.live.upper_bound(ptr);
+  if (it == s.live.begin())
+    return 1;
+  --it;
+  if (ptr - it->first > it->second || count > it->second - (ptr - it->first))
+    return 1; // CUDA_ERROR_INVALID_VALUE
+  std::memset(reinterpret_cast<void *>(ptr), value, count);
+  logMemory(s, "memset %p %u %zu", reinterpret_cast<void *>(ptr),
+            unsigned(value), count);
+  return 0;
+}
+
 EXPORT CUresult cuStreamSynchronize(void *stream) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
@@ -352,6 +421,111 @@ EXPORT CUresult cuStreamIsCapturing(void *stream, int *status) {
   std::lock_guard<std::mutex> lock(s.mutex);
   auto it = s.capturing.find(stream);
   *status = it == s.capturing.end() ? 0 : it->second;
+  return 0;
+}
+
+// --- Events ------------------------------------------------------------------
+
+namespace {
+
+using Event = State::Event;
+
+/// The injected error of event call `call`, if it is due
+/// (fake_set_event_error).
+CUresult injected(State &s, const char *call) {
+  auto it = s.eventErrors.find(call);
+  if (it == s.eventErrors.end() || !it->second.first)
+    return 0;
+  if (it->second.second > 0) {
+    --it->second.second;
+    return 0;
+  }
+  return it->second.first;
+}
+
+CUresult elapsedTime(float *milliseconds, Event *start, Event *end) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (CUresult error = injected(s, "cuEventElapsedTime"))
+    return error;
+  if (!milliseconds)
+    return 1;
+  if (!s.events.count(start) || !s.events.count(end) || !start->recorded ||
+      !end->recorded)
+    return 400; // CUDA_ERROR_INVALID_HANDLE
+  *milliseconds = static_cast<float>(end->clock - start->clock);
+  return 0;
+}
+
+} // namespace
+
+EXPORT CUresult cuEventCreate(Event **event, unsigned flags) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  ++s.eventCalls.creates;
+  if (CUresult error = injected(s, "cuEventCreate"))
+    return error;
+  if (!current)
+    return 201;
+  if (!event || flags != 0) // only CU_EVENT_DEFAULT is modelled
+    return 1;
+  *event = new Event;
+  s.events.insert(*event);
+  ++s.eventCalls.live;
+  return 0;
+}
+
+EXPORT CUresult cuEventRecord(Event *event, void *) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  ++s.eventCalls.records;
+  if (CUresult error = injected(s, "cuEventRecord"))
+    return error;
+  if (!s.events.count(event))
+    return 400;
+  event->recorded = true;
+  event->clock = s.clock;
+  return 0;
+}
+
+EXPORT CUresult cuEventSynchronize(Event *event) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  ++s.eventCalls.syncs;
+  if (CUresult error = injected(s, "cuEventSynchronize"))
+    return error;
+  return s.events.count(event) ? 0 : 400;
+}
+
+// Drivers before CUDA 12.8 (as the one without cuTensorMapEncodeTiled
+// stands for) have only the unversioned export.
+EXPORT CUresult cuEventElapsedTime(float *milliseconds, Event *start,
+                                   Event *end) {
+  {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    ++state().eventCalls.elapsedUnversioned;
+  }
+  return elapsedTime(milliseconds, start, end);
+}
+#ifndef KCC_FAKE_CUDA_NO_TMA
+EXPORT CUresult cuEventElapsedTime_v2(float *milliseconds, Event *start,
+                                      Event *end) {
+  {
+    std::lock_guard<std::mutex> lock(state().mutex);
+    ++state().eventCalls.elapsedV2;
+  }
+  return elapsedTime(milliseconds, start, end);
+}
+#endif
+
+EXPORT CUresult cuEventDestroy_v2(Event *event) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  ++s.eventCalls.destroys;
+  if (!s.events.erase(event))
+    return 400;
+  --s.eventCalls.live;
+  delete event;
   return 0;
 }
 
@@ -505,4 +679,38 @@ EXPORT void fake_memory_log(char *out, size_t size) {
   std::lock_guard<std::mutex> lock(s.mutex);
   std::snprintf(out, size, "%s", s.memoryLog.c_str());
   s.memoryLog.clear();
+}
+
+/// New allocations are filled with `byte` (-1: left as malloc returns them),
+/// so that a test can tell zero-filled memory from fresh memory.
+EXPORT void fake_set_alloc_fill(int byte) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().allocFill = byte;
+}
+/// cuMemsetD8_v2 fails with `error` (0: succeeds).
+EXPORT void fake_set_memset_error(CUresult error) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().memsetError = error;
+}
+EXPORT int fake_device_name_calls() {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  return state().nameCalls;
+}
+/// Each launch of kernel `function` advances the clock by `milliseconds`
+/// (default 1).
+EXPORT void fake_set_kernel_time(const char *function, double milliseconds) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().kernelTimes[function] = milliseconds;
+}
+/// Event call `call` ("cuEventCreate", "cuEventRecord",
+/// "cuEventSynchronize", "cuEventElapsedTime": either export) succeeds
+/// `after` more times, then fails with `error` until this is called again
+/// (error 0: never fails).
+EXPORT void fake_set_event_error(const char *call, CUresult error, int after) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().eventErrors[call] = std::make_pair(error, after);
+}
+EXPORT void fake_events(FakeEvents *out) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  *out = state().eventCalls;
 }

@@ -48,13 +48,27 @@ struct FakeEncode {
 
 /// Device memory and stream calls (fake_memory): cuMemAlloc_v2 and
 /// cuMemFree_v2 calls (failed ones too), cuStreamSynchronize calls, the
-/// last allocation's size, the bytes allocated and not freed.
+/// last allocation's size, the bytes allocated and not freed, memsets.
 struct FakeMemory {
   int allocs;
   int frees;
   int syncs;
   size_t lastBytes;
   size_t liveBytes;
+  int memsets; // cuMemsetD8_v2 calls (failed ones too)
+};
+
+/// Event calls (fake_events), failed ones too: cuEventCreate,
+/// cuEventDestroy_v2, cuEventRecord, cuEventSynchronize, cuEventElapsedTime_v2
+/// and cuEventElapsedTime; the events created and not destroyed.
+struct FakeEvents {
+  int creates;
+  int destroys;
+  int records;
+  int syncs;
+  int elapsedV2;
+  int elapsedUnversioned;
+  int live;
 };
 
 /// For host programs run against the fake driver (tests/e2e/driver): the

@@ -1,7 +1,8 @@
 // The launch path against FakeCuda.cpp, a stand-in libcuda.so.1 loaded through
 // KCC_CUDA_DRIVER: context selection, module/function caching, block sizes,
 // dynamic shared memory, the no-image and driver-error messages, concurrent
-// first launches, and split-K workspaces.
+// first launches, split-K workspaces, and the tuner's calls (device names,
+// zero-filled memory, timed launches).
 #define DOCTEST_CONFIG_IMPLEMENT
 #include "FakeCudaControl.h"
 
@@ -44,6 +45,12 @@ struct Fake {
   void (*setCapturing)(void *, int);
   void (*memory)(FakeMemory *);
   void (*memoryLog)(char *, size_t);
+  void (*setAllocFill)(int);
+  void (*setMemsetError)(int);
+  int (*deviceNameCalls)();
+  void (*setKernelTime)(const char *, double);
+  void (*setEventError)(const char *, int, int);
+  void (*events)(FakeEvents *);
 } fake;
 
 
@@ -1114,6 +1121,23 @@ int main(int argc, char **argv) {
       reinterpret_cast<void (*)(FakeMemory *)>(dlsym(lib, "fake_memory"));
   fake.memoryLog =
       reinterpret_cast<void (*)(char *, size_t)>(dlsym(lib, "fake_memory_log"));
+  fake.setAllocFill =
+      reinterpret_cast<void (*)(int)>(dlsym(lib, "fake_set_alloc_fill"));
+  fake.setMemsetError =
+      reinterpret_cast<void (*)(int)>(dlsym(lib, "fake_set_memset_error"));
+  fake.deviceNameCalls =
+      reinterpret_cast<int (*)()>(dlsym(lib, "fake_device_name_calls"));
+  fake.setKernelTime = reinterpret_cast<void (*)(const char *, double)>(
+      dlsym(lib, "fake_set_kernel_time"));
+  fake.setEventError = reinterpret_cast<void (*)(const char *, int, int)>(
+      dlsym(lib, "fake_set_event_error"));
+  fake.events =
+      reinterpret_cast<void (*)(FakeEvents *)>(dlsym(lib, "fake_events"));
+  if (!fake.setAllocFill || !fake.setMemsetError || !fake.deviceNameCalls ||
+      !fake.setKernelTime || !fake.setEventError || !fake.events) {
+    std::fprintf(stderr, "%s lacks a fake_* control\n", path);
+    return 1;
+  }
   if (!fake.setAllocError || !fake.setCapturing || !fake.memory ||
       !fake.memoryLog || !fake.setFuncAttributeError ||
       !fake.lastFuncAttribute || !fake.setEncodeError || !fake.lastEncode ||
@@ -1270,4 +1294,362 @@ TEST_CASE("selectTarget: a failed device query names the kernel") {
   CHECK(which == 0);
   CHECK(single.ok());
   CHECK(one == 0);
+}
+
+//===----------------------------------------------------------------------===//
+// The tuner's calls: device names, zero-filled memory, timed launches
+// (devices 30..39 are used by no other test)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+const KernelDesc kTuned = {&kFatbin, "tuned_gemm", kThreads, 2};
+
+FakeEvents events() {
+  FakeEvents e{};
+  fake.events(&e);
+  return e;
+}
+
+/// Whether the `bytes` bytes at `ptr` are all zero.
+bool zeroed(const void *ptr, size_t bytes) {
+  const unsigned char *p = static_cast<const unsigned char *>(ptr);
+  for (size_t i = 0; i < bytes; ++i)
+    if (p[i])
+      return false;
+  return true;
+}
+
+} // namespace
+
+TEST_CASE("deviceName: the device's name, asked once per device ordinal") {
+  std::string name;
+  int calls = fake.deviceNameCalls();
+  {
+    ScopedContext hopper(30, 90);
+    Status status = deviceName(kTuned, &name);
+    REQUIRE_MESSAGE(status.ok(), status.message);
+    CHECK(status.message.empty());
+    CHECK(name == "Fake GPU 9.0");
+    CHECK(fake.deviceNameCalls() == calls + 1);
+    for (int i = 0; i < 10; ++i) {
+      name.clear();
+      REQUIRE(deviceName(kTuned, &name).ok());
+      CHECK(name == "Fake GPU 9.0");
+    }
+    CHECK(fake.deviceNameCalls() == calls + 1); // cached
+  }
+  {
+    // Another ordinal, with a compute capability set after the first was
+    // cached: its own name.
+    ScopedContext blackwell(31, 100);
+    REQUIRE(deviceName(kTuned, &name).ok());
+    CHECK(name == "Fake GPU 10.0");
+    CHECK(fake.deviceNameCalls() == calls + 2);
+  }
+  {
+    // Another context on the first device: the cached name, unchanged.
+    ScopedContext hopper(30, 90);
+    REQUIRE(deviceName(kTuned, &name).ok());
+    CHECK(name == "Fake GPU 9.0");
+    CHECK(fake.deviceNameCalls() == calls + 2);
+  }
+  // Names are kept per ordinal for the process (a device's name cannot
+  // change): the fake changing device 31 does not reach the cache.
+  {
+    ScopedContext changed(31, 120);
+    REQUIRE(deviceName(kTuned, &name).ok());
+    CHECK(name == "Fake GPU 10.0");
+  }
+  CHECK(fake.deviceNameCalls() == calls + 2);
+}
+
+TEST_CASE("deviceName: a failed query names the kernel and is not cached") {
+  void *saved = nullptr;
+  fake.ctxGetCurrent(&saved);
+  // A context on a device the fake knows nothing of: cuDeviceGetName fails.
+  fake.ctxSetCurrent(fake.newContext(32));
+  std::string name = "stale";
+  Status status = deviceName(kTuned, &name);
+  CHECK(status.code == KCC_ERROR_DRIVER);
+  CHECK(status.message ==
+        "kcc: cannot launch tuned_gemm: cuDeviceGetName failed: "
+        "CUDA_ERROR_INVALID_DEVICE (fake description)");
+  CHECK(name.empty());
+  // Once the device answers, its name is returned (and then kept).
+  fake.setCc(32, 89);
+  status = deviceName(kTuned, &name);
+  fake.ctxSetCurrent(saved);
+  REQUIRE_MESSAGE(status.ok(), status.message);
+  CHECK(name == "Fake GPU 8.9");
+
+  CHECK(deviceName(kTuned, nullptr).message ==
+        "kcc: cannot launch tuned_gemm: the device name to set is a null "
+        "pointer");
+}
+
+TEST_CASE("deviceName: the primary context without a current one, and "
+          "from many threads") {
+  std::atomic<int> failures{0};
+  std::thread primary([&failures] {
+    // A new thread has no current context: device 0's primary one is used
+    // (and made current), as launch() does.
+    std::string name;
+    Status status = deviceName(kTuned, &name);
+    void *ctx = nullptr;
+    fake.ctxGetCurrent(&ctx);
+    if (!status.ok() || name.rfind("Fake GPU ", 0) != 0 || !ctx)
+      ++failures;
+  });
+  primary.join();
+  CHECK(failures.load() == 0);
+
+  fake.setCc(33, 80);
+  void *ctx = fake.newContext(33);
+  int calls = fake.deviceNameCalls();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([ctx, &failures] {
+      fake.ctxSetCurrent(ctx);
+      for (int i = 0; i < 200; ++i) {
+        std::string name;
+        if (!deviceName(kTuned, &name).ok() || name != "Fake GPU 8.0")
+          ++failures;
+      }
+    });
+  for (std::thread &thread : threads)
+    thread.join();
+  CHECK(failures.load() == 0);
+  // Racing first calls may each ask; later ones never do.
+  CHECK(fake.deviceNameCalls() > calls);
+  CHECK(fake.deviceNameCalls() <= calls + 8);
+}
+
+TEST_CASE("allocate: zero-filled device memory, freed by release") {
+  ScopedContext scope(34, 90);
+  fake.setAllocFill(0xa5); // what fresh device memory might hold
+  memoryLog();
+  FakeMemory before = memory();
+  void *ptr = nullptr;
+  Status status = allocate(kTuned, 1000, &ptr);
+  fake.setAllocFill(-1);
+  REQUIRE_MESSAGE(status.ok(), status.message);
+  REQUIRE(ptr != nullptr);
+  CHECK(zeroed(ptr, 1000));
+  FakeMemory after = memory();
+  CHECK(after.allocs == before.allocs + 1);
+  CHECK(after.lastBytes == 1000); // exactly: no workspace rounding
+  CHECK(after.memsets == before.memsets + 1);
+  CHECK(after.liveBytes == before.liveBytes + 1000);
+  // Filled, then the default stream (which the memset ran on) waited for.
+  CHECK(memoryLog() == "alloc 1000 -> " + text(ptr) + "; memset " + text(ptr) +
+                           " 0 1000; sync " + text(nullptr) + "; ");
+
+  status = release(kTuned, ptr);
+  REQUIRE_MESSAGE(status.ok(), status.message);
+  CHECK(memory().liveBytes == before.liveBytes);
+  CHECK(memoryLog() == "free " + text(ptr) + "; ");
+  // Nothing to release: no driver call.
+  CHECK(release(kTuned, nullptr).ok());
+  CHECK(memory().frees == before.frees + 1);
+
+  // No bytes: a null pointer and no driver call.
+  ptr = &ptr;
+  CHECK(allocate(kTuned, 0, &ptr).ok());
+  CHECK(ptr == nullptr);
+  CHECK(memory().allocs == before.allocs + 1);
+  CHECK(memoryLog().empty());
+}
+
+TEST_CASE("allocate: failures name the kernel and leave nothing allocated") {
+  ScopedContext scope(34, 90);
+  FakeMemory before = memory();
+  fake.setAllocError(2); // CUDA_ERROR_OUT_OF_MEMORY
+  void *ptr = &ptr;
+  Status status = allocate(kTuned, 4096, &ptr);
+  fake.setAllocError(0);
+  CHECK(status.code == KCC_ERROR_DRIVER);
+  CHECK(status.message == "kcc: cannot launch tuned_gemm: cuMemAlloc(4096) "
+                          "failed: CUDA_ERROR_OUT_OF_MEMORY (out of memory)");
+  CHECK(ptr == nullptr);
+
+  fake.setMemsetError(700);
+  ptr = &ptr;
+  status = allocate(kTuned, 4096, &ptr);
+  fake.setMemsetError(0);
+  CHECK(status.code == KCC_ERROR_DRIVER);
+  CHECK(contains(status.message,
+                 "kcc: cannot launch tuned_gemm: cuMemsetD8 (zero-filling "
+                 "4096 bytes) failed: CUDA_ERROR_ILLEGAL_ADDRESS"));
+  CHECK(ptr == nullptr);
+  CHECK(memory().liveBytes == before.liveBytes); // freed again
+
+  CHECK(allocate(kTuned, 16, nullptr).code == KCC_ERROR_INVALID_ARGUMENT);
+  int unallocated = 0;
+  status = release(kTuned, &unallocated);
+  CHECK(status.code == KCC_ERROR_DRIVER);
+  CHECK(status.message == "kcc: cannot launch tuned_gemm: cuMemFree failed: "
+                          "CUDA_ERROR_INVALID_VALUE (fake description)");
+}
+
+TEST_CASE("timeLaunches: the GPU time per launch between two events") {
+  ScopedContext scope(35, 90);
+  CUstream_st *stream = fakeStream(0x7100);
+  const int64_t grid[3] = {4, 1, 1};
+  int calls = 0;
+  auto vectorAdd = [&] {
+    ++calls;
+    return launch(kVectorAdd, grid, nullptr, stream);
+  };
+  FakeEvents before = events();
+  int launches = fake.launches();
+  double us = -1;
+  Status status = timeLaunches(kVectorAdd, stream, 5, vectorAdd, &us);
+  REQUIRE_MESSAGE(status.ok(), status.message);
+  CHECK(us == doctest::Approx(1000.0)); // the fake's 1 ms per launch
+  // One warm-up launch, before the first event: not timed.
+  CHECK(calls == 6);
+  CHECK(fake.launches() == launches + 6);
+  CHECK(lastLaunch().stream == stream);
+  FakeEvents after = events();
+  CHECK(after.creates == before.creates + 2);
+  CHECK(after.records == before.records + 2);
+  CHECK(after.syncs == before.syncs + 1);
+  CHECK(after.elapsedV2 == before.elapsedV2 + 1); // cuda.h's name for it
+  CHECK(after.elapsedUnversioned == before.elapsedUnversioned);
+  CHECK(after.destroys == before.destroys + 2);
+  CHECK(after.live == before.live);
+
+  // The fake's clock by kernel: a 2.5 ms kernel, and a launch function
+  // that launches both.
+  fake.setKernelTime("softmax_f32_1024", 2.5);
+  status = timeLaunches(
+      kSoftmax, stream, 4,
+      [&] { return launch(kSoftmax, grid, nullptr, stream); }, &us);
+  REQUIRE_MESSAGE(status.ok(), status.message);
+  CHECK(us == doctest::Approx(2500.0));
+  status = timeLaunches(
+      kSoftmax, stream, 3,
+      [&] {
+        Status first = launch(kVectorAdd, grid, nullptr, stream);
+        return first.ok() ? launch(kSoftmax, grid, nullptr, stream) : first;
+      },
+      &us);
+  fake.setKernelTime("softmax_f32_1024", 1.0);
+  REQUIRE_MESSAGE(status.ok(), status.message);
+  CHECK(us == doctest::Approx(3500.0));
+  // One repetition is enough.
+  calls = 0;
+  REQUIRE(timeLaunches(kVectorAdd, stream, 1, vectorAdd, &us).ok());
+  CHECK(us == doctest::Approx(1000.0));
+  CHECK(calls == 2);
+  CHECK(events().live == before.live);
+}
+
+TEST_CASE("timeLaunches: the first failed launch is returned") {
+  ScopedContext scope(35, 90);
+  CUstream_st *stream = fakeStream(0x7200);
+  const int64_t grid[3] = {1, 1, 1};
+  FakeEvents before = events();
+  // The third call (the warm-up, one timed launch, then this) fails.
+  int calls = 0;
+  auto failing = [&] {
+    if (++calls == 3)
+      fake.setLaunchError(700);
+    Status status = launch(kVectorAdd, grid, nullptr, stream);
+    fake.setLaunchError(0);
+    return status;
+  };
+  double us = -1;
+  Status status = timeLaunches(kVectorAdd, stream, 10, failing, &us);
+  CHECK(status.code == KCC_ERROR_DRIVER);
+  CHECK(contains(status.message,
+                 "kcc: cannot launch vector_add_f32_1024: cuLaunchKernel "
+                 "failed: CUDA_ERROR_ILLEGAL_ADDRESS"));
+  CHECK(calls == 3); // no launch after the failed one
+  CHECK(us == 0);
+  FakeEvents after = events();
+  CHECK(after.creates == before.creates + 2);
+  CHECK(after.live == before.live); // destroyed all the same
+  CHECK(after.elapsedV2 == before.elapsedV2);
+
+  // Any Status is passed through as it is; a failed warm-up creates no
+  // events.
+  calls = 0;
+  status = timeLaunches(
+      kVectorAdd, stream, 10,
+      [&] {
+        ++calls;
+        Status refused;
+        refused.code = KCC_ERROR_NOT_DIVISIBLE;
+        refused.message = "kcc: n must be a multiple of 16";
+        return refused;
+      },
+      &us);
+  CHECK(status.code == KCC_ERROR_NOT_DIVISIBLE);
+  CHECK(status.message == "kcc: n must be a multiple of 16");
+  CHECK(calls == 1);
+  CHECK(events().creates == after.creates);
+
+  // No repetitions: refused before anything runs.
+  calls = 0;
+  us = -1;
+  status = timeLaunches(kVectorAdd, stream, 0, failing, &us);
+  CHECK(status.code == KCC_ERROR_INVALID_ARGUMENT);
+  CHECK(status.message == "kcc: cannot launch vector_add_f32_1024: timing 0 "
+                          "launches: repetitions must be at least 1");
+  CHECK(calls == 0);
+  CHECK(us == 0);
+}
+
+TEST_CASE("timeLaunches: a failed event call names it; events are destroyed") {
+  ScopedContext scope(35, 90);
+  CUstream_st *stream = fakeStream(0x7300);
+  const int64_t grid[3] = {1, 1, 1};
+  struct Case {
+    const char *call;
+    int after; // calls that succeed first
+    int created;
+  } cases[] = {{"cuEventCreate", 0, 0},      {"cuEventCreate", 1, 1},
+               {"cuEventRecord", 0, 2},      {"cuEventRecord", 1, 2},
+               {"cuEventSynchronize", 0, 2}, {"cuEventElapsedTime", 0, 2}};
+  for (const Case &c : cases) {
+    CAPTURE(c.call);
+    CAPTURE(c.after);
+    FakeEvents before = events();
+    fake.setEventError(c.call, 700, c.after); // CUDA_ERROR_ILLEGAL_ADDRESS
+    double us = -1;
+    Status status = timeLaunches(
+        kVectorAdd, stream, 3,
+        [&] { return launch(kVectorAdd, grid, nullptr, stream); }, &us);
+    fake.setEventError(c.call, 0, 0);
+    CHECK(status.code == KCC_ERROR_DRIVER);
+    CHECK(contains(status.message, std::string("kcc: cannot launch "
+                                               "vector_add_f32_1024: ") +
+                                       c.call +
+                                       " failed: CUDA_ERROR_ILLEGAL_ADDRESS"));
+    CHECK(us == 0);
+    FakeEvents after = events();
+    CHECK(after.live == before.live);
+    CHECK(after.destroys == before.destroys + c.created);
+  }
+}
+
+// Run on its own (CTest runtime-fake-driver-no-tma) against the fake driver
+// of CUDA 11, which has no cuEventElapsedTime_v2 (CUDA 12.8) either.
+TEST_CASE("timeLaunches: a driver without cuEventElapsedTime_v2" *
+          doctest::skip()) {
+  ScopedContext scope(36, 86);
+  const int64_t grid[3] = {1, 1, 1};
+  FakeEvents before = events();
+  double us = -1;
+  Status status = timeLaunches(
+      kVectorAdd, nullptr, 2,
+      [&] { return launch(kVectorAdd, grid, nullptr, nullptr); }, &us);
+  REQUIRE_MESSAGE(status.ok(), status.message);
+  CHECK(us == doctest::Approx(1000.0));
+  FakeEvents after = events();
+  CHECK(after.elapsedUnversioned == before.elapsedUnversioned + 1);
+  CHECK(after.elapsedV2 == before.elapsedV2);
+  CHECK(after.live == before.live);
 }

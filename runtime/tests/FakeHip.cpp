@@ -13,7 +13,12 @@
 // hipErrorNoBinaryForGpu, anything else with hipErrorInvalidImage.
 // $FAKE_HIP_TRACE=1 prints every load and launch on stderr;
 // $FAKE_HIP_INIT_ERROR=N makes hipInit return N. Device memory is host
-// memory; streams are never capturing unless fake_hip_set_capturing says so.
+// memory (filled with a byte if fake_hip_set_malloc_fill says so); streams
+// are never capturing unless fake_hip_set_capturing says so. A device is
+// named "Fake AMD GPU <processor>". Time is a clock that each launch
+// advances by its kernel's time (1 ms unless fake_hip_set_kernel_time says
+// otherwise); an event records the clock, so the time between two events is
+// that of the launches recorded between them, deterministically.
 #include <hip/hip_runtime_api.h>
 
 #include <chrono>
@@ -29,6 +34,7 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 struct ihipModule_t {
@@ -52,6 +58,23 @@ struct FakeHipMemory {
   int syncs;
   size_t lastBytes;
   size_t liveBytes;
+  int memsets; // hipMemset calls (failed ones too)
+};
+
+/// Event calls (fake_hip_events), as HipTests.cpp declares it, failed ones
+/// too; the events created and not destroyed.
+struct FakeHipEvents {
+  int creates;
+  int destroys;
+  int records;
+  int syncs;
+  int elapsed;
+  int live;
+};
+
+struct ihipEvent_t {
+  bool recorded = false;
+  double clock = 0;
 };
 
 namespace {
@@ -84,6 +107,17 @@ struct State {
   std::map<void *, size_t> live;
   std::map<hipStream_t, hipStreamCaptureStatus> capturing;
   std::string memoryLog;
+  int mallocFill = -1; // the byte new allocations are filled with; -1: none
+  hipError_t memsetError = hipSuccess;
+  int propertyQueries = 0; // hipGetDeviceProperties calls
+  // The clock (ms) launches advance, by kernel (default 1 ms).
+  double clock = 0;
+  std::map<std::string, double> kernelTimes;
+  // Events, calls, injected errors by call name (the error, and how many
+  // calls still succeed before it).
+  std::set<ihipEvent_t *> events;
+  FakeHipEvents eventCalls = {};
+  std::map<std::string, std::pair<hipError_t, int>> eventErrors;
   // Everything handed out, kept reachable (no leaks under LeakSanitizer).
   std::vector<std::unique_ptr<ihipModule_t>> modules;
   std::vector<std::unique_ptr<ihipModuleSymbol_t>> functions;
@@ -148,6 +182,8 @@ const char *hipGetErrorName(hipError_t error) {
     return "hipErrorNoBinaryForGpu";
   case hipErrorNotFound:
     return "hipErrorNotFound";
+  case hipErrorInvalidHandle:
+    return "hipErrorInvalidHandle";
   case hipErrorIllegalAddress:
     return "hipErrorIllegalAddress";
   case hipErrorLaunchOutOfResources:
@@ -200,11 +236,13 @@ hipError_t hipGetDeviceCount(int *count) {
 hipError_t hipGetDeviceProperties(hipDeviceProp_t *props, int device) {
   State &s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
+  ++s.propertyQueries;
   auto it = s.archs.find(device);
   if (it == s.archs.end() || device >= s.deviceCount)
     return hipErrorInvalidDevice;
   std::memset(props, 0, sizeof *props);
-  std::snprintf(props->name, sizeof props->name, "Fake AMD GPU %d", device);
+  std::snprintf(props->name, sizeof props->name, "Fake AMD GPU %s",
+                processorOf(it->second).c_str());
   std::snprintf(props->gcnArchName, sizeof props->gcnArchName, "%s",
                 it->second.c_str());
   props->warpSize = 64;
@@ -252,6 +290,8 @@ hipError_t hipMalloc(void **ptr, size_t size) {
   *ptr = std::malloc(size ? size : 1);
   if (!*ptr)
     return hipErrorOutOfMemory;
+  if (s.mallocFill >= 0)
+    std::memset(*ptr, s.mallocFill, size);
   s.live[*ptr] = size;
   s.memory.liveBytes += size;
   logMemory(s, "alloc %zu -> %p", size, *ptr);
@@ -270,6 +310,26 @@ hipError_t hipFree(void *ptr) {
   if (ptr)
     logMemory(s, "free %p", ptr);
   std::free(ptr);
+  return hipSuccess;
+}
+
+hipError_t hipMemset(void *ptr, int value, size_t size) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  ++s.memory.memsets;
+  if (s.memsetError != hipSuccess)
+    return s.memsetError;
+  // Within one allocation, as HIP requires.
+  auto it = s.live.upper_bound(ptr);
+  if (it == s.live.begin())
+    return hipErrorInvalidValue;
+  --it;
+  size_t offset =
+      size_t(static_cast<char *>(ptr) - static_cast<char *>(it->first));
+  if (offset > it->second || size > it->second - offset)
+    return hipErrorInvalidValue;
+  std::memset(ptr, value, size);
+  logMemory(s, "memset %p %d %zu", ptr, value, size);
   return hipSuccess;
 }
 
@@ -403,6 +463,8 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gx,
     if (s.launchError != hipSuccess)
       return s.launchError;
     ++s.launches;
+    auto time = s.kernelTimes.find(f->name);
+    s.clock += time == s.kernelTimes.end() ? 1.0 : time->second;
     s.grid[0] = gx, s.grid[1] = gy, s.grid[2] = gz;
     s.block[0] = bx, s.block[1] = by, s.block[2] = bz;
     s.shared = shared;
@@ -418,6 +480,86 @@ hipError_t hipModuleLaunchKernel(hipFunction_t f, unsigned int gx,
   }
   if (hook)
     hook(params);
+  return hipSuccess;
+}
+
+// --- Events ------------------------------------------------------------------
+
+namespace {
+/// The injected error of event call `call`, if it is due
+/// (fake_hip_set_event_error).
+hipError_t injected(State &s, const char *call) {
+  auto it = s.eventErrors.find(call);
+  if (it == s.eventErrors.end() || it->second.first == hipSuccess)
+    return hipSuccess;
+  if (it->second.second > 0) {
+    --it->second.second;
+    return hipSuccess;
+  }
+  return it->second.first;
+}
+} // namespace
+
+hipError_t hipEventCreate(hipEvent_t *event) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  ++s.eventCalls.creates;
+  if (hipError_t error = injected(s, "hipEventCreate"))
+    return error;
+  if (!event)
+    return hipErrorInvalidValue;
+  *event = new ihipEvent_t;
+  s.events.insert(*event);
+  ++s.eventCalls.live;
+  return hipSuccess;
+}
+
+hipError_t hipEventRecord(hipEvent_t event, hipStream_t) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  ++s.eventCalls.records;
+  if (hipError_t error = injected(s, "hipEventRecord"))
+    return error;
+  if (!s.events.count(event))
+    return hipErrorInvalidHandle;
+  event->recorded = true;
+  event->clock = s.clock;
+  return hipSuccess;
+}
+
+hipError_t hipEventSynchronize(hipEvent_t event) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  ++s.eventCalls.syncs;
+  if (hipError_t error = injected(s, "hipEventSynchronize"))
+    return error;
+  return s.events.count(event) ? hipSuccess : hipErrorInvalidHandle;
+}
+
+hipError_t hipEventElapsedTime(float *milliseconds, hipEvent_t start,
+                               hipEvent_t end) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  ++s.eventCalls.elapsed;
+  if (hipError_t error = injected(s, "hipEventElapsedTime"))
+    return error;
+  if (!milliseconds)
+    return hipErrorInvalidValue;
+  if (!s.events.count(start) || !s.events.count(end) || !start->recorded ||
+      !end->recorded)
+    return hipErrorInvalidHandle;
+  *milliseconds = static_cast<float>(end->clock - start->clock);
+  return hipSuccess;
+}
+
+hipError_t hipEventDestroy(hipEvent_t event) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  ++s.eventCalls.destroys;
+  if (!s.events.erase(event))
+    return hipErrorInvalidHandle;
+  --s.eventCalls.live;
+  delete event;
   return hipSuccess;
 }
 
@@ -505,4 +647,40 @@ EXPORT void fake_hip_memory_log(char *out, size_t size) {
   std::lock_guard<std::mutex> lock(s.mutex);
   std::snprintf(out, size, "%s", s.memoryLog.c_str());
   s.memoryLog.clear();
+}
+
+/// New allocations are filled with `byte` (-1: left as malloc returns them),
+/// so that a test can tell zero-filled memory from fresh memory.
+EXPORT void fake_hip_set_malloc_fill(int byte) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().mallocFill = byte;
+}
+/// hipMemset fails with `error` (0: succeeds).
+EXPORT void fake_hip_set_memset_error(int error) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().memsetError = static_cast<hipError_t>(error);
+}
+EXPORT int fake_hip_property_queries() {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  return state().propertyQueries;
+}
+/// Each launch of kernel `function` advances the clock by `milliseconds`
+/// (default 1).
+EXPORT void fake_hip_set_kernel_time(const char *function,
+                                     double milliseconds) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().kernelTimes[function] = milliseconds;
+}
+/// Event call `call` ("hipEventCreate", "hipEventRecord",
+/// "hipEventSynchronize", "hipEventElapsedTime") succeeds `after` more
+/// times, then fails with `error` until this is called again (error 0:
+/// never fails).
+EXPORT void fake_hip_set_event_error(const char *call, int error, int after) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().eventErrors[call] =
+      std::make_pair(static_cast<hipError_t>(error), after);
+}
+EXPORT void fake_hip_events(FakeHipEvents *out) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  *out = state().eventCalls;
 }

@@ -2,8 +2,9 @@
 // libamdhip64.so.5 found first through this program's RUNPATH: offload bundle
 // parsing, the choice of code object for a gcnArchName (with and without
 // feature suffixes), module/function caching per device, block sizes, what
-// reaches hipModuleLaunchKernel, and the error messages. Nothing here needs
-// (or could use) an AMD GPU.
+// reaches hipModuleLaunchKernel, the error messages, split-K workspaces and
+// the tuner's calls (device names, zero-filled memory, timed launches).
+// Nothing here needs (or could use) an AMD GPU.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
@@ -46,6 +47,15 @@ struct FakeHipMemory {
   int syncs;
   size_t lastBytes;
   size_t liveBytes;
+  int memsets;
+};
+struct FakeHipEvents {
+  int creates;
+  int destroys;
+  int records;
+  int syncs;
+  int elapsed;
+  int live;
 };
 
 namespace {
@@ -63,6 +73,12 @@ struct Fake {
   void (*setCapturing)(void *, int);
   void (*memory)(FakeHipMemory *);
   void (*memoryLog)(char *, size_t);
+  void (*setMallocFill)(int);
+  void (*setMemsetError)(int);
+  int (*propertyQueries)();
+  void (*setKernelTime)(const char *, double);
+  void (*setEventError)(const char *, int, int);
+  void (*events)(FakeHipEvents *);
 } fake;
 
 bool contains(const std::string &haystack, const std::string &needle) {
@@ -722,7 +738,21 @@ int main(int argc, char **argv) {
       dlsym(RTLD_DEFAULT, "fake_hip_memory"));
   fake.memoryLog = reinterpret_cast<void (*)(char *, size_t)>(
       dlsym(RTLD_DEFAULT, "fake_hip_memory_log"));
-  if (!fake.setMallocError || !fake.setCapturing || !fake.memory ||
+  fake.setMallocFill = reinterpret_cast<void (*)(int)>(
+      dlsym(RTLD_DEFAULT, "fake_hip_set_malloc_fill"));
+  fake.setMemsetError = reinterpret_cast<void (*)(int)>(
+      dlsym(RTLD_DEFAULT, "fake_hip_set_memset_error"));
+  fake.propertyQueries = reinterpret_cast<int (*)()>(
+      dlsym(RTLD_DEFAULT, "fake_hip_property_queries"));
+  fake.setKernelTime = reinterpret_cast<void (*)(const char *, double)>(
+      dlsym(RTLD_DEFAULT, "fake_hip_set_kernel_time"));
+  fake.setEventError = reinterpret_cast<void (*)(const char *, int, int)>(
+      dlsym(RTLD_DEFAULT, "fake_hip_set_event_error"));
+  fake.events = reinterpret_cast<void (*)(FakeHipEvents *)>(
+      dlsym(RTLD_DEFAULT, "fake_hip_events"));
+  if (!fake.setMallocFill || !fake.setMemsetError || !fake.propertyQueries ||
+      !fake.setKernelTime || !fake.setEventError || !fake.events ||
+      !fake.setMallocError || !fake.setCapturing || !fake.memory ||
       !fake.memoryLog || !fake.setArch || !fake.setDeviceCount ||
       !fake.setLoadError || !fake.setLaunchError || !fake.moduleLoads ||
       !fake.launches || !fake.lastLoaded || !fake.lastLaunch) {
@@ -953,4 +983,237 @@ TEST_CASE("workspace: a failed hipMalloc names the kernel and the bytes") {
   CHECK(ptr == nullptr);
   REQUIRE(hip::workspace(splitK(), 1500000, stream, &ptr).ok());
   CHECK(ptr != nullptr);
+}
+
+//===----------------------------------------------------------------------===//
+// The tuner's calls: device names, zero-filled memory, timed launches
+// (devices 10..12 are used by no other test)
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+const KernelDesc &tuned() {
+  static const KernelDesc kernel = {vectorAddBundle(), "tuned_gemm", kThreads,
+                                    2};
+  return kernel;
+}
+const KernelDesc &vectorAdd() {
+  static const KernelDesc kernel = {vectorAddBundle(), "vector_add_f32_1024",
+                                    kThreads, 2};
+  return kernel;
+}
+const KernelDesc &softmax() {
+  static const KernelDesc kernel = {vectorAddBundle(), "softmax_f32_1024",
+                                    kThreads, 2};
+  return kernel;
+}
+
+FakeHipEvents events() {
+  FakeHipEvents e{};
+  fake.events(&e);
+  return e;
+}
+
+bool zeroed(const void *ptr, size_t bytes) {
+  const unsigned char *p = static_cast<const unsigned char *>(ptr);
+  for (size_t i = 0; i < bytes; ++i)
+    if (p[i])
+      return false;
+  return true;
+}
+
+} // namespace
+
+TEST_CASE("deviceName: the device's name, asked once per device ordinal") {
+  fake.setArch(10, "gfx90a:sramecc+:xnack-");
+  std::string name;
+  int queries = fake.propertyQueries();
+  onDevice(10, [&] {
+    Status status = hip::deviceName(tuned(), &name);
+    REQUIRE_MESSAGE(status.ok(), status.message);
+    CHECK(name == "Fake AMD GPU gfx90a");
+    for (int i = 0; i < 10; ++i) {
+      name.clear();
+      REQUIRE(hip::deviceName(tuned(), &name).ok());
+      CHECK(name == "Fake AMD GPU gfx90a");
+    }
+    CHECK(fake.propertyQueries() == queries + 1); // cached
+  });
+  // Another ordinal, set up after the first was cached: its own name.
+  fake.setArch(11, "gfx942:sramecc+:xnack-");
+  onDevice(11, [&] {
+    REQUIRE(hip::deviceName(tuned(), &name).ok());
+    CHECK(name == "Fake AMD GPU gfx942");
+  });
+  onDevice(10, [&] {
+    REQUIRE(hip::deviceName(tuned(), &name).ok());
+    CHECK(name == "Fake AMD GPU gfx90a");
+  });
+  CHECK(fake.propertyQueries() == queries + 2);
+  // Kept per ordinal for the process: the fake changing device 11 does not
+  // reach the cache.
+  fake.setArch(11, "gfx1100");
+  onDevice(11, [&] {
+    REQUIRE(hip::deviceName(tuned(), &name).ok());
+    CHECK(name == "Fake AMD GPU gfx942");
+  });
+  fake.setArch(11, "gfx942:sramecc+:xnack-");
+  CHECK(fake.propertyQueries() == queries + 2);
+}
+
+TEST_CASE("deviceName: a failed query names the kernel and is not cached") {
+  fake.setArch(12, "gfx942");
+  onDevice(12, [&] {
+    int previous = fake.setDeviceCount(12); // device 12 is gone
+    std::string name = "stale";
+    Status status = hip::deviceName(tuned(), &name);
+    fake.setDeviceCount(previous);
+    CHECK(status.code == KCC_ERROR_DRIVER);
+    CHECK(status.message == "kcc: cannot launch tuned_gemm: "
+                            "hipGetDeviceProperties failed: "
+                            "hipErrorInvalidDevice");
+    CHECK(name.empty());
+    status = hip::deviceName(tuned(), &name);
+    REQUIRE_MESSAGE(status.ok(), status.message);
+    CHECK(name == "Fake AMD GPU gfx942");
+  });
+  CHECK(hip::deviceName(tuned(), nullptr).code == KCC_ERROR_INVALID_ARGUMENT);
+}
+
+TEST_CASE("allocate: zero-filled device memory, freed by release") {
+  fake.setMallocFill(0xa5); // what fresh device memory might hold
+  memoryLog();
+  FakeHipMemory before = memory();
+  void *ptr = nullptr;
+  Status status = hip::allocate(tuned(), 1000, &ptr);
+  fake.setMallocFill(-1);
+  REQUIRE_MESSAGE(status.ok(), status.message);
+  REQUIRE(ptr != nullptr);
+  CHECK(zeroed(ptr, 1000));
+  FakeHipMemory after = memory();
+  CHECK(after.allocs == before.allocs + 1);
+  CHECK(after.lastBytes == 1000);
+  CHECK(after.memsets == before.memsets + 1);
+  // Filled, then the null stream (which the memset ran on) waited for.
+  CHECK(memoryLog() == "alloc 1000 -> " + text(ptr) + "; memset " + text(ptr) +
+                           " 0 1000; sync " + text(nullptr) + "; ");
+  REQUIRE(hip::release(tuned(), ptr).ok());
+  CHECK(memoryLog() == "free " + text(ptr) + "; ");
+  CHECK(memory().liveBytes == before.liveBytes);
+  CHECK(hip::release(tuned(), nullptr).ok());
+  CHECK(memory().frees == before.frees + 1);
+
+  ptr = &ptr;
+  CHECK(hip::allocate(tuned(), 0, &ptr).ok());
+  CHECK(ptr == nullptr);
+  CHECK(memory().allocs == before.allocs + 1);
+
+  fake.setMallocError(hipErrorOutOfMemory);
+  ptr = &ptr;
+  status = hip::allocate(tuned(), 4096, &ptr);
+  fake.setMallocError(0);
+  CHECK(status.code == KCC_ERROR_DRIVER);
+  CHECK(status.message == "kcc: cannot launch tuned_gemm: hipMalloc(4096) "
+                          "failed: hipErrorOutOfMemory (out of memory)");
+  CHECK(ptr == nullptr);
+  fake.setMemsetError(hipErrorInvalidValue);
+  status = hip::allocate(tuned(), 4096, &ptr);
+  fake.setMemsetError(0);
+  CHECK(status.code == KCC_ERROR_DRIVER);
+  CHECK(status.message == "kcc: cannot launch tuned_gemm: hipMemset "
+                          "(zero-filling 4096 bytes) failed: "
+                          "hipErrorInvalidValue");
+  CHECK(ptr == nullptr);
+  CHECK(memory().liveBytes == before.liveBytes); // freed again
+  CHECK(hip::allocate(tuned(), 16, nullptr).code == KCC_ERROR_INVALID_ARGUMENT);
+}
+
+TEST_CASE("timeLaunches: the GPU time per launch between two events") {
+  ihipStream_t *stream = fakeStream(0x7100);
+  const int64_t grid[3] = {4, 1, 1};
+  int calls = 0;
+  auto launchVectorAdd = [&] {
+    ++calls;
+    return hip::launch(vectorAdd(), grid, nullptr, stream);
+  };
+  FakeHipEvents before = events();
+  int launches = fake.launches();
+  double us = -1;
+  Status status =
+      hip::timeLaunches(vectorAdd(), stream, 5, launchVectorAdd, &us);
+  REQUIRE_MESSAGE(status.ok(), status.message);
+  CHECK(us == doctest::Approx(1000.0)); // the fake's 1 ms per launch
+  CHECK(calls == 6); // one warm-up launch, before the first event
+  CHECK(fake.launches() == launches + 6);
+  FakeHipEvents after = events();
+  CHECK(after.creates == before.creates + 2);
+  CHECK(after.records == before.records + 2);
+  CHECK(after.syncs == before.syncs + 1);
+  CHECK(after.elapsed == before.elapsed + 1);
+  CHECK(after.destroys == before.destroys + 2);
+  CHECK(after.live == before.live);
+
+  fake.setKernelTime("softmax_f32_1024", 2.5);
+  status = hip::timeLaunches(
+      softmax(), stream, 4,
+      [&] { return hip::launch(softmax(), grid, nullptr, stream); }, &us);
+  fake.setKernelTime("softmax_f32_1024", 1.0);
+  REQUIRE_MESSAGE(status.ok(), status.message);
+  CHECK(us == doctest::Approx(2500.0));
+}
+
+TEST_CASE("timeLaunches: failed launches and event calls are returned") {
+  ihipStream_t *stream = fakeStream(0x7200);
+  const int64_t grid[3] = {1, 1, 1};
+  FakeHipEvents before = events();
+  int calls = 0;
+  auto failing = [&] { // the third call fails
+    if (++calls == 3)
+      fake.setLaunchError(hipErrorIllegalAddress);
+    Status status = hip::launch(vectorAdd(), grid, nullptr, stream);
+    fake.setLaunchError(0);
+    return status;
+  };
+  double us = -1;
+  Status status = hip::timeLaunches(vectorAdd(), stream, 10, failing, &us);
+  CHECK(status.code == KCC_ERROR_DRIVER);
+  CHECK(contains(status.message, "kcc: cannot launch vector_add_f32_1024: "
+                                 "hipModuleLaunchKernel failed: "
+                                 "hipErrorIllegalAddress"));
+  CHECK(calls == 3);
+  CHECK(us == 0);
+  CHECK(events().live == before.live);
+  CHECK(events().creates == before.creates + 2);
+
+  calls = 0;
+  status = hip::timeLaunches(vectorAdd(), stream, 0, failing, &us);
+  CHECK(status.code == KCC_ERROR_INVALID_ARGUMENT);
+  CHECK(contains(status.message, "repetitions must be at least 1"));
+  CHECK(calls == 0);
+
+  struct Case {
+    const char *call;
+    int after;
+    int created;
+  } cases[] = {{"hipEventCreate", 0, 0},      {"hipEventCreate", 1, 1},
+               {"hipEventRecord", 0, 2},      {"hipEventRecord", 1, 2},
+               {"hipEventSynchronize", 0, 2}, {"hipEventElapsedTime", 0, 2}};
+  for (const Case &c : cases) {
+    CAPTURE(c.call);
+    CAPTURE(c.after);
+    FakeHipEvents start = events();
+    fake.setEventError(c.call, hipErrorIllegalAddress, c.after);
+    status = hip::timeLaunches(
+        vectorAdd(), stream, 3,
+        [&] { return hip::launch(vectorAdd(), grid, nullptr, stream); }, &us);
+    fake.setEventError(c.call, 0, 0);
+    CHECK(status.code == KCC_ERROR_DRIVER);
+    CHECK(contains(status.message,
+                   std::string("kcc: cannot launch vector_add_f32_1024: ") +
+                       c.call + " failed: hipErrorIllegalAddress"));
+    CHECK(us == 0);
+    FakeHipEvents end = events();
+    CHECK(end.live == start.live);
+    CHECK(end.destroys == start.destroys + c.created);
+  }
 }

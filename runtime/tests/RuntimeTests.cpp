@@ -312,6 +312,51 @@ TEST_CASE("workspace without a CUDA driver") {
   CHECK(contains(status.message, "workspace pointer to set is a null"));
 }
 
+TEST_CASE("tuning calls without a CUDA driver") {
+  std::string name = "stale";
+  Status status = deviceName(kVectorAdd, &name);
+  CHECK(status.code == KCC_ERROR_NO_DRIVER);
+  CHECK(contains(status.message, "kcc: cannot launch vector_add_f32_1024: "
+                                 "the CUDA driver ("));
+  CHECK(name.empty());
+  void *ptr = &ptr;
+  CHECK(allocate(kVectorAdd, 4096, &ptr).code == KCC_ERROR_NO_DRIVER);
+  CHECK(ptr == nullptr);
+  CHECK(release(kVectorAdd, &ptr).code == KCC_ERROR_NO_DRIVER);
+  // No bytes, no pointer: no driver needed.
+  ptr = &ptr;
+  CHECK(allocate(kVectorAdd, 0, &ptr).ok());
+  CHECK(ptr == nullptr);
+  CHECK(release(kVectorAdd, nullptr).ok());
+  int launches = 0;
+  double us = -1;
+  status = timeLaunches(
+      kVectorAdd, nullptr, 10,
+      [&] {
+        ++launches;
+        return Status();
+      },
+      &us);
+  CHECK(status.code == KCC_ERROR_NO_DRIVER);
+  CHECK(launches == 0);
+  CHECK(us == 0);
+  // Argument errors come first.
+  status = timeLaunches(
+      kVectorAdd, nullptr, 0, [] { return Status(); }, &us);
+  CHECK(status.code == KCC_ERROR_INVALID_ARGUMENT);
+  CHECK(status.message == "kcc: cannot launch vector_add_f32_1024: timing 0 "
+                          "launches: repetitions must be at least 1");
+  CHECK(timeLaunches(kVectorAdd, nullptr, 1, nullptr, &us).code ==
+        KCC_ERROR_INVALID_ARGUMENT);
+  CHECK(timeLaunches(
+            kVectorAdd, nullptr, 1, [] { return Status(); }, nullptr)
+            .code == KCC_ERROR_INVALID_ARGUMENT);
+  CHECK(allocate(kVectorAdd, 16, nullptr).message ==
+        "kcc: cannot launch vector_add_f32_1024: the device memory pointer "
+        "to set is a null pointer");
+  CHECK(deviceName(kVectorAdd, nullptr).code == KCC_ERROR_INVALID_ARGUMENT);
+}
+
 TEST_CASE("last error") {
   Status failure = checkDivisibility(kSoftmax, "stride", 1001, 8);
   CHECK(setLastError(failure) == KCC_ERROR_NOT_DIVISIBLE);
@@ -367,18 +412,39 @@ namespace kcc_runtime_test {
 extern const char *const kCudaHeaderSpellings[];
 }
 TEST_CASE("entry points are resolved under cuda.h's names for them") {
-  // CudaDriver.cpp's dlsym names: only cuMemAlloc and cuMemFree are
-  // versioned.
-  const char *const expected[] = {
-      "cuInit",           "cuGetErrorName",           "cuGetErrorString",
-      "cuCtxGetCurrent",  "cuCtxSetCurrent",          "cuCtxGetDevice",
-      "cuDeviceGet",      "cuDevicePrimaryCtxRetain", "cuDeviceGetAttribute",
-      "cuModuleLoadData", "cuModuleGetFunction",      "cuFuncSetAttribute",
-      "cuLaunchKernel",   "cuTensorMapEncodeTiled",   "cuMemAlloc_v2",
-      "cuMemFree_v2",     "cuStreamSynchronize",      "cuStreamIsCapturing"};
-  for (size_t i = 0; i < sizeof expected / sizeof *expected; ++i)
+  // CudaDriver.cpp's dlsym names: cuMemAlloc, cuMemFree, cuMemsetD8,
+  // cuEventDestroy and cuEventElapsedTime are versioned (the last falls
+  // back to the unversioned export on drivers before CUDA 12.8).
+  const char *const expected[] = {"cuInit",
+                                  "cuGetErrorName",
+                                  "cuGetErrorString",
+                                  "cuCtxGetCurrent",
+                                  "cuCtxSetCurrent",
+                                  "cuCtxGetDevice",
+                                  "cuDeviceGet",
+                                  "cuDevicePrimaryCtxRetain",
+                                  "cuDeviceGetAttribute",
+                                  "cuModuleLoadData",
+                                  "cuModuleGetFunction",
+                                  "cuFuncSetAttribute",
+                                  "cuLaunchKernel",
+                                  "cuTensorMapEncodeTiled",
+                                  "cuMemAlloc_v2",
+                                  "cuMemFree_v2",
+                                  "cuStreamSynchronize",
+                                  "cuStreamIsCapturing",
+                                  "cuDeviceGetName",
+                                  "cuMemsetD8_v2",
+                                  "cuEventCreate",
+                                  "cuEventRecord",
+                                  "cuEventSynchronize",
+                                  "cuEventElapsedTime_v2",
+                                  "cuEventDestroy_v2"};
+  size_t n = sizeof expected / sizeof *expected;
+  for (size_t i = 0; i < n; ++i)
     CHECK(std::string(kcc_runtime_test::kCudaHeaderSpellings[i]) ==
           expected[i]);
+  CHECK(kcc_runtime_test::kCudaHeaderSpellings[n] == nullptr);
 }
 #endif
 

@@ -40,6 +40,7 @@ const char *kcc_last_error_message(void);
 #ifdef __cplusplus
 } // extern "C"
 
+#include <functional>
 #include <string>
 
 namespace kcc {
@@ -208,6 +209,45 @@ Status multiprocessorCount(const KernelDesc &kernel, int64_t *count);
 ///   naming the kernel and the bytes), a null `ptr`.
 Status workspace(const KernelDesc &kernel, size_t bytes, CUstream_st *stream,
                  void **ptr);
+
+/// The name of the current context's device (retaining device 0's primary
+/// context if none is current), as cuDeviceGetName gives it: "NVIDIA H200".
+/// What tuning databases are keyed by, and what launch stubs compare with
+/// the entry they were tuned for. Cached per device ordinal (thread-safe):
+/// a stub may ask at every launch. Errors: no driver, no context, a failed
+/// device query (named for `kernel`); `*name` is then empty.
+Status deviceName(const KernelDesc &kernel, std::string *name);
+
+/// `bytes` of device memory on the current context (retaining device 0's
+/// primary context if none is current), for the tuner's arguments: zero-
+/// filled (cuMemsetD8, then the default stream is waited for, so that
+/// kernels on any stream read zeros) so that timings never depend on
+/// garbage (NaNs, denormals, out-of-range indices). `bytes` == 0 sets
+/// `*ptr` to nullptr and succeeds. Free it with release(). Errors: no
+/// driver, no context, a failed allocation or fill (KCC_ERROR_DRIVER naming
+/// `kernel` and the bytes; nothing is left allocated), a null `ptr`.
+Status allocate(const KernelDesc &kernel, size_t bytes, void **ptr);
+
+/// Frees memory from allocate() (cuMemFree); nullptr is a no-op. Errors: no
+/// driver, no context, the driver's refusal (named for `kernel`).
+Status release(const KernelDesc &kernel, void *ptr);
+
+/// Times `launch` (which enqueues one launch, e.g. a stub's, on `stream`)
+/// on the current context (retaining device 0's primary context if none is
+/// current): calls it once as a warm-up (module loads and first-touch costs
+/// stay out of the timing), then between two events recorded on `stream`
+/// `repetitions` times, waits for the second event and sets
+/// `*microseconds` to the GPU time between them divided by `repetitions`.
+/// Events time the GPU, not the host's calls; work queued on `stream`
+/// before the call runs before the first event and is not counted.
+/// - The first failed `launch` stops it: its Status is returned.
+/// - `repetitions` == 0, an empty `launch` or a null `microseconds` is
+///   KCC_ERROR_INVALID_ARGUMENT; a failed event call KCC_ERROR_DRIVER
+///   naming `kernel` and the call. `*microseconds` is 0 after a failure.
+/// - The events are destroyed on every path.
+Status timeLaunches(const KernelDesc &kernel, CUstream_st *stream,
+                    unsigned repetitions, const std::function<Status()> &launch,
+                    double *microseconds);
 
 /// A CUDA tensor map (CUtensorMap): the TMA descriptor a kernel built for
 /// sm_90a/sm_100a receives by value (a `__grid_constant__` parameter) for each

@@ -65,6 +65,31 @@ Status selectTarget(const KernelDesc &kernel, const char *const *targets,
 Status workspace(const KernelDesc &kernel, size_t bytes, ihipStream_t *stream,
                  void **ptr);
 
+/// kcc::rt::deviceName for HIP: the name of the calling thread's current
+/// device (hipGetDevice), hipGetDeviceProperties' `name` ("AMD Instinct
+/// MI300X"). Cached per device ordinal (thread-safe): a stub may ask at
+/// every launch.
+Status deviceName(const KernelDesc &kernel, std::string *name);
+
+/// kcc::rt::allocate for HIP: `bytes` of zero-filled device memory on the
+/// current device (hipMalloc, hipMemset, then the null stream is waited
+/// for, so that kernels on any stream read zeros). `bytes` == 0 sets
+/// `*ptr` to nullptr and succeeds. Free it with release().
+Status allocate(const KernelDesc &kernel, size_t bytes, void **ptr);
+
+/// kcc::rt::release for HIP: hipFree of memory from allocate(); nullptr is
+/// a no-op.
+Status release(const KernelDesc &kernel, void *ptr);
+
+/// kcc::rt::timeLaunches for HIP: one warm-up `launch`, then `repetitions`
+/// between two hipEvents recorded on `stream`; `*microseconds` is the time
+/// between them per launch. The first failed launch's Status is returned;
+/// `repetitions` == 0 is KCC_ERROR_INVALID_ARGUMENT; the events are
+/// destroyed on every path.
+Status timeLaunches(const KernelDesc &kernel, ihipStream_t *stream,
+                    unsigned repetitions, const std::function<Status()> &launch,
+                    double *microseconds);
+
 } // namespace hip
 } // namespace rt
 } // namespace kcc
