@@ -11,6 +11,8 @@
 #include "tools/kcc/Report.h"
 #include "tools/kcc/TuningDb.h"
 
+#include <chrono>
+
 #include "backends/amd/CodeGen.h"
 #include "backends/host/KernelInfo.h"
 #include "backends/host/KernelInfoFromIR.h"
@@ -646,8 +648,12 @@ private:
     // Tunable constants: one candidate per group stays for this target.
     {
       mlir::TimingScope passScope = scope.nest("select variants");
+      auto started = std::chrono::steady_clock::now();
       auto choices = pipeline::selectVariants(*module, target, layout,
                                               options.dispatchVariants);
+      double seconds = std::chrono::duration<double>(
+                           std::chrono::steady_clock::now() - started)
+                           .count();
       if (failed(choices))
         return false;
       for (const pipeline::VariantChoice &c : *choices)
@@ -656,7 +662,7 @@ private:
           group->dispatch.push_back(dispatchTarget(c, target));
         }
       if (options.report != ReportKind::None)
-        report.addVariantChoices(target, std::move(*choices));
+        report.addVariantChoices(target, seconds, std::move(*choices));
     }
     // Tile IR -> layout IR -> LLVM dialect.
     LaidOut laid;

@@ -653,14 +653,61 @@ void Report::addResources(const host::ModuleInfo &info) {
       }
 }
 
-void Report::addVariantChoices(const TargetModel &target,
+void Report::addVariantChoices(const TargetModel &target, double seconds,
                                std::vector<pipeline::VariantChoice> choices) {
+  if (!choices.empty())
+    searchSeconds[target.name] = seconds;
   for (pipeline::VariantChoice &c : choices)
     variants.push_back({target.name, std::move(c)});
 }
 
+namespace {
+/// The kind of rule a candidate's refusal names, for the search's summary.
+std::string ruleKind(const std::string &refusal) {
+  static const std::pair<const char *, const char *> kinds[] = {
+      {"shared memory", "shared memory"},
+      {"register", "registers"},
+      {"TMEM", "TMEM columns"},
+      {"TMA", "TMA boxes"},
+      {"wgmma", "MMA shapes"},
+      {"MFMA", "MMA shapes"},
+      {"mma", "MMA shapes"},
+      {"async", "the async verifier"}};
+  for (const auto &[key, kind] : kinds)
+    if (refusal.find(key) != std::string::npos)
+      return kind;
+  return "other rules";
+}
+} // namespace
+
 void Report::printText(llvm::raw_ostream &os) const {
   os << "kcc report: " << file << "\n";
+  // The search per target: candidates, what pruned them, what stayed.
+  for (const auto &[target, seconds] : searchSeconds) {
+    size_t groups = 0, candidates = 0, legal = 0, kept = 0;
+    std::map<std::string, size_t> pruned;
+    for (const auto &[t, c] : variants) {
+      if (t != target)
+        continue;
+      ++groups;
+      kept += c.kept.size();
+      for (const pipeline::VariantCandidate &cand : c.candidates) {
+        ++candidates;
+        if (cand.legal)
+          ++legal;
+        else
+          ++pruned[ruleKind(cand.refusal)];
+      }
+    }
+    std::vector<std::string> rules;
+    for (const auto &[kind, n] : pruned)
+      rules.push_back(std::to_string(n) + " by " + kind);
+    os << "\ntunable search on " << target << ": " << groups
+       << " launch function(s), " << candidates << " candidates, " << legal
+       << " legal, " << (candidates - legal) << " pruned"
+       << (rules.empty() ? "" : " (" + llvm::join(rules, ", ") + ")") << ", "
+       << kept << " kept; " << llvm::formatv("{0:f1}", seconds).str() << " s\n";
+  }
   for (const auto &[target, c] : variants) {
     const pipeline::VariantCandidate &best = c.candidates[c.chosen];
     os << "\n"

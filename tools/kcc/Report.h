@@ -45,7 +45,7 @@ public:
   void addLifts(mlir::ModuleOp tileIR);
   /// Records which candidate of each tunable group `target` keeps, and why
   /// (pipeline/SelectVariants.h).
-  void addVariantChoices(const TargetModel &target,
+  void addVariantChoices(const TargetModel &target, double seconds,
                          std::vector<pipeline::VariantChoice> choices);
   /// Adds ptxas's numbers once the targets are compiled.
   void addResources(const host::ModuleInfo &info);
@@ -106,6 +106,8 @@ private:
   std::vector<std::string> order;
   // (target, choice) in the order the targets were compiled
   std::vector<std::pair<std::string, pipeline::VariantChoice>> variants;
+  // target -> the wall time of its tunable search, in seconds
+  std::map<std::string, double> searchSeconds;
 };
 
 } // namespace kcc::driver
