@@ -464,6 +464,13 @@ void emitSplitK(std::string &c, const SpecPlan &sp, const std::string &desc,
   c += "    }\n  }\n";
 }
 
+/// The launch function a variant group's launch calls to run candidate
+/// `sp`: its own public one, or the internal one of a candidate only.
+std::string candidateLaunch(const SpecPlan &sp, const std::string &ns) {
+  return sp.launchable ? "::" + ns + "::" + sp.spec->symbol
+                       : "kcc_variant_" + sp.spec->symbol;
+}
+
 /// A number as C++ source (the cost model's constants).
 std::string doubleLiteral(double v) {
   std::string text = llvm::formatv("{0:g}", v).str();
@@ -498,13 +505,9 @@ void emitSizeDispatch(std::string &c, const KernelPlan &kp, const GroupPlan &gp,
       ");");
   c += "  if (!kcc_status)\n    return kcc_status;\n";
   auto launch = [&](const std::string &indent, size_t index) {
-    const SpecPlan &sp = kp.specs[index];
-    c += wrapCall(indent,
-                  "return " +
-                      (sp.launchable ? "::" + ns + "::" + sp.spec->symbol
-                                     : "kcc_variant_" + sp.spec->symbol) +
-                      "(",
-                  args, ");");
+    c +=
+        wrapCall(indent, "return " + candidateLaunch(kp.specs[index], ns) + "(",
+                 args, ");");
   };
   c += "  switch (kcc_target) {\n";
   for (size_t t = 0; t < gp.targets.size(); ++t) {
@@ -976,12 +979,8 @@ std::string emitSource(const ModuleInfo &m,
         const SpecPlan &sp = kp.specs[gp.variants[i]];
         c += i + 1 < gp.variants.size() ? "  case " + std::to_string(i) + ":\n"
                                         : std::string("  default:\n");
-        c += wrapCall("    ",
-                      "return " +
-                          (sp.launchable ? "::" + ns + "::" + sp.spec->symbol
-                                         : "kcc_variant_" + sp.spec->symbol) +
-                          "(",
-                      args, ");");
+        c += wrapCall("    ", "return " + candidateLaunch(sp, ns) + "(", args,
+                      ");");
       }
       c += "  }\n}\n";
     }
