@@ -37,6 +37,29 @@ llvm::Expected<TuningDb> kcc::driver::readTuningDb(llvm::StringRef path) {
   // The tuner writes a few kilobytes per shape; a file this large is not one.
   if ((*buffer)->getBufferSize() > (64u << 20))
     return failure(path, "larger than 64 MiB");
+  // llvm::json::parse recurses once per nesting level: bound it first (a
+  // database nests four deep).
+  int depth = 0;
+  bool inString = false, escaped = false;
+  for (char c : (*buffer)->getBuffer()) {
+    if (inString) {
+      if (escaped)
+        escaped = false;
+      else if (c == '\\')
+        escaped = true;
+      else if (c == '"')
+        inString = false;
+      continue;
+    }
+    if (c == '"')
+      inString = true;
+    else if (c == '{' || c == '[')
+      ++depth;
+    else if (c == '}' || c == ']')
+      --depth;
+    if (depth > 32)
+      return failure(path, "nested more than 32 deep");
+  }
   json::Value value = nullptr;
   if (llvm::Expected<json::Value> parsed = json::parse((*buffer)->getBuffer()))
     value = std::move(*parsed);
