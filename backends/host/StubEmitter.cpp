@@ -31,11 +31,10 @@
 #include "backends/host/StubPlan.h"
 #include "backends/host/StubText.h"
 
-#include "llvm/Support/FormatVariadic.h"
-
 #include "ir/CExpr.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -473,8 +472,10 @@ std::string candidateLaunch(const SpecPlan &sp, const std::string &ns) {
 
 /// A number as C++ source (the cost model's constants).
 std::string doubleLiteral(double v) {
-  std::string text = llvm::formatv("{0:g}", v).str();
-  if (text.find_first_of(".e") == std::string::npos)
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", v);
+  std::string text = buf;
+  if (text.find_first_of(".en") == std::string::npos)
     text += ".0";
   return text;
 }
