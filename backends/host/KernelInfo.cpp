@@ -37,6 +37,11 @@ bool isWrappedFloat(ScalarKind kind) {
          kind == ScalarKind::F8E4M3 || kind == ScalarKind::F8E5M2;
 }
 
+bool isIntegerKind(ScalarKind kind) {
+  return kind == ScalarKind::I8 || kind == ScalarKind::I16 ||
+         kind == ScalarKind::I32 || kind == ScalarKind::I64;
+}
+
 unsigned scalarKindBytes(ScalarKind kind) {
   switch (kind) {
   case ScalarKind::I1:

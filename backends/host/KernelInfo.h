@@ -34,6 +34,9 @@ enum class ScalarKind {
 /// their bits (uint16_t / uint8_t) and the C++ API kcc::f16 etc.
 bool isWrappedFloat(ScalarKind kind);
 
+/// i8, i16, i32, i64.
+bool isIntegerKind(ScalarKind kind);
+
 /// "f32", "bf16", ...
 const char *scalarKindName(ScalarKind kind);
 /// Size in bytes in memory (i1 is stored as one byte).

@@ -218,11 +218,6 @@ bool validKind(ScalarKind k) {
   return static_cast<unsigned>(k) <= static_cast<unsigned>(ScalarKind::F8E5M2);
 }
 
-bool isIntegerKind(ScalarKind k) {
-  return k == ScalarKind::I8 || k == ScalarKind::I16 || k == ScalarKind::I32 ||
-         k == ScalarKind::I64;
-}
-
 const char *cxxType(ScalarKind k) {
   switch (k) {
   case ScalarKind::I1:

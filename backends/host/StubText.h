@@ -37,7 +37,6 @@ std::string wrapComment(const std::string &prefix, const std::string &text,
 
 // Types.
 bool validKind(ScalarKind k);
-bool isIntegerKind(ScalarKind k);
 const char *cxxType(ScalarKind k);
 std::string dtypeEnum(ScalarKind k);
 std::string cxxParam(const ParamInfo &p);

@@ -2,6 +2,7 @@
 //---------------===//
 #include "tools/kcc/Legality.h"
 #include "targets/TmaRules.h"
+#include "tools/kcc/JsonNesting.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -103,32 +104,6 @@ Error readCase(const json::Object &obj, TmaTensorMapParams &p) {
   return Error::success();
 }
 } // namespace
-
-/// How deep `line`'s arrays and objects nest (brackets inside strings do
-/// not count): llvm::json::parse recurses once per level, so a deep line
-/// would overflow the stack before it could be refused.
-static unsigned jsonNesting(StringRef line) {
-  unsigned depth = 0, deepest = 0;
-  bool inString = false, escaped = false;
-  for (char c : line) {
-    if (inString) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        inString = false;
-      continue;
-    }
-    if (c == '"')
-      inString = true;
-    else if (c == '[' || c == '{')
-      deepest = std::max(deepest, ++depth);
-    else if ((c == ']' || c == '}') && depth)
-      --depth;
-  }
-  return deepest;
-}
 
 int driver::runTmaLegality(const TargetModel &target, StringRef input,
                            StringRef inputName, raw_ostream &out,

@@ -1,6 +1,7 @@
 //===- TuningDb.cpp - tuning databases of measured tile choices -----------===//
 
 #include "tools/kcc/TuningDb.h"
+#include "tools/kcc/JsonNesting.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/JSON.h"
@@ -21,11 +22,6 @@ llvm::Error failure(llvm::StringRef path, const llvm::Twine &what) {
           " (the generated tuner, <stem>.tune.cpp, writes them)");
 }
 
-bool isIntegerKind(host::ScalarKind k) {
-  using K = host::ScalarKind;
-  return k == K::I8 || k == K::I16 || k == K::I32 || k == K::I64;
-}
-
 } // namespace
 
 llvm::Expected<TuningDb> kcc::driver::readTuningDb(llvm::StringRef path) {
@@ -37,29 +33,9 @@ llvm::Expected<TuningDb> kcc::driver::readTuningDb(llvm::StringRef path) {
   // The tuner writes a few kilobytes per shape; a file this large is not one.
   if ((*buffer)->getBufferSize() > (64u << 20))
     return failure(path, "larger than 64 MiB");
-  // llvm::json::parse recurses once per nesting level: bound it first (a
-  // database nests four deep).
-  int depth = 0;
-  bool inString = false, escaped = false;
-  for (char c : (*buffer)->getBuffer()) {
-    if (inString) {
-      if (escaped)
-        escaped = false;
-      else if (c == '\\')
-        escaped = true;
-      else if (c == '"')
-        inString = false;
-      continue;
-    }
-    if (c == '"')
-      inString = true;
-    else if (c == '{' || c == '[')
-      ++depth;
-    else if (c == '}' || c == ']')
-      --depth;
-    if (depth > 32)
-      return failure(path, "nested more than 32 deep");
-  }
+  // A database nests four deep (tools/kcc/JsonNesting.h says why).
+  if (jsonNesting((*buffer)->getBuffer()) > 32)
+    return failure(path, "nested more than 32 deep");
   json::Value value = nullptr;
   if (llvm::Expected<json::Value> parsed = json::parse((*buffer)->getBuffer()))
     value = std::move(*parsed);
@@ -161,7 +137,7 @@ std::vector<std::string> kcc::driver::applyTuningDb(const TuningDb &db,
       for (const host::Specialization &s : k.specializations)
         if (s.symbol == d->candidates.front().symbol)
           for (const host::ParamInfo &p : s.params)
-            if (!p.isPointer && !p.isTensorMap && isIntegerKind(p.elem))
+            if (!p.isPointer && !p.isTensorMap && host::isIntegerKind(p.elem))
               params.push_back(p.name);
     std::vector<std::string> sorted = params, given;
     std::sort(sorted.begin(), sorted.end());
