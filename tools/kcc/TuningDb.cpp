@@ -1,6 +1,7 @@
 //===- TuningDb.cpp - tuning databases of measured tile choices -----------===//
 
 #include "tools/kcc/TuningDb.h"
+#include "tools/kcc/Driver.h"
 #include "tools/kcc/JsonNesting.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -25,19 +26,19 @@ llvm::Error failure(llvm::StringRef path, const llvm::Twine &what) {
 } // namespace
 
 llvm::Expected<TuningDb> kcc::driver::readTuningDb(llvm::StringRef path) {
-  auto buffer = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  // Bounded and read in chunks (a device file that never ends is refused):
+  // the tuner writes a few hundred bytes per shape.
+  std::string error;
+  std::unique_ptr<llvm::MemoryBuffer> buffer =
+      readBoundedInput(path, error, 64u << 20);
   if (!buffer)
-    return llvm::createStringError(buffer.getError(),
-                                   "cannot read tuning database " + path +
-                                       ": " + buffer.getError().message());
-  // The tuner writes a few kilobytes per shape; a file this large is not one.
-  if ((*buffer)->getBufferSize() > (64u << 20))
-    return failure(path, "larger than 64 MiB");
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   error + " (--tuning-db)");
   // A database nests four deep (tools/kcc/JsonNesting.h says why).
-  if (jsonNesting((*buffer)->getBuffer()) > 32)
+  if (jsonNesting(buffer->getBuffer()) > 32)
     return failure(path, "nested more than 32 deep");
   json::Value value = nullptr;
-  if (llvm::Expected<json::Value> parsed = json::parse((*buffer)->getBuffer()))
+  if (llvm::Expected<json::Value> parsed = json::parse(buffer->getBuffer()))
     value = std::move(*parsed);
   else
     return failure(path, llvm::toString(parsed.takeError()));
