@@ -11,8 +11,6 @@
 #include "tools/kcc/Report.h"
 #include "tools/kcc/TuningDb.h"
 
-#include <chrono>
-
 #include "backends/amd/CodeGen.h"
 #include "backends/host/KernelInfo.h"
 #include "backends/host/KernelInfoFromIR.h"
@@ -56,6 +54,7 @@
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 
+#include <chrono>
 #include <map>
 #include <set>
 
@@ -201,8 +200,10 @@ struct BackendJob {
 class FileCompiler {
 public:
   FileCompiler(const Options &options, mlir::MLIRContext &ctx,
-               mlir::TimingScope &timing, std::vector<std::string> &written)
-      : options(options), ctx(ctx), timing(timing), written(written) {}
+               mlir::TimingScope &timing, std::vector<std::string> &written,
+               const std::vector<TuningDb> &tuningDbs)
+      : options(options), ctx(ctx), timing(timing), written(written),
+        tuningDbs(tuningDbs) {}
 
   /// --kernel: drops the kernels no pattern matches (a pattern names a
   /// kernel of the source, a launch function or a tunable group). Leaving
@@ -363,15 +364,9 @@ public:
       if (!finishBackend(*job, images, amdImages))
         return false;
     // Measured tile choices, for the launch functions that weigh several.
-    for (const std::string &path : options.tuningDbs) {
-      llvm::Expected<TuningDb> db = readTuningDb(path);
-      if (!db) {
-        reportError(llvm::toString(db.takeError()));
-        return false;
-      }
-      for (const std::string &w : applyTuningDb(*db, info))
+    for (const TuningDb &db : tuningDbs)
+      for (const std::string &w : applyTuningDb(db, info))
         llvm::WithColor::warning(llvm::errs(), "kcc") << w << "\n";
-    }
     if (options.report != ReportKind::None) {
       report.addResources(info);
       if (options.report == ReportKind::JSON)
@@ -844,6 +839,7 @@ private:
   mlir::MLIRContext &ctx;
   mlir::TimingScope &timing;
   std::vector<std::string> &written;
+  const std::vector<TuningDb> &tuningDbs;
   llvm::SourceMgr sourceMgr;
   std::string stem;
   host::ModuleInfo info;
@@ -898,10 +894,20 @@ int driver::compile(const Options &options) {
       return 1;
     }
   }
+  // Tuning databases: read and checked once, before any compile.
+  std::vector<TuningDb> tuningDbs;
+  for (const std::string &path : options.tuningDbs) {
+    llvm::Expected<TuningDb> db = readTuningDb(path);
+    if (!db) {
+      reportError(llvm::toString(db.takeError()));
+      return 1;
+    }
+    tuningDbs.push_back(std::move(*db));
+  }
   bool ok = true;
   std::vector<std::string> written;
   for (const std::string &input : options.inputs) {
-    FileCompiler compiler(options, ctx, root, written);
+    FileCompiler compiler(options, ctx, root, written, tuningDbs);
     ok &= compiler.run(input);
   }
   // A failed compile leaves no depfile: the build system reruns it anyway.
