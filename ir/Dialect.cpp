@@ -1166,6 +1166,29 @@ LogicalResult CpAsyncOp::verify() {
   return success();
 }
 
+LogicalResult CpAsyncGatherOp::verify() {
+  SmemType dst = getDst().getType();
+  auto ptrs = cast<RankedTensorType>(getPtrs().getType());
+  auto ptr = dyn_cast<PtrType>(ptrs.getElementType());
+  if (!ptr || ptrs.getRank() != 2 || dst.getShape().size() != 2 ||
+      ArrayRef<int64_t>(dst.getShape()) != ptrs.getShape())
+    return emitOpError("needs a 2-D tile of pointers of the stage's shape");
+  if (ptr.getPointeeType() != dst.getElementType())
+    return emitOpError("copies ")
+           << ptr.getPointeeType() << " elements into a stage of "
+           << dst.getElementType();
+  if (Value mask = getMask()) {
+    auto m = cast<RankedTensorType>(mask.getType());
+    if (!m.getElementType().isInteger(1) || m.getShape() != ptrs.getShape())
+      return emitOpError("needs an i1 mask of the pointers' shape");
+  }
+  if (dst.getSwizzle() != 0 ||
+      dst.getShape().back() * elementBytes(dst.getElementType()) % 16 != 0)
+    return emitOpError("needs an unswizzled stage whose rows are whole "
+                       "16-byte chunks");
+  return success();
+}
+
 LogicalResult WarpgroupMmaWaitOp::inferReturnTypes(
     MLIRContext *, std::optional<Location>, ValueRange operands, DictionaryAttr,
     OpaqueProperties, RegionRange, SmallVectorImpl<Type> &inferred) {

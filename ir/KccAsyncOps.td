@@ -193,6 +193,27 @@ def Kcc_CpAsyncOp : Kcc_Op<"cp_async", [AttrSizedOperandSegments]> {
   let hasVerifier = 1;
 }
 
+def Kcc_CpAsyncGatherOp : Kcc_Op<"cp_async_gather"> {
+  let summary = "copy a tile of pointers' elements into a stage, per thread (cp.async)";
+  let description = [{
+    Element (r, c) of stage `stage` of `dst` receives `*ptrs[r, c]`, in
+    16-byte chunks: each chunk of consecutive elements of the pointer tile's
+    blocked layout is copied by the thread that holds it, with
+    `cp.async.cg`, and a chunk whose `mask` is off is written as zeros (no
+    memory is read). The pass that creates it proves what the copy needs:
+    every chunk's addresses consecutive and 16-byte aligned, its mask uniform
+    (kcc-pipeline-async-copies: a gathered tile, rows from a block table).
+    Groups, waits and barriers are kcc.cp_async's.
+  }];
+  let arguments = (ins AnyRankedTensor:$ptrs, Optional<AnyRankedTensor>:$mask,
+                       Kcc_Smem:$dst, I32:$stage);
+  let assemblyFormat = [{
+    $ptrs (`mask` $mask^ `:` type($mask))? `->` $dst `[` $stage `]` attr-dict
+    `:` type($ptrs) `,` type($dst)
+  }];
+  let hasVerifier = 1;
+}
+
 def Kcc_CpAsyncCommitGroupOp : Kcc_Op<"cp_async_commit_group"> {
   let summary = "close each thread's open cp.async group (possibly empty)";
   let assemblyFormat = "attr-dict";

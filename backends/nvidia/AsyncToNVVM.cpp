@@ -845,6 +845,61 @@ struct CpAsyncLowering : OpConversionPattern<CpAsyncOp> {
   }
 };
 
+/// Each thread copies the 16-byte chunks it holds in the pointer tile's
+/// blocked layout (runs of consecutive registers, consecutive and aligned
+/// elements: kcc-pipeline-async-copies proved it) to the same elements of
+/// the stage; a replicated tile's chunks are copied by their first owner. A
+/// chunk whose mask is off is zero-filled (src-size 0) from an address
+/// rounded down to 16 bytes: cp.async reads nothing then, but its operand
+/// stays aligned.
+struct CpAsyncGatherLowering : OpConversionPattern<CpAsyncGatherOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(CpAsyncGatherOp op, OpAdaptor a,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    SmemType type = op.getDst().getType();
+    auto ptrs = cast<RankedTensorType>(op.getPtrs().getType());
+    unsigned bytes = storageBytes(type.getElementType());
+    unsigned chunk = 16 / bytes;
+    TileLayout l = TileLayout::get(ptrs);
+    if (l.vec % chunk != 0 || l.regs % chunk != 0)
+      return op.emitError("kcc: internal error: kcc.cp_async_gather's "
+                          "pointers are not laid out in 16-byte chunks");
+    Value tid = targetOpsOf(*this).threadId(rewriter, loc);
+    Value stage = stageAt(rewriter, loc, a.getDst(), a.getStage(), type);
+    Value base = threadBase(rewriter, loc, l, tid);
+    SmallVector<Value> addrs = unpack(rewriter, loc, a.getPtrs());
+    SmallVector<Value> masks;
+    if (a.getMask())
+      masks = unpack(rewriter, loc, a.getMask());
+    unsigned as = cast<PtrType>(ptrs.getElementType()).getAddressSpace();
+    emitIf(rewriter, loc, ownerPred(rewriter, loc, l, tid), [&](OpBuilder &b) {
+      for (unsigned r = 0; r < l.regs; r += chunk) {
+        Value dst = stageElementAddr(b, loc, stage,
+                                     flatIndex(b, loc, l, base, r), type);
+        Value addr = addrs[r];
+        Value srcBytes = i32Const(b, loc, 16);
+        if (!masks.empty()) {
+          srcBytes = arith::SelectOp::create(b, loc, masks[r], srcBytes,
+                                             i32Const(b, loc, 0));
+          addr = arith::SelectOp::create(
+              b, loc, masks[r], addr,
+              arith::AndIOp::create(b, loc, addr,
+                                    intConst(b, loc, b.getI64Type(), ~15ll)));
+        }
+        NVVM::CpAsyncOp::create(
+            b, loc, dst, toGlobalPtr(b, loc, addr, as), b.getI32IntegerAttr(16),
+            NVVM::LoadCacheModifierKindAttr::get(
+                b.getContext(), NVVM::LoadCacheModifierKind::CG),
+            srcBytes);
+      }
+    });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 struct CpAsyncCommitGroupLowering : OpConversionPattern<CpAsyncCommitGroupOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -948,6 +1003,7 @@ void kcc::nvidia::populateAsyncPatterns(KccTypeConverter &tc,
                WaitLowering, InvalLowering, TmaLoadLowering, TmaStoreLowering,
                CommitGroupLowering, WaitGroupLowering, FenceProxyAsyncLowering,
                CtaBarrierLowering, WarpgroupTurnLowering, SmemLoadLowering,
-               SmemStoreLowering, CpAsyncLowering, CpAsyncCommitGroupLowering,
-               CpAsyncWaitGroupLowering>(tc, patterns.getContext());
+               SmemStoreLowering, CpAsyncLowering, CpAsyncGatherLowering,
+               CpAsyncCommitGroupLowering, CpAsyncWaitGroupLowering>(
+      tc, patterns.getContext());
 }

@@ -274,6 +274,10 @@ LogicalResult AssignLayouts::runOnKernel(func::FuncOp func) {
     } else if (auto store = dyn_cast<kcc::StoreOp>(op)) {
       ptr = store.getPtr();
       mask = store.getMask();
+    } else if (auto copy = dyn_cast<kcc::CpAsyncGatherOp>(op)) {
+      // Its 16-byte chunks are runs of the pointer tile's registers.
+      ptr = copy.getPtrs();
+      mask = copy.getMask();
     }
     if (ptr && isa<RankedTensorType>(ptr.getType()))
       accesses.push_back(

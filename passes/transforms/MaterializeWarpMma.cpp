@@ -14,6 +14,7 @@
 #include "ir/TargetLookup.h"
 #include "passes/Passes.h"
 #include "passes/analysis/AccumulatorWeb.h"
+#include "passes/analysis/AxisInfo.h"
 #include "passes/analysis/MmaOperands.h"
 #include "targets/TargetModel.h"
 
@@ -126,6 +127,13 @@ struct MaterializeWarpMma
           return signalPassFailure();
   }
 
+  /// A padded one-stage buffer holding `regs` (an operand of `dot` in
+  /// registers) and its stage index, written between two block barriers:
+  /// once before the loop around `dot` when `regs` is computed outside it,
+  /// else before `dot`. None when its rows are not whole 16-byte chunks.
+  std::optional<std::pair<Value, Value>> stageRegisterOperand(kcc::DotOp dot,
+                                                              Value regs);
+
   /// Why `dot` cannot run on the tensor cores with `units` accumulator
   /// units (empty: it can).
   std::string refusal(kcc::DotOp dot, unsigned units) const;
@@ -208,6 +216,34 @@ std::string MaterializeWarpMma::refusal(kcc::DotOp dot, unsigned units) const {
   return "";
 }
 
+std::optional<std::pair<Value, Value>>
+MaterializeWarpMma::stageRegisterOperand(kcc::DotOp dot, Value regs) {
+  auto type = cast<RankedTensorType>(regs.getType());
+  if (type.getEncoding() ||
+      type.getDimSize(1) * kcc::getElementBytes(type.getElementType()) % 16)
+    return std::nullopt;
+  auto func = dot->getParentOfType<func::FuncOp>();
+  Location loc = dot.getLoc();
+  OpBuilder eb = OpBuilder::atBlockBegin(&func.getBody().front());
+  Value buffer = kcc::SmemAllocOp::create(
+      eb, loc,
+      kcc::SmemType::get(dot.getContext(), type.getShape(),
+                         type.getElementType(), /*stages=*/1,
+                         /*swizzle=*/0, /*pad=*/16));
+  // Outside the innermost loop around the dot: written once, before it.
+  Operation *at = dot;
+  if (auto loop = dot->getParentOfType<scf::ForOp>();
+      loop && !loop->isAncestor(regs.getParentBlock()->getParentOp()) &&
+      regs.getParentRegion()->isAncestor(loop->getParentRegion()))
+    at = loop;
+  OpBuilder b(at);
+  Value zero = arith::ConstantIntOp::create(b, loc, 0, 32);
+  kcc::CtaBarrierOp::create(b, loc); // earlier readers are done
+  kcc::SmemStoreOp::create(b, loc, regs, buffer, zero);
+  kcc::CtaBarrierOp::create(b, loc);
+  return std::make_pair(buffer, zero);
+}
+
 LogicalResult MaterializeWarpMma::runOnKernel(func::FuncOp func) {
   MLIRContext *ctx = func.getContext();
   SmallVector<kcc::DotOp> dots;
@@ -270,15 +306,30 @@ LogicalResult MaterializeWarpMma::runOnKernel(func::FuncOp func) {
     bool aTrans = false, bTrans = false;
     kcc::SmemLoadOp a = paddedRead(dot.getA(), aTrans);
     kcc::SmemLoadOp b = paddedRead(dot.getB(), bTrans);
-    if (mfma() || !a || !b) {
+    // One operand staged, the other in registers (a gathered K block times
+    // the query tile; P times a gathered V block): the register operand is
+    // written to its own padded stage, and both are read in place. Else
+    // the staged one would be read into registers only to be staged again
+    // (measured on paged decode attention: shared-memory round trips were
+    // the top stall).
+    Value aSrc = a ? a.getSrc() : Value(), aStage = a ? a.getStage() : Value();
+    Value bSrc = b ? b.getSrc() : Value(), bStage = b ? b.getStage() : Value();
+    if (!mfma() && (a || b) && !(a && b)) {
+      Value regs = a ? dot.getB() : dot.getA();
+      if (auto staged = stageRegisterOperand(dot, regs)) {
+        (a ? bSrc : aSrc) = staged->first;
+        (a ? bStage : aStage) = staged->second;
+      }
+    }
+    if (mfma() || !aSrc || !bSrc) {
       mmaOps.push_back(dot);
       continue;
     }
     OpBuilder builder(dot);
-    auto mma = kcc::WarpMmaOp::create(
-        builder, dot.getLoc(), dot.getType(), a.getSrc(), a.getStage(),
-        b.getSrc(), b.getStage(), dot.getC(), builder.getBoolAttr(!aTrans),
-        builder.getBoolAttr(bTrans));
+    auto mma = kcc::WarpMmaOp::create(builder, dot.getLoc(), dot.getType(),
+                                      aSrc, aStage, bSrc, bStage, dot.getC(),
+                                      builder.getBoolAttr(!a || !aTrans),
+                                      builder.getBoolAttr(b && bTrans));
     mma->setAttr(kcc::KccDialect::kMmaAttr,
                  dot->getAttr(kcc::KccDialect::kMmaAttr));
     if (Attribute refused =

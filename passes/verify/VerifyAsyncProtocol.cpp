@@ -181,6 +181,8 @@ llvm::SetVector<Value> controlArguments(func::FuncOp func,
       work.append({m.getAStage(), m.getBStage()});
     else if (auto c = dyn_cast<kcc::CpAsyncOp>(op))
       work.push_back(c.getStage());
+    else if (auto c = dyn_cast<kcc::CpAsyncGatherOp>(op))
+      work.push_back(c.getStage());
     else if (auto s = dyn_cast<kcc::SmemStoreOp>(op))
       work.push_back(s.getStage());
     else if (isa<kcc::MBarrierInitOp, kcc::MBarrierArriveOp,
@@ -214,6 +216,7 @@ llvm::SetVector<Value> controlArguments(func::FuncOp func,
     }
   });
   std::map<std::pair<bool, uint32_t>, Value> chosenIds;
+  llvm::DenseMap<Location, Value> chosenLoads;
   while (!work.empty()) {
     Value v = work.pop_back_val();
     if (!v || !seen.insert(v).second)
@@ -244,6 +247,21 @@ llvm::SetVector<Value> controlArguments(func::FuncOp func,
     if (isa<kcc::ProgramIdOp, kcc::NumProgramsOp>(def)) {
       if (boundIds.contains(v))
         chosenIds.try_emplace(*programIndex(v), v);
+      continue;
+    }
+    // An integer scalar read from memory (a sequence's length bounding a
+    // loop of gathered copies, kcc-pipeline-async-copies) is chosen like
+    // an argument: the protocol must hold for whatever the memory holds.
+    // The roles' copies of one load (same location) read the same memory:
+    // one choice, the others its aliases.
+    if (auto load = dyn_cast<kcc::LoadOp>(def)) {
+      if (scalarWidth(v.getType())) {
+        auto [it, fresh] = chosenLoads.try_emplace(load.getLoc(), v);
+        if (fresh)
+          args.insert(v);
+        else if (it->second != v)
+          aliases[v] = it->second;
+      }
       continue;
     }
     if (auto f = dyn_cast<scf::ForOp>(def)) {
@@ -333,6 +351,12 @@ std::string argName(func::FuncOp func, Value v) {
     return "program_id(" + std::to_string(pid.getAxis()) + ")";
   if (auto n = v.getDefiningOp<kcc::NumProgramsOp>())
     return "num_programs(" + std::to_string(n.getAxis()) + ")";
+  if (auto load = v.getDefiningOp<kcc::LoadOp>()) {
+    if (auto at = load.getLoc()->findInstanceOf<FileLineColLoc>())
+      return "the value loaded at line " + std::to_string(at.getLine()) +
+             ", column " + std::to_string(at.getColumn());
+    return "a value loaded from memory";
+  }
   auto arg = cast<BlockArgument>(v);
   auto names = func->getAttrOfType<ArrayAttr>(kcc::KccDialect::kArgNamesAttr);
   if (names && names.size() == func.getNumArguments())
@@ -374,11 +398,12 @@ llvm::SmallVector<int64_t> representatives(func::FuncOp func, Value arg,
 constexpr llvm::StringLiteral kCannotProve =
     "cannot prove the async protocol: ";
 
-/// Whether scalar `v` is computed (through any ops) from a value loaded
-/// from memory.
 /// Whether `v` is computed from loaded values; a select on one of `chosen`
-/// (conditions whose sides the verifier fixes) reads only its two sides.
-bool computedFromLoads(Value v, const llvm::DenseSet<Value> &chosen) {
+/// (conditions whose sides the verifier fixes) reads only its two sides,
+/// and a load among `chosenLoads` (control values the verifier fixes) is
+/// not data.
+bool computedFromLoads(Value v, const llvm::DenseSet<Value> &chosen,
+                       const llvm::SetVector<Value> &chosenLoads = {}) {
   llvm::SmallVector<Value> work{v};
   llvm::DenseSet<Value> seen;
   while (!work.empty()) {
@@ -403,8 +428,11 @@ bool computedFromLoads(Value v, const llvm::DenseSet<Value> &chosen) {
       continue;
     }
     Operation *def = x.getDefiningOp();
-    if (isa<kcc::LoadOp>(def))
+    if (isa<kcc::LoadOp>(def)) {
+      if (chosenLoads.contains(x))
+        continue;
       return true;
+    }
     for (Value operand : def->getOperands())
       work.push_back(operand);
     // A loop's or branch's result: the values its regions yield.
@@ -437,6 +465,7 @@ std::string describeOps(llvm::StringRef text) {
       {"cp_async_commit_group", "commit of cp.async copies"},
       {"cp_async_wait_group", "wait for cp.async copies"},
       {"cp_async", "cp.async copy"},
+      {"cp_async_gather", "cp.async copy of a gathered tile"},
       {"warp_mma", "mma.sync product"},
       {"fence_proxy_async", "proxy fence"},
       {"cta_barrier", "block barrier"},
@@ -598,7 +627,7 @@ struct VerifyAsyncProtocol
     func.walk([&](scf::IfOp i) {
       if (i->hasAttr(kcc::KccDialect::kDataDependentAttr) ||
           (containsAsyncOp(i) &&
-           computedFromLoads(i.getCondition(), chosenConditions)))
+           computedFromLoads(i.getCondition(), chosenConditions, args)))
         dataIfs.push_back({i});
     });
     if (dataIfs.size() > kMaxDataBranches) {

@@ -19,7 +19,7 @@ Value constI32(OpBuilder &b, Location loc, int64_t v) {
   return arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(v)));
 }
 
-bool fromArguments(Value v, func::FuncOp func) {
+bool fromArguments(Value v, func::FuncOp func, bool scalarLoads) {
   // A walk over the DAG, each value once (expanded ceil-divisions and
   // selects read their operands several times: a tree walk is exponential).
   llvm::DenseSet<Value> seen;
@@ -44,6 +44,9 @@ bool fromArguments(Value v, func::FuncOp func) {
     // attention loop stops at its block's diagonal); the verifier runs the
     // protocol for representative values of both.
     if (isa_and_nonnull<kcc::ProgramIdOp, kcc::NumProgramsOp>(def))
+      continue;
+    if (auto load = dyn_cast_or_null<kcc::LoadOp>(def);
+        scalarLoads && load && load.getType().isIntOrIndex())
       continue;
     if (!def || def->getDialect()->getNamespace() != "arith" ||
         def->getNumRegions() != 0)
@@ -77,6 +80,64 @@ bool coordinateSlice(Value v, scf::ForOp loop,
     return false;
   for (Value o : def->getOperands())
     if (!coordinateSlice(o, loop, slice))
+      return false;
+  slice.insert(def);
+  return true;
+}
+
+/// The kernel argument a pointer (or tile of pointers) is computed from.
+static Value pointerRoot(Value p) {
+  while (Operation *def = p.getDefiningOp()) {
+    if (isa<kcc::AddPtrOp, kcc::SplatOp, kcc::BroadcastOp, kcc::ExpandDimsOp>(
+            def))
+      p = def->getOperand(0);
+    else
+      return Value();
+  }
+  return p;
+}
+
+/// Whether the memory behind `ptr` is never written in `func`: no store or
+/// atomic there takes a pointer computed from the same argument.
+static bool readOnly(Value ptr, func::FuncOp func) {
+  Value root = pointerRoot(ptr);
+  if (!root || !isa<BlockArgument>(root))
+    return false;
+  WalkResult r = func.walk([&](Operation *op) {
+    if (isa<kcc::LoadOp>(op) || !op->getNumOperands())
+      return WalkResult::advance();
+    for (Value o : op->getOperands())
+      if (isa<kcc::PtrType>(getElementTypeOrSelf(o.getType())) &&
+          pointerRoot(o) == root)
+        if (!isa<kcc::AddPtrOp, kcc::SplatOp, kcc::BroadcastOp,
+                 kcc::ExpandDimsOp>(op))
+          return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return !r.wasInterrupted();
+}
+
+bool gatherSlice(Value v, scf::ForOp loop,
+                 llvm::SetVector<Operation *> &slice) {
+  if (v == loop.getInductionVar())
+    return true;
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return !loop->isAncestor(arg.getOwner()->getParentOp());
+  Operation *def = v.getDefiningOp();
+  if (!loop->isAncestor(def) || slice.contains(def))
+    return true;
+  if (def->getBlock() != loop.getBody() || def->getNumRegions() != 0)
+    return false;
+  bool pure =
+      def->getDialect()->getNamespace() == "arith" ||
+      isa<kcc::ProgramIdOp, kcc::NumProgramsOp, kcc::SplatOp, kcc::ArangeOp,
+          kcc::ExpandDimsOp, kcc::BroadcastOp, kcc::AddPtrOp>(def);
+  auto load = dyn_cast<kcc::LoadOp>(def);
+  if (!pure &&
+      !(load && readOnly(load.getPtr(), def->getParentOfType<func::FuncOp>())))
+    return false;
+  for (Value o : def->getOperands())
+    if (!gatherSlice(o, loop, slice))
       return false;
   slice.insert(def);
   return true;

@@ -29,14 +29,25 @@ mlir::Value tripCount(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lb,
 
 /// Whether `v` is computed by pure arith ops from constants, the kernel's
 /// arguments, program ids and a persistent tile loop's induction variable
-/// only (what the async verifier can evaluate).
-bool fromArguments(mlir::Value v, mlir::func::FuncOp func);
+/// only (what the async verifier can evaluate). With `scalarLoads`, integer
+/// scalars loaded from memory count too (a sequence's length read from an
+/// array): the verifier chooses representative values for them as for the
+/// arguments.
+bool fromArguments(mlir::Value v, mlir::func::FuncOp func,
+                   bool scalarLoads = false);
 
 /// The ops of `loop`'s body that compute `v` from the induction variable
 /// and values defined outside the loop, in program order; false if `v`
 /// depends on anything else (loads, iteration arguments, region ops).
 bool coordinateSlice(mlir::Value v, mlir::scf::ForOp loop,
                      llvm::SetVector<mlir::Operation *> &slice);
+
+/// Like coordinateSlice, for the pointers and mask of a gathered tile: the
+/// ops may also be kcc's pure tile ops (splat, arange, expand_dims,
+/// broadcast, addptr) and loads of memory the kernel never writes (a block
+/// table), which a later iteration's copy then reads ahead.
+bool gatherSlice(mlir::Value v, mlir::scf::ForOp loop,
+                 llvm::SetVector<mlir::Operation *> &slice);
 
 /// Shared memory `func` already has for async buffers (the stages of
 /// materialized copies and of loops pipelined before, their mbarriers),

@@ -15,9 +15,9 @@ using namespace mlir;
 
 namespace kcc::verify {
 
-bool cpAsync(Interpreter &in, kcc::CpAsyncOp op) {
-  Stage *s = stageAt(in, op, op.getDst(), op.getStage());
-  if (!s || !writable(in, op, op.getDst(), *s))
+bool cpAsync(Interpreter &in, Operation *op, Value dst, Value stage) {
+  Stage *s = stageAt(in, op, dst, stage);
+  if (!s || !writable(in, op, dst, *s))
     return false;
   *s = Stage();
   s->data = Stage::CpAsync;

@@ -21,10 +21,10 @@ bool isAsyncOp(Operation *op) {
              kcc::BulkWaitGroupOp, kcc::FenceProxyAsyncOp, kcc::CtaBarrierOp,
              kcc::SmemLoadOp, kcc::SmemStoreOp, kcc::WarpgroupMmaOp,
              kcc::WarpgroupMmaRegAOp, kcc::WarpgroupMmaWaitOp,
-             kcc::ConvertLayoutOp, kcc::CpAsyncOp, kcc::CpAsyncCommitGroupOp,
-             kcc::CpAsyncWaitGroupOp, kcc::WarpMmaOp, kcc::TmemAllocOp,
-             kcc::TmemDeallocOp, kcc::Tcgen05MmaOp, kcc::Tcgen05CommitOp,
-             kcc::TmemLoadOp, kcc::WarpgroupTurnOp>(op);
+             kcc::ConvertLayoutOp, kcc::CpAsyncOp, kcc::CpAsyncGatherOp,
+             kcc::CpAsyncCommitGroupOp, kcc::CpAsyncWaitGroupOp, kcc::WarpMmaOp,
+             kcc::TmemAllocOp, kcc::TmemDeallocOp, kcc::Tcgen05MmaOp,
+             kcc::Tcgen05CommitOp, kcc::TmemLoadOp, kcc::WarpgroupTurnOp>(op);
 }
 
 bool containsAsyncOp(Operation *root) {
@@ -86,7 +86,9 @@ bool transfer(Interpreter &in, Operation *op) {
     return fenceProxyAsync(in);
   // cp.async
   if (auto cp = dyn_cast<kcc::CpAsyncOp>(op))
-    return cpAsync(in, cp);
+    return cpAsync(in, op, cp.getDst(), cp.getStage());
+  if (auto cp = dyn_cast<kcc::CpAsyncGatherOp>(op))
+    return cpAsync(in, op, cp.getDst(), cp.getStage());
   if (isa<kcc::CpAsyncCommitGroupOp>(op))
     return cpAsyncCommitGroup(in);
   if (auto w = dyn_cast<kcc::CpAsyncWaitGroupOp>(op))

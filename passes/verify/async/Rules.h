@@ -128,7 +128,9 @@ bool asyncProxyReadable(Interpreter &in, kcc::TmaStoreOp op, Stage &s);
 // cp.async groups (CpAsyncRules.cpp)
 //===----------------------------------------------------------------------===//
 
-bool cpAsync(Interpreter &in, kcc::CpAsyncOp op);
+/// A kcc.cp_async or kcc.cp_async_gather into stage `stage` of `dst`.
+bool cpAsync(Interpreter &in, mlir::Operation *op, mlir::Value dst,
+             mlir::Value stage);
 bool cpAsyncCommitGroup(Interpreter &in);
 bool cpAsyncWaitGroup(Interpreter &in, kcc::CpAsyncWaitGroupOp op);
 /// No cp.async may be in flight at the kernel's end.

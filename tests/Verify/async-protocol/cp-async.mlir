@@ -213,3 +213,82 @@ func.func @alloc_while_in_flight(%p: !kcc.ptr<f16>, %d: i32) attributes {kcc.ker
   %t = kcc.smem_load %a[%c0] : !small -> tensor<16x64xf16>
   return
 }
+
+// -----
+
+!buf = !kcc.smem<[64, 64], f16, stages = 3, swizzle = 0, pad = 16>
+
+// Gathered tiles (kcc.cp_async_gather, a block table's rows) in a loop whose
+// trip count is read from memory (a sequence's length): the loaded value is
+// chosen like an argument, so the pipeline is proven for 0 .. 2S+2 trips and
+// a large count, and the prologue's guards are not data-dependent branches.
+func.func @gather_loaded_bound(%p: tensor<64x64x!kcc.ptr<f16>>, %m: tensor<64x64xi1>, %lens: !kcc.ptr<i32>) attributes {kcc.kernel, kcc.arg_names = ["p", "m", "lens"]} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c3 = arith.constant 3 : i32
+  %n = kcc.load %lens : !kcc.ptr<i32>
+  %buf = kcc.smem_alloc : !buf
+  %g0 = arith.cmpi slt, %c0, %n : i32
+  scf.if %g0 {
+    kcc.cp_async_gather %p mask %m : tensor<64x64xi1> -> %buf[%c0] : tensor<64x64x!kcc.ptr<f16>>, !buf
+  }
+  kcc.cp_async_commit_group
+  %g1 = arith.cmpi slt, %c1, %n : i32
+  scf.if %g1 {
+    kcc.cp_async_gather %p -> %buf[%c1] : tensor<64x64x!kcc.ptr<f16>>, !buf
+  }
+  kcc.cp_async_commit_group
+  scf.for %k = %c0 to %n step %c1 : i32 {
+    %s = arith.remsi %k, %c3 : i32
+    kcc.cp_async_wait_group 1
+    kcc.cta_barrier
+    %next = arith.addi %k, %c2 : i32
+    %more = arith.cmpi slt, %next, %n : i32
+    %r = arith.remsi %next, %c3 : i32
+    scf.if %more {
+      kcc.cp_async_gather %p -> %buf[%r] : tensor<64x64x!kcc.ptr<f16>>, !buf
+    }
+    kcc.cp_async_commit_group
+    %t = kcc.smem_load %buf[%s] : !buf -> tensor<64x64xf16>
+  }
+  return
+}
+
+// -----
+
+!buf = !kcc.smem<[64, 64], f16, stages = 3, swizzle = 0, pad = 16>
+
+// Mutation: the prologue's second copy is not guarded by the loaded trip
+// count: with one trip (the loaded value 1) nothing waits for it.
+func.func @gather_unguarded(%p: tensor<64x64x!kcc.ptr<f16>>, %lens: !kcc.ptr<i32>) attributes {kcc.kernel, kcc.arg_names = ["p", "lens"]} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c3 = arith.constant 3 : i32
+  %n = kcc.load %lens : !kcc.ptr<i32>
+  %buf = kcc.smem_alloc : !buf
+  %g0 = arith.cmpi slt, %c0, %n : i32
+  scf.if %g0 {
+    kcc.cp_async_gather %p -> %buf[%c0] : tensor<64x64x!kcc.ptr<f16>>, !buf
+  }
+  kcc.cp_async_commit_group
+  // expected-error@+1 {{the kernel ends while this kcc.cp_async into stage 1 is still in flight}}
+  kcc.cp_async_gather %p -> %buf[%c1] : tensor<64x64x!kcc.ptr<f16>>, !buf
+  kcc.cp_async_commit_group
+  scf.for %k = %c0 to %n step %c1 : i32 {
+    %s = arith.remsi %k, %c3 : i32
+    kcc.cp_async_wait_group 1
+    kcc.cta_barrier
+    %next = arith.addi %k, %c2 : i32
+    %more = arith.cmpi slt, %next, %n : i32
+    %r = arith.remsi %next, %c3 : i32
+    scf.if %more {
+      kcc.cp_async_gather %p -> %buf[%r] : tensor<64x64x!kcc.ptr<f16>>, !buf
+    }
+    kcc.cp_async_commit_group
+    %t = kcc.smem_load %buf[%s] : !buf -> tensor<64x64xf16>
+  }
+  // expected-note@+1 {{the kernel ends here}}
+  return
+}
