@@ -245,6 +245,25 @@ void describeCpAsync(std::vector<SharedAccess> &out, CpAsyncOp cp) {
               });
 }
 
+/// kcc.cp_async_gather (AsyncToNVVM.cpp): each thread writes its 16-byte
+/// chunks of the pointer tile's blocked layout to the same elements of the
+/// stage (padded rows); a replicated tile's first owners only.
+void describeCpAsyncGather(std::vector<SharedAccess> &out, CpAsyncGatherOp cp) {
+  SmemType t = cp.getDst().getType();
+  TileLayout l = TileLayout::get(cp.getPtrs().getType());
+  unsigned bytes = storageBytes(t.getElementType());
+  unsigned chunk = 16 / bytes;
+  int64_t cols = t.getShape()[1];
+  perRegister(out, cp, "cp.async gathered chunk", true, 16, l, l.regs / chunk,
+              [&](unsigned th, unsigned i) -> std::optional<int64_t> {
+                if (l.replicated() && th >= l.nchunks)
+                  return std::nullopt;
+                int64_t flat = int64_t(th) * l.vec + l.regOffset(i * chunk);
+                return (flat / cols * t.getRowBytes() + flat % cols * bytes) /
+                       16;
+              });
+}
+
 /// dot's FMA lowering (DotToFMA.cpp): owners store a (padded rows) and b;
 /// then each k step loads a[i,k] once per distinct row and b[k,j] once per
 /// distinct column of the thread's registers of c. Every k shifts all lanes
@@ -315,6 +334,10 @@ kcc::gpu::describeSharedAccesses(Operation *op,
   }
   if (auto cp = dyn_cast<CpAsyncOp>(op)) {
     describeCpAsync(out, cp);
+    return out;
+  }
+  if (auto cp = dyn_cast<CpAsyncGatherOp>(op)) {
+    describeCpAsyncGather(out, cp);
     return out;
   }
   if (smemBytesFor(op) == 0)

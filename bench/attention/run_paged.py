@@ -32,10 +32,12 @@ from kcc_binding import Kernel, arguments, write_report  # noqa: E402
 DT = {"f16": torch.float16, "bf16": torch.bfloat16}
 
 
-def choose_splits(batch, kvh, max_pages, page, sms):
-    """Pages per split: enough programs for two waves of the multiprocessors,
-    but at least 256 keys per split (the combine reads every split)."""
-    want = max(1, math.ceil(2 * sms / (batch * kvh)))
+def choose_splits(batch, kvh, max_pages, page, sms, per_sm=2):
+    """Pages per split: as many splits as fit one wave of resident programs
+    (`per_sm` per multiprocessor: the head_dim 128 build's shared memory
+    allows two) without a second, partial wave, and at least 256 keys per
+    split (the combine reads every split)."""
+    want = max(1, (per_sm * sms) // (batch * kvh))
     pps = max(math.ceil(max_pages / want), math.ceil(256 / page), 1)
     pps = min(pps, max_pages)
     while math.ceil(max_pages / pps) > 1024:

@@ -16,6 +16,7 @@
 #include "passes/analysis/AccumulatorWeb.h"
 #include "passes/analysis/AxisInfo.h"
 #include "passes/analysis/MmaOperands.h"
+#include "passes/transforms/pipeliner/LoopPipelining.h"
 #include "targets/TargetModel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -224,12 +225,19 @@ MaterializeWarpMma::stageRegisterOperand(kcc::DotOp dot, Value regs) {
     return std::nullopt;
   auto func = dot->getParentOfType<func::FuncOp>();
   Location loc = dot.getLoc();
+  auto smem = kcc::SmemType::get(dot.getContext(), type.getShape(),
+                                 type.getElementType(), /*stages=*/1,
+                                 /*swizzle=*/0, /*pad=*/16);
+  // Only where it fits beside the stages and the scratch the kernel's
+  // relayouts may need (else the dot stages it through that scratch).
+  int64_t need =
+      kcc::pipelining::asyncBufferBytes(func) +
+      llvm::alignTo(smem.getStageBytes(), 128) +
+      kcc::pipelining::scratchReserve(func, [](kcc::TransOp) { return false; });
+  if (need > int64_t(target->sharedMemory.bytesPerBlock))
+    return std::nullopt;
   OpBuilder eb = OpBuilder::atBlockBegin(&func.getBody().front());
-  Value buffer = kcc::SmemAllocOp::create(
-      eb, loc,
-      kcc::SmemType::get(dot.getContext(), type.getShape(),
-                         type.getElementType(), /*stages=*/1,
-                         /*swizzle=*/0, /*pad=*/16));
+  Value buffer = kcc::SmemAllocOp::create(eb, loc, smem);
   // Outside the innermost loop around the dot: written once, before it.
   Operation *at = dot;
   if (auto loop = dot->getParentOfType<scf::ForOp>();

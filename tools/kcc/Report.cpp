@@ -377,11 +377,12 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
     func.walk([&](Operation *op) {
       // A cp.async pipeline's copy: 16-byte chunks, one per thread and
       // instruction.
-      if (auto cp = dyn_cast<CpAsyncOp>(op)) {
+      if (isa<CpAsyncOp, CpAsyncGatherOp>(op)) {
         // The prologue's and the loop's copies of one tile: one line.
-        if (!stagedTiles.insert(cp.getDst()).second)
+        Value dst = op->getOperand(op->getNumOperands() - 2);
+        if (!stagedTiles.insert(dst).second)
           return;
-        SmemType t = cp.getDst().getType();
+        SmemType t = cast<SmemType>(dst.getType());
         MemoryOp m;
         m.loc = locString(op->getLoc());
         m.kind = "load";
