@@ -125,11 +125,14 @@ void PipelineTmaLoads::pipelineLoop(
   if (!step || *step <= 0)
     return refuseAll("the loop's step is not a positive constant, which the "
                      "TMA pipeline needs");
-  if (!fromArguments(loop.getLowerBound(), func) ||
-      !fromArguments(loop.getUpperBound(), func))
-    return refuseAll("the loop's bounds are not computed from constants and "
-                     "the kernel's integer arguments, so the TMA pipeline's "
-                     "protocol could not be proven");
+  // Bounds may read scalars from memory (a packed sequence's length from
+  // its offsets): the verifier chooses representative values for them.
+  if (!fromArguments(loop.getLowerBound(), func, /*scalarLoads=*/true) ||
+      !fromArguments(loop.getUpperBound(), func, /*scalarLoads=*/true))
+    return refuseAll("the loop's bounds are not computed from constants, "
+                     "the kernel's integer arguments and scalars loaded from "
+                     "memory, so the TMA pipeline's protocol could not be "
+                     "proven");
   // Coordinates: each must be recomputable for a later iteration.
   SmallVector<llvm::SetVector<Operation *>> slices(loads.size());
   for (auto [i, entry] : llvm::enumerate(loads))

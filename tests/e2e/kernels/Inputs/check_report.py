@@ -12,7 +12,7 @@ for path in sys.argv[1:]:
             if not t["target"].startswith("gfx") and "registers" not in t:
                 no_regs += 1
             for m in t["memory_ops"]:
-                no_path += m["path"] not in ("vector", "scalar", "tma")
+                no_path += m["path"] not in ("vector", "scalar", "tma", "cp.async")
                 tma += m["path"] == "tma"
                 no_rule += sum(1 for n in m["not_taken"] if not n["rule"])
             conflicts += sum(1 for s in t["shared_memory_accesses"]
