@@ -65,8 +65,11 @@ bool fromArguments(Value v, func::FuncOp func, bool scalarLoads) {
   return true;
 }
 
-bool coordinateSlice(Value v, scf::ForOp loop,
-                     llvm::SetVector<Operation *> &slice) {
+/// The ops of `loop`'s body that compute `v` from the induction variable
+/// and values defined outside the loop, each accepted by `allowed`.
+static bool loopSlice(Value v, scf::ForOp loop,
+                      llvm::SetVector<Operation *> &slice,
+                      llvm::function_ref<bool(Operation *)> allowed) {
   if (v == loop.getInductionVar())
     return true;
   if (auto arg = dyn_cast<BlockArgument>(v))
@@ -75,14 +78,21 @@ bool coordinateSlice(Value v, scf::ForOp loop,
   if (!loop->isAncestor(def) || slice.contains(def))
     return true;
   if (def->getBlock() != loop.getBody() || def->getNumRegions() != 0 ||
-      !(def->getDialect()->getNamespace() == "arith" ||
-        isa<kcc::ProgramIdOp, kcc::NumProgramsOp>(def)))
+      !allowed(def))
     return false;
   for (Value o : def->getOperands())
-    if (!coordinateSlice(o, loop, slice))
+    if (!loopSlice(o, loop, slice, allowed))
       return false;
   slice.insert(def);
   return true;
+}
+
+bool coordinateSlice(Value v, scf::ForOp loop,
+                     llvm::SetVector<Operation *> &slice) {
+  return loopSlice(v, loop, slice, [](Operation *def) {
+    return def->getDialect()->getNamespace() == "arith" ||
+           isa<kcc::ProgramIdOp, kcc::NumProgramsOp>(def);
+  });
 }
 
 /// The kernel argument a pointer (or tile of pointers) is computed from.
@@ -119,28 +129,15 @@ static bool readOnly(Value ptr, func::FuncOp func) {
 
 bool gatherSlice(Value v, scf::ForOp loop,
                  llvm::SetVector<Operation *> &slice) {
-  if (v == loop.getInductionVar())
-    return true;
-  if (auto arg = dyn_cast<BlockArgument>(v))
-    return !loop->isAncestor(arg.getOwner()->getParentOp());
-  Operation *def = v.getDefiningOp();
-  if (!loop->isAncestor(def) || slice.contains(def))
-    return true;
-  if (def->getBlock() != loop.getBody() || def->getNumRegions() != 0)
-    return false;
-  bool pure =
-      def->getDialect()->getNamespace() == "arith" ||
-      isa<kcc::ProgramIdOp, kcc::NumProgramsOp, kcc::SplatOp, kcc::ArangeOp,
-          kcc::ExpandDimsOp, kcc::BroadcastOp, kcc::AddPtrOp>(def);
-  auto load = dyn_cast<kcc::LoadOp>(def);
-  if (!pure &&
-      !(load && readOnly(load.getPtr(), def->getParentOfType<func::FuncOp>())))
-    return false;
-  for (Value o : def->getOperands())
-    if (!gatherSlice(o, loop, slice))
-      return false;
-  slice.insert(def);
-  return true;
+  return loopSlice(v, loop, slice, [](Operation *def) {
+    if (def->getDialect()->getNamespace() == "arith" ||
+        isa<kcc::ProgramIdOp, kcc::NumProgramsOp, kcc::SplatOp, kcc::ArangeOp,
+            kcc::ExpandDimsOp, kcc::BroadcastOp, kcc::AddPtrOp>(def))
+      return true;
+    auto load = dyn_cast<kcc::LoadOp>(def);
+    return load &&
+           readOnly(load.getPtr(), def->getParentOfType<func::FuncOp>());
+  });
 }
 
 int64_t asyncBufferBytes(func::FuncOp func) {
