@@ -78,3 +78,44 @@ func.func @warp_mma_types(%acc: tensor<64x64xf16>) -> tensor<64x64xf16> {
   %r = kcc.warp_mma %a[%c0], %a[%c0], %acc {a_k_major = true, b_k_major = false} : <[64, 64], f16, stages = 2, swizzle = 0, pad = 16>, <[64, 64], f16, stages = 2, swizzle = 0, pad = 16>, tensor<64x64xf16> -> tensor<64x64xf16>
   return %r : tensor<64x64xf16>
 }
+
+// -----
+
+// kcc.cp_async_gather: a tile of pointers of the stage's shape and type.
+func.func @gather_shape(%p: tensor<32x64x!kcc.ptr<f16>>) {
+  %c0 = arith.constant 0 : i32
+  %buf = kcc.smem_alloc : !kcc.smem<[64, 64], f16, stages = 2, swizzle = 0, pad = 16>
+  // expected-error@+1 {{needs a 2-D tile of pointers of the stage's shape}}
+  kcc.cp_async_gather %p -> %buf[%c0] : tensor<32x64x!kcc.ptr<f16>>, <[64, 64], f16, stages = 2, swizzle = 0, pad = 16>
+  return
+}
+
+// -----
+
+func.func @gather_type(%p: tensor<64x64x!kcc.ptr<bf16>>) {
+  %c0 = arith.constant 0 : i32
+  %buf = kcc.smem_alloc : !kcc.smem<[64, 64], f16, stages = 2, swizzle = 0, pad = 16>
+  // expected-error@+1 {{copies 'bf16' elements into a stage of 'f16'}}
+  kcc.cp_async_gather %p -> %buf[%c0] : tensor<64x64x!kcc.ptr<bf16>>, <[64, 64], f16, stages = 2, swizzle = 0, pad = 16>
+  return
+}
+
+// -----
+
+func.func @gather_mask(%p: tensor<64x64x!kcc.ptr<f16>>, %m: tensor<64x32xi1>) {
+  %c0 = arith.constant 0 : i32
+  %buf = kcc.smem_alloc : !kcc.smem<[64, 64], f16, stages = 2, swizzle = 0, pad = 16>
+  // expected-error@+1 {{needs an i1 mask of the pointers' shape}}
+  kcc.cp_async_gather %p mask %m : tensor<64x32xi1> -> %buf[%c0] : tensor<64x64x!kcc.ptr<f16>>, <[64, 64], f16, stages = 2, swizzle = 0, pad = 16>
+  return
+}
+
+// -----
+
+func.func @gather_narrow_rows(%p: tensor<64x4x!kcc.ptr<f16>>) {
+  %c0 = arith.constant 0 : i32
+  %buf = kcc.smem_alloc : !kcc.smem<[64, 4], f16, stages = 2, swizzle = 0>
+  // expected-error@+1 {{needs an unswizzled stage whose rows are whole 16-byte chunks}}
+  kcc.cp_async_gather %p -> %buf[%c0] : tensor<64x4x!kcc.ptr<f16>>, <[64, 4], f16, stages = 2, swizzle = 0>
+  return
+}

@@ -277,6 +277,17 @@ func.func @tma(%a: !map {kcc.tensor_map_of = 2 : i32}, %o: !omap {kcc.tensor_map
 }
 
 // cp.async copies into row-padded stages and the mma.sync that reads them.
+// CHECK-LABEL: func.func @cp_async_gather(
+// CHECK: kcc.cp_async_gather %arg0 mask %arg1 : tensor<64x64xi1> -> %{{.*}}[%{{.*}}] : tensor<64x64x!kcc.ptr<f16>>, <[64, 64], f16, stages = 2, swizzle = 0, pad = 16>
+// CHECK: kcc.cp_async_gather %arg0 -> %{{.*}}[%{{.*}}] : tensor<64x64x!kcc.ptr<f16>>, <[64, 64], f16, stages = 2, swizzle = 0, pad = 16>
+func.func @cp_async_gather(%p: tensor<64x64x!kcc.ptr<f16>>, %m: tensor<64x64xi1>) {
+  %c0 = arith.constant 0 : i32
+  %buf = kcc.smem_alloc : !kcc.smem<[64, 64], f16, stages = 2, swizzle = 0, pad = 16>
+  kcc.cp_async_gather %p mask %m : tensor<64x64xi1> -> %buf[%c0] : tensor<64x64x!kcc.ptr<f16>>, <[64, 64], f16, stages = 2, swizzle = 0, pad = 16>
+  kcc.cp_async_gather %p -> %buf[%c0] : tensor<64x64x!kcc.ptr<f16>>, <[64, 64], f16, stages = 2, swizzle = 0, pad = 16>
+  return
+}
+
 // CHECK-LABEL: func.func @cp_async(
 // CHECK-SAME: %[[BASE:.*]]: !kcc.ptr<f16>, %[[D:.*]]: i32)
 // CHECK: %[[C0:.*]] = arith.constant 0 : i32
