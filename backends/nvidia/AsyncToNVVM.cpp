@@ -733,6 +733,16 @@ struct SmemStoreLowering : OpConversionPattern<SmemStoreOp> {
   }
 };
 
+/// One 16-byte cp.async.cg from `src` to `dst`, `srcBytes` of it read (the
+/// rest zero-filled).
+void cpAsyncChunk(OpBuilder &b, Location loc, Value dst, Value src,
+                  Value srcBytes) {
+  NVVM::CpAsyncOp::create(b, loc, dst, src, b.getI32IntegerAttr(16),
+                          NVVM::LoadCacheModifierKindAttr::get(
+                              b.getContext(), NVVM::LoadCacheModifierKind::CG),
+                          srcBytes);
+}
+
 /// Each thread copies chunks tid, tid + T, ... of the stage's 16-byte
 /// chunks (row-major; T threads in the CTA) with cp.async.cg, whose
 /// src-size is the chunk's bytes inside the tensor: 0 past the last row or
@@ -833,11 +843,7 @@ struct CpAsyncLowering : OpConversionPattern<CpAsyncOp> {
         Value dst =
             LLVM::GEPOp::create(ib, loc, stage.getType(), ib.getI8Type(), stage,
                                 ValueRange{dstOffset});
-        NVVM::CpAsyncOp::create(
-            ib, loc, dst, src, ib.getI32IntegerAttr(16),
-            NVVM::LoadCacheModifierKindAttr::get(
-                ib.getContext(), NVVM::LoadCacheModifierKind::CG),
-            srcBytes);
+        cpAsyncChunk(ib, loc, dst, src, srcBytes);
       });
     }
     rewriter.eraseOp(op);
@@ -888,11 +894,7 @@ struct CpAsyncGatherLowering : OpConversionPattern<CpAsyncGatherOp> {
               arith::AndIOp::create(b, loc, addr,
                                     intConst(b, loc, b.getI64Type(), ~15ll)));
         }
-        NVVM::CpAsyncOp::create(
-            b, loc, dst, toGlobalPtr(b, loc, addr, as), b.getI32IntegerAttr(16),
-            NVVM::LoadCacheModifierKindAttr::get(
-                b.getContext(), NVVM::LoadCacheModifierKind::CG),
-            srcBytes);
+        cpAsyncChunk(b, loc, dst, toGlobalPtr(b, loc, addr, as), srcBytes);
       }
     });
     rewriter.eraseOp(op);

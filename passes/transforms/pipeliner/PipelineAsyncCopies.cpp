@@ -195,9 +195,7 @@ void PipelineAsyncCopies::runOnKernel(func::FuncOp func) {
       return refuse(load, "a tile at element offsets (load_tile_at) may "
                           "start inside a 16-byte chunk, which cp.async "
                           "cannot copy");
-    if (Value other = load.getOther(); other &&
-                                       !matchPattern(other, m_AnyZeroFloat()) &&
-                                       !matchPattern(other, m_Zero()))
+    if (Value other = load.getOther(); other && !isZero(other))
       return refuse(load, "elements outside the tensor read a value other "
                           "than zero, and cp.async fills with zeros");
     byLoop[loop].push_back(load);
