@@ -57,6 +57,10 @@ private:
   // (other than register renames and wgmma) that read them.
   llvm::DenseSet<mlir::Value> accValues;
   llvm::DenseSet<mlir::Operation *> accReaders;
+  // Register renames: values that name slots of another value instead of
+  // copying them, and the block whose execution rewrites those slots (null:
+  // nothing does).
+  llvm::DenseMap<mlir::Value, mlir::Block *> renames;
 
   // Program.cpp: slots, constants, shared memory, the LLVM dialect.
   bool fail(mlir::Operation *op, const llvm::Twine &msg) {
@@ -71,6 +75,10 @@ private:
     return assign(v, f.getOperation());
   }
   uint32_t slot(mlir::Value v) { return slots.lookup(v); }
+  mlir::Block *rewrittenIn(mlir::Value v);
+  bool rename(mlir::Value result, mlir::Value source, unsigned offset);
+  bool insertInPlace(mlir::LLVM::InsertElementOp op);
+  bool constantLanesUnread(mlir::LLVM::InsertElementOp op);
   bool layoutShared();
   bool decodeConstant(mlir::Operation *op);
   static uint8_t alignLog2(std::optional<uint64_t> align, const Inst &in);

@@ -473,8 +473,9 @@ bool Machine::execute(Thread &t, unsigned budget) {
                                       idx, L));
         return false;
       }
-      for (unsigned i = 0; i < L; ++i)
-        r[i] = A[i];
+      if (r != A) // else in place (Decoder::insertInPlace)
+        for (unsigned i = 0; i < L; ++i)
+          r[i] = A[i];
       r[idx] = B[0];
       break;
     }

@@ -11,6 +11,8 @@
 #include "sim/Program.h"
 #include "sim/Decoder.h"
 
+#include "llvm/ADT/SmallBitVector.h"
+
 #include "ir/Dialect.h"
 #include "targets/PtxInlineAsm.h"
 
@@ -90,6 +92,30 @@ std::optional<uint64_t> storeSize(Type t, uint64_t *alignOut = nullptr) {
   if (alignOut)
     *alignOut = align;
   return size;
+}
+
+/// Casts that leave every element's bits as they are (Execute.cpp copies
+/// them unchanged): a register rename.
+bool isRenaming(Opc opc, Operation *op) {
+  std::optional<TypeInfo> in = typeInfo(op->getOperand(0).getType());
+  std::optional<TypeInfo> out = typeInfo(op->getResult(0).getType());
+  if (!in || !out || in->lanes != out->lanes)
+    return false;
+  switch (opc) {
+  case Opc::IntToPtr:
+  case Opc::ZExt:
+  case Opc::Copy:
+    return true;
+  case Opc::Bitcast:
+    return in->bits == out->bits;
+  case Opc::PtrToInt:
+    return out->bits == 64;
+  case Opc::AddrSpaceCast: // shared <-> generic moves through a window
+    return !(in->addrSpace == 3 && out->addrSpace == 0) &&
+           !(in->addrSpace == 0 && out->addrSpace == 3);
+  default:
+    return false;
+  }
 }
 
 } // namespace
@@ -286,6 +312,106 @@ bool Decoder::decodeConstant(Operation *op) {
   return true;
 }
 
+/// The block whose execution writes v's slots again (null: none does, as
+/// for constants and the entry block's values, which run once).
+Block *Decoder::rewrittenIn(Value v) {
+  if (auto it = renames.find(v); it != renames.end())
+    return it->second;
+  Block *b = nullptr;
+  if (Operation *def = v.getDefiningOp()) {
+    if (isConstantLike(def))
+      return nullptr;
+    b = def->getBlock();
+  } else {
+    b = cast<BlockArgument>(v).getOwner();
+  }
+  return b->isEntryBlock() ? nullptr : b;
+}
+
+/// Lets `result` name `source`'s slots from `offset` instead of copying
+/// them (extracting a constant element, a bitcast, a pointer cast: moves
+/// that the GPU's register allocator makes free). Only where the source's
+/// slots cannot be written again while `result` is live: the source is
+/// rewritten in no block, or only in the block defining `result`, which
+/// then redefines `result` too before anything after that block reads it.
+bool Decoder::rename(Value result, Value source, unsigned offset) {
+  Operation *def = result.getDefiningOp();
+  Block *at = rewrittenIn(source);
+  auto src = slots.find(source);
+  if ((at && at != def->getBlock()) || src == slots.end() ||
+      accReaders.contains(def))
+    return false;
+  slots[result] = src->second + offset;
+  renames[result] = at;
+  return true;
+}
+
+/// insertelement into a vector that nothing else reads writes its element
+/// in place: building a vector of N elements is N stores, not N copies of
+/// the vector. The vector must own its slots (no rename of another value)
+/// and be made in the same block, so every execution of the insert follows
+/// one of the vector's definition.
+bool Decoder::insertInPlace(LLVM::InsertElementOp op) {
+  Value vec = op.getVector();
+  Operation *def = vec.getDefiningOp();
+  Block *made = def ? def->getBlock() : cast<BlockArgument>(vec).getOwner();
+  if (!vec.hasOneUse() || made != op->getBlock() || renames.contains(vec) ||
+      (def && isConstantLike(def)) || !slots.count(vec))
+    return false;
+  slots[op.getResult()] = slots[vec];
+  return true;
+}
+
+namespace {
+std::optional<uint64_t> constantIndex(Value v) {
+  if (auto c = v.getDefiningOp<LLVM::ConstantOp>())
+    if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+      return i.getValue().getZExtValue();
+  return std::nullopt;
+}
+} // namespace
+
+/// Whether nothing reads the elements that `op` would copy from a constant
+/// vector: the in-place inserts after it write every element, or a splat
+/// shufflevector reads only the ones written (the idioms of LLVM's vector
+/// lowering). Then `op` writes its element into fresh slots without copying
+/// the constant's.
+bool Decoder::constantLanesUnread(LLVM::InsertElementOp op) {
+  Operation *def = op.getVector().getDefiningOp();
+  if (!def || !isConstantLike(def))
+    return false;
+  unsigned lanes = typeInfo(op.getType())->lanes;
+  llvm::SmallBitVector written(lanes);
+  Value cur;
+  for (LLVM::InsertElementOp ins = op; ins;) {
+    std::optional<uint64_t> i = constantIndex(ins.getPosition());
+    if (!i || *i >= lanes)
+      return false;
+    written.set(*i);
+    cur = ins.getResult();
+    ins = nullptr;
+    if (cur.hasOneUse())
+      if (auto next = dyn_cast<LLVM::InsertElementOp>(*cur.getUsers().begin());
+          next && next.getVector() == cur && next->getBlock() == op->getBlock())
+        ins = next;
+  }
+  if (written.all())
+    return true;
+  if (!cur.hasOneUse())
+    return false;
+  auto sh = dyn_cast<LLVM::ShuffleVectorOp>(*cur.getUsers().begin());
+  if (!sh)
+    return false;
+  for (int32_t m : sh.getMask()) {
+    if (m < 0)
+      continue;
+    if (unsigned(m) < lanes ? sh.getV1() != cur || !written.test(m)
+                            : sh.getV2() != cur || !written.test(m - lanes))
+      return false;
+  }
+  return true;
+}
+
 /// log2 of an access's alignment: the op's, else the element's natural
 /// one (what the backends assume).
 uint8_t Decoder::alignLog2(std::optional<uint64_t> align, const Inst &in) {
@@ -302,7 +428,7 @@ Inst *Decoder::emitResult(Opc opc, Operation *op) {
     return nullptr;
   }
   Value r = op->getResult(0);
-  if (!assign(r, op))
+  if (!slots.count(r) && !assign(r, op))
     return nullptr;
   TypeInfo t = *typeInfo(r.getType());
   Inst &in = emit(opc, op);
@@ -410,6 +536,9 @@ bool Decoder::decodeOp(Operation *op) {
           .Case("rocdl.readfirstlane", Opc::ReadFirstLane)
           .Default(std::nullopt);
   if (simple) {
+    if (isRenaming(*simple, op) &&
+        rename(op->getResult(0), op->getOperand(0), 0))
+      return true;
     Inst *in = emitResult(*simple, op);
     if (!in)
       return false;
@@ -438,6 +567,12 @@ bool Decoder::decodeOp(Operation *op) {
   if (auto cmp = dyn_cast<LLVM::FCmpOp>(op))
     return compare(Opc::FCmp, cmp.getLhs(), unsigned(cmp.getPredicate()));
   if (auto ex = dyn_cast<LLVM::ExtractElementOp>(op)) {
+    unsigned lanes = typeInfo(ex.getVector().getType())->lanes;
+    if (auto c = ex.getPosition().getDefiningOp<LLVM::ConstantOp>())
+      if (auto i = dyn_cast<IntegerAttr>(c.getValue());
+          i && i.getValue().ult(lanes) &&
+          rename(ex.getResult(), ex.getVector(), i.getValue().getZExtValue()))
+        return true;
     Inst *in = emitResult(Opc::ExtractElement, op);
     if (!in)
       return false;
@@ -446,10 +581,11 @@ bool Decoder::decodeOp(Operation *op) {
     return true;
   }
   if (auto ins = dyn_cast<LLVM::InsertElementOp>(op)) {
+    bool fresh = !insertInPlace(ins) && constantLanesUnread(ins);
     Inst *in = emitResult(Opc::InsertElement, op);
     if (!in)
       return false;
-    in->a = slot(ins.getVector());
+    in->a = fresh ? in->res : slot(ins.getVector());
     in->b = slot(ins.getValue());
     in->c = slot(ins.getPosition());
     in->srcBits = typeInfo(ins.getPosition().getType())->bits;
@@ -610,6 +746,8 @@ bool Decoder::decodeOp(Operation *op) {
     // Read the source slot before assign(): inserting may grow the map and
     // invalidate the iterator.
     uint32_t srcSlot = src->second + uint32_t(ev.getPosition()[0]);
+    if (rename(ev.getResult(), ev.getContainer(), ev.getPosition()[0]))
+      return true;
     if (!assign(ev.getResult(), op))
       return false;
     Inst &in = emit(Opc::Copy, op);

@@ -166,6 +166,7 @@ kcc::difftest::runSimCase(SimLeg &leg, StringRef symbol,
   sim::Options options = sim::optionsFor(*leg.target);
   options.seed = limits.seed;
   options.maxInstructions = limits.maxInstructions;
+  options.bankConflicts = limits.bankConflicts;
   std::vector<sim::GlobalBuffer> buffers;
   for (const interp::Buffer &b : inputs)
     buffers.push_back(

@@ -74,6 +74,7 @@ struct SimLimits {
   uint64_t maxThreads = 1ull << 22; // CTAs x threads per case
   uint64_t seed = 1;
   uint64_t maxInstructions = 0; // per launch, all threads (0: no limit)
+  bool bankConflicts = false;   // account them (--bank-conflicts prints them)
 };
 
 /// kcc-difftest --split-k=S: a case run as the stubs run a kernel's split-K

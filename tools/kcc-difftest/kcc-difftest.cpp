@@ -775,11 +775,11 @@ private:
       details.push_back("interp: " + message);
     bool simFail = false;
     for (SimLeg &leg : simLegs) {
-      SimCell cell =
-          runSimCase(leg, p.simSymbol, inputs, p.args, p.runArgs, p.outputs,
-                     err ? nullptr : &p.buffers, p.simGrid,
-                     {simMaxThreads, simSeed, simMaxInstructions}, sourceMgr,
-                     p.split ? &*p.split : nullptr);
+      SimCell cell = runSimCase(
+          leg, p.simSymbol, inputs, p.args, p.runArgs, p.outputs,
+          err ? nullptr : &p.buffers, p.simGrid,
+          {simMaxThreads, simSeed, simMaxInstructions, bankConflicts},
+          sourceMgr, p.split ? &*p.split : nullptr);
       if (cell.cell == "FAIL") {
         simFail = true;
         errs() << cases.path << ":" << c.loc.line << ":" << c.loc.column
