@@ -332,6 +332,7 @@ Machine::Step Machine::asyncOp(Thread &t, const Inst &in) {
   }
   case Opc::TmaLoad:
   case Opc::TmaStore: {
+    newAsyncSyncId();
     AsyncCopy c;
     c.load = in.opc == Opc::TmaLoad;
     c.op = in.op;

@@ -282,6 +282,11 @@ public:
   /// A race's error and a note at the other access.
   void reportRace(Report error, uint32_t otherOp, bool otherStore);
   void resetShadow();
+  /// Called as a copy gets its sync id: from time to time drops the ids no
+  /// ordering check can ask about any more from every clock.
+  void newAsyncSyncId();
+  static constexpr size_t kSyncIdCollectionStep = 64;
+  size_t nextSyncIdCollection = kSyncIdCollectionStep;
   /// A read of unwritten shared memory waits here for a racing write.
   std::optional<Fault> pendingUninit;
   /// Turns a pending unwritten read into the fault; false if it did.

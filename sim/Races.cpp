@@ -72,6 +72,54 @@ void Machine::resetShadow() {
   globalShadow.clear();
   readPool.clear();
   pendingUninit.reset();
+  nextSyncIdCollection = kSyncIdCollectionStep;
+}
+
+void Machine::newAsyncSyncId() {
+  if (copies.size() < nextSyncIdCollection)
+    return;
+  // An asynchronous copy's sync id matters to an ordering check only while
+  // a shadow record names it as the writer or a reader; after that it only
+  // lengthens every clock it was joined into (a pipelined loop adds one per
+  // copy, and the joins became quadratic in the trip count). Ids of copies
+  // still in flight, and tcgen05.mma ids (Tcgen05.cpp asks whether a thread
+  // acquired one), stay.
+  std::vector<bool> live(copies.size(), false);
+  auto mark = [&](uint32_t id) {
+    if (id != kNone && id >= numThreads && id - numThreads < live.size())
+      live[id - numThreads] = true;
+  };
+  for (size_t i = 0; i < copies.size(); ++i)
+    if (!copies[i].done || copies[i].tcgen05)
+      live[i] = true;
+  for (const ByteShadow &b : shadow)
+    mark(b.wId);
+  for (const ReadRec &r : readPool) // superseded records too: conservative
+    mark(r.id);
+  for (const auto &[block, g] : globalShadow)
+    mark(g.wId), mark(g.rId);
+  auto prune = [&](Clock &c) {
+    llvm::erase_if(c, [&](const std::pair<uint32_t, uint32_t> &e) {
+      return e.first >= numThreads && e.first - numThreads < live.size() &&
+             !live[e.first - numThreads];
+    });
+  };
+  size_t kept = 0;
+  for (bool l : live)
+    kept += l;
+  for (Thread &t : threads)
+    prune(t.acquired), prune(t.tcIssued);
+  for (auto &[addr, m] : mbarriers)
+    prune(m.releasing), prune(m.completed);
+  for (Clock &c : barrierReleased)
+    prune(c);
+  for (AsyncCopy &c : copies)
+    if (!c.seen.empty())
+      prune(c.seen);
+  // The next collection when as many copies again were issued as are kept
+  // (at least the step): each one's cost is repaid by the joins it shortens.
+  nextSyncIdCollection =
+      copies.size() + std::max<size_t>(kSyncIdCollectionStep, kept);
 }
 
 bool Machine::checkPendingUninit() {

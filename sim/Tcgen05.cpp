@@ -266,6 +266,7 @@ Machine::Step Machine::tcgen05Op(Thread &t, const Inst &in) {
     r.i8 = in.sub == 1, r.f8 = in.sub == 2;
     // Its reads are ordered after what the thread had seen at issue; the
     // thread's own later accesses are not ordered before them.
+    newAsyncSyncId();
     AsyncCopy c;
     c.tcgen05 = true;
     c.load = false;

@@ -231,6 +231,7 @@ bool Machine::fireWgmma(unsigned wg, uint32_t pc) {
     r.field[i] = x[2 + 2 * i];
   // The copy record: its reads are ordered after what every issuing thread
   // had seen; a thread's clock is bumped so that its later accesses are not.
+  newAsyncSyncId();
   AsyncCopy c;
   c.wgmma = true;
   c.wgmmaIndex = index;
