@@ -242,7 +242,9 @@ public:
   std::mt19937_64 rng;
   std::optional<Fault> fault;
   uint32_t ctaGen = 0;
-  uint64_t instructions = 0;
+  /// Instructions of this CTA, and of the launch's CTAs before it (the
+  /// instruction budget counts both).
+  uint64_t instructions = 0, instructionBase = 0;
 
   // Execute.cpp: runs `t` for up to `budget` instructions or until it
   // blocks or exits. False on a fault.

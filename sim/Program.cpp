@@ -669,6 +669,7 @@ bool Decoder::decodeOp(Operation *op) {
       return fail(op, "vector atomics are not supported");
     in->addrSpace = in->srcAddrSpace;
     in->sub = uint8_t(*kind);
+    p.globalAtomics |= in->addrSpace != 3;
     return true;
   }
   if (auto cas = dyn_cast<LLVM::AtomicCmpXchgOp>(op)) {
@@ -687,6 +688,7 @@ bool Decoder::decodeOp(Operation *op) {
     in.b = slot(cas.getCmp());
     in.c = slot(cas.getVal());
     in.ek = EK::Int, in.bits = v->bits, in.addrSpace = a->addrSpace;
+    p.globalAtomics |= a->addrSpace != 3;
     return true;
   }
   if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op))

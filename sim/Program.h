@@ -272,6 +272,9 @@ struct Program {
   /// kReadsWgmmaAcc (by pc), the operands that may hold a wgmma result, as
   /// (slot, lanes).
   bool hasWgmma = false;
+  /// An atomic on memory other than shared (generic pointers included):
+  /// CTAs may then see each other's work, so they run one after another.
+  bool globalAtomics = false;
   using AccRead =
       std::pair<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>>;
   std::vector<AccRead> accReads;

@@ -7,6 +7,10 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <atomic>
+#include <cstdlib>
+#include <thread>
+
 using namespace kcc::sim;
 using namespace kcc::sim::detail;
 
@@ -200,8 +204,11 @@ bool Machine::runCta(std::array<uint32_t, 3> block,
   }
 
   // splitmix64 steps the schedule: cheap, and the same on every machine.
+  // Everything random in a CTA's run comes from its own id and the seed, so
+  // CTAs run in any order, on any host thread, run the same.
   uint64_t state = opts.seed * 0x9e3779b97f4a7c15ull + block[0] * 7919 +
                    block[1] * 104729 + block[2] * 1299709;
+  rng.seed(state);
   auto next = [&]() {
     uint64_t z = (state += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -225,14 +232,15 @@ bool Machine::runCta(std::array<uint32_t, 3> block,
       t.queued = false;
       if (!execute(t, 1 + next() % opts.maxQuantum))
         return report();
-      if (opts.maxInstructions && instructions > opts.maxInstructions) {
+      if (opts.maxInstructions &&
+          instructionBase + instructions > opts.maxInstructions) {
         setFault(t.pc < prog.code.size() ? prog.code[t.pc].op : 0,
                  llvm::formatv("stopped after {0} instructions, the run's "
                                "instruction budget (a loop that does not "
                                "end, or a run too large for the budget: "
                                "kcc-sim --max-instructions, kcc-difftest "
                                "--max-sim-instructions raise it; 0 lifts it)",
-                               instructions));
+                               instructionBase + instructions));
         return report();
       }
       if (t.state == TS::Ready) {
@@ -417,16 +425,120 @@ Result kcc::sim::simulate(mlir::LLVM::LLVMFuncOp func,
                  func.getLoc());
   if (options.warpSize != 32 && options.warpSize != 64)
     return error("the warp size must be 32 or 64", func.getLoc());
-  Machine m(prog, options, buffers, maps, result);
-  m.blockDim = block;
-  bool ok = true;
-  for (uint32_t z = 0; ok && z < grid[2]; ++z)
-    for (uint32_t y = 0; ok && y < grid[1]; ++y)
-      for (uint32_t x = 0; ok && x < grid[0]; ++x)
-        ok = m.runCta({x, y, z}, grid, args);
-  result.stats.threads = result.stats.ctas * m.numThreads;
-  result.stats.instructions = m.instructions;
-  for (const BankSummary &s : m.bankSummaries)
+  std::vector<std::array<uint32_t, 3>> ctas;
+  for (uint32_t z = 0; z < grid[2]; ++z)
+    for (uint32_t y = 0; y < grid[1]; ++y)
+      for (uint32_t x = 0; x < grid[0]; ++x)
+        ctas.push_back({x, y, z});
+  // One CTA's run: its reports, statistics, instructions and bank sums.
+  struct CtaRun {
+    bool ran = false, ok = true;
+    uint64_t instructions = 0;
+    Result result;
+    std::vector<BankSummary> banks;
+  };
+  std::vector<CtaRun> runs(ctas.size());
+  unsigned numThreads = block[0] * block[1] * block[2];
+  // Runs CTA i on `m` (which reports into `scratch`) after `base`
+  // instructions of the CTAs before it, and moves what it made into runs[i].
+  auto runOne = [&](Machine &m, Result &scratch, size_t i, uint64_t base) {
+    CtaRun &run = runs[i];
+    m.instructions = 0;
+    m.instructionBase = base;
+    run.ok = m.runCta(ctas[i], grid, args);
+    run.ran = true;
+    run.instructions = m.instructions;
+    run.result.reports = std::move(scratch.reports);
+    run.result.stats = scratch.stats;
+    scratch = Result();
+    run.banks.swap(m.bankSummaries);
+    m.bankSummaries.assign(run.banks.size(), BankSummary());
+    m.fault.reset();
+  };
+  unsigned workers = options.hostThreads;
+  if (!workers)
+    if (const char *env = std::getenv("KCC_SIM_THREADS"))
+      workers = unsigned(std::strtoul(env, nullptr, 10));
+  if (!workers)
+    workers = std::max(1u, std::thread::hardware_concurrency());
+  if (prog.globalAtomics)
+    workers = 1;
+  workers = unsigned(std::min<size_t>(workers, ctas.size()));
+  if (workers <= 1) {
+    Result scratch;
+    Machine m(prog, options, buffers, maps, scratch);
+    m.blockDim = block;
+    uint64_t base = 0;
+    for (size_t i = 0; i < ctas.size(); ++i) {
+      runOne(m, scratch, i, base);
+      base += runs[i].instructions;
+      if (!runs[i].ok)
+        break;
+    }
+  } else {
+    // Host threads take CTAs in order; none starts one after a CTA that
+    // failed (the sequential run would have stopped there).
+    std::atomic<size_t> nextCta{0}, firstFailure{ctas.size()};
+    auto worker = [&] {
+      Result scratch;
+      Machine m(prog, options, buffers, maps, scratch);
+      m.blockDim = block;
+      for (size_t i; (i = nextCta++) < ctas.size() && i < firstFailure;) {
+        runOne(m, scratch, i, 0);
+        if (!runs[i].ok) {
+          for (size_t f = firstFailure; i < f;)
+            firstFailure.compare_exchange_weak(f, i);
+          break;
+        }
+      }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned w = 0; w + 1 < workers; ++w)
+      pool.emplace_back(worker);
+    worker();
+    for (std::thread &t : pool)
+      t.join();
+  }
+  // In CTA order, as one run through them would have it: up to the first
+  // failure. A CTA in which the instruction budget runs out counting the
+  // CTAs before it runs again with that count, to stop where that run would.
+  uint64_t base = 0;
+  std::vector<BankSummary> banks;
+  for (size_t i = 0; i < ctas.size() && runs[i].ran; ++i) {
+    if (workers > 1 && options.maxInstructions &&
+        base + runs[i].instructions > options.maxInstructions) {
+      Result scratch;
+      Machine m(prog, options, buffers, maps, scratch);
+      m.blockDim = block;
+      runOne(m, scratch, i, base);
+    }
+    CtaRun &run = runs[i];
+    base += run.instructions;
+    for (Report &r : run.result.reports)
+      result.reports.push_back(std::move(r));
+    Stats &s = result.stats, &c = run.result.stats;
+    s.ctas += c.ctas, s.asyncCopies += c.asyncCopies;
+    s.barriers += c.barriers, s.collectives += c.collectives;
+    if (banks.size() < run.banks.size())
+      banks.resize(run.banks.size());
+    for (size_t k = 0; k < run.banks.size(); ++k) {
+      const BankSummary &from = run.banks[k];
+      BankSummary &to = banks[k];
+      if (!from.executions)
+        continue;
+      if (!to.op)
+        to.op = from.op, to.store = from.store,
+        to.accessBytes = from.accessBytes;
+      to.executions += from.executions, to.wavefronts += from.wavefronts;
+      to.idealWavefronts += from.idealWavefronts;
+      to.maxDegree = std::max(to.maxDegree, from.maxDegree);
+    }
+    if (!run.ok)
+      break;
+  }
+  result.stats.threads = result.stats.ctas * numThreads;
+  result.stats.instructions = base;
+  for (const BankSummary &s : banks)
     if (s.executions)
       result.banks.push_back(s);
   return result;

@@ -88,6 +88,12 @@ struct Options {
   bool bankConflicts = true;
   unsigned maxReports = 8;      // race / warning reports before giving up
   uint64_t maxInstructions = 0; // 0: unlimited
+  /// Host threads that run CTAs side by side (0: $KCC_SIM_THREADS, else one
+  /// per core). The result
+  /// is the same for every count: CTAs are independent (kernels with atomics
+  /// outside shared memory run them in order), and reports, statistics and
+  /// the instruction budget are taken in CTA order as if they ran in turn.
+  unsigned hostThreads = 0;
 };
 
 /// Options for a target model: its warp size, bank model and shared size.

@@ -21,6 +21,9 @@ config.substitutions.append(("%kcc_runtime_lib", os.path.join(config.kcc_obj_roo
 # The stand-in libcuda.so.1 of the runtime's tests (runtime/tests/FakeCuda.cpp).
 config.substitutions.append(("%kcc_fake_cuda", os.path.join(config.kcc_obj_root, "runtime", "libkcc_runtime_fake_cuda.so")))
 config.environment["CUDA_PATH"] = config.cuda_path
+# lit already runs a test per core: simulators run their CTAs on one host
+# thread each (tests/e2e/sim/host-threads.test runs them side by side).
+config.environment["KCC_SIM_THREADS"] = "1"
 
 # kcc's tools first, then LLVM's unversioned tools, then the usual PATH
 # (shell utilities, python3).

@@ -167,6 +167,7 @@ kcc::difftest::runSimCase(SimLeg &leg, StringRef symbol,
   options.seed = limits.seed;
   options.maxInstructions = limits.maxInstructions;
   options.bankConflicts = limits.bankConflicts;
+  options.hostThreads = limits.hostThreads;
   std::vector<sim::GlobalBuffer> buffers;
   for (const interp::Buffer &b : inputs)
     buffers.push_back(

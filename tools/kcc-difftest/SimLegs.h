@@ -75,6 +75,7 @@ struct SimLimits {
   uint64_t seed = 1;
   uint64_t maxInstructions = 0; // per launch, all threads (0: no limit)
   bool bankConflicts = false;   // account them (--bank-conflicts prints them)
+  unsigned hostThreads = 0;     // sim::Options::hostThreads
 };
 
 /// kcc-difftest --split-k=S: a case run as the stubs run a kernel's split-K

@@ -156,6 +156,12 @@ static cl::opt<unsigned> simProcessors(
 static cl::opt<uint64_t> simSeed("sim-seed",
                                  cl::desc("Schedule seed of the sim legs"),
                                  cl::init(1), cl::cat(category));
+static cl::opt<unsigned> simThreads(
+    "sim-threads",
+    cl::desc("Host threads that run a sim leg's CTAs side by side (0: "
+             "$KCC_SIM_THREADS, else one per core); results and reports are "
+             "the same for every count"),
+    cl::init(0), cl::cat(category));
 static cl::list<std::string> caseNames(
     "cases",
     cl::desc("Run only these cases: NAME (of any kernel) or KERNEL/NAME; "
@@ -775,11 +781,12 @@ private:
       details.push_back("interp: " + message);
     bool simFail = false;
     for (SimLeg &leg : simLegs) {
-      SimCell cell = runSimCase(
-          leg, p.simSymbol, inputs, p.args, p.runArgs, p.outputs,
-          err ? nullptr : &p.buffers, p.simGrid,
-          {simMaxThreads, simSeed, simMaxInstructions, bankConflicts},
-          sourceMgr, p.split ? &*p.split : nullptr);
+      SimCell cell =
+          runSimCase(leg, p.simSymbol, inputs, p.args, p.runArgs, p.outputs,
+                     err ? nullptr : &p.buffers, p.simGrid,
+                     {simMaxThreads, simSeed, simMaxInstructions, bankConflicts,
+                      simThreads},
+                     sourceMgr, p.split ? &*p.split : nullptr);
       if (cell.cell == "FAIL") {
         simFail = true;
         errs() << cases.path << ":" << c.loc.line << ":" << c.loc.column

@@ -102,6 +102,11 @@ static cl::opt<std::string> gridOpt("grid",
                                     cl::cat(category));
 static cl::opt<uint64_t> seed("seed", cl::desc("Schedule seed"), cl::init(1),
                               cl::cat(category));
+static cl::opt<unsigned> hostThreads(
+    "host-threads",
+    cl::desc("Host threads that run CTAs side by side (0: $KCC_SIM_THREADS, "
+             "else one per core); the result is the same for every count"),
+    cl::init(0), cl::cat(category));
 static cl::opt<unsigned> seeds("seeds",
                                cl::desc("Run this many schedules (seeds "
                                         "seed, seed+1, ...)"),
@@ -527,6 +532,7 @@ int main(int argc, char **argv) {
   options.checkRaces = !noRaces;
   options.checkUninitializedShared = !noUninit;
   options.maxInstructions = maxInstructions;
+  options.hostThreads = hostThreads;
 
   std::vector<sim::GlobalBuffer> initial;
   for (const NamedBuffer &b : arrays)
