@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""Times the simulator legs of kcc-difftest (docs/simulator.md, "Speed").
+
+Sums the per-case milliseconds of each leg over the bundled kernels' case
+files (kernels/*.kc with tests/e2e/difftest/*.toml) and, with --real, the
+4096 x 14336 GEMV of bench/sim/gemv_llm.toml. KCC_SIM_THREADS sets the host
+threads per leg (default: one per core).
+
+  bench/sim/speed.py [--bin build/bin] [--real]
+"""
+import argparse
+import collections
+import glob
+import os
+import subprocess
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def leg_times(binary, kc, toml, legs):
+    out = subprocess.run([os.path.join(binary, 'kcc-difftest'), kc, toml,
+                          '--legs=' + legs], capture_output=True, text=True,
+                         check=True).stdout.splitlines()
+    header = out[0].split()
+    names = [header[i - 1] for i, h in enumerate(header) if h == 'ms']
+    per = collections.Counter()
+    for line in out[1:]:
+        fields = line.split()
+        if len(fields) < 3 + 2 * len(names):
+            continue
+        for name, value in zip(names, fields[-len(names):]):
+            per[name] += float(value) / 1000
+    return per
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--bin', default=os.path.join(ROOT, 'build', 'bin'))
+    ap.add_argument('--real', action='store_true')
+    args = ap.parse_args()
+    os.chdir(ROOT)
+    runs = [(f'kernels/{os.path.basename(t)[:-5]}.kc', t,
+             'interp,sim-sm_90a,sim-gfx942')
+            for t in sorted(glob.glob('tests/e2e/difftest/*.toml'))]
+    if args.real:
+        runs.append(('tests/e2e/difftest/Inputs/streaming_ptr.kc',
+                     'bench/sim/gemv_llm.toml', 'interp,sim-sm_90a,sim-gfx942'))
+    total = collections.Counter()
+    for kc, toml, legs in runs:
+        per = leg_times(args.bin, kc, toml, legs)
+        if toml.startswith('tests/'):
+            total += per
+        print(f'{kc:48s}', '  '.join(f'{n} {v:6.2f} s' for n, v in per.items()))
+    print(f'{"bundled total":48s}',
+          '  '.join(f'{n} {v:6.2f} s' for n, v in total.items()))
+
+
+if __name__ == '__main__':
+    main()
