@@ -473,6 +473,31 @@ def KccMaterializeWarpgroupMma : Pass<"kcc-materialize-warpgroup-mma", "mlir::Mo
   }];
 }
 
+def KccDeferBlockPromotion
+    : Pass<"kcc-defer-block-promotion", "mlir::ModuleOp"> {
+  let summary = "Promote a K block's wgmma product into the running sum one "
+                "iteration late, with the next product in flight";
+  let description = [{
+    Runs after kcc-materialize-warpgroup-mma (sm_90a). In an scf.for whose
+    body issues one kcc.warpgroup_mma P from an accumulator defined outside
+    the loop, and only adds P (through elementwise ops: a scale) into one
+    loop-carried sum nothing else reads (FP8 block scales: `acc = acc +
+    dot(a, b) * s`), P_k is promoted in iteration k + 1 after P_{k+1} is
+    issued, so the tensor cores run one product while the promotion of the
+    one before runs. The loop runs two iterations per trip (the two
+    products alternate between two register sets; only the second is
+    carried in flight), with an even trip count's first iteration run as it
+    was, the first product issued before the loop and the last promoted
+    after it; `kcc.warpgroup_mma_wait` retires each product before its
+    promotion, and kcc-verify-async-protocol proves that no stage is
+    refilled while a product reads it. What the promotion reads besides
+    (the row scale) is carried from its iteration. Not done where the sum
+    and two products would exceed the consumer's registers less 48 (the
+    product's `kcc.defer_refused` attribute says so); other loops are left
+    as they are.
+  }];
+}
+
 def KccDeferRegisterAMma : Pass<"kcc-defer-register-a-mma", "mlir::ModuleOp"> {
   let summary = "Issue a loop's register-A wgmma one iteration late, beside "
                 "the next iteration's row-wise work";

@@ -140,10 +140,16 @@ static LogicalResult prepare(ModuleOp module, const VendorLowering &vendor,
         if (isAccumulatorLayout(tt.getEncoding())) {
           // Only these ops know the accumulator's register mapping.
           // Elementwise arith/math ops work register by register.
+          // So do loads and address arithmetic, and an arange in a row
+          // vector of a wgmma accumulator (its registers' rows).
           bool elementwise =
               isa_and_nonnull<arith::ArithDialect, math::MathDialect>(
-                  op->getDialect());
-          if (!elementwise &&
+                  op->getDialect()) ||
+              isa<AddPtrOp, LoadOp>(op);
+          bool rowArange = isa<ArangeOp>(op) &&
+                           isa<WgmmaAccLayoutAttr>(tt.getEncoding()) &&
+                           isWgmmaRowSlice(tt.getShape());
+          if (!elementwise && !rowArange &&
               !isa<WarpgroupMmaOp, WarpgroupMmaRegAOp, WarpgroupMmaWaitOp,
                    WarpMmaOp, DotOp, TmemLoadOp, ReduceOp, ExpandDimsOp,
                    ConvertLayoutOp, SmemStoreOp, SplatOp, BroadcastOp,
@@ -152,8 +158,8 @@ static LogicalResult prepare(ModuleOp module, const VendorLowering &vendor,
                 << op->getName()
                 << " on an MMA accumulator (only dot, warpgroup_mma, its "
                    "wait, warp_mma, convert_layout, smem_store, splat, "
-                   "broadcast, "
-                   "elementwise arith/math and control flow handle that "
+                   "broadcast, loads, address and elementwise arith/math, "
+                   "a row vector's arange and control flow handle that "
                    "layout)";
             ok = false;
           } else if (ops.warpSize() !=

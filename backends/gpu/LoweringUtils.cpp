@@ -63,8 +63,12 @@ KccTypeConverter::KccTypeConverter(MLIRContext *ctx, const TargetOps &ops)
   addConversion(
       [ctx](TensorMapType) -> Type { return LLVM::LLVMPointerType::get(ctx); });
   addConversion([](RankedTensorType t) -> std::optional<Type> {
-    if (isAccumulatorLayout(t.getEncoding()))
-      return VectorType::get({accumulatorRegs(t)}, t.getElementType());
+    if (isAccumulatorLayout(t.getEncoding())) {
+      // Pointers (a row scale's addresses) are 64-bit integers here too.
+      Type elem = t.getElementType();
+      return VectorType::get({accumulatorRegs(t)},
+                             isa<PtrType>(elem) ? registerType(elem) : elem);
+    }
     auto enc = dyn_cast_or_null<BlockedLayoutAttr>(t.getEncoding());
     if (!enc)
       return std::nullopt;

@@ -132,6 +132,22 @@ struct ArangeLowering : OpConversionPattern<ArangeOp> {
   matchAndRewrite(ArangeOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    // A row vector of a wgmma accumulator (kcc-rematerialize-broadcasts
+    // computes row scales there): each register holds its row.
+    if (isAccumulatorLayout(op.getType().getEncoding())) {
+      RegisterMap map = registerMap(rewriter, loc, op.getType(),
+                                    targetOpsOf(*this).threadId(rewriter, loc));
+      SmallVector<Value> rows;
+      for (Value r : map.rows)
+        rows.push_back(
+            op.getStart()
+                ? arith::AddIOp::create(rewriter, loc, r,
+                                        i32Const(rewriter, loc, op.getStart()))
+                      .getResult()
+                : r);
+      rewriter.replaceOp(op, buildVector(rewriter, loc, rows));
+      return success();
+    }
     TileLayout l = layoutOf(op.getType());
     Value base = threadBase(rewriter, loc, l,
                             targetOpsOf(*this).threadId(rewriter, loc));

@@ -136,13 +136,23 @@ def main():
                 g.name = f"{label}:{g.name}"
                 tiles.append(g)
     blocks = [n for n in names if n == "fp8_gemm_block"]
-    block_ptr = None
-    if "fp8_gemm_block_ptr" in names:  # scales through pointers, warp-specialized
-        block_ptr = getattr(lib, "kcc_fp8_gemm_block_ptr")
+
+    def block_ptr_of(l, syms):  # scales through pointers, warp-specialized
+        if "fp8_gemm_block_ptr" not in syms:
+            return None
+        f = getattr(l, "kcc_fp8_gemm_block_ptr")
         t = [ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32, ctypes.c_int32]
-        block_ptr.argtypes = t * 3 + [ctypes.c_void_p, ctypes.c_int32, ctypes.c_void_p, ctypes.c_int32,
-                                      ctypes.c_void_p]
-        block_ptr.restype = ctypes.c_int
+        f.argtypes = t * 3 + [ctypes.c_void_p, ctypes.c_int32, ctypes.c_void_p, ctypes.c_int32, ctypes.c_void_p]
+        f.restype = ctypes.c_int
+        return f
+    block_ptr = block_ptr_of(lib, names)
+    # The compare libraries' block-scaled kernels are timed beside this one's.
+    other_block_ptrs = {}
+    for spec in args.compare_lib:
+        label, path = spec.split("=", 1)
+        f = block_ptr_of(ctypes.CDLL(os.path.abspath(path)), [s[len("kcc_"):] for s in symbols(path)])
+        if f is not None:
+            other_block_ptrs[label] = f
     mix = [Gemm(lib, n) for n in names if re.fullmatch(r"fp8_gemm_mix(_\d+_\d+_\d+)?", n)]
     if not tiles:
         sys.exit(f"no kcc_fp8_gemm_* in {args.lib}")
@@ -300,6 +310,10 @@ def main():
             sides["block_ptr"] = lambda: block_ptr(c.data_ptr(), m, n, c.stride(0), a.data_ptr(), m, k, a.stride(0),
                                                    bt.data_ptr(), n, k, bt.stride(0), sa_rm.data_ptr(), kb,
                                                    sbp.data_ptr(), kb, torch.cuda.current_stream().cuda_stream)
+            for label, f in other_block_ptrs.items():
+                sides[f"{label}:block_ptr"] = lambda f=f: f(
+                    c.data_ptr(), m, n, c.stride(0), a.data_ptr(), m, k, a.stride(0), bt.data_ptr(), n, k,
+                    bt.stride(0), sa_rm.data_ptr(), kb, sbp.data_ptr(), kb, torch.cuda.current_stream().cuda_stream)
         best, mode = time_sides(sides, "graph", args.passes, args.batches, R)
         fl = 2.0 * m * n * k
         kname = min((g.name for g in tiles), key=lambda x: best[x])
@@ -308,10 +322,11 @@ def main():
         bt_ = fl / best["block"] / 1e9 if "block" in best else None
         ratios.append(kt / tt)
         per_build = ", ".join(f"{n.replace('fp8_gemm_', '')} {fl / best[n] / 1e9:.0f}" for n in sorted(best)
-                              if n not in ("torch", "torch_slow", "block", "block_ptr"))
-        if "block_ptr" in best:
-            per_build += f"; block-scaled through pointers {fl / best['block_ptr'] / 1e9:.0f} " \
-                         f"({fl / best['block_ptr'] / 1e9 / tt:.2f})"
+                              if n not in ("torch", "torch_slow", "block") and not n.endswith("block_ptr"))
+        for side in sorted(x for x in best if x.endswith("block_ptr")):
+            label = side[:-len("block_ptr")]
+            per_build += f"; {label}block-scaled through pointers {fl / best[side] / 1e9:.0f} " \
+                         f"({fl / best[side] / 1e9 / tt:.2f})"
         lines.append(f"| {m}x{n}x{k} | {kname.replace('fp8_gemm_', '')} | {kt:.0f} | {tt:.0f} | {ts:.0f} | "
                      f"{kt / tt:.2f} | {f'{bt_:.0f} ({bt_ / tt:.2f})' if bt_ else 'n/a'} | {per_build} |")
         print(lines[-1], flush=True)

@@ -3,11 +3,13 @@
 #include "passes/analysis/AccumulatorWeb.h"
 
 #include "passes/analysis/MmaOperands.h"
+#include "passes/analysis/ReadOnlyMemory.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SmallPtrSet.h"
 
@@ -558,4 +560,152 @@ bool kcc::staysInRowWiseWeb(OpOperand &use, const llvm::DenseSet<Value> &web) {
   SmallVector<Value> joined = joinsWith(use.getOwner(), use);
   return !joined.empty() &&
          llvm::all_of(joined, [&](Value r) { return web.contains(r); });
+}
+
+//===----------------------------------------------------------------------===//
+// Row vectors broadcast over an accumulator
+//===----------------------------------------------------------------------===//
+
+namespace {
+/// Ops cloned per row vector at most: index math, a few loads.
+constexpr unsigned kMaxRowOps = 48;
+
+/// What computes a row vector, to be cloned in the accumulator's layout.
+struct RowSlice {
+  llvm::SetVector<Operation *> ops; // operands first
+  bool movable = true; // every load reads memory the kernel never writes
+  /// The last op of the block that defines a scalar the slice reads and is
+  /// not cloned (a program id): the clones go after it.
+  Operation *after = nullptr;
+};
+
+bool isRowElementwise(Operation *op) {
+  return (isa<kcc::AddPtrOp>(op) ||
+          (isa_and_nonnull<arith::ArithDialect>(op->getDialect()) &&
+           !isa<arith::ConstantOp>(op))) &&
+         op->getNumResults() == 1 && op->getNumRegions() == 0;
+}
+
+/// Collects the ops computing `v` for a row vector read in `block`: tiles
+/// from splats, splat constants, aranges, expand_dims (to [M, 1]),
+/// elementwise ops and loads; scalars of `block` from constants, pure
+/// scalar ops and loads (other scalars are read where they are). False when
+/// anything else feeds it.
+bool collectRowSlice(Value v, Block *block, const kcc::ReadOnlyMemory &ro,
+                     RowSlice &slice) {
+  Operation *def = v.getDefiningOp();
+  bool tile = isa<RankedTensorType>(v.getType());
+  if (!tile && (!def || def->getBlock() != block))
+    return true; // a scalar from outside: dominates the block
+  if (!def || slice.ops.size() >= kMaxRowOps)
+    return false;
+  // A scalar of the block that is not index math nor a load: read where it
+  // is.
+  if (!tile && !isa<kcc::LoadOp, arith::ConstantOp>(def) &&
+      !isRowElementwise(def)) {
+    if (!slice.after || slice.after->isBeforeInBlock(def))
+      slice.after = def;
+    return true;
+  }
+  if (slice.ops.contains(def))
+    return true;
+  bool leaf = isa<kcc::ArangeOp, kcc::SplatOp>(def);
+  if (auto c = dyn_cast<arith::ConstantOp>(def)) {
+    if (tile && !isa<SplatElementsAttr>(c.getValue()))
+      return false;
+    leaf = true;
+  }
+  auto expand = dyn_cast<kcc::ExpandDimsOp>(def);
+  if (expand && expand.getAxis() != 1)
+    return false;
+  bool load = isa<kcc::LoadOp>(def);
+  if (!leaf && !expand && !load && !isRowElementwise(def))
+    return false;
+  if (load && !ro.isReadOnlyLoad(def))
+    slice.movable = false;
+  for (Value o : def->getOperands())
+    if (!collectRowSlice(o, block, ro, slice))
+      return false;
+  slice.ops.insert(def);
+  return true;
+}
+
+/// Whether no op strictly between `from` and `to` (same block) may write
+/// memory.
+bool noWritesBetween(Operation *from, Operation *to) {
+  for (Operation *op = from->getNextNode(); op && op != to;
+       op = op->getNextNode())
+    if (!isa<kcc::LoadOp>(op) && !isMemoryEffectFree(op))
+      return false;
+  return true;
+}
+
+/// See kcc::rematerializeRowVectors; false when `bc` keeps its source.
+bool rematerializeRow(kcc::BroadcastOp bc, const kcc::ReadOnlyMemory &ro) {
+  Block *block = bc->getBlock();
+  RowSlice slice;
+  if (!collectRowSlice(bc.getSrc(), block, ro, slice))
+    return false;
+  // Loads are issued again only when nothing else reads what they feed
+  // (no access doubles); a load that may see a write moves nowhere.
+  llvm::DenseSet<Operation *> fromLoad;
+  for (Operation *op : slice.ops) {
+    if (!isa<kcc::LoadOp>(op) && llvm::none_of(op->getOperands(), [&](Value o) {
+          return fromLoad.contains(o.getDefiningOp());
+        }))
+      continue;
+    fromLoad.insert(op);
+    for (Operation *user : op->getUsers())
+      if (user != bc.getOperation() && !slice.ops.contains(user))
+        return false;
+    if (isa<kcc::LoadOp>(op) && !slice.movable &&
+        (op->getBlock() != block || !noWritesBetween(op, bc)))
+      return false;
+  }
+  Attribute layout = bc.getType().getEncoding();
+  OpBuilder b(bc);
+  if (slice.movable && slice.after)
+    b.setInsertionPointAfter(slice.after);
+  else if (slice.movable)
+    b.setInsertionPointToStart(block);
+  IRMapping map;
+  for (Operation *op : slice.ops) {
+    Operation *clone = b.clone(*op, map);
+    auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (!type)
+      continue;
+    auto retyped =
+        RankedTensorType::get(type.getShape(), type.getElementType(), layout);
+    clone->getResult(0).setType(retyped);
+    if (auto c = dyn_cast<arith::ConstantOp>(clone))
+      c.setValueAttr(SplatElementsAttr::get(
+          retyped,
+          cast<SplatElementsAttr>(c.getValue()).getSplatValue<Attribute>()));
+  }
+  bc.getSrcMutable().set(map.lookup(bc.getSrc()));
+  // The originals the loads fed are dead now: erased, users first.
+  for (Operation *op : llvm::reverse(slice.ops))
+    if (fromLoad.contains(op) && op->use_empty())
+      op->erase();
+  return true;
+}
+} // namespace
+
+void kcc::rematerializeRowVectors(Operation *func, Attribute layout) {
+  auto fn = dyn_cast<func::FuncOp>(func);
+  if (!fn)
+    return;
+  SmallVector<BroadcastOp> rows;
+  func->walk([&](BroadcastOp bc) {
+    auto src = bc.getSrc().getType();
+    if (bc.getType().getEncoding() == layout && !src.getEncoding() &&
+        src.getRank() == 2 && src.getShape()[1] == 1 &&
+        src.getShape()[0] % 64 == 0)
+      rows.push_back(bc);
+  });
+  if (rows.empty())
+    return;
+  kcc::ReadOnlyMemory ro(fn);
+  for (BroadcastOp bc : rows)
+    rematerializeRow(bc, ro);
 }

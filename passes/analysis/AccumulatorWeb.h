@@ -57,6 +57,18 @@ void stageAccumulatorEpilogues(mlir::Operation *func, mlir::Attribute layout);
 /// through shared memory (P's registers are the register-A operand).
 void propagateAccumulatorLayout(mlir::Operation *func, mlir::Attribute layout);
 
+/// Row vectors broadcast over an accumulator in `layout` (#kcc.wgmma_acc)
+/// that are index math, splats and loads (an FP8 block scale per row and K
+/// block, a per-row bias): computed again in the layout's row slice
+/// (isWgmmaRowSlice), so each thread loads the rows its registers lie in
+/// and the broadcast moves no data (it went through shared memory with two
+/// barriers, every K block). Loads of memory the kernel never writes move to
+/// the top of their block (their latency hides behind what the block issues
+/// first, a K block's products); others stay at the broadcast, provided
+/// nothing between may write memory. A load is issued again only when
+/// nothing else reads what it feeds.
+void rematerializeRowVectors(mlir::Operation *func, mlir::Attribute layout);
+
 /// The tile values kcc::propagateAccumulatorLayout will keep in the
 /// accumulator layout, predicted on the tile IR before the dots become
 /// wgmma (kcc-pipeline-tma-loads sizes the relayout scratch with it): in

@@ -84,6 +84,60 @@ bool kcc::carriedOnlyThroughDot(DotOp dot, scf::ForOp loop) {
          yield.getOperand(arg.getArgNumber() - 1) == dot.getResult();
 }
 
+std::optional<kcc::Promotion>
+kcc::promotedIntoCarriedSum(Value product, Value acc, scf::ForOp loop) {
+  Block *body = loop.getBody();
+  // The accumulator is the same in every iteration (zeros): defined outside
+  // the loop, or a splat or constant of such values.
+  auto invariant = [&](Value v) {
+    return v.getDefiningOp<arith::ConstantOp>() ||
+           !loop->isAncestor(v.getParentBlock()->getParentOp());
+  };
+  Operation *init = acc.getDefiningOp();
+  if (product.getParentBlock() != body ||
+      !(invariant(acc) || (isa_and_nonnull<SplatOp, arith::ConstantOp>(init) &&
+                           llvm::all_of(init->getOperands(), invariant))))
+    return std::nullopt;
+  Promotion p;
+  llvm::DenseSet<Value> reached{product};
+  for (Operation &op : body->without_terminator()) {
+    if (llvm::none_of(op.getOperands(),
+                      [&](Value v) { return reached.contains(v); }))
+      continue;
+    // Elementwise arithmetic only: a product feeding another product (an
+    // attention's S) is not promoted.
+    if (!isa_and_nonnull<arith::ArithDialect, math::MathDialect>(
+            op.getDialect()) ||
+        op.getNumRegions() || op.getNumResults() != 1 ||
+        !isa<RankedTensorType>(op.getResult(0).getType()))
+      return std::nullopt;
+    reached.insert(op.getResult(0));
+    p.ops.insert(&op);
+  }
+  // One yielded value, into the iter_arg that only the promotion reads.
+  Operation *yield = body->getTerminator();
+  std::optional<unsigned> slot;
+  for (Operation *op : p.ops)
+    for (OpOperand &use : op->getResult(0).getUses()) {
+      if (use.getOwner() == yield) {
+        if (slot && *slot != use.getOperandNumber())
+          return std::nullopt;
+        slot = use.getOperandNumber();
+      } else if (!p.ops.contains(use.getOwner())) {
+        return std::nullopt;
+      }
+    }
+  if (!slot || llvm::is_contained(yield->getOperands(), product))
+    return std::nullopt;
+  p.slot = *slot;
+  Value sum = loop.getRegionIterArgs()[p.slot];
+  if (sum.use_empty() || llvm::any_of(sum.getUsers(), [&](Operation *u) {
+        return !p.ops.contains(u);
+      }))
+    return std::nullopt;
+  return p;
+}
+
 bool kcc::readPastItsIteration(LoadTileOp load, scf::ForOp loop) {
   auto staged = [](Value v) {
     bool transposed;
@@ -97,7 +151,8 @@ bool kcc::readPastItsIteration(LoadTileOp load, scf::ForOp loop) {
     for (Operation *user : v.getUsers()) {
       auto dot = dyn_cast<DotOp>(user);
       if (dot && (!staged(dot.getA()) || !staged(dot.getB()) ||
-                  carriedOnlyThroughDot(dot, loop)))
+                  carriedOnlyThroughDot(dot, loop) ||
+                  promotedIntoCarriedSum(dot.getResult(), dot.getC(), loop)))
         return true;
     }
   return false;

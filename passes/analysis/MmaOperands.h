@@ -16,8 +16,10 @@
 
 #include "mlir/Dialect/SCF/IR/SCF.h"
 
+#include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <optional>
 #include <string>
 
 namespace kcc {
@@ -107,10 +109,30 @@ void eraseDotAndOperandReads(DotOp dot);
 /// and its result only goes back into it (a GEMM's K loop).
 bool carriedOnlyThroughDot(DotOp dot, mlir::scf::ForOp loop);
 
+/// A product promoted into a running sum (FP8 block scales: `acc = acc +
+/// dot(a, b) * s` per K block): what reads it in `loop`'s body.
+struct Promotion {
+  unsigned slot = 0; // the iter_arg of the running sum
+  /// The ops that read the product, directly or not, in body order:
+  /// elementwise arith and math ops, none read by anything else than each
+  /// other and the yield.
+  llvm::SetVector<mlir::Operation *> ops;
+};
+
+/// Whether `product` (a dot's result in `loop`'s body, computed from an
+/// accumulator defined outside the loop) is only added into one loop-carried
+/// value that nothing else in the body reads: then the product may retire in
+/// the next iteration (kcc-defer-block-promotion issues the next product
+/// before promoting it).
+std::optional<Promotion> promotedIntoCarriedSum(mlir::Value product,
+                                                mlir::Value acc,
+                                                mlir::scf::ForOp loop);
+
 /// Whether a dot that reads `load` (a load_tile of `loop`'s body, feeding
 /// dots) may still read its stage after the iteration ends: one whose group
 /// stays in flight (carriedOnlyThroughDot), or whose A is computed in
-/// registers (kcc-defer-register-a-mma may issue it one iteration late). A
+/// registers (kcc-defer-register-a-mma may issue it one iteration late), or
+/// whose product is promoted into a running sum (promotedIntoCarriedSum). A
 /// dot of two staged operands whose result the iteration reads (attention's
 /// S = Q K^T) retires in its iteration, and its stages can be released
 /// there.

@@ -279,7 +279,10 @@ LogicalResult AssignLayouts::runOnKernel(func::FuncOp func) {
       ptr = copy.getPtrs();
       mask = copy.getMask();
     }
-    if (ptr && isa<RankedTensorType>(ptr.getType()))
+    // An access already in an accumulator's layout (a row scale,
+    // kcc-rematerialize-broadcasts) reads one element per register.
+    if (ptr && isa<RankedTensorType>(ptr.getType()) &&
+        !hasLayout(ptr.getType()))
       accesses.push_back(
           {op, ptr, mask,
            computeLimits(analysis, op, ptr, mask, maxVectorBytes)});

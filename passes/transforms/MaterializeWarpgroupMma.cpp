@@ -184,6 +184,7 @@ LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
   }
 
   kcc::propagateAccumulatorLayout(func, layout);
+  kcc::rematerializeRowVectors(func, layout);
 
   // A tile that left the accumulator layout only to come back (a rescaled
   // accumulator going into the next product, P cast in the layout and

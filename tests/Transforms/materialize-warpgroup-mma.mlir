@@ -158,3 +158,64 @@ func.func @register_b(%y: tensor<64x64xf16>, %c: !kcc.ptr<f32> {kcc.tensor_rank 
   kcc.store_tile %d, %c[%m, %n] strides[%ld] at[%c0, %c0] : tensor<64x64xf32>, !kcc.ptr<f32>
   return
 }
+
+// FP8 block scales: each K block's product is scaled per row and added to
+// the running sum. The row scale (index math and a load of memory the kernel
+// never writes) is computed again in the accumulator's row slice, at the top
+// of the loop body: each thread loads the rows its registers lie in, and
+// the broadcast moves no data (before, it went through shared memory every
+// K block). The scalar weight scale's load moves with it.
+!s8 = !kcc.smem<[128, 128], f8E4M3FN, stages = 3, swizzle = 128>
+
+// CHECK-LABEL: func.func @block_scales(
+// CHECK: scf.for %[[K:.*]] = {{.*}} iter_args(%[[SUM:.*]] = %{{.*}}) -> (tensor<128x128xf32, #kcc.wgmma_acc<warpgroups = 2>>)
+// CHECK-NEXT: kcc.splat %arg0 : tensor<128x1x!kcc.ptr<f32>, #kcc.wgmma_acc<warpgroups = 2>>
+// CHECK-NEXT: %[[ROWS:.*]] = kcc.arange {end = 128 : i32, start = 0 : i32} : tensor<128xi32, #kcc.wgmma_acc<warpgroups = 2>>
+// CHECK-NEXT: %[[RE:.*]] = kcc.expand_dims %[[ROWS]] {axis = 1 : i32} : tensor<128xi32, #kcc.wgmma_acc<warpgroups = 2>> -> tensor<128x1xi32, #kcc.wgmma_acc<warpgroups = 2>>
+// CHECK: %[[P:.*]] = kcc.addptr {{.*}} : tensor<128x1x!kcc.ptr<f32>, #kcc.wgmma_acc<warpgroups = 2>>, tensor<128x1xi32, #kcc.wgmma_acc<warpgroups = 2>>
+// CHECK-NEXT: %[[SA:.*]] = kcc.load %[[P]] : tensor<128x1x!kcc.ptr<f32>, #kcc.wgmma_acc<warpgroups = 2>>
+// CHECK-NEXT: %[[BP:.*]] = kcc.addptr %arg1, %[[K]] : !kcc.ptr<f32>, i32
+// CHECK-NEXT: %[[SB:.*]] = kcc.load %[[BP]] : !kcc.ptr<f32>
+// CHECK-NEXT: %[[SBS:.*]] = kcc.splat %[[SB]] : tensor<128x1xf32, #kcc.wgmma_acc<warpgroups = 2>>
+// CHECK-NEXT: %[[S:.*]] = arith.mulf %[[SA]], %[[SBS]] : tensor<128x1xf32, #kcc.wgmma_acc<warpgroups = 2>>
+// CHECK: %[[D:.*]] = kcc.warpgroup_mma
+// CHECK-NOT: kcc.load
+// CHECK: %[[B:.*]] = kcc.broadcast %[[S]] : tensor<128x1xf32, #kcc.wgmma_acc<warpgroups = 2>> -> tensor<128x128xf32, #kcc.wgmma_acc<warpgroups = 2>>
+// CHECK-NEXT: %[[T:.*]] = arith.mulf %[[D]], %[[B]]
+// CHECK-NEXT: %[[N:.*]] = arith.addf %[[SUM]], %[[T]]
+// CHECK-NEXT: scf.yield %[[N]]
+func.func @block_scales(%sa: !kcc.ptr<f32>, %sb: !kcc.ptr<f32>, %stride: i32, %k: i32) attributes {kcc.kernel} {
+  %a = kcc.smem_alloc : !s8
+  %b = kcc.smem_alloc : !s8
+  %zero = arith.constant 0.000000e+00 : f32
+  %init = kcc.splat %zero : tensor<128x128xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c3 = arith.constant 3 : i32
+  %rows = kcc.arange {start = 0 : i32, end = 128 : i32} : tensor<128xi32>
+  %acc = scf.for %kk = %c0 to %k step %c1 iter_args(%s = %init) -> (tensor<128x128xf32>) : i32 {
+    %st = arith.remsi %kk, %c3 : i32
+    %x = kcc.smem_load %a[%st] : !s8 -> tensor<128x128xf8E4M3FN>
+    %y = kcc.smem_load %b[%st] : !s8 -> tensor<128x128xf8E4M3FN>
+    %yt = kcc.trans %y : tensor<128x128xf8E4M3FN> -> tensor<128x128xf8E4M3FN>
+    %z = kcc.splat %zero : tensor<128x128xf32>
+    %p = kcc.dot %x, %yt, %z : tensor<128x128xf8E4M3FN>, tensor<128x128xf8E4M3FN> -> tensor<128x128xf32>
+    %re = kcc.expand_dims %rows {axis = 1 : i32} : tensor<128xi32> -> tensor<128x1xi32>
+    %strides = kcc.splat %stride : tensor<128x1xi32>
+    %off = arith.muli %re, %strides : tensor<128x1xi32>
+    %kks = kcc.splat %kk : tensor<128x1xi32>
+    %off2 = arith.addi %off, %kks : tensor<128x1xi32>
+    %base = kcc.splat %sa : tensor<128x1x!kcc.ptr<f32>>
+    %ptrs = kcc.addptr %base, %off2 : tensor<128x1x!kcc.ptr<f32>>, tensor<128x1xi32>
+    %sav = kcc.load %ptrs : tensor<128x1x!kcc.ptr<f32>>
+    %bp = kcc.addptr %sb, %kk : !kcc.ptr<f32>, i32
+    %sbv = kcc.load %bp : !kcc.ptr<f32>
+    %sbs = kcc.splat %sbv : tensor<128x1xf32>
+    %scale = arith.mulf %sav, %sbs : tensor<128x1xf32>
+    %sc = kcc.broadcast %scale : tensor<128x1xf32> -> tensor<128x128xf32>
+    %t = arith.mulf %p, %sc : tensor<128x128xf32>
+    %n = arith.addf %s, %t : tensor<128x128xf32>
+    scf.yield %n : tensor<128x128xf32>
+  }
+  return
+}

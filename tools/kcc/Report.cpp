@@ -230,6 +230,16 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
       if (mma.getPending() > 0 && isa<scf::ForOp>(mma->getParentOp()))
         deferredAt.insert(mma->getLoc());
     });
+    // Products kcc-defer-block-promotion promotes an iteration late: left
+    // in flight, from an accumulator that is not the loop's (a GEMM's
+    // accumulation carries its own).
+    llvm::DenseSet<Location> promotedLateAt;
+    func.walk([&](WarpgroupMmaOp mma) {
+      auto arg = dyn_cast<BlockArgument>(mma.getAcc());
+      if (mma.getPending() > 0 && isa<scf::ForOp>(mma->getParentOp()) &&
+          !(arg && arg.getOwner() == mma->getBlock()))
+        promotedLateAt.insert(mma->getLoc());
+    });
     func.walk([&](Operation *op) {
       auto shape = [](Value a, Value b) {
         auto at = cast<ShapedType>(a.getType()),
@@ -241,10 +251,18 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
       };
       if (auto mma = dyn_cast<WarpgroupMmaOp>(op)) {
         auto acc = mma.getAcc().getType();
+        std::string note;
+        if (promotedLateAt.contains(op->getLoc()))
+          note = "; promoted into its running sum one iteration late, "
+                 "beside the next product (kcc --overlap-products)";
+        if (auto why =
+                op->getAttrOfType<StringAttr>(KccDialect::kDeferRefusedAttr))
+          note = "; " + why.str() + " (kcc --overlap-products)";
         entry.dots.push_back(llvm::formatv(
             "{0}: dot {1}x{2} on tensor cores (wgmma.mma_async from swizzled "
-            "TMA stages)",
-            locString(op->getLoc()), acc.getDimSize(0), acc.getDimSize(1)));
+            "TMA stages){3}",
+            locString(op->getLoc()), acc.getDimSize(0), acc.getDimSize(1),
+            note));
       } else if (auto mma = dyn_cast<WarpgroupMmaRegAOp>(op)) {
         auto acc = mma.getAcc().getType();
         std::string note;

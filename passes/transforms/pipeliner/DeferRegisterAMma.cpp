@@ -64,29 +64,6 @@ struct Chain {
   llvm::SetVector<Value> carried;
 };
 
-/// 32-bit registers a thread holds of `tile` in the #kcc.wgmma_acc layout
-/// (16-bit elements packed in pairs).
-int64_t registersOf(Value tile) {
-  auto t = cast<RankedTensorType>(tile.getType());
-  auto layout = cast<kcc::WgmmaAccLayoutAttr>(t.getEncoding());
-  int64_t bytes = t.getNumElements() * (t.getElementTypeBitWidth() / 8);
-  return bytes / (4 * 128 * int64_t(layout.getWarpgroups()));
-}
-
-/// What a thread may hold in the tiles the deferral keeps live together:
-/// its register budget (the consumer's setmaxnreg in a warp-specialized
-/// kernel, else the 255 of a thread) less what addresses, row statistics
-/// and masks take besides. 48 on the H200: head_dim 256 with 80-key blocks
-/// (188 registers of tiles) ran 5-6 % faster than with 64-key blocks
-/// despite 80-148 bytes spilled; head_dim 128 with 176-key blocks (196)
-/// ran no faster than with 128.
-int64_t tileRegisterBudget(Operation *op) {
-  constexpr int64_t kOthers = 48;
-  if (auto ws = op->getParentOfType<kcc::WarpSpecializeOp>())
-    return int64_t(ws.getConsumerRegs()) - kOthers;
-  return 255 - kOthers;
-}
-
 /// Whether `op` or an op nested in it reads a value of `values`.
 bool readsAny(Operation &op, const llvm::DenseSet<Value> &values) {
   return op
@@ -205,14 +182,14 @@ std::optional<Chain> matchChain(scf::ForOp loop) {
   // the P it reads. The next P does not add to them: the softmax makes it
   // from S element by element, each packed pair replacing two of S's
   // registers.
-  int64_t live = registersOf(c.second.getResult()) +
-                 registersOf(c.first.getResult()) +
-                 registersOf(c.second.getA());
+  int64_t live = pl::accumulatorRegisters(c.second.getResult()) +
+                 pl::accumulatorRegisters(c.first.getResult()) +
+                 pl::accumulatorRegisters(c.second.getA());
   for (Value v : c.carried)
     if (auto t = dyn_cast<RankedTensorType>(v.getType());
         t && isa_and_nonnull<kcc::WgmmaAccLayoutAttr>(t.getEncoding()))
-      live += registersOf(v);
-  if (int64_t budget = tileRegisterBudget(loop); live > budget) {
+      live += pl::accumulatorRegisters(v);
+  if (int64_t budget = pl::tileRegisterBudget(loop); live > budget) {
     c.second->setAttr(
         kcc::KccDialect::kDeferRefusedAttr,
         StringAttr::get(loop.getContext(),

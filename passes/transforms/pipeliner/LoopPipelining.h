@@ -72,6 +72,17 @@ int64_t scratchReserve(mlir::func::FuncOp func,
 /// rows, padded by 16 bytes (backends/nvidia/DotToMmaSync.cpp, dotScratch).
 int64_t registerOperandScratch(kcc::DotOp dot);
 
+/// 32-bit registers a thread holds of `tile` in the #kcc.wgmma_acc layout
+/// (16-bit elements packed in pairs).
+int64_t accumulatorRegisters(mlir::Value tile);
+
+/// What a thread may hold in the accumulator tiles a deferral of products
+/// (kcc-defer-register-a-mma, kcc-defer-block-promotion) keeps live
+/// together: its register budget (the consumer's setmaxnreg in a
+/// warp-specialized kernel, else the 255 of a thread) less what addresses,
+/// row statistics and masks take besides.
+int64_t tileRegisterBudget(mlir::Operation *op);
+
 } // namespace kcc::pipelining
 
 #endif // KCC_PASSES_LOOPPIPELINING_H

@@ -9,6 +9,7 @@
 
 #include "passes/analysis/MmaOperands.h"
 #include "passes/analysis/PersistentTiles.h"
+#include "passes/analysis/ReadOnlyMemory.h"
 #include "passes/transforms/pipeliner/LoopPipelining.h"
 #include "targets/TargetModel.h"
 
@@ -40,84 +41,23 @@ bool isPureScalar(Operation *op) {
                       [](Type t) { return t.isIntOrIndexOrFloat(); });
 }
 
-/// The kernel argument a pointer (or tile of pointers) is computed from
-/// through addptr, splat and broadcast; null if it is not one.
-Value pointerBase(Value p) {
-  while (true) {
-    if (auto add = p.getDefiningOp<kcc::AddPtrOp>())
-      p = add.getPtr();
-    else if (auto splat = p.getDefiningOp<kcc::SplatOp>())
-      p = splat.getOperand();
-    else if (auto bc = p.getDefiningOp<kcc::BroadcastOp>())
-      p = bc.getSrc();
-    else
-      break;
-  }
-  return isa<BlockArgument>(p) ? p : Value();
-}
-
-bool isPointerLike(Type t) {
-  if (auto tile = dyn_cast<RankedTensorType>(t))
-    t = tile.getElementType();
-  return isa<kcc::PtrType>(t);
-}
-
 /// A scalar addptr: arithmetic on an address.
 bool isScalarAddress(Operation *op) {
   return isa<kcc::AddPtrOp>(op) &&
          isa<kcc::PtrType>(op->getResult(0).getType());
 }
 
-/// The memory a kernel never writes (stores, atomics, TMA stores), found
-/// once per kernel: a scalar load from it (an offsets array every program
-/// reads) gives the same value when read again, so the producer may
+/// A scalar load from memory the kernel never writes (an offsets array every
+/// program reads) gives the same value when read again, so the producer may
 /// recompute what depends on it.
-class ReadOnlyMemory {
-public:
-  explicit ReadOnlyMemory(func::FuncOp func) {
-    func.walk([&](Operation *w) {
-      // A TMA store writes the tensor its map was encoded from.
-      if (auto store = dyn_cast<kcc::TmaStoreOp>(w)) {
-        auto map = dyn_cast<BlockArgument>(store.getMap());
-        auto of =
-            map ? func.getArgAttrOfType<IntegerAttr>(
-                      map.getArgNumber(), kcc::KccDialect::kTensorMapOfAttr)
-                : IntegerAttr();
-        if (!of)
-          untraced = true;
-        else
-          written.insert(func.getArgument(of.getInt()));
-        return;
-      }
-      if (!isa<kcc::StoreOp, kcc::StoreTileOp, kcc::AtomicRMWOp,
-               kcc::AtomicCASOp>(w))
-        return;
-      for (Value o : w->getOperands())
-        if (isPointerLike(o.getType())) {
-          if (Value base = pointerBase(o))
-            written.insert(base);
-          else
-            untraced = true;
-        }
-    });
-  }
-
-  bool isReadOnlyScalarLoad(Operation *op) const {
-    auto load = dyn_cast<kcc::LoadOp>(op);
-    if (!load || isa<RankedTensorType>(load.getType()) || untraced)
-      return false;
-    Value base = pointerBase(load.getPtr());
-    return base && !written.contains(base);
-  }
-
-private:
-  llvm::DenseSet<Value> written;
-  bool untraced = false; // a write through a pointer not traced to an argument
-};
+bool isReadOnlyScalarLoad(const kcc::ReadOnlyMemory &readOnly, Operation *op) {
+  return readOnly.isReadOnlyLoad(op) &&
+         !isa<RankedTensorType>(op->getResult(0).getType());
+}
 
 /// A scalar loop the producer may run again: its body only pure scalar ops
 /// and read-only scalar loads (a scan of a group offsets array).
-bool isRecomputableLoop(Operation *op, const ReadOnlyMemory &readOnly) {
+bool isRecomputableLoop(Operation *op, const kcc::ReadOnlyMemory &readOnly) {
   auto loop = dyn_cast<scf::ForOp>(op);
   if (!loop || !llvm::all_of(loop.getResultTypes(),
                              [](Type t) { return t.isIntOrIndexOrFloat(); }))
@@ -126,7 +66,7 @@ bool isRecomputableLoop(Operation *op, const ReadOnlyMemory &readOnly) {
               ->walk([&](Operation *inner) {
                 if (isa<scf::YieldOp>(inner) || isPureScalar(inner) ||
                     isScalarAddress(inner) ||
-                    readOnly.isReadOnlyScalarLoad(inner))
+                    isReadOnlyScalarLoad(readOnly, inner))
                   return WalkResult::advance();
                 return WalkResult::interrupt();
               })
@@ -314,7 +254,7 @@ std::string kcc::warpspec::planRoles(func::FuncOp func, scf::ForOp loop,
   // loop's body computes before the loop (the program ids).
   llvm::SetVector<Operation *> slice, tileSlice;
   std::string why;
-  ReadOnlyMemory readOnly(func);
+  kcc::ReadOnlyMemory readOnly(func);
   std::function<bool(Value)> collect = [&](Value v) {
     if (tiles && v == tiles.getInductionVar())
       return true; // the producer's own tile loop's
@@ -350,7 +290,7 @@ std::string kcc::warpspec::planRoles(func::FuncOp func, scf::ForOp loop,
     // Scalar address arithmetic and read-only scalar loads (a tile's group
     // read from an inspector's table) are recomputed like arithmetic.
     if (!isPureScalar(def) && !isScalarAddress(def) &&
-        !readOnly.isReadOnlyScalarLoad(def)) {
+        !isReadOnlyScalarLoad(readOnly, def)) {
       why = "the producer would recompute a value of '" +
             def->getName().getStringRef().str() +
             "', which is not a side-effect-free scalar op";

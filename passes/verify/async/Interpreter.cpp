@@ -266,7 +266,13 @@ std::optional<Outcome> Interpreter::finishOp(Continuation &c) {
   return std::nullopt;
 }
 
+/// What loops and branches pass on: integers, and which wgmma group writes
+/// an accumulator.
+static bool carried(Type t) { return scalarWidth(t) || isWgmmaAccumulator(t); }
+
 Interpreter::Step Interpreter::exec(Continuation &c, Operation *op) {
+  if (!accumulatorsRetired(*this, op))
+    return Step::Failed;
   if (auto ws = dyn_cast<kcc::WarpSpecializeOp>(op))
     return RoleScheduler(*this, ws, firstRole).run() ? Step::Done
                                                      : Step::Failed;
@@ -303,7 +309,7 @@ llvm::SmallVector<Scalar> Interpreter::yieldedValues(Operation *terminator) {
   llvm::SmallVector<Scalar> values;
   if (terminator)
     for (Value v : terminator->getOperands())
-      values.push_back(scalarWidth(v.getType()) ? get(v) : Scalar());
+      values.push_back(carried(v.getType()) ? get(v) : Scalar());
   return values;
 }
 
@@ -319,7 +325,7 @@ std::optional<Outcome> Interpreter::endBlock(Continuation &c,
     Operation *ifOp = f.owner;
     c.frames.pop_back();
     for (auto [res, val] : llvm::zip(ifOp->getResults(), yielded))
-      if (scalarWidth(res.getType()))
+      if (carried(res.getType()))
         slot(res) = val;
     return finishOp(c);
   }
@@ -390,7 +396,7 @@ Interpreter::Step Interpreter::enterFor(Continuation &c, scf::ForOp forOp) {
   bool isUnsigned = forOp.getUnsignedCmp();
   llvm::SmallVector<Scalar> iter;
   for (Value v : forOp.getInitArgs())
-    iter.push_back(scalarWidth(v.getType()) ? get(v) : Scalar());
+    iter.push_back(carried(v.getType()) ? get(v) : Scalar());
   bool less =
       isUnsigned ? asUnsigned(*lb, width) < asUnsigned(*ub, width) : *lb < *ub;
   if (!less) {
@@ -414,7 +420,7 @@ void Interpreter::beginIteration(Frame &f, llvm::ArrayRef<Scalar> iter) {
   auto forOp = cast<scf::ForOp>(f.owner);
   slot(forOp.getInductionVar()) = constant(f.iv);
   for (auto [arg, val] : llvm::zip(forOp.getRegionIterArgs(), iter))
-    if (scalarWidth(arg.getType()))
+    if (carried(arg.getType()))
       slot(arg) = val;
   f.next = f.block->begin();
 }
@@ -422,7 +428,7 @@ void Interpreter::beginIteration(Frame &f, llvm::ArrayRef<Scalar> iter) {
 void Interpreter::finishLoop(Continuation &c, scf::ForOp forOp, int64_t trip,
                              int64_t start, llvm::ArrayRef<Scalar> iter) {
   for (auto [res, val] : llvm::zip(forOp.getResults(), iter))
-    if (scalarWidth(res.getType()))
+    if (carried(res.getType()))
       slot(res) = val;
   if (!hasLoops(c)) {
     topLoop = forOp;

@@ -104,6 +104,11 @@ public:
 
   /// The value of integer `v` (opaque if no modeled op computed it).
   Scalar get(mlir::Value v);
+  /// Sets what `v` holds (a wgmma accumulator: the id of the group writing
+  /// it, 0 when retired).
+  void set(mlir::Value v, Scalar s) { slot(v) = std::move(s); }
+  /// A new wgmma group's id (positive).
+  int64_t newMmaId() { return ++mmaIds; }
   /// The value of `v` if it has one already (nothing is made up).
   const Scalar *lookup(mlir::Value v) const;
   /// The constant value of `v`, or an error at `op` naming `what`.
@@ -187,6 +192,7 @@ private:
   }
   unsigned nextSym = 0;
   int64_t steps = 0;
+  int64_t mmaIds = 0;
   // Tiles a persistent tile loop runs (2 * the deepest buffer + 2).
   int64_t tileCap = 0;
   /// Program ids chosen like control arguments (their values here).

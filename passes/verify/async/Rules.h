@@ -147,6 +147,10 @@ bool warpgroupMmaWait(Interpreter &in, kcc::WarpgroupMmaWaitOp op);
 /// `op` (convert_layout, smem_store) may read a wgmma accumulator only once
 /// every group has retired.
 bool accumulatorRead(Interpreter &in, mlir::Operation *op);
+/// `op` reads no accumulator a wgmma group in flight still writes (a
+/// product may feed the next one's accumulator, pass through loops and
+/// branches, and be retired by a wait).
+bool accumulatorsRetired(Interpreter &in, mlir::Operation *op);
 /// No wgmma group may be in flight at the kernel's end.
 bool wgmmaAtExit(Interpreter &in);
 

@@ -93,6 +93,14 @@ inline Scalar scaled(const Scalar &a, int64_t k) {
   return r;
 }
 
+/// Whether `t` is a wgmma accumulator tile: the verifier tracks which group
+/// writes one (its value is that group's id, 0 once retired).
+inline bool isWgmmaAccumulator(mlir::Type t) {
+  auto tile = llvm::dyn_cast<mlir::RankedTensorType>(t);
+  return tile &&
+         llvm::isa_and_nonnull<kcc::WgmmaAccLayoutAttr>(tile.getEncoding());
+}
+
 /// Bit width of a scalar integer type (index: 64), 0 for anything else.
 inline unsigned scalarWidth(mlir::Type t) {
   if (auto it = llvm::dyn_cast<mlir::IntegerType>(t))
@@ -268,6 +276,9 @@ struct BulkCopy {
 struct MmaGroup {
   mlir::Operation *op;
   llvm::SmallVector<Stage *, 2> stages;
+  /// This issue of `op` (its result carries the id as a constant, through
+  /// loops and branches, until a wait retires it).
+  int64_t id = 0;
 };
 
 /// What the threads that issue them have in flight: bulk async-groups of

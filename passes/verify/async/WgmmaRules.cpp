@@ -10,6 +10,8 @@
 #include "passes/verify/async/Interpreter.h"
 #include "passes/verify/async/Rules.h"
 
+#include "mlir/Dialect/SCF/IR/SCF.h"
+
 using namespace mlir;
 
 namespace kcc::verify {
@@ -33,9 +35,11 @@ bool warpgroupMma(Interpreter &in, kcc::WarpgroupMmaOp op) {
     return false;
   MmaGroup g{op,
              {stageAt(in, op, op.getA(), op.getAStage()),
-              stageAt(in, op, op.getB(), op.getBStage())}};
+              stageAt(in, op, op.getB(), op.getBStage())},
+             in.newMmaId()};
   for (Stage *st : g.stages)
     st->mmaReader = op;
+  in.set(op.getResult(), constant(g.id));
   in.queues().mmaGroups.push_back(g);
   retireMma(in, op.getPending());
   return true;
@@ -44,8 +48,9 @@ bool warpgroupMma(Interpreter &in, kcc::WarpgroupMmaOp op) {
 bool warpgroupMmaRegA(Interpreter &in, kcc::WarpgroupMmaRegAOp op) {
   if (!readStage(in, op, op.getB(), op.getBStage()))
     return false;
-  MmaGroup g{op, {stageAt(in, op, op.getB(), op.getBStage())}};
+  MmaGroup g{op, {stageAt(in, op, op.getB(), op.getBStage())}, in.newMmaId()};
   g.stages.front()->mmaReader = op;
+  in.set(op.getResult(), constant(g.id));
   in.queues().mmaGroups.push_back(g);
   retireMma(in, op.getPending());
   return true;
@@ -53,6 +58,41 @@ bool warpgroupMmaRegA(Interpreter &in, kcc::WarpgroupMmaRegAOp op) {
 
 bool warpgroupMmaWait(Interpreter &in, kcc::WarpgroupMmaWaitOp op) {
   retireMma(in, op.getPending());
+  // The accumulators passed through have been written: readable. (One whose
+  // group is still in flight fails at its reader through the operand.)
+  for (auto [v, r] : llvm::zip(op.getValues(), op.getResults())) {
+    const Scalar *s = in.lookup(v);
+    bool inFlight = s && s->isConst() &&
+                    llvm::any_of(in.queues().mmaGroups, [&](const MmaGroup &g) {
+                      return g.id == s->c;
+                    });
+    in.set(r, inFlight ? *s : constant(0));
+  }
+  return true;
+}
+
+bool accumulatorsRetired(Interpreter &in, Operation *op) {
+  // Products chain through the next product's accumulator; loops, branches
+  // and waits pass them on.
+  if (isa<kcc::WarpgroupMmaOp, kcc::WarpgroupMmaRegAOp, kcc::WarpgroupMmaWaitOp,
+          scf::ForOp, scf::IfOp, scf::YieldOp>(op))
+    return true;
+  for (Value v : op->getOperands()) {
+    if (!isWgmmaAccumulator(v.getType()))
+      continue;
+    const Scalar *s = in.lookup(v);
+    if (!s || !s->isConst() || s->c <= 0)
+      continue;
+    for (const MmaGroup &g : in.queues().mmaGroups)
+      if (g.id == s->c) {
+        in.fail(op->getLoc(),
+                "reads a wgmma accumulator while a kcc.warpgroup_mma group "
+                "is still writing it",
+                "add kcc.warpgroup_mma_wait 0 before using the accumulator")
+            .notes.push_back({g.op->getLoc(), "the group in flight"});
+        return false;
+      }
+  }
   return true;
 }
 

@@ -203,3 +203,75 @@ func.func @register_a_unwaited(%a: !ma, %p: !p) attributes {kcc.kernel} {
   kcc.mbarrier_wait %bars[%c0], parity %c0 : !bar
   return
 }
+
+// -----
+
+!ma = !kcc.tensormap<[64, 64], f16, swizzle = 128>
+!buf = !kcc.smem<[64, 64], f16, stages = 2, swizzle = 128>
+!bar = !kcc.mbarrier<2>
+!acc = tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>>
+
+// A K block's product promoted one iteration late (kcc-defer-block-promotion,
+// FP8 block scales): the next product is issued, the wait retires the
+// previous one, then it is promoted into the sum.
+// expected-no-diagnostics
+func.func @promoted_late(%a: !ma, %s: !acc) attributes {kcc.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant 0.0 : f32
+  %buf = kcc.smem_alloc : !buf
+  %bars = kcc.mbarrier_alloc : !bar
+  kcc.mbarrier_init %bars[%c0], count 1 : !bar
+  kcc.mbarrier_init %bars[%c1], count 1 : !bar
+  kcc.fence_mbarrier_init
+  kcc.mbarrier_arrive_expect_tx %bars[%c0], bytes 8192 : !bar
+  kcc.tma_load %a[%c0, %c0] -> %buf[%c0], %bars[%c0] : !ma, !buf, !bar
+  kcc.mbarrier_arrive_expect_tx %bars[%c1], bytes 8192 : !bar
+  kcc.tma_load %a[%c0, %c0] -> %buf[%c1], %bars[%c1] : !ma, !buf, !bar
+  %zero = kcc.splat %z : !acc
+  kcc.mbarrier_wait %bars[%c0], parity %c0 : !bar
+  %p0 = kcc.warpgroup_mma %buf[%c0], %buf[%c0], %zero {a_k_major = true, b_k_major = true, pending = 1 : i32} : !buf, !buf, !acc -> !acc
+  kcc.mbarrier_wait %bars[%c1], parity %c0 : !bar
+  %p1 = kcc.warpgroup_mma %buf[%c1], %buf[%c1], %zero {a_k_major = true, b_k_major = true, pending = 1 : i32} : !buf, !buf, !acc -> !acc
+  %d0 = kcc.warpgroup_mma_wait 1 %p0 : !acc
+  %t0 = arith.mulf %d0, %s : !acc
+  %sum0 = arith.addf %zero, %t0 : !acc
+  %d1 = kcc.warpgroup_mma_wait 0 %p1 : !acc
+  %t1 = arith.mulf %d1, %s : !acc
+  %sum1 = arith.addf %sum0, %t1 : !acc
+  return
+}
+
+// -----
+
+!ma = !kcc.tensormap<[64, 64], f16, swizzle = 128>
+!buf = !kcc.smem<[64, 64], f16, stages = 2, swizzle = 128>
+!bar = !kcc.mbarrier<2>
+!acc = tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>>
+
+// Mutation: the late promotion moved ahead of the next product's issue, so
+// it reads the previous product while its group is still in flight.
+func.func @promoted_before_retired(%a: !ma, %s: !acc) attributes {kcc.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %z = arith.constant 0.0 : f32
+  %buf = kcc.smem_alloc : !buf
+  %bars = kcc.mbarrier_alloc : !bar
+  kcc.mbarrier_init %bars[%c0], count 1 : !bar
+  kcc.mbarrier_init %bars[%c1], count 1 : !bar
+  kcc.fence_mbarrier_init
+  kcc.mbarrier_arrive_expect_tx %bars[%c0], bytes 8192 : !bar
+  kcc.tma_load %a[%c0, %c0] -> %buf[%c0], %bars[%c0] : !ma, !buf, !bar
+  kcc.mbarrier_arrive_expect_tx %bars[%c1], bytes 8192 : !bar
+  kcc.tma_load %a[%c0, %c0] -> %buf[%c1], %bars[%c1] : !ma, !buf, !bar
+  %zero = kcc.splat %z : !acc
+  kcc.mbarrier_wait %bars[%c0], parity %c0 : !bar
+  // expected-note@+1 {{the group in flight}}
+  %p0 = kcc.warpgroup_mma %buf[%c0], %buf[%c0], %zero {a_k_major = true, b_k_major = true, pending = 1 : i32} : !buf, !buf, !acc -> !acc
+  // expected-error@+1 {{reads a wgmma accumulator while a kcc.warpgroup_mma group is still writing it; add kcc.warpgroup_mma_wait 0 before using the accumulator}}
+  %t0 = arith.mulf %p0, %s : !acc
+  kcc.mbarrier_wait %bars[%c1], parity %c0 : !bar
+  %p1 = kcc.warpgroup_mma %buf[%c1], %buf[%c1], %zero {a_k_major = true, b_k_major = true, pending = 1 : i32} : !buf, !buf, !acc -> !acc
+  %d1 = kcc.warpgroup_mma_wait 0 %p1 : !acc
+  return
+}
