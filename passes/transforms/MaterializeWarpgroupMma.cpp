@@ -21,9 +21,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/Passes.h"
 #include "passes/analysis/AccumulatorWeb.h"
 #include "passes/analysis/MmaOperands.h"
-#include "passes/Passes.h"
+#include "passes/transforms/pipeliner/LoopPipelining.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -157,15 +158,8 @@ LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
   // (ptxas serializes every wgmma of the kernel when a non-wgmma
   // instruction may define an accumulator ahead of a wait, C7515).
   for (scf::ForOp loop : drained) {
-    OpBuilder b(loop);
     Location loc = loop.getLoc();
-    Value runs =
-        arith::CmpIOp::create(b, loc,
-                              loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
-                                                    : arith::CmpIPredicate::slt,
-                              loop.getLowerBound(), loop.getUpperBound());
-    auto guard = scf::IfOp::create(b, loc, loop.getResultTypes(), runs,
-                                   /*withElseRegion=*/true);
+    scf::IfOp guard = kcc::pipelining::guardLoopRuns(loop);
     loop->replaceAllUsesWith(guard.getResults());
     Block *then = &guard.getThenRegion().front();
     loop->moveBefore(then, then->end());
@@ -179,8 +173,6 @@ LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
     for (auto [acc, done] : llvm::zip(accs, wait.getResults()))
       std::replace(out.begin(), out.end(), acc, Value(done));
     scf::YieldOp::create(tb, loc, out);
-    OpBuilder eb = OpBuilder::atBlockEnd(&guard.getElseRegion().front());
-    scf::YieldOp::create(eb, loc, loop.getInitArgs());
   }
 
   kcc::propagateAccumulatorLayout(func, layout);

@@ -241,16 +241,7 @@ void defer(Site &s) {
   };
 
   // Nothing runs when the loop does not: its results are its inits.
-  OpBuilder b(loop);
-  Value runs =
-      arith::CmpIOp::create(b, loc,
-                            loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
-                                                  : arith::CmpIPredicate::slt,
-                            lb, ub);
-  auto guard = scf::IfOp::create(b, loc, loop.getResultTypes(), runs,
-                                 /*withElseRegion=*/true);
-  OpBuilder eb = OpBuilder::atBlockEnd(&guard.getElseRegion().front());
-  scf::YieldOp::create(eb, loc, loop.getInitArgs());
+  scf::IfOp guard = pl::guardLoopRuns(loop);
   OpBuilder tb = OpBuilder::atBlockEnd(&guard.getThenRegion().front());
 
   // Prologue: iteration lb, its product retired there (only the back edge

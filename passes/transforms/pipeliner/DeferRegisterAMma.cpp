@@ -289,16 +289,7 @@ void defer(Chain &c, StringRef turnsMode) {
     return &op != product && !moved.contains(&op);
   };
   // Nothing runs when the loop does not: its results are its inits.
-  OpBuilder b(loop);
-  Value runs =
-      arith::CmpIOp::create(b, loc,
-                            loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
-                                                  : arith::CmpIPredicate::slt,
-                            lb, ub);
-  auto guard = scf::IfOp::create(b, loc, loop.getResultTypes(), runs,
-                                 /*withElseRegion=*/true);
-  OpBuilder eb = OpBuilder::atBlockEnd(&guard.getElseRegion().front());
-  scf::YieldOp::create(eb, loc, loop.getInitArgs());
+  scf::IfOp guard = pl::guardLoopRuns(loop);
   OpBuilder tb = OpBuilder::atBlockEnd(&guard.getThenRegion().front());
 
   // Iteration lb without its rescale and product.

@@ -242,3 +242,18 @@ int64_t kcc::pipelining::tileRegisterBudget(Operation *op) {
     return int64_t(ws.getConsumerRegs()) - kOthers;
   return 255 - kOthers;
 }
+
+scf::IfOp kcc::pipelining::guardLoopRuns(scf::ForOp loop) {
+  OpBuilder b(loop);
+  Location loc = loop.getLoc();
+  Value runs =
+      arith::CmpIOp::create(b, loc,
+                            loop.getUnsignedCmp() ? arith::CmpIPredicate::ult
+                                                  : arith::CmpIPredicate::slt,
+                            loop.getLowerBound(), loop.getUpperBound());
+  auto guard = scf::IfOp::create(b, loc, loop.getResultTypes(), runs,
+                                 /*withElseRegion=*/true);
+  OpBuilder eb = OpBuilder::atBlockEnd(&guard.getElseRegion().front());
+  scf::YieldOp::create(eb, loc, loop.getInitArgs());
+  return guard;
+}

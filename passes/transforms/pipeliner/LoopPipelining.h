@@ -72,6 +72,11 @@ int64_t scratchReserve(mlir::func::FuncOp func,
 /// rows, padded by 16 bytes (backends/nvidia/DotToMmaSync.cpp, dotScratch).
 int64_t registerOperandScratch(kcc::DotOp dot);
 
+/// `if (lb < ub)` before `loop`, with the loop's result types: the else
+/// branch yields the loop's inits (what the loop gives when it runs no
+/// trip), the then block is left empty for the caller's rewrite of the loop.
+mlir::scf::IfOp guardLoopRuns(mlir::scf::ForOp loop);
+
 /// 32-bit registers a thread holds of `tile` in the #kcc.wgmma_acc layout
 /// (16-bit elements packed in pairs).
 int64_t accumulatorRegisters(mlir::Value tile);
