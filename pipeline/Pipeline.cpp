@@ -134,9 +134,10 @@ void pipeline::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
       KccDeferRegisterAMmaOptions defer;
       defer.turns = options.warpgroupTurns;
       pm.addPass(createKccDeferRegisterAMma(defer));
-      // FP8 block scales: a K block's promotion beside the next product.
-      pm.addPass(createKccDeferBlockPromotion());
     }
+    // FP8 block scales: a K block's promotion beside the next product.
+    if (target.mma.instruction == "wgmma" && options.latePromotion)
+      pm.addPass(createKccDeferBlockPromotion());
   }
   // Loop loads feeding dots that TMA did not take: cp.async stages.
   KccPipelineAsyncCopiesOptions cpAsync;

@@ -110,6 +110,8 @@ struct LayoutOptions {
   bool chunkEpilogues = true;
   /// kcc --overlap-products / --warpgroup-turns (kcc-defer-register-a-mma).
   bool overlapProducts = true;
+  /// kcc --late-promotion (kcc-defer-block-promotion).
+  bool latePromotion = false;
   /// auto (where the key blocks are long enough), on or off.
   std::string warpgroupTurns = "auto";
   /// kcc --version-masks (kcc-version-full-masks).

@@ -354,9 +354,10 @@ prepare-fp8)
   # is measured against.
   kcc=${KCC:-build/bin/kcc}
   [ -x "$kcc" ] || { echo "no $kcc: run scripts/bootstrap.sh first" >&2; exit 1; }
-  rm -rf .gpu-gen-fp8 && mkdir -p .gpu-gen-fp8/{fp8,fp8p,moe,gemm}
+  rm -rf .gpu-gen-fp8 && mkdir -p .gpu-gen-fp8/{fp8,fp8p,fp8late,moe,gemm}
   "$kcc" bench/gemm/fp8_gemm.kc -o .gpu-gen-fp8/fp8 --target=sm_90a
   "$kcc" bench/gemm/fp8_gemm.kc -o .gpu-gen-fp8/fp8p --target=sm_90a --persistent=1 2>/dev/null
+  "$kcc" bench/gemm/fp8_gemm.kc -o .gpu-gen-fp8/fp8late --target=sm_90a --late-promotion
   "$kcc" bench/gemm/moe_gemm.kc -o .gpu-gen-fp8/moe --target=sm_90a
   "$kcc" bench/gemm/gemm.kc --kernel=gemm_nt_bf16_bf16_128_128_64 -o .gpu-gen-fp8/gemm --target=sm_90a
   ;;
@@ -369,13 +370,14 @@ remote-fp8)
   build=${KCC_GPU_BUILD:-/tmp/kcc-gpu-build}
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader | tee "$out/device.txt"
   status=0
-  for d in fp8:fp8_gemm fp8p:fp8_gemm moe:moe_gemm gemm:gemm; do
+  for d in fp8:fp8_gemm fp8p:fp8_gemm fp8late:fp8_gemm moe:moe_gemm gemm:gemm; do
     cmake -S bench/gemm -B "$build-${d%%:*}" -DKCC_GEN_DIR="$PWD/.gpu-gen-fp8/${d%%:*}" \
       -DKCC_GEMM_STEM="${d#*:}" > /dev/null && cmake --build "$build-${d%%:*}" -j > /dev/null || status=1
   done
   sass_counts .gpu-gen-fp8/fp8/fp8_gemm.fatbin "$out/fp8" || status=1
   watch 480 run_fp8 python3 bench/gemm/run_fp8.py --lib "$build-fp8/libkcc_gemm.so" \
-    --compare-lib persistent="$build-fp8p/libkcc_gemm.so" --out "$out/fp8.md" > "$out/fp8.log" 2>&1 || status=1
+    --compare-lib persistent="$build-fp8p/libkcc_gemm.so" --compare-lib late="$build-fp8late/libkcc_gemm.so" \
+    --out "$out/fp8.md" > "$out/fp8.log" 2>&1 || status=1
   watch 480 run_moe python3 bench/gemm/run_moe.py --moe-lib "$build-moe/libkcc_gemm.so" \
     --fp8-lib "$build-fp8/libkcc_gemm.so" --gemm-lib "$build-gemm/libkcc_gemm.so" \
     --out "$out/moe.md" > "$out/moe.log" 2>&1 || status=1

@@ -57,8 +57,7 @@ static void collectTensorMaps(SimLeg &leg, mlir::ModuleOp withMaps) {
 
 bool kcc::difftest::prepareSimLeg(SimLeg &leg, mlir::ModuleOp tileIR,
                                   const std::string &overridePath,
-                                  bool pingPong,
-                                  const std::string &warpgroupTurns,
+                                  const pipeline::LayoutOptions &layout,
                                   std::string &error) {
   StringRef targetName = StringRef(leg.name).drop_front(4);
   leg.target = TargetRegistry::builtin().lookup(targetName);
@@ -94,9 +93,6 @@ bool kcc::difftest::prepareSimLeg(SimLeg &leg, mlir::ModuleOp tileIR,
       pipeline::withTensorMaps(tileIR, *leg.target);
   if (withMaps) {
     collectTensorMaps(leg, *withMaps);
-    pipeline::LayoutOptions layout;
-    layout.pingPong = pingPong;
-    layout.warpgroupTurns = warpgroupTurns;
     leg.module = pipeline::lowerForSimulator(*withMaps, *leg.target, layout);
   }
   if (!leg.module)

@@ -15,6 +15,7 @@
 #include "tools/kcc-difftest/RunList.h"
 
 #include "interp/Interpreter.h"
+#include "pipeline/Pipeline.h"
 #include "sim/Simulator.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -55,14 +56,15 @@ struct SimLeg {
   std::map<mlir::Operation *, sim::BankSummary> banks;
 };
 
-/// Lowers `tileIR` for the leg's target, or parses `overridePath` (an
-/// LLVM-dialect module, e.g. a deliberately broken lowering) instead; its
-/// kernels take the tensor maps kcc gives `tileIR`'s on the target.
-/// False on an input error (message in `error`); a module kcc cannot
-/// compile only makes the leg unavailable.
+/// Lowers `tileIR` for the leg's target with `layout`'s choices (the kcc
+/// flags difftest forwards), or parses `overridePath` (an LLVM-dialect
+/// module, e.g. a deliberately broken lowering) instead; its kernels take
+/// the tensor maps kcc gives `tileIR`'s on the target. False on an input
+/// error (message in `error`); a module kcc cannot compile only makes the
+/// leg unavailable.
 bool prepareSimLeg(SimLeg &leg, mlir::ModuleOp tileIR,
-                   const std::string &overridePath, bool pingPong,
-                   const std::string &warpgroupTurns, std::string &error);
+                   const std::string &overridePath,
+                   const pipeline::LayoutOptions &layout, std::string &error);
 
 struct SimCell {
   std::string cell;   // PASS, FAIL, SKIP(reason)

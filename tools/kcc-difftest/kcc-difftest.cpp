@@ -146,6 +146,12 @@ static cl::opt<cl::boolOrDefault> warpgroupTurnsOpt(
              "consumer warpgroups of an overlapped attention loop take turns "
              "issuing its products (default: the compiler's choice, as kcc)"),
     cl::cat(category));
+static cl::opt<bool> latePromotionOpt(
+    "late-promotion",
+    cl::desc("Compile as kcc --late-promotion: a K block's wgmma product "
+             "promoted into its running sum one iteration late (default: "
+             "false, as kcc)"),
+    cl::init(false), cl::cat(category));
 static cl::opt<unsigned> simProcessors(
     "sim-processors",
     cl::desc("Multiprocessors of the simulated device, which choose and "
@@ -435,9 +441,13 @@ private:
       leg.name = n.str();
       std::string err;
       auto it = overrides.find(leg.name);
-      if (!prepareSimLeg(
-              leg, module, it == overrides.end() ? "" : it->second, pingPongOpt,
-              kcc::pipeline::warpgroupTurnsMode(warpgroupTurnsOpt), err)) {
+      kcc::pipeline::LayoutOptions layout;
+      layout.pingPong = pingPongOpt;
+      layout.warpgroupTurns =
+          kcc::pipeline::warpgroupTurnsMode(warpgroupTurnsOpt);
+      layout.latePromotion = latePromotionOpt;
+      if (!prepareSimLeg(leg, module, it == overrides.end() ? "" : it->second,
+                         layout, err)) {
         fail(err);
         return false;
       }

@@ -104,6 +104,13 @@ static cl::opt<bool> overlapProducts(
              "iteration late, so the tensor cores run it beside the next "
              "iteration's softmax (default: true; docs/attention.md)"),
     cl::init(true), cl::cat(kccCategory));
+static cl::opt<bool> latePromotion(
+    "late-promotion",
+    cl::desc("Promote a K block's wgmma product into its running sum (FP8 "
+             "block scales: acc = acc + dot(a, b) * s) one iteration late, "
+             "after the next product is issued (default: false: measured "
+             "slower on an H200, docs/gemm.md \"FP8\")"),
+    cl::init(false), cl::cat(kccCategory));
 static cl::opt<unsigned> errorLimit(
     "error-limit",
     cl::desc("Stop printing errors after this many (default 20; 0: print "
@@ -354,6 +361,7 @@ int kcc::runCommandLine(int argc, const char *const *argv) {
   options.fpContract = fpContract;
   options.chunkEpilogues = chunkEpilogues;
   options.overlapProducts = overlapProducts;
+  options.latePromotion = latePromotion;
   options.versionMasks = versionMasks;
   options.errorLimit = errorLimit;
   options.warpgroupTurns = kcc::pipeline::warpgroupTurnsMode(warpgroupTurns);

@@ -638,6 +638,7 @@ private:
     layout.prefetchTileLoads = options.prefetchTileLoads;
     layout.chunkEpilogues = options.chunkEpilogues;
     layout.overlapProducts = options.overlapProducts;
+    layout.latePromotion = options.latePromotion;
     layout.versionMasks = options.versionMasks;
     layout.warpgroupTurns = options.warpgroupTurns;
     // Tunable constants: one candidate per group stays for this target.

@@ -42,6 +42,7 @@ struct Options {
   bool fpContract = true;                // fused multiply-adds (--fmad)
   bool chunkEpilogues = true;            // column-chunked GEMM epilogues
   bool overlapProducts = true;           // kcc-defer-register-a-mma
+  bool latePromotion = false;            // kcc-defer-block-promotion
   bool versionMasks = true;              // kcc-version-full-masks
   std::string warpgroupTurns = "auto";   // its warpgroups take turns
   unsigned persistent = 0; // CTAs per multiprocessor of group(N) kernels

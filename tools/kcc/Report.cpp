@@ -254,10 +254,10 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
         std::string note;
         if (promotedLateAt.contains(op->getLoc()))
           note = "; promoted into its running sum one iteration late, "
-                 "beside the next product (kcc --overlap-products)";
+                 "beside the next product (kcc --late-promotion)";
         if (auto why =
                 op->getAttrOfType<StringAttr>(KccDialect::kDeferRefusedAttr))
-          note = "; " + why.str() + " (kcc --overlap-products)";
+          note = "; " + why.str() + " (kcc --late-promotion)";
         entry.dots.push_back(llvm::formatv(
             "{0}: dot {1}x{2} on tensor cores (wgmma.mma_async from swizzled "
             "TMA stages){3}",

@@ -27,6 +27,11 @@
 // stages one iteration late (kcc::readPastItsIteration), after the wait that
 // retires them; kcc-verify-async-protocol proves it.
 //
+// Opt-in (kcc --late-promotion): on an H200 it measured within 5 % of the
+// promotion in its iteration, either way; once the scales no longer go
+// through shared memory the loop waits on its TMA loads instead
+// (docs/gemm.md "FP8").
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
