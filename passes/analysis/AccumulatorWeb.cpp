@@ -646,6 +646,12 @@ bool rematerializeRow(kcc::BroadcastOp bc, const kcc::ReadOnlyMemory &ro) {
   RowSlice slice;
   if (!collectRowSlice(bc.getSrc(), block, ro, slice))
     return false;
+  // Index math alone (an attention mask's row coordinates) is computed per
+  // register from the layout's register map after kcc-rematerialize-
+  // broadcasts, which costs nothing either: left to it.
+  if (llvm::none_of(slice.ops,
+                    [](Operation *op) { return isa<kcc::LoadOp>(op); }))
+    return false;
   // Loads are issued again only when nothing else reads what they feed
   // (no access doubles); a load that may see a write moves nowhere.
   llvm::DenseSet<Operation *> fromLoad;

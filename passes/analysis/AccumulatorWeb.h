@@ -58,8 +58,8 @@ void stageAccumulatorEpilogues(mlir::Operation *func, mlir::Attribute layout);
 void propagateAccumulatorLayout(mlir::Operation *func, mlir::Attribute layout);
 
 /// Row vectors broadcast over an accumulator in `layout` (#kcc.wgmma_acc)
-/// that are index math, splats and loads (an FP8 block scale per row and K
-/// block, a per-row bias): computed again in the layout's row slice
+/// that are loads with index math and splats (an FP8 block scale per row and
+/// K block, a per-row bias): computed again in the layout's row slice
 /// (isWgmmaRowSlice), so each thread loads the rows its registers lie in
 /// and the broadcast moves no data (it went through shared memory with two
 /// barriers, every K block). Loads of memory the kernel never writes move to
