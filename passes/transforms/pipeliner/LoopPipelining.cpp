@@ -12,6 +12,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "llvm/ADT/DenseSet.h"
 
+#include <optional>
+
 using namespace mlir;
 
 namespace kcc::pipelining {
@@ -98,14 +100,18 @@ bool coordinateSlice(Value v, scf::ForOp loop,
 
 bool gatherSlice(Value v, scf::ForOp loop,
                  llvm::SetVector<Operation *> &slice) {
-  return loopSlice(v, loop, slice, [](Operation *def) {
+  // What the kernel writes, found once for the whole slice.
+  std::optional<kcc::ReadOnlyMemory> readOnly;
+  return loopSlice(v, loop, slice, [&](Operation *def) {
     if (def->getDialect()->getNamespace() == "arith" ||
         isa<kcc::ProgramIdOp, kcc::NumProgramsOp, kcc::SplatOp, kcc::ArangeOp,
             kcc::ExpandDimsOp, kcc::BroadcastOp, kcc::AddPtrOp>(def))
       return true;
-    return isa<kcc::LoadOp>(def) &&
-           kcc::ReadOnlyMemory(def->getParentOfType<func::FuncOp>())
-               .isReadOnlyLoad(def);
+    if (!isa<kcc::LoadOp>(def))
+      return false;
+    if (!readOnly)
+      readOnly.emplace(def->getParentOfType<func::FuncOp>());
+    return readOnly->isReadOnlyLoad(def);
   });
 }
 
