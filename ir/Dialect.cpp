@@ -362,6 +362,15 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
       name == kMmaOverlapAttr || name == kFullMasksAttr ||
       name == kMasksRaggedAttr)
     return expectKind<UnitAttr>(op, attr, "a unit attribute");
+  if (name == kClusterAttr) {
+    auto n = dyn_cast<IntegerAttr>(attr.getValue());
+    return n && n.getInt() >= 2 && n.getInt() <= 8 &&
+                   isa<FunctionOpInterface>(op)
+               ? success()
+               : op->emitError() << kClusterAttr
+                                 << " (CTAs per cluster) must be an integer "
+                                    "from 2 to 8, on a function";
+  }
   if (name == kPersistentAttr) {
     auto n = dyn_cast<IntegerAttr>(attr.getValue());
     return n && n.getInt() > 0 ? success()
@@ -451,7 +460,7 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
       name == kLiftedAttr || name == kLiftRefusedAttr ||
       name == kWarpSpecializeRefusedAttr || name == kMmaRefusedAttr ||
       name == kPingPongRefusedAttr || name == kDeferRefusedAttr ||
-      name == kTurnsAttr)
+      name == kTurnsAttr || name == kClusterRefusedAttr)
     return expectKind<StringAttr>(op, attr, "a string");
   if (name == kTensorCoreRefusedAttr) {
     auto d = dyn_cast<DictionaryAttr>(attr.getValue());
@@ -842,6 +851,14 @@ static FailureOr<SmallVector<int64_t>> stageShapeOfBox(Operation *op,
   return SmallVector<int64_t>(box.drop_front(lead));
 }
 
+/// The cluster size of the kernel around `op` (kcc.cluster), or 0.
+static int64_t clusterSizeAround(Operation *op) {
+  auto func = op->getParentOfType<func::FuncOp>();
+  auto n = func ? func->getAttrOfType<IntegerAttr>(KccDialect::kClusterAttr)
+                : IntegerAttr();
+  return n ? n.getInt() : 0;
+}
+
 LogicalResult TmaLoadOp::verify() {
   TensorMapType map = getMap().getType();
   if (getCoords().size() != map.getBox().size())
@@ -852,6 +869,11 @@ LogicalResult TmaLoadOp::verify() {
     return failure();
   SmallVector<int64_t> shape = *stageShape;
   shape.back() *= getParts();
+  if (std::optional<uint32_t> n = getMulticast();
+      n && int64_t(*n) != clusterSizeAround(*this))
+    return emitOpError("multicasts to ")
+           << *n << " CTAs, but the kernel is not launched as clusters of "
+           << *n << " (kcc.cluster)";
   return checkStageShape(*this, getDst().getType(), shape,
                          map.getElementType(),
                          getParts() == 1 ? "the box" : "the boxes");
@@ -914,6 +936,9 @@ bool kcc::persistentBuildIsSlower(func::FuncOp persistentBuild) {
 }
 
 LogicalResult MBarrierArriveOp::verify() {
+  if (getCluster() && clusterSizeAround(*this) < 2)
+    return emitOpError("arrives across a cluster only in a kernel launched "
+                       "as clusters (kcc.cluster)");
   if (!getPerWarpgroup())
     return success();
   for (Region *r = getOperation()->getParentRegion(); r;
@@ -942,7 +967,11 @@ LogicalResult WarpSpecializeOp::verify() {
   if (getProducerWarps() % 4 != 0)
     return emitOpError("producer_warps must be whole warpgroups (a multiple "
                        "of 4): setmaxnreg applies per warpgroup");
+  // A cluster barrier may follow: every thread of both roles reaches it
+  // (kcc-multicast-tma-loads keeps a CTA alive for its peers).
   Operation *next = getOperation()->getNextNode();
+  while (isa_and_nonnull<ClusterBarrierOp>(next))
+    next = next->getNextNode();
   if (!next || !next->hasTrait<OpTrait::IsTerminator>())
     return emitOpError("must be the last operation before its block's "
                        "terminator: code after it would run on both roles");

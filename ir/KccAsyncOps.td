@@ -79,12 +79,18 @@ def Kcc_MBarrierArriveOp : Kcc_Op<"mbarrier_arrive"> {
     wgmma groups it waited for have retired), so the phase counts
     `consumer_warpgroups` arrivals. This is how consumers release a stage to
     the producer without a barrier across all of them.
+
+    With `cluster` (in a kernel launched as clusters, kcc.cluster): the
+    arrival happens on the barrier at the same offset in every CTA of the
+    cluster (`mapa` + `mbarrier.arrive.release.cluster`), so each CTA's
+    phase counts the arrivals of all of them. This is how consumers release
+    a stage that their peers' multicast copies write.
   }];
   let arguments = (ins Kcc_MBarrier:$bars, I32:$index,
-                       UnitAttr:$per_warpgroup);
+                       UnitAttr:$per_warpgroup, UnitAttr:$cluster);
   let assemblyFormat = [{
-    $bars `[` $index `]` (`per_warpgroup` $per_warpgroup^)? attr-dict `:`
-    type($bars)
+    $bars `[` $index `]` (`per_warpgroup` $per_warpgroup^)?
+    (`cluster` $cluster^)? attr-dict `:` type($bars)
   }];
   let hasVerifier = 1;
 }
@@ -118,6 +124,14 @@ def Kcc_TmaLoadOp : Kcc_Op<"tma_load"> {
     innermost dimension (a swizzled operand wider than one swizzle span):
     box p is copied from inner coordinate + p * box width into the stage's
     p-th box-sized block, and the barrier counts all P boxes.
+
+    With `multicast` = N (a kernel launched as N-CTA clusters, kcc.cluster):
+    the box lands at the same stage in every CTA of the cluster, and each
+    CTA's barrier at the same offset counts its bytes. The CTAs share the
+    work: where N divides P, CTA r of the cluster copies parts r * P / N ..
+    (r + 1) * P / N - 1 for all of them; otherwise CTA 0 copies the whole
+    box. Every CTA issues the op with the same coordinates (the pass that
+    sets it proves they are equal across the cluster).
   }];
   let extraClassDeclaration = [{
     /// Bytes the copy brings (all parts).
@@ -126,7 +140,8 @@ def Kcc_TmaLoadOp : Kcc_Op<"tma_load"> {
   let arguments = (ins Kcc_TensorMap:$map, Variadic<I32>:$coords,
                        Kcc_Smem:$dst, I32:$stage, Kcc_MBarrier:$bars,
                        I32:$index,
-                       DefaultValuedAttr<ConfinedAttr<I32Attr, [IntMinValue<1>]>, "1">:$parts);
+                       DefaultValuedAttr<ConfinedAttr<I32Attr, [IntMinValue<1>]>, "1">:$parts,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntMinValue<2>]>>:$multicast);
   let assemblyFormat = [{
     $map `[` $coords `]` `->` $dst `[` $stage `]` `,` $bars `[` $index `]`
     attr-dict `:` type($map) `,` type($dst) `,` type($bars)
@@ -250,6 +265,18 @@ def Kcc_WarpMmaOp : Kcc_Op<"warp_mma"> {
 
 def Kcc_FenceProxyAsyncOp : Kcc_Op<"fence_proxy_async"> {
   let summary = "order generic-proxy shared-memory writes before async-proxy reads";
+  let assemblyFormat = "attr-dict";
+}
+
+def Kcc_ClusterBarrierOp : Kcc_Op<"cluster_barrier"> {
+  let summary = "every thread of every CTA of the cluster reaches this point";
+  let description = [{
+    `barrier.cluster.arrive.release` then `barrier.cluster.wait.acquire`
+    (threads that exited count as arrived). In a kernel launched as
+    clusters it orders the mbarrier initialization of every CTA before any
+    peer's multicast copy or remote arrival, and keeps every CTA alive
+    (its shared memory and barriers) until its peers are done with them.
+  }];
   let assemblyFormat = "attr-dict";
 }
 

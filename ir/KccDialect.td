@@ -188,6 +188,15 @@ def Kcc_Dialect : Dialect {
     // max(1, processors * N / grid z) programs, and each program runs the
     // tiles of its kcc.persistent_tiles loop (passes/RasterizePrograms.cpp).
     static constexpr ::llvm::StringLiteral kPersistentAttr = "kcc.persistent";
+    // On a kernel launched as clusters of N CTAs along x (kcc --clusters):
+    // i32 N. kcc-rasterize-programs pairs the programs so that the CTAs of
+    // a cluster share their column of tiles; kcc-multicast-tma-loads makes
+    // their common loads one multicast copy, and the lowering gives the
+    // kernel nvvm.cluster_dim (PTX .reqnctapercluster: a plain launch runs
+    // it as clusters). Where nothing is multicast the attribute is dropped.
+    static constexpr ::llvm::StringLiteral kClusterAttr = "kcc.cluster";
+    // Why a kernel asked to run as clusters does not (shown by --report).
+    static constexpr ::llvm::StringLiteral kClusterRefusedAttr = "kcc.cluster_refused";
     // On the persistent build of a kernel (kcc --persistent compiles both):
     // the symbol of its one-program-per-tile build, which the launch runs
     // instead when the grid has at most kcc.persistent x processors tiles

@@ -50,11 +50,24 @@ def KccRasterizePrograms : Pass<"kcc-rasterize-programs", "mlir::ModuleOp"> {
     rest of the body for t = launch id, launch id + launch extent, ...
     < gx * gy (the launch caps its x extent at N CTAs per multiprocessor,
     and runs it instead of @<name> when the grid has more tiles than that).
+    With `cluster=2` the one-program-per-tile build (not the persistent one)
+    of a kernel that reads no memory it writes and has no atomics is
+    launched as 2-CTA clusters {kcc.cluster = 2}: cluster c = b / 2 runs the
+    grouped order over (gx, cdiv(gy, 2)) with group max(N / 2, 1), and
+    its CTA r = b % 2 takes program_id(1) = min(2 * row + r, gy - 1) (an odd
+    gy's last CTA computes its partner's tile again, and stores the same
+    values), program_id(0) the cluster's column; kcc.grid counts gx *
+    2 * cdiv(gy, 2) programs. kcc-multicast-tma-loads then shares what the
+    two CTAs load alike. A kernel that does not qualify gets
+    `kcc.cluster_refused` (why) instead.
   }];
   let options = [
     Option<"persistent", "persistent", "unsigned", /*default=*/"0",
            "CTAs per multiprocessor of a persistent launch (0: one program "
            "per tile)">,
+    Option<"cluster", "cluster", "unsigned", /*default=*/"0",
+           "CTAs per cluster of the one-program-per-tile build (0 or 1: no "
+           "clusters; 2: pairs along the grid's second axis)">,
   ];
   let dependentDialects = ["mlir::arith::ArithDialect",
                            "mlir::scf::SCFDialect"];
@@ -471,6 +484,33 @@ def KccMaterializeWarpgroupMma : Pass<"kcc-materialize-warpgroup-mma", "mlir::Mo
     #kcc.blocked layout where other ops use it. The kernel gets
     kcc.num_warps = 4 per warpgroup (two warpgroups when M >= 128).
   }];
+}
+
+def KccMulticastTmaLoads : Pass<"kcc-multicast-tma-loads", "mlir::ModuleOp"> {
+  let summary = "Share the TMA loads that a cluster's CTAs make alike through "
+                "one multicast copy";
+  let description = [{
+    Runs after the wgmma materialization on targets with TMA multicast
+    (sm_90a), on kernels that kcc-rasterize-programs launched as clusters
+    (kcc.cluster = N). In a kcc.warp_specialize whose pipeline runs under
+    control flow the cluster's CTAs take alike, a producer's kcc.tma_load
+    whose coordinates are equal in every CTA of the cluster (computed from
+    arguments, constants, loop counters and the cluster's index, not from
+    the CTA's rank) gets `multicast = N`: the CTAs copy its parts for each
+    other. The barriers the producer waits on before refilling a stage
+    (the stage-empty barriers) then count the releases of every CTA's
+    consumers (init counts times N, `kcc.mbarrier_arrive ... cluster`),
+    since a peer's copy overwrites this CTA's stage. A kcc.cluster_barrier
+    after the barrier initialization makes them visible to the peers, and
+    one at the end keeps every CTA's shared memory alive until its peers
+    are done. A kernel where nothing qualifies keeps its paired order and
+    loses kcc.cluster, with the reason in `kcc.cluster_refused`.
+    kcc-verify-async-protocol proves the result.
+  }];
+  let options = [
+    Option<"targetName", "target", "std::string", /*default=*/"\"\"",
+           "Target model name">,
+  ];
 }
 
 def KccDeferBlockPromotion

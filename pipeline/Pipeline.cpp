@@ -72,6 +72,7 @@ void pipeline::buildTilePipeline(OpPassManager &pm,
   if (options.rasterize) {
     KccRasterizeProgramsOptions rasterize;
     rasterize.persistent = options.persistent;
+    rasterize.cluster = options.cluster;
     pm.addPass(createKccRasterizePrograms(rasterize));
   }
   // Tensors outside the tensor contract: a build without it, beside each.
@@ -139,6 +140,12 @@ void pipeline::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
     if (target.mma.instruction == "wgmma" && options.latePromotion)
       pm.addPass(createKccDeferBlockPromotion());
   }
+  // Clusters (kcc --clusters): the loads a cluster's CTAs share become one
+  // multicast copy, before the async verifier proves the protocol; other
+  // targets and kernels drop the cluster launch, saying why.
+  KccMulticastTmaLoadsOptions multicast;
+  multicast.targetName = name;
+  pm.addPass(createKccMulticastTmaLoads(multicast));
   // Loop loads feeding dots that TMA did not take: cp.async stages.
   KccPipelineAsyncCopiesOptions cpAsync;
   cpAsync.targetName = name;

@@ -65,6 +65,9 @@ struct TileOptions {
   /// > 0: a persistent build with that many CTAs per multiprocessor
   /// (kcc --persistent).
   unsigned persistent = 0;
+  /// > 1: group(N) kernels' one-program-per-tile builds launched as
+  /// clusters of that many CTAs (kcc --clusters).
+  unsigned cluster = 0;
   /// Kernels over tensor<> parameters also get a build that does not assume
   /// the tensor contract, launched for tensors that break it.
   bool fallbackBuilds = true;

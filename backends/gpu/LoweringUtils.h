@@ -140,6 +140,11 @@ public:
   /// Marks `fn` as a kernel entry launched with `threads` threads per block.
   virtual void markKernel(mlir::LLVM::LLVMFuncOp fn,
                           unsigned threads) const = 0;
+  /// Launch `fn` as clusters of `ctas` CTAs along x (kcc.cluster); false
+  /// where the vendor has no clusters (kcc-multicast-tma-loads never asks).
+  virtual bool markCluster(mlir::LLVM::LLVMFuncOp, unsigned) const {
+    return false;
+  }
   /// Marks argument `i` of kernel `fn`, a tensor map passed by value, as the
   /// vendor reads it in place (NVIDIA: __grid_constant__).
   virtual void markTensorMapArg(mlir::LLVM::LLVMFuncOp fn, unsigned i) const {}

@@ -73,6 +73,10 @@ struct FuncLowering : OpConversionPattern<func::FuncOp> {
       if (warps == 0)
         warps = 4;
       ops.markKernel(fn, warps * ops.warpSize());
+      if (auto n = op->getAttrOfType<IntegerAttr>(KccDialect::kClusterAttr);
+          n && !ops.markCluster(fn, unsigned(n.getInt())))
+        return op.emitError("kcc: internal error: clusters on a target "
+                            "without them");
       // setmaxnreg moves registers within the CTA's allocation: one CTA per
       // SM (.minnctapersm 1) makes ptxas allocate the most maxntid allows
       // (168 for 384 threads), the pool kcc-pipeline-tma-loads split

@@ -170,6 +170,20 @@ struct FenceMBarrierInitLowering : OpConversionPattern<FenceMBarrierInitOp> {
   }
 };
 
+/// barrier.cluster.arrive (release) + barrier.cluster.wait (acquire), by
+/// every thread; not .aligned: a warp may reach it from diverged code.
+struct ClusterBarrierLowering : OpConversionPattern<ClusterBarrierOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(ClusterBarrierOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    NVVM::ClusterArriveOp::create(rewriter, op.getLoc(), UnitAttr());
+    NVVM::ClusterWaitOp::create(rewriter, op.getLoc(), UnitAttr());
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
 /// The ping-pong consumer group: %tid.x over the group's threads (0 where
 /// the region runs as one group).
 struct ConsumerGroupLowering : OpConversionPattern<ConsumerGroupOp> {
@@ -210,12 +224,38 @@ struct ArriveLowering : OpConversionPattern<MBarrierArriveOp> {
   matchAndRewrite(MBarrierArriveOp op, OpAdaptor a,
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
+    // The kernel may already be an llvm.func (kcc.cluster carried over).
+    int64_t ctas = 1;
+    if (op.getCluster()) {
+      auto func = op->getParentOfType<FunctionOpInterface>();
+      auto n = func ? func->getAttrOfType<IntegerAttr>(KccDialect::kClusterAttr)
+                    : IntegerAttr();
+      if (!n)
+        return op.emitError("kcc: internal error: a cluster-wide arrival "
+                            "outside a kernel launched as clusters");
+      ctas = n.getInt();
+    }
     // expect_tx of 0 is a plain arrive (and has the same intrinsic form).
     auto arrive = [&](OpBuilder &b) {
-      NVVM::MBarrierArriveExpectTxOp::create(
-          b, loc, Type(), barrierAt(b, loc, a.getBars(), a.getIndex()),
-          i32Const(b, loc, 0), NVVM::MemScopeKind::CTA,
-          /*relaxed=*/false, Value());
+      Value bar = barrierAt(b, loc, a.getBars(), a.getIndex());
+      if (!op.getCluster()) {
+        NVVM::MBarrierArriveExpectTxOp::create(
+            b, loc, Type(), bar, i32Const(b, loc, 0), NVVM::MemScopeKind::CTA,
+            /*relaxed=*/false, Value());
+        return;
+      }
+      // The barrier at this offset in every CTA of the cluster, this one's
+      // included: each counts the releases of all of them.
+      for (int64_t r = 0; r < ctas; ++r) {
+        Value peer = NVVM::MapaOp::create(
+            b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), bar,
+            i32Const(b, loc, r));
+        // Release at CTA scope, as CUTLASS's cluster barriers arrive: what
+        // the arrival orders is this warpgroup's wgmma reads of the stage.
+        NVVM::MBarrierArriveOp::create(b, loc, Type(), peer, Value(),
+                                       NVVM::MemScopeKind::CTA,
+                                       /*relaxed=*/false);
+      }
     };
     if (op.getPerWarpgroup()) {
       // The first thread of each consumer warpgroup, after that
@@ -278,33 +318,64 @@ struct TmaLoadLowering : OpConversionPattern<TmaLoadOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     TensorMapType map = op.getMap().getType();
-    onLeader(*this, rewriter, loc,
-           [&](OpBuilder &b) {
-             Value stage = stageAt(b, loc, a.getDst(), a.getStage(),
-                                   op.getDst().getType());
-             Value bar = barrierAt(b, loc, a.getBars(), a.getIndex());
-             // Part p: the box p widths further along the innermost
-             // dimension, into the stage's p-th box-sized block.
-             for (unsigned p = 0; p < op.getParts(); ++p) {
-               SmallVector<Value> coords(a.getCoords());
-               if (p > 0)
-                 coords.back() = arith::AddIOp::create(
-                     b, loc, coords.back(),
-                     i32Const(b, loc, p * map.getBox().back()));
-               Value part = elementAddr(b, loc, stage, i32Const(b, loc, p),
-                                        map.getBoxBytes());
-               // A CTA's own shared::cta address is valid in shared::cluster.
-               Value dst = LLVM::AddrSpaceCastOp::create(
-                   b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7),
-                   part);
-               NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
-                   b, loc, dst, a.getMap(), tmaCoords(coords), bar,
-                   /*im2colOffsets=*/ValueRange(), /*multicastMask=*/Value(),
-                   /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
-                   /*isCTAOnly=*/false, /*group=*/nullptr,
-                   /*predicate=*/Value());
-             }
-           });
+    unsigned parts = op.getParts();
+    unsigned multicast = op.getMulticast().value_or(1);
+    onLeader(*this, rewriter, loc, [&](OpBuilder &b) {
+      Value stage =
+          stageAt(b, loc, a.getDst(), a.getStage(), op.getDst().getType());
+      Value bar = barrierAt(b, loc, a.getBars(), a.getIndex());
+      // Every CTA of the cluster (bit r: rank r) receives the box.
+      Value mask =
+          multicast > 1
+              ? arith::ConstantOp::create(
+                    b, loc, b.getI16IntegerAttr(int16_t((1u << multicast) - 1)))
+                    .getResult()
+              : Value();
+      // Part p: the box p widths further along the innermost dimension,
+      // into the stage's p-th box-sized block.
+      auto copy = [&](OpBuilder &b, Value p) {
+        SmallVector<Value> coords(a.getCoords());
+        coords.back() = arith::AddIOp::create(
+            b, loc, coords.back(),
+            arith::MulIOp::create(b, loc, p,
+                                  i32Const(b, loc, map.getBox().back())));
+        Value part = elementAddr(b, loc, stage, p, map.getBoxBytes());
+        // A CTA's own shared::cta address is valid in shared::cluster (and
+        // names the same offset in every CTA a multicast writes).
+        Value dst = LLVM::AddrSpaceCastOp::create(
+            b, loc, LLVM::LLVMPointerType::get(b.getContext(), 7), part);
+        NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp::create(
+            b, loc, dst, a.getMap(), tmaCoords(coords), bar,
+            /*im2colOffsets=*/ValueRange(), mask,
+            /*l2CacheHint=*/Value(), NVVM::TMALoadMode::TILE,
+            /*isCTAOnly=*/false, /*group=*/nullptr,
+            /*predicate=*/Value());
+      };
+      if (multicast > 1 && parts % multicast == 0) {
+        // CTA r copies parts r * P / N .. for the whole cluster.
+        unsigned per = parts / multicast;
+        Value rank = NVVM::ClusterId::create(b, loc, b.getI32Type());
+        Value first =
+            arith::MulIOp::create(b, loc, rank, i32Const(b, loc, per));
+        for (unsigned j = 0; j < per; ++j)
+          copy(b, j ? arith::AddIOp::create(b, loc, first, i32Const(b, loc, j))
+                          .getResult()
+                    : first);
+        return;
+      }
+      auto all = [&](OpBuilder &b) {
+        for (unsigned p = 0; p < parts; ++p)
+          copy(b, i32Const(b, loc, p));
+      };
+      if (multicast == 1)
+        return all(b);
+      // A box that does not split evenly: CTA 0 copies it for all.
+      Value rank = NVVM::ClusterId::create(b, loc, b.getI32Type());
+      emitIf(b, loc,
+             arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, rank,
+                                   i32Const(b, loc, 0)),
+             all);
+    });
     rewriter.eraseOp(op);
     return success();
   }
@@ -1002,10 +1073,11 @@ void kcc::nvidia::populateAsyncPatterns(KccTypeConverter &tc,
   patterns.add<AllocLowering<SmemAllocOp>, AllocLowering<MBarrierAllocOp>,
                MBarrierInitLowering, FenceMBarrierInitLowering,
                ConsumerGroupLowering, ArriveExpectTxLowering, ArriveLowering,
-               WaitLowering, InvalLowering, TmaLoadLowering, TmaStoreLowering,
-               CommitGroupLowering, WaitGroupLowering, FenceProxyAsyncLowering,
-               CtaBarrierLowering, WarpgroupTurnLowering, SmemLoadLowering,
-               SmemStoreLowering, CpAsyncLowering, CpAsyncGatherLowering,
+               WaitLowering, InvalLowering, TmaLoadLowering,
+               ClusterBarrierLowering, TmaStoreLowering, CommitGroupLowering,
+               WaitGroupLowering, FenceProxyAsyncLowering, CtaBarrierLowering,
+               WarpgroupTurnLowering, SmemLoadLowering, SmemStoreLowering,
+               CpAsyncLowering, CpAsyncGatherLowering,
                CpAsyncCommitGroupLowering, CpAsyncWaitGroupLowering>(
       tc, patterns.getContext());
 }

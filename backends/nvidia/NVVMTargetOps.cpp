@@ -104,6 +104,12 @@ public:
     fn->setAttr("nvvm.maxntid",
                 b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
   }
+  bool markCluster(LLVM::LLVMFuncOp fn, unsigned ctas) const override {
+    // PTX .reqnctapercluster: a plain cuLaunchKernel runs it as clusters.
+    fn->setAttr(NVVM::NVVMDialect::getClusterDimAttrName(),
+                DenseI32ArrayAttr::get(fn.getContext(), {int32_t(ctas), 1, 1}));
+    return true;
+  }
   void addMathPatterns(KccTypeConverter &tc, RewritePatternSet &patterns,
                        ConversionTarget &target) const override {
     populateMathPatterns(tc, patterns, target);

@@ -232,7 +232,8 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
     auto copy = kcc::TmaLoadOp::create(
         ob, loc, map,
         scaledCoords(ob, load, load.getCoords(), load.getType().getShape()),
-        stage.buffer, constI32(ob, loc, 0), bars, index, parts);
+        stage.buffer, constI32(ob, loc, 0), bars, index, parts,
+        /*multicast=*/nullptr);
     describe(copy, mapType, map);
     // Wait where the tile is first needed, so later copies issue first.
     Operation *first = nullptr;

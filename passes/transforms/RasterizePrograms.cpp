@@ -49,6 +49,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/analysis/ReadOnlyMemory.h"
 #include "passes/transforms/KernelBuilds.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -66,11 +67,39 @@ namespace kcc {
 
 namespace {
 
+/// Why `func` may not run as clusters, or "". With an odd number of tile
+/// rows the last cluster's second CTA computes its partner's tile again
+/// (both must run the pipeline's protocol), so the kernel must give the
+/// same result when a tile runs twice: no atomics, and no load from memory
+/// the kernel writes (a second run would read the first one's output).
+std::string clusterRefusal(func::FuncOp func) {
+  std::string why;
+  kcc::ReadOnlyMemory readOnly(func);
+  func.walk([&](Operation *op) {
+    Value read;
+    if (isa<kcc::AtomicRMWOp, kcc::AtomicCASOp>(op))
+      why = "it has atomics";
+    else if (auto load = dyn_cast<kcc::LoadOp>(op))
+      read = load.getPtr();
+    else if (auto tile = dyn_cast<kcc::LoadTileOp>(op))
+      read = tile.getBase();
+    if (read && !readOnly.isReadOnly(read))
+      why = "it reads memory it writes";
+    return why.empty() ? WalkResult::advance() : WalkResult::interrupt();
+  });
+  if (why.empty())
+    return why;
+  return why + ": with an odd number of tile rows the last cluster's second "
+               "CTA computes its partner's tile again, which must give the "
+               "same result";
+}
+
 /// Rewrites one function around its marker; reports and fails on IR the
 /// frontend never makes (two markers, a program id the marker's extents do
-/// not dominate, a malformed kcc.grid).
+/// not dominate, a malformed kcc.grid). `cluster` > 1 launches it as
+/// clusters of that many CTAs (kcc.cluster) where clusterRefusal allows.
 LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
-                        unsigned persistent) {
+                        unsigned persistent, unsigned cluster = 0) {
   Block &entry = func.getBody().front();
   if (marker->getBlock() != &entry)
     return marker.emitError("kcc.program_grid must be in the entry block of "
@@ -127,14 +156,48 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
       b, loc, b.getI32IntegerAttr(int32_t(marker.getGroup())));
   Value flat = kcc::ProgramIdOp::create(b, loc, i32, uint32_t(0));
   Value batch;
+  // Clusters of `pair` CTAs along x: the grouped order runs over clusters
+  // (flat / pair, whose tile rows are pair rows high), and CTA rank =
+  // flat % pair takes one row of its cluster's (kcc-multicast-tma-loads
+  // shares the loads they make alike).
+  unsigned pair = 0;
+  Value rank, rows = gy;
+  if (cluster > 1) {
+    if (std::string why = clusterRefusal(func); !why.empty()) {
+      func->setAttr(kcc::KccDialect::kClusterRefusedAttr, b.getStringAttr(why));
+    } else {
+      pair = cluster;
+      Value size =
+          arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(pair)));
+      rank = arith::RemSIOp::create(b, loc, flat, size);
+      flat = arith::DivSIOp::create(b, loc, flat, size);
+      Value below = arith::ConstantOp::create(
+          b, loc, b.getI32IntegerAttr(int32_t(pair - 1)));
+      rows = arith::DivSIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, gy, below), size);
+      n = arith::ConstantOp::create(
+          b, loc,
+          b.getI32IntegerAttr(
+              int32_t(std::max<int64_t>(marker.getGroup() / pair, 1))));
+      func->setAttr(kcc::KccDialect::kClusterAttr,
+                    b.getI32IntegerAttr(int32_t(pair)));
+    }
+  }
   if (persistent) {
     // The tiles of this program: the rest of the body runs once per tile.
     // Tiles are numbered batch by batch, so the CTAs that run together work
     // on neighbouring tiles of few batches, as a one-CTA-per-tile launch's
     // waves do (a CTA per batch slice would spread them over every batch,
     // and the batches' operands would compete for L2).
+    // Clusters: the tile loop runs over the clusters' tiles (pairs of
+    // rows), each cluster's CTAs taking the same ones.
     Value extent = kcc::NumProgramsOp::create(b, loc, i32, uint32_t(0));
-    Value perBatch = arith::MulIOp::create(b, loc, gx, gy);
+    if (pair)
+      extent = arith::DivSIOp::create(
+          b, loc, extent,
+          arith::ConstantOp::create(b, loc,
+                                    b.getI32IntegerAttr(int32_t(pair))));
+    Value perBatch = arith::MulIOp::create(b, loc, gx, rows);
     Value tiles =
         gz ? arith::MulIOp::create(b, loc, perBatch, gz).getResult() : perBatch;
     // Its one iter_arg counts the program's tiles (0, 1, ...): the phase of
@@ -173,13 +236,25 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
   Value first = arith::MulIOp::create(b, loc, group, n);
   Value size = arith::MaxSIOp::create(
       b, loc,
-      arith::MinSIOp::create(b, loc, arith::SubIOp::create(b, loc, gy, first),
+      arith::MinSIOp::create(b, loc, arith::SubIOp::create(b, loc, rows, first),
                              n),
       one);
   Value inGroupIndex = arith::RemSIOp::create(b, loc, flat, inGroup);
   Value pid1 = arith::AddIOp::create(
       b, loc, first, arith::RemSIOp::create(b, loc, inGroupIndex, size));
   Value pid0 = arith::DivSIOp::create(b, loc, inGroupIndex, size);
+  if (pair) {
+    Value size =
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(pair)));
+    Value last = arith::MaxSIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, gy, one),
+        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));
+    pid1 = arith::MinSIOp::create(
+        b, loc,
+        arith::AddIOp::create(b, loc, arith::MulIOp::create(b, loc, pid1, size),
+                              rank),
+        last);
+  }
 
   Value pids[] = {pid0, pid1, batch}, extents[] = {gx, gy, gz};
   for (kcc::ProgramIdOp op : ids) {
@@ -200,8 +275,14 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
   // A negative extent stays negative (the launch refuses it, as it would
   // the 2-D grid) instead of two of them multiplying to a positive grid.
   std::string ex = "(" + expr(0) + ")", ey = "(" + expr(1) + ")";
+  // Clusters: whole clusters of rows (the launch's x extent is a multiple
+  // of the cluster's, as a cluster launch needs).
+  std::string rowsExpr = pair ? "((" + ey + " + " + std::to_string(pair - 1) +
+                                    ") / " + std::to_string(pair) + " * " +
+                                    std::to_string(pair) + ")"
+                              : ey;
   std::string flatGrid =
-      "(" + ex + " < 0 || " + ey + " < 0 ? -1 : " + ex + " * " + ey + ")";
+      "(" + ex + " < 0 || " + ey + " < 0 ? -1 : " + ex + " * " + rowsExpr + ")";
   // A third axis (a batch) keeps its extent and its program ids, along z.
   func->setAttr(kcc::KccDialect::kGridAttr,
                 b.getStrArrayAttr({flatGrid, "1", expr(2)}));
@@ -257,10 +338,11 @@ struct RasterizePrograms
         kcc::ProgramGridOp marker;
         if (succeeded(copy))
           copy->walk([&](kcc::ProgramGridOp op) { marker = op; });
-        if (failed(copy) || failed(rasterize(*copy, marker, persistent)))
+        if (failed(copy) ||
+            failed(rasterize(*copy, marker, persistent, cluster)))
           return signalPassFailure();
       }
-      if (failed(rasterize(func, markers.front(), /*persistent=*/0)))
+      if (failed(rasterize(func, markers.front(), /*persistent=*/0, cluster)))
         return signalPassFailure();
     }
   }

@@ -107,6 +107,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/analysis/ClusterUniform.h"
 #include "passes/verify/async/Interpreter.h"
 #include "passes/verify/async/Rules.h"
 
@@ -527,7 +528,85 @@ struct VerifyAsyncProtocol
       signalPassFailure();
   }
 
+  /// Emits `first` (with `with` after its problem) and returns false.
+  bool report(const Diag &first, const std::string &with) {
+    if (generated) {
+      // kcc built this protocol: its failure is kcc's, told in the
+      // kernel's terms (the user cannot write or change these ops).
+      llvm::StringRef problem = first.problem;
+      problem.consume_front(kCannotProve);
+      InFlightDiagnostic d =
+          emitError(first.loc)
+          << "kcc cannot prove the asynchronous pipeline it built for this "
+             "kernel safe, so it does not emit it (a limitation of kcc, not "
+             "an error in the kernel): "
+          << describeOps(problem) << with;
+      // Advice in the kernel's terms (a smaller trip count) is kept; advice
+      // to add or move an op is for kcc's pipeline, not the author.
+      llvm::StringRef advice = first.advice;
+      if (!advice.empty() && !advice.contains("kcc.") &&
+          !advice.contains("scf.") && !advice.contains("arith"))
+        d << "; " << advice;
+      for (auto &[loc, text] : first.notes)
+        d.attachNote(loc) << describeOps(text);
+      d.attachNote(first.loc)
+          << "kcc does not emit a pipeline it cannot prove, and this check "
+             "cannot be turned off; please report the kernel";
+      return false;
+    }
+    InFlightDiagnostic d = emitError(first.loc)
+                           << first.problem << with << "; " << first.advice;
+    for (auto &[loc, text] : first.notes)
+      d.attachNote(loc) << text;
+    return false;
+  }
+
+  /// In a kernel launched as clusters (kcc.cluster), the interpreter runs
+  /// one CTA and lets its multicast copies and cluster arrivals stand for
+  /// every CTA's, which holds where the cluster's CTAs take the same steps:
+  /// those ops under control flow, and the copies at coordinates, equal in
+  /// every CTA (kcc::ClusterUniform). The first op where that fails.
+  std::optional<Diag> clusterDivergence(func::FuncOp func) {
+    auto n = func->getAttrOfType<IntegerAttr>(kcc::KccDialect::kClusterAttr);
+    if (!n)
+      return std::nullopt;
+    kcc::ClusterUniform uniform(unsigned(n.getInt()));
+    std::optional<Diag> found;
+    func.walk([&](Operation *op) {
+      auto load = dyn_cast<kcc::TmaLoadOp>(op);
+      auto arrive = dyn_cast<kcc::MBarrierArriveOp>(op);
+      bool shared =
+          (load && load.getMulticast()) || (arrive && arrive.getCluster());
+      if (!shared)
+        return WalkResult::advance();
+      const char *what = load ? "multicast copy" : "cluster-wide arrival";
+      if (Operation *at = kcc::divergentControl(op, func, uniform))
+        found = Diag{op->getLoc(),
+                     std::string(kCannotProve) + "this " + what +
+                         " runs under control flow that the cluster's CTAs "
+                         "may take differently, so a peer may wait for a "
+                         "copy or an arrival that never comes",
+                     "compute the pipeline's loop bounds and conditions "
+                     "from values equal in the cluster's CTAs",
+                     {{at->getLoc(), "this control flow depends on the "
+                                     "CTA's rank in its cluster"}}};
+      else if (load && !llvm::all_of(load.getCoords(), std::ref(uniform)))
+        found = Diag{op->getLoc(),
+                     std::string(kCannotProve) +
+                         "this multicast copy's coordinates may differ "
+                         "between the cluster's CTAs, which each copy a "
+                         "part of one box for all of them",
+                     "multicast only boxes whose coordinates are equal in "
+                     "the cluster's CTAs",
+                     {}};
+      return found ? WalkResult::interrupt() : WalkResult::advance();
+    });
+    return found;
+  }
+
   bool verify(func::FuncOp func) {
+    if (std::optional<Diag> d = clusterDivergence(func))
+      return report(*d, "");
     int64_t depth = 1;
     func.walk([&](kcc::SmemAllocOp a) {
       depth = std::max<int64_t>(depth, a.getType().getStages());
@@ -725,35 +804,7 @@ struct VerifyAsyncProtocol
            << " starts first";
       os << ")";
     }
-    if (generated) {
-      // kcc built this protocol: its failure is kcc's, told in the
-      // kernel's terms (the user cannot write or change these ops).
-      llvm::StringRef problem = first->problem;
-      problem.consume_front(kCannotProve);
-      InFlightDiagnostic d =
-          emitError(first->loc)
-          << "kcc cannot prove the asynchronous pipeline it built for this "
-             "kernel safe, so it does not emit it (a limitation of kcc, not "
-             "an error in the kernel): "
-          << describeOps(problem) << with;
-      // Advice in the kernel's terms (a smaller trip count) is kept; advice
-      // to add or move an op is for kcc's pipeline, not the author.
-      llvm::StringRef advice = first->advice;
-      if (!advice.empty() && !advice.contains("kcc.") &&
-          !advice.contains("scf.") && !advice.contains("arith"))
-        d << "; " << advice;
-      for (auto &[loc, text] : first->notes)
-        d.attachNote(loc) << describeOps(text);
-      d.attachNote(first->loc)
-          << "kcc does not emit a pipeline it cannot prove, and this check "
-             "cannot be turned off; please report the kernel";
-      return false;
-    }
-    InFlightDiagnostic d = emitError(first->loc)
-                           << first->problem << with << "; " << first->advice;
-    for (auto &[loc, text] : first->notes)
-      d.attachNote(loc) << text;
-    return false;
+    return report(*first, with);
   }
 };
 

@@ -371,6 +371,16 @@ Status detail::loadLaunchedBuild(
   return load(kernel, function);
 }
 
+int64_t detail::persistentCtas(const KernelDesc &kernel,
+                               const LoadedFunction &function) {
+  int64_t ctas = int64_t(function.processors) * kernel.persistentPerSm;
+  int64_t cluster = function.clusterCtas ? function.clusterCtas : 1;
+  if (function.residentCtas && function.residentCtas < ctas)
+    ctas = function.residentCtas;
+  ctas -= ctas % cluster;
+  return ctas < cluster ? cluster : ctas;
+}
+
 const KernelDesc &detail::launchedBuild(const KernelDesc &kernel,
                                         const LoadedFunction &function,
                                         const int64_t grid[3]) {
@@ -378,7 +388,7 @@ const KernelDesc &detail::launchedBuild(const KernelDesc &kernel,
   if (!p || !function.processors)
     return kernel;
   // The persistent build numbers its tiles in i32.
-  int64_t ctas = int64_t(function.processors) * p->persistentPerSm;
+  int64_t ctas = persistentCtas(*p, function);
   int64_t tiles = grid[0] * grid[1] * grid[2];
   return tiles > ctas && tiles <= INT32_MAX ? *p : kernel;
 }
@@ -390,7 +400,7 @@ void detail::persistentGrid(const KernelDesc &kernel,
     out[d] = grid[d];
   if (!kernel.persistentPerSm || !function.processors)
     return;
-  int64_t ctas = int64_t(function.processors) * kernel.persistentPerSm;
+  int64_t ctas = persistentCtas(kernel, function);
   int64_t tiles = grid[0] * grid[1] * grid[2];
   out[0] = tiles < ctas ? tiles : ctas;
   out[1] = out[2] = 1;

@@ -69,6 +69,11 @@ struct LoadedFunction {
   unsigned processors = 0;
   /// ThreadsForArch::persistentSlower of the entry this device took.
   bool persistentSlower = false;
+  /// A cluster kernel (kcc --clusters: .reqnctapercluster): CTAs per
+  /// cluster along x, and how many of its CTAs the device runs at once
+  /// (whole clusters; 0: not known, the multiprocessors bound it).
+  unsigned clusterCtas = 1;
+  unsigned residentCtas = 0;
 };
 
 /// Loads `kernel` (or finds it loaded) with `load`, then the build a launch
@@ -90,10 +95,15 @@ const KernelDesc &launchedBuild(const KernelDesc &kernel,
 
 /// The launch of a persistent kernel (KernelDesc::persistentPerSm): one row
 /// of min(tiles, processors * persistentPerSm) CTAs, tiles = x * y * z; each
-/// CTA loops over the tiles of every batch. Other kernels launch `grid` as
-/// it is.
+/// CTA loops over the tiles of every batch. A cluster kernel's row is whole
+/// clusters, no more than the device holds at once (a cluster that waited
+/// for another's whole tile loop would double the time). Other kernels
+/// launch `grid` as it is.
 void persistentGrid(const KernelDesc &kernel, const LoadedFunction &function,
                     const int64_t grid[3], int64_t out[3]);
+/// The CTAs of that row when the grid has more tiles.
+int64_t persistentCtas(const KernelDesc &kernel,
+                       const LoadedFunction &function);
 
 /// Modules per (scope, image) and functions per (scope, image, symbol), where
 /// a scope is what a module is loaded into: a CUDA context, a HIP device.

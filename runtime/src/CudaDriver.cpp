@@ -103,6 +103,12 @@ void load(Loaded &out) {
   // Optional: drivers before CUDA 10 have no stream capture at all.
   d.cuStreamIsCapturing = reinterpret_cast<decltype(d.cuStreamIsCapturing)>(
       dlsym(handle, "cuStreamIsCapturing"));
+  // Optional: clusters came with CUDA 12.
+  d.cuFuncGetAttribute = reinterpret_cast<decltype(d.cuFuncGetAttribute)>(
+      dlsym(handle, "cuFuncGetAttribute"));
+  d.cuOccupancyMaxActiveClusters =
+      reinterpret_cast<decltype(d.cuOccupancyMaxActiveClusters)>(
+          dlsym(handle, "cuOccupancyMaxActiveClusters"));
   CUresult result = d.cuInit(0);
   if (result != CUDA_SUCCESS) {
     out.whyNot = "cuInit failed: " + d.describe(result);

@@ -72,6 +72,19 @@ enum : CUdevice_attribute {
 // CUfunction_attribute values (cuda.h, enum CUfunction_attribute_enum).
 enum : CUfunction_attribute {
   CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES = 8,
+  CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH = 11,
+};
+
+/// cuOccupancyMaxActiveClusters' launch description (cuda.h,
+/// CUlaunchConfig_st); kcc passes no attributes (its cluster kernels carry
+/// their cluster shape, .reqnctapercluster).
+struct CUlaunchConfig {
+  unsigned gridDimX, gridDimY, gridDimZ;
+  unsigned blockDimX, blockDimY, blockDimZ;
+  unsigned sharedMemBytes;
+  CUstream_st *hStream;
+  void *attrs;
+  unsigned numAttrs;
 };
 
 // cuEventCreate flags (cuda.h, enum CUevent_flags_enum): the default
@@ -171,6 +184,12 @@ struct Driver {
   /// the driver lacks it; then no stream can be capturing.
   CUresult (*cuStreamIsCapturing)(CUstream stream,
                                   CUstreamCaptureStatus *status);
+  /// Optional (CUDA 12.0 and newer drivers, with thread-block clusters):
+  /// null if the driver lacks them; then no kernel is a cluster kernel.
+  CUresult (*cuFuncGetAttribute)(int *value, CUfunction_attribute attribute,
+                                 CUfunction function);
+  CUresult (*cuOccupancyMaxActiveClusters)(int *clusters, CUfunction function,
+                                           const CUlaunchConfig *config);
 
   /// "CUDA_ERROR_ILLEGAL_ADDRESS (an illegal memory access was encountered)",
   /// or "CUDA error 1234" for a code the driver does not know.

@@ -117,6 +117,35 @@ Status processorCount(const Driver &driver, const KernelDesc &kernel,
   return Status();
 }
 
+/// A cluster kernel's CTAs per cluster, and how many of its CTAs the device
+/// holds at once (a persistent launch's bound); nothing for other kernels
+/// or drivers without clusters.
+Status clusterShape(const Driver &driver, const KernelDesc &kernel,
+                    unsigned threads, LoadedFunction *function) {
+  if (!driver.cuFuncGetAttribute)
+    return Status();
+  auto f = static_cast<CUfunction>(function->handle);
+  int width = 0;
+  CUresult result = driver.cuFuncGetAttribute(
+      &width, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, f);
+  if (result != CUDA_SUCCESS)
+    return driverError(driver, kernel,
+                       "cuFuncGetAttribute(REQUIRED_CLUSTER_WIDTH)", result);
+  if (width <= 1)
+    return Status();
+  function->clusterCtas = unsigned(width);
+  if (!driver.cuOccupancyMaxActiveClusters)
+    return Status();
+  CUlaunchConfig config{unsigned(width),       1,       1,       threads, 1, 1,
+                        function->sharedBytes, nullptr, nullptr, 0};
+  int clusters = 0;
+  result = driver.cuOccupancyMaxActiveClusters(&clusters, f, &config);
+  if (result != CUDA_SUCCESS)
+    return driverError(driver, kernel, "cuOccupancyMaxActiveClusters", result);
+  function->residentCtas = unsigned(clusters) * unsigned(width);
+  return Status();
+}
+
 /// The driver and the current context (device 0's primary one if none is),
 /// what every entry point starts from.
 Status driverWithContext(const KernelDesc &kernel, const Driver **out,
@@ -245,7 +274,10 @@ Status loadFunction(const Driver &driver, const KernelDesc &kernel,
     function->persistentSlower = entry->persistentSlower;
     // For persistent kernels' launches; the cache keeps one entry per
     // symbol, so every function records it.
-    return processorCount(driver, kernel, &function->processors);
+    Status counted = processorCount(driver, kernel, &function->processors);
+    if (!counted.ok())
+      return counted;
+    return clusterShape(driver, kernel, entry->threads, function);
   };
   return cache().load(reinterpret_cast<uintptr_t>(ctx), kernel, loadModule,
                       getFunction, out);

@@ -67,6 +67,9 @@ struct State {
   int moduleLoads = 0;
   int launches = 0;
   CUresult launchError = 0;
+  // fake_set_cluster: per function name, its cluster width
+  // (REQUIRED_CLUSTER_WIDTH) and the clusters the device holds at once.
+  std::map<std::string, std::pair<int, int>> clusters;
   CUresult processorCountError =
       0; // cuDeviceGetAttribute(MULTIPROCESSOR_COUNT)
   CUresult initError = 0;
@@ -288,6 +291,27 @@ EXPORT CUresult cuModuleGetFunction(Function **function, Module *module,
   std::lock_guard<std::mutex> lock(s.mutex);
   s.functions.emplace_back(new Function{name});
   *function = s.functions.back().get();
+  return 0;
+}
+
+EXPORT CUresult cuFuncGetAttribute(int *value, int attribute, Function *f) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  if (attribute != 11) // only REQUIRED_CLUSTER_WIDTH is modelled
+    return 1;
+  auto it = s.clusters.find(f->name);
+  *value = it == s.clusters.end() ? 0 : it->second.first;
+  return 0;
+}
+
+EXPORT CUresult cuOccupancyMaxActiveClusters(int *clusters, Function *f,
+                                             const void *) {
+  State &s = state();
+  std::lock_guard<std::mutex> lock(s.mutex);
+  auto it = s.clusters.find(f->name);
+  if (it == s.clusters.end())
+    return 1; // not a cluster kernel: the runtime does not ask
+  *clusters = it->second.second;
   return 0;
 }
 
@@ -576,6 +600,10 @@ EXPORT void fake_set_cc(int device, int cc) {
 EXPORT void fake_set_launch_error(CUresult error) {
   std::lock_guard<std::mutex> lock(state().mutex);
   state().launchError = error;
+}
+EXPORT void fake_set_cluster(const char *function, int width, int resident) {
+  std::lock_guard<std::mutex> lock(state().mutex);
+  state().clusters[function] = {width, resident};
 }
 EXPORT void fake_set_processor_count_error(CUresult error) {
   std::lock_guard<std::mutex> lock(state().mutex);

@@ -28,6 +28,7 @@ struct Fake {
   void (*setCc)(int, int);
   void (*setLaunchError)(int);
   void (*setProcessorCountError)(int);
+  void (*setCluster)(const char *, int, int);
   void *(*newContext)(int);
   int (*retains)();
   int (*moduleLoads)();
@@ -140,6 +141,33 @@ TEST_CASE("persistent kernels launch at most N CTAs per multiprocessor") {
   const int64_t grid[3] = {100, 1, 1};
   REQUIRE(launch(kVectorAdd, grid, nullptr, nullptr).ok());
   CHECK(lastLaunch().grid[0] == 100);
+}
+
+TEST_CASE("a persistent cluster kernel launches whole clusters the device "
+          "holds at once") {
+  // kcc --clusters=2 --persistent=2 on the fake device's 4 multiprocessors:
+  // at most 8 CTAs, fewer where the device holds fewer clusters at once (a
+  // cluster waiting for another's whole tile loop would double the time),
+  // and always whole clusters. A fresh context loads the function again and
+  // reads its cluster shape.
+  const KernelDesc persistent = {&kFatbin, "softmax_f32_1024", kThreads, 2,
+                                 /*persistentPerSm=*/2};
+  void *previous = nullptr;
+  REQUIRE(fake.ctxGetCurrent(&previous) == 0);
+  struct Case {
+    int width, resident;
+    unsigned launched;
+  } cases[] = {{2, 3, 6}, {2, 10, 8}, {4, 1, 4}};
+  for (const Case &c : cases) {
+    fake.setCluster("softmax_f32_1024", c.width, c.resident);
+    REQUIRE(fake.ctxSetCurrent(fake.newContext(0)) == 0);
+    const int64_t grid[3] = {100, 1, 1};
+    Status status = launch(persistent, grid, nullptr, nullptr);
+    REQUIRE_MESSAGE(status.ok(), status.message);
+    CHECK(lastLaunch().grid[0] == c.launched);
+  }
+  fake.setCluster("softmax_f32_1024", 0, 0); // not a cluster kernel again
+  REQUIRE(fake.ctxSetCurrent(previous) == 0);
 }
 
 TEST_CASE("a kernel with a persistent build launches it only for grids of "
@@ -1089,6 +1117,8 @@ int main(int argc, char **argv) {
       reinterpret_cast<void (*)(int)>(dlsym(lib, "fake_set_launch_error"));
   fake.setProcessorCountError = reinterpret_cast<void (*)(int)>(
       dlsym(lib, "fake_set_processor_count_error"));
+  fake.setCluster = reinterpret_cast<void (*)(const char *, int, int)>(
+      dlsym(lib, "fake_set_cluster"));
   fake.newContext =
       reinterpret_cast<void *(*)(int)>(dlsym(lib, "fake_new_context"));
   fake.retains = reinterpret_cast<int (*)()>(dlsym(lib, "fake_retains"));
@@ -1143,9 +1173,9 @@ int main(int argc, char **argv) {
       !fake.lastFuncAttribute || !fake.setEncodeError || !fake.lastEncode ||
       !fake.captureParams || !fake.capturedParams || !fake.setCc ||
       !fake.setLaunchError || !fake.setProcessorCountError ||
-      !fake.newContext || !fake.retains || !fake.moduleLoads ||
-      !fake.launches || !fake.lastLaunch || !fake.ctxSetCurrent ||
-      !fake.ctxGetCurrent) {
+      !fake.setCluster || !fake.newContext || !fake.retains ||
+      !fake.moduleLoads || !fake.launches || !fake.lastLaunch ||
+      !fake.ctxSetCurrent || !fake.ctxGetCurrent) {
     std::fprintf(stderr, "%s lacks a fake_* control\n", path);
     return 1;
   }

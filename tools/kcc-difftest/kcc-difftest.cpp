@@ -127,6 +127,12 @@ static cl::opt<unsigned> persistentOpt(
              "--persistent=N); the sim legs launch one, over N CTAs per "
              "multiprocessor, where a case's grid has more tiles than that"),
     cl::value_desc("N"), cl::init(0), cl::cat(category));
+static cl::opt<unsigned> clustersOpt(
+    "clusters",
+    cl::desc("Compile group(N) kernels as kcc --clusters=N (2): the sim legs "
+             "launch them as clusters, their shared loads multicast "
+             "(default: 0, none)"),
+    cl::value_desc("N"), cl::init(0), cl::cat(category));
 static cl::opt<unsigned> splitKOpt(
     "split-k",
     cl::desc("Also compile GEMM-shaped kernels' split-K builds (as kcc "
@@ -1179,6 +1185,12 @@ int main(int argc, char **argv) {
   pipeline::TileOptions launch;
   launch.proveCoverage = false;
   launch.persistent = persistentOpt;
+  if (clustersOpt > 2) {
+    errs() << "kcc-difftest: invalid --clusters=" << clustersOpt
+           << ": clusters of 2 CTAs (--clusters=2), or none (0 or 1)\n";
+    return 1;
+  }
+  launch.cluster = clustersOpt;
   launch.fallbackBuilds = fallbackBuildsOpt;
   launch.splitK = splitKOpt > 1;
   mlir::PassManager pm(&ctx);

@@ -144,6 +144,14 @@ static cl::opt<unsigned> persistent(
              "runs that build when the grid has more tiles than CTAs "
              "(default: 0, one CTA per tile only)"),
     cl::value_desc("N"), cl::init(0), cl::cat(kccCategory));
+static cl::opt<unsigned> clusters(
+    "clusters",
+    cl::desc("Launch group(N) kernels as clusters of this many CTAs (2; 0 or "
+             "1: none) on targets with TMA multicast (sm_90a): the two CTAs "
+             "of a cluster take neighbouring tile rows, and the operand tiles "
+             "they both load (a GEMM's B) are copied once and multicast to "
+             "both (default: 0; docs/gemm.md, \"Clusters\")"),
+    cl::value_desc("N"), cl::init(0), cl::cat(kccCategory));
 static cl::opt<bool> fallbackBuilds(
     "fallback-builds",
     cl::desc("Also build kernels over tensor<> parameters without the tensor "
@@ -366,6 +374,11 @@ int kcc::runCommandLine(int argc, const char *const *argv) {
   options.errorLimit = errorLimit;
   options.warpgroupTurns = kcc::pipeline::warpgroupTurnsMode(warpgroupTurns);
   options.persistent = persistent;
+  if (clusters > 2)
+    return fail("invalid --clusters=" + std::to_string(clusters) +
+                ": kcc builds clusters of 2 CTAs (--clusters=2), or none "
+                "(0 or 1)");
+  options.clusters = clusters;
   options.fallbackBuilds = fallbackBuilds;
   options.splitK = splitK;
   if (dispatchVariants == 0 || dispatchVariants > 16)

@@ -305,6 +305,7 @@ public:
       pipeline::TileOptions tileOptions;
       tileOptions.unprovenCoverageIsError = options.unprovenCoverageIsError;
       tileOptions.persistent = options.persistent;
+      tileOptions.cluster = options.clusters;
       tileOptions.fallbackBuilds = options.fallbackBuilds;
       tileOptions.splitK = options.splitK;
       tileOptions.versionBranches = options.versionBranches;

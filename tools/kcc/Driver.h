@@ -46,6 +46,7 @@ struct Options {
   bool versionMasks = true;              // kcc-version-full-masks
   std::string warpgroupTurns = "auto";   // its warpgroups take turns
   unsigned persistent = 0; // CTAs per multiprocessor of group(N) kernels
+  unsigned clusters = 0;   // CTAs per cluster of group(N) kernels (0: none)
   bool fallbackBuilds = true; // kernels over tensors: a contract-free build
   bool splitK = true; // GEMM-shaped kernels: split-K builds for small grids
   bool versionBranches = true; // a build per branch of a launch-decided if

@@ -123,6 +123,15 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
     auto appendLaunch = [&](const std::string &text) {
       entry.launch += (entry.launch.empty() ? "" : "; ") + text;
     };
+    // kcc --clusters: launched as clusters, or why not.
+    if (auto n = func->getAttrOfType<IntegerAttr>(KccDialect::kClusterAttr))
+      appendLaunch(llvm::formatv(
+          "clusters of {0} CTAs (neighbouring tile rows of one tile column); "
+          "the TMA loads they make alike are multicast copies",
+          n.getInt()));
+    else if (auto why = func->getAttrOfType<StringAttr>(
+                 KccDialect::kClusterRefusedAttr))
+      appendLaunch("not launched as clusters: " + why.str());
     if (auto of =
             func->getAttrOfType<FlatSymbolRefAttr>(KccDialect::kFallbackOfAttr))
       appendLaunch("fallback: runs instead of @" + of.getValue().str() +

@@ -466,7 +466,8 @@ void PipelineTmaLoads::pipelineLoop(
                                              constI32(b, loc, size)));
     kcc::MBarrierArriveExpectTxOp::create(b, loc, p.bars, s, p.bytes);
     auto copy = kcc::TmaLoadOp::create(b, loc, p.map, coords, p.buffer, s,
-                                       p.bars, s, p.parts);
+                                       p.bars, s, p.parts,
+                                       /*multicast=*/nullptr);
     std::string released;
     if (specialize)
       released = releaseLags[i]

@@ -232,14 +232,46 @@ bool mbarrierArriveExpectTx(Interpreter &in, kcc::MBarrierArriveExpectTxOp op) {
 }
 
 bool mbarrierArrive(Interpreter &in, kcc::MBarrierArriveOp op) {
-  if (!op.getPerWarpgroup() || !in.roles())
-    return arrive(in, op, op.getBars(), op.getIndex(), 0);
+  // Across a cluster every CTA takes this step (kcc::ClusterUniform, checked
+  // before the run), each arriving on every CTA's barrier: this CTA's
+  // barrier counts one arrival per CTA.
+  int64_t ctas = 1;
+  if (op.getCluster()) {
+    if (!clusterAccess(in, op))
+      return false;
+    auto n =
+        op->getParentOfType<mlir::func::FuncOp>()
+            ->getAttrOfType<mlir::IntegerAttr>(kcc::KccDialect::kClusterAttr);
+    ctas = n.getInt();
+  }
+  if (Barrier *b = barrierAt(in, op, op.getBars(), op.getIndex())) {
+    Barrier::Scope scope = op.getCluster() ? Barrier::Cluster : Barrier::Local;
+    if (b->arrivals != Barrier::Unknown && b->arrivals != scope) {
+      in.fail(op.getLoc(),
+              op.getCluster()
+                  ? "arrives on the barrier of every CTA of the cluster, "
+                    "where this CTA's threads also arrive on it alone"
+                  : "arrives on this CTA's barrier alone, where the "
+                    "cluster's CTAs also arrive on it together",
+              "a barrier counts the arrivals of one CTA or of the whole "
+              "cluster: arrive with `cluster` everywhere or nowhere");
+      return false;
+    }
+    b->arrivals = scope;
+  }
+  if (!op.getPerWarpgroup() || !in.roles()) {
+    for (int64_t c = 0; c < ctas; ++c)
+      if (!arrive(in, op, op.getBars(), op.getIndex(), 0))
+        return false;
+    return true;
+  }
   // Each consumer warpgroup's leader, once it saw its groups retire.
   in.state.wgSynced[in.role()] = in.now();
-  for (int64_t i = 0; i < in.roles()->warpgroups(); ++i)
-    if (!arrive(in, op, op.getBars(), op.getIndex(), 0,
-                /*perWarpgroup=*/true))
-      return false;
+  for (int64_t c = 0; c < ctas; ++c)
+    for (int64_t i = 0; i < in.roles()->warpgroups(); ++i)
+      if (!arrive(in, op, op.getBars(), op.getIndex(), 0,
+                  /*perWarpgroup=*/true))
+        return false;
   return true;
 }
 

@@ -24,7 +24,8 @@ bool isAsyncOp(Operation *op) {
              kcc::ConvertLayoutOp, kcc::CpAsyncOp, kcc::CpAsyncGatherOp,
              kcc::CpAsyncCommitGroupOp, kcc::CpAsyncWaitGroupOp, kcc::WarpMmaOp,
              kcc::TmemAllocOp, kcc::TmemDeallocOp, kcc::Tcgen05MmaOp,
-             kcc::Tcgen05CommitOp, kcc::TmemLoadOp, kcc::WarpgroupTurnOp>(op);
+             kcc::Tcgen05CommitOp, kcc::TmemLoadOp, kcc::WarpgroupTurnOp,
+             kcc::ClusterBarrierOp>(op);
 }
 
 bool containsAsyncOp(Operation *root) {
@@ -97,6 +98,8 @@ bool transfer(Interpreter &in, Operation *op) {
     return warpMma(in, mma);
   if (isa<kcc::CtaBarrierOp>(op))
     return ctaBarrier(in);
+  if (isa<kcc::ClusterBarrierOp>(op))
+    return clusterBarrier(in);
   if (auto turn = dyn_cast<kcc::WarpgroupTurnOp>(op))
     return warpgroupTurn(in, turn);
   // wgmma
@@ -129,8 +132,9 @@ bool transfer(Interpreter &in, Operation *op) {
 }
 
 bool checkExit(Interpreter &in) {
-  return tcgen05AtExit(in) && wgmmaAtExit(in) && turnsAtExit(in) &&
-         bulkGroupsAtExit(in) && cpAsyncAtExit(in) && loadsLandedAtExit(in);
+  return clusterAtExit(in) && tcgen05AtExit(in) && wgmmaAtExit(in) &&
+         turnsAtExit(in) && bulkGroupsAtExit(in) && cpAsyncAtExit(in) &&
+         loadsLandedAtExit(in);
 }
 
 } // namespace kcc::verify

@@ -10,6 +10,7 @@
 //   CpAsyncRules.cpp    cp.async copies and their groups
 //   WgmmaRules.cpp      warpgroup_mma groups and their accumulator
 //   Tcgen05Rules.cpp    tcgen05_mma, its commits and the TMEM allocations
+//   ClusterRules.cpp    a cluster's barriers, multicast copies, arrivals
 // Rules.cpp dispatches an op to its rule and runs the kernel-exit checks.
 //
 //===----------------------------------------------------------------------===//
@@ -174,6 +175,20 @@ bool tmemLoad(Interpreter &in, kcc::TmemLoadOp op);
 /// No tcgen05_mma may run and every TMEM allocation must be freed at the
 /// kernel's end.
 bool tcgen05AtExit(Interpreter &in);
+
+//===----------------------------------------------------------------------===//
+// Clusters (ClusterRules.cpp)
+//===----------------------------------------------------------------------===//
+
+/// kcc.cluster_barrier: every CTA of the cluster is past it.
+bool clusterBarrier(Interpreter &in);
+/// A multicast copy or a cluster-wide arrival reaches the peers' shared
+/// memory: only after a cluster barrier that follows their barriers'
+/// initialization, and a cluster barrier must follow before the kernel
+/// ends.
+bool clusterAccess(Interpreter &in, mlir::Operation *op);
+/// The kernel ends after its last cluster access's cluster barrier.
+bool clusterAtExit(Interpreter &in);
 
 } // namespace kcc::verify
 

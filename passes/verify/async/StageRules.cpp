@@ -344,6 +344,10 @@ bool smemAlloc(Interpreter &in, kcc::SmemAllocOp op) {
 }
 
 bool tmaLoad(Interpreter &in, kcc::TmaLoadOp op) {
+  // A multicast copy stands for the parts every CTA of the cluster copies:
+  // this CTA's stage receives the whole box, its barrier all the bytes.
+  if (op.getMulticast() && !clusterAccess(in, op))
+    return false;
   Stage *s = stageAt(in, op, op.getDst(), op.getStage());
   if (!s)
     return false;

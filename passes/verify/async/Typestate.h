@@ -198,6 +198,9 @@ struct Barrier {
   enum Life { Uninit, Live, Dead } life = Uninit;
   mlir::Operation *allocOp = nullptr, *initOp = nullptr, *invalOp = nullptr;
   bool fenced = false;
+  // Who arrives on it: this CTA's threads alone, or (kcc.mbarrier_arrive
+  // ... cluster) every CTA's; a barrier takes one kind.
+  enum Scope : uint8_t { Unknown, Local, Cluster } arrivals = Unknown;
   int64_t count = 0;
   int64_t phase = 0; // number of the current (incomplete) phase
   // Per role: highest phase a wait of that role has seen complete.
@@ -340,6 +343,13 @@ struct CtaState {
   // learned of the others' through waits.
   RoleTimes synced = kNoTimes, wgSynced = kNoTimes;
   std::array<Release, kRoles> learned;
+
+  // Clusters: whether a kcc.cluster_barrier followed the barriers' fence
+  // (the peers' barriers exist), and the last multicast copy or cluster
+  // arrival since the last cluster barrier (the CTA must not end before
+  // another one).
+  bool clusterSynced = false;
+  mlir::Operation *clusterUnsynced = nullptr;
 };
 
 } // namespace kcc::verify
