@@ -131,6 +131,12 @@ mlir::func::FuncOp kcc::interp::launchedBuild(mlir::func::FuncOp func,
   if (!perSm)
     return func;
   int64_t ctas = int64_t(processors) * perSm.getInt();
+  // Whole clusters, as the runtime launches a cluster kernel (it asks the
+  // driver; the tile IR's kcc.cluster stands for that here, also on legs
+  // whose target dropped it, where fewer CTAs only change the schedule).
+  if (auto n =
+          build->getAttrOfType<mlir::IntegerAttr>(KccDialect::kClusterAttr))
+    ctas = std::max<int64_t>(ctas - ctas % n.getInt(), n.getInt());
   int64_t tiles = grid[0] * grid[1] * grid[2];
   if (tiles <= ctas || tiles > INT32_MAX)
     return func;

@@ -127,8 +127,32 @@ bool Machine::completeCopy(uint32_t index) {
   AsyncCopy &c = copies[index];
   if (c.done || c.wgmma || c.tcgen05)
     return true;
+  if (c.dests) {
+    for (uint32_t r = 0; r < cluster->ctas.size(); ++r)
+      if ((c.dests >> r & 1) && !(c.landed >> r & 1) &&
+          !landCopy(index, peer(r)))
+        return false;
+    return true;
+  }
   c.done = true;
   ++result.stats.asyncCopies;
+  return moveBox(c, *this);
+}
+
+bool Machine::landCopy(uint32_t index, Machine &dest) {
+  AsyncCopy &c = copies[index];
+  c.landed |= uint16_t(1u << dest.rank);
+  if (c.landed == c.dests) {
+    c.done = true;
+    ++result.stats.asyncCopies;
+  }
+  return moveBox(c, dest);
+}
+
+/// A load's box into `dest`'s shared memory (its shadow records the copy's
+/// writes) and its bytes complete on `dest`'s mbarrier at the copy's
+/// offset; a store's from this CTA's shared memory to global memory.
+bool Machine::moveBox(AsyncCopy &c, Machine &dest) {
   const TensorMap &map = maps[c.map];
   GlobalBuffer &buf = buffers[map.buffer];
   uint64_t elements = 1;
@@ -169,10 +193,10 @@ bool Machine::completeCopy(uint32_t index) {
                                    buf.name, buf.bytes.size()));
       return false;
     }
-    if (!sharedAccess(nullptr, c.op, sharedOffset, map.elementBytes, c.load,
-                      c.syncId))
+    if (!dest.sharedAccess(nullptr, c.op, sharedOffset, map.elementBytes,
+                           c.load, c.syncId))
       return false;
-    uint8_t *s = shared.data() + sharedOffset;
+    uint8_t *s = dest.shared.data() + sharedOffset;
     if (c.load) {
       if (inBounds)
         std::memcpy(s, buf.bytes.data() + globalOffset, map.elementBytes);
@@ -183,19 +207,22 @@ bool Machine::completeCopy(uint32_t index) {
     }
   }
   if (c.load) {
-    MBarrier &m = mbarriers[c.mbar];
+    MBarrier &m = dest.mbarriers[c.mbar];
     m.tx -= int64_t(boxBytes);
     m.txCompleted += int64_t(boxBytes);
     joinInto(m.releasing, Clock{{c.syncId, 1}});
-    maybeCompletePhase(*this, c.mbar);
+    maybeCompletePhase(dest, c.mbar);
   }
   return true;
 }
 
 Machine::Step Machine::asyncOp(Thread &t, const Inst &in) {
   uint64_t *R = t.regs;
-  // mbarrier addresses: shared, or generic in the shared window.
+  // mbarrier addresses: shared::cta, shared::cluster (this CTA's, or a
+  // peer's: `owner`), or generic in the shared window.
+  Machine *owner = this;
   auto sharedAddr = [&](uint64_t a, unsigned space) -> std::optional<uint64_t> {
+    owner = this;
     if (space == 0) {
       if (a < kSharedWindow || a >= kSharedWindow + (1ull << 40)) {
         setFault(in.op, llvm::formatv("{0} passes address {1:x}, which is "
@@ -204,6 +231,14 @@ Machine::Step Machine::asyncOp(Thread &t, const Inst &in) {
         return std::nullopt;
       }
       a -= kSharedWindow;
+      space = 7;
+    }
+    if (space == 7 && (a >> kClusterRankShift)) {
+      uint64_t offset;
+      owner = clusterTarget(t, in.op, a, offset);
+      if (!owner)
+        return std::nullopt;
+      a = offset;
     }
     if (a + 8 > prog.sharedBytes || a % 8) {
       setFault(in.op,
@@ -216,22 +251,49 @@ Machine::Step Machine::asyncOp(Thread &t, const Inst &in) {
     }
     return a;
   };
+  // init, inval and try_wait: PTX has them on the CTA's own mbarriers only.
+  auto ownOnly = [&](uint64_t addr, const char *what) {
+    if (owner == this)
+      return true;
+    setFault(in.op,
+             llvm::formatv("{0} {1} the mbarrier at {2} of {3}: PTX "
+                           "allows that on the CTA's own mbarriers "
+                           "only (shared::cta)",
+                           threadName(t), what, owner->describeShared(addr),
+                           owner->ctaName()));
+    return false;
+  };
+  // The mbarrier at `addr` of `owner`, for `what` (a peer's: checked).
+  auto barrierOf = [&](uint64_t addr, const char *what) -> MBarrier * {
+    if (owner == this)
+      return findMBarrier(t, in.op, addr);
+    if (!checkPeerMBarrier(t, in.op, *owner, addr, what))
+      return nullptr;
+    owner->recordPeerAccess(t, in.op, addr, /*arrive=*/true);
+    return &owner->mbarriers[addr];
+  };
   auto arrive = [&](uint64_t addr, uint32_t count) -> bool {
-    MBarrier *m = findMBarrier(t, in.op, addr);
+    MBarrier *m = barrierOf(addr, "arrives on");
     if (!m)
       return false;
     if (count > m->pending) {
-      setFault(in.op, llvm::formatv("{0} arrives on {1}: more arrivals than "
-                                    "the init count allows",
-                                    threadName(t), describeMBarrier(addr)));
+      setFault(in.op,
+               llvm::formatv("{0} arrives on {1}{2}: more arrivals "
+                             "than the init count allows",
+                             threadName(t), owner->describeMBarrier(addr),
+                             owner == this ? "" : " of " + owner->ctaName()));
       return false;
     }
-    // Release: what this thread did so far happens before the phase's end.
+    // Release: what this thread did so far happens before the phase's end
+    // (to a peer with the generation of this CTA's barriers it passed).
     joinInto(m->releasing, t.acquired);
-    joinInto(m->releasing, Clock{{t.tid, t.clock}});
+    if (owner == this)
+      joinInto(m->releasing, Clock{{t.sid, t.clock}});
+    else
+      joinInto(m->releasing, Clock{{t.sid, t.clock}, {genSyncId(rank), t.gen}});
     ++t.clock;
     m->pending -= count;
-    maybeCompletePhase(*this, addr);
+    maybeCompletePhase(*owner, addr);
     return true;
   };
   auto mapOf = [&](uint64_t ptr) -> std::optional<unsigned> {
@@ -261,7 +323,7 @@ Machine::Step Machine::asyncOp(Thread &t, const Inst &in) {
   switch (in.opc) {
   case Opc::MBarInit: {
     std::optional<uint64_t> a = sharedAddr(R[in.a], in.srcAddrSpace);
-    if (!a)
+    if (!a || !ownOnly(*a, "initializes"))
       return Step::Fault;
     uint32_t count = uint32_t(R[in.b]);
     if (count == 0 || count >= (1u << 20)) {
@@ -273,12 +335,13 @@ Machine::Step Machine::asyncOp(Thread &t, const Inst &in) {
     MBarrier m;
     m.expected = m.pending = count;
     m.initOp = in.op;
+    m.initId = t.sid, m.initGen = t.gen, m.initClock = t.clock;
     mbarriers[*a] = m;
     return Step::Continue;
   }
   case Opc::MBarInval: {
     std::optional<uint64_t> a = sharedAddr(R[in.a], in.srcAddrSpace);
-    if (!a || !findMBarrier(t, in.op, *a))
+    if (!a || !ownOnly(*a, "invalidates") || !findMBarrier(t, in.op, *a))
       return Step::Fault;
     mbarriers[*a].valid = false;
     return Step::Continue;
@@ -287,7 +350,8 @@ Machine::Step Machine::asyncOp(Thread &t, const Inst &in) {
     std::optional<uint64_t> a = sharedAddr(R[in.a], in.srcAddrSpace);
     if (!a)
       return Step::Fault;
-    uint32_t phase = mbarriers.count(*a) ? mbarriers[*a].phase : 0;
+    auto it = owner->mbarriers.find(*a);
+    uint32_t phase = it != owner->mbarriers.end() ? it->second.phase : 0;
     if (!arrive(*a, in.b == kNone ? 1 : uint32_t(R[in.b])))
       return Step::Fault;
     if (prog.ops[in.op]->getNumResults())
@@ -300,14 +364,16 @@ Machine::Step Machine::asyncOp(Thread &t, const Inst &in) {
     std::optional<uint64_t> a = sharedAddr(R[in.a], in.srcAddrSpace);
     if (!a)
       return Step::Fault;
-    MBarrier *m = findMBarrier(t, in.op, *a);
+    MBarrier *m = barrierOf(*a, in.opc == Opc::MBarCompleteTx
+                                    ? "completes transaction bytes on"
+                                    : "expects transaction bytes on");
     if (!m)
       return Step::Fault;
     int64_t bytes = int64_t(uint32_t(R[in.b]));
     if (in.opc == Opc::MBarCompleteTx) {
       m->tx -= bytes;
       m->txCompleted += bytes;
-      maybeCompletePhase(*this, *a);
+      maybeCompletePhase(*owner, *a);
       return Step::Continue;
     }
     m->tx += bytes;
@@ -318,7 +384,7 @@ Machine::Step Machine::asyncOp(Thread &t, const Inst &in) {
   }
   case Opc::MBarTryWaitParity: {
     std::optional<uint64_t> a = sharedAddr(R[in.a], in.srcAddrSpace);
-    if (!a || !findMBarrier(t, in.op, *a))
+    if (!a || !ownOnly(*a, "waits on") || !findMBarrier(t, in.op, *a))
       return Step::Fault;
     uint32_t parity = uint32_t(R[in.b]) & 1;
     if (mbarrierPhaseDone(*a, parity)) {
@@ -337,22 +403,67 @@ Machine::Step Machine::asyncOp(Thread &t, const Inst &in) {
     c.load = in.opc == Opc::TmaLoad;
     c.op = in.op;
     c.issuer = t.tid;
-    c.syncId = numThreads + copies.size();
+    c.syncId = idBase + numThreads + copies.size();
     std::optional<unsigned> map = mapOf(R[in.b]);
     if (!map)
       return Step::Fault;
     c.map = *map;
-    // The box in shared memory (shared::cta or, for a one-CTA cluster,
-    // shared::cluster: the same bytes).
+    // The box in shared memory: shared::cta, or shared::cluster (this
+    // CTA's, or for a load a peer's).
     c.shared = R[in.a];
+    Machine *dstCta = this;
+    if (c.load && in.srcAddrSpace == 7 && (c.shared >> kClusterRankShift)) {
+      dstCta = clusterTarget(t, in.op, c.shared, c.shared);
+      if (!dstCta)
+        return Step::Fault;
+    }
     const TensorMap &tm = maps[c.map];
     if (!coords(c, tm))
       return Step::Fault;
     if (c.load) {
       std::optional<uint64_t> mb = sharedAddr(R[in.c], 3);
-      if (!mb || !findMBarrier(t, in.op, *mb))
+      if (!mb)
         return Step::Fault;
       c.mbar = *mb;
+      uint32_t maskSlot = prog.aux[in.aux + 1 + prog.aux[in.aux]];
+      if (maskSlot != kNone) {
+        // Multicast: the box and its complete_tx land at the same offsets
+        // in every CTA of the mask (whichever CTA the address names).
+        uint32_t mask = uint16_t(R[maskSlot]);
+        size_t n = cluster->ctas.size();
+        if (mask == 0 || (mask >> n)) {
+          setFault(in.op,
+                   llvm::formatv("{0} multicasts a TMA load with mask {1:x}: "
+                                 "{2}",
+                                 threadName(t), mask,
+                                 mask ? llvm::formatv("it names CTA rank {0}, "
+                                                      "but the cluster has "
+                                                      "{1} CTA{2}",
+                                                      llvm::Log2_32(mask), n,
+                                                      n == 1 ? "" : "s")
+                                            .str()
+                                      : std::string("no CTA receives it")));
+          return Step::Fault;
+        }
+        c.dests = uint16_t(mask);
+        for (uint32_t r = 0; r < n; ++r)
+          if ((mask >> r & 1) &&
+              (r == rank ? !findMBarrier(t, in.op, c.mbar)
+                         : !checkPeerMBarrier(t, in.op, peer(r), c.mbar,
+                                              "multicasts a TMA load "
+                                              "completing on")))
+            return Step::Fault;
+      } else if (dstCta != this) {
+        setFault(in.op,
+                 llvm::formatv("{0} issues a TMA load into the shared memory "
+                               "of {1} with an mbarrier of its own CTA: "
+                               "without multicast the destination and the "
+                               "mbarrier must be in the same CTA",
+                               threadName(t), dstCta->ctaName()));
+        return Step::Fault;
+      } else if (!findMBarrier(t, in.op, c.mbar)) {
+        return Step::Fault;
+      }
     }
     // A swizzled box's rows must be at most the swizzle span (the driver
     // refuses wider ones); the simulator models rows of exactly the span,

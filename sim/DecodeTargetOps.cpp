@@ -17,6 +17,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace mlir;
@@ -140,7 +141,125 @@ std::optional<WgmmaAsm> parseWgmmaAsm(StringRef text, std::string &why) {
 
 constexpr uint32_t kNoSlot = ~0u;
 
+/// nvvm.read.ptx.sreg.{cluster.ctaid, cluster.nctaid, clusterid,
+/// nclusterid}.{x,y,z}, cluster.ctarank and cluster.nctarank, as NVVM ops
+/// or as intrinsics ("llvm." and the same name): Opc::ClusterReg's sub.
+std::optional<uint8_t> clusterRegisterSub(StringRef name) {
+  name.consume_front("llvm.");
+  if (!name.consume_front("nvvm.read.ptx.sreg."))
+    return std::nullopt;
+  if (name == "cluster.ctarank")
+    return uint8_t(4 << 2);
+  if (name == "cluster.nctarank")
+    return uint8_t(5 << 2);
+  static const std::pair<StringRef, uint8_t> kinds[] = {{"cluster.ctaid.", 0},
+                                                        {"cluster.nctaid.", 1},
+                                                        {"clusterid.", 2},
+                                                        {"nclusterid.", 3}};
+  for (auto [prefix, kind] : kinds)
+    if (name.size() == prefix.size() + 1 && name.starts_with(prefix) &&
+        name.back() >= 'x' && name.back() <= 'z')
+      return uint8_t(kind << 2 | (name.back() - 'x'));
+  return std::nullopt;
+}
+
+/// barrier.cluster.arrive (0), .arrive.relaxed (1), .wait (2), as NVVM ops
+/// or intrinsics (with or without .aligned: the simulator does not check
+/// that a warp's threads execute it together).
+std::optional<uint8_t> clusterBarrierSub(StringRef name) {
+  return llvm::StringSwitch<std::optional<uint8_t>>(name)
+      .Cases({"nvvm.cluster.arrive", "llvm.nvvm.barrier.cluster.arrive",
+              "llvm.nvvm.barrier.cluster.arrive.aligned"},
+             0)
+      .Cases({"nvvm.cluster.arrive.relaxed",
+              "llvm.nvvm.barrier.cluster.arrive.relaxed",
+              "llvm.nvvm.barrier.cluster.arrive.relaxed.aligned"},
+             1)
+      .Cases({"nvvm.cluster.wait", "llvm.nvvm.barrier.cluster.wait",
+              "llvm.nvvm.barrier.cluster.wait.aligned"},
+             2)
+      .Default(std::nullopt);
+}
+
+std::optional<int64_t> constantInt(Value v) {
+  if (auto c = v.getDefiningOp<LLVM::ConstantOp>())
+    if (auto i = dyn_cast<IntegerAttr>(c.getValue()))
+      return i.getValue().getSExtValue();
+  return std::nullopt;
+}
+
 } // namespace
+
+/// The cluster ops, as NVVM ops or as intrinsics called by name: special
+/// registers, mapa, the cluster barrier, mbarrier arrives with a scope and
+/// space (a peer's mbarrier through shared::cluster) and the TMA load
+/// intrinsic with its multicast form. nullopt: not one of them.
+std::optional<bool> Decoder::decodeClusterOp(Operation *op, StringRef name) {
+  if (std::optional<uint8_t> sub = clusterRegisterSub(name)) {
+    Inst *in = emitResult(Opc::ClusterReg, op);
+    if (in)
+      in->sub = *sub;
+    return in != nullptr;
+  }
+  if (std::optional<uint8_t> sub = clusterBarrierSub(name)) {
+    if (op->getNumOperands() || op->getNumResults())
+      return fail(op, "'" + name + "' takes no operands");
+    emit(Opc::ClusterBarrier, op).sub = *sub;
+    return true;
+  }
+  if (name == "nvvm.mapa" || name == "llvm.nvvm.mapa" ||
+      name == "llvm.nvvm.mapa.shared.cluster") {
+    if (op->getNumOperands() != 2)
+      return fail(op, "mapa takes an address and a CTA rank");
+    return emitResult(Opc::Mapa, op) != nullptr;
+  }
+  StringRef rest = name;
+  if (rest.consume_front("llvm.nvvm.mbarrier.arrive.")) {
+    bool expectTx = rest.consume_front("expect_tx.");
+    rest.consume_front("relaxed.");
+    if (!rest.starts_with("scope."))
+      return std::nullopt;
+    if (op->getNumOperands() != 2)
+      return fail(op, "'" + name + "' takes an mbarrier and a count");
+    Opc opc = expectTx ? Opc::MBarArriveExpectTx : Opc::MBarArrive;
+    Inst *in = op->getNumResults() ? emitResult(opc, op) : &emit(opc, op);
+    if (!in)
+      return false;
+    in->a = slot(op->getOperand(0));
+    in->b = slot(op->getOperand(1));
+    in->srcAddrSpace = typeInfo(op->getOperand(0).getType())->addrSpace;
+    return true;
+  }
+  if (rest.consume_front("llvm.nvvm.cp.async.bulk.tensor.g2s.tile.")) {
+    // (dst, mbar, tensor map, coordinates, i16 mask, i64 cache hint,
+    // i1 multicast, i1 use the hint, i32 cta_group)
+    if (rest.size() != 2 || rest[1] != 'd' || rest[0] < '1' || rest[0] > '5')
+      return std::nullopt;
+    unsigned dims = rest[0] - '0';
+    if (op->getNumOperands() != 3 + dims + 5)
+      return fail(op, "'" + name + "' has the wrong number of operands");
+    std::optional<int64_t> multicast =
+        constantInt(op->getOperand(3 + dims + 2));
+    std::optional<int64_t> group = constantInt(op->getOperand(3 + dims + 4));
+    if (!multicast || !group || *group != 0)
+      return fail(op, "'" + name +
+                          "': the multicast flag must be a constant and "
+                          "cta_group 0 (the simulator does not implement "
+                          "cta_group::1 / ::2)");
+    Inst &in = emit(Opc::TmaLoad, op);
+    in.a = slot(op->getOperand(0));
+    in.c = slot(op->getOperand(1));
+    in.b = slot(op->getOperand(2));
+    in.srcAddrSpace = typeInfo(op->getOperand(0).getType())->addrSpace;
+    in.aux = p.aux.size();
+    p.aux.push_back(dims);
+    for (unsigned d = 0; d < dims; ++d)
+      p.aux.push_back(slot(op->getOperand(3 + d)));
+    p.aux.push_back(*multicast ? slot(op->getOperand(3 + dims)) : kNoSlot);
+    return true;
+  }
+  return std::nullopt;
+}
 
 /// The results of wgmma inline asm, what extractvalue, vector element
 /// moves and branch arguments copy them into (register renames: the
@@ -514,6 +633,8 @@ bool Decoder::decodeOperandFence(LLVM::InlineAsmOp op) {
 }
 
 bool Decoder::decodeTargetOp(Operation *op, StringRef name) {
+  if (std::optional<bool> done = decodeClusterOp(op, name))
+    return *done;
   // Thread, block and grid ids: NVVM special registers, ROCDL ids.
   auto axisOf = [&](StringRef prefix) -> std::optional<uint8_t> {
     if (!name.starts_with(prefix) || name.size() != prefix.size() + 1)
@@ -675,11 +796,10 @@ bool Decoder::decodeAsyncOp(Operation *op, StringRef name) {
     return plain(Opc::MBarInval);
   if (auto load =
           dyn_cast<NVVM::CpAsyncBulkTensorGlobalToSharedClusterOp>(op)) {
-    if (load.getPredicate() || load.getMulticastMask() ||
-        !load.getIm2colOffsets().empty() ||
-        load.getMode() != NVVM::TMALoadMode::TILE)
-      return fail(op, "only tile-mode, unpredicated, non-multicast TMA "
-                      "loads are supported");
+    if (load.getPredicate() || !load.getIm2colOffsets().empty() ||
+        load.getMode() != NVVM::TMALoadMode::TILE || load.getGroup())
+      return fail(op, "only tile-mode, unpredicated TMA loads without a "
+                      "CTA group are supported");
     Inst &in = emit(Opc::TmaLoad, op);
     in.a = slot(load.getDstMem());
     in.b = slot(load.getTmaDescriptor());
@@ -689,6 +809,8 @@ bool Decoder::decodeAsyncOp(Operation *op, StringRef name) {
     p.aux.push_back(load.getCoordinates().size());
     for (Value v : load.getCoordinates())
       p.aux.push_back(slot(v));
+    p.aux.push_back(load.getMulticastMask() ? slot(load.getMulticastMask())
+                                            : kNoSlot);
     return true;
   }
   if (auto store = dyn_cast<NVVM::CpAsyncBulkTensorSharedCTAToGlobalOp>(op)) {

@@ -110,6 +110,8 @@ private:
   bool decodeOperandFence(mlir::LLVM::InlineAsmOp op);
   bool decodeTargetOp(mlir::Operation *op, llvm::StringRef name);
   bool decodeAsyncOp(mlir::Operation *op, llvm::StringRef name);
+  std::optional<bool> decodeClusterOp(mlir::Operation *op,
+                                      llvm::StringRef name);
 };
 
 } // namespace kcc::sim::detail

@@ -437,11 +437,14 @@ bool Machine::execute(Thread &t, unsigned budget) {
     case Opc::AddrSpaceCast:
       for (unsigned i = 0; i < L; ++i) {
         uint64_t x = A[i];
-        // Shared <-> generic through the shared window, like the GPU's
-        // generic address space; global and generic are the same addresses.
-        if (in.srcAddrSpace == 3 && in.addrSpace == 0)
+        // Shared (::cta or ::cluster) <-> generic through the shared
+        // window, like the GPU's generic address space; global and generic
+        // are the same addresses.
+        bool fromShared = in.srcAddrSpace == 3 || in.srcAddrSpace == 7;
+        bool toShared = in.addrSpace == 3 || in.addrSpace == 7;
+        if (fromShared && in.addrSpace == 0)
           x += kSharedWindow;
-        else if (in.srcAddrSpace == 0 && in.addrSpace == 3) {
+        else if (in.srcAddrSpace == 0 && toShared) {
           if (x < kSharedWindow || x >= kSharedWindow + (1ull << 40)) {
             setFault(in.op, llvm::formatv("addrspacecast of generic address "
                                           "{0:x} to shared: it is not a "
@@ -450,6 +453,21 @@ bool Machine::execute(Thread &t, unsigned budget) {
             return false;
           }
           x -= kSharedWindow;
+        }
+        // shared::cta holds this CTA's addresses only (PTX leaves a peer's
+        // undefined there).
+        if (in.addrSpace == 3 && (x >> kClusterRankShift)) {
+          uint64_t tag = x >> kClusterRankShift;
+          if (tag - 1 != rank) {
+            setFault(in.op,
+                     llvm::formatv("{0} casts the shared::cluster address "
+                                   "{1:x} of CTA rank {2} of its cluster to "
+                                   "shared::cta, which only holds its own "
+                                   "CTA's (rank {3})",
+                                   threadName(t), x, tag - 1, rank));
+            return false;
+          }
+          x &= kClusterOffsetMask;
         }
         r[i] = x;
       }
@@ -514,14 +532,23 @@ bool Machine::execute(Thread &t, unsigned budget) {
       }
       uint64_t sharedOffset = ~0ull;
       uint8_t *p =
-          resolve(t, in.op, in.addrSpace, addr, bytes, store, &sharedOffset);
+          resolve(t, in.op, in.addrSpace, addr, bytes, store, &sharedOffset,
+                  /*peerOk=*/true);
       if (!p)
         return false;
       if (sharedOffset != ~0ull) {
-        if (!sharedAccess(&t, in.op, sharedOffset, bytes, store))
-          return false;
-        if (opts.bankConflicts)
-          recordBankAccess(t, in, sharedOffset);
+        if (accessPeer) [[unlikely]] {
+          // Distributed shared memory: the peer's shadow checks it.
+          Machine *peer = accessPeer;
+          accessPeer = nullptr;
+          if (!peer->sharedAccess(&t, in.op, sharedOffset, bytes, store))
+            return false;
+        } else {
+          if (!sharedAccess(&t, in.op, sharedOffset, bytes, store))
+            return false;
+          if (opts.bankConflicts)
+            recordBankAccess(t, in, sharedOffset);
+        }
       } else if (!globalAccess(t, in.op, addr, bytes, store)) {
         return false;
       }
@@ -555,12 +582,15 @@ bool Machine::execute(Thread &t, unsigned budget) {
       }
       uint64_t sharedOffset = ~0ull;
       uint8_t *p =
-          resolve(t, in.op, in.addrSpace, addr, bytes, true, &sharedOffset);
+          resolve(t, in.op, in.addrSpace, addr, bytes, true, &sharedOffset,
+                  /*peerOk=*/true);
       if (!p)
         return false;
+      Machine *owner = accessPeer ? accessPeer : this;
+      accessPeer = nullptr;
       if (sharedOffset != ~0ull
-              ? !sharedAccess(&t, in.op, sharedOffset, bytes, true, 0,
-                              /*atomic=*/true)
+              ? !owner->sharedAccess(&t, in.op, sharedOffset, bytes, true, 0,
+                                     /*atomic=*/true)
               : !globalAccess(t, in.op, addr, bytes, true, /*atomic=*/true))
         return false;
       uint64_t old = 0, next = 0, y = B[0] & m;
@@ -620,6 +650,36 @@ bool Machine::execute(Thread &t, unsigned budget) {
     case Opc::DispatchPtr:
       r[0] = kDispatchPacket;
       break;
+    case Opc::ClusterReg:
+      r[0] = clusterRegister(in.sub);
+      break;
+    case Opc::Mapa: {
+      // The same offset in CTA `rank` of the cluster: a shared::cluster
+      // address (or a generic one in the shared window) tagged with it.
+      uint32_t to = uint32_t(B[0]);
+      if (to >= cluster->ctas.size()) {
+        setFault(in.op, llvm::formatv("{0} maps a shared address to CTA rank "
+                                      "{1} (mapa), but its cluster has {2} "
+                                      "CTA{3}",
+                                      threadName(t), to, cluster->ctas.size(),
+                                      cluster->ctas.size() == 1 ? "" : "s"));
+        return false;
+      }
+      uint64_t x = A[0];
+      bool generic = in.srcAddrSpace == 0;
+      if (generic) {
+        if (x < kSharedWindow || x >= kSharedWindow + (1ull << 40)) {
+          setFault(in.op, llvm::formatv("mapa of generic address {0:x}, "
+                                        "which is not in shared memory",
+                                        x));
+          return false;
+        }
+        x -= kSharedWindow;
+      }
+      x = (x & kClusterOffsetMask) | (uint64_t(to) + 1) << kClusterRankShift;
+      r[0] = in.addrSpace == 0 ? x + kSharedWindow : x;
+      break;
+    }
     case Opc::MbcntLo:
     case Opc::MbcntHi: {
       // Bits of the mask below this lane, in the low / high 32 lanes.
@@ -662,6 +722,14 @@ bool Machine::execute(Thread &t, unsigned budget) {
       break;
     case Opc::Barrier:
       return arriveBarrier(t, in);
+    case Opc::ClusterBarrier: {
+      Step s = clusterBarrier(t, in);
+      if (s == Step::Fault)
+        return false;
+      if (s == Step::Block)
+        return true;
+      break;
+    }
     case Opc::Shfl:
     case Opc::Bpermute:
     case Opc::Swizzle:

@@ -1,8 +1,9 @@
 //===- Machine.h - the simulator's state of one running CTA -------*- C++
 //-*-===//
 //
-// Internal to sim/. One Machine runs the CTAs of a launch one after another;
-// the pieces of it live in separate files by concern:
+// Internal to sim/. One Machine runs the CTAs of a launch one after another
+// (one per CTA of a cluster, run together); the pieces of it live in
+// separate files by concern:
 //   Simulator.cpp    scheduling, barriers, deadlock reports, the launch
 //   Execute.cpp      one thread's straight-line execution
 //   Memory.cpp       the address map, bounds and alignment checks
@@ -13,6 +14,8 @@
 //   Banks.cpp        bank-conflict accounting with targets/BankConflicts.h
 //   Wgmma.cpp        warpgroup MMA (wgmma.mma_async, commit / wait groups)
 //   Tcgen05.cpp      Blackwell TMEM and tcgen05.mma / commit / ld
+//   Cluster.cpp      thread-block clusters: the cluster barrier, mapa,
+//                    peers' mbarriers and shared memory, exits
 //
 //===----------------------------------------------------------------------===//
 #ifndef KCC_SIM_MACHINE_H
@@ -46,12 +49,35 @@ constexpr uint32_t kNone = ~0u;
 /// barrier orders them, only an mbarrier wait or a bulk wait_group.
 constexpr uint32_t kAsyncGen = ~0u - 1;
 
+/// Sync ids are unique within a cluster: the bits from kRankShift up hold
+/// the CTA's rank in its cluster (0 outside clusters, so a lone CTA numbers
+/// them as it always did), the bits below a thread (< numThreads) or, above
+/// that, an asynchronous copy of the CTA.
+constexpr unsigned kRankShift = 27;
+constexpr uint32_t kLocalIdMask = (1u << kRankShift) - 1;
+inline uint32_t rankOfId(uint32_t id) { return id >> kRankShift; }
+/// The sync id whose clock is a barrier generation of CTA `rank`: accesses
+/// a CTA barrier ordered carry that CTA's generation, not clocks, so a
+/// release to another CTA carries {genSyncId(rank), gen}: the accesses of
+/// generations before `gen` happened before it.
+inline uint32_t genSyncId(uint32_t rank) {
+  return (rank << kRankShift) | kLocalIdMask;
+}
+
+/// A shared::cluster address (address space 7, and shared addresses in the
+/// generic window) names a CTA of the cluster by rank + 1 in the bits from
+/// kClusterRankShift up; 0 there is the CTA's own (a shared::cta address
+/// cast to shared::cluster keeps its bits).
+constexpr unsigned kClusterRankShift = 32;
+constexpr uint64_t kClusterOffsetMask = (1ull << kClusterRankShift) - 1;
+
 enum class TS : uint8_t {
   Ready,
   Barrier,
   Collective,
   MBarWait,
-  Warpgroup, // at a wgmma.mma_async, waiting for its warpgroup
+  Warpgroup,   // at a wgmma.mma_async, waiting for its warpgroup
+  ClusterWait, // at barrier.cluster.wait
   Exited
 };
 
@@ -74,6 +100,7 @@ struct Thread {
   uint32_t pc = 0;
   TS state = TS::Ready;
   uint32_t tid = 0, lane = 0, warp = 0;
+  uint32_t sid = 0; // sync id: tid, with the CTA's rank in a cluster
   std::array<uint32_t, 3> id = {0, 0, 0};
   uint64_t *regs = nullptr;
   // Happens-before: CTA barriers passed, the thread's own clock (bumped at
@@ -102,6 +129,8 @@ struct Thread {
   std::vector<uint32_t> tcOpen;
   Clock tcIssued;
   uint32_t exitPc = 0;
+  // barrier.cluster.arrive calls so far (arrival k is in phase k - 1).
+  uint32_t clusterArrivals = 0;
   bool queued = false; // in Machine::ready
 };
 
@@ -137,6 +166,9 @@ struct MBarrier {
   Clock releasing; // joined by arrivals of the current phase
   Clock completed; // of the last completed phase
   uint32_t initOp = 0;
+  // Who initialized it, when: a peer CTA may use it only once that is
+  // ordered before (a cluster barrier after the init).
+  uint32_t initId = kNone, initGen = kAsyncGen, initClock = ~0u;
   bool valid = true;
 };
 
@@ -148,6 +180,10 @@ struct AsyncCopy {
   uint64_t mbar = 0;   // shared offset of the mbarrier (loads)
   unsigned map = 0;
   std::array<int64_t, 5> coords = {0, 0, 0, 0, 0};
+  // A multicast load lands in each CTA of `dests` (bit r: cluster rank r)
+  // on its own, at the same offsets; `landed` those it reached. 0: a plain
+  // copy of the issuing CTA.
+  uint16_t dests = 0, landed = 0;
   bool done = false;
   std::vector<uint8_t> snapshot; // stores: the box as read
   // A wgmma.mma_async's shared-memory reads (Wgmma.cpp), not a copy: it
@@ -212,15 +248,47 @@ struct Fault {
   std::vector<Report> notes;
 };
 
+class Machine;
+
+/// The CTAs of one thread-block cluster, run together by one scheduler
+/// (Simulator.cpp), and the cluster barrier (Cluster.cpp). A kernel without
+/// cluster dimensions runs each CTA as a cluster of one.
+struct Cluster {
+  std::vector<Machine *> ctas; // by rank
+  std::array<uint32_t, 3> dim = {1, 1, 1};
+  // barrier.cluster: completed phases, live threads yet to arrive in this
+  // one, what the arrivals of this phase released and of the last one did.
+  uint32_t phase = 0, pending = 0;
+  Clock releasing, completed;
+  void reset(unsigned liveThreads) {
+    phase = 0, pending = liveThreads;
+    releasing.clear(), completed.clear();
+  }
+};
+
+/// A peer's access to a CTA's shared memory (an arrive on one of its
+/// mbarriers, a load or store), the last of each accessor: it must happen
+/// before the CTA exits.
+struct PeerAccess {
+  uint32_t gen = 0, clock = 0, op = 0;
+  uint64_t offset = 0;
+  bool arrive = false;
+};
+
 class Machine {
 public:
   Machine(const Program &program, const Options &options,
           std::vector<GlobalBuffer> &buffers,
           const std::vector<TensorMap> &maps, Result &result);
 
-  /// Runs CTA `block` of `grid`; false after an error (reported).
+  /// Runs CTA `block` of `grid` as a cluster of one; false after an error
+  /// (reported).
   bool runCta(std::array<uint32_t, 3> block, std::array<uint32_t, 3> grid,
               const std::vector<KernelArg> &args);
+  /// Sets up CTA `block` (its threads at the entry, fresh shared memory,
+  /// shadows, barriers) with its threads' slots from `regOffset` on.
+  void startCta(std::array<uint32_t, 3> block, std::array<uint32_t, 3> grid,
+                const std::vector<KernelArg> &args);
 
   std::array<uint32_t, 3> blockDim = {1, 1, 1};
 
@@ -237,6 +305,7 @@ public:
   // GEMM's file is tens of megabytes, and faulting a fresh one in on every
   // launch was a third of a difftest's time.
   std::vector<uint64_t> &regs;
+  size_t regOffset = 0; // where this CTA's threads' slots start in `regs`
   std::vector<uint8_t> shared;
   std::vector<uint8_t> dispatchPacket;
   std::mt19937_64 rng;
@@ -254,8 +323,11 @@ public:
   mlir::Location locOf(uint32_t op) const;
 
   // Memory.cpp: the bytes an access touches, or null after a fault.
+  /// With `peerOk`, an address in a peer CTA's shared memory resolves too
+  /// (distributed shared memory): accessPeer names that CTA then.
   uint8_t *resolve(Thread &t, uint32_t op, unsigned addrSpace, uint64_t addr,
-                   uint64_t bytes, bool store, uint64_t *sharedOffset);
+                   uint64_t bytes, bool store, uint64_t *sharedOffset,
+                   bool peerOk = false);
   std::string describeGlobal(uint64_t addr, uint64_t bytes) const;
   std::string describeShared(uint64_t offset) const;
 
@@ -362,7 +434,97 @@ public:
   unsigned exited = 0;
   void makeReady(Thread &t);
   bool arriveBarrier(Thread &t, const Inst &in);
+  /// After `t` returned: a CTA barrier others wait at can no longer
+  /// complete (a fault), the cluster barrier counts it as arrived, and the
+  /// CTA's last thread ends the CTA in a cluster. False on a fault.
+  bool threadExited(Thread &t);
+  /// The checks at a CTA's end (wgmmas retired, TMEM freed, bank sums,
+  /// unwritten reads); false on a fault.
+  bool finishCta();
+  /// Appends (message, op) for each group of this CTA's blocked threads;
+  /// `suffix` follows the thread ids ("threads 0-127 of CTA (1, 0, 0)").
+  void describeBlocked(std::vector<std::pair<std::string, uint32_t>> &out,
+                       const std::string &suffix) const;
+
+  // Cluster.cpp. The cluster this CTA runs in (outside clusters its own
+  // cluster of one), its rank there and the first sync id of that rank.
+  Cluster soloCluster;
+  Cluster *cluster = &soloCluster;
+  uint32_t rank = 0, idBase = 0;
+  bool inCluster() const { return cluster->ctas.size() > 1; }
+  Machine &peer(uint32_t r) const { return *cluster->ctas[r]; }
+  /// The CTA whose thread or copy sync id `id` is.
+  const Machine &ownerOf(uint32_t id) const {
+    return rankOfId(id) == rank ? *this : peer(rankOfId(id));
+  }
+  std::string ctaName() const;
+  /// nvvm.read.ptx.sreg.cluster.* (Inst::sub: kind << 2 | axis).
+  uint32_t clusterRegister(uint8_t sub) const;
+  /// barrier.cluster.arrive[.relaxed] / wait.
+  Step clusterBarrier(Thread &t, const Inst &in);
+  /// "phase 0: 128 of 256 threads of the cluster have not arrived
+  /// (threads 0-127 of CTA (1, 0, 0))".
+  std::string describeClusterBarrier() const;
+  /// The CTA a shared::cluster address (tag and offset, see
+  /// kClusterRankShift) names, and its offset there; null after a fault.
+  Machine *clusterTarget(Thread &t, uint32_t op, uint64_t addr,
+                         uint64_t &offset);
+  /// Whether `t` may use `peer`'s mbarrier at `addr` (`what` it does, for
+  /// the report): the peer has not exited and its mbarrier.init is ordered
+  /// before. False on a fault.
+  /// Reports that `peer` exited before thread `t`'s `access` at `offset`
+  /// of its shared memory; false.
+  bool peerExited(Thread &t, uint32_t op, Machine &peer,
+                  const std::string &access, uint64_t offset);
+  bool checkPeerMBarrier(Thread &t, uint32_t op, Machine &peer, uint64_t addr,
+                         const char *what);
+  /// The shared memory of `peer` for a load or store by `t` (distributed
+  /// shared memory), checked and recorded; null after a fault.
+  uint8_t *peerShared(Thread &t, uint32_t op, Machine &peer, uint64_t offset,
+                      uint64_t bytes, bool store);
+  /// Remembers a peer's access (its last per accessor) for the exit check.
+  void recordPeerAccess(const Thread &t, uint32_t op, uint64_t offset,
+                        bool arrive);
+  /// The CTA's last thread returned (in a cluster of several): the
+  /// multicasts to it have landed and its peers' accesses happened before,
+  /// its own copies land, and finishCta. False on a fault.
+  bool ctaExit(const Thread &last);
+  /// Set by resolve() when an access lands in a peer's shared memory.
+  Machine *accessPeer = nullptr;
+  bool ctaExited = false;
+  uint32_t exitOp = 0; // the return of its last thread
+  Clock exitClock;     // what its threads had acquired when they exited
+  llvm::DenseMap<uint32_t, PeerAccess> peerAccesses; // by accessor sync id
+
+  // Async.cpp: a multicast copy's box and complete_tx in `dest`.
+  bool landCopy(uint32_t index, Machine &dest);
+  bool moveBox(AsyncCopy &c, Machine &dest);
 };
+
+/// Runs the CTAs `blocks` (by rank) of one cluster on `ctas` together: one
+/// seeded scheduler picks among the ready threads of all of them, their
+/// copies land at random points. False after an error (reported).
+bool runCluster(Cluster &cl, const std::vector<Machine *> &ctas,
+                const std::vector<std::array<uint32_t, 3>> &blocks,
+                std::array<uint32_t, 3> grid,
+                const std::vector<KernelArg> &args);
+
+/// "threads 0-31, 64" for a sorted list of thread ids.
+std::string idRanges(const std::vector<uint32_t> &ids);
+
+/// Completes the cluster barrier's phase: its waiters acquire what the
+/// arrivals released and go on (Cluster.cpp).
+void completeClusterPhase(Cluster &cl);
+
+/// Whether an access stamped (id, gen, clock) happened before what
+/// `acquired` has seen, where no barrier generation of the accessor's CTA
+/// applies (the accessor is of another CTA): by its clock, or by a
+/// generation its CTA released.
+inline bool orderedAcross(const Clock &acquired, uint32_t id, uint32_t gen,
+                          uint32_t clock) {
+  return clockOf(acquired, id) >= clock ||
+         (gen != kAsyncGen && gen < clockOf(acquired, genSyncId(rankOfId(id))));
+}
 
 /// The shared offset of element (mn, k) of a wgmma / tcgen05 operand with
 /// `eb`-byte elements in the canonical 128-byte swizzled layouts, from its

@@ -46,16 +46,36 @@ std::string Machine::describeGlobal(uint64_t addr, uint64_t bytes) const {
 
 uint8_t *Machine::resolve(Thread &t, uint32_t op, unsigned addrSpace,
                           uint64_t addr, uint64_t bytes, bool store,
-                          uint64_t *sharedOffset) {
+                          uint64_t *sharedOffset, bool peerOk) {
   const char *what = store ? "store" : "load";
   if (addrSpace == 0 && addr >= kSharedWindow &&
       addr < kSharedWindow + (1ull << 40)) {
     addr -= kSharedWindow;
-    addrSpace = 3;
+    addrSpace = 7;
   }
-  // shared::cluster (7) of a one-CTA cluster is the CTA's shared memory.
-  if (addrSpace == 7)
+  // shared::cluster (7): this CTA's shared memory, or a peer's when the
+  // address names one (mapa).
+  if (addrSpace == 7) {
     addrSpace = 3;
+    if (addr >> kClusterRankShift) {
+      uint64_t offset;
+      Machine *owner = clusterTarget(t, op, addr, offset);
+      if (!owner)
+        return nullptr;
+      if (owner != this) {
+        if (!peerOk) {
+          setFault(op, llvm::formatv("{0}: the simulator implements loads, "
+                                     "stores and atomics on another CTA's "
+                                     "shared memory, not this op",
+                                     threadName(t)));
+          return nullptr;
+        }
+        *sharedOffset = offset;
+        return peerShared(t, op, *owner, offset, bytes, store);
+      }
+      addr = offset;
+    }
+  }
   if (addrSpace == 3) {
     if (addr + bytes > prog.sharedBytes || addr + bytes < addr) {
       std::string globals;

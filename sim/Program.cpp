@@ -110,9 +110,13 @@ bool isRenaming(Opc opc, Operation *op) {
     return in->bits == out->bits;
   case Opc::PtrToInt:
     return out->bits == 64;
-  case Opc::AddrSpaceCast: // shared <-> generic moves through a window
-    return !(in->addrSpace == 3 && out->addrSpace == 0) &&
-           !(in->addrSpace == 0 && out->addrSpace == 3);
+  case Opc::AddrSpaceCast:
+    // Shared <-> generic moves through a window; shared::cluster to
+    // shared::cta checks that the address is the CTA's own. shared::cta to
+    // shared::cluster keeps the bits (a CTA's own address).
+    return (in->addrSpace == 3 || in->addrSpace == 7) ==
+               (out->addrSpace == 3 || out->addrSpace == 7) &&
+           !(in->addrSpace == 7 && out->addrSpace == 3);
   default:
     return false;
   }
@@ -669,7 +673,7 @@ bool Decoder::decodeOp(Operation *op) {
       return fail(op, "vector atomics are not supported");
     in->addrSpace = in->srcAddrSpace;
     in->sub = uint8_t(*kind);
-    p.globalAtomics |= in->addrSpace != 3;
+    p.globalAtomics |= in->addrSpace != 3 && in->addrSpace != 7;
     return true;
   }
   if (auto cas = dyn_cast<LLVM::AtomicCmpXchgOp>(op)) {
@@ -688,7 +692,7 @@ bool Decoder::decodeOp(Operation *op) {
     in.b = slot(cas.getCmp());
     in.c = slot(cas.getVal());
     in.ek = EK::Int, in.bits = v->bits, in.addrSpace = a->addrSpace;
-    p.globalAtomics |= a->addrSpace != 3;
+    p.globalAtomics |= a->addrSpace != 3 && a->addrSpace != 7;
     return true;
   }
   if (auto call = dyn_cast<LLVM::CallIntrinsicOp>(op))
@@ -903,6 +907,8 @@ bool Decoder::decodeCallIntrinsic(LLVM::CallIntrinsicOp call) {
     in.sub = arrive;
     return true;
   }
+  if (std::optional<bool> done = decodeClusterOp(op, name))
+    return *done;
   std::optional<Opc> opc =
       llvm::StringSwitch<std::optional<Opc>>(name)
           .Cases({"llvm.nvvm.ex2.approx.f32", "llvm.nvvm.ex2.approx.ftz.f32",

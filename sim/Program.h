@@ -132,6 +132,12 @@ enum class Opc : uint16_t {
   LaneId,
   WarpSize,
   DispatchPtr,
+  // Clusters (Cluster.cpp). ClusterReg: sub = kind << 2 | axis, kind 0
+  // cluster.ctaid, 1 cluster.nctaid, 2 clusterid, 3 nclusterid, 4
+  // cluster.ctarank, 5 cluster.nctarank. Mapa: a the shared::cta (or
+  // generic) address, b the rank.
+  ClusterReg,
+  Mapa,
   // Control flow.
   Br,
   CondBr,
@@ -149,6 +155,8 @@ enum class Opc : uint16_t {
   Dpp, // a old, b src; aux: ctrl, rowMask, bankMask, boundCtrl
   MbcntLo,
   MbcntHi,
+  // barrier.cluster (Cluster.cpp): sub 0 arrive, 1 arrive.relaxed, 2 wait.
+  ClusterBarrier,
   // Warp-wide matrix ops (WarpMma.cpp), collectives of the whole warp.
   // LdMatrix: a the shared address, res `lanes` i32 slots, sub 1 = .trans.
   // MmaSync (m16n8k16, f32 accumulator): res 4 f32 slots, aux a MmaSyncAux
@@ -158,7 +166,9 @@ enum class Opc : uint16_t {
   // v_mfma_f32_16x16x16{f16,bf16_1k}: a, b the 4-lane operand slots, c the
   // 4 accumulator slots; sub 1 = bf16.
   Mfma,
-  // mbarriers and bulk async copies (MBarrier.h).
+  // mbarriers and bulk async copies (Async.cpp). TmaLoad: a the
+  // destination, b the tensor map, c the mbarrier, aux: [n, n coordinate
+  // slots, the multicast mask's slot or ~0u].
   MBarInit,
   MBarArrive,
   MBarArriveExpectTx,

@@ -84,38 +84,53 @@ void Machine::newAsyncSyncId() {
   // copy, and the joins became quadratic in the trip count). Ids of copies
   // still in flight, and tcgen05.mma ids (Tcgen05.cpp asks whether a thread
   // acquired one), stay.
+  // This CTA's copy ids: the copy's index, else -1. In a cluster, multicasts
+  // write peers' shadows and ids travel into peers' clocks, so all of them
+  // are looked at.
+  uint32_t firstCopy = idBase + numThreads;
+  auto copyIndex = [&](uint32_t id) -> int64_t {
+    if (id == kNone || id < firstCopy || id - firstCopy >= copies.size())
+      return -1;
+    return id - firstCopy;
+  };
   std::vector<bool> live(copies.size(), false);
   auto mark = [&](uint32_t id) {
-    if (id != kNone && id >= numThreads && id - numThreads < live.size())
-      live[id - numThreads] = true;
+    if (int64_t i = copyIndex(id); i >= 0)
+      live[i] = true;
   };
   for (size_t i = 0; i < copies.size(); ++i)
     if (!copies[i].done || copies[i].tcgen05)
       live[i] = true;
-  for (const ByteShadow &b : shadow)
-    mark(b.wId);
-  for (const ReadRec &r : readPool) // superseded records too: conservative
-    mark(r.id);
-  for (const auto &[block, g] : globalShadow)
-    mark(g.wId), mark(g.rId);
+  for (Machine *m : cluster->ctas) {
+    for (const ByteShadow &b : m->shadow)
+      mark(b.wId);
+    for (const ReadRec &r : m->readPool) // superseded records too
+      mark(r.id);
+    for (const auto &[block, g] : m->globalShadow)
+      mark(g.wId), mark(g.rId);
+  }
   auto prune = [&](Clock &c) {
     llvm::erase_if(c, [&](const std::pair<uint32_t, uint32_t> &e) {
-      return e.first >= numThreads && e.first - numThreads < live.size() &&
-             !live[e.first - numThreads];
+      int64_t i = copyIndex(e.first);
+      return i >= 0 && !live[i];
     });
   };
   size_t kept = 0;
   for (bool l : live)
     kept += l;
-  for (Thread &t : threads)
-    prune(t.acquired), prune(t.tcIssued);
-  for (auto &[addr, m] : mbarriers)
-    prune(m.releasing), prune(m.completed);
-  for (Clock &c : barrierReleased)
-    prune(c);
-  for (AsyncCopy &c : copies)
-    if (!c.seen.empty())
-      prune(c.seen);
+  for (Machine *m : cluster->ctas) {
+    for (Thread &t : m->threads)
+      prune(t.acquired), prune(t.tcIssued);
+    for (auto &[addr, mb] : m->mbarriers)
+      prune(mb.releasing), prune(mb.completed);
+    for (Clock &c : m->barrierReleased)
+      prune(c);
+    for (AsyncCopy &c : m->copies)
+      if (!c.seen.empty())
+        prune(c.seen);
+    prune(m->exitClock);
+  }
+  prune(cluster->releasing), prune(cluster->completed);
   // The next collection when as many copies again were issued as are kept
   // (at least the step): each one's cost is repaid by the joins it shortens.
   nextSyncIdCollection =
@@ -144,15 +159,23 @@ struct Accessor {
 bool isOrdered(const Accessor &a, uint32_t id, uint32_t gen, uint32_t clock) {
   if (id == a.self || id == a.id)
     return true;
-  if (gen != kAsyncGen && gen < a.gen)
-    return true;
+  if (gen != kAsyncGen) {
+    // Generations order accesses within a CTA; a peer CTA's (distributed
+    // shared memory, multicast) count through the generation it released.
+    if (rankOfId(id) == rankOfId(a.self)) {
+      if (gen < a.gen)
+        return true;
+    } else if (gen < clockOf(*a.acquired, genSyncId(rankOfId(id)))) {
+      return true;
+    }
+  }
   return clockOf(*a.acquired, id) >= clock;
 }
 } // namespace
 
 bool Machine::ordered(const Thread &t, uint32_t id, uint32_t gen,
                       uint32_t clock) const {
-  Accessor a{t.tid, t.tid, t.gen, t.gen, t.clock, &t.acquired};
+  Accessor a{t.sid, t.sid, t.gen, t.gen, t.clock, &t.acquired};
   return isOrdered(a, id, gen, clock);
 }
 
@@ -162,11 +185,15 @@ bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
   if (!opts.checkRaces && !opts.checkUninitializedShared)
     return true;
   Accessor a;
+  // The copy behind an async accessor: this CTA's, or a peer's multicast.
+  const Machine &owner = t ? *this : ownerOf(asyncId);
+  const AsyncCopy *copy =
+      t ? nullptr : &owner.copies[(asyncId & kLocalIdMask) - owner.numThreads];
   if (t) {
-    a = {t->tid, t->tid, t->gen, t->gen, t->clock, &t->acquired};
+    a = {t->sid, t->sid, t->gen, t->gen, t->clock, &t->acquired};
   } else {
-    const AsyncCopy &c = copies[asyncId - numThreads];
-    const Thread &issuer = threads[c.issuer];
+    const AsyncCopy &c = *copy;
+    const Thread &issuer = owner.threads[c.issuer];
     // The copy is ordered after what its issuer had seen when it issued it;
     // the issuer's state has not changed in ways that matter since then
     // except through later acquires, which only add order: an
@@ -175,19 +202,22 @@ bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
     if (c.wgmma || c.tcgen05)
       a = {asyncId, asyncId, c.seenGen, kAsyncGen, 1, &c.seen};
     else
-      a = {asyncId, c.issuer, issuer.gen, kAsyncGen, 1, &issuer.acquired};
+      a = {asyncId, issuer.sid, issuer.gen, kAsyncGen, 1, &issuer.acquired};
   }
   auto name = [&](uint32_t id) -> std::string {
-    if (id < numThreads)
-      return threadName(threads[id]);
-    const AsyncCopy &c = copies[id - numThreads];
+    const Machine &o = ownerOf(id);
+    uint32_t local = id & kLocalIdMask;
+    if (local < o.numThreads)
+      return o.threadName(o.threads[local]);
+    const AsyncCopy &c = o.copies[local - o.numThreads];
     if (c.wgmma)
       return "the wgmma.mma_async of " +
-             describeWarpgroup(wgmmas[c.wgmmaIndex].warpgroup);
+             o.describeWarpgroup(o.wgmmas[c.wgmmaIndex].warpgroup);
     if (c.tcgen05)
-      return "the tcgen05.mma issued by " + threadName(threads[c.issuer]);
-    return "an asynchronous copy (TMA) issued by " +
-           threadName(threads[c.issuer]);
+      return "the tcgen05.mma issued by " + o.threadName(o.threads[c.issuer]);
+    return std::string(c.dests ? "a multicast TMA load issued by "
+                               : "an asynchronous copy (TMA) issued by ") +
+           o.threadName(o.threads[c.issuer]);
   };
   auto race = [&](uint64_t byte, uint32_t otherId, uint32_t otherOp,
                   bool otherStore) {
@@ -200,13 +230,13 @@ bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
                       "mbarrier wait or bulk wait_group between them)",
                       store ? "store" : "load",
                       bytes == 1 ? "1 byte" : std::to_string(bytes) + " bytes",
-                      describeShared(byte), name(a.id),
-                      otherStore ? "store" : "load", name(otherId))
+                      describeShared(byte) +
+                          (inCluster() ? " of " + ctaName() : ""),
+                      name(a.id), otherStore ? "store" : "load", name(otherId))
             .str();
     reportRace(std::move(r), otherOp, otherStore);
   };
-  bool asyncWgmma = !t && (copies[asyncId - numThreads].wgmma ||
-                           copies[asyncId - numThreads].tcgen05);
+  bool asyncWgmma = copy && (copy->wgmma || copy->tcgen05);
   size_t reportsBefore = raceReports;
   // The bytes of one access mostly share their shadow (they were written
   // and read together): a byte whose shadow equals the previous byte's
@@ -299,7 +329,7 @@ bool Machine::globalAccess(Thread &t, uint32_t op, uint64_t addr,
                            uint64_t bytes, bool store, bool atomic) {
   if (!opts.checkRaces || bytes == 0)
     return true;
-  Accessor a{t.tid, t.tid, t.gen, t.gen, t.clock, &t.acquired};
+  Accessor a{t.sid, t.sid, t.gen, t.gen, t.clock, &t.acquired};
   size_t reportsBefore = raceReports;
   auto race = [&](uint32_t otherId, uint32_t otherOp, bool otherStore) {
     // Once per pair of source locations, either way round: a tile access
@@ -311,15 +341,16 @@ bool Machine::globalAccess(Thread &t, uint32_t op, uint64_t addr,
              .second)
       return;
     Report r{Report::Error, "", locOf(op)};
-    r.message = llvm::formatv(
-                    "data race on global memory: {0} of {1} at {2} by {3} "
-                    "is not ordered with the {4} by {5} of the same "
-                    "program (no barrier between them)",
-                    store ? "store" : "load",
-                    bytes == 1 ? "1 byte" : std::to_string(bytes) + " bytes",
-                    describeGlobal(addr, bytes), threadName(t),
-                    otherStore ? "store" : "load", threadName(threads[otherId]))
-                    .str();
+    r.message =
+        llvm::formatv("data race on global memory: {0} of {1} at {2} by {3} "
+                      "is not ordered with the {4} by {5} of the same "
+                      "program (no barrier between them)",
+                      store ? "store" : "load",
+                      bytes == 1 ? "1 byte" : std::to_string(bytes) + " bytes",
+                      describeGlobal(addr, bytes), threadName(t),
+                      otherStore ? "store" : "load",
+                      threadName(threads[otherId - idBase]))
+            .str();
     reportRace(std::move(r), otherOp, otherStore);
   };
   for (uint64_t block = addr >> 4, last = (addr + bytes - 1) >> 4;
@@ -336,11 +367,11 @@ bool Machine::globalAccess(Thread &t, uint32_t op, uint64_t addr,
         !isOrdered(a, s.rId, s.rGen, s.rClock))
       race(s.rId, s.rOp, false);
     if (store) {
-      s.wId = t.tid, s.wGen = t.gen, s.wClock = t.clock, s.wOp = op;
+      s.wId = t.sid, s.wGen = t.gen, s.wClock = t.clock, s.wOp = op;
       s.wBytes = mine, s.wAtomic = atomic;
       s.rBytes &= uint16_t(~mine);
     } else {
-      s.rId = t.tid, s.rGen = t.gen, s.rClock = t.clock, s.rOp = op;
+      s.rId = t.sid, s.rGen = t.gen, s.rClock = t.clock, s.rOp = op;
       s.rBytes = mine, s.rAtomic = atomic;
     }
   }

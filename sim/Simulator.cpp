@@ -3,12 +3,14 @@
 
 #include "ir/Dialect.h"
 
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/BuiltinAttributes.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
 #include <atomic>
 #include <cstdlib>
+#include <memory>
 #include <thread>
 
 using namespace kcc::sim;
@@ -41,9 +43,7 @@ void Machine::makeReady(Thread &t) {
   t.queued = true;
 }
 
-namespace {
-/// "threads 0-31, 64" for a sorted list of ids.
-std::string idRanges(const std::vector<uint32_t> &ids) {
+std::string kcc::sim::detail::idRanges(const std::vector<uint32_t> &ids) {
   std::string s;
   for (size_t i = 0; i < ids.size();) {
     size_t j = i;
@@ -56,7 +56,6 @@ std::string idRanges(const std::vector<uint32_t> &ids) {
   }
   return (ids.size() == 1 ? "thread " : "threads ") + s;
 }
-} // namespace
 
 bool Machine::arriveBarrier(Thread &t, const Inst &in) {
   uint32_t id = in.a == kNone ? 0 : uint32_t(t.regs[in.a]);
@@ -85,7 +84,7 @@ bool Machine::arriveBarrier(Thread &t, const Inst &in) {
   if (arriveOnly) {
     // bar.arrive: counts, releases what the thread did before, goes on.
     joinInto(barrierReleased[id], t.acquired);
-    joinInto(barrierReleased[id], Clock{{t.tid, t.clock}});
+    joinInto(barrierReleased[id], Clock{{t.sid, t.clock}});
     ++t.clock;
     ++t.pc;
     if (++barrierArrived[id] < count)
@@ -108,13 +107,14 @@ bool Machine::arriveBarrier(Thread &t, const Inst &in) {
     if (o.state == TS::Barrier && o.barrierId == id) {
       joinInto(joined, o.acquired);
       if (!full)
-        joinInto(joined, Clock{{o.tid, o.clock}});
+        joinInto(joined, Clock{{o.sid, o.clock}});
     }
   if (full) {
-    // Thread clocks are subsumed by the generation; keep async ids only.
+    // This CTA's thread clocks are subsumed by the generation; keep async
+    // ids and other CTAs' ids.
     Clock keep;
     for (auto &e : joined)
-      if (e.first >= numThreads)
+      if (e.first < idBase || e.first - idBase >= numThreads)
         keep.push_back(e);
     joined = std::move(keep);
     ++ctaGen;
@@ -135,9 +135,9 @@ bool Machine::arriveBarrier(Thread &t, const Inst &in) {
   return true;
 }
 
-bool Machine::runCta(std::array<uint32_t, 3> block,
-                     std::array<uint32_t, 3> grid,
-                     const std::vector<KernelArg> &args) {
+void Machine::startCta(std::array<uint32_t, 3> block,
+                       std::array<uint32_t, 3> grid,
+                       const std::vector<KernelArg> &args) {
   ctaId = block;
   gridDim = grid;
   ++result.stats.ctas;
@@ -147,11 +147,11 @@ bool Machine::runCta(std::array<uint32_t, 3> block,
     threads.assign(numThreads, Thread());
     // Slots other than constants are written before they are read (SSA),
     // so what a previous launch left in them is never seen.
-    if (regs.size() < size_t(numThreads) * prog.numSlots)
-      regs.resize(size_t(numThreads) * prog.numSlots);
+    if (regs.size() < regOffset + size_t(numThreads) * prog.numSlots)
+      regs.resize(regOffset + size_t(numThreads) * prog.numSlots);
     for (unsigned i = 0; i < numThreads; ++i)
       std::copy(prog.constants.begin(), prog.constants.end(),
-                regs.begin() + size_t(i) * prog.numSlots);
+                regs.begin() + regOffset + size_t(i) * prog.numSlots);
     instanceCounters.assign(size_t(numThreads) * prog.numSharedAccessOps, 0);
     pendingBanks.assign(numWarps, {});
     bankSummaries.assign(prog.numSharedAccessOps, BankSummary());
@@ -181,15 +181,20 @@ bool Machine::runCta(std::array<uint32_t, 3> block,
   exited = 0;
   ctaGen = 0;
   ready.clear();
+  ctaExited = false;
+  exitClock.clear();
+  peerAccesses.clear();
+  accessPeer = nullptr;
   for (unsigned i = 0; i < numThreads; ++i) {
     Thread &t = threads[i];
     t = Thread();
     t.tid = i;
+    t.sid = idBase + i;
     t.lane = i % opts.warpSize;
     t.warp = i / opts.warpSize;
     t.id = {i % blockDim[0], i / blockDim[0] % blockDim[1],
             i / (blockDim[0] * blockDim[1])};
-    t.regs = regs.data() + size_t(i) * prog.numSlots;
+    t.regs = regs.data() + regOffset + size_t(i) * prog.numSlots;
     t.pc = prog.entry;
     for (size_t a = 0; a < args.size(); ++a) {
       const KernelArg &k = args[a];
@@ -203,12 +208,99 @@ bool Machine::runCta(std::array<uint32_t, 3> block,
     makeReady(t);
   }
 
+  rng.seed(opts.seed * 0x9e3779b97f4a7c15ull + block[0] * 7919 +
+           block[1] * 104729 + block[2] * 1299709);
+}
+
+bool Machine::threadExited(Thread &t) {
+  ++exited;
+  for (unsigned id = 0; id < barrierArrived.size(); ++id)
+    if (barrierArrived[id]) {
+      for (const Thread &o : threads)
+        if (o.state == TS::Barrier && o.barrierId == id &&
+            o.barrierCount == numThreads) {
+          setFault(prog.code[t.pc].op,
+                   llvm::formatv("deadlock: {0} exited while {1} "
+                                 "wait at barrier {2}, which needs "
+                                 "every thread of the CTA",
+                                 threadName(t),
+                                 barrierArrived[id] == 1
+                                     ? "1 thread"
+                                     : std::to_string(barrierArrived[id]) +
+                                           " threads",
+                                 id));
+          fault->notes.push_back(
+              {Report::Note, "the barrier", locOf(prog.code[o.pc].op)});
+          return false;
+        }
+    }
+  // PTX: an exited thread counts as arrived at the cluster barrier.
+  Cluster &cl = *cluster;
+  if (t.clusterArrivals <= cl.phase && cl.pending && --cl.pending == 0)
+    completeClusterPhase(cl);
+  if (!inCluster())
+    return true;
+  joinInto(exitClock, t.acquired);
+  return exited < numThreads || ctaExit(t);
+}
+
+bool Machine::finishCta() {
+  if (!checkWgmmasRetired() || !checkTcgen05Exit())
+    return false;
+  flushBanks();
+  return checkPendingUninit();
+}
+
+void Machine::describeBlocked(
+    std::vector<std::pair<std::string, uint32_t>> &out,
+    const std::string &suffix) const {
+  std::map<std::tuple<int, uint32_t, uint64_t>, std::vector<uint32_t>> groups;
+  for (const Thread &t : threads) {
+    if (t.state == TS::Exited)
+      continue;
+    uint64_t key = t.state == TS::MBarWait  ? (t.waitAddr << 1 | t.waitParity)
+                   : t.state == TS::Barrier ? t.barrierId
+                                            : 0;
+    groups[{int(t.state), t.pc, key}].push_back(t.tid);
+  }
+  for (auto &[key, ids] : groups) {
+    auto [state, pc, what] = key;
+    std::string who = idRanges(ids) + suffix, msg;
+    if (TS(state) == TS::MBarWait)
+      msg = llvm::formatv("{0} wait for the phase with parity {1} of {2}", who,
+                          what & 1, describeMBarrier(what >> 1));
+    else if (TS(state) == TS::Barrier)
+      msg = llvm::formatv("{0} wait at barrier {1} ({2} of {3} threads "
+                          "arrived)",
+                          who, what, barrierArrived[what],
+                          threads[ids[0]].barrierCount);
+    else if (TS(state) == TS::Warpgroup)
+      msg = who + " wait at this wgmma.mma_async for threads of their "
+                  "warpgroup that cannot arrive";
+    else if (TS(state) == TS::ClusterWait)
+      msg = who + " wait at the cluster barrier (barrier.cluster.wait) for " +
+            describeClusterBarrier();
+    else
+      msg = who + " wait at this cross-lane op for lanes that cannot arrive";
+    out.push_back({msg, prog.code[pc].op});
+  }
+}
+
+bool Machine::runCta(std::array<uint32_t, 3> block,
+                     std::array<uint32_t, 3> grid,
+                     const std::vector<KernelArg> &args) {
+  // A cluster of one: this CTA, rank 0, its slots at the file's start.
+  soloCluster.ctas.assign(1, this);
+  cluster = &soloCluster;
+  rank = 0, idBase = 0, regOffset = 0;
+  startCta(block, grid, args);
+  soloCluster.reset(numThreads);
+
   // splitmix64 steps the schedule: cheap, and the same on every machine.
   // Everything random in a CTA's run comes from its own id and the seed, so
   // CTAs run in any order, on any host thread, run the same.
   uint64_t state = opts.seed * 0x9e3779b97f4a7c15ull + block[0] * 7919 +
                    block[1] * 104729 + block[2] * 1299709;
-  rng.seed(state);
   auto next = [&]() {
     uint64_t z = (state += 0x9e3779b97f4a7c15ull);
     z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -247,30 +339,8 @@ bool Machine::runCta(std::array<uint32_t, 3> block,
         makeReady(t);
         continue;
       }
-      if (t.state == TS::Exited) {
-        ++exited;
-        for (unsigned id = 0; id < barrierArrived.size(); ++id)
-          if (barrierArrived[id]) {
-            for (const Thread &o : threads)
-              if (o.state == TS::Barrier && o.barrierId == id &&
-                  o.barrierCount == numThreads) {
-                setFault(
-                    prog.code[t.pc].op,
-                    llvm::formatv("deadlock: {0} exited while {1} "
-                                  "wait at barrier {2}, which needs "
-                                  "every thread of the CTA",
-                                  threadName(t),
-                                  barrierArrived[id] == 1
-                                      ? "1 thread"
-                                      : std::to_string(barrierArrived[id]) +
-                                            " threads",
-                                  id));
-                fault->notes.push_back(
-                    {Report::Note, "the barrier", locOf(prog.code[o.pc].op)});
-                return report();
-              }
-          }
-      }
+      if (t.state == TS::Exited && !threadExited(t))
+        return report();
       bool fired;
       if (!tryCollective(t.warp, fired))
         return report();
@@ -288,10 +358,7 @@ bool Machine::runCta(std::array<uint32_t, 3> block,
       for (uint32_t i = 0; i < copies.size(); ++i)
         if (!completeCopy(i))
           return report();
-      if (!checkWgmmasRetired() || !checkTcgen05Exit())
-        return report();
-      flushBanks();
-      if (!checkPendingUninit())
+      if (!finishCta())
         return report();
       return raceReports == 0;
     }
@@ -302,46 +369,17 @@ bool Machine::runCta(std::array<uint32_t, 3> block,
     if (any)
       continue;
     // Deadlock: describe every group of blocked threads.
-    std::map<std::tuple<int, uint32_t, uint64_t>, std::vector<uint32_t>> groups;
-    for (const Thread &t : threads) {
-      if (t.state == TS::Exited)
-        continue;
-      uint64_t key = t.state == TS::MBarWait  ? (t.waitAddr << 1 | t.waitParity)
-                     : t.state == TS::Barrier ? t.barrierId
-                                              : 0;
-      groups[{int(t.state), t.pc, key}].push_back(t.tid);
-    }
-    bool firstGroup = true;
-    for (auto &[key, ids] : groups) {
-      auto [state, pc, what] = key;
-      std::string msg;
-      if (TS(state) == TS::MBarWait)
-        msg =
-            llvm::formatv("{0} wait for the phase with parity {1} of {2}",
-                          idRanges(ids), what & 1, describeMBarrier(what >> 1));
-      else if (TS(state) == TS::Barrier)
-        msg = llvm::formatv("{0} wait at barrier {1} ({2} of {3} threads "
-                            "arrived)",
-                            idRanges(ids), what, barrierArrived[what],
-                            threads[ids[0]].barrierCount);
-      else if (TS(state) == TS::Warpgroup)
-        msg = idRanges(ids) + " wait at this wgmma.mma_async for threads of "
-                              "their warpgroup that cannot arrive";
-      else
-        msg = idRanges(ids) + " wait at this cross-lane op for lanes that "
-                              "cannot arrive";
-      if (firstGroup) {
-        result.reports.push_back(
-            {Report::Error,
-             llvm::formatv("deadlock in CTA ({0}, {1}, {2}): no thread can "
-                           "make progress; {3}",
-                           ctaId[0], ctaId[1], ctaId[2], msg),
-             locOf(prog.code[pc].op)});
-        firstGroup = false;
-      } else {
-        result.reports.push_back({Report::Note, msg, locOf(prog.code[pc].op)});
-      }
-    }
+    std::vector<std::pair<std::string, uint32_t>> groups;
+    describeBlocked(groups, "");
+    for (size_t g = 0; g < groups.size(); ++g)
+      result.reports.push_back(
+          {g ? Report::Note : Report::Error,
+           g ? groups[g].first
+             : llvm::formatv("deadlock in CTA ({0}, {1}, {2}): no thread can "
+                             "make progress; {3}",
+                             ctaId[0], ctaId[1], ctaId[2], groups[g].first)
+                   .str(),
+           locOf(groups[g].second)});
     if (exited)
       result.reports.push_back(
           {Report::Note,
@@ -351,7 +389,206 @@ bool Machine::runCta(std::array<uint32_t, 3> block,
   }
 }
 
+bool kcc::sim::detail::runCluster(
+    Cluster &cl, const std::vector<Machine *> &ctas,
+    const std::vector<std::array<uint32_t, 3>> &blocks,
+    std::array<uint32_t, 3> grid, const std::vector<KernelArg> &args) {
+  size_t n = blocks.size();
+  cl.ctas.assign(ctas.begin(), ctas.begin() + n);
+  Machine &first = *cl.ctas[0];
+  const Options &opts = first.opts;
+  const Program &prog = first.prog;
+  // Every CTA's slots in the host thread's one file, sized before any
+  // thread points into it.
+  size_t perCta = size_t(first.blockDim[0]) * first.blockDim[1] *
+                  first.blockDim[2] * prog.numSlots;
+  if (first.regs.size() < n * perCta)
+    first.regs.resize(n * perCta);
+  unsigned threads = 0;
+  for (uint32_t r = 0; r < n; ++r) {
+    Machine &m = *cl.ctas[r];
+    m.cluster = &cl;
+    m.rank = r, m.idBase = r << kRankShift, m.regOffset = r * perCta;
+    m.instructions = 0;
+    m.startCta(blocks[r], grid, args);
+    threads += m.numThreads;
+  }
+  cl.reset(threads);
+
+  // One splitmix64 stream schedules the whole cluster, seeded from its
+  // first CTA as a lone CTA's is: the same on any host thread.
+  uint64_t state = opts.seed * 0x9e3779b97f4a7c15ull + blocks[0][0] * 7919 +
+                   blocks[0][1] * 104729 + blocks[0][2] * 1299709;
+  auto next = [&]() {
+    uint64_t z = (state += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  };
+  // The fault (of `at`'s CTA first: a peer's op may have set it on another).
+  auto report = [&](Machine *at) {
+    Machine *m = at;
+    for (Machine *o : cl.ctas)
+      if (!m->fault && o->fault)
+        m = o;
+    Result &result = m->result;
+    if (m->fault) {
+      result.reports.push_back(
+          {Report::Error, m->fault->message, m->locOf(m->fault->op)});
+      for (const Report &note : m->fault->notes)
+        result.reports.push_back(note);
+    }
+    return false;
+  };
+  auto instructions = [&] {
+    uint64_t sum = first.instructionBase;
+    for (Machine *m : cl.ctas)
+      sum += m->instructions;
+    return sum;
+  };
+  // Lands one random pending copy (or a multicast's part for one CTA).
+  auto landRandomCopy = [&](bool &any) -> Machine * {
+    struct Part {
+      Machine *m;
+      uint32_t index;
+      int dest;
+    };
+    std::vector<Part> parts;
+    for (Machine *m : cl.ctas)
+      for (uint32_t i = 0; i < m->copies.size(); ++i) {
+        const AsyncCopy &c = m->copies[i];
+        if (c.done || c.wgmma || c.tcgen05)
+          continue;
+        if (!c.dests)
+          parts.push_back({m, i, -1});
+        for (uint32_t r = 0; r < n; ++r)
+          if ((c.dests >> r & 1) && !(c.landed >> r & 1))
+            parts.push_back({m, i, int(r)});
+      }
+    any = !parts.empty();
+    if (!any)
+      return nullptr;
+    Part p = parts[next() % parts.size()];
+    bool ok = p.dest < 0 ? p.m->completeCopy(p.index)
+                         : p.m->landCopy(p.index, *cl.ctas[p.dest]);
+    return ok ? nullptr : p.m;
+  };
+
+  for (;;) {
+    for (;;) {
+      size_t total = 0;
+      for (Machine *m : cl.ctas)
+        total += m->ready.size();
+      if (!total)
+        break;
+      size_t pick = next() % total;
+      Machine *m = cl.ctas[0];
+      for (Machine *o : cl.ctas) {
+        m = o;
+        if (pick < o->ready.size())
+          break;
+        pick -= o->ready.size();
+      }
+      uint32_t tid = m->ready[pick];
+      m->ready[pick] = m->ready.back();
+      m->ready.pop_back();
+      Thread &t = m->threads[tid];
+      t.queued = false;
+      if (!m->execute(t, 1 + next() % opts.maxQuantum))
+        return report(m);
+      if (opts.maxInstructions && instructions() > opts.maxInstructions) {
+        m->setFault(t.pc < prog.code.size() ? prog.code[t.pc].op : 0,
+                    llvm::formatv("stopped after {0} instructions, the run's "
+                                  "instruction budget (a loop that does not "
+                                  "end, or a run too large for the budget: "
+                                  "kcc-sim --max-instructions, kcc-difftest "
+                                  "--max-sim-instructions raise it; 0 lifts "
+                                  "it)",
+                                  instructions()));
+        return report(m);
+      }
+      if (t.state == TS::Ready) {
+        m->makeReady(t);
+        continue;
+      }
+      if (t.state == TS::Exited && !m->threadExited(t))
+        return report(m);
+      bool fired;
+      if (!m->tryCollective(t.warp, fired) ||
+          !m->tryWarpgroup(t.warp * opts.warpSize / 128, fired))
+        return report(m);
+      bool copiesIssued = false;
+      for (Machine *o : cl.ctas)
+        copiesIssued |= !o->copies.empty();
+      if (copiesIssued && next() % 8 == 0) {
+        bool any;
+        if (Machine *failed = landRandomCopy(any))
+          return report(failed);
+      }
+    }
+    bool allExited = true;
+    for (Machine *m : cl.ctas)
+      allExited &= m->ctaExited;
+    if (allExited) {
+      bool ok = true;
+      for (Machine *m : cl.ctas)
+        ok &= m->raceReports == 0;
+      return ok;
+    }
+    // Nothing can run: only a pending copy can unblock anyone.
+    bool any;
+    if (Machine *failed = landRandomCopy(any))
+      return report(failed);
+    if (any)
+      continue;
+    // Deadlock: every group of blocked threads, with its CTA.
+    std::vector<std::pair<std::string, uint32_t>> groups;
+    std::string names;
+    for (Machine *m : cl.ctas) {
+      m->describeBlocked(groups, " of " + m->ctaName());
+      names += (names.empty() ? "" : ", ") + m->ctaName().substr(4);
+    }
+    Result &result = first.result;
+    for (size_t g = 0; g < groups.size(); ++g)
+      result.reports.push_back(
+          {g ? Report::Note : Report::Error,
+           g ? groups[g].first
+             : llvm::formatv("deadlock in the cluster of CTAs {0}: no thread "
+                             "can make progress; {1}",
+                             names, groups[g].first)
+                   .str(),
+           first.locOf(groups[g].second)});
+    for (Machine *m : cl.ctas)
+      if (m->exited)
+        result.reports.push_back(
+            {Report::Note,
+             llvm::formatv("{0} of {1} threads of {2} exited", m->exited,
+                           m->numThreads, m->ctaName())
+                 .str(),
+             first.locOf(prog.code[prog.entry].op)});
+    return false;
+  }
+}
+
 namespace {
+/// Adds `from`'s per-op bank sums to `to`'s.
+void mergeBanks(std::vector<BankSummary> &to,
+                const std::vector<BankSummary> &from) {
+  if (to.size() < from.size())
+    to.resize(from.size());
+  for (size_t k = 0; k < from.size(); ++k) {
+    const BankSummary &f = from[k];
+    BankSummary &t = to[k];
+    if (!f.executions)
+      continue;
+    if (!t.op)
+      t.op = f.op, t.store = f.store, t.accessBytes = f.accessBytes;
+    t.executions += f.executions, t.wavefronts += f.wavefronts;
+    t.idealWavefronts += f.idealWavefronts;
+    t.maxDegree = std::max(t.maxDegree, f.maxDegree);
+  }
+}
+
 std::array<uint32_t, 3> kernelBlockDim(mlir::LLVM::LLVMFuncOp func,
                                        unsigned warpSize) {
   for (const char *name : {"nvvm.maxntid", "rocdl.reqd_work_group_size"})
@@ -425,35 +662,100 @@ Result kcc::sim::simulate(mlir::LLVM::LLVMFuncOp func,
                  func.getLoc());
   if (options.warpSize != 32 && options.warpSize != 64)
     return error("the warp size must be 32 or 64", func.getLoc());
-  std::vector<std::array<uint32_t, 3>> ctas;
-  for (uint32_t z = 0; z < grid[2]; ++z)
-    for (uint32_t y = 0; y < grid[1]; ++y)
-      for (uint32_t x = 0; x < grid[0]; ++x)
-        ctas.push_back({x, y, z});
-  // One CTA's run: its reports, statistics, instructions and bank sums.
+  // Cluster dimensions (PTX .reqnctapercluster): the CTAs of a cluster run
+  // together; a grid that the clusters do not tile fails to launch.
+  std::array<uint32_t, 3> clusterDim = {1, 1, 1};
+  if (auto a = func->getAttrOfType<mlir::DenseI32ArrayAttr>(
+          mlir::NVVM::NVVMDialect::getClusterDimAttrName()))
+    for (int64_t i = 0; i < a.size() && i < 3; ++i) {
+      if (a[i] <= 0)
+        return error(llvm::formatv("@{0} has cluster dimension {1} = {2}",
+                                   func.getName(), i, a[i]),
+                     func.getLoc());
+      clusterDim[i] = uint32_t(a[i]);
+    }
+  uint64_t clusterSize =
+      uint64_t(clusterDim[0]) * clusterDim[1] * clusterDim[2];
+  if (clusterSize > 16)
+    return error(llvm::formatv("@{0} asks for clusters of {1}x{2}x{3} CTAs; "
+                               "sm_90 runs at most 16 (8 portably)",
+                               func.getName(), clusterDim[0], clusterDim[1],
+                               clusterDim[2]),
+                 func.getLoc());
+  for (unsigned d = 0; d < 3; ++d)
+    if (grid[d] % clusterDim[d])
+      return error(
+          llvm::formatv("the grid of {0}x{1}x{2} CTAs is not a multiple of "
+                        "@{3}'s cluster of {4}x{5}x{6} (nvvm.cluster_dim): "
+                        "the CUDA launch fails",
+                        grid[0], grid[1], grid[2], func.getName(),
+                        clusterDim[0], clusterDim[1], clusterDim[2]),
+          func.getLoc());
+  // What runs as one: a cluster's CTAs by rank (x fastest), clusters in
+  // launch order; without clusters, each CTA.
+  std::vector<std::vector<std::array<uint32_t, 3>>> units;
+  for (uint32_t cz = 0; cz < grid[2] / clusterDim[2]; ++cz)
+    for (uint32_t cy = 0; cy < grid[1] / clusterDim[1]; ++cy)
+      for (uint32_t cx = 0; cx < grid[0] / clusterDim[0]; ++cx) {
+        std::vector<std::array<uint32_t, 3>> &unit = units.emplace_back();
+        for (uint32_t z = 0; z < clusterDim[2]; ++z)
+          for (uint32_t y = 0; y < clusterDim[1]; ++y)
+            for (uint32_t x = 0; x < clusterDim[0]; ++x)
+              unit.push_back({cx * clusterDim[0] + x, cy * clusterDim[1] + y,
+                              cz * clusterDim[2] + z});
+      }
+  // One unit's run: its reports, statistics, instructions and bank sums.
   struct CtaRun {
     bool ran = false, ok = true;
     uint64_t instructions = 0;
     Result result;
     std::vector<BankSummary> banks;
   };
-  std::vector<CtaRun> runs(ctas.size());
+  std::vector<CtaRun> runs(units.size());
   unsigned numThreads = block[0] * block[1] * block[2];
-  // Runs CTA i on `m` (which reports into `scratch`) after `base`
-  // instructions of the CTAs before it, and moves what it made into runs[i].
-  auto runOne = [&](Machine &m, Result &scratch, size_t i, uint64_t base) {
+  // A host thread's machines (one per CTA of a cluster), reporting into
+  // `scratch`.
+  struct Runner {
+    Result scratch;
+    Cluster cluster;
+    std::vector<std::unique_ptr<Machine>> ctas;
+    std::vector<Machine *> ptrs;
+  };
+  auto makeRunner = [&](Runner &w) {
+    w.cluster.dim = clusterDim;
+    for (uint64_t r = 0; r < clusterSize; ++r) {
+      w.ctas.push_back(
+          std::make_unique<Machine>(prog, options, buffers, maps, w.scratch));
+      w.ctas.back()->blockDim = block;
+      w.ptrs.push_back(w.ctas.back().get());
+    }
+  };
+  // Runs unit i on `w` after `base` instructions of the units before it,
+  // and moves what it made into runs[i].
+  auto runOne = [&](Runner &w, size_t i, uint64_t base) {
     CtaRun &run = runs[i];
+    Machine &m = *w.ctas[0];
     m.instructions = 0;
     m.instructionBase = base;
-    run.ok = m.runCta(ctas[i], grid, args);
+    run.ok = clusterSize == 1
+                 ? m.runCta(units[i][0], grid, args)
+                 : runCluster(w.cluster, w.ptrs, units[i], grid, args);
     run.ran = true;
-    run.instructions = m.instructions;
-    run.result.reports = std::move(scratch.reports);
-    run.result.stats = scratch.stats;
-    scratch = Result();
+    run.instructions = 0;
+    for (Machine *c : w.ptrs)
+      run.instructions += c->instructions;
+    run.result.reports = std::move(w.scratch.reports);
+    run.result.stats = w.scratch.stats;
+    w.scratch = Result();
     run.banks.swap(m.bankSummaries);
     m.bankSummaries.assign(run.banks.size(), BankSummary());
-    m.fault.reset();
+    for (Machine *c : w.ptrs) {
+      if (c != &m) {
+        mergeBanks(run.banks, c->bankSummaries);
+        c->bankSummaries.assign(c->bankSummaries.size(), BankSummary());
+      }
+      c->fault.reset();
+    }
   };
   unsigned workers = options.hostThreads;
   if (!workers)
@@ -463,28 +765,26 @@ Result kcc::sim::simulate(mlir::LLVM::LLVMFuncOp func,
     workers = std::max(1u, std::thread::hardware_concurrency());
   if (prog.globalAtomics)
     workers = 1;
-  workers = unsigned(std::min<size_t>(workers, ctas.size()));
+  workers = unsigned(std::min<size_t>(workers, units.size()));
   if (workers <= 1) {
-    Result scratch;
-    Machine m(prog, options, buffers, maps, scratch);
-    m.blockDim = block;
+    Runner w;
+    makeRunner(w);
     uint64_t base = 0;
-    for (size_t i = 0; i < ctas.size(); ++i) {
-      runOne(m, scratch, i, base);
+    for (size_t i = 0; i < units.size(); ++i) {
+      runOne(w, i, base);
       base += runs[i].instructions;
       if (!runs[i].ok)
         break;
     }
   } else {
-    // Host threads take CTAs in order; none starts one after a CTA that
+    // Host threads take units in order; none starts one after a unit that
     // failed (the sequential run would have stopped there).
-    std::atomic<size_t> nextCta{0}, firstFailure{ctas.size()};
+    std::atomic<size_t> nextUnit{0}, firstFailure{units.size()};
     auto worker = [&] {
-      Result scratch;
-      Machine m(prog, options, buffers, maps, scratch);
-      m.blockDim = block;
-      for (size_t i; (i = nextCta++) < ctas.size() && i < firstFailure;) {
-        runOne(m, scratch, i, 0);
+      Runner w;
+      makeRunner(w);
+      for (size_t i; (i = nextUnit++) < units.size() && i < firstFailure;) {
+        runOne(w, i, 0);
         if (!runs[i].ok) {
           for (size_t f = firstFailure; i < f;)
             firstFailure.compare_exchange_weak(f, i);
@@ -499,18 +799,18 @@ Result kcc::sim::simulate(mlir::LLVM::LLVMFuncOp func,
     for (std::thread &t : pool)
       t.join();
   }
-  // In CTA order, as one run through them would have it: up to the first
-  // failure. A CTA in which the instruction budget runs out counting the
-  // CTAs before it runs again with that count, to stop where that run would.
+  // In unit order, as one run through them would have it: up to the first
+  // failure. A unit in which the instruction budget runs out counting the
+  // units before it runs again with that count, to stop where that run
+  // would.
   uint64_t base = 0;
   std::vector<BankSummary> banks;
-  for (size_t i = 0; i < ctas.size() && runs[i].ran; ++i) {
+  for (size_t i = 0; i < units.size() && runs[i].ran; ++i) {
     if (workers > 1 && options.maxInstructions &&
         base + runs[i].instructions > options.maxInstructions) {
-      Result scratch;
-      Machine m(prog, options, buffers, maps, scratch);
-      m.blockDim = block;
-      runOne(m, scratch, i, base);
+      Runner w;
+      makeRunner(w);
+      runOne(w, i, base);
     }
     CtaRun &run = runs[i];
     base += run.instructions;
@@ -519,20 +819,7 @@ Result kcc::sim::simulate(mlir::LLVM::LLVMFuncOp func,
     Stats &s = result.stats, &c = run.result.stats;
     s.ctas += c.ctas, s.asyncCopies += c.asyncCopies;
     s.barriers += c.barriers, s.collectives += c.collectives;
-    if (banks.size() < run.banks.size())
-      banks.resize(run.banks.size());
-    for (size_t k = 0; k < run.banks.size(); ++k) {
-      const BankSummary &from = run.banks[k];
-      BankSummary &to = banks[k];
-      if (!from.executions)
-        continue;
-      if (!to.op)
-        to.op = from.op, to.store = from.store,
-        to.accessBytes = from.accessBytes;
-      to.executions += from.executions, to.wavefronts += from.wavefronts;
-      to.idealWavefronts += from.idealWavefronts;
-      to.maxDegree = std::max(to.maxDegree, from.maxDegree);
-    }
+    mergeBanks(banks, run.banks);
     if (!run.ok)
       break;
   }

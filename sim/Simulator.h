@@ -7,7 +7,8 @@
 // below the tile level: cross-lane steps, barriers, shared memory, mbarriers
 // and asynchronous copies. docs/simulator.md describes the model; in short:
 //
-//  - CTAs (work-groups) run one after another; inside one, threads are
+//  - CTAs (work-groups) run one after another, the CTAs of a thread-block
+//    cluster (nvvm.cluster_dim) together; inside a CTA, threads are
 //    grouped into warps of the target's width (32, or 64 on gfx90a/gfx942);
 //  - threads run in a seeded random order, each for a random quantum of
 //    instructions or until it blocks at a barrier, a cross-lane op (shfl,
@@ -88,8 +89,8 @@ struct Options {
   bool bankConflicts = true;
   unsigned maxReports = 8;      // race / warning reports before giving up
   uint64_t maxInstructions = 0; // 0: unlimited
-  /// Host threads that run CTAs side by side (0: $KCC_SIM_THREADS, else one
-  /// per core). The result
+  /// Host threads that run CTAs (or clusters) side by side (0:
+  /// $KCC_SIM_THREADS, else one per core). The result
   /// is the same for every count: CTAs are independent (kernels with atomics
   /// outside shared memory run them in order), and reports, statistics and
   /// the instruction budget are taken in CTA order as if they ran in turn.

@@ -272,9 +272,9 @@ Machine::Step Machine::tcgen05Op(Thread &t, const Inst &in) {
     c.load = false;
     c.op = in.op;
     c.issuer = t.tid;
-    c.syncId = numThreads + copies.size();
+    c.syncId = idBase + numThreads + copies.size();
     c.seen = t.acquired;
-    joinInto(c.seen, Clock{{t.tid, t.clock}});
+    joinInto(c.seen, Clock{{t.sid, t.clock}});
     ++t.clock;
     c.seenGen = t.gen;
     r.copy = copies.size();
@@ -303,7 +303,7 @@ Machine::Step Machine::tcgen05Op(Thread &t, const Inst &in) {
         return Step::Fault;
     m = &mbarriers[addr];
     joinInto(m->releasing, t.acquired);
-    joinInto(m->releasing, Clock{{t.tid, t.clock}});
+    joinInto(m->releasing, Clock{{t.sid, t.clock}});
     ++t.clock;
     joinInto(m->releasing, t.tcIssued);
     m->pending -= 1;

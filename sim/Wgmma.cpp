@@ -146,7 +146,8 @@ bool Machine::tryWarpgroup(unsigned wg, bool &fired) {
       continue;
     // An mbarrier phase or a barrier may still release it; if nothing
     // does, the deadlock report names both.
-    if (o.state == TS::MBarWait || o.state == TS::Barrier)
+    if (o.state == TS::MBarWait || o.state == TS::Barrier ||
+        o.state == TS::ClusterWait)
       return true;
     bool gone = o.state == TS::Exited;
     setFault(in.op,
@@ -238,7 +239,7 @@ bool Machine::fireWgmma(unsigned wg, uint32_t pc) {
   c.load = false;
   c.op = in.op;
   c.issuer = first;
-  c.syncId = numThreads + copies.size();
+  c.syncId = idBase + numThreads + copies.size();
   c.seenGen = ~0u;
   Clock own;
   if (regA)
@@ -255,7 +256,7 @@ bool Machine::fireWgmma(unsigned wg, uint32_t pc) {
       r.aRegs[size_t(i - first) * 4 + j] =
           uint32_t(o.regs[x[2 + 2 * regs + j]]);
     joinInto(c.seen, o.acquired);
-    own.push_back({o.tid, o.clock});
+    own.push_back({o.sid, o.clock});
     ++o.clock;
     c.seenGen = std::min(c.seenGen, o.gen);
   }

@@ -73,6 +73,12 @@ static cl::opt<unsigned> persistent(
     cl::desc("--lower: also compile group(N) kernels' persistent builds, as "
              "kcc --persistent=N does"),
     cl::value_desc("N"), cl::init(0), cl::cat(category));
+static cl::opt<unsigned> clusters(
+    "clusters",
+    cl::desc("--lower: launch group(N) kernels as clusters of this many CTAs "
+             "(2), their shared TMA loads multicast, as kcc --clusters=N "
+             "does"),
+    cl::value_desc("N"), cl::init(0), cl::cat(category));
 static cl::opt<std::string> targetName("target",
                                        cl::desc("Target model (warp size, "
                                                 "bank model, shared size)"),
@@ -181,6 +187,7 @@ int runLower() {
   // too), the tensor maps, the layout pipeline and the lowering.
   pipeline::TileOptions tileOptions;
   tileOptions.persistent = persistent;
+  tileOptions.cluster = clusters;
   // The build for tensors in the contract only (kcc-difftest runs the
   // fallback builds where its cases' tensors break it).
   tileOptions.fallbackBuilds = false;
