@@ -206,6 +206,14 @@ static cl::list<std::string> targetModels(
     cl::desc("Add or override a target from a TOML description (may repeat; "
              "`inherits = \"sm_90a\"` starts from a built-in model)"),
     cl::value_desc("file.toml"), cl::cat(kccCategory));
+static cl::opt<std::string> cacheDir(
+    "cache-dir",
+    cl::desc("Keep what each target's LLVM half (optimization, code "
+             "generation, ptxas or ld.lld) made in this directory, under a "
+             "hash of its LLVM module, the target, the options, kcc and "
+             "ptxas, and reuse it when they are the same (default: "
+             "$KCC_CACHE_DIR; none if unset)"),
+    cl::value_desc("dir"), cl::cat(kccCategory));
 static cl::opt<std::string> depfile(
     "depfile",
     cl::desc("Also write a Makefile-style dependency file: every output "
@@ -391,6 +399,10 @@ int kcc::runCommandLine(int argc, const char *const *argv) {
     return fail("invalid --unproven-coverage=" + unprovenCoverage +
                 "; use error or warning");
   options.unprovenCoverageIsError = unprovenCoverage == "error";
+  options.cacheDir = cacheDir;
+  if (!cacheDir.getNumOccurrences())
+    if (const char *env = std::getenv("KCC_CACHE_DIR"))
+      options.cacheDir = env;
   if (depfile.getNumOccurrences()) {
     if (options.outputDir == "-")
       return fail("--depfile needs output files; give an output directory "

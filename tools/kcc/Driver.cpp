@@ -8,6 +8,7 @@
 #include "tools/kcc/Driver.h"
 #include "ir/MessageText.h"
 #include "ir/SourceLocation.h"
+#include "tools/kcc/BackendCache.h"
 #include "tools/kcc/Report.h"
 #include "tools/kcc/TuningDb.h"
 
@@ -193,6 +194,7 @@ struct BackendJob {
   std::unique_ptr<llvm::LLVMContext> llvmCtx;
   std::unique_ptr<llvm::Module> module;
   std::string output, ptx, ptxasLog, error;
+  std::string cacheWarning; // --cache-dir: why the result was not kept
   std::map<std::string, amd::KernelResources> amdResources;
 };
 
@@ -715,6 +717,42 @@ private:
       job.error = context + ": " + llvm::toString(std::move(e));
     };
     bool isAMD = target.vendor == Vendor::AMD;
+    // The cache holds binaries: --emit=llvm and asm stop before them.
+    std::optional<BackendCache> cache;
+    std::string key;
+    if (!options.cacheDir.empty() && (options.emit == EmitKind::Fatbin ||
+                                      options.emit == EmitKind::Object)) {
+      mlir::TimingScope t = scope.nest("cache lookup");
+      cache.emplace(options.cacheDir);
+      key = BackendCache::key(*job.module, target, options.optLevel,
+                              options.fpContract);
+      BackendCacheEntry hit;
+      if (cache->load(key, hit)) {
+        mlir::TimingScope h = scope.nest("cache hit");
+        if (isAMD) {
+          auto resources = amd::readKernelResources(hit.output);
+          if (resources) {
+            job.amdResources = std::move(*resources);
+            job.output = std::move(hit.output);
+            return;
+          }
+          llvm::consumeError(resources.takeError()); // a bad entry: a miss
+        } else {
+          job.output = std::move(hit.output);
+          job.ptx = std::move(hit.ptx);
+          job.ptxasLog = std::move(hit.ptxasLog);
+          return;
+        }
+      }
+    }
+    // What this compile made, for the next one.
+    auto remember = [&] {
+      if (!cache)
+        return;
+      std::string why = cache->store(key, {job.output, job.ptx, job.ptxasLog});
+      if (!why.empty())
+        job.cacheWarning = why;
+    };
     auto tm = isAMD ? amd::createTargetMachine(target, options.optLevel,
                                                options.fpContract)
                     : nvidia::createTargetMachine(target, options.optLevel,
@@ -753,7 +791,7 @@ private:
                     "reading the metadata of " + job.prefix + ".hsaco");
       job.output = std::move(*hsaco);
       job.amdResources = std::move(*resources);
-      return;
+      return remember();
     }
     {
       mlir::TimingScope t = scope.nest("PTX emission");
@@ -773,6 +811,7 @@ private:
                       job.prefix);
     job.output = std::move(cubin->data);
     job.ptxasLog = std::move(cubin->ptxasLog);
+    remember();
   }
 
   /// The build of `spec` for `target` (compileForTarget added it), or null.
@@ -793,6 +832,9 @@ private:
       reportError(job.error);
       return false;
     }
+    if (!job.cacheWarning.empty())
+      llvm::WithColor::warning(llvm::errs(), "kcc")
+          << job.cacheWarning << " (the compile goes on without the cache)\n";
     bool isAMD = target.vendor == Vendor::AMD;
     if (options.emit == EmitKind::LLVM)
       return write(job.prefix + ".ll", job.output, false);

@@ -58,6 +58,7 @@ struct Options {
   bool unprovenCoverageIsError = true;
   ReportKind report = ReportKind::None;  // --report: printed to stdout
   std::string depfile;                   // --depfile: Makefile rule to write
+  std::string cacheDir; // --cache-dir / KCC_CACHE_DIR: the backend cache
   std::vector<std::string> dependencies; // files read besides the inputs
   // --tuning-db: measured tile choices compiled into the launch stubs.
   std::vector<std::string> tuningDbs;
