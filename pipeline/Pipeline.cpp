@@ -83,6 +83,13 @@ void pipeline::buildTilePipeline(OpPassManager &pm,
     pm.addPass(createKccAddSplitKBuilds());
 }
 
+std::string pipeline::clusterSizeError(unsigned ctas) {
+  if (ctas <= 2)
+    return "";
+  return "invalid --clusters=" + std::to_string(ctas) +
+         ": kcc builds clusters of 2 CTAs (--clusters=2), or none (0 or 1)";
+}
+
 std::vector<const TargetModel *>
 pipeline::tensorMapTargets(const std::vector<const TargetModel *> &targets) {
   std::vector<const TargetModel *> tma;

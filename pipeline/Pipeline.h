@@ -82,6 +82,9 @@ struct TileOptions {
   bool versionMasks = true;
 };
 void buildTilePipeline(mlir::OpPassManager &pm, const TileOptions &options);
+/// Why `--clusters=N` is refused ("" when N is 0, 1 or 2): the tools that
+/// take the flag (kcc, kcc-difftest, kcc-sim) say the same.
+std::string clusterSizeError(unsigned ctas);
 
 /// The targets among `targets` whose kernels receive TMA tensor maps (the
 /// NVIDIA targets with TMA): one set of arguments serves them all.

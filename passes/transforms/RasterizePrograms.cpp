@@ -161,14 +161,15 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
   // flat % pair takes one row of its cluster's (kcc-multicast-tma-loads
   // shares the loads they make alike).
   unsigned pair = 0;
-  Value rank, rows = gy;
+  Value rank, rows = gy, pairSize;
   if (cluster > 1) {
     if (std::string why = clusterRefusal(func); !why.empty()) {
       func->setAttr(kcc::KccDialect::kClusterRefusedAttr, b.getStringAttr(why));
     } else {
       pair = cluster;
-      Value size =
+      pairSize =
           arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(pair)));
+      Value size = pairSize;
       rank = arith::RemSIOp::create(b, loc, flat, size);
       flat = arith::DivSIOp::create(b, loc, flat, size);
       Value below = arith::ConstantOp::create(
@@ -193,10 +194,7 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
     // rows), each cluster's CTAs taking the same ones.
     Value extent = kcc::NumProgramsOp::create(b, loc, i32, uint32_t(0));
     if (pair)
-      extent = arith::DivSIOp::create(
-          b, loc, extent,
-          arith::ConstantOp::create(b, loc,
-                                    b.getI32IntegerAttr(int32_t(pair))));
+      extent = arith::DivSIOp::create(b, loc, extent, pairSize);
     Value perBatch = arith::MulIOp::create(b, loc, gx, rows);
     Value tiles =
         gz ? arith::MulIOp::create(b, loc, perBatch, gz).getResult() : perBatch;
@@ -244,8 +242,7 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
       b, loc, first, arith::RemSIOp::create(b, loc, inGroupIndex, size));
   Value pid0 = arith::DivSIOp::create(b, loc, inGroupIndex, size);
   if (pair) {
-    Value size =
-        arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(int32_t(pair)));
+    Value size = pairSize;
     Value last = arith::MaxSIOp::create(
         b, loc, arith::SubIOp::create(b, loc, gy, one),
         arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0)));

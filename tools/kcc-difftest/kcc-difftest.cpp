@@ -1185,11 +1185,8 @@ int main(int argc, char **argv) {
   pipeline::TileOptions launch;
   launch.proveCoverage = false;
   launch.persistent = persistentOpt;
-  if (clustersOpt > 2) {
-    errs() << "kcc-difftest: invalid --clusters=" << clustersOpt
-           << ": clusters of 2 CTAs (--clusters=2), or none (0 or 1)\n";
-    return 1;
-  }
+  if (std::string why = pipeline::clusterSizeError(clustersOpt); !why.empty())
+    return fail(why);
   launch.cluster = clustersOpt;
   launch.fallbackBuilds = fallbackBuildsOpt;
   launch.splitK = splitKOpt > 1;

@@ -187,6 +187,8 @@ int runLower() {
   // too), the tensor maps, the layout pipeline and the lowering.
   pipeline::TileOptions tileOptions;
   tileOptions.persistent = persistent;
+  if (std::string why = pipeline::clusterSizeError(clusters); !why.empty())
+    return fail(why);
   tileOptions.cluster = clusters;
   // The build for tensors in the contract only (kcc-difftest runs the
   // fallback builds where its cases' tensors break it).

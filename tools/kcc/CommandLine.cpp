@@ -382,10 +382,8 @@ int kcc::runCommandLine(int argc, const char *const *argv) {
   options.errorLimit = errorLimit;
   options.warpgroupTurns = kcc::pipeline::warpgroupTurnsMode(warpgroupTurns);
   options.persistent = persistent;
-  if (clusters > 2)
-    return fail("invalid --clusters=" + std::to_string(clusters) +
-                ": kcc builds clusters of 2 CTAs (--clusters=2), or none "
-                "(0 or 1)");
+  if (std::string why = kcc::pipeline::clusterSizeError(clusters); !why.empty())
+    return fail(why);
   options.clusters = clusters;
   options.fallbackBuilds = fallbackBuilds;
   options.splitK = splitK;

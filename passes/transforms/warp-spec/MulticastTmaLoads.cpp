@@ -27,6 +27,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ir/SourceLocation.h"
 #include "ir/TargetLookup.h"
 #include "passes/Passes.h"
 #include "passes/analysis/ClusterUniform.h"
@@ -44,20 +45,6 @@ namespace kcc {
 using namespace mlir;
 
 namespace {
-
-std::string describe(Location loc) {
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  loc->walk([&](Location l) {
-    if (auto file = dyn_cast<FileLineColLoc>(l)) {
-      os << file.getFilename().getValue() << ":" << file.getLine() << ":"
-         << file.getColumn();
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
-  });
-  return s.empty() ? std::string("the pipeline") : s;
-}
 
 struct MulticastTmaLoads
     : kcc::impl::KccMulticastTmaLoadsBase<MulticastTmaLoads> {
@@ -120,7 +107,10 @@ struct MulticastTmaLoads
       if (Operation *at = kcc::divergentControl(op, ws, uniform)) {
         divergent = "the pipeline runs under control flow that differs "
                     "between the cluster's CTAs (" +
-                    describe(at->getLoc()) + ")";
+                    (kcc::sourceLocationText(at->getLoc()).empty()
+                         ? std::string("the pipeline")
+                         : kcc::sourceLocationText(at->getLoc())) +
+                    ")";
         return WalkResult::interrupt();
       }
       return WalkResult::advance();
