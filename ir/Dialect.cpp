@@ -456,6 +456,8 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
   }
   if (name == kAccessUniformAttr)
     return expectKind<IntegerAttr>(op, attr, "an integer");
+  if (name == kPromotedLateAttr)
+    return expectKind<UnitAttr>(op, attr, "a unit attribute");
   if (name == kTileAccessAttr || name == kTmaRefusedAttr ||
       name == kLiftedAttr || name == kLiftRefusedAttr ||
       name == kWarpSpecializeRefusedAttr || name == kMmaRefusedAttr ||

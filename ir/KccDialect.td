@@ -182,6 +182,9 @@ def Kcc_Dialect : Dialect {
     // On a kcc.warpgroup_mma_reg_a that kcc-defer-register-a-mma left in its
     // iteration although its loop has the shape: why (shown by --report).
     static constexpr ::llvm::StringLiteral kDeferRefusedAttr = "kcc.defer_refused";
+    // On a kcc.warpgroup_mma whose product kcc-defer-block-promotion
+    // promotes one iteration late (shown by --report).
+    static constexpr ::llvm::StringLiteral kPromotedLateAttr = "kcc.promoted_late";
     static constexpr ::llvm::StringLiteral kTurnsAttr = "kcc.turns";
     // On a kernel launched as a persistent grid (kcc --persistent): i32, the
     // CTAs per multiprocessor. The launch caps kcc.grid's x at

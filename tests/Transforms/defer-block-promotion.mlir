@@ -20,7 +20,7 @@
 // CHECK: %[[RUNS:.*]] = arith.cmpi slt, %{{.*}}, %arg1 : i32
 // CHECK: %[[R:.*]] = scf.if %[[RUNS]] -> (tensor<128x128xf32, #kcc.wgmma_acc<warpgroups = 2>>) {
 // CHECK: %[[S0:.*]] = kcc.load
-// CHECK: %[[P0:.*]] = kcc.warpgroup_mma %{{.*}} {a_k_major = true, b_k_major = true} :
+// CHECK: %[[P0:.*]] = kcc.warpgroup_mma %{{.*}} {a_k_major = true, b_k_major = true, kcc.promoted_late} :
 // CHECK-NOT: arith.mulf
 // CHECK: %[[REST:.*]] = arith.subi %{{.*}}, %c1
 // CHECK: %[[PAIRS:.*]] = arith.divui %[[REST]], %c2

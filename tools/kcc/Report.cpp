@@ -242,11 +242,11 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
     // Products kcc-defer-block-promotion promotes an iteration late: left
     // in flight, from an accumulator that is not the loop's (a GEMM's
     // accumulation carries its own).
+    // Marked by kcc-defer-block-promotion (a product kept in flight for
+    // another reason, such as P @ V's deferral, is not promoted late).
     llvm::DenseSet<Location> promotedLateAt;
     func.walk([&](WarpgroupMmaOp mma) {
-      auto arg = dyn_cast<BlockArgument>(mma.getAcc());
-      if (mma.getPending() > 0 && isa<scf::ForOp>(mma->getParentOp()) &&
-          !(arg && arg.getOwner() == mma->getBlock()))
+      if (mma->hasAttr(KccDialect::kPromotedLateAttr))
         promotedLateAt.insert(mma->getLoc());
     });
     func.walk([&](Operation *op) {

@@ -183,6 +183,9 @@ std::optional<Site> match(scf::ForOp loop) {
 }
 
 void defer(Site &s) {
+  // Copied onto each clone of the product: --report says which were moved.
+  s.mma->setAttr(kcc::KccDialect::kPromotedLateAttr,
+                 UnitAttr::get(s.mma->getContext()));
   scf::ForOp loop = s.loop;
   Location loc = loop.getLoc();
   Block *body = loop.getBody();
