@@ -9,6 +9,10 @@
 #     [TARGET_MODELS file.toml ...]       # kcc --target-model, tracked as inputs
 #     [OUTPUT_DIRECTORY dir])             # default: <binary dir>/<name>.kcc
 #
+# A source's own flags go in its source property KCC_OPTIONS (a list, after
+# OPTIONS): set_source_files_properties(a.kc PROPERTIES KCC_OPTIONS
+# --persistent=1), in the directory that calls kcc_add_kernel_library.
+#
 # Each source becomes one build step (`kcc a.kc -o dir --target=...`) with a
 # depfile, so touching a.kc, or a target model it was compiled with, reruns
 # kcc for a.kc only. For NVIDIA targets the library holds a.kcc.cpp (stubs +
@@ -142,9 +146,13 @@ function(kcc_add_kernel_library name)
       list(APPEND hip_stubs ${dir}/${stem}.hip.kcc.cpp ${dir}/${stem}.hip.kcc.h)
     endif()
     list(APPEND outputs ${dir}/${stem}.manifest.json)
+    get_source_file_property(own "${src}" KCC_OPTIONS)
+    if(NOT own)
+      set(own)
+    endif()
     add_custom_command(
       OUTPUT ${outputs}
-      COMMAND kcc::kcc ${src} -o ${dir} ${flags} --depfile=${dir}/${stem}.d
+      COMMAND kcc::kcc ${src} -o ${dir} ${flags} ${own} --depfile=${dir}/${stem}.d
       DEPENDS ${src} kcc::kcc ${models}
       DEPFILE ${dir}/${stem}.d
       COMMENT "kcc ${stem}.kc (${target_flag})"

@@ -322,27 +322,12 @@ bool Gen::isLaunchCondition(const Expr &e, unsigned &leaves) {
 }
 
 /// Marks an `if` at the top of the kernel body whose condition the host can
-/// evaluate (kcc.launch_guard) when its branches are more than scalar code:
-/// kcc-version-launch-branches compiles each branch as its own build, so
-/// neither pays the other's registers, and the launch picks.
+/// evaluate (kcc.launch_guard): kcc-version-launch-branches compiles each
+/// branch of the first one worth it as its own build, and the launch picks.
 void Gen::markLaunchGuard(const Stmt &s, scf::IfOp ifOp) {
   unsigned leaves = 0;
   if (!s.cond || !mlir::isa<mlir::func::FuncOp>(ifOp->getParentOp()) ||
       !isLaunchCondition(*s.cond, leaves))
-    return;
-  auto substantial = [](mlir::Region &r) {
-    return r
-        .walk([](mlir::Operation *op) {
-          bool tile = llvm::any_of(op->getResultTypes(), [](Type t) {
-            return mlir::isa<mlir::RankedTensorType>(t);
-          });
-          return tile || mlir::isa<scf::ForOp>(op)
-                     ? mlir::WalkResult::interrupt()
-                     : mlir::WalkResult::advance();
-        })
-        .wasInterrupted();
-  };
-  if (!substantial(ifOp.getThenRegion()) || !substantial(ifOp.getElseRegion()))
     return;
   std::optional<std::string> guard = conditionToC(k, spec, ctx, diags, *s.cond);
   if (!guard)

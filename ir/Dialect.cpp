@@ -2,6 +2,7 @@
 
 #include "ir/Dialect.h"
 #include "ir/ElementTypes.h"
+#include "ir/SourceLocation.h"
 #include "ir/TileCoords.h"
 
 #include "targets/TmemRules.h"
@@ -927,14 +928,75 @@ func::FuncOp kcc::oneCtaPerTileBuildOf(func::FuncOp persistentBuild) {
                       : func::FuncOp();
 }
 
-bool kcc::persistentBuildIsSlower(func::FuncOp persistentBuild) {
+std::optional<std::string>
+kcc::persistentBuildNotLaunched(func::FuncOp persistentBuild) {
   func::FuncOp plain = oneCtaPerTileBuildOf(persistentBuild);
+  if (!plain)
+    return std::nullopt;
   auto stagedMmas = [](func::FuncOp f) {
     unsigned n = 0;
     f.walk([&](Operation *op) { n += isa<WarpgroupMmaOp, Tcgen05MmaOp>(op); });
     return n;
   };
-  return plain && stagedMmas(persistentBuild) < stagedMmas(plain);
+  if (stagedMmas(persistentBuild) < stagedMmas(plain))
+    return std::string("it runs fewer of its dots on the staged tensor-core "
+                       "instruction than the one-CTA-per-tile build");
+  return std::nullopt;
+}
+
+std::optional<std::string>
+kcc::persistentTilesRunUnevenly(func::FuncOp persistentBuild) {
+  if (!persistentBuild->hasAttr(KccDialect::kPersistentOfAttr))
+    return std::nullopt;
+  // Whether `v` is computed from the induction variable of a tile loop.
+  auto fromTile = [](Value v) {
+    SmallVector<Value> work{v};
+    DenseSet<Value> seen{v};
+    while (!work.empty()) {
+      Value x = work.pop_back_val();
+      if (auto arg = dyn_cast<BlockArgument>(x)) {
+        auto tiles = dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp());
+        if (tiles && arg == tiles.getInductionVar() &&
+            tiles->hasAttr(KccDialect::kPersistentTilesAttr))
+          return true;
+        continue;
+      }
+      // A select on a constant (`where(CAUSAL == 1, ...)` with CAUSAL a
+      // constant parameter) reads the operand it takes only.
+      Operation *def = x.getDefiningOp();
+      if (auto select = dyn_cast<arith::SelectOp>(def)) {
+        BoolAttr known;
+        if (matchPattern(select.getCondition(), m_Constant(&known))) {
+          Value taken =
+              known.getValue() ? select.getTrueValue() : select.getFalseValue();
+          if (seen.insert(taken).second)
+            work.push_back(taken);
+          continue;
+        }
+      }
+      // With the values an op with regions computes inside them (an
+      // scf.if choosing the bound).
+      def->walk([&](Operation *op) {
+        for (Value operand : op->getOperands())
+          if (seen.insert(operand).second)
+            work.push_back(operand);
+      });
+    }
+    return false;
+  };
+  std::optional<std::string> uneven;
+  persistentBuild.walk([&](scf::ForOp loop) {
+    if (loop->hasAttr(KccDialect::kPersistentTilesAttr) ||
+        !loop->getParentOfType<scf::ForOp>() ||
+        !(fromTile(loop.getLowerBound()) || fromTile(loop.getUpperBound())))
+      return WalkResult::advance();
+    uneven = "the trip count of its loop at " +
+             sourceLocationText(loop.getLoc(), /*baseName=*/true) +
+             " changes from tile to tile, so CTAs that take the tiles in "
+             "turn would finish unevenly";
+    return WalkResult::interrupt();
+  });
+  return uneven;
 }
 
 LogicalResult MBarrierArriveOp::verify() {

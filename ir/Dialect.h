@@ -13,6 +13,9 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
+#include <optional>
+#include <string>
+
 namespace kcc {
 class TargetRegistry;
 } // namespace kcc
@@ -63,10 +66,18 @@ namespace kcc {
 mlir::func::FuncOp persistentBuildOf(mlir::func::FuncOp func);
 /// The one-CTA-per-tile build a persistent build stands in for, or null.
 mlir::func::FuncOp oneCtaPerTileBuildOf(mlir::func::FuncOp persistentBuild);
-/// After the layout pipeline: whether `persistentBuild` issues fewer
-/// wgmma / tcgen05.mma (the tensor-core paths fed from TMA stages) than its
-/// one-CTA-per-tile build, so that the launch should keep that build.
-bool persistentBuildIsSlower(mlir::func::FuncOp persistentBuild);
+/// After the layout pipeline: why the launch should keep the
+/// one-CTA-per-tile build instead of `persistentBuild` on this target (a
+/// clause: "it runs fewer ..."), or nothing: it issues fewer wgmma /
+/// tcgen05.mma (the tensor-core paths fed from TMA stages) than that build.
+std::optional<std::string>
+persistentBuildNotLaunched(mlir::func::FuncOp persistentBuild);
+/// Why `persistentBuild` is not worth compiling (a clause), or nothing: a
+/// loop in its tile loop runs a trip count that changes from tile to tile
+/// (causal attention's key loop, which stops at the diagonal), and its CTAs
+/// take the tiles in turn, so they would finish unevenly.
+std::optional<std::string>
+persistentTilesRunUnevenly(mlir::func::FuncOp persistentBuild);
 } // namespace kcc
 
 #endif // KCC_IR_DIALECT_H

@@ -88,11 +88,10 @@ struct TargetBuild {
   unsigned stackBytes = 0;
   unsigned spillStoreBytes = 0;
   unsigned spillLoadBytes = 0;
-  // A persistent build that runs fewer of its dots on the target's staged
-  // tensor-core instruction than its one-CTA-per-tile build (tcgen05 is not
-  // yet taken in a tile loop): the launch keeps the one-CTA-per-tile build
-  // on this target.
-  bool persistentSlower = false;
+  // Why the launch keeps the one-CTA-per-tile build instead of this
+  // persistent build on this target (kcc::persistentBuildNotLaunched), or
+  // empty.
+  std::string persistentNotLaunched;
 };
 
 /// A tensor the kernel's stores cover only for some sizes (kcc.coverage):

@@ -57,9 +57,8 @@ static json::Object buildJson(const TargetBuild &b) {
                  {"spill_store_bytes", b.spillStoreBytes},
                  {"spill_load_bytes", b.spillLoadBytes}};
   // A persistent build the launch does not use on this target.
-  if (b.persistentSlower)
-    o["not_launched"] = "fewer dots on the staged tensor-core instruction "
-                        "than the one-CTA-per-tile build";
+  if (!b.persistentNotLaunched.empty())
+    o["not_launched"] = b.persistentNotLaunched;
   return o;
 }
 

@@ -688,9 +688,9 @@ std::string emitSource(const ModuleInfo &m,
               "{" + std::to_string(b->sm) + ", " + std::to_string(b->threads);
           if (vendor.amd)
             t += ", " + cString(b->target);
-          else if (b->dynamicSharedBytes || b->persistentSlower)
+          else if (b->dynamicSharedBytes || !b->persistentNotLaunched.empty())
             t += ", nullptr, " + std::to_string(b->dynamicSharedBytes);
-          if (b->persistentSlower)
+          if (!b->persistentNotLaunched.empty())
             t += ", true";
           threads.push_back(t + "}");
         }

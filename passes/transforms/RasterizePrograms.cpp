@@ -94,6 +94,14 @@ std::string clusterRefusal(func::FuncOp func) {
                "same result";
 }
 
+/// group(1)'s order is the grid's own (x fastest, then y): without
+/// clusters the one-CTA-per-tile build keeps its 2-D launch and program ids
+/// (measured faster on causal attention, H200); only a persistent build
+/// numbers the tiles.
+bool keepsGrid(kcc::ProgramGridOp marker, unsigned cluster) {
+  return marker.getGroup() == 1 && cluster < 2;
+}
+
 /// Rewrites one function around its marker; reports and fails on IR the
 /// frontend never makes (two markers, a program id the marker's extents do
 /// not dominate, a malformed kcc.grid). `cluster` > 1 launches it as
@@ -281,8 +289,12 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
   std::string flatGrid =
       "(" + ex + " < 0 || " + ey + " < 0 ? -1 : " + ex + " * " + rowsExpr + ")";
   // A third axis (a batch) keeps its extent and its program ids, along z.
-  func->setAttr(kcc::KccDialect::kGridAttr,
-                b.getStrArrayAttr({flatGrid, "1", expr(2)}));
+  // The persistent build of a group(1) kernel without clusters launches
+  // like its one-CTA-per-tile build, which keeps the 2-D grid (its tiles
+  // are the grid's programs: the runtime counts x * y * z of either).
+  if (!(persistent && keepsGrid(marker, cluster)))
+    func->setAttr(kcc::KccDialect::kGridAttr,
+                  b.getStrArrayAttr({flatGrid, "1", expr(2)}));
   marker.erase();
   return success();
 }
@@ -338,6 +350,10 @@ struct RasterizePrograms
         if (failed(copy) ||
             failed(rasterize(*copy, marker, persistent, cluster)))
           return signalPassFailure();
+      }
+      if (keepsGrid(markers.front(), cluster)) {
+        markers.front().erase();
+        continue;
       }
       if (failed(rasterize(func, markers.front(), /*persistent=*/0, cluster)))
         return signalPassFailure();

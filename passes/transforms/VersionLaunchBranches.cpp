@@ -19,10 +19,13 @@
 
 #include "ir/Dialect.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 using namespace mlir;
 
@@ -33,8 +36,47 @@ namespace kcc {
 
 namespace {
 
-/// Replaces `ifOp` by the operations of the branch it takes.
+/// Whether `a` and `b` compute the same value from the same arguments: the
+/// same pure op over operands that are the same value, equal constants or
+/// (to `depth`) such computations themselves. The frontend writes each
+/// `causal != 0` of the source as its own compare.
+bool sameComputation(Value a, Value b, unsigned depth = 4) {
+  if (a == b)
+    return true;
+  Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
+  if (!x || !y || depth == 0 || x->getName() != y->getName() ||
+      x->getAttrDictionary() != y->getAttrDictionary() ||
+      x->getNumOperands() != y->getNumOperands() || x->getNumRegions() ||
+      x->getNumResults() != 1 || !isPure(x))
+    return false;
+  if (matchPattern(x, m_Constant()))
+    return true; // equal attributes: equal values
+  return llvm::all_of(
+      llvm::zip(x->getOperands(), y->getOperands()), [&](auto pair) {
+        return sameComputation(std::get<0>(pair), std::get<1>(pair), depth - 1);
+      });
+}
+
+/// Replaces `ifOp` by the operations of the branch it takes. The build runs
+/// only where its condition has that value, so every test of the same
+/// condition (the one repeated in a loop) folds too.
 void keepBranch(scf::IfOp ifOp, bool thenBranch) {
+  Value cond = ifOp.getCondition();
+  if (!matchPattern(cond, m_Constant())) {
+    auto func = ifOp->getParentOfType<func::FuncOp>();
+    OpBuilder b(func.getBody());
+    Value known = arith::ConstantIntOp::create(b, cond.getLoc(), cond.getType(),
+                                               thenBranch);
+    SmallVector<Value> same;
+    func.walk([&](Operation *op) {
+      if (op->getNumResults() == 1 && op->getResult(0) != known &&
+          op->getResult(0).getType() == cond.getType() &&
+          sameComputation(op->getResult(0), cond))
+        same.push_back(op->getResult(0));
+    });
+    for (Value v : same)
+      v.replaceAllUsesWith(known);
+  }
   Block *taken = thenBranch ? ifOp.thenBlock() : ifOp.elseBlock();
   Operation *yield = taken->getTerminator();
   ifOp->replaceAllUsesWith(yield->getOperands());
@@ -44,11 +86,52 @@ void keepBranch(scf::IfOp ifOp, bool thenBranch) {
   ifOp->erase();
 }
 
-/// The first marked `if` in the body of `func` (the frontend marks only
-/// those at its top level).
+/// Whether compiling each branch of `ifOp` alone pays: both branches hold
+/// tile operations or loops (each build allocates registers for its own
+/// branch only), or a value the `if` yields decides a loop's bounds (each
+/// build's loop then has one known shape: a trip count from the arguments
+/// alone, or one that changes from tile to tile, as in causal attention's
+/// `if causal != 0 { blocks = min(blocks, diagonal) }`).
+bool worthVersioning(scf::IfOp ifOp) {
+  auto substantial = [](Region &r) {
+    return r
+        .walk([](Operation *op) {
+          bool tile = llvm::any_of(op->getResultTypes(), [](Type t) {
+            return isa<RankedTensorType>(t);
+          });
+          return tile || isa<scf::ForOp>(op) ? WalkResult::interrupt()
+                                             : WalkResult::advance();
+        })
+        .wasInterrupted();
+  };
+  if (substantial(ifOp.getThenRegion()) && substantial(ifOp.getElseRegion()))
+    return true;
+  // Scalar values only: follow them through the scalar arithmetic they feed.
+  SmallVector<Value> work(ifOp.getResults());
+  llvm::DenseSet<Value> seen(work.begin(), work.end());
+  while (!work.empty()) {
+    Value v = work.pop_back_val();
+    for (OpOperand &use : v.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto loop = dyn_cast<scf::ForOp>(user))
+        if (use.getOperandNumber() < 3) // lower bound, upper bound, step
+          return true;
+      if (user->getNumRegions() || user->getNumResults() != 1 ||
+          isa<RankedTensorType>(user->getResult(0).getType()))
+        continue;
+      if (seen.insert(user->getResult(0)).second)
+        work.push_back(user->getResult(0));
+    }
+  }
+  return false;
+}
+
+/// The first marked `if` in the body of `func` worth versioning (the
+/// frontend marks only those at its top level).
 scf::IfOp versionedBranch(func::FuncOp func) {
   for (auto ifOp : func.getBody().getOps<scf::IfOp>())
-    if (ifOp->hasAttr(kcc::KccDialect::kLaunchGuardAttr))
+    if (ifOp->hasAttr(kcc::KccDialect::kLaunchGuardAttr) &&
+        worthVersioning(ifOp))
       return ifOp;
   return {};
 }

@@ -99,3 +99,23 @@ func.func @batched(%out: !kcc.ptr<i32>, %n: i32, %b: i32)
   kcc.store %ptr, %c : !kcc.ptr<i32>
   return
 }
+
+// group(1): the one-CTA-per-tile build keeps its 2-D grid, and the
+// persistent build launches with the same grid (the runtime counts x * y
+// tiles of either); only its tile loop numbers the tiles.
+// CHECK-LABEL: func.func @ungrouped(
+// CHECK-SAME: kcc.grid = ["n", "m", "1"]
+// CHECK-NOT: scf.for
+// CHECK-LABEL: func.func @ungrouped__persistent(
+// CHECK-SAME: kcc.grid = ["n", "m", "1"]
+// CHECK: scf.for
+// CHECK: } {kcc.persistent_tiles}
+func.func @ungrouped(%out: !kcc.ptr<i32>, %n: i32, %m: i32)
+    attributes {kcc.kernel, kcc.grid = ["n", "m", "1"],
+                kcc.raster_group = 1 : i32} {
+  kcc.program_grid %n, %m {group = 1 : i32}
+  %p0 = kcc.program_id(0) : i32
+  %ptr = kcc.addptr %out, %p0 : !kcc.ptr<i32>, i32
+  kcc.store %ptr, %p0 : !kcc.ptr<i32>
+  return
+}

@@ -112,3 +112,22 @@ func.func @zero(%n: i32, %m: i32)
   kcc.program_grid %n, %m {group = 0 : i32}
   return
 }
+
+// -----
+
+// group(1)'s order is the grid's own (x fastest): the kernel keeps its 2-D
+// grid and program ids, and only the marker goes.
+// CHECK-LABEL: func.func @ungrouped(
+// CHECK-SAME: kcc.grid = ["n", "m", "1"]
+// CHECK-NOT: kcc.program_grid
+// CHECK: %[[P0:.*]] = kcc.program_id(0)
+// CHECK: kcc.addptr %{{.*}}, %[[P0]]
+func.func @ungrouped(%out: !kcc.ptr<i32>, %n: i32, %m: i32)
+    attributes {kcc.kernel, kcc.grid = ["n", "m", "1"],
+                kcc.raster_group = 1 : i32} {
+  kcc.program_grid %n, %m {group = 1 : i32}
+  %p0 = kcc.program_id(0) : i32
+  %ptr = kcc.addptr %out, %p0 : !kcc.ptr<i32>, i32
+  kcc.store %ptr, %p0 : !kcc.ptr<i32>
+  return
+}

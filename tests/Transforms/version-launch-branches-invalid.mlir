@@ -6,11 +6,16 @@
 func.func @taken(%arg0: !kcc.ptr<i32>, %arg1: i32)
     attributes {kcc.kernel, kcc.grid = ["1", "1", "1"]} {
   %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
   %b = arith.cmpi sgt, %arg1, %c0 : i32
   scf.if %b {
-    kcc.store %arg0, %arg1 : !kcc.ptr<i32>
+    scf.for %i = %c0 to %arg1 step %c1 : i32 {
+      kcc.store %arg0, %i : !kcc.ptr<i32>
+    }
   } else {
-    kcc.store %arg0, %c0 : !kcc.ptr<i32>
+    scf.for %i = %c0 to %c1 step %c1 : i32 {
+      kcc.store %arg0, %c0 : !kcc.ptr<i32>
+    }
   } {kcc.launch_guard = {at = "k.kc:2:3", guard = "(n > 0)", when = "n > 0"}}
   return
 }

@@ -7,6 +7,7 @@
 // then a second marked if, which stays (one condition per kernel).
 // CHECK-LABEL: func.func @rows(
 // CHECK-NOT: kcc.version
+// CHECK-NEXT: arith.constant true
 // CHECK-NEXT: arith.constant 64
 // CHECK-NEXT: arith.cmpi sle
 // CHECK-NEXT: kcc.arange
@@ -21,6 +22,7 @@
 // CHECK-SAME: kcc.version_guard = {at = "rows.kc:3:3", guard = "(n <= 64)", when = "n <= 64"}
 // CHECK-SAME: kcc.version_of = @rows
 // CHECK-NOT: kcc.variant
+// CHECK: arith.constant false
 // CHECK-NOT: kcc.arange
 // CHECK: %[[S:.*]] = scf.for
 // CHECK: kcc.store
@@ -79,5 +81,62 @@ func.func @plain(%arg0: !kcc.ptr<i32> {kcc.align = 16 : i64}, %arg1: i32)
   scf.if %b {
     kcc.store %arg0, %arg1 : !kcc.ptr<i32>
   }
+  return
+}
+
+// -----
+
+// Scalar branches are versioned only where a value they choose decides a
+// loop's bounds (causal attention's `if causal != 0 { blocks = min(blocks,
+// diagonal) }`); each build then folds every test of the condition, the
+// one repeated in the loop too.
+// CHECK-LABEL: func.func @bound(
+// CHECK: %[[T:.*]] = arith.constant true
+// CHECK: %[[D:.*]] = arith.minsi
+// CHECK: scf.for %{{.*}} = %{{.*}} to %[[D]]
+// CHECK: arith.andi %[[T]],
+// CHECK-LABEL: func.func @bound__else(
+// CHECK: %[[F:.*]] = arith.constant false
+// CHECK-NOT: arith.minsi
+// CHECK: scf.for %{{.*}} = %{{.*}} to %arg1
+// CHECK: arith.andi %[[F]],
+func.func @bound(%arg0: !kcc.ptr<i32>, %arg1: i32, %arg2: i32)
+    attributes {kcc.kernel, kcc.grid = ["1", "1", "1"]} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %pid = kcc.program_id(0) : i32
+  %causal = arith.cmpi ne, %arg2, %c0 : i32
+  %n = scf.if %causal -> (i32) {
+    %d = arith.minsi %arg1, %pid : i32
+    scf.yield %d : i32
+  } else {
+    scf.yield %arg1 : i32
+  } {kcc.launch_guard = {at = "k.kc:4:3", guard = "(causal != 0)", when = "causal != 0"}}
+  scf.for %j = %c0 to %n step %c1 : i32 {
+    %again = arith.cmpi ne, %arg2, %c0 : i32
+    %late = arith.cmpi sgt, %j, %c2 : i32
+    %mask = arith.andi %again, %late : i1
+    scf.if %mask {
+      kcc.store %arg0, %j : !kcc.ptr<i32>
+    }
+  }
+  return
+}
+
+// -----
+
+// A scalar choice that decides no loop: one build.
+// CHECK-LABEL: func.func @scalar(
+// CHECK-NOT: __else
+func.func @scalar(%arg0: !kcc.ptr<i32>, %arg1: i32)
+    attributes {kcc.kernel, kcc.grid = ["1", "1", "1"]} {
+  %c0 = arith.constant 0 : i32
+  %b = arith.cmpi sgt, %arg1, %c0 : i32
+  scf.if %b {
+    kcc.store %arg0, %arg1 : !kcc.ptr<i32>
+  } else {
+    kcc.store %arg0, %c0 : !kcc.ptr<i32>
+  } {kcc.launch_guard = {at = "k.kc:2:3", guard = "(n > 0)", when = "n > 0"}}
   return
 }

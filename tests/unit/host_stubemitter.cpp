@@ -447,14 +447,17 @@ TEST_CASE("host stubs: a persistent kernel") {
 
   // A target where the persistent build is slower (its dots off the staged
   // tensor-core path): its entry says so, and so does the manifest.
-  m.kernels[0].persistentBuilds[0].builds[0].persistentSlower = true;
+  m.kernels[0].persistentBuilds[0].builds[0].persistentNotLaunched =
+      "it runs fewer of its dots on the staged tensor-core instruction than "
+      "the one-CTA-per-tile build";
   REQUIRE(emitCudaStubs(m, "abc", f, error));
   CHECK(contains(f.source, "threads_vector_add_f32_1024__persistent[] = {\n"
                            "    {80, 128, nullptr, 0, true}, {90, 128, "
                            "nullptr, 4096}};\n"));
   CHECK(contains(emitManifest(m, "0.1.0", {}),
-                 "\"not_launched\": \"fewer dots on the staged tensor-core "
-                 "instruction than the one-CTA-per-tile build\""));
+                 "\"not_launched\": \"it runs fewer of its dots on the staged "
+                 "tensor-core instruction than the one-CTA-per-tile "
+                 "build\""));
 
   // A persistent build a target could not compile (the driver dropped it
   // there): the launch runs one program per tile on every target of the

@@ -472,7 +472,7 @@ private:
     struct Func {
       std::string symbol;
       unsigned warps = 0;
-      bool persistentSlower = false;
+      std::string persistentNotLaunched; // kcc::persistentBuildNotLaunched
     };
     std::vector<Func> funcs; // the kernels, with their launch shape
     mlir::OwningOpRef<mlir::ModuleOp> ir; // layout IR, for --report/--emit
@@ -576,8 +576,8 @@ private:
       out.ir = module.clone();
     for (auto func : module.getOps<mlir::func::FuncOp>())
       if (unsigned warps = blockWarps(func))
-        out.funcs.push_back(
-            {func.getSymName().str(), warps, persistentBuildIsSlower(func)});
+        out.funcs.push_back({func.getSymName().str(), warps,
+                             persistentBuildNotLaunched(func).value_or("")});
     if (options.emit != EmitKind::LayoutIR) {
       mlir::PassManager pm(&ctx);
       mlir::TimingScope passScope = scope.nest("lowering passes");
@@ -644,6 +644,17 @@ private:
     layout.latePromotion = options.latePromotion;
     layout.versionMasks = options.versionMasks;
     layout.warpgroupTurns = options.warpgroupTurns;
+    // A persistent build whose tiles run different trip counts is not
+    // compiled: its CTAs take the tiles in turn and would finish unevenly
+    // (the launch runs one CTA per tile, as where a build is dropped).
+    for (auto func :
+         llvm::make_early_inc_range(module->getOps<mlir::func::FuncOp>()))
+      if (std::optional<std::string> why = persistentTilesRunUnevenly(func)) {
+        if (host::Specialization *spec =
+                host::findSpecialization(info, func.getSymName().str()))
+          spec->notBuilt.push_back({target.name, *why});
+        func.erase();
+      }
     // Tunable constants: one candidate per group stays for this target.
     {
       mlir::TimingScope passScope = scope.nest("select variants");
@@ -679,7 +690,7 @@ private:
       build.target = target.name;
       build.sm = target.sm;
       build.threads = f.warps * target.warpSize;
-      build.persistentSlower = f.persistentSlower;
+      build.persistentNotLaunched = f.persistentNotLaunched;
       spec->builds.push_back(build);
     }
     // The dynamic shared memory each kernel's launch must provide.

@@ -88,12 +88,15 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
         entry.roles = "not warp-specialized: " + why.str();
     });
 
-    if (func::FuncOp plain = oneCtaPerTileBuildOf(func);
-        plain && persistentBuildIsSlower(func))
-      entry.launch =
-          "persistent: not launched on " + target.name +
-          ", where the one-CTA-per-tile build @" + plain.getSymName().str() +
-          " runs more of its dots on the staged tensor-core instruction";
+    std::optional<std::string> notLaunched = persistentBuildNotLaunched(func);
+    func::FuncOp persistentBuild = persistentBuildOf(func);
+    std::optional<std::string> buildNotLaunched =
+        persistentBuild ? persistentBuildNotLaunched(persistentBuild)
+                        : std::nullopt;
+    if (func::FuncOp plain = oneCtaPerTileBuildOf(func); plain && notLaunched)
+      entry.launch = "persistent: not launched on " + target.name + " (@" +
+                     plain.getSymName().str() +
+                     " runs instead): " + *notLaunched;
     else if (auto p =
                  func->getAttrOfType<IntegerAttr>(KccDialect::kPersistentAttr))
       entry.launch = llvm::formatv(
@@ -104,13 +107,11 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
           p.getInt(),
           func->getAttrOfType<FlatSymbolRefAttr>(KccDialect::kPersistentOfAttr)
               .getValue());
-    else if (func::FuncOp persistentBuild = persistentBuildOf(func);
-             persistentBuild && persistentBuildIsSlower(persistentBuild))
+    else if (buildNotLaunched)
       entry.launch = "one CTA per tile for every grid on " + target.name +
                      ": the persistent build @" +
                      persistentBuild.getSymName().str() +
-                     " runs fewer of its dots on the staged tensor-core "
-                     "instruction";
+                     " is not launched: " + *buildNotLaunched;
     else if (persistentBuild)
       entry.launch = llvm::formatv(
           "one CTA per tile when the grid has at most {0} x multiprocessors "
