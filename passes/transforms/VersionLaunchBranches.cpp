@@ -113,9 +113,9 @@ bool worthVersioning(scf::IfOp ifOp) {
     Value v = work.pop_back_val();
     for (OpOperand &use : v.getUses()) {
       Operation *user = use.getOwner();
-      if (auto loop = dyn_cast<scf::ForOp>(user))
-        if (use.getOperandNumber() < 3) // lower bound, upper bound, step
-          return true;
+      if (isa<scf::ForOp>(user) &&
+          use.getOperandNumber() < 3) // lower bound, upper bound, step
+        return true;
       if (user->getNumRegions() || user->getNumResults() != 1 ||
           isa<RankedTensorType>(user->getResult(0).getType()))
         continue;
