@@ -9,6 +9,7 @@
 #include "backends/amd/ROCDLLowering.h"
 #include "backends/gpu/Passes.h"
 #include "backends/nvidia/NVVMLowering.h"
+#include "ir/Dialect.h"
 #include "passes/Passes.h"
 #include "targets/TargetModel.h"
 
@@ -88,6 +89,18 @@ std::string pipeline::clusterSizeError(unsigned ctas) {
     return "";
   return "invalid --clusters=" + std::to_string(ctas) +
          ": kcc builds clusters of 2 CTAs (--clusters=2), or none (0 or 1)";
+}
+
+std::vector<std::pair<std::string, std::string>>
+pipeline::dropUnevenPersistentBuilds(ModuleOp module) {
+  std::vector<std::pair<std::string, std::string>> dropped;
+  for (auto func : llvm::make_early_inc_range(module.getOps<func::FuncOp>()))
+    if (std::optional<std::string> why =
+            kcc::persistentTilesRunUnevenly(func)) {
+      dropped.emplace_back(func.getSymName().str(), *why);
+      func.erase();
+    }
+  return dropped;
 }
 
 std::vector<const TargetModel *>

@@ -85,6 +85,12 @@ void buildTilePipeline(mlir::OpPassManager &pm, const TileOptions &options);
 /// Why `--clusters=N` is refused ("" when N is 0, 1 or 2): the tools that
 /// take the flag (kcc, kcc-difftest, kcc-sim) say the same.
 std::string clusterSizeError(unsigned ctas);
+/// After buildTilePipeline: erases the persistent builds whose tiles run
+/// different trip counts (kcc::persistentTilesRunUnevenly), so that kcc,
+/// kcc-difftest and kcc-sim launch one CTA per tile there alike; returns
+/// each erased build's symbol and why.
+std::vector<std::pair<std::string, std::string>>
+dropUnevenPersistentBuilds(mlir::ModuleOp module);
 
 /// The targets among `targets` whose kernels receive TMA tensor maps (the
 /// NVIDIA targets with TMA): one set of arguments serves them all.

@@ -1194,6 +1194,8 @@ int main(int argc, char **argv) {
   pipeline::buildTilePipeline(pm, launch);
   if (failed(pm.run(*launched)))
     return 1;
+  // As kcc: no persistent build where the tiles run different trip counts.
+  pipeline::dropUnevenPersistentBuilds(*launched);
   module->walk([](ProgramGridOp marker) { marker.erase(); });
   DiffTest test(sourceMgr, cases);
   return test.run(*module, *launched, sys::path::stem(positional[0]));

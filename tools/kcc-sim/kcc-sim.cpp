@@ -201,6 +201,8 @@ int runLower() {
   pipeline::buildTilePipeline(pm, tileOptions);
   if (failed(pm.run(*tile)))
     return 1;
+  // As kcc: no persistent build where the tiles run different trip counts.
+  pipeline::dropUnevenPersistentBuilds(*tile);
   pipeline::LayoutOptions layout;
   layout.numWarps = numWarps;
   layout.pingPong = pingPong;

@@ -647,14 +647,10 @@ private:
     // A persistent build whose tiles run different trip counts is not
     // compiled: its CTAs take the tiles in turn and would finish unevenly
     // (the launch runs one CTA per tile, as where a build is dropped).
-    for (auto func :
-         llvm::make_early_inc_range(module->getOps<mlir::func::FuncOp>()))
-      if (std::optional<std::string> why = persistentTilesRunUnevenly(func)) {
-        if (host::Specialization *spec =
-                host::findSpecialization(info, func.getSymName().str()))
-          spec->notBuilt.push_back({target.name, *why});
-        func.erase();
-      }
+    for (const auto &[symbol, why] :
+         pipeline::dropUnevenPersistentBuilds(*module))
+      if (host::Specialization *spec = host::findSpecialization(info, symbol))
+        spec->notBuilt.push_back({target.name, why});
     // Tunable constants: one candidate per group stays for this target.
     {
       mlir::TimingScope passScope = scope.nest("select variants");
