@@ -358,6 +358,13 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                     << " applies to an scf.for over i32 whose first "
                        "iter_arg is an i32 tile count";
   }
+  if (name == kPairedTilesAttr)
+    return isa<StringAttr>(attr.getValue()) &&
+                   op->hasAttr(kPersistentTilesAttr)
+               ? success()
+               : op->emitError() << kPairedTilesAttr
+                                 << " is a string on a persistent kernel's "
+                                    "tile loop (kcc.persistent_tiles)";
   if (name == kMaskUniformAttr || name == kMaskMonotoneAttr ||
       name == kDataDependentAttr || name == kMmaOperandAttr ||
       name == kMmaOverlapAttr || name == kFullMasksAttr ||
@@ -985,7 +992,10 @@ kcc::persistentTilesRunUnevenly(func::FuncOp persistentBuild) {
     return false;
   };
   std::optional<std::string> uneven;
-  persistentBuild.walk([&](scf::ForOp loop) {
+  persistentBuild.walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
+    // Paired tiles (kcc-rasterize-programs) even out the CTAs' work.
+    if (loop->hasAttr(KccDialect::kPairedTilesAttr))
+      return WalkResult::interrupt();
     if (loop->hasAttr(KccDialect::kPersistentTilesAttr) ||
         !loop->getParentOfType<scf::ForOp>() ||
         !(fromTile(loop.getLowerBound()) || fromTile(loop.getUpperBound())))
@@ -993,7 +1003,9 @@ kcc::persistentTilesRunUnevenly(func::FuncOp persistentBuild) {
     uneven = "the trip count of its loop at " +
              sourceLocationText(loop.getLoc(), /*baseName=*/true) +
              " changes from tile to tile, so CTAs that take the tiles in "
-             "turn would finish unevenly";
+             "turn would finish unevenly; tiles are paired only where the "
+             "trip counts grow or shrink along x alone, in a kernel that may "
+             "run a tile twice";
     return WalkResult::interrupt();
   });
   return uneven;

@@ -237,6 +237,11 @@ def Kcc_Dialect : Dialect {
     // the tile count, by the launch's extent): loops nested in it are
     // pipelined as if outermost, their stage counter carried across tiles.
     static constexpr ::llvm::StringLiteral kPersistentTilesAttr = "kcc.persistent_tiles";
+    // On that scf.for when its tiles are paired (kcc-rasterize-programs): a
+    // tile and its mirror along x run back to back, because the loop at
+    // this source location (text) runs more trips the further the tile is
+    // along x, or fewer; each pair then costs about the same.
+    static constexpr ::llvm::StringLiteral kPairedTilesAttr = "kcc.paired_tiles";
     // On the scf.if the NVIDIA lowering splits a kcc.warp_specialize into:
     // the consumer threads (then: the producer warpgroup, else: consumers).
     static constexpr ::llvm::StringLiteral kRolesAttr = "kcc.roles";

@@ -60,6 +60,13 @@ def KccRasterizePrograms : Pass<"kcc-rasterize-programs", "mlir::ModuleOp"> {
     2 * cdiv(gy, 2) programs. kcc-multicast-tma-loads then shares what the
     two CTAs load alike. A kernel that does not qualify gets
     `kcc.cluster_refused` (why) instead.
+    Paired tiles: where the trip counts of the kernel's loops grow or shrink
+    along x alone (kcc::tileWorkAlongX) and a tile may run twice, the
+    persistent build's loop runs t < 2 * cdiv(gx, 2) * gy: blocks of
+    2 * extent tiles hold `extent` slots, a slot's two tiles are x = i and
+    its mirror gx - 1 - i (the longer first), and CTA b runs both tiles of
+    slot b of each block; the loop gets kcc.paired_tiles (the source
+    location of the loop that made the tiles uneven).
   }];
   let options = [
     Option<"persistent", "persistent", "unsigned", /*default=*/"0",

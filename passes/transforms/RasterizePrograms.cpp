@@ -46,10 +46,17 @@
 // pure cost (1.3-1.5 us at 1024^3 on an H200, docs/gemm.md), so the
 // runtime launches the one-program-per-tile build there.
 //
+// Tiles whose loops run more trips the further along x they are (causal
+// attention) would leave CTAs that take them in turn unevenly loaded: the
+// persistent build pairs each tile with its mirror along x on one CTA
+// (kcc.paired_tiles; docs/gemm.md, "Uneven tiles").
+//
 //===----------------------------------------------------------------------===//
 
+#include "ir/SourceLocation.h"
 #include "passes/Passes.h"
 #include "passes/analysis/ReadOnlyMemory.h"
+#include "passes/analysis/TileWork.h"
 #include "passes/transforms/KernelBuilds.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -67,12 +74,12 @@ namespace kcc {
 
 namespace {
 
-/// Why `func` may not run as clusters, or "". With an odd number of tile
-/// rows the last cluster's second CTA computes its partner's tile again
-/// (both must run the pipeline's protocol), so the kernel must give the
-/// same result when a tile runs twice: no atomics, and no load from memory
-/// the kernel writes (a second run would read the first one's output).
-std::string clusterRefusal(func::FuncOp func) {
+/// Why a tile of `func` may not run twice, or "": a build that runs some
+/// tile again (the last cluster's second CTA with an odd number of tile
+/// rows; an odd row's middle tile with paired tiles) must give the same
+/// result: no atomics, and no load from memory the kernel writes (a second
+/// run would read the first one's output).
+std::string rerunRefusal(func::FuncOp func) {
   std::string why;
   kcc::ReadOnlyMemory readOnly(func);
   func.walk([&](Operation *op) {
@@ -87,11 +94,7 @@ std::string clusterRefusal(func::FuncOp func) {
       why = "it reads memory it writes";
     return why.empty() ? WalkResult::advance() : WalkResult::interrupt();
   });
-  if (why.empty())
-    return why;
-  return why + ": with an odd number of tile rows the last cluster's second "
-               "CTA computes its partner's tile again, which must give the "
-               "same result";
+  return why;
 }
 
 /// group(1)'s order is the grid's own (x fastest, then y): without
@@ -105,7 +108,7 @@ bool keepsGrid(kcc::ProgramGridOp marker, unsigned cluster) {
 /// Rewrites one function around its marker; reports and fails on IR the
 /// frontend never makes (two markers, a program id the marker's extents do
 /// not dominate, a malformed kcc.grid). `cluster` > 1 launches it as
-/// clusters of that many CTAs (kcc.cluster) where clusterRefusal allows.
+/// clusters of that many CTAs (kcc.cluster) where rerunRefusal allows.
 LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
                         unsigned persistent, unsigned cluster = 0) {
   Block &entry = func.getBody().front();
@@ -171,8 +174,12 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
   unsigned pair = 0;
   Value rank, rows = gy, pairSize;
   if (cluster > 1) {
-    if (std::string why = clusterRefusal(func); !why.empty()) {
-      func->setAttr(kcc::KccDialect::kClusterRefusedAttr, b.getStringAttr(why));
+    if (std::string why = rerunRefusal(func); !why.empty()) {
+      func->setAttr(
+          kcc::KccDialect::kClusterRefusedAttr,
+          b.getStringAttr(why + ": with an odd number of tile rows the last "
+                                "cluster's second CTA computes its partner's "
+                                "tile again, which must give the same result"));
     } else {
       pair = cluster;
       pairSize =
@@ -192,6 +199,28 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
                     b.getI32IntegerAttr(int32_t(pair)));
     }
   }
+  // Paired tiles (persistent builds without clusters): where the trip
+  // counts grow or shrink along x alone, tile slot s runs x = i and its
+  // mirror x = gx - 1 - i (i < cdiv(gx, 2)), the longer one first, on the
+  // same CTA back to back, so every CTA's pairs cost about the same. An odd
+  // gx's middle tile is its own mirror and runs twice: the kernel must give
+  // the same result when a tile runs again.
+  kcc::TileWork work;
+  if (persistent && !pair) {
+    work = kcc::tileWorkAlongX(func);
+    if ((work.kind != kcc::TileWork::Grows &&
+         work.kind != kcc::TileWork::Shrinks) ||
+        !rerunRefusal(func).empty())
+      work = kcc::TileWork();
+  }
+  bool paired = work.loop != nullptr;
+  Value gxOrder = gx, slots, second;
+  if (paired) {
+    Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
+    Value two = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(2));
+    gxOrder = arith::DivSIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, gx, one), two);
+  }
   if (persistent) {
     // The tiles of this program: the rest of the body runs once per tile.
     // Tiles are numbered batch by batch, so the CTAs that run together work
@@ -203,9 +232,13 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
     Value extent = kcc::NumProgramsOp::create(b, loc, i32, uint32_t(0));
     if (pair)
       extent = arith::DivSIOp::create(b, loc, extent, pairSize);
-    Value perBatch = arith::MulIOp::create(b, loc, gx, rows);
+    Value perBatch = arith::MulIOp::create(b, loc, gxOrder, rows);
     Value tiles =
         gz ? arith::MulIOp::create(b, loc, perBatch, gz).getResult() : perBatch;
+    if (paired) {
+      slots = tiles;
+      tiles = arith::AddIOp::create(b, loc, slots, slots);
+    }
     // Its one iter_arg counts the program's tiles (0, 1, ...): the phase of
     // a once-per-tile barrier (kcc-materialize-tma-copies) comes from it.
     Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
@@ -218,6 +251,10 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
               ValueRange{arith::AddIOp::create(lb, l, iter.front(), one)});
         });
     loop->setAttr(kcc::KccDialect::kPersistentTilesAttr, b.getUnitAttr());
+    if (paired)
+      loop->setAttr(kcc::KccDialect::kPairedTilesAttr,
+                    b.getStringAttr(kcc::sourceLocationText(
+                        work.loop->getLoc(), /*baseName=*/true)));
     Block *body = loop.getBody();
     body->getOperations().splice(
         std::prev(body->end(), 3), entry.getOperations(),
@@ -226,6 +263,27 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
                   b.getI32IntegerAttr(int32_t(persistent)));
     b.setInsertionPointToStart(body);
     flat = loop.getInductionVar();
+    if (paired) {
+      // Blocks of 2 x extent tiles hold `extent` slots (fewer in the last,
+      // `width` of them): the first `width` tiles of a block are its slots'
+      // first tiles, the rest their mirrors, so CTA b takes both of slot b.
+      Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
+      Value twice = arith::MaxSIOp::create(
+          b, loc, arith::AddIOp::create(b, loc, extent, extent), one);
+      Value base = arith::MulIOp::create(
+          b, loc, arith::DivSIOp::create(b, loc, flat, twice), extent);
+      Value width = arith::MinSIOp::create(
+          b, loc, extent, arith::SubIOp::create(b, loc, slots, base));
+      Value inBlock = arith::SubIOp::create(
+          b, loc, arith::SubIOp::create(b, loc, flat, base), base);
+      second = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
+                                     inBlock, width);
+      flat = arith::AddIOp::create(
+          b, loc, base,
+          arith::SelectOp::create(
+              b, loc, second, arith::SubIOp::create(b, loc, inBlock, width),
+              inBlock));
+    }
     if (gz) {
       batch = arith::DivSIOp::create(b, loc, flat, perBatch);
       flat = arith::RemSIOp::create(b, loc, flat, perBatch);
@@ -236,8 +294,8 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
   // which the async verifier chooses apart from the grid (a causal
   // attention loop's bound reads program_id(0)).
   Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
-  Value inGroup =
-      arith::MaxSIOp::create(b, loc, arith::MulIOp::create(b, loc, n, gx), one);
+  Value inGroup = arith::MaxSIOp::create(
+      b, loc, arith::MulIOp::create(b, loc, n, gxOrder), one);
   Value group = arith::DivSIOp::create(b, loc, flat, inGroup);
   Value first = arith::MulIOp::create(b, loc, group, n);
   Value size = arith::MaxSIOp::create(
@@ -249,6 +307,14 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
   Value pid1 = arith::AddIOp::create(
       b, loc, first, arith::RemSIOp::create(b, loc, inGroupIndex, size));
   Value pid0 = arith::DivSIOp::create(b, loc, inGroupIndex, size);
+  if (paired) {
+    // The slot's first tile is the longer one.
+    Value mirror = arith::SubIOp::create(
+        b, loc, arith::SubIOp::create(b, loc, gx, one), pid0);
+    bool grows = work.kind == kcc::TileWork::Grows;
+    pid0 = arith::SelectOp::create(b, loc, second, grows ? pid0 : mirror,
+                                   grows ? mirror : pid0);
+  }
   if (pair) {
     Value size = pairSize;
     Value last = arith::MaxSIOp::create(

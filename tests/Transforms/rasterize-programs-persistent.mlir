@@ -119,3 +119,159 @@ func.func @ungrouped(%out: !kcc.ptr<i32>, %n: i32, %m: i32)
   kcc.store %ptr, %p0 : !kcc.ptr<i32>
   return
 }
+
+// Paired tiles: the loop's trip count (p0 + 1) grows along x, so the
+// persistent build runs tile slots s < cdiv(gx, 2) * gy (its loop runs to
+// twice that): blocks of 2 x extent tiles hold `extent` slots (`width` in
+// the last), the block's first `width` tiles the slots' first tiles, the
+// rest their mirrors, so CTA b takes both tiles of its slot. The slot's
+// grouped order runs over cdiv(gx, 2) columns; its first tile is the
+// mirror gx - 1 - x (the longer one), its second x.
+// CHECK-LABEL: func.func @grows__persistent(
+// CHECK: %[[HALF:.*]] = arith.divsi %{{.*}}, %c2_i32 : i32
+// CHECK: %[[EXT:.*]] = kcc.num_programs(0) : i32
+// CHECK: %[[SLOTS:.*]] = arith.muli %[[HALF]], %arg2 : i32
+// CHECK: %[[TILES:.*]] = arith.addi %[[SLOTS]], %[[SLOTS]] : i32
+// CHECK: scf.for %[[T:.*]] = %{{.*}} to %[[TILES]] step %[[EXT]]
+// CHECK: %[[TWICE:.*]] = arith.addi %[[EXT]], %[[EXT]] : i32
+// CHECK: %[[TWICE1:.*]] = arith.maxsi %[[TWICE]], %{{.*}} : i32
+// CHECK: %[[Q:.*]] = arith.divsi %[[T]], %[[TWICE1]] : i32
+// CHECK: %[[BASE:.*]] = arith.muli %[[Q]], %[[EXT]] : i32
+// CHECK: %[[LEFT:.*]] = arith.subi %[[SLOTS]], %[[BASE]] : i32
+// CHECK: %[[WIDTH:.*]] = arith.minsi %[[EXT]], %[[LEFT]] : i32
+// CHECK: %[[U0:.*]] = arith.subi %[[T]], %[[BASE]] : i32
+// CHECK: %[[U:.*]] = arith.subi %[[U0]], %[[BASE]] : i32
+// CHECK: %[[SECOND:.*]] = arith.cmpi sge, %[[U]], %[[WIDTH]] : i32
+// CHECK: %[[UM:.*]] = arith.subi %[[U]], %[[WIDTH]] : i32
+// CHECK: %[[C:.*]] = arith.select %[[SECOND]], %[[UM]], %[[U]] : i32
+// CHECK: %[[SLOT:.*]] = arith.addi %[[BASE]], %[[C]] : i32
+// CHECK: arith.muli %{{.*}}, %[[HALF]] : i32
+// CHECK: %[[IN:.*]] = arith.remsi %[[SLOT]], %{{.*}} : i32
+// CHECK: %[[X:.*]] = arith.divsi %[[IN]], %{{.*}} : i32
+// CHECK: %[[LAST:.*]] = arith.subi %arg1, %{{.*}} : i32
+// CHECK: %[[MIRROR:.*]] = arith.subi %[[LAST]], %[[X]] : i32
+// CHECK: %[[P0:.*]] = arith.select %[[SECOND]], %[[X]], %[[MIRROR]] : i32
+// CHECK: arith.addi %[[P0]]
+// CHECK: scf.for
+// CHECK: } {kcc.paired_tiles = "{{.*}}rasterize-programs-persistent.mlir:{{[0-9]+}}:{{[0-9]+}}", kcc.persistent_tiles}
+func.func @grows(%out: !kcc.ptr<i32>, %n: i32, %m: i32)
+    attributes {kcc.kernel, kcc.grid = ["n", "m", "1"],
+                kcc.raster_group = 1 : i32} {
+  kcc.program_grid %n, %m {group = 1 : i32}
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %p0 = kcc.program_id(0) : i32
+  %trips = arith.addi %p0, %c1 : i32
+  %sum = scf.for %j = %c0 to %trips step %c1 iter_args(%acc = %c0) -> (i32) : i32 {
+    %next = arith.addi %acc, %j : i32
+    scf.yield %next : i32
+  }
+  %ptr = kcc.addptr %out, %p0 : !kcc.ptr<i32>, i32
+  kcc.store %ptr, %sum : !kcc.ptr<i32>
+  return
+}
+
+// Fewer trips along x (p0 .. n): the slot's first tile is x itself.
+// CHECK-LABEL: func.func @shrinks__persistent(
+// CHECK: %[[SECOND:.*]] = arith.cmpi sge
+// CHECK: %[[SLOT:.*]] = arith.addi
+// CHECK: %[[IN:.*]] = arith.remsi %[[SLOT]], %{{.*}} : i32
+// CHECK: %[[X:.*]] = arith.divsi %[[IN]], %{{.*}} : i32
+// CHECK: %[[MIRROR:.*]] = arith.subi %{{.*}}, %[[X]] : i32
+// CHECK: arith.select %[[SECOND]], %[[MIRROR]], %[[X]] : i32
+// CHECK: kcc.paired_tiles
+func.func @shrinks(%out: !kcc.ptr<i32>, %n: i32, %m: i32)
+    attributes {kcc.kernel, kcc.grid = ["n", "m", "1"],
+                kcc.raster_group = 1 : i32} {
+  kcc.program_grid %n, %m {group = 1 : i32}
+  %c1 = arith.constant 1 : i32
+  %c0 = arith.constant 0 : i32
+  %p0 = kcc.program_id(0) : i32
+  %sum = scf.for %j = %p0 to %n step %c1 iter_args(%acc = %c0) -> (i32) : i32 {
+    %next = arith.addi %acc, %j : i32
+    scf.yield %next : i32
+  }
+  %ptr = kcc.addptr %out, %p0 : !kcc.ptr<i32>, i32
+  kcc.store %ptr, %sum : !kcc.ptr<i32>
+  return
+}
+
+// Not paired: trips that follow program_id(1); trips that grow along x
+// under an `if` on the program ids; a loop that grows and one that
+// shrinks; an atomic (a tile must not run twice).
+// CHECK-LABEL: func.func @by_row__persistent(
+// CHECK-NOT: kcc.paired_tiles
+// CHECK-LABEL: func.func @guarded__persistent(
+// CHECK-NOT: kcc.paired_tiles
+// CHECK-LABEL: func.func @both_ways__persistent(
+// CHECK-NOT: kcc.paired_tiles
+// CHECK-LABEL: func.func @counted__persistent(
+// CHECK-NOT: kcc.paired_tiles
+// CHECK: return
+func.func @by_row(%out: !kcc.ptr<i32>, %n: i32, %m: i32)
+    attributes {kcc.kernel, kcc.grid = ["n", "m", "1"],
+                kcc.raster_group = 1 : i32} {
+  kcc.program_grid %n, %m {group = 1 : i32}
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %p1 = kcc.program_id(1) : i32
+  %sum = scf.for %j = %c0 to %p1 step %c1 iter_args(%acc = %c0) -> (i32) : i32 {
+    %next = arith.addi %acc, %j : i32
+    scf.yield %next : i32
+  }
+  kcc.store %out, %sum : !kcc.ptr<i32>
+  return
+}
+
+func.func @guarded(%out: !kcc.ptr<i32>, %n: i32, %m: i32)
+    attributes {kcc.kernel, kcc.grid = ["n", "m", "1"],
+                kcc.raster_group = 1 : i32} {
+  kcc.program_grid %n, %m {group = 1 : i32}
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %p0 = kcc.program_id(0) : i32
+  %p1 = kcc.program_id(1) : i32
+  %odd = arith.cmpi eq, %p1, %c1 : i32
+  scf.if %odd {
+    %sum = scf.for %j = %c0 to %p0 step %c1 iter_args(%acc = %c0) -> (i32) : i32 {
+      %next = arith.addi %acc, %j : i32
+      scf.yield %next : i32
+    }
+    kcc.store %out, %sum : !kcc.ptr<i32>
+  }
+  return
+}
+
+func.func @both_ways(%out: !kcc.ptr<i32>, %n: i32, %m: i32)
+    attributes {kcc.kernel, kcc.grid = ["n", "m", "1"],
+                kcc.raster_group = 1 : i32} {
+  kcc.program_grid %n, %m {group = 1 : i32}
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %p0 = kcc.program_id(0) : i32
+  %a = scf.for %j = %c0 to %p0 step %c1 iter_args(%acc = %c0) -> (i32) : i32 {
+    %next = arith.addi %acc, %j : i32
+    scf.yield %next : i32
+  }
+  %b = scf.for %j = %p0 to %n step %c1 iter_args(%acc = %a) -> (i32) : i32 {
+    %next = arith.addi %acc, %j : i32
+    scf.yield %next : i32
+  }
+  kcc.store %out, %b : !kcc.ptr<i32>
+  return
+}
+
+func.func @counted(%out: !kcc.ptr<i32>, %n: i32, %m: i32)
+    attributes {kcc.kernel, kcc.grid = ["n", "m", "1"],
+                kcc.raster_group = 1 : i32} {
+  kcc.program_grid %n, %m {group = 1 : i32}
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %p0 = kcc.program_id(0) : i32
+  %sum = scf.for %j = %c0 to %p0 step %c1 iter_args(%acc = %c0) -> (i32) : i32 {
+    %next = arith.addi %acc, %j : i32
+    scf.yield %next : i32
+  }
+  %old = kcc.atomic_rmw add acq_rel gpu %out, %sum : !kcc.ptr<i32>
+  return
+}

@@ -97,16 +97,29 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
       entry.launch = "persistent: not launched on " + target.name + " (@" +
                      plain.getSymName().str() +
                      " runs instead): " + *notLaunched;
-    else if (auto p =
-                 func->getAttrOfType<IntegerAttr>(KccDialect::kPersistentAttr))
+    else if (auto p = func->getAttrOfType<IntegerAttr>(
+                 KccDialect::kPersistentAttr)) {
+      // Paired tiles (kcc-rasterize-programs): which loop made them uneven.
+      std::string order = "its tiles in grouped order";
+      func.walk([&](scf::ForOp loop) {
+        if (auto at = loop->getAttrOfType<StringAttr>(
+                KccDialect::kPairedTilesAttr))
+          order = "pairs of tiles, a tile and its mirror along x, back to "
+                  "back (the trip "
+                  "count of the loop at " +
+                  at.str() +
+                  " changes along x; each pair costs about the same)";
+      });
       entry.launch = llvm::formatv(
           "persistent: at most {0} CTA(s) per multiprocessor, each running "
-          "its tiles in grouped order; TMA pipelines carry their stages and "
-          "phases from tile to tile. Launched instead of @{1} when the grid "
-          "has more than {0} x multiprocessors tiles",
+          "{2}; TMA pipelines carry their stages and phases from tile to "
+          "tile. Launched instead of @{1} when the grid has more than {0} x "
+          "multiprocessors tiles",
           p.getInt(),
           func->getAttrOfType<FlatSymbolRefAttr>(KccDialect::kPersistentOfAttr)
-              .getValue());
+              .getValue(),
+          order);
+    }
     else if (buildNotLaunched)
       entry.launch = "one CTA per tile for every grid on " + target.name +
                      ": the persistent build @" +
