@@ -259,37 +259,21 @@ kcc::pipeline::selectVariants(ModuleOp module, const TargetModel &target,
         cand.values = values;
         continue;
       }
-      // A candidate is ranked with its persistent build (its launch may
-      // run it), not with its fallback build (for odd tensors only). A
-      // persistent build this target cannot compile is dropped, as the
-      // driver drops it (the launch then runs one CTA per tile): the
-      // candidate is ranked again without it.
-      OwningOpRef<ModuleOp> alone;
-      for (bool withPersistent : {true, false}) {
-        alone = module.clone();
-        llvm::StringSet<> others;
-        bool hasPersistent = false;
-        for (auto func : alone->getOps<func::FuncOp>()) {
-          bool persistent = persistentOf(func) == cand.symbol;
-          hasPersistent |= persistent;
-          if (func.getSymName() != cand.symbol &&
-              !(persistent && withPersistent))
-            others.insert(func.getSymName());
-        }
-        if (!withPersistent && !hasPersistent)
-          break;
-        eraseFunctions(*alone, others);
-        PassManager layoutPm(ctx);
-        LayoutOptions quiet = layout;
-        quiet.remarks = false;
-        buildLayoutPipeline(layoutPm, target, quiet);
-        std::string refusal;
-        cand.legal = runQuietly(layoutPm, *alone, refusal);
-        if (withPersistent || cand.legal)
-          cand.refusal = refusal;
-        if (cand.legal)
-          break;
-      }
+      // A candidate is ranked on its own build: not with its fallback
+      // build (for odd tensors only), nor with its persistent build, which
+      // a target that cannot compile it drops (the launch then runs one
+      // CTA per tile, tools/kcc/Driver.cpp).
+      OwningOpRef<ModuleOp> alone(module.clone());
+      llvm::StringSet<> others;
+      for (auto func : alone->getOps<func::FuncOp>())
+        if (func.getSymName() != cand.symbol)
+          others.insert(func.getSymName());
+      eraseFunctions(*alone, others);
+      PassManager layoutPm(ctx);
+      LayoutOptions quiet = layout;
+      quiet.remarks = false;
+      buildLayoutPipeline(layoutPm, target, quiet);
+      cand.legal = runQuietly(layoutPm, *alone, cand.refusal);
       if (cand.legal) {
         if (auto func = alone->lookupSymbol<func::FuncOp>(cand.symbol))
           cand.features = featuresOf(func);
@@ -316,28 +300,10 @@ kcc::pipeline::selectVariants(ModuleOp module, const TargetModel &target,
       VariantCandidate &cand = c.candidates[i];
       VariantCandidate &memo = compiled[cand.symbol];
       if (!memo.checked) {
-        memo.checked = true;
-        // Without its persistent build where that one does not lower (its
-        // shared memory): the driver drops it likewise.
-        OwningOpRef<ModuleOp> &ir = laidOut[cand.symbol];
-        OwningOpRef<ModuleOp> plain(ir->clone());
-        llvm::StringSet<> persistent;
-        for (auto func : plain->getOps<func::FuncOp>())
-          if (persistentOf(func) == cand.symbol)
-            persistent.insert(func.getSymName());
         PassManager lowerPm(ctx);
         buildLowerToLLVMPipeline(lowerPm, target);
-        memo.legal = runQuietly(lowerPm, *ir, memo.refusal);
-        if (!memo.legal && !persistent.empty()) {
-          eraseFunctions(*plain, persistent);
-          PassManager plainPm(ctx);
-          buildLowerToLLVMPipeline(plainPm, target);
-          std::string refusal;
-          if (runQuietly(plainPm, *plain, refusal)) {
-            memo.legal = true;
-            memo.refusal.clear();
-          }
-        }
+        memo.checked = true;
+        memo.legal = runQuietly(lowerPm, *laidOut[cand.symbol], memo.refusal);
       }
       cand.checked = true;
       cand.legal = memo.legal;
