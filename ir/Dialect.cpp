@@ -1004,8 +1004,7 @@ kcc::persistentTilesRunUnevenly(func::FuncOp persistentBuild) {
              sourceLocationText(loop.getLoc(), /*baseName=*/true) +
              " changes from tile to tile, so CTAs that take the tiles in "
              "turn would finish unevenly; tiles are paired only where the "
-             "trip counts grow or shrink along x alone, in a kernel that may "
-             "run a tile twice";
+             "trip counts grow or shrink along x alone";
     return WalkResult::interrupt();
   });
   return uneven;

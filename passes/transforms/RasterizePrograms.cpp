@@ -76,9 +76,8 @@ namespace {
 
 /// Why a tile of `func` may not run twice, or "": a build that runs some
 /// tile again (the last cluster's second CTA with an odd number of tile
-/// rows; an odd row's middle tile with paired tiles) must give the same
-/// result: no atomics, and no load from memory the kernel writes (a second
-/// run would read the first one's output).
+/// rows) must give the same result: no atomics, and no load from memory
+/// the kernel writes (a second run would read the first one's output).
 std::string rerunRefusal(func::FuncOp func) {
   std::string why;
   kcc::ReadOnlyMemory readOnly(func);
@@ -200,27 +199,19 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
     }
   }
   // Paired tiles (persistent builds without clusters): where the trip
-  // counts grow or shrink along x alone, tile slot s runs x = i and its
-  // mirror x = gx - 1 - i (i < cdiv(gx, 2)), the longer one first, on the
-  // same CTA back to back, so every CTA's pairs cost about the same. An odd
-  // gx's middle tile is its own mirror and runs twice: the kernel must give
-  // the same result when a tile runs again.
+  // counts grow or shrink along x alone, pair slot s runs x = i and its
+  // mirror x = gx - 1 - i (i < gx / 2), the longer one first, on the same
+  // CTA back to back, so every CTA's pairs cost about the same. An odd
+  // gx's middle column has no mirror: its tiles come after the pairs'.
   kcc::TileWork work;
   if (persistent && !pair) {
     work = kcc::tileWorkAlongX(func);
-    if ((work.kind != kcc::TileWork::Grows &&
-         work.kind != kcc::TileWork::Shrinks) ||
-        !rerunRefusal(func).empty())
+    if (work.kind != kcc::TileWork::Grows &&
+        work.kind != kcc::TileWork::Shrinks)
       work = kcc::TileWork();
   }
   bool paired = work.loop != nullptr;
-  Value gxOrder = gx, slots, second;
-  if (paired) {
-    Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
-    Value two = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(2));
-    gxOrder = arith::DivSIOp::create(
-        b, loc, arith::AddIOp::create(b, loc, gx, one), two);
-  }
+  Value gxOrder = gx, pairs, isPair, second;
   if (persistent) {
     // The tiles of this program: the rest of the body runs once per tile.
     // Tiles are numbered batch by batch, so the CTAs that run together work
@@ -232,12 +223,16 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
     Value extent = kcc::NumProgramsOp::create(b, loc, i32, uint32_t(0));
     if (pair)
       extent = arith::DivSIOp::create(b, loc, extent, pairSize);
-    Value perBatch = arith::MulIOp::create(b, loc, gxOrder, rows);
+    Value perBatch = arith::MulIOp::create(b, loc, gx, rows);
     Value tiles =
         gz ? arith::MulIOp::create(b, loc, perBatch, gz).getResult() : perBatch;
+    Value pairsPerBatch;
     if (paired) {
-      slots = tiles;
-      tiles = arith::AddIOp::create(b, loc, slots, slots);
+      Value two = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(2));
+      pairsPerBatch = arith::MulIOp::create(
+          b, loc, arith::DivSIOp::create(b, loc, gx, two), rows);
+      pairs = gz ? arith::MulIOp::create(b, loc, pairsPerBatch, gz).getResult()
+                 : pairsPerBatch;
     }
     // Its one iter_arg counts the program's tiles (0, 1, ...): the phase of
     // a once-per-tile barrier (kcc-materialize-tma-copies) comes from it.
@@ -264,25 +259,37 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
     b.setInsertionPointToStart(body);
     flat = loop.getInductionVar();
     if (paired) {
-      // Blocks of 2 x extent tiles hold `extent` slots (fewer in the last,
-      // `width` of them): the first `width` tiles of a block are its slots'
-      // first tiles, the rest their mirrors, so CTA b takes both of slot b.
+      // The pairs' tiles first: blocks of 2 x extent tiles hold `extent`
+      // pair slots (fewer in the last, `width` of them), the first `width`
+      // tiles of a block its slots' first tiles, the rest their mirrors, so
+      // CTA b takes both tiles of slot b. Then the middle column's tiles,
+      // one each, as the grouped order of a grid one column wide.
       Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
+      Value two = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(2));
+      Value pairTiles = arith::AddIOp::create(b, loc, pairs, pairs);
+      isPair = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt, flat,
+                                     pairTiles);
       Value twice = arith::MaxSIOp::create(
           b, loc, arith::AddIOp::create(b, loc, extent, extent), one);
       Value base = arith::MulIOp::create(
           b, loc, arith::DivSIOp::create(b, loc, flat, twice), extent);
       Value width = arith::MinSIOp::create(
-          b, loc, extent, arith::SubIOp::create(b, loc, slots, base));
+          b, loc, extent, arith::SubIOp::create(b, loc, pairs, base));
       Value inBlock = arith::SubIOp::create(
           b, loc, arith::SubIOp::create(b, loc, flat, base), base);
       second = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
                                      inBlock, width);
-      flat = arith::AddIOp::create(
+      Value slot = arith::AddIOp::create(
           b, loc, base,
           arith::SelectOp::create(
               b, loc, second, arith::SubIOp::create(b, loc, inBlock, width),
               inBlock));
+      flat = arith::SelectOp::create(
+          b, loc, isPair, slot, arith::SubIOp::create(b, loc, flat, pairTiles));
+      gxOrder = arith::SelectOp::create(
+          b, loc, isPair, arith::DivSIOp::create(b, loc, gx, two), one);
+      perBatch = arith::MaxSIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, gxOrder, rows), one);
     }
     if (gz) {
       batch = arith::DivSIOp::create(b, loc, flat, perBatch);
@@ -308,12 +315,15 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
       b, loc, first, arith::RemSIOp::create(b, loc, inGroupIndex, size));
   Value pid0 = arith::DivSIOp::create(b, loc, inGroupIndex, size);
   if (paired) {
-    // The slot's first tile is the longer one.
+    // A slot's first tile is the longer one; the middle column is gx / 2.
     Value mirror = arith::SubIOp::create(
         b, loc, arith::SubIOp::create(b, loc, gx, one), pid0);
     bool grows = work.kind == kcc::TileWork::Grows;
-    pid0 = arith::SelectOp::create(b, loc, second, grows ? pid0 : mirror,
-                                   grows ? mirror : pid0);
+    Value inPair = arith::SelectOp::create(
+        b, loc, second, grows ? pid0 : mirror, grows ? mirror : pid0);
+    Value middle = arith::DivSIOp::create(
+        b, loc, gx, arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(2)));
+    pid0 = arith::SelectOp::create(b, loc, isPair, inPair, middle);
   }
   if (pair) {
     Value size = pairSize;

@@ -121,23 +121,26 @@ func.func @ungrouped(%out: !kcc.ptr<i32>, %n: i32, %m: i32)
 }
 
 // Paired tiles: the loop's trip count (p0 + 1) grows along x, so the
-// persistent build runs tile slots s < cdiv(gx, 2) * gy (its loop runs to
-// twice that): blocks of 2 x extent tiles hold `extent` slots (`width` in
-// the last), the block's first `width` tiles the slots' first tiles, the
-// rest their mirrors, so CTA b takes both tiles of its slot. The slot's
-// grouped order runs over cdiv(gx, 2) columns; its first tile is the
-// mirror gx - 1 - x (the longer one), its second x.
+// persistent build runs the gx * gy tiles as pairs first: pair slot s <
+// (gx / 2) * gy holds x = i and its mirror gx - 1 - i. Blocks of 2 x extent
+// tiles hold `extent` slots (`width` in the last), the block's first
+// `width` tiles the slots' first tiles (the mirror, the longer one), the
+// rest their second, so CTA b takes both tiles of its slot; the pairs'
+// grouped order runs over gx / 2 columns. Then an odd gx's middle column
+// x = gx / 2, one tile each, as a grid one column wide.
 // CHECK-LABEL: func.func @grows__persistent(
-// CHECK: %[[HALF:.*]] = arith.divsi %{{.*}}, %c2_i32 : i32
 // CHECK: %[[EXT:.*]] = kcc.num_programs(0) : i32
-// CHECK: %[[SLOTS:.*]] = arith.muli %[[HALF]], %arg2 : i32
-// CHECK: %[[TILES:.*]] = arith.addi %[[SLOTS]], %[[SLOTS]] : i32
+// CHECK: %[[TILES:.*]] = arith.muli %arg1, %arg2 : i32
+// CHECK: %[[HALF:.*]] = arith.divsi %arg1, %c2_i32 : i32
+// CHECK: %[[PAIRS:.*]] = arith.muli %[[HALF]], %arg2 : i32
 // CHECK: scf.for %[[T:.*]] = %{{.*}} to %[[TILES]] step %[[EXT]]
+// CHECK: %[[PT:.*]] = arith.addi %[[PAIRS]], %[[PAIRS]] : i32
+// CHECK: %[[ISPAIR:.*]] = arith.cmpi slt, %[[T]], %[[PT]] : i32
 // CHECK: %[[TWICE:.*]] = arith.addi %[[EXT]], %[[EXT]] : i32
 // CHECK: %[[TWICE1:.*]] = arith.maxsi %[[TWICE]], %{{.*}} : i32
 // CHECK: %[[Q:.*]] = arith.divsi %[[T]], %[[TWICE1]] : i32
 // CHECK: %[[BASE:.*]] = arith.muli %[[Q]], %[[EXT]] : i32
-// CHECK: %[[LEFT:.*]] = arith.subi %[[SLOTS]], %[[BASE]] : i32
+// CHECK: %[[LEFT:.*]] = arith.subi %[[PAIRS]], %[[BASE]] : i32
 // CHECK: %[[WIDTH:.*]] = arith.minsi %[[EXT]], %[[LEFT]] : i32
 // CHECK: %[[U0:.*]] = arith.subi %[[T]], %[[BASE]] : i32
 // CHECK: %[[U:.*]] = arith.subi %[[U0]], %[[BASE]] : i32
@@ -145,12 +148,17 @@ func.func @ungrouped(%out: !kcc.ptr<i32>, %n: i32, %m: i32)
 // CHECK: %[[UM:.*]] = arith.subi %[[U]], %[[WIDTH]] : i32
 // CHECK: %[[C:.*]] = arith.select %[[SECOND]], %[[UM]], %[[U]] : i32
 // CHECK: %[[SLOT:.*]] = arith.addi %[[BASE]], %[[C]] : i32
-// CHECK: arith.muli %{{.*}}, %[[HALF]] : i32
-// CHECK: %[[IN:.*]] = arith.remsi %[[SLOT]], %{{.*}} : i32
+// CHECK: %[[SINGLE:.*]] = arith.subi %[[T]], %[[PT]] : i32
+// CHECK: %[[FLAT:.*]] = arith.select %[[ISPAIR]], %[[SLOT]], %[[SINGLE]] : i32
+// CHECK: %[[COLS:.*]] = arith.select %[[ISPAIR]], %{{.*}}, %{{.*}} : i32
+// CHECK: arith.muli %{{.*}}, %[[COLS]] : i32
+// CHECK: %[[IN:.*]] = arith.remsi %[[FLAT]], %{{.*}} : i32
 // CHECK: %[[X:.*]] = arith.divsi %[[IN]], %{{.*}} : i32
 // CHECK: %[[LAST:.*]] = arith.subi %arg1, %{{.*}} : i32
 // CHECK: %[[MIRROR:.*]] = arith.subi %[[LAST]], %[[X]] : i32
-// CHECK: %[[P0:.*]] = arith.select %[[SECOND]], %[[X]], %[[MIRROR]] : i32
+// CHECK: %[[INPAIR:.*]] = arith.select %[[SECOND]], %[[X]], %[[MIRROR]] : i32
+// CHECK: %[[MIDDLE:.*]] = arith.divsi %arg1, %{{.*}} : i32
+// CHECK: %[[P0:.*]] = arith.select %[[ISPAIR]], %[[INPAIR]], %[[MIDDLE]] : i32
 // CHECK: arith.addi %[[P0]]
 // CHECK: scf.for
 // CHECK: } {kcc.paired_tiles = "{{.*}}rasterize-programs-persistent.mlir:{{[0-9]+}}:{{[0-9]+}}", kcc.persistent_tiles}
@@ -174,8 +182,9 @@ func.func @grows(%out: !kcc.ptr<i32>, %n: i32, %m: i32)
 // Fewer trips along x (p0 .. n): the slot's first tile is x itself.
 // CHECK-LABEL: func.func @shrinks__persistent(
 // CHECK: %[[SECOND:.*]] = arith.cmpi sge
-// CHECK: %[[SLOT:.*]] = arith.addi
-// CHECK: %[[IN:.*]] = arith.remsi %[[SLOT]], %{{.*}} : i32
+// CHECK: arith.select %[[SECOND]]
+// CHECK: %[[FLAT:.*]] = arith.select
+// CHECK: %[[IN:.*]] = arith.remsi %[[FLAT]], %{{.*}} : i32
 // CHECK: %[[X:.*]] = arith.divsi %[[IN]], %{{.*}} : i32
 // CHECK: %[[MIRROR:.*]] = arith.subi %{{.*}}, %[[X]] : i32
 // CHECK: arith.select %[[SECOND]], %[[MIRROR]], %[[X]] : i32
@@ -198,7 +207,8 @@ func.func @shrinks(%out: !kcc.ptr<i32>, %n: i32, %m: i32)
 
 // Not paired: trips that follow program_id(1); trips that grow along x
 // under an `if` on the program ids; a loop that grows and one that
-// shrinks; an atomic (a tile must not run twice).
+// shrinks. An atomic does not matter (no tile runs twice): @counted is
+// paired.
 // CHECK-LABEL: func.func @by_row__persistent(
 // CHECK-NOT: kcc.paired_tiles
 // CHECK-LABEL: func.func @guarded__persistent(
@@ -206,8 +216,7 @@ func.func @shrinks(%out: !kcc.ptr<i32>, %n: i32, %m: i32)
 // CHECK-LABEL: func.func @both_ways__persistent(
 // CHECK-NOT: kcc.paired_tiles
 // CHECK-LABEL: func.func @counted__persistent(
-// CHECK-NOT: kcc.paired_tiles
-// CHECK: return
+// CHECK: kcc.paired_tiles
 func.func @by_row(%out: !kcc.ptr<i32>, %n: i32, %m: i32)
     attributes {kcc.kernel, kcc.grid = ["n", "m", "1"],
                 kcc.raster_group = 1 : i32} {

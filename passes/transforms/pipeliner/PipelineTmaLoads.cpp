@@ -507,7 +507,7 @@ void PipelineTmaLoads::pipelineLoop(
                   }));
   if (turn)
     base = buildPingPong(func, cast<scf::ForOp>(tiles), loop, roles, base,
-                         trips, turn, *step);
+                         turn, *step);
   OpBuilder pb(loop);
   // Once per tile, the prologue refills stages the previous tile read:
   // every thread must be done with them.

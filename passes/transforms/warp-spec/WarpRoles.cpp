@@ -121,6 +121,52 @@ bool readsTile(Value v, scf::ForOp tiles) {
   return false;
 }
 
+/// The ops of the tile loop's body that `loop`'s bounds are computed from,
+/// in order, into `slice`; false where one reads memory, has regions or
+/// reads a value the tile loop carries (a consumer group could not compute
+/// the bounds of the other group's tiles from their induction variables).
+bool tileBoundsSlice(scf::ForOp tiles, scf::ForOp loop,
+                     SmallVectorImpl<Operation *> &slice) {
+  llvm::SetVector<Operation *> ops;
+  std::function<bool(Value)> collect = [&](Value v) {
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return arg.getOwner() != tiles.getBody() ||
+             arg == tiles.getInductionVar();
+    Operation *def = v.getDefiningOp();
+    if (def->getBlock() != tiles.getBody() || ops.contains(def))
+      return true; // from before the tile loop, or collected
+    if (def->getNumRegions() || !isMemoryEffectFree(def))
+      return false;
+    for (Value o : def->getOperands())
+      if (!collect(o))
+        return false;
+    ops.insert(def);
+    return true;
+  };
+  if (!collect(loop.getLowerBound()) || !collect(loop.getUpperBound()) ||
+      !collect(loop.getStep()))
+    return false;
+  slice.assign(ops.begin(), ops.end());
+  llvm::sort(slice, [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  });
+  return true;
+}
+
+/// The trip count of `loop` in the tile whose induction variable is `iv`:
+/// `slice` (tileBoundsSlice) cloned at `b` with the tile loop's induction
+/// variable replaced.
+Value tripsOfTile(OpBuilder &b, Location loc, scf::ForOp tiles,
+                  scf::ForOp loop, ArrayRef<Operation *> slice, Value iv,
+                  int64_t step) {
+  IRMapping m;
+  m.map(tiles.getInductionVar(), iv);
+  for (Operation *op : slice)
+    b.clone(*op, m);
+  return tripCount(b, loc, m.lookupOrDefault(loop.getLowerBound()),
+                   m.lookupOrDefault(loop.getUpperBound()), step);
+}
+
 /// Whether an operand of `dot` is a load_tile that gets a wgmma operand
 /// stage (the other may be a stage loaded before the loop, attention's Q,
 /// or a tile in registers, its P).
@@ -193,14 +239,17 @@ std::string kcc::warpspec::planRoles(func::FuncOp func, scf::ForOp loop,
                          " accumulator registers per thread (at most " +
                          std::to_string(kPingPongAccRegs) +
                          "; a 128 x 128 or 64 x 256 tile fits)";
-    else if (readsTile(loop.getLowerBound(), tiles) ||
-             readsTile(loop.getUpperBound(), tiles))
-      // A group's first stage is its tile ordinal times the trip count,
-      // which holds only where every tile runs the same number.
+    else if (SmallVector<Operation *> slice;
+             (readsTile(loop.getLowerBound(), tiles) ||
+              readsTile(loop.getUpperBound(), tiles)) &&
+             !tileBoundsSlice(tiles, loop, slice))
+      // A group counts the stages the other group's tiles use from their
+      // trip counts, which it computes again from their tiles.
       plan.pingPongWhy = "the loop's trip count changes from tile to tile "
-                         "(its bounds read the tile's program ids, a causal "
-                         "bound), so a consumer group cannot count the stages "
-                         "the other group's tiles used";
+                         "and is not computed from the tile alone (its "
+                         "bounds read memory or values the tile loop "
+                         "carries), so a consumer group cannot count the "
+                         "stages the other group's tiles used";
     else if (std::string why = privateBuffers(func, buffers); !why.empty())
       plan.pingPongWhy = why;
     else {
@@ -461,7 +510,7 @@ std::string kcc::warpspec::privateBuffers(func::FuncOp func,
 
 Value kcc::warpspec::buildPingPong(func::FuncOp func, scf::ForOp tiles,
                                    scf::ForOp loop, const RolePlan &roles,
-                                   Value base, Value trips, Value turn,
+                                   Value base, Value turn,
                                    int64_t stepK) {
   Location loc = loop.getLoc();
   auto ws = cast<kcc::WarpSpecializeOp>(tiles->getParentOp());
@@ -526,21 +575,44 @@ Value kcc::warpspec::buildPingPong(func::FuncOp func, scf::ForOp tiles,
       arith::MulIOp::create(tb, loc, tiles.getStep(), constI32(tb, loc, 2));
   tiles.getLowerBoundMutable().assign(lb);
   tiles.getStepMutable().assign(step);
-  // The counter advances by both groups' tiles; this group's tile comes
-  // after the other group's when g = 1.
+  // The counter advances by both groups' tiles: group 0's tile t0 of the
+  // pair and group 1's t0 + step; this group's tile comes after t0's when
+  // g = 1. Where the trip count changes from tile to tile (a causal bound)
+  // each group computes both tiles' counts from their induction variables;
+  // past the last tile the other group runs none.
+  OpBuilder kb(loop);
+  Value first, second;
+  SmallVector<Operation *> slice;
+  if (readsTile(loop.getLowerBound(), tiles) ||
+      readsTile(loop.getUpperBound(), tiles)) {
+    (void)tileBoundsSlice(tiles, loop, slice); // checked by planRoles
+    // The launch's extent, as half the groups' step (the async verifier
+    // runs the tile loop as one program of a one-program launch would).
+    Value origStep = arith::DivUIOp::create(kb, loc, tiles.getStep(),
+                                            constI32(kb, loc, 2));
+    Value t0 = arith::SubIOp::create(
+        kb, loc, tiles.getInductionVar(),
+        arith::MulIOp::create(kb, loc, g, origStep));
+    Value t1 = arith::AddIOp::create(kb, loc, t0, origStep);
+    first = tripsOfTile(kb, loc, tiles, loop, slice, t0, stepK);
+    Value inRange = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::slt,
+                                          t1, tiles.getUpperBound());
+    second = arith::SelectOp::create(
+        kb, loc, inRange, tripsOfTile(kb, loc, tiles, loop, slice, t1, stepK),
+        constI32(kb, loc, 0));
+  } else {
+    first = second =
+        tripCount(kb, loc, loop.getLowerBound(), loop.getUpperBound(), stepK);
+  }
   auto yield = cast<scf::YieldOp>(tiles.getBody()->getTerminator());
   OpOperand &next = yield->getOpOperand(yield->getNumOperands() - 1);
   {
     OpBuilder yb(yield);
     next.set(arith::AddIOp::create(
-        yb, loc, base,
-        arith::MulIOp::create(yb, loc, trips, constI32(yb, loc, 2))));
+        yb, loc, base, arith::AddIOp::create(yb, loc, first, second)));
   }
-  OpBuilder kb(loop);
-  Value before =
-      tripCount(kb, loc, loop.getLowerBound(), loop.getUpperBound(), stepK);
   Value mine = arith::AddIOp::create(kb, loc, base,
-                                     arith::MulIOp::create(kb, loc, g, before));
+                                     arith::MulIOp::create(kb, loc, g, first));
 
   // Turns: the j-th tile of group g waits for phase j - 1 + g of turn[g]
   // (the other group's K loop of the tile before), except tile 0.

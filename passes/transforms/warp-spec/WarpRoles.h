@@ -89,13 +89,13 @@ void waitForRelease(mlir::OpBuilder &b, mlir::Location loc, mlir::Value empty,
 /// through `turn` (an mbarrier pair, count 1 each: turn[g] completes a
 /// phase when the other group's K loop has ended), so a group never waits
 /// for a stage's next round while the round before it is pending. The tile
-/// loop's pipeline counter `base` (its last iter_arg, advanced by `trips`
-/// per tile) advances by both groups' tiles; returns the counter of this
+/// loop's pipeline counter `base` (its last iter_arg) advances by both
+/// groups' tiles' trip counts (computed again from the other group's tile
+/// where they change from tile to tile); returns the counter of this
 /// group's tile, for `loop`'s stages.
 mlir::Value buildPingPong(mlir::func::FuncOp func, mlir::scf::ForOp tiles,
                           mlir::scf::ForOp loop, const RolePlan &roles,
-                          mlir::Value base, mlir::Value trips, mlir::Value turn,
-                          int64_t step);
+                          mlir::Value base, mlir::Value turn, int64_t step);
 
 } // namespace kcc::warpspec
 
