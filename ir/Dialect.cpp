@@ -359,8 +359,7 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                        "iter_arg is an i32 tile count";
   }
   if (name == kPairedTilesAttr)
-    return isa<StringAttr>(attr.getValue()) &&
-                   op->hasAttr(kPersistentTilesAttr)
+    return isa<StringAttr>(attr.getValue()) && op->hasAttr(kPersistentTilesAttr)
                ? success()
                : op->emitError() << kPairedTilesAttr
                                  << " is a string on a persistent kernel's "

@@ -76,15 +76,15 @@ private:
       return unite(operand(0), operand(1));
     if (isa<arith::SubIOp>(def))
       return unite(operand(0), negate(operand(1)));
-    if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp,
-            arith::IndexCastOp, arith::IndexCastUIOp>(def))
+    if (isa<arith::ExtSIOp, arith::ExtUIOp, arith::TruncIOp, arith::IndexCastOp,
+            arith::IndexCastUIOp>(def))
       return operand(0);
     if (isa<arith::MulIOp>(def)) {
       for (unsigned i : {0u, 1u})
         if (constantOperand(i))
-          return c.isZero()          ? Same
-                 : c.isNegative()    ? negate(operand(1 - i))
-                                     : operand(1 - i);
+          return c.isZero()       ? Same
+                 : c.isNegative() ? negate(operand(1 - i))
+                                  : operand(1 - i);
       return unite(operand(0), operand(1)) == Same ? Same : Unknown;
     }
     if (isa<arith::DivSIOp, arith::DivUIOp, arith::CeilDivSIOp,

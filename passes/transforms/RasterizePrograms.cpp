@@ -277,13 +277,13 @@ LogicalResult rasterize(func::FuncOp func, kcc::ProgramGridOp marker,
           b, loc, extent, arith::SubIOp::create(b, loc, pairs, base));
       Value inBlock = arith::SubIOp::create(
           b, loc, arith::SubIOp::create(b, loc, flat, base), base);
-      second = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge,
-                                     inBlock, width);
+      second = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, inBlock,
+                                     width);
       Value slot = arith::AddIOp::create(
           b, loc, base,
-          arith::SelectOp::create(
-              b, loc, second, arith::SubIOp::create(b, loc, inBlock, width),
-              inBlock));
+          arith::SelectOp::create(b, loc, second,
+                                  arith::SubIOp::create(b, loc, inBlock, width),
+                                  inBlock));
       flat = arith::SelectOp::create(
           b, loc, isPair, slot, arith::SubIOp::create(b, loc, flat, pairTiles));
       gxOrder = arith::SelectOp::create(

@@ -102,11 +102,10 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
       // Paired tiles (kcc-rasterize-programs): which loop made them uneven.
       std::string order = "its tiles in grouped order";
       func.walk([&](scf::ForOp loop) {
-        if (auto at = loop->getAttrOfType<StringAttr>(
-                KccDialect::kPairedTilesAttr))
+        if (auto at =
+                loop->getAttrOfType<StringAttr>(KccDialect::kPairedTilesAttr))
           order = "pairs of tiles, a tile and its mirror along x, back to "
-                  "back (the trip "
-                  "count of the loop at " +
+                  "back (the trip count of the loop at " +
                   at.str() +
                   " changes along x; each pair costs about the same)";
       });
@@ -119,8 +118,7 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
           func->getAttrOfType<FlatSymbolRefAttr>(KccDialect::kPersistentOfAttr)
               .getValue(),
           order);
-    }
-    else if (buildNotLaunched)
+    } else if (buildNotLaunched)
       entry.launch = "one CTA per tile for every grid on " + target.name +
                      ": the persistent build @" +
                      persistentBuild.getSymName().str() +

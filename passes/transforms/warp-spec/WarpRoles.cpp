@@ -147,18 +147,16 @@ bool tileBoundsSlice(scf::ForOp tiles, scf::ForOp loop,
       !collect(loop.getStep()))
     return false;
   slice.assign(ops.begin(), ops.end());
-  llvm::sort(slice, [](Operation *a, Operation *b) {
-    return a->isBeforeInBlock(b);
-  });
+  llvm::sort(slice,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   return true;
 }
 
 /// The trip count of `loop` in the tile whose induction variable is `iv`:
 /// `slice` (tileBoundsSlice) cloned at `b` with the tile loop's induction
 /// variable replaced.
-Value tripsOfTile(OpBuilder &b, Location loc, scf::ForOp tiles,
-                  scf::ForOp loop, ArrayRef<Operation *> slice, Value iv,
-                  int64_t step) {
+Value tripsOfTile(OpBuilder &b, Location loc, scf::ForOp tiles, scf::ForOp loop,
+                  ArrayRef<Operation *> slice, Value iv, int64_t step) {
   IRMapping m;
   m.map(tiles.getInductionVar(), iv);
   for (Operation *op : slice)
@@ -510,8 +508,7 @@ std::string kcc::warpspec::privateBuffers(func::FuncOp func,
 
 Value kcc::warpspec::buildPingPong(func::FuncOp func, scf::ForOp tiles,
                                    scf::ForOp loop, const RolePlan &roles,
-                                   Value base, Value turn,
-                                   int64_t stepK) {
+                                   Value base, Value turn, int64_t stepK) {
   Location loc = loop.getLoc();
   auto ws = cast<kcc::WarpSpecializeOp>(tiles->getParentOp());
   Block &consumer = ws.getConsumer().front();
@@ -588,11 +585,11 @@ Value kcc::warpspec::buildPingPong(func::FuncOp func, scf::ForOp tiles,
     (void)tileBoundsSlice(tiles, loop, slice); // checked by planRoles
     // The launch's extent, as half the groups' step (the async verifier
     // runs the tile loop as one program of a one-program launch would).
-    Value origStep = arith::DivUIOp::create(kb, loc, tiles.getStep(),
-                                            constI32(kb, loc, 2));
-    Value t0 = arith::SubIOp::create(
-        kb, loc, tiles.getInductionVar(),
-        arith::MulIOp::create(kb, loc, g, origStep));
+    Value origStep =
+        arith::DivUIOp::create(kb, loc, tiles.getStep(), constI32(kb, loc, 2));
+    Value t0 =
+        arith::SubIOp::create(kb, loc, tiles.getInductionVar(),
+                              arith::MulIOp::create(kb, loc, g, origStep));
     Value t1 = arith::AddIOp::create(kb, loc, t0, origStep);
     first = tripsOfTile(kb, loc, tiles, loop, slice, t0, stepK);
     Value inRange = arith::CmpIOp::create(kb, loc, arith::CmpIPredicate::slt,
