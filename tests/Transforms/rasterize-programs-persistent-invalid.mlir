@@ -41,3 +41,15 @@ func.func @no_gz(%out: !kcc.ptr<i32>, %n: i32, %b: i32)
   kcc.program_grid %n, %n {group = 2 : i32}
   return
 }
+
+// -----
+
+// kcc.paired_tiles marks a persistent kernel's tile loop only.
+func.func @paired_not_tiles(%n: i32) attributes {kcc.kernel, kcc.grid = ["1", "1", "1"]} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  // CHECK: rasterize-programs-persistent-invalid.mlir:[[@LINE+1]]:3: error: kcc.paired_tiles is a string on a persistent kernel's tile loop (kcc.persistent_tiles)
+  scf.for %i = %c0 to %n step %c1 : i32 {
+  } {kcc.paired_tiles = "x.kc:1:1"}
+  return
+}
