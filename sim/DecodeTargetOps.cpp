@@ -45,6 +45,10 @@ struct WgmmaAsm {
 };
 
 std::optional<WgmmaAsm> parseWgmmaAsm(StringRef text, std::string &why) {
+  // A group's leading wgmma.fence orders register accesses, which the
+  // simulator checks itself (as for NVVM's wgmma.fence op).
+  text = text.trim();
+  text.consume_front(kcc::ptx::kWgmmaFencePrefix);
   std::optional<kcc::ptx::AsmFields> f =
       kcc::ptx::match(kcc::ptx::kWgmmaMma, text.trim(), &why);
   bool regA = false, int8 = false, f8 = false;

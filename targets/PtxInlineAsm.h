@@ -63,6 +63,13 @@ std::optional<AsmFields> match(const AsmTemplate &t, llvm::StringRef text,
 // The table
 //===----------------------------------------------------------------------===//
 
+/// `wgmma.fence` at the head of a group's first wgmma asm (before the
+/// template's text): the copies LLVM makes into the asm's tied accumulator
+/// registers (a constant-zero accumulator's, say) then come before the fence,
+/// where ptxas wants every register a wgmma reads defined (else it injects a
+/// warpgroup.arrive, C7519).
+inline constexpr const char *kWgmmaFencePrefix = "wgmma.fence.sync.aligned;\n";
+
 /// wgmma.mma_async on shared-memory descriptors, f32 accumulator: D =
 /// (scale != 0 ? D : 0) + A * B; <sa>/<sb> are imm-scale-a/b (1 or -1),
 /// <ta>/<tb> imm-trans-a/b (0 or 1). PTX ISA, "wgmma.mma_async".

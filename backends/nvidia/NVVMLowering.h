@@ -56,9 +56,9 @@ mlir::Value stageAt(mlir::OpBuilder &b, mlir::Location loc, mlir::Value buffer,
                     mlir::Value stage, SmemType type);
 
 /// Tensor-core operand helpers (WarpgroupMmaToNVVM.cpp): the shared-window
-/// address (i64) of a shared pointer; a matrix descriptor `constant |
-/// ((addr + offset) & 0x3FFFF) >> 4`; a side-effecting inline asm with one
-/// output per type of `outputs` (none: an asm without results).
+/// address (i64) of a shared pointer; matrix descriptors; a side-effecting
+/// inline asm with one output per type of `outputs` (none: an asm without
+/// results).
 mlir::Value sharedAddress(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Value ptr3);
 /// A 128-byte swizzled operand stage of `rows` rows, as wgmma and tcgen05
@@ -74,9 +74,24 @@ int64_t swizzledKStepOffset(bool kMajor, int64_t rows, int64_t k0,
 mlir::FailureOr<uint64_t> mmaDescriptorConstant(mlir::Operation *op,
                                                 uint32_t lbo, uint32_t sbo,
                                                 bool tcgen05);
-mlir::Value mmaDescriptor(mlir::OpBuilder &b, mlir::Location loc,
-                          uint64_t constant, mlir::Value addr,
-                          mlir::Value offset);
+/// A matrix descriptor `constant | ((addr + offset) & 0x3FFFF) >> 4` is
+/// built once per operand (`lo`, i32: the start field plus the constant's
+/// low word) and each K step adds its offset / 16 to the low word: one
+/// 32-bit add per instruction instead of a 64-bit add, shift and masks. The
+/// 14-bit start field cannot carry into the next field, since every slice
+/// lies in the 256 KiB shared window. `offset16` (i32, may be null) is a
+/// run-time part of the offset in 16-byte units.
+struct MmaDescriptorBase {
+  mlir::Value lo;
+  uint64_t constant;
+};
+MmaDescriptorBase mmaDescriptorBase(mlir::OpBuilder &b, mlir::Location loc,
+                                    uint64_t constant, mlir::Value addr,
+                                    mlir::Value offset16 = {});
+/// The descriptor of the slice `offset` bytes (a multiple of 16) past the
+/// base's.
+mlir::Value mmaDescriptorAt(mlir::OpBuilder &b, mlir::Location loc,
+                            const MmaDescriptorBase &base, int64_t offset);
 llvm::SmallVector<mlir::Value>
 asmWithOutputs(mlir::OpBuilder &b, mlir::Location loc,
                llvm::ArrayRef<mlir::Type> outputs, mlir::ValueRange operands,

@@ -160,8 +160,10 @@ struct Tcgen05MmaLowering : OpConversionPattern<Tcgen05MmaOp> {
     };
     Value first =
         arith::ExtUIOp::create(b, loc, b.getI32Type(), a.getAccumulate());
-    Value aBase = stageAddr(a.getA(), a.getAStage(), aType);
-    Value bBase = stageAddr(a.getB(), a.getBStage(), bType);
+    MmaDescriptorBase aDesc = mmaDescriptorBase(
+        b, loc, *aConst, stageAddr(a.getA(), a.getAStage(), aType));
+    MmaDescriptorBase bDesc = mmaDescriptorBase(
+        b, loc, *bConst, stageAddr(a.getB(), a.getBStage(), bType));
     onLeader(*this, b, loc, [&](OpBuilder &ib) {
       // After the CTA barrier that follows other threads' tcgen05.ld of the
       // accumulator (a persistent kernel's previous tile): the mma writes
@@ -169,14 +171,10 @@ struct Tcgen05MmaLowering : OpConversionPattern<Tcgen05MmaOp> {
       asmVoid(ib, loc, {}, ptx::kTcgen05FenceAfter.text, "");
       Value id = i32Const(ib, loc, int64_t(*idesc));
       for (int64_t k0 = 0; k0 < k; k0 += 32 / eb) {
-        Value da =
-            mmaDescriptor(ib, loc, *aConst, aBase,
-                          intConst(ib, loc, ib.getI64Type(),
-                                   swizzledKStepOffset(aK, aRows, k0, eb)));
-        Value db =
-            mmaDescriptor(ib, loc, *bConst, bBase,
-                          intConst(ib, loc, ib.getI64Type(),
-                                   swizzledKStepOffset(bK, bRows, k0, eb)));
+        Value da = mmaDescriptorAt(ib, loc, aDesc,
+                                   swizzledKStepOffset(aK, aRows, k0, eb));
+        Value db = mmaDescriptorAt(ib, loc, bDesc,
+                                   swizzledKStepOffset(bK, bRows, k0, eb));
         Value enable = k0 == 0 ? first : i32Const(ib, loc, 1);
         asmVoid(ib, loc, {a.getTmem(), da, db, id, enable}, mma.text,
                 "r,l,l,r,r");

@@ -7,7 +7,8 @@
 // g, g + W, ... (#kcc.wgmma_acc). For each of its blocks and each K step of
 // 16, one `wgmma.mma_async.m64nNk16` reads A's 64 x 16 slice and all of B's
 // 16 x N slice straight from the TMA stages through shared-memory matrix
-// descriptors; `wgmma.fence` comes before, `commit_group` + `wait_group
+// descriptors; `wgmma.fence` heads the first one's asm (so the copies into
+// its tied accumulator registers precede it), `commit_group` + `wait_group
 // pending` after. A complete accumulator (after `wait_group 0`) passes
 // through an operand fence, so LLVM cannot hoist its readers above the wait
 // (ptxas would serialize the wgmma pipeline, C7514).
@@ -58,7 +59,7 @@ constexpr int64_t kSpan = 128; // swizzle span (bytes): one stage row
 SmallVector<Value> emitWgmma(OpBuilder &b, Location loc, StringRef elem,
                              StringRef bElem, int64_t n, Value descA,
                              Value descB, ArrayRef<Value> acc, bool transA,
-                             bool transB) {
+                             bool transB, bool fence) {
   bool int8 = elem == "s8";
   bool f8 = elem == "e4m3" || elem == "e5m2";
   int64_t regs = n / 2;
@@ -77,7 +78,8 @@ SmallVector<Value> emitWgmma(OpBuilder &b, Location loc, StringRef elem,
         .set("sb", 1)
         .set("ta", transA ? 1 : 0)
         .set("tb", transB ? 1 : 0);
-  std::string text = ptx::format(int8 ? ptx::kWgmmaMmaInt8
+  std::string text = (fence ? ptx::kWgmmaFencePrefix : "") +
+                     ptx::format(int8 ? ptx::kWgmmaMmaInt8
                                  : f8 ? ptx::kWgmmaMmaFp8
                                       : ptx::kWgmmaMma,
                                  fields);
@@ -98,9 +100,10 @@ SmallVector<Value> emitWgmma(OpBuilder &b, Location loc, StringRef elem,
 /// (i32) of this K step.
 SmallVector<Value> emitWgmmaRegA(OpBuilder &b, Location loc, StringRef elem,
                                  int64_t n, ArrayRef<Value> aRegs, Value descB,
-                                 ArrayRef<Value> acc, bool transB) {
+                                 ArrayRef<Value> acc, bool transB, bool fence) {
   int64_t regs = n / 2;
   std::string text =
+      (fence ? ptx::kWgmmaFencePrefix : "") +
       ptx::format(ptx::kWgmmaMmaRegA, ptx::AsmFields()
                                           .setRange("d", 0, regs)
                                           .setRange("a", regs, 4)
@@ -192,21 +195,11 @@ struct WarpgroupMmaLowering : OpConversionPattern<WarpgroupMmaOp> {
       return failure();
 
     Value aBase = stageAddress(b, loc, a.getA(), a.getAStage(), aType);
-    Value bBase = stageAddress(b, loc, a.getB(), a.getBStage(), bType);
-
-    // Byte offset in an operand stage of the slice at (row0 along M/N, k0).
-    auto sliceOffset = [&](bool kMajor, int64_t rows, Value row0Bytes,
-                           int64_t k0) -> Value {
-      Value fixed = intConst(b, loc, b.getI64Type(),
-                             swizzledKStepOffset(kMajor, rows, k0, eb));
-      return row0Bytes ? arith::AddIOp::create(b, loc, row0Bytes, fixed)
-                       : fixed;
-    };
+    MmaDescriptorBase bDesc = mmaDescriptorBase(
+        b, loc, *bConst, stageAddress(b, loc, a.getB(), a.getBStage(), bType));
 
     Value tid = targetOpsOf(*this).threadId(b, loc);
-    Value wg = arith::ExtUIOp::create(
-        b, loc, b.getI64Type(),
-        arith::DivUIOp::create(b, loc, tid, i32Const(b, loc, 128)));
+    Value wg = arith::DivUIOp::create(b, loc, tid, i32Const(b, loc, 128));
     SmallVector<Value> regs = unpack(b, loc, a.getAcc());
     int64_t perBlock = n / 2;
     StringRef elemName = mmaOperandName(elem);
@@ -214,34 +207,27 @@ struct WarpgroupMmaLowering : OpConversionPattern<WarpgroupMmaOp> {
     if (isEightBitMmaOperand(elem) && (!op.getAKMajor() || !op.getBKMajor()))
       return op.emitOpError("8-bit wgmma operands must both be K-major");
 
-    NVVM::WgmmaFenceAlignedOp::create(b, loc);
     for (int64_t rep = 0; rep < reps; ++rep) {
-      // Block index of this warpgroup's rep-th block: wg + W * rep.
-      Value mb = arith::AddIOp::create(
-          b, loc, wg, intConst(b, loc, b.getI64Type(), rep * wgs));
-      // A's row-0 (or M column block) offset for this block.
-      Value aRow0 =
-          op.getAKMajor()
-              ? arith::MulIOp::create(b, loc, mb,
-                                      intConst(b, loc, b.getI64Type(),
-                                               64 * kSpan))
-              : arith::MulIOp::create(b, loc, mb,
-                                      intConst(b, loc, b.getI64Type(),
-                                               aRows * kSpan));
+      // Block index of this warpgroup's rep-th block: wg + W * rep; A's
+      // row-0 (or M column block) offset for it, in 16-byte units.
+      Value mb = arith::AddIOp::create(b, loc, wg, i32Const(b, loc, rep * wgs));
+      int64_t blockBytes = op.getAKMajor() ? 64 * kSpan : aRows * kSpan;
+      MmaDescriptorBase aDesc = mmaDescriptorBase(
+          b, loc, *aConst, aBase,
+          arith::MulIOp::create(b, loc, mb, i32Const(b, loc, blockBytes / 16)));
       ArrayRef<Value> acc(regs.data() + rep * perBlock, perBlock);
       SmallVector<Value> cur(acc);
       // One instruction reads 32 bytes of K: 16 16-bit or 32 8-bit
       // elements.
       for (int64_t k0 = 0; k0 < k; k0 += 32 / eb) {
-        Value da =
-            mmaDescriptor(b, loc, *aConst, aBase,
-                          sliceOffset(op.getAKMajor(), aRows, aRow0, k0));
-        Value db =
-            mmaDescriptor(b, loc, *bConst, bBase,
-                          sliceOffset(op.getBKMajor(), bRows, Value(), k0));
+        Value da = mmaDescriptorAt(
+            b, loc, aDesc, swizzledKStepOffset(op.getAKMajor(), aRows, k0, eb));
+        Value db = mmaDescriptorAt(
+            b, loc, bDesc, swizzledKStepOffset(op.getBKMajor(), bRows, k0, eb));
         cur = emitWgmma(b, loc, elemName, bElemName, n, da, db, cur,
                         /*transA=*/!op.getAKMajor(),
-                        /*transB=*/!op.getBKMajor());
+                        /*transB=*/!op.getBKMajor(),
+                        /*fence=*/rep == 0 && k0 == 0);
       }
       std::copy(cur.begin(), cur.end(), regs.begin() + rep * perBlock);
     }
@@ -276,7 +262,8 @@ struct WarpgroupMmaRegALowering : OpConversionPattern<WarpgroupMmaRegAOp> {
         /*tcgen05=*/false);
     if (failed(bConst))
       return failure();
-    Value bBase = stageAddress(b, loc, a.getB(), a.getBStage(), bType);
+    MmaDescriptorBase bDesc = mmaDescriptorBase(
+        b, loc, *bConst, stageAddress(b, loc, a.getB(), a.getBStage(), bType));
     SmallVector<Value> regs = unpack(b, loc, a.getAcc());
     SmallVector<Value> aVals = unpack(b, loc, a.getA());
     auto pairType = VectorType::get({2}, aVals.front().getType());
@@ -288,21 +275,20 @@ struct WarpgroupMmaRegALowering : OpConversionPattern<WarpgroupMmaRegAOp> {
     };
     int64_t perBlock = n / 2, aPerBlock = k / 2;
     StringRef elemName = elem.isBF16() ? "bf16" : "f16";
-    NVVM::WgmmaFenceAlignedOp::create(b, loc);
+    SmallVector<Value> packed;
+    for (size_t i = 0; i + 1 < aVals.size(); i += 2)
+      packed.push_back(pack(aVals[i], aVals[i + 1]));
     for (int64_t rep = 0; rep < reps; ++rep) {
       ArrayRef<Value> acc(regs.data() + rep * perBlock, perBlock);
       SmallVector<Value> cur(acc);
       for (int64_t k0 = 0; k0 < k; k0 += 16) {
-        const Value *x = aVals.data() + rep * aPerBlock + k0 / 2;
-        SmallVector<Value, 4> aRegs;
-        for (int j = 0; j < 4; ++j)
-          aRegs.push_back(pack(x[2 * j], x[2 * j + 1]));
-        Value db = mmaDescriptor(
-            b, loc, *bConst, bBase,
-            intConst(b, loc, b.getI64Type(),
-                     swizzledKStepOffset(op.getBKMajor(), bRows, k0, eb)));
+        ArrayRef<Value> aRegs(packed.data() + (rep * aPerBlock + k0 / 2) / 2,
+                              4);
+        Value db = mmaDescriptorAt(
+            b, loc, bDesc, swizzledKStepOffset(op.getBKMajor(), bRows, k0, eb));
         cur = emitWgmmaRegA(b, loc, elemName, n, aRegs, db, cur,
-                            /*transB=*/!op.getBKMajor());
+                            /*transB=*/!op.getBKMajor(),
+                            /*fence=*/rep == 0 && k0 == 0);
       }
       std::copy(cur.begin(), cur.end(), regs.begin() + rep * perBlock);
     }
@@ -338,15 +324,35 @@ Value kcc::nvidia::sharedAddress(OpBuilder &b, Location loc, Value ptr3) {
   return LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), ptr3);
 }
 
-/// desc = constant | ((addr + offset) & 0x3FFFF) >> 4.
-Value kcc::nvidia::mmaDescriptor(OpBuilder &b, Location loc, uint64_t constant,
-                                 Value addr, Value offset) {
-  Value a = arith::AddIOp::create(b, loc, addr, offset);
-  a = arith::AndIOp::create(b, loc, a,
-                            intConst(b, loc, b.getI64Type(), 0x3FFFF));
-  a = arith::ShRUIOp::create(b, loc, a, intConst(b, loc, b.getI64Type(), 4));
-  return arith::OrIOp::create(
-      b, loc, a, intConst(b, loc, b.getI64Type(), int64_t(constant)));
+MmaDescriptorBase kcc::nvidia::mmaDescriptorBase(OpBuilder &b, Location loc,
+                                                 uint64_t constant, Value addr,
+                                                 Value offset16) {
+  Value a = arith::TruncIOp::create(b, loc, b.getI32Type(), addr);
+  a = arith::AndIOp::create(b, loc, a, i32Const(b, loc, 0x3FFFF));
+  a = arith::ShRUIOp::create(b, loc, a, i32Const(b, loc, 4));
+  if (offset16)
+    a = arith::AddIOp::create(b, loc, a, offset16);
+  a = arith::AddIOp::create(b, loc, a,
+                            i32Const(b, loc, int64_t(uint32_t(constant))));
+  return {a, constant};
+}
+
+Value kcc::nvidia::mmaDescriptorAt(OpBuilder &b, Location loc,
+                                   const MmaDescriptorBase &base,
+                                   int64_t offset) {
+  assert(offset % 16 == 0 && "operand slices start at 16-byte boundaries");
+  Value lo = offset ? arith::AddIOp::create(b, loc, base.lo,
+                                            i32Const(b, loc, offset / 16))
+                    : base.lo;
+  // {lo, hi} as one 64-bit register pair (mov.b64): the high word is the
+  // constant's and never changes.
+  auto pair = VectorType::get({2}, b.getI32Type());
+  Value v = LLVM::UndefOp::create(b, loc, pair);
+  v = LLVM::InsertElementOp::create(b, loc, v, lo, i32Const(b, loc, 0));
+  v = LLVM::InsertElementOp::create(
+      b, loc, v, i32Const(b, loc, int64_t(uint32_t(base.constant >> 32))),
+      i32Const(b, loc, 1));
+  return LLVM::BitcastOp::create(b, loc, b.getI64Type(), v);
 }
 
 /// A side-effecting inline asm with one output per type in `outputs`
