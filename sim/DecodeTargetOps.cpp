@@ -49,19 +49,20 @@ std::optional<WgmmaAsm> parseWgmmaAsm(StringRef text, std::string &why) {
   // simulator checks itself (as for NVVM's wgmma.fence op).
   text = text.trim();
   text.consume_front(kcc::ptx::kWgmmaFencePrefix);
+  text = text.trim();
   std::optional<kcc::ptx::AsmFields> f =
-      kcc::ptx::match(kcc::ptx::kWgmmaMma, text.trim(), &why);
+      kcc::ptx::match(kcc::ptx::kWgmmaMma, text, &why);
   bool regA = false, int8 = false, f8 = false;
   if (!f) {
     std::string whyOther;
-    f = kcc::ptx::match(kcc::ptx::kWgmmaMmaRegA, text.trim(), &whyOther);
+    f = kcc::ptx::match(kcc::ptx::kWgmmaMmaRegA, text, &whyOther);
     regA = bool(f);
     if (!f) {
-      f = kcc::ptx::match(kcc::ptx::kWgmmaMmaInt8, text.trim(), &whyOther);
+      f = kcc::ptx::match(kcc::ptx::kWgmmaMmaInt8, text, &whyOther);
       int8 = bool(f);
     }
     if (!f) {
-      f = kcc::ptx::match(kcc::ptx::kWgmmaMmaFp8, text.trim(), &whyOther);
+      f = kcc::ptx::match(kcc::ptx::kWgmmaMmaFp8, text, &whyOther);
       f8 = bool(f);
     }
     if (!f)

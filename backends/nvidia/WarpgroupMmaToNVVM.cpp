@@ -266,18 +266,13 @@ struct WarpgroupMmaRegALowering : OpConversionPattern<WarpgroupMmaRegAOp> {
         b, loc, *bConst, stageAddress(b, loc, a.getB(), a.getBStage(), bType));
     SmallVector<Value> regs = unpack(b, loc, a.getAcc());
     SmallVector<Value> aVals = unpack(b, loc, a.getA());
-    auto pairType = VectorType::get({2}, aVals.front().getType());
-    auto pack = [&](Value lo, Value hi) -> Value {
-      Value v = LLVM::UndefOp::create(b, loc, pairType);
-      v = LLVM::InsertElementOp::create(b, loc, v, lo, i32Const(b, loc, 0));
-      v = LLVM::InsertElementOp::create(b, loc, v, hi, i32Const(b, loc, 1));
-      return LLVM::BitcastOp::create(b, loc, b.getI32Type(), v);
-    };
     int64_t perBlock = n / 2, aPerBlock = k / 2;
     StringRef elemName = elem.isBF16() ? "bf16" : "f16";
     SmallVector<Value> packed;
     for (size_t i = 0; i + 1 < aVals.size(); i += 2)
-      packed.push_back(pack(aVals[i], aVals[i + 1]));
+      packed.push_back(LLVM::BitcastOp::create(
+          b, loc, b.getI32Type(),
+          buildVector(b, loc, {aVals[i], aVals[i + 1]})));
     for (int64_t rep = 0; rep < reps; ++rep) {
       ArrayRef<Value> acc(regs.data() + rep * perBlock, perBlock);
       SmallVector<Value> cur(acc);
@@ -346,13 +341,9 @@ Value kcc::nvidia::mmaDescriptorAt(OpBuilder &b, Location loc,
                     : base.lo;
   // {lo, hi} as one 64-bit register pair (mov.b64): the high word is the
   // constant's and never changes.
-  auto pair = VectorType::get({2}, b.getI32Type());
-  Value v = LLVM::UndefOp::create(b, loc, pair);
-  v = LLVM::InsertElementOp::create(b, loc, v, lo, i32Const(b, loc, 0));
-  v = LLVM::InsertElementOp::create(
-      b, loc, v, i32Const(b, loc, int64_t(uint32_t(base.constant >> 32))),
-      i32Const(b, loc, 1));
-  return LLVM::BitcastOp::create(b, loc, b.getI64Type(), v);
+  Value hi = i32Const(b, loc, int64_t(uint32_t(base.constant >> 32)));
+  return LLVM::BitcastOp::create(b, loc, b.getI64Type(),
+                                 buildVector(b, loc, {lo, hi}));
 }
 
 /// A side-effecting inline asm with one output per type in `outputs`
