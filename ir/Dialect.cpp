@@ -690,6 +690,22 @@ LogicalResult ReduceOp::verify() {
     expected = RankedTensorType::get(shape, src.getElementType(),
                                      src.getEncoding());
   }
+  // A column reduction of a wgmma accumulator (ReduceToLLVM.cpp) leaves a
+  // plain or #kcc.blocked vector: a 1-D tile in #kcc.wgmma_acc is a row
+  // vector.
+  if (isa_and_nonnull<WgmmaAccLayoutAttr>(src.getEncoding()) && axis == 0 &&
+      src.getRank() == 2) {
+    auto res = dyn_cast<RankedTensorType>(getType());
+    if (res &&
+        (!res.getEncoding() || isa<BlockedLayoutAttr>(res.getEncoding())) &&
+        res.getShape() == cast<ShapedType>(expected).getShape() &&
+        res.getElementType() == src.getElementType())
+      return success();
+    return emitOpError("a column reduction of a #kcc.wgmma_acc tile gives a "
+                       "plain or #kcc.blocked ")
+           << RankedTensorType::get(cast<ShapedType>(expected).getShape(),
+                                    src.getElementType());
+  }
   if (getType() != expected)
     return emitOpError("result type must be ") << expected;
   return success();

@@ -430,9 +430,14 @@ static int64_t unpaddedSmemBytes(Operation *op) {
   }
   if (auto red = dyn_cast<ReduceOp>(op)) {
     auto src = red.getSrc().getType();
-    // A wgmma accumulator's rows: quad shuffles only (ReduceToLLVM.cpp).
+    // A wgmma accumulator's rows: quad shuffles only; its columns: one
+    // partial per warp and column (ReduceToLLVM.cpp).
     if (isa_and_nonnull<WgmmaAccLayoutAttr>(src.getEncoding()))
-      return 0;
+      return red.getAxis() == 0 && src.getRank() == 2
+                 ? int64_t(accumulatorThreads(src.getEncoding()) / 32) *
+                       src.getShape()[1] *
+                       reductionAccBytes(src.getElementType())
+                 : 0;
     if (src.getRank() == 1)
       return 32 * 8; // one partial per warp, at most 32 warps, 8 bytes each
     return AxisReductionPlan::get(TileLayout::get(src), src.getShape(),

@@ -9,6 +9,9 @@
 //   3. with several warps: barrier, lane 0 of each warp writes its partial to
 //      shared memory, barrier, every thread combines the partials in warp
 //      order, so that all threads hold the same (uniform) value.
+// A #kcc.wgmma_acc tile: rows within quads of lanes (no shared memory);
+//   columns by butterfly over the rows of a warp, then partials per warp
+//   through shared memory, into a #kcc.blocked vector.
 // Rank >= 2 tile along an axis (AxisReductionPlan, LoweringUtils.h): each
 //   thread combines its registers that differ only along the axis, lanes
 //   that do exchange with a butterfly, then (barrier) one lane per group
@@ -213,6 +216,100 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
     return success();
   }
 
+  /// A column reduction of a #kcc.wgmma_acc tile into a #kcc.blocked
+  /// vector (the softmax of a decode step, its keys along M): each thread
+  /// combines its registers of each of its N/4 columns, three butterfly
+  /// steps (lane ^ 4, ^ 8, ^ 16) combine the warp's rows, lanes 0-3 write
+  /// the warp's partials at [warp][column] (barrier) and each thread reads
+  /// its result registers' columns from every warp, in warp order.
+  LogicalResult lowerAccumulatorColumns(ReduceOp op, OpAdaptor adaptor,
+                                        ConversionPatternRewriter &rewriter,
+                                        Type acc) const {
+    Location loc = op.getLoc();
+    OpBuilder &b = rewriter;
+    auto srcT = op.getSrc().getType();
+    Attribute layout = srcT.getEncoding();
+    Type elem = srcT.getElementType();
+    const TargetOps &ops = targetOpsOf(*this);
+    ReduceKind kind = op.getKind();
+    int64_t n = srcT.getShape()[1];
+    SmallVector<Value> regs = unpack(b, loc, adaptor.getSrc());
+    // Register i of a block lies in column 8 (i / 4) + i % 2 past the
+    // thread's first: column group 2 (i / 4) + i % 2.
+    int64_t perBlock = n / 2, groups = n / 4;
+    SmallVector<SmallVector<Value>> byColumn(groups);
+    for (auto [r, v] : llvm::enumerate(regs)) {
+      int64_t i = int64_t(r) % perBlock;
+      byColumn[2 * (i / 4) + i % 2].push_back(toAcc(b, loc, v, acc));
+    }
+    SmallVector<Value> partials;
+    for (const SmallVector<Value> &column : byColumn) {
+      Value a = combineInChains(b, loc, kind, column);
+      for (unsigned m : {4u, 8u, 16u}) {
+        Value other = exchange(ops, b, loc, a, {ops.defaultExchange(m), m});
+        if (!other)
+          return op.emitError("kcc internal error: no lane exchange for "
+                              "lane ^ ")
+                 << m << " on this target";
+        a = combine(b, loc, kind, a, other);
+      }
+      partials.push_back(a);
+    }
+    auto k = [&](int64_t v) { return i32Const(b, loc, v); };
+    auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), 3);
+    unsigned abytes = acc.getIntOrFloatBitWidth() / 8;
+    unsigned warps = accumulatorThreads(layout) / 32;
+    Value tid = ops.threadId(b, loc);
+    Value lane = arith::AndIOp::create(b, loc, tid, k(31));
+    Value warp = arith::ShRUIOp::create(b, loc, tid, k(5));
+    Value base = scratchBase(ops, b, loc, op);
+    ops.barrier(b, loc);
+    Value writer =
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane, k(4));
+    emitIf(b, loc, writer, [&](OpBuilder &ib) {
+      // [warp][2 (lane % 4) + 8 (g / 2) + g % 2]
+      Value first = arith::AddIOp::create(
+          ib, loc, arith::MulIOp::create(ib, loc, warp, k(n)),
+          arith::ShLIOp::create(ib, loc, lane, k(1)));
+      for (auto [g, a] : llvm::enumerate(partials)) {
+        Value idx = arith::AddIOp::create(
+            ib, loc, first, k(8 * (int64_t(g) / 2) + int64_t(g) % 2));
+        LLVM::StoreOp::create(
+            ib, loc, a, LLVM::GEPOp::create(ib, loc, ptr3, acc, base, idx),
+            abytes);
+      }
+    });
+    ops.barrier(b, loc);
+    auto dstT = cast<RankedTensorType>(op.getType());
+    TileLayout dl = TileLayout::get(dstT);
+    unsigned piece = axisReductionLoadElems(dl, abytes);
+    Type lt = piece == 1 ? acc : (Type)VectorType::get({int64_t(piece)}, acc);
+    Value dBase = threadBase(b, loc, dl, tid);
+    SmallVector<Value> out;
+    for (unsigned r = 0; r < dl.regs; r += piece) {
+      Value o = flatIndex(b, loc, dl, dBase, r);
+      SmallVector<Value> sums;
+      for (unsigned w = 0; w < warps; ++w) {
+        Value idx = arith::AddIOp::create(b, loc, o, k(int64_t(w) * n));
+        Value v = LLVM::LoadOp::create(
+            b, loc, lt, LLVM::GEPOp::create(b, loc, ptr3, acc, base, idx),
+            abytes * piece);
+        SmallVector<Value> elems =
+            piece == 1 ? SmallVector<Value>{v} : unpack(b, loc, v);
+        if (sums.empty()) {
+          sums = elems;
+          continue;
+        }
+        for (unsigned i = 0; i < piece; ++i)
+          sums[i] = combine(b, loc, kind, sums[i], elems[i]);
+      }
+      for (Value v : sums)
+        out.push_back(fromAcc(b, loc, v, elem));
+    }
+    rewriter.replaceOp(op, buildVector(b, loc, out));
+    return success();
+  }
+
   LogicalResult
   matchAndRewrite(ReduceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
@@ -224,6 +321,9 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
       return op.emitError("kcc: reductions of pointer tiles are not supported");
     Type acc = accType(elem);
     ReduceKind kind = op.getKind();
+    if (isa<WgmmaAccLayoutAttr>(srcT.getEncoding()) && op.getAxis() == 0 &&
+        srcT.getRank() == 2)
+      return lowerAccumulatorColumns(op, adaptor, rewriter, acc);
     if (isAccumulatorLayout(srcT.getEncoding()))
       return lowerAccumulatorRows(op, adaptor, rewriter, acc);
     TileLayout sl = TileLayout::get(srcT);

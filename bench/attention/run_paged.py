@@ -49,7 +49,7 @@ class Paged:
     """A batch's caches, block table and the kcc launch of both kernels."""
 
     def __init__(self, lib, specs, t, d, batch, kvh, group, lens, page, contiguous,
-                 seed=0, table=None, spare_pages=0):
+                 seed=0, table=None, spare_pages=0, variant="16_64"):
         g = torch.Generator(device="cuda").manual_seed(seed)
         dt = DT[t]
         self.t, self.d, self.batch, self.kvh, self.group, self.page = t, d, batch, kvh, group, page
@@ -75,7 +75,7 @@ class Paged:
         self.o = torch.empty(batch, qh, d, device="cuda", dtype=dt)
         self.lse = torch.empty(batch, qh, device="cuda", dtype=torch.float32)
         npg = self.kc.shape[0]
-        dec = Kernel(lib, specs[f"paged_decode_{t}_{d}_16_64"]).bind(dict(
+        dec = Kernel(lib, specs[f"paged_decode_{t}_{d}_{variant}"]).bind(dict(
             o_part=self.o_part, lse_part=self.lse_part, q=self.q, q_stride=qh * d,
             kc=self.kc, vc=self.vc, pages=npg, page=page, page_stride=page * kvh * d,
             row_stride=kvh * d, kv_heads=kvh, table=self.table, max_pages=max_pages,
@@ -133,31 +133,39 @@ class Paged:
         return ok
 
 
-def checks(lib, specs, dtypes, dims):
+def checks(lib, specs, dtypes, dims, variants=("16_64",)):
+    """Every variant (G_BN) against float64; cases whose group exceeds a
+    variant's G are the stub's to refuse, not run."""
     failures = 0
     for t in dtypes:
         for d in dims:
-            cases = [
-                ("ragged", dict(batch=3, kvh=2, group=4, lens=[1000, 17, 333], page=16)),
-                ("empty+one", dict(batch=3, kvh=1, group=8, lens=[0, 1, 64], page=64)),
-                ("page256", dict(batch=2, kvh=4, group=1, lens=[4000, 700], page=256)),
-                ("gqa16", dict(batch=1, kvh=1, group=16, lens=[5000], page=16)),
-            ]
-            for label, c in cases:
-                failures += not Paged(lib, specs, t, d, contiguous=False, seed=1, **c).check(label)
-            # Pages shared between sequences, ids past the cache and negative
-            # ones (read as zeros), and huge ones.
-            mp = 6
-            table = torch.tensor([[5, 2, 9, 1 << 30, 0, 3], [2, -1, 4, 7, -(1 << 30), 8]],
-                                 device="cuda", dtype=torch.int32)
-            p = Paged(lib, specs, t, d, batch=2, kvh=2, group=2, lens=[90, 96], page=16,
-                      contiguous=False, seed=2, table=table)
-            failures += not p.check("adversarial table")
-            # lens past the table (clamped to max_pages * page) and negative.
-            p = Paged(lib, specs, t, d, batch=2, kvh=1, group=4, lens=[64, 48], page=16,
-                      contiguous=False, seed=3)
-            p.lens.copy_(torch.tensor([1 << 30, -7], dtype=torch.int32))
-            failures += not p.check("lens out of range")
+            for v in variants:
+                G = int(v.split("_")[0])
+                if f"paged_decode_{t}_{d}_{v}" not in specs:
+                    continue
+                cases = [
+                    ("ragged", dict(batch=3, kvh=2, group=4, lens=[1000, 17, 333], page=16)),
+                    ("empty+one", dict(batch=3, kvh=1, group=8, lens=[0, 1, 64], page=64)),
+                    ("page256", dict(batch=2, kvh=4, group=1, lens=[4000, 700], page=256)),
+                    ("gqa16", dict(batch=1, kvh=1, group=16, lens=[5000], page=16)),
+                ]
+                for label, c in cases:
+                    if c["group"] <= G:
+                        failures += not Paged(lib, specs, t, d, contiguous=False, seed=1,
+                                              variant=v, **c).check(f"{label} {v}")
+                # Pages shared between sequences, ids past the cache and
+                # negative ones (read as zeros), and huge ones.
+                table = torch.tensor([[5, 2, 9, 1 << 30, 0, 3],
+                                      [2, -1, 4, 7, -(1 << 30), 8]],
+                                     device="cuda", dtype=torch.int32)
+                p = Paged(lib, specs, t, d, batch=2, kvh=2, group=2, lens=[90, 96], page=16,
+                          contiguous=False, seed=2, table=table, variant=v)
+                failures += not p.check(f"adversarial table {v}")
+                # lens past the table (clamped to max_pages * page) and negative.
+                p = Paged(lib, specs, t, d, batch=2, kvh=1, group=4, lens=[64, 48], page=16,
+                          contiguous=False, seed=3, variant=v)
+                p.lens.copy_(torch.tensor([1 << 30, -7], dtype=torch.int32))
+                failures += not p.check(f"lens out of range {v}")
     return failures
 
 
@@ -172,6 +180,12 @@ def main():
                     "1x8192,8x4096,32x1024,128x4096,256x2048",
                     help="batch x context, timed at every --pages")
     ap.add_argument("--pages", default="16,64,256")
+    ap.add_argument("--variants", default="16_64",
+                    help="G_BN specializations of paged_decode to time (the first is the "
+                    "main column set; each other adds a GB/s column)")
+    ap.add_argument("--baseline", default="",
+                    help="LIB,MANIFEST of a second build: its main variant timed beside "
+                    "(paged cache), checked first like this one")
     ap.add_argument("--sanitize", action="store_true", help="checks only, small shapes")
     args = ap.parse_args()
     lib = ctypes.CDLL(os.path.abspath(args.lib))
@@ -180,7 +194,18 @@ def main():
              for s in k["specializations"]}
     dtypes = args.dtypes.split(",")
     failures = checks(lib, specs, dtypes,
-                      [int(x) for x in filter(None, args.check_dims.split(","))])
+                      [int(x) for x in filter(None, args.check_dims.split(","))],
+                      args.variants.split(","))
+    base = None
+    if args.baseline:
+        path, base_manifest = args.baseline.split(",")
+        base_lib = ctypes.CDLL(os.path.abspath(path))
+        bm = json.load(open(base_manifest))
+        base = (base_lib, {s["symbol"]: dict(s, kernel=k["name"]) for k in bm["kernels"]
+                           for s in k["specializations"]})
+        failures += checks(*base, dtypes,
+                           [int(x) for x in filter(None, args.check_dims.split(","))],
+                           args.variants.split(",")[:1])
     if args.sanitize:
         print(f"{failures} failures")
         return 1 if failures else 0
@@ -192,6 +217,7 @@ def main():
                                          time_ms(lambda: dst.copy_(src))) / 1e6
     del src, dst
     qh, kvh = map(int, args.heads.split("x"))
+    main_v, *extra = args.variants.split(",")
     device = torch.cuda.get_device_name()
     lines = [f"Device: {device}; torch {torch.__version__}; one process, CUDA events (median "
              f"of batches, best of two passes). Copy bandwidth (read + write, 1 GiB): "
@@ -199,8 +225,10 @@ def main():
              f"query x {kvh} KV.", "",
              "| dtype | d | batch | context | page | splits | paged us | paged GB/s | "
              "paged / copy | contiguous GB/s | paged / contiguous | SDPA (contiguous) GB/s | "
-             "torch gather + SDPA GB/s |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+             "torch gather + SDPA GB/s |" + "".join(f" {v} GB/s |" for v in extra)
+             + (" baseline GB/s | kcc / baseline |" if base else ""),
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|" + "---|" * len(extra)
+             + ("---|---|" if base else "")]
     for t in dtypes:
         for d in map(int, args.dims.split(",")):
             for shape in args.shapes.split(","):
@@ -208,9 +236,26 @@ def main():
                 for page in map(int, args.pages.split(",")):
                     lens = [ctx] * batch
                     kv_bytes = 2 * batch * ctx * kvh * d * 2
-                    paged = Paged(lib, specs, t, d, batch, kvh, qh // kvh, lens, page, False)
+                    paged = Paged(lib, specs, t, d, batch, kvh, qh // kvh, lens, page, False,
+                                  variant=main_v)
                     us = min(time_ms(paged.call), time_ms(paged.call)) * 1e3
-                    contig = Paged(lib, specs, t, d, batch, kvh, qh // kvh, lens, page, True)
+                    more = []
+                    if base:
+                        # Each side timed twice, the baseline's passes around this
+                        # build's second, so neither always runs first.
+                        other = Paged(*base, t, d, batch, kvh, qh // kvh, lens, page, False,
+                                      variant=main_v)
+                        us_b = time_ms(other.call)
+                        us = min(us, time_ms(paged.call) * 1e3)
+                        us_b = min(us_b, time_ms(other.call)) * 1e3
+                        del other
+                    for v in extra:
+                        other = Paged(lib, specs, t, d, batch, kvh, qh // kvh, lens, page,
+                                      False, variant=v)
+                        more.append(f" {kv_bytes / (min(time_ms(other.call), time_ms(other.call)) * 1e3) / 1e3:.0f} |")
+                        del other
+                    contig = Paged(lib, specs, t, d, batch, kvh, qh // kvh, lens, page, True,
+                                   variant=main_v)
                     us_c = min(time_ms(contig.call), time_ms(contig.call)) * 1e3
                     # torch over the contiguous cache, [batch, kvh, ctx, d] views.
                     kk = contig.kc.view(batch, -1, kvh, d).permute(0, 2, 1, 3)[:, :, :ctx]
@@ -234,7 +279,10 @@ def main():
                     gbs_c = kv_bytes / us_c / 1e3
                     lines.append(f"| {t} | {d} | {batch} | {ctx} | {page} | {paged.splits} | "
                                  f"{us:.1f} | {gbs:.0f} | {gbs / copy_gbs:.2f} | {gbs_c:.0f} | "
-                                 f"{gbs / gbs_c:.2f} | {kv_bytes / us_t / 1e3:.0f} | {g_txt} |")
+                                 f"{gbs / gbs_c:.2f} | {kv_bytes / us_t / 1e3:.0f} | {g_txt} |"
+                                 + "".join(more)
+                                 + (f" {kv_bytes / us_b / 1e3:.0f} | {us_b / us:.2f} |"
+                                    if base else ""))
                     del paged, contig, kk, vv
                     torch.cuda.empty_cache()
     write_report(lines, args.out)

@@ -312,6 +312,20 @@ SmallVector<Value> joinsWith(Operation *op, OpOperand &use) {
     return {};
   return {op->getResult(0)};
 }
+/// Whether `use` reads a tile of the web in the layout without its result
+/// joining: a column reduction of a wgmma accumulator (into a plain row of
+/// columns, ReduceToLLVM.cpp) and a plain store into a shared stage (an
+/// MMA operand written from the accumulator's registers).
+bool readsInLayout(OpOperand &use, Attribute layout) {
+  if (!isa<kcc::WgmmaAccLayoutAttr>(layout))
+    return false;
+  if (auto red = dyn_cast<kcc::ReduceOp>(use.getOwner()))
+    return red.getAxis() == 0 && red.getSrc().getType().getRank() == 2 &&
+           !cast<RankedTensorType>(red.getType()).getEncoding();
+  if (auto store = dyn_cast<kcc::SmemStoreOp>(use.getOwner()))
+    return &use == &store.getValueMutable() && !store.getWindow();
+  return false;
+}
 } // namespace
 
 void kcc::propagateAccumulatorLayout(Operation *func, Attribute layout) {
@@ -351,6 +365,16 @@ void kcc::propagateAccumulatorLayout(Operation *func, Attribute layout) {
     if (!hasLayout(cvt.getSrc()) ||
         cast<RankedTensorType>(cvt.getType()).getEncoding())
       return;
+    // A product's result leaving the layout in a loop of mma.sync products
+    // (S^T = K Q^T of a decode step, its softmax along the keys and the
+    // second product reading P from a stage): the work between them stays
+    // in the registers the product left it in.
+    if (auto loop = dyn_cast<scf::ForOp>(cvt->getParentOp());
+        loop && isa_and_nonnull<WarpMmaOp>(cvt.getSrc().getDefiningOp()) &&
+        cvt.getSrc().getDefiningOp()->getParentOp() == loop) {
+      seeds.push_back(cvt);
+      return;
+    }
     if (auto loop = dyn_cast<scf::ForOp>(cvt->getParentOp());
         loop && carriedBy(cvt, loop)) {
       seeds.push_back(cvt);
@@ -443,6 +467,8 @@ void kcc::propagateAccumulatorLayout(Operation *func, Attribute layout) {
   SmallVector<OpOperand *> leaving;
   for (Value v : joined)
     for (OpOperand &use : v.getUses()) {
+      if (readsInLayout(use, layout))
+        continue;
       SmallVector<Value> r = joinsWith(use.getOwner(), use);
       if (r.empty() || !llvm::all_of(r, inLayout))
         leaving.push_back(&use);
@@ -714,4 +740,24 @@ void kcc::rematerializeRowVectors(Operation *func, Attribute layout) {
   kcc::ReadOnlyMemory ro(fn);
   for (BroadcastOp bc : rows)
     rematerializeRow(bc, ro);
+}
+
+void kcc::foldRelayoutRoundTrips(Operation *func) {
+  SmallVector<ConvertLayoutOp> relayouts;
+  func->walk([&](ConvertLayoutOp cvt) { relayouts.push_back(cvt); });
+  llvm::SmallPtrSet<Operation *, 8> erased;
+  for (ConvertLayoutOp back : relayouts) {
+    if (erased.contains(back))
+      continue;
+    auto there = back.getSrc().getDefiningOp<ConvertLayoutOp>();
+    if (!there || there.getSrc().getType() != back.getType())
+      continue;
+    back.getResult().replaceAllUsesWith(there.getSrc());
+    erased.insert(back);
+    back.erase();
+    if (there->use_empty()) {
+      erased.insert(there);
+      there.erase();
+    }
+  }
 }

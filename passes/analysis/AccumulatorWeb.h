@@ -69,6 +69,11 @@ void propagateAccumulatorLayout(mlir::Operation *func, mlir::Attribute layout);
 /// nothing else reads what it feeds.
 void rematerializeRowVectors(mlir::Operation *func, mlir::Attribute layout);
 
+/// A tile that left a layout only to come back (a rescaled accumulator going
+/// into the next product, P cast in the layout and moved back as the
+/// register A operand) skips the round trip through shared memory.
+void foldRelayoutRoundTrips(mlir::Operation *func);
+
 /// The tile values kcc::propagateAccumulatorLayout will keep in the
 /// accumulator layout, predicted on the tile IR before the dots become
 /// wgmma (kcc-pipeline-tma-loads sizes the relayout scratch with it): in

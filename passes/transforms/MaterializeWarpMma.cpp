@@ -379,6 +379,14 @@ LogicalResult MaterializeWarpMma::runOnKernel(func::FuncOp func) {
           },
           isSite)))
     return failure();
+  // mma.sync's fragments are the wgmma accumulator's registers, so the work
+  // between two products of a loop (a decode step's softmax along the keys)
+  // stays in them as wgmma's does; MFMA's layout has no such lowering.
+  if (isa<kcc::WgmmaAccLayoutAttr>(layout)) {
+    kcc::propagateAccumulatorLayout(func, layout);
+    kcc::rematerializeRowVectors(func, layout);
+    kcc::foldRelayoutRoundTrips(func);
+  }
   // A tile that leaves the accumulator only for a TMA store's stage goes
   // there from its registers, as wgmma's do (the pipeliners' budgets keep no
   // relayout scratch for it: kcc::pipelining::scratchReserve).

@@ -177,29 +177,7 @@ LogicalResult MaterializeWarpgroupMma::runOnKernel(func::FuncOp func) {
 
   kcc::propagateAccumulatorLayout(func, layout);
   kcc::rematerializeRowVectors(func, layout);
-
-  // A tile that left the accumulator layout only to come back (a rescaled
-  // accumulator going into the next product, P cast in the layout and
-  // moved back as the register A operand) skips the round trip through
-  // shared memory.
-  SmallVector<kcc::ConvertLayoutOp> relayouts;
-  func.walk([&](kcc::ConvertLayoutOp cvt) { relayouts.push_back(cvt); });
-  llvm::SmallPtrSet<Operation *, 8> erased;
-  for (kcc::ConvertLayoutOp back : relayouts) {
-    if (erased.contains(back))
-      continue;
-    auto there = back.getSrc().getDefiningOp<kcc::ConvertLayoutOp>();
-    if (!there || there.getSrc().getType() != back.getType())
-      continue;
-    back.getResult().replaceAllUsesWith(there.getSrc());
-    erased.insert(back);
-    back.erase();
-    if (there->use_empty()) {
-      erased.insert(there);
-      there.erase();
-    }
-  }
-
+  kcc::foldRelayoutRoundTrips(func);
   kcc::stageAccumulatorEpilogues(func, layout);
   return success();
 }

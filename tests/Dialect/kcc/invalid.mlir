@@ -368,6 +368,15 @@ func.func @reduce_result(%t: tensor<4x8xf32>) {
 
 // -----
 
+// A 1-D tile in #kcc.wgmma_acc is a row vector; columns leave the layout.
+func.func @reduce_acc_columns(%t: tensor<64x16xf32, #kcc.wgmma_acc<warpgroups = 1>>) {
+  // expected-error@+1 {{a column reduction of a #kcc.wgmma_acc tile gives a plain or #kcc.blocked 'tensor<16xf32>'}}
+  %r = kcc.reduce max %t {axis = 0 : i32} : tensor<64x16xf32, #kcc.wgmma_acc<warpgroups = 1>> -> tensor<16xf32, #kcc.wgmma_acc<warpgroups = 1>>
+  return
+}
+
+// -----
+
 func.func @reduce_1d_to_tile(%t: tensor<8xf32>) {
   // expected-error@+1 {{result type must be 'f32'}}
   %r = kcc.reduce min %t {axis = 0 : i32} : tensor<8xf32> -> tensor<1xf32>
