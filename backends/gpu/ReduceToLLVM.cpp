@@ -169,8 +169,65 @@ static Value exchange(const TargetOps &ops, OpBuilder &b, Location loc, Value v,
   return LLVM::BitcastOp::create(b, loc, t, buildVector(b, loc, {lo, hi}));
 }
 
+/// `a` combined across the lanes whose index differs only in the bits of
+/// `laneMask` (lane ^ m for each such bit m, lowest first); null when the
+/// target has no exchange for a step.
+static Value butterflyOver(const TargetOps &ops, OpBuilder &b, Location loc,
+                           ReduceKind kind, Value a, unsigned laneMask) {
+  for (unsigned m = 1; m <= laneMask; m <<= 1) {
+    if (!(laneMask & m))
+      continue;
+    Value other = exchange(ops, b, loc, a, {ops.defaultExchange(m), m});
+    if (!other)
+      return nullptr;
+    a = combine(b, loc, kind, a, other);
+  }
+  return a;
+}
+
+/// The result of an axis reduction read back from its partials at
+/// `base`: `slots` partials per result element, `stride` elements apart,
+/// each result chunk of up to 16 bytes one vector load per slot, combined
+/// in slot order.
+static Value readPartials(OpBuilder &b, Location loc, const TileLayout &dl,
+                          Value tid, Value base, Type acc, Type elem,
+                          ReduceKind kind, unsigned slots, int64_t stride) {
+  auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), 3);
+  unsigned abytes = acc.getIntOrFloatBitWidth() / 8;
+  unsigned piece = axisReductionLoadElems(dl, abytes);
+  Type lt = piece == 1 ? acc : (Type)VectorType::get({int64_t(piece)}, acc);
+  Value dBase = threadBase(b, loc, dl, tid);
+  SmallVector<Value> out;
+  for (unsigned r = 0; r < dl.regs; r += piece) {
+    Value o = flatIndex(b, loc, dl, dBase, r);
+    SmallVector<Value> sums;
+    for (unsigned s = 0; s < slots; ++s) {
+      Value idx =
+          arith::AddIOp::create(b, loc, o, i32Const(b, loc, int64_t(s) * stride));
+      Value addr = LLVM::GEPOp::create(b, loc, ptr3, acc, base, idx);
+      Value v = LLVM::LoadOp::create(b, loc, lt, addr, abytes * piece);
+      SmallVector<Value> elems =
+          piece == 1 ? SmallVector<Value>{v} : unpack(b, loc, v);
+      if (sums.empty()) {
+        sums = elems;
+        continue;
+      }
+      for (unsigned i = 0; i < piece; ++i)
+        sums[i] = combine(b, loc, kind, sums[i], elems[i]);
+    }
+    for (Value v : sums)
+      out.push_back(fromAcc(b, loc, v, elem));
+  }
+  return buildVector(b, loc, out);
+}
+
 struct ReduceLowering : OpConversionPattern<ReduceOp> {
   using OpConversionPattern::OpConversionPattern;
+
+  static LogicalResult noExchange(ReduceOp op) {
+    return op.emitError("kcc internal error: a butterfly step has no lane "
+                        "exchange on this target");
+  }
 
   /// A row reduction of a #kcc.wgmma_acc tile into its row vector
   /// (isWgmmaRowSlice): a row of a 64-row block lies in one quad of lanes,
@@ -201,15 +258,11 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
         for (int64_t i = 0; i < perBlock; ++i)
           if ((i / 2) % 2 == half)
             row.push_back(toAcc(b, loc, regs[blk * perBlock + i], acc));
-        Value a = combineInChains(b, loc, kind, row);
-        for (unsigned m : {1u, 2u}) {
-          Value other = exchange(ops, b, loc, a, {ops.defaultExchange(m), m});
-          if (!other)
-            return op.emitError("kcc internal error: no lane exchange for "
-                                "lane ^ ")
-                   << m << " on this target";
-          a = combine(b, loc, kind, a, other);
-        }
+        Value a =
+            butterflyOver(ops, b, loc, kind, combineInChains(b, loc, kind, row),
+                          /*laneMask=*/3);
+        if (!a)
+          return noExchange(op);
         out.push_back(fromAcc(b, loc, a, elem));
       }
     rewriter.replaceOp(op, buildVector(b, loc, out));
@@ -244,15 +297,11 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
     }
     SmallVector<Value> partials;
     for (const SmallVector<Value> &column : byColumn) {
-      Value a = combineInChains(b, loc, kind, column);
-      for (unsigned m : {4u, 8u, 16u}) {
-        Value other = exchange(ops, b, loc, a, {ops.defaultExchange(m), m});
-        if (!other)
-          return op.emitError("kcc internal error: no lane exchange for "
-                              "lane ^ ")
-                 << m << " on this target";
-        a = combine(b, loc, kind, a, other);
-      }
+      // Lane bits 4, 8 and 16 pick a warp's rows.
+      Value a = butterflyOver(ops, b, loc, kind,
+                              combineInChains(b, loc, kind, column), 28);
+      if (!a)
+        return noExchange(op);
       partials.push_back(a);
     }
     auto k = [&](int64_t v) { return i32Const(b, loc, v); };
@@ -280,33 +329,10 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
       }
     });
     ops.barrier(b, loc);
-    auto dstT = cast<RankedTensorType>(op.getType());
-    TileLayout dl = TileLayout::get(dstT);
-    unsigned piece = axisReductionLoadElems(dl, abytes);
-    Type lt = piece == 1 ? acc : (Type)VectorType::get({int64_t(piece)}, acc);
-    Value dBase = threadBase(b, loc, dl, tid);
-    SmallVector<Value> out;
-    for (unsigned r = 0; r < dl.regs; r += piece) {
-      Value o = flatIndex(b, loc, dl, dBase, r);
-      SmallVector<Value> sums;
-      for (unsigned w = 0; w < warps; ++w) {
-        Value idx = arith::AddIOp::create(b, loc, o, k(int64_t(w) * n));
-        Value v = LLVM::LoadOp::create(
-            b, loc, lt, LLVM::GEPOp::create(b, loc, ptr3, acc, base, idx),
-            abytes * piece);
-        SmallVector<Value> elems =
-            piece == 1 ? SmallVector<Value>{v} : unpack(b, loc, v);
-        if (sums.empty()) {
-          sums = elems;
-          continue;
-        }
-        for (unsigned i = 0; i < piece; ++i)
-          sums[i] = combine(b, loc, kind, sums[i], elems[i]);
-      }
-      for (Value v : sums)
-        out.push_back(fromAcc(b, loc, v, elem));
-    }
-    rewriter.replaceOp(op, buildVector(b, loc, out));
+    rewriter.replaceOp(
+        op, readPartials(b, loc,
+                         TileLayout::get(cast<RankedTensorType>(op.getType())),
+                         tid, base, acc, elem, kind, warps, n));
     return success();
   }
 
@@ -391,18 +417,11 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
       SmallVector<Value> own;
       for (unsigned r : group)
         own.push_back(toAcc(b, loc, regs[r], acc));
-      Value a = combineInChains(b, loc, kind, own);
-      for (unsigned m = 1; m < sl.warp; m <<= 1) {
-        if (!(plan.laneMask & m))
-          continue;
-        ExchangeStep step{ops.defaultExchange(m), m};
-        Value other = exchange(ops, b, loc, a, step);
-        if (!other)
-          return op.emitError("kcc internal error: no lane exchange for "
-                              "lane ^ ")
-                 << m << " on this target";
-        a = combine(b, loc, kind, a, other);
-      }
+      Value a = butterflyOver(ops, b, loc, kind,
+                              combineInChains(b, loc, kind, own),
+                              plan.laneMask & (sl.warp - 1));
+      if (!a)
+        return noExchange(op);
       partials.push_back(a);
     }
     // Writers: owners whose lane bits along the axis are 0 (after the
@@ -446,32 +465,8 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
       }
     });
     ops.barrier(b, loc);
-    // Each result chunk of up to 16 bytes is one vector load per slot.
-    unsigned piece = axisReductionLoadElems(dl, abytes);
-    Type lt = piece == 1 ? acc : (Type)VectorType::get({int64_t(piece)}, acc);
-    Value dBase = threadBase(b, loc, dl, tid);
-    SmallVector<Value> out;
-    for (unsigned r = 0; r < dl.regs; r += piece) {
-      Value o = flatIndex(b, loc, dl, dBase, r);
-      SmallVector<Value> sums;
-      for (unsigned s = 0; s < plan.slots(); ++s) {
-        Value idx = arith::AddIOp::create(
-            b, loc, o, i32Const(b, loc, int64_t(s) * plan.outElems));
-        Value addr = LLVM::GEPOp::create(b, loc, ptr3, acc, base, idx);
-        Value v = LLVM::LoadOp::create(b, loc, lt, addr, abytes * piece);
-        SmallVector<Value> elems =
-            piece == 1 ? SmallVector<Value>{v} : unpack(b, loc, v);
-        if (sums.empty()) {
-          sums = elems;
-          continue;
-        }
-        for (unsigned i = 0; i < piece; ++i)
-          sums[i] = combine(b, loc, kind, sums[i], elems[i]);
-      }
-      for (Value v : sums)
-        out.push_back(fromAcc(b, loc, v, elem));
-    }
-    rewriter.replaceOp(op, buildVector(b, loc, out));
+    rewriter.replaceOp(op, readPartials(b, loc, dl, tid, base, acc, elem, kind,
+                                        plan.slots(), plan.outElems));
     return success();
   }
 };
