@@ -32,6 +32,18 @@ from kcc_binding import Kernel, arguments, write_report  # noqa: E402
 DT = {"f16": torch.float16, "bf16": torch.bfloat16}
 
 
+def decode_symbol(specs, t, d, variant):
+    """paged_decode's specialization for dtype t and head_dim d: G_BN named
+    by `variant`, or with "auto" the one the file specializes with G = 16."""
+    if variant != "auto":
+        return f"paged_decode_{t}_{d}_{variant}"
+    found = sorted(s for s in specs if s.startswith(f"paged_decode_{t}_{d}_16_")
+                   and "__" not in s)
+    if len(found) != 1:
+        raise SystemExit(f"paged_decode_{t}_{d}_16_*: {found or 'none'} (name one with --variants)")
+    return found[0]
+
+
 def choose_splits(batch, kvh, max_pages, page, sms, per_sm=2):
     """Pages per split: as many splits as fit one wave of resident programs
     (`per_sm` per multiprocessor: the head_dim 128 build's shared memory
@@ -49,7 +61,7 @@ class Paged:
     """A batch's caches, block table and the kcc launch of both kernels."""
 
     def __init__(self, lib, specs, t, d, batch, kvh, group, lens, page, contiguous,
-                 seed=0, table=None, spare_pages=0, variant="16_64"):
+                 seed=0, table=None, spare_pages=0, variant="auto"):
         g = torch.Generator(device="cuda").manual_seed(seed)
         dt = DT[t]
         self.t, self.d, self.batch, self.kvh, self.group, self.page = t, d, batch, kvh, group, page
@@ -75,7 +87,7 @@ class Paged:
         self.o = torch.empty(batch, qh, d, device="cuda", dtype=dt)
         self.lse = torch.empty(batch, qh, device="cuda", dtype=torch.float32)
         npg = self.kc.shape[0]
-        dec = Kernel(lib, specs[f"paged_decode_{t}_{d}_{variant}"]).bind(dict(
+        dec = Kernel(lib, specs[decode_symbol(specs, t, d, variant)]).bind(dict(
             o_part=self.o_part, lse_part=self.lse_part, q=self.q, q_stride=qh * d,
             kc=self.kc, vc=self.vc, pages=npg, page=page, page_stride=page * kvh * d,
             row_stride=kvh * d, kv_heads=kvh, table=self.table, max_pages=max_pages,
@@ -133,16 +145,16 @@ class Paged:
         return ok
 
 
-def checks(lib, specs, dtypes, dims, variants=("16_64",)):
+def checks(lib, specs, dtypes, dims, variants=("auto",)):
     """Every variant (G_BN) against float64; cases whose group exceeds a
     variant's G are the stub's to refuse, not run."""
     failures = 0
     for t in dtypes:
         for d in dims:
             for v in variants:
-                G = int(v.split("_")[0])
-                if f"paged_decode_{t}_{d}_{v}" not in specs:
+                if v != "auto" and f"paged_decode_{t}_{d}_{v}" not in specs:
                     continue
+                G = int(decode_symbol(specs, t, d, v).split("_")[4])
                 cases = [
                     ("ragged", dict(batch=3, kvh=2, group=4, lens=[1000, 17, 333], page=16)),
                     ("empty+one", dict(batch=3, kvh=1, group=8, lens=[0, 1, 64], page=64)),
@@ -180,7 +192,7 @@ def main():
                     "1x8192,8x4096,32x1024,128x4096,256x2048",
                     help="batch x context, timed at every --pages")
     ap.add_argument("--pages", default="16,64,256")
-    ap.add_argument("--variants", default="16_64",
+    ap.add_argument("--variants", default="auto",
                     help="G_BN specializations of paged_decode to time (the first is the "
                     "main column set; each other adds a GB/s column)")
     ap.add_argument("--baseline", default="",
