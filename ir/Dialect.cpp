@@ -745,10 +745,10 @@ LogicalResult DotOp::verify() {
                  b.getDimSize(1) % 16 != 0 || a.getDimSize(1) % 16 != 0))
       return emitOpError("an MFMA dot needs M a multiple of 16 x waves, N and "
                          "K multiples of 16");
-    if (!mfma && (a.getDimSize(0) % 64 != 0 || b.getDimSize(1) % 16 != 0 ||
+    if (!mfma && (a.getDimSize(0) % 64 != 0 || b.getDimSize(1) % 8 != 0 ||
                   a.getDimSize(1) % 16 != 0))
-      return emitOpError("an mma.sync dot needs M a multiple of 64, N and K "
-                         "multiples of 16");
+      return emitOpError("an mma.sync dot needs M a multiple of 64, N of 8 "
+                         "and K of 16");
   }
   return success();
 }
@@ -1186,8 +1186,8 @@ LogicalResult WarpMmaOp::verify() {
   // ldmatrix hands 8-bit fragments out untransposed only.
   if (int8 && (!getAKMajor() || !getBKMajor()))
     return emitOpError("i8 operands must both be K-major");
-  if (acc.getShape()[0] % 16 || acc.getShape()[1] % 16 || k % (int8 ? 32 : 16))
-    return emitOpError("M and N must be multiples of 16 and K of ")
+  if (acc.getShape()[0] % 16 || acc.getShape()[1] % 8 || k % (int8 ? 32 : 16))
+    return emitOpError("M must be a multiple of 16, N of 8 and K of ")
            << (int8 ? 32 : 16);
   return success();
 }

@@ -181,20 +181,24 @@ void describeMmaDot(std::vector<SharedAccess> &out, DotOp dot) {
                 });
     return;
   }
-  auto ldmatrix = [&](const char *what, auto addr) {
+  // `lanes` 16: an .x2 load (N = 8), whose lanes 16-31 give no address.
+  auto ldmatrix = [&](const char *what, unsigned lanes, auto addr) {
     perRegister(out, dot, what, false, 16, wl, 1,
                 [&](unsigned t, unsigned) -> std::optional<int64_t> {
                   unsigned lane = t % 32;
+                  if (lane >= lanes)
+                    return std::nullopt;
                   return (addr(t) + 8 * (lane / 16)) / 8;
                 });
   };
-  ldmatrix("ldmatrix a", [&](unsigned t) -> int64_t {
+  ldmatrix("ldmatrix a", 32, [&](unsigned t) -> int64_t {
     int64_t row = 64 * (t / 128) + 16 * (t / 32 % 4) + t % 16;
     return row * s.aRowStride;
   });
-  ldmatrix("ldmatrix.trans b", [&](unsigned t) -> int64_t {
-    return bBase + int64_t(t % 16) * s.bRowStride;
-  });
+  ldmatrix("ldmatrix.trans b", bT.getDimSize(1) == 8 ? 16 : 32,
+           [&](unsigned t) -> int64_t {
+             return bBase + int64_t(t % 16) * s.bRowStride;
+           });
 }
 
 /// kcc.warp_mma (DotToMmaSync.cpp): ldmatrix rows straight from the
@@ -210,8 +214,12 @@ void describeWarpMma(std::vector<SharedAccess> &out, WarpMmaOp mma) {
     return {lane % 8 + 8 * (lane / 16), 8 * (lane / 8 % 2)};
   };
   auto ldmatrix = [&](const char *what, SmemType t, bool isA, bool kMajor) {
+    // B of N = 8: an .x2 load, lanes 16-31 give no address.
+    unsigned lanes = !isA && t.getShape()[kMajor ? 0 : 1] == 8 ? 16 : 32;
     perRegister(out, mma, what, false, 16, wl, 1,
                 [&](unsigned th, unsigned) -> std::optional<int64_t> {
+                  if (th % 32 >= lanes)
+                    return std::nullopt;
                   auto [r, c] = rowCol(th % 32, isA == kMajor);
                   // A's slab offset 64 g + 16 w runs along its M axis.
                   int64_t slab = 64 * (th / 128) + 16 * (th / 32 % 4);

@@ -9,7 +9,8 @@
 //      each of its 16-row slabs (rows 64 (g + W rep) + 16 w ..) with one
 //      `ldmatrix.x4`, and per pair of 8-column blocks of N the B fragments
 //      with one `ldmatrix.x4.trans` (b is K x N row-major: the transposed
-//      load hands each lane the k-pairs that mma's "col" B operand wants);
+//      load hands each lane the k-pairs that mma's "col" B operand wants;
+//      a last odd block with `.x2`);
 //      then one `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}` per
 //      (slab, 8-column block).
 // Register 4 j + c of a slab's N/2 accumulators is the mma's c[c] for
@@ -118,14 +119,18 @@ Value emitMmaSync(const TargetOps &ops, OpBuilder &b, Location loc, Value acc,
   // Four 8x8 b16 matrices; .trans where the stage's rows run across the
   // fragment's (A across K, B across K is the "col" operand's natural
   // transpose).
-  auto ldmatrix = [&](OpBuilder &lb, Value base, Value offset, bool trans) {
+  // `count` = 2 loads matrices 0 and 1 only, from lanes 0-15's addresses
+  // (B's last 8-column block when N is an odd multiple of 8).
+  auto ldmatrix = [&](OpBuilder &lb, Value base, Value offset, bool trans,
+                      int64_t count = 4) {
     Value addr = LLVM::GEPOp::create(lb, loc, ptr3, elem, base, offset);
-    Value x = NVVM::LdMatrixOp::create(lb, loc, x4, addr, 4,
-                                       trans ? NVVM::MMALayout::col
-                                             : NVVM::MMALayout::row,
-                                       shape, NVVM::LdStMatrixEltType::B16);
+    Value x = NVVM::LdMatrixOp::create(
+        lb, loc,
+        count == 4 ? x4 : LLVM::LLVMStructType::getLiteral(ctx, {i32, i32}),
+        addr, count, trans ? NVVM::MMALayout::col : NVVM::MMALayout::row, shape,
+        NVVM::LdStMatrixEltType::B16);
     SmallVector<Value> regs;
-    for (int64_t i = 0; i < 4; ++i) {
+    for (int64_t i = 0; i < count; ++i) {
       Value r = LLVM::ExtractValueOp::create(lb, loc, x, i);
       // f16 operands are vector<2xf16>; bf16 and s8 ones stay packed in
       // i32.
@@ -147,10 +152,11 @@ Value emitMmaSync(const TargetOps &ops, OpBuilder &b, Location loc, Value acc,
                                    /*trans=*/!a.kMajor));
         }
         for (int64_t n0 = 0; n0 < n; n0 += 16) {
+          int64_t halves = std::min<int64_t>(2, (n - n0) / 8);
           SmallVector<Value> bFrag =
               ldmatrix(lb, bOp.base, at(lb, bOp, bLane, c32(n0), k0),
-                       /*trans=*/!bOp.kMajor);
-          for (int64_t half = 0; half < 2; ++half) {
+                       /*trans=*/!bOp.kMajor, 2 * halves);
+          for (int64_t half = 0; half < halves; ++half) {
             int64_t block = n0 / 8 + half; // 8-column block j
             for (int64_t rep = 0; rep < reps; ++rep) {
               int64_t r0 = rep * (n / 2) + 4 * block;

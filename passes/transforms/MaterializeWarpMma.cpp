@@ -186,11 +186,12 @@ std::string MaterializeWarpMma::refusal(kcc::DotOp dot, unsigned units) const {
            std::to_string(units) + " " + unitName() + "(s) takes " +
            (mfma() ? "16-row slabs" : "64-row blocks, a warp 16 rows of each") +
            ")";
-  if (n % 16 != 0)
-    return "N = " + std::to_string(n) + " is not a multiple of 16 (" +
-           (mfma() ? "the instruction's N"
-                   : "B's fragments are loaded two 8-column blocks at a time") +
-           ")";
+  // mma.sync's N is 8 (B's fragments load two 8-column blocks at a time
+  // with ldmatrix.x4, a last odd one with .x2); MFMA's is 16.
+  int64_t nStep = mfma() ? 16 : 8;
+  if (n % nStep != 0)
+    return "N = " + std::to_string(n) + " is not a multiple of " +
+           std::to_string(nStep) + " (the instruction's N)";
   int64_t kStep =
       int8 && instructionFor(elem) != "mfma.i32.16x16x16i8" ? 32 : 16;
   if (k % kStep != 0)

@@ -508,7 +508,7 @@ func.func @warp_mma_f32_operands(%acc: !acc) {
 func.func @warp_mma_shape(%acc: !acc) {
   %c0 = arith.constant 0 : i32
   %a = kcc.smem_alloc : !pad
-  // expected-error@+1 {{M and N must be multiples of 16 and K of 16}}
+  // expected-error@+1 {{M must be a multiple of 16, N of 8 and K of 16}}
   %r = kcc.warp_mma %a[%c0], %a[%c0], %acc {a_k_major = true, b_k_major = true} : !pad, !pad, !acc -> !acc
   return
 }
@@ -533,7 +533,7 @@ func.func @warp_mma_i8_k(%acc: !acc32) {
   %c0 = arith.constant 0 : i32
   %a = kcc.smem_alloc : !pad8
   %b = kcc.smem_alloc : !kcc.smem<[64, 48], i8, stages = 2, swizzle = 0, pad = 16>
-  // expected-error@+1 {{M and N must be multiples of 16 and K of 32}}
+  // expected-error@+1 {{M must be a multiple of 16, N of 8 and K of 32}}
   %r = kcc.warp_mma %a[%c0], %b[%c0], %acc {a_k_major = true, b_k_major = true} : !pad8, !kcc.smem<[64, 48], i8, stages = 2, swizzle = 0, pad = 16>, !acc32 -> !acc32
   return
 }

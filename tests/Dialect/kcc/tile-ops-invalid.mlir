@@ -175,9 +175,9 @@ func.func @mma_sync_types(%a: tensor<64x16xf32, #kcc.blocked<vec = 1, threads = 
 
 // -----
 
-func.func @mma_sync_shape(%a: tensor<64x16xf16, #kcc.blocked<vec = 1, threads = 128, warp = 32>>, %b: tensor<16x8xf16, #kcc.blocked<vec = 1, threads = 128, warp = 32>>, %c: tensor<64x8xf32, #kcc.wgmma_acc<warpgroups = 1>>) {
-  // expected-error@+1 {{an mma.sync dot needs M a multiple of 64, N and K multiples of 16}}
-  %r = kcc.dot %a, %b, %c : tensor<64x16xf16, #kcc.blocked<vec = 1, threads = 128, warp = 32>>, tensor<16x8xf16, #kcc.blocked<vec = 1, threads = 128, warp = 32>> -> tensor<64x8xf32, #kcc.wgmma_acc<warpgroups = 1>>
+func.func @mma_sync_shape(%a: tensor<64x16xf16, #kcc.blocked<vec = 1, threads = 128, warp = 32>>, %b: tensor<16x4xf16, #kcc.blocked<vec = 1, threads = 128, warp = 32>>, %c: tensor<64x4xf32, #kcc.wgmma_acc<warpgroups = 1>>) {
+  // expected-error@+1 {{an mma.sync dot needs M a multiple of 64, N of 8 and K of 16}}
+  %r = kcc.dot %a, %b, %c : tensor<64x16xf16, #kcc.blocked<vec = 1, threads = 128, warp = 32>>, tensor<16x4xf16, #kcc.blocked<vec = 1, threads = 128, warp = 32>> -> tensor<64x4xf32, #kcc.wgmma_acc<warpgroups = 1>>
   return
 }
 
