@@ -216,8 +216,7 @@ def main():
         base = (base_lib, {s["symbol"]: dict(s, kernel=k["name"]) for k in bm["kernels"]
                            for s in k["specializations"]})
         failures += checks(*base, dtypes,
-                           [int(x) for x in filter(None, args.check_dims.split(","))],
-                           args.variants.split(",")[:1])
+                           [int(x) for x in filter(None, args.check_dims.split(","))])
     if args.sanitize:
         print(f"{failures} failures")
         return 1 if failures else 0
@@ -255,8 +254,10 @@ def main():
                     if base:
                         # Each side timed twice, the baseline's passes around this
                         # build's second, so neither always runs first.
+                        # The same specialization if the baseline has it, else its own.
+                        bv = main_v if f"paged_decode_{t}_{d}_{main_v}" in base[1] else "auto"
                         other = Paged(*base, t, d, batch, kvh, qh // kvh, lens, page, False,
-                                      variant=main_v)
+                                      variant=bv)
                         us_b = time_ms(other.call)
                         us = min(us, time_ms(paged.call) * 1e3)
                         us_b = min(us_b, time_ms(other.call)) * 1e3
