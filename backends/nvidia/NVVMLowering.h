@@ -79,15 +79,14 @@ mlir::FailureOr<uint64_t> mmaDescriptorConstant(mlir::Operation *op,
 /// low word) and each K step adds its offset / 16 to the low word: one
 /// 32-bit add per instruction instead of a 64-bit add, shift and masks. The
 /// 14-bit start field cannot carry into the next field, since every slice
-/// lies in the 256 KiB shared window. `offset16` (i32, may be null) is a
-/// run-time part of the offset in 16-byte units.
+/// lies in the 256 KiB shared window; a run-time part of an offset (in
+/// 16-byte units) is added to `lo` likewise.
 struct MmaDescriptorBase {
   mlir::Value lo;
   uint64_t constant;
 };
 MmaDescriptorBase mmaDescriptorBase(mlir::OpBuilder &b, mlir::Location loc,
-                                    uint64_t constant, mlir::Value addr,
-                                    mlir::Value offset16 = {});
+                                    uint64_t constant, mlir::Value addr);
 /// The descriptor of the slice `offset` bytes (a multiple of 16) past the
 /// base's.
 mlir::Value mmaDescriptorAt(mlir::OpBuilder &b, mlir::Location loc,

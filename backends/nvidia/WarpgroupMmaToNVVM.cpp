@@ -197,6 +197,7 @@ struct WarpgroupMmaLowering : OpConversionPattern<WarpgroupMmaOp> {
     Value aBase = stageAddress(b, loc, a.getA(), a.getAStage(), aType);
     MmaDescriptorBase bDesc = mmaDescriptorBase(
         b, loc, *bConst, stageAddress(b, loc, a.getB(), a.getBStage(), bType));
+    MmaDescriptorBase aDesc = mmaDescriptorBase(b, loc, *aConst, aBase);
 
     Value tid = targetOpsOf(*this).threadId(b, loc);
     Value wg = arith::DivUIOp::create(b, loc, tid, i32Const(b, loc, 128));
@@ -212,16 +213,21 @@ struct WarpgroupMmaLowering : OpConversionPattern<WarpgroupMmaOp> {
       // row-0 (or M column block) offset for it, in 16-byte units.
       Value mb = arith::AddIOp::create(b, loc, wg, i32Const(b, loc, rep * wgs));
       int64_t blockBytes = op.getAKMajor() ? 64 * kSpan : aRows * kSpan;
-      MmaDescriptorBase aDesc = mmaDescriptorBase(
-          b, loc, *aConst, aBase,
-          arith::MulIOp::create(b, loc, mb, i32Const(b, loc, blockBytes / 16)));
+      MmaDescriptorBase aBlock{
+          arith::AddIOp::create(
+              b, loc,
+              arith::MulIOp::create(b, loc, mb,
+                                    i32Const(b, loc, blockBytes / 16)),
+              aDesc.lo),
+          aDesc.constant};
       ArrayRef<Value> acc(regs.data() + rep * perBlock, perBlock);
       SmallVector<Value> cur(acc);
       // One instruction reads 32 bytes of K: 16 16-bit or 32 8-bit
       // elements.
       for (int64_t k0 = 0; k0 < k; k0 += 32 / eb) {
         Value da = mmaDescriptorAt(
-            b, loc, aDesc, swizzledKStepOffset(op.getAKMajor(), aRows, k0, eb));
+            b, loc, aBlock,
+            swizzledKStepOffset(op.getAKMajor(), aRows, k0, eb));
         Value db = mmaDescriptorAt(
             b, loc, bDesc, swizzledKStepOffset(op.getBKMajor(), bRows, k0, eb));
         cur = emitWgmma(b, loc, elemName, bElemName, n, da, db, cur,
@@ -320,13 +326,11 @@ Value kcc::nvidia::sharedAddress(OpBuilder &b, Location loc, Value ptr3) {
 }
 
 MmaDescriptorBase kcc::nvidia::mmaDescriptorBase(OpBuilder &b, Location loc,
-                                                 uint64_t constant, Value addr,
-                                                 Value offset16) {
+                                                 uint64_t constant,
+                                                 Value addr) {
   Value a = arith::TruncIOp::create(b, loc, b.getI32Type(), addr);
   a = arith::AndIOp::create(b, loc, a, i32Const(b, loc, 0x3FFFF));
   a = arith::ShRUIOp::create(b, loc, a, i32Const(b, loc, 4));
-  if (offset16)
-    a = arith::AddIOp::create(b, loc, a, offset16);
   a = arith::AddIOp::create(b, loc, a,
                             i32Const(b, loc, int64_t(uint32_t(constant))));
   return {a, constant};
