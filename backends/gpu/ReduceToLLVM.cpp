@@ -28,6 +28,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "llvm/ADT/MapVector.h"
 
 using namespace mlir;
 using namespace kcc;
@@ -170,16 +171,19 @@ static Value exchange(const TargetOps &ops, OpBuilder &b, Location loc, Value v,
 }
 
 /// `a` combined across the lanes whose index differs only in the bits of
-/// `laneMask` (lane ^ m for each such bit m, lowest first); null when the
-/// target has no exchange for a step.
-static Value butterflyOver(const TargetOps &ops, OpBuilder &b, Location loc,
-                           ReduceKind kind, Value a, unsigned laneMask) {
+/// `laneMask` (lane ^ m for each such bit m, lowest first); failure, with
+/// the step in `missing`, when the target has no exchange for one.
+static FailureOr<Value> butterflyOver(const TargetOps &ops, OpBuilder &b,
+                                      Location loc, ReduceKind kind, Value a,
+                                      unsigned laneMask, unsigned &missing) {
   for (unsigned m = 1; m <= laneMask; m <<= 1) {
     if (!(laneMask & m))
       continue;
     Value other = exchange(ops, b, loc, a, {ops.defaultExchange(m), m});
-    if (!other)
-      return nullptr;
+    if (!other) {
+      missing = m;
+      return failure();
+    }
     a = combine(b, loc, kind, a, other);
   }
   return a;
@@ -202,8 +206,8 @@ static Value readPartials(OpBuilder &b, Location loc, const TileLayout &dl,
     Value o = flatIndex(b, loc, dl, dBase, r);
     SmallVector<Value> sums;
     for (unsigned s = 0; s < slots; ++s) {
-      Value idx =
-          arith::AddIOp::create(b, loc, o, i32Const(b, loc, int64_t(s) * stride));
+      Value idx = arith::AddIOp::create(b, loc, o,
+                                        i32Const(b, loc, int64_t(s) * stride));
       Value addr = LLVM::GEPOp::create(b, loc, ptr3, acc, base, idx);
       Value v = LLVM::LoadOp::create(b, loc, lt, addr, abytes * piece);
       SmallVector<Value> elems =
@@ -224,9 +228,10 @@ static Value readPartials(OpBuilder &b, Location loc, const TileLayout &dl,
 struct ReduceLowering : OpConversionPattern<ReduceOp> {
   using OpConversionPattern::OpConversionPattern;
 
-  static LogicalResult noExchange(ReduceOp op) {
-    return op.emitError("kcc internal error: a butterfly step has no lane "
-                        "exchange on this target");
+  /// butterflyOver found no exchange for the lane ^ `missing` step.
+  static LogicalResult noExchange(ReduceOp op, unsigned missing) {
+    return op.emitError("kcc internal error: no lane exchange for lane ^ ")
+           << missing << " on this target";
   }
 
   /// A row reduction of a #kcc.wgmma_acc tile into its row vector
@@ -258,12 +263,13 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
         for (int64_t i = 0; i < perBlock; ++i)
           if ((i / 2) % 2 == half)
             row.push_back(toAcc(b, loc, regs[blk * perBlock + i], acc));
-        Value a =
+        unsigned missing = 0;
+        FailureOr<Value> a =
             butterflyOver(ops, b, loc, kind, combineInChains(b, loc, kind, row),
-                          /*laneMask=*/3);
-        if (!a)
-          return noExchange(op);
-        out.push_back(fromAcc(b, loc, a, elem));
+                          /*laneMask=*/3, missing);
+        if (failed(a))
+          return noExchange(op, missing);
+        out.push_back(fromAcc(b, loc, *a, elem));
       }
     rewriter.replaceOp(op, buildVector(b, loc, out));
     return success();
@@ -271,7 +277,7 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
 
   /// A column reduction of a #kcc.wgmma_acc tile into a #kcc.blocked
   /// vector (the softmax of a decode step, its keys along M): each thread
-  /// combines its registers of each of its N/4 columns, three butterfly
+  /// combines its registers of each of its columns, three butterfly
   /// steps (lane ^ 4, ^ 8, ^ 16) combine the warp's rows, lanes 0-3 write
   /// the warp's partials at [warp][column] (barrier) and each thread reads
   /// its result registers' columns from every warp, in warp order.
@@ -287,22 +293,23 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
     ReduceKind kind = op.getKind();
     int64_t n = srcT.getShape()[1];
     SmallVector<Value> regs = unpack(b, loc, adaptor.getSrc());
-    // Register i of a block lies in column 8 (i / 4) + i % 2 past the
-    // thread's first: column group 2 (i / 4) + i % 2.
-    int64_t perBlock = n / 2, groups = n / 4;
-    SmallVector<SmallVector<Value>> byColumn(groups);
-    for (auto [r, v] : llvm::enumerate(regs)) {
-      int64_t i = int64_t(r) % perBlock;
-      byColumn[2 * (i / 4) + i % 2].push_back(toAcc(b, loc, v, acc));
-    }
+    // The thread's registers by column (the layout's register offsets), in
+    // increasing order of their first register.
+    llvm::MapVector<int64_t, SmallVector<unsigned>> byColumn;
+    for (unsigned r = 0; r < regs.size(); ++r)
+      byColumn[accumulatorOffset(layout, n, r).col].push_back(r);
     SmallVector<Value> partials;
-    for (const SmallVector<Value> &column : byColumn) {
+    for (auto &[col, column] : byColumn) {
+      SmallVector<Value> own;
+      for (unsigned r : column)
+        own.push_back(toAcc(b, loc, regs[r], acc));
       // Lane bits 4, 8 and 16 pick a warp's rows.
-      Value a = butterflyOver(ops, b, loc, kind,
-                              combineInChains(b, loc, kind, column), 28);
-      if (!a)
-        return noExchange(op);
-      partials.push_back(a);
+      unsigned missing = 0;
+      FailureOr<Value> a = butterflyOver(
+          ops, b, loc, kind, combineInChains(b, loc, kind, own), 28, missing);
+      if (failed(a))
+        return noExchange(op, missing);
+      partials.push_back(*a);
     }
     auto k = [&](int64_t v) { return i32Const(b, loc, v); };
     auto ptr3 = LLVM::LLVMPointerType::get(b.getContext(), 3);
@@ -313,16 +320,17 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
     Value warp = arith::ShRUIOp::create(b, loc, tid, k(5));
     Value base = scratchBase(ops, b, loc, op);
     ops.barrier(b, loc);
+    // The lanes of a warp's first row (its first quad) write the partials
+    // at [warp][column].
     Value writer =
         arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ult, lane, k(4));
     emitIf(b, loc, writer, [&](OpBuilder &ib) {
-      // [warp][2 (lane % 4) + 8 (g / 2) + g % 2]
+      // Lane l < 4's first column is 2 l (accumulatorOrigin).
       Value first = arith::AddIOp::create(
           ib, loc, arith::MulIOp::create(ib, loc, warp, k(n)),
           arith::ShLIOp::create(ib, loc, lane, k(1)));
-      for (auto [g, a] : llvm::enumerate(partials)) {
-        Value idx = arith::AddIOp::create(
-            ib, loc, first, k(8 * (int64_t(g) / 2) + int64_t(g) % 2));
+      for (auto [column, a] : llvm::zip(byColumn, partials)) {
+        Value idx = arith::AddIOp::create(ib, loc, first, k(column.first));
         LLVM::StoreOp::create(
             ib, loc, a, LLVM::GEPOp::create(ib, loc, ptr3, acc, base, idx),
             abytes);
@@ -417,12 +425,13 @@ struct ReduceLowering : OpConversionPattern<ReduceOp> {
       SmallVector<Value> own;
       for (unsigned r : group)
         own.push_back(toAcc(b, loc, regs[r], acc));
-      Value a = butterflyOver(ops, b, loc, kind,
-                              combineInChains(b, loc, kind, own),
-                              plan.laneMask & (sl.warp - 1));
-      if (!a)
-        return noExchange(op);
-      partials.push_back(a);
+      unsigned missing = 0;
+      FailureOr<Value> a = butterflyOver(
+          ops, b, loc, kind, combineInChains(b, loc, kind, own),
+          plan.laneMask & (sl.warp - 1), missing);
+      if (failed(a))
+        return noExchange(op, missing);
+      partials.push_back(*a);
     }
     // Writers: owners whose lane bits along the axis are 0 (after the
     // butterfly every lane of a group holds the same value).

@@ -380,22 +380,28 @@ kcc::gpu::describeSharedAccesses(Operation *op,
   } else if (auto dot = dyn_cast<DotOp>(op)) {
     describeDot(out, dot);
   } else if (auto red = dyn_cast<ReduceOp>(op);
-             red && isAccumulatorLayout(red.getSrc().getType().getEncoding())) {
+             red &&
+             isa<WgmmaAccLayoutAttr>(red.getSrc().getType().getEncoding())) {
     // A column reduction (ReduceToLLVM.cpp): lanes 0-3 of each warp store
-    // their N/4 columns' partials at [warp][column], then every thread
-    // loads its result chunks' columns (warp 0's slot; the others alike).
+    // one partial per column they hold at [warp][column], then every
+    // thread loads its result chunks' columns (warp 0's slot; the others
+    // alike).
     auto srcT = red.getSrc().getType();
+    Attribute acc = srcT.getEncoding();
     int64_t n = srcT.getShape()[1];
     unsigned accBytes = reductionAccBytes(srcT.getElementType());
     TileLayout sl = TileLayout::get(srcT);
-    perRegister(out, op, "column reduction partial store", true, accBytes, sl,
-                unsigned(n / 4),
-                [&](unsigned t, unsigned g) -> std::optional<int64_t> {
-                  unsigned lane = t % 32;
-                  if (lane >= 4)
-                    return std::nullopt;
-                  return int64_t(t / 32) * n + 2 * lane + 8 * (g / 2) + g % 2;
-                });
+    SmallVector<int64_t> cols; // the thread's columns past its first
+    for (unsigned r = 0, e = accumulatorRegs(srcT); r < e; ++r)
+      if (!llvm::is_contained(cols, accumulatorOffset(acc, n, r).col))
+        cols.push_back(accumulatorOffset(acc, n, r).col);
+    perRegister(
+        out, op, "column reduction partial store", true, accBytes, sl,
+        cols.size(), [&](unsigned t, unsigned g) -> std::optional<int64_t> {
+          if (t % 32 >= 4)
+            return std::nullopt;
+          return int64_t(t / 32) * n + accumulatorOrigin(acc, t).col + cols[g];
+        });
     TileLayout dl = TileLayout::get(cast<RankedTensorType>(red.getType()));
     unsigned piece = axisReductionLoadElems(dl, accBytes);
     perRegister(out, op, "column reduction partial load", false,
