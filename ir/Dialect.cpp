@@ -402,19 +402,16 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
   if (name == kSplitKAttr) {
     auto d = dyn_cast<DictionaryAttr>(attr.getValue());
     auto role = d ? d.getAs<StringAttr>("role") : StringAttr();
-    bool ok =
-        role && (role.getValue() == "reduce" ||
-                 (role.getValue() == "partial" &&
-                  llvm::all_of(std::array<StringRef, 4>{"trips", "rows", "cols",
-                                                        "store"},
-                               [&](StringRef key) {
-                                 return isa_and_nonnull<StringAttr>(d.get(key));
-                               })));
+    bool ok = role && role.getValue() == "partial" &&
+              llvm::all_of(std::array<StringRef, 5>{"trips", "rows", "cols",
+                                                    "tiles", "store"},
+                           [&](StringRef key) {
+                             return isa_and_nonnull<StringAttr>(d.get(key));
+                           });
     return ok ? success()
-              : op->emitError()
-                    << kSplitKAttr
-                    << " must be {role = \"reduce\"} or {role = \"partial\", "
-                       "trips, rows, cols, store} (strings)";
+              : op->emitError() << kSplitKAttr
+                                << " must be {role = \"partial\", trips, rows, "
+                                   "cols, tiles, store} (strings)";
   }
   if (name == kFallbackOfAttr)
     return expectKind<FlatSymbolRefAttr>(op, attr, "a symbol");

@@ -265,7 +265,15 @@ def Kcc_WarpMmaOp : Kcc_Op<"warp_mma"> {
 
 def Kcc_FenceProxyAsyncOp : Kcc_Op<"fence_proxy_async"> {
   let summary = "order generic-proxy shared-memory writes before async-proxy reads";
-  let assemblyFormat = "attr-dict";
+  let description = [{
+    Without `global`: the CTA's shared memory (a stage written by threads,
+    then read by a TMA store or wgmma). With `global`: global memory, both
+    ways (TMA stores before the generic accesses that follow, generic
+    accesses before the TMA loads that follow), as a program-wide atomic
+    that publishes or acquires a TMA-written tile needs.
+  }];
+  let arguments = (ins UnitAttr:$global);
+  let assemblyFormat = "(`global` $global^)? attr-dict";
 }
 
 def Kcc_ClusterBarrierOp : Kcc_Op<"cluster_barrier"> {

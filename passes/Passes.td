@@ -408,6 +408,20 @@ def KccPipelineTmaLoads : Pass<"kcc-pipeline-tma-loads", "mlir::ModuleOp"> {
   ];
 }
 
+def KccOrderProgramAtomics : Pass<"kcc-order-program-atomics", "mlir::ModuleOp"> {
+  let summary = "Order TMA copies around program-wide atomics (async proxy)";
+  let description = [{
+    After the TMA passes. A program-wide (scalar) atomic with release order
+    in a kernel with TMA stores is preceded by kcc.bulk_wait_group 0 (the
+    stores complete, not only read) and kcc.fence_proxy_async global; one
+    with acquire order in a kernel with TMA loads is followed by
+    kcc.fence_proxy_async global. Without them the async proxy's traffic
+    is not ordered by the atomic: the last-program pattern (partials
+    stored by TMA, a ticket drawn, the last program loading them by TMA)
+    could read stale partials.
+  }];
+}
+
 def KccPipelineAsyncCopies : Pass<"kcc-pipeline-async-copies", "mlir::ModuleOp"> {
   let summary = "Software-pipeline the dot operand loads of scf.for bodies "
                 "over N shared stages with cp.async";

@@ -170,6 +170,8 @@ void pipeline::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
   KccPipelineAsyncCopiesOptions cpAsync;
   cpAsync.targetName = name;
   pm.addPass(createKccPipelineAsyncCopies(cpAsync));
+  // Program-wide atomics order the TMA traffic around them too.
+  pm.addPass(createKccOrderProgramAtomics());
   if (target.hasAsyncCopy("tma") || target.hasAsyncCopy("cp.async")) {
     KccVerifyAsyncProtocolOptions verify;
     verify.generated = true;

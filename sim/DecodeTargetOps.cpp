@@ -883,7 +883,8 @@ bool Decoder::decodeAsyncOp(Operation *op, StringRef name) {
   }
   if (auto fence = dyn_cast<NVVM::FenceProxyOp>(op)) {
     emit(fence.getKind() == NVVM::ProxyKind::async ||
-                 fence.getKind() == NVVM::ProxyKind::async_shared
+                 fence.getKind() == NVVM::ProxyKind::async_shared ||
+                 fence.getKind() == NVVM::ProxyKind::async_global
              ? Opc::FenceProxyAsync
              : Opc::Nop,
          op);

@@ -136,12 +136,13 @@ struct Specialization {
   // A split-K build (kcc-add-split-k-builds): the symbol of the build whose
   // launch runs it, with its pair, when the grid is too small for the GPU.
   // Its parameters are that build's, then the workspace tensor (kcc_ws,
-  // kcc_ws_dim0, kcc_ws_dim1, kcc_ws_stride0) and kcc_splits.
+  // kcc_ws_dim0, kcc_ws_dim1, kcc_ws_stride0), kcc_splits and kcc_tickets.
   std::string splitKOf;
-  bool splitKPartial = false; // else the reduce build
-  // The partial build's: the K loop's iterations, the output's rows rounded
-  // up to a whole tile and its columns; C over the parameter names.
-  std::string splitTrips, splitRows, splitCols;
+  bool splitKPartial = false;
+  // The split build's: the K loop's iterations, the output's rows rounded
+  // up to a whole tile, its columns and its tiles (one ticket each); C over
+  // the parameter names.
+  std::string splitTrips, splitRows, splitCols, splitTiles;
   // What moving one f32 partial tile costs, in K iterations (a number).
   std::string splitStore;
   // (target, why) for each target that could not compile this build (a

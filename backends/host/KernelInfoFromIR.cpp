@@ -216,10 +216,12 @@ bool host::collectKernelInfo(mlir::ModuleOp tileIR, ModuleInfo &info) {
       spec.splitTrips = text("trips");
       spec.splitRows = text("rows");
       spec.splitCols = text("cols");
+      spec.splitTiles = text("tiles");
       spec.splitStore = text("store");
       if (!split || (spec.splitKPartial &&
                      (spec.splitTrips.empty() || spec.splitRows.empty() ||
-                      spec.splitCols.empty() || spec.splitStore.empty()))) {
+                      spec.splitCols.empty() || spec.splitTiles.empty() ||
+                      spec.splitStore.empty()))) {
         func.emitError("internal error: split-K build lacks ")
             << KccDialect::kSplitKAttr;
         return false;

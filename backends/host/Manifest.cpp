@@ -131,29 +131,28 @@ std::string kcc::host::emitManifest(const ModuleInfo &module,
               fallback["not_built"] = std::move(notBuilt);
             spec["fallback"] = std::move(fallback);
           }
-          // kcc --split-k: the pair the launch runs when the grid is too
+          // kcc --split-k: the build the launch runs when the grid is too
           // small for the GPU (kcc::rt::splitKSlices), for tools that launch
-          // kernels themselves: the partial build's extra arguments and grid
-          // z, its workspace, the sizes' C expressions.
-          const Specialization *partial = k.splitKBuildOf(s, true),
-                               *reduce = k.splitKBuildOf(s, false);
-          if (partial && reduce) {
+          // kernels themselves: its extra arguments and grid z, its
+          // workspace, the sizes' C expressions.
+          if (const Specialization *partial = k.splitKBuildOf(s, true)) {
             json::Array notBuilt;
-            for (const Specialization *b : {partial, reduce})
-              for (const auto &[target, why] : b->notBuilt)
-                notBuilt.push_back(json::Object{
-                    {"symbol", b->symbol}, {"target", target}, {"why", why}});
+            for (const auto &[target, why] : partial->notBuilt)
+              notBuilt.push_back(json::Object{{"symbol", partial->symbol},
+                                              {"target", target},
+                                              {"why", why}});
             json::Object split{
-                {"partial", partial->symbol},
-                {"reduce", reduce->symbol},
-                {"arguments", "the kernel's, then kcc_ws (f32, kcc_splits * "
-                              "rows x cols, row stride cols rounded up to 4), "
-                              "kcc_ws_dim0, kcc_ws_dim1, kcc_ws_stride0, "
-                              "kcc_splits; the partial build's grid z is "
-                              "kcc_splits"},
+                {"build", partial->symbol},
+                {"arguments",
+                 "the kernel's, then kcc_ws (f32, kcc_splits * rows x cols, "
+                 "row stride cols rounded up to 4), kcc_ws_dim0, kcc_ws_dim1, "
+                 "kcc_ws_stride0, kcc_splits, kcc_tickets (i32, one per "
+                 "output tile, zero before the launch and left zero by it); "
+                 "the build's grid z is kcc_splits"},
                 {"trips", partial->splitTrips},
                 {"rows", partial->splitRows},
                 {"cols", partial->splitCols},
+                {"tiles", partial->splitTiles},
                 {"store", partial->splitStore}};
             if (!notBuilt.empty())
               split["not_built"] = std::move(notBuilt);

@@ -397,9 +397,9 @@ void emitFatbin(std::string &out, const std::string &fatbin) {
 }
 
 /// The split-K path of `sp`'s launch function: sizes the slices with
-/// kcc::rt::splitKSlices and, for more than one, runs the partial build
-/// over a workspace and then the reduce build, returning the latter's
-/// status. Its own checks are the builds' (the same parameters).
+/// kcc::rt::splitKSlices and, for more than one, runs the split build over
+/// a workspace (the tickets, then the partial tiles), returning its status.
+/// Its own checks are the build's (the same parameters).
 void emitSplitK(std::string &c, const SpecPlan &sp, const std::string &desc,
                 const Vendor &vendor) {
   const Specialization &s = *sp.spec, &partial = *sp.splitPartial;
@@ -426,11 +426,14 @@ void emitSplitK(std::string &c, const SpecPlan &sp, const std::string &desc,
   c += "    int64_t kcc_trips = " + hostValue(partial.splitTrips) + ";\n";
   c += "    int64_t kcc_rows = " + hostValue(partial.splitRows) + ";\n";
   c += "    int64_t kcc_cols = " + hostValue(partial.splitCols) + ";\n";
+  c += "    int64_t kcc_tiles = " + hostValue(partial.splitTiles) + ";\n";
   c += wrapCall("    ", "int64_t kcc_slices = kcc::rt::splitKSlices(",
                 {"kcc_ctas", "kcc_trips", "kcc_processors", partial.splitStore},
                 ");");
   // The workspace's sizes must fit the kernel's 32-bit parameters.
+  // One ticket per output tile, in the workspace's first bytes.
   c += "    if (kcc_slices > 1 && kcc_cols > 0 && kcc_rows > 0 &&\n"
+       "        kcc_tiles > 0 && kcc_tiles <= kcc::rt::kSplitKTickets &&\n"
        "        kcc_rows <= INT32_MAX / kcc_slices && kcc_cols <= INT32_MAX - "
        "3) {\n";
   c += "      int32_t kcc_ws_dim0 = static_cast<int32_t>(kcc_slices * "
@@ -443,12 +446,16 @@ void emitSplitK(std::string &c, const SpecPlan &sp, const std::string &desc,
   c += wrapCall("      ",
                 std::string("kcc_split_status = ") + vendor.workspace + "(",
                 {desc,
+                 "kcc::rt::kSplitKTicketBytes + "
                  "static_cast<size_t>(kcc_ws_dim0) * "
                  "static_cast<size_t>(kcc_ws_stride0) * sizeof(float)",
                  "stream", "&kcc_ws_memory"},
                 ");");
   c += "      if (!kcc_split_status)\n        return kcc_split_status;\n";
-  c += "      float *kcc_ws = static_cast<float *>(kcc_ws_memory);\n";
+  c += "      int32_t *kcc_tickets = static_cast<int32_t *>(kcc_ws_memory);\n";
+  c += "      float *kcc_ws = reinterpret_cast<float *>(\n"
+       "          static_cast<char *>(kcc_ws_memory) + "
+       "kcc::rt::kSplitKTicketBytes);\n";
   std::vector<std::string> args;
   for (const ParamInfo &q : partial.params)
     if (!q.isTensorMap)
@@ -457,9 +464,7 @@ void emitSplitK(std::string &c, const SpecPlan &sp, const std::string &desc,
   c += wrapCall("      ",
                 "kcc_split_status = kcc_variant_" + partial.symbol + "(", args,
                 ");");
-  c += "      if (!kcc_split_status)\n        return kcc_split_status;\n";
-  c += wrapCall("      ", "return kcc_variant_" + sp.splitReduce->symbol + "(",
-                args, ");");
+  c += "      return kcc_split_status;\n";
   c += "    }\n  }\n";
 }
 
@@ -608,7 +613,7 @@ void emitSizeDispatch(std::string &c, const KernelPlan &kp, const GroupPlan &gp,
       c += "        int64_t kcc_trips = " + value(w.trips) + ";\n";
       // The slices its own launch would cut the loop into.
       std::string slices = "1";
-      if (sp.splitPartial && sp.splitReduce)
+      if (sp.splitPartial)
         slices = "kcc::rt::splitKSlices(kcc_ctas, kcc_trips, kcc_processors, " +
                  sp.splitPartial->splitStore + ")";
       c += "        int64_t kcc_slices = " + slices + ";\n";
@@ -818,9 +823,9 @@ std::string emitSource(const ModuleInfo &m,
         }
       }
       // kcc --split-k: a grid too small for the GPU runs the K loop in
-      // slices (the partial build), then their sum in slice order and the
-      // epilogue (the reduce build), through a workspace of f32 tiles.
-      if (sp.splitPartial && sp.splitReduce)
+      // slices through a workspace of f32 tiles; the last slice of each
+      // tile sums them in slice order and runs the epilogue.
+      if (sp.splitPartial)
         emitSplitK(c, sp, desc, vendor);
       bool declared = false;
       auto check = [&](const std::string &call,

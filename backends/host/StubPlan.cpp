@@ -368,11 +368,9 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
       bool useFallback = builtWith(f, s);
       if (useFallback && planSpec(*f) == Planned::Failed)
         return false;
-      const Specialization *partial = k.splitKBuildOf(s, true),
-                           *reduce = k.splitKBuildOf(s, false);
-      bool useSplit = builtWith(partial, s) && builtWith(reduce, s);
-      if (useSplit && (planSpec(*partial) == Planned::Failed ||
-                       planSpec(*reduce) == Planned::Failed))
+      const Specialization *partial = k.splitKBuildOf(s, true);
+      bool useSplit = builtWith(partial, s);
+      if (useSplit && planSpec(*partial) == Planned::Failed)
         return false;
       Planned planned = planSpec(s);
       if (planned == Planned::Failed)
@@ -383,14 +381,14 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
         SpecPlan &sp = kp.specs.back();
         std::set<std::string> used;
         for (const std::string *e :
-             {&partial->splitTrips, &partial->splitRows, &partial->splitCols})
+             {&partial->splitTrips, &partial->splitRows, &partial->splitCols,
+              &partial->splitTiles})
           if (!scanGrid(*e, s, used, error))
             return false;
         for (const ParamInfo &p : s.params)
           if (used.count(p.name))
             sp.splitParams.push_back(p.name);
         sp.splitPartial = partial;
-        sp.splitReduce = reduce;
       }
       return true;
     };

@@ -68,7 +68,7 @@ struct SpecPlan {
   // launchable), which the launch runs instead when kcc::rt::splitKSlices
   // says so; null where a target of the vendor lacks either. The integer
   // params their trips, rows and cols read, in order.
-  const Specialization *splitPartial = nullptr, *splitReduce = nullptr;
+  const Specialization *splitPartial = nullptr;
   std::vector<std::string> splitParams;
 };
 

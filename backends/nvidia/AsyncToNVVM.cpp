@@ -451,10 +451,14 @@ struct FenceProxyAsyncLowering : OpConversionPattern<FenceProxyAsyncOp> {
   LogicalResult
   matchAndRewrite(FenceProxyAsyncOp op, OpAdaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    NVVM::FenceProxyOp::create(
-        rewriter, op.getLoc(), NVVM::ProxyKind::async_shared,
-        NVVM::SharedSpaceAttr::get(rewriter.getContext(),
-                                   NVVM::SharedSpace::shared_cta));
+    if (op.getGlobal())
+      NVVM::FenceProxyOp::create(rewriter, op.getLoc(),
+                                 NVVM::ProxyKind::async_global, nullptr);
+    else
+      NVVM::FenceProxyOp::create(
+          rewriter, op.getLoc(), NVVM::ProxyKind::async_shared,
+          NVVM::SharedSpaceAttr::get(rewriter.getContext(),
+                                     NVVM::SharedSpace::shared_cta));
     rewriter.eraseOp(op);
     return success();
   }

@@ -3,13 +3,17 @@
 // kcc-add-split-k-builds (Passes.td). A GEMM whose output has few tiles
 // (decode: a handful of token rows against a wide weight) leaves most
 // multiprocessors idle while each CTA walks the whole K loop. The kernel
-// gets two more builds that the launch runs instead when the grid is small
-// and the loop long: a partial build, whose grid has a third axis of S
-// splits, each running one contiguous slice of the K loop and storing its
-// f32 accumulator to a workspace; and a reduce build, the kernel itself with
-// its K loop replaced by the sum of the S partial tiles in split order, so
-// the user's epilogue runs unchanged and the result is the same bits on
-// every run with the same S (the launch picks S from the sizes alone).
+// gets one more build that the launch runs instead when the grid is small
+// and the loop long: its grid has a third axis of S slices, each running one
+// contiguous slice of the K loop and storing its f32 accumulator to a
+// workspace, then drawing a ticket for its output tile; the slice that draws
+// the last ticket sums the S partial tiles in slice order and runs the
+// user's epilogue unchanged (stream-K's fix-up in one launch, as CUTLASS's
+// and cuBLAS's split-K kernels do). The sum's order does not depend on which
+// slice finishes last, so the result is the same bits on every run with the
+// same S (the launch picks S from the sizes alone). The last slice puts its
+// ticket back to zero, so the tickets are zero between launches (the
+// runtime zeroes a workspace when it allocates it).
 //
 // Only the shape the transformation keeps exact is taken; every other
 // kernel with a product gets kcc.split_k_refused (why, for --report).
@@ -44,10 +48,12 @@ namespace kcc {
 
 namespace {
 
-/// The names of the arguments a split build appends (a tensor<f32, 2> and
-/// the split count); the stubs pass them.
+/// The names of the arguments a split build appends (a tensor<f32, 2>, the
+/// split count and the tickets, one i32 per output tile); the stubs pass
+/// them.
 constexpr llvm::StringLiteral kWorkspace = "kcc_ws";
 constexpr llvm::StringLiteral kSplits = "kcc_splits";
+constexpr llvm::StringLiteral kTickets = "kcc_tickets";
 
 /// A kernel in the shape split-K keeps exact.
 struct SplitShape {
@@ -56,6 +62,7 @@ struct SplitShape {
   kcc::StoreTileOp store; // the one store, after the loop
   int64_t step = 1;
   std::string trips, rows, cols; // C over the parameters
+  std::string tiles;             // the output's tiles: tickets it draws
 };
 
 bool writes(Operation *op) {
@@ -244,26 +251,18 @@ FailureOr<SplitShape> splitShape(func::FuncOp func, std::string &why) {
     return failure();
   }
   // Each split's slab of the workspace is a whole number of tiles tall.
-  int64_t bm = acc.getShape()[0];
+  int64_t bm = acc.getShape()[0], bn = acc.getShape()[1];
+  s.tiles = llvm::formatv("((({0}) + {2} - 1) / {2} * ((({1}) + {3} - 1) / "
+                          "{3}))",
+                          s.rows, s.cols, bm, bn)
+                .str();
   s.rows = llvm::formatv("((({0}) + {1} - 1) / {1} * {1})", s.rows, bm).str();
   return s;
 }
 
-/// Erases the ops of `entry` after `from` (all of them for null) that
-/// nothing uses and that have no effects, last first.
-void eraseDeadAfter(Block &entry, Operation *from) {
-  // Collected first: erasing an op must not invalidate the walk's bounds.
-  SmallVector<Operation *> ops;
-  for (Operation &op : llvm::make_range(
-           from ? std::next(from->getIterator()) : entry.begin(), entry.end()))
-    ops.push_back(&op);
-  for (Operation *op : llvm::reverse(ops))
-    if (isOpTriviallyDead(op))
-      op->erase();
-}
-
-/// Appends the workspace tensor (kcc_ws, its sizes and row stride) and the
-/// split count to `func`; returns the first new argument's index.
+/// Appends the workspace tensor (kcc_ws, its sizes and row stride), the
+/// split count and the tickets to `func`; returns the first new argument's
+/// index.
 unsigned appendSplitArguments(func::FuncOp func) {
   MLIRContext *ctx = func.getContext();
   Builder b(ctx);
@@ -271,12 +270,15 @@ unsigned appendSplitArguments(func::FuncOp func) {
   unsigned first = func.getNumArguments();
   Location loc = func.getLoc();
   auto ptr = kcc::PtrType::get(ctx, b.getF32Type(), 1);
-  SmallVector<Type> types = {ptr, i32, i32, i32, i32};
+  auto tickets = kcc::PtrType::get(ctx, i32, 1);
+  SmallVector<Type> types = {ptr, i32, i32, i32, i32, tickets};
   SmallVector<DictionaryAttr> attrs(types.size(), b.getDictionaryAttr({}));
   attrs[0] = b.getDictionaryAttr(
       {b.getNamedAttr(kcc::KccDialect::kAlignAttr, b.getI64IntegerAttr(16)),
        b.getNamedAttr(kcc::KccDialect::kTensorRankAttr,
                       b.getI32IntegerAttr(2))});
+  attrs[5] = b.getDictionaryAttr(
+      {b.getNamedAttr(kcc::KccDialect::kAlignAttr, b.getI64IntegerAttr(16))});
   // The stub rounds the row stride to 16 bytes (the tensor contract).
   attrs[3] = b.getDictionaryAttr({b.getNamedAttr(
       kcc::KccDialect::kDivisibilityAttr, b.getI64IntegerAttr(4))});
@@ -289,7 +291,7 @@ unsigned appendSplitArguments(func::FuncOp func) {
     names.assign(old.begin(), old.end());
   for (StringRef n : {StringRef(kWorkspace), StringRef("kcc_ws_dim0"),
                       StringRef("kcc_ws_dim1"), StringRef("kcc_ws_stride0"),
-                      StringRef(kSplits)})
+                      StringRef(kSplits), StringRef(kTickets)})
     names.push_back(b.getStringAttr(n));
   func->setAttr(kcc::KccDialect::kArgNamesAttr, b.getArrayAttr(names));
   return first;
@@ -352,9 +354,7 @@ struct AddSplitKBuilds : kcc::impl::KccAddSplitKBuildsBase<AddSplitKBuilds> {
                         StringAttr::get(&getContext(), why));
         continue;
       }
-      // Each is placed right after the kernel: the partial build ends up
-      // first.
-      if (failed(addReduceBuild(func)) || failed(addPartialBuild(func)))
+      if (failed(addSplitBuild(func)))
         return signalPassFailure();
     }
   }
@@ -382,7 +382,7 @@ struct AddSplitKBuilds : kcc::impl::KccAddSplitKBuildsBase<AddSplitKBuilds> {
     return built;
   }
 
-  LogicalResult addPartialBuild(func::FuncOp func) {
+  LogicalResult addSplitBuild(func::FuncOp func) {
     unsigned first = 0;
     FailureOr<func::FuncOp> built = cloneSplitBuild(func, "__splitk", first);
     if (failed(built))
@@ -401,6 +401,7 @@ struct AddSplitKBuilds : kcc::impl::KccAddSplitKBuildsBase<AddSplitKBuilds> {
              attrs.getNamedAttr("trips", attrs.getStringAttr(s.trips)),
              attrs.getNamedAttr("rows", attrs.getStringAttr(s.rows)),
              attrs.getNamedAttr("cols", attrs.getStringAttr(s.cols)),
+             attrs.getNamedAttr("tiles", attrs.getStringAttr(s.tiles)),
              attrs.getNamedAttr(
                  "store", attrs.getStringAttr(storeCost(s.loop, s.acc)))}));
 
@@ -440,63 +441,89 @@ struct AddSplitKBuilds : kcc::impl::KccAddSplitKBuildsBase<AddSplitKBuilds> {
     loop.setUpperBound(arith::AddIOp::create(
         b, loc, lb, arith::MulIOp::create(b, loc, end, step)));
 
-    // Its partial sums to the workspace, in place of the epilogue.
+    // The epilogue (every op after the loop but the return) moves under the
+    // last slice's branch.
+    Block &entry = copy.getBody().front();
+    SmallVector<Operation *> epilogue;
+    for (Operation &op :
+         llvm::make_range(std::next(loop->getIterator()), entry.end()))
+      if (!op.hasTrait<OpTrait::IsTerminator>())
+        epilogue.push_back(&op);
+
+    // Its partial sums to the workspace.
     kcc::StoreTileOp store = s.store;
-    b.setInsertionPoint(store);
-    int64_t bm =
-        cast<RankedTensorType>(loop.getResult(s.acc).getType()).getShape()[0];
-    SmallVector<Value> coords =
-        workspaceCoords(b, store.getLoc(), store, bm, z);
-    kcc::StoreTileOp::create(
-        b, store.getLoc(), loop.getResult(s.acc), copy.getArgument(first),
-        ValueRange{copy.getArgument(first + 1), copy.getArgument(first + 2)},
-        ValueRange{copy.getArgument(first + 3)}, coords);
-    store.erase();
-    eraseDeadAfter(copy.getBody().front(), loop);
-    return success();
-  }
-
-  LogicalResult addReduceBuild(func::FuncOp func) {
-    unsigned first = 0;
-    FailureOr<func::FuncOp> built =
-        cloneSplitBuild(func, "__splitk_reduce", first);
-    if (failed(built))
-      return failure();
-    func::FuncOp copy = *built;
-    SplitShape s = shapeOf(copy);
-    Builder attrs(&getContext());
-    copy->setAttr(kcc::KccDialect::kSplitKAttr,
-                  attrs.getDictionaryAttr({attrs.getNamedAttr(
-                      "role", attrs.getStringAttr("reduce"))}));
-
-    // acc = sum over s < S of the partial tile of split s, in split order.
-    scf::ForOp loop = s.loop;
-    Location loc = loop.getLoc();
-    OpBuilder b(loop);
+    b.setInsertionPointAfter(loop);
     auto accType = cast<RankedTensorType>(loop.getResult(s.acc).getType());
-    Value zero = arith::ConstantOp::create(b, loc, b.getF32FloatAttr(0.0f));
-    Value init = kcc::SplatOp::create(b, loc, accType, zero);
-    Value lo = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
-    Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
-    kcc::StoreTileOp store = s.store;
+    int64_t bm = accType.getShape()[0], bn = accType.getShape()[1];
+    Location sloc = store.getLoc();
+    auto workspace = [&](OpBuilder &ob, Location l, Value split) {
+      return workspaceCoords(ob, l, store, bm, split);
+    };
+    kcc::StoreTileOp::create(
+        b, sloc, loop.getResult(s.acc), copy.getArgument(first),
+        ValueRange{copy.getArgument(first + 1), copy.getArgument(first + 2)},
+        ValueRange{copy.getArgument(first + 3)}, workspace(b, sloc, z));
+
+    // The tile's ticket: tile row * column tiles + tile column.
+    Value cols = store.getDims()[1];
+    Value tileN = arith::ConstantOp::create(b, sloc, b.getI32IntegerAttr(bn));
+    Value colTiles = arith::DivSIOp::create(
+        b, sloc,
+        arith::SubIOp::create(b, sloc,
+                              arith::AddIOp::create(b, sloc, cols, tileN), one),
+        tileN);
+    Value id = arith::AddIOp::create(
+        b, sloc, arith::MulIOp::create(b, sloc, store.getCoords()[0], colTiles),
+        store.getCoords()[1]);
+    Value ticket =
+        kcc::AddPtrOp::create(b, sloc, copy.getArgument(first + 5), id);
+    // acq_rel: the partial tile is published before the ticket, and the
+    // last slice reads the others' after it (kcc-order-program-atomics
+    // orders the TMA copies around it too).
+    Value drawn = kcc::AtomicRMWOp::create(
+        b, sloc, kcc::AtomicKind::Add, ticket, one, Value(),
+        kcc::MemoryOrder::AcqRel, kcc::MemoryScope::Gpu);
+    Value last =
+        arith::CmpIOp::create(b, sloc, arith::CmpIPredicate::eq, drawn,
+                              arith::SubIOp::create(b, sloc, splits, one));
+    auto branch = scf::IfOp::create(b, sloc, last, /*withElse=*/false);
+    OpBuilder tb = OpBuilder::atBlockBegin(&branch.getThenRegion().front());
+    // Back to zero for the next launch on this workspace.
+    Value zero32 = arith::ConstantOp::create(tb, sloc, tb.getI32IntegerAttr(0));
+    kcc::AtomicRMWOp::create(tb, sloc, kcc::AtomicKind::Xchg, ticket, zero32,
+                             Value(), kcc::MemoryOrder::Relaxed,
+                             kcc::MemoryScope::Gpu);
+    // acc = the sum of the S partial tiles, in slice order.
+    Value zero = arith::ConstantOp::create(tb, sloc, tb.getF32FloatAttr(0.0f));
+    Value init = kcc::SplatOp::create(tb, sloc, accType, zero);
+    Value lo = arith::ConstantOp::create(tb, sloc, tb.getI32IntegerAttr(0));
     auto sum = scf::ForOp::create(
-        b, loc, lo, copy.getArgument(first + 4), one, ValueRange{init},
+        tb, loc, lo, splits, one, ValueRange{init},
         [&](OpBuilder &lb, Location l, Value split, ValueRange iter) {
-          SmallVector<Value> coords =
-              workspaceCoords(lb, l, store, accType.getShape()[0], split);
-          Value part = kcc::LoadTileOp::create(
-              lb, l, accType, copy.getArgument(first),
-              ValueRange{copy.getArgument(first + 1),
-                         copy.getArgument(first + 2)},
-              ValueRange{copy.getArgument(first + 3)}, coords, Value());
+          Value part =
+              kcc::LoadTileOp::create(lb, l, accType, copy.getArgument(first),
+                                      ValueRange{copy.getArgument(first + 1),
+                                                 copy.getArgument(first + 2)},
+                                      ValueRange{copy.getArgument(first + 3)},
+                                      workspace(lb, l, split), Value());
+          // Straight into registers: the partial tiles were just written
+          // (L2), one CTA per tile reads them once, and TMA stages here
+          // would cost the K loop's pipeline their shared memory.
+          part.getDefiningOp()->setAttr(
+              kcc::KccDialect::kTmaRefusedAttr,
+              lb.getStringAttr("the last slice of a split-K tile reads the "
+                               "partial tiles into registers"));
           scf::YieldOp::create(
               lb, l,
               ValueRange{arith::AddFOp::create(lb, l, iter.front(), part)});
         });
-    loop.getResult(s.acc).replaceAllUsesWith(sum.getResult(0));
-    loop.erase();
-    // The K loop's operands (its zeros, its bound) now go unused.
-    eraseDeadAfter(copy.getBody().front(), nullptr);
+    Operation *yield = branch.getThenRegion().front().getTerminator();
+    for (Operation *op : epilogue)
+      op->moveBefore(yield);
+    loop.getResult(s.acc).replaceUsesWithIf(
+        sum.getResult(0), [&](OpOperand &use) {
+          return branch->isProperAncestor(use.getOwner());
+        });
     return success();
   }
 };

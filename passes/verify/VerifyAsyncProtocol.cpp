@@ -399,7 +399,7 @@ llvm::SmallVector<int64_t> representatives(func::FuncOp func, Value arg,
 constexpr llvm::StringLiteral kCannotProve =
     "cannot prove the async protocol: ";
 
-/// Whether `v` is computed from loaded values; a select on one of `chosen`
+/// Whether `v` is computed from loaded values (loads, atomics' old values); a select on one of `chosen`
 /// (conditions whose sides the verifier fixes) reads only its two sides,
 /// and a load among `chosenLoads` (control values the verifier fixes) is
 /// not data.
@@ -429,7 +429,9 @@ bool computedFromLoads(Value v, const llvm::DenseSet<Value> &chosen,
       continue;
     }
     Operation *def = x.getDefiningOp();
-    if (isa<kcc::LoadOp>(def)) {
+    // An atomic's old value is read from memory too (a ticket drawn by the
+    // last program of a split-K tile).
+    if (isa<kcc::LoadOp, kcc::AtomicRMWOp, kcc::AtomicCASOp>(def)) {
       if (chosenLoads.contains(x))
         continue;
       return true;

@@ -11,6 +11,7 @@
 
 #include "Common.h"
 #include "CudaDriver.h"
+#include "kcc/split_k.h"
 
 #include <cinttypes>
 #include <cstdio>
@@ -467,6 +468,20 @@ public:
     if (result != CUDA_SUCCESS) {
       std::string call = "cuMemAlloc(" + std::to_string(bytes) + ")";
       return driverError(driver, kernel, call.c_str(), result);
+    }
+    // The split-K tickets start at zero (kernels leave them so). The legacy
+    // default stream's memset is waited for: `stream` may not wait for it.
+    const char *call = "cuMemsetD8";
+    result = driver.cuMemsetD8(allocated, 0,
+                               std::min(bytes, kcc::rt::kSplitKTicketBytes));
+    if (result == CUDA_SUCCESS) {
+      call = "cuStreamSynchronize";
+      result = driver.cuStreamSynchronize(nullptr);
+    }
+    if (result != CUDA_SUCCESS) {
+      driver.cuMemFree(allocated);
+      std::string what = std::string(call) + " (zeroing a split-K workspace)";
+      return driverError(driver, kernel, what.c_str(), result);
     }
     *ptr = reinterpret_cast<void *>(static_cast<uintptr_t>(allocated));
     return Status();

@@ -15,6 +15,7 @@
 
 #include "Common.h"
 #include "OffloadBundle.h"
+#include "kcc/split_k.h"
 
 #include <hip/hip_runtime_api.h>
 
@@ -411,6 +412,20 @@ public:
     if (result != hipSuccess) {
       std::string call = "hipMalloc(" + std::to_string(bytes) + ")";
       return driverError(kernel, call.c_str(), result);
+    }
+    // The split-K tickets start at zero (kernels leave them so); hipMemset
+    // runs on the null stream, which `stream` may not wait for.
+    const char *call = "hipMemset";
+    result =
+        hipMemset(allocated, 0, std::min(bytes, kcc::rt::kSplitKTicketBytes));
+    if (result == hipSuccess) {
+      call = "hipStreamSynchronize";
+      result = hipStreamSynchronize(nullptr);
+    }
+    if (result != hipSuccess) {
+      (void)hipFree(allocated);
+      std::string what = std::string(call) + " (zeroing a split-K workspace)";
+      return driverError(kernel, what.c_str(), result);
     }
     *ptr = allocated;
     return Status();

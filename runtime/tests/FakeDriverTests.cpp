@@ -54,7 +54,6 @@ struct Fake {
   void (*events)(FakeEvents *);
 } fake;
 
-
 bool contains(const std::string &haystack, const std::string &needle) {
   return haystack.find(needle) != std::string::npos;
 }
@@ -876,6 +875,12 @@ std::string text(const void *p) {
   return buffer;
 }
 
+/// What the workspace logs after allocating `ptr`: its split-K tickets
+/// zeroed, and the default stream waited for.
+std::string ticketsZeroed(const void *ptr) {
+  return "memset " + text(ptr) + " 0 4096; sync " + text(nullptr) + "; ";
+}
+
 CUstream_st *fakeStream(uintptr_t value) {
   return reinterpret_cast<CUstream_st *>(value);
 }
@@ -899,7 +904,8 @@ TEST_CASE("workspace: the first call allocates, smaller ones reuse it") {
   CHECK(after.allocs == before.allocs + 1);
   CHECK(after.lastBytes == 3 * kMiB); // rounded up to 1 MiB
   CHECK(after.liveBytes == before.liveBytes + 3 * kMiB);
-  CHECK(memoryLog() == "alloc 3145728 -> " + text(ptr) + "; ");
+  CHECK(memoryLog() ==
+        "alloc 3145728 -> " + text(ptr) + "; " + ticketsZeroed(ptr));
 
   // As large or smaller, for this kernel or another on the stream: the same
   // buffer, no driver call.
@@ -913,7 +919,7 @@ TEST_CASE("workspace: the first call allocates, smaller ones reuse it") {
   after = memory();
   CHECK(after.allocs == before.allocs + 1);
   CHECK(after.frees == before.frees);
-  CHECK(after.syncs == before.syncs);
+  CHECK(after.syncs == before.syncs + 1); // the tickets' memset, once
   CHECK(memoryLog().empty());
 }
 
@@ -931,11 +937,12 @@ TEST_CASE("workspace: a larger request grows it after the stream drains") {
   // Queued kernels may still use the old buffer: the stream is synchronized
   // before it is freed.
   CHECK(memoryLog() == "sync " + text(stream) + "; free " + text(old) +
-                           "; alloc 2097152 -> " + text(grown) + "; ");
+                           "; alloc 2097152 -> " + text(grown) + "; " +
+                           ticketsZeroed(grown));
   FakeMemory after = memory();
   CHECK(after.allocs == before.allocs + 1);
   CHECK(after.frees == before.frees + 1);
-  CHECK(after.syncs == before.syncs + 1);
+  CHECK(after.syncs == before.syncs + 2); // the stream; the tickets' memset
   CHECK(after.liveBytes == before.liveBytes + kMiB);
   // Grown for good.
   void *again = nullptr;
@@ -960,7 +967,8 @@ TEST_CASE("workspace: each stream and each context has its own buffer") {
   void *grown = nullptr;
   REQUIRE(workspace(kSplitK, 2 * kMiB, a, &grown).ok());
   CHECK(memoryLog() == "sync " + text(a) + "; free " + text(pa) +
-                           "; alloc 2097152 -> " + text(grown) + "; ");
+                           "; alloc 2097152 -> " + text(grown) + "; " +
+                           ticketsZeroed(grown));
   void *again = nullptr;
   REQUIRE(workspace(kSplitK, 4096, b, &again).ok());
   CHECK(again == pb);
@@ -1032,8 +1040,8 @@ TEST_CASE("workspace: growing during stream capture is refused") {
   fake.setCapturing(stream, 0);
   void *grown = nullptr;
   REQUIRE(workspace(kSplitK, 5 * kMiB, stream, &grown).ok());
-  CHECK(memoryLog() ==
-        "sync " + text(stream) + "; alloc 5242880 -> " + text(grown) + "; ");
+  CHECK(memoryLog() == "sync " + text(stream) + "; alloc 5242880 -> " +
+                           text(grown) + "; " + ticketsZeroed(grown));
   CHECK(memory().frees == before.frees);
 }
 
@@ -1068,7 +1076,8 @@ TEST_CASE("workspace: a failed allocation names the kernel and the bytes") {
   CHECK(ptr == nullptr);
   CHECK(memoryLog() == "sync " + text(stream) + "; free " + text(old) + "; ");
   REQUIRE(workspace(kSplitK, 1000, stream, &ptr).ok());
-  CHECK(memoryLog() == "alloc 1048576 -> " + text(ptr) + "; ");
+  CHECK(memoryLog() ==
+        "alloc 1048576 -> " + text(ptr) + "; " + ticketsZeroed(ptr));
 }
 
 TEST_CASE("workspace: concurrent callers on their own streams") {

@@ -872,6 +872,12 @@ std::string text(const void *p) {
   return buffer;
 }
 
+/// What the workspace logs after allocating `ptr`: its split-K tickets
+/// zeroed, and the null stream waited for.
+std::string ticketsZeroed(const void *ptr) {
+  return "memset " + text(ptr) + " 0 4096; sync " + text(nullptr) + "; ";
+}
+
 ihipStream_t *fakeStream(uintptr_t value) {
   return reinterpret_cast<ihipStream_t *>(value);
 }
@@ -896,7 +902,8 @@ TEST_CASE("workspace: allocated once, reused, grown after the stream drains") {
   REQUIRE(ptr != nullptr);
   CHECK(memory().allocs == before.allocs + 1);
   CHECK(memory().lastBytes == 3 * kMiB); // rounded up to 1 MiB
-  CHECK(memoryLog() == "alloc 3145728 -> " + text(ptr) + "; ");
+  CHECK(memoryLog() ==
+        "alloc 3145728 -> " + text(ptr) + "; " + ticketsZeroed(ptr));
 
   void *again = nullptr;
   REQUIRE(hip::workspace(splitK(), 1000, stream, &again).ok());
@@ -909,11 +916,12 @@ TEST_CASE("workspace: allocated once, reused, grown after the stream drains") {
   void *grown = nullptr;
   REQUIRE(hip::workspace(splitK(), 3 * kMiB + 1, stream, &grown).ok());
   CHECK(memoryLog() == "sync " + text(stream) + "; free " + text(ptr) +
-                           "; alloc 4194304 -> " + text(grown) + "; ");
+                           "; alloc 4194304 -> " + text(grown) + "; " +
+                           ticketsZeroed(grown));
   FakeHipMemory after = memory();
   CHECK(after.allocs == before.allocs + 2);
   CHECK(after.frees == before.frees + 1);
-  CHECK(after.syncs == before.syncs + 1);
+  CHECK(after.syncs == before.syncs + 3); // two memsets' waits, the stream
   CHECK(after.liveBytes == before.liveBytes + 4 * kMiB);
 }
 
@@ -965,8 +973,8 @@ TEST_CASE("workspace: growing during stream capture is refused") {
   // Afterwards it grows; the captured buffer is kept for the graph.
   void *grown = nullptr;
   REQUIRE(hip::workspace(splitK(), 2 * kMiB, stream, &grown).ok());
-  CHECK(memoryLog() ==
-        "sync " + text(stream) + "; alloc 2097152 -> " + text(grown) + "; ");
+  CHECK(memoryLog() == "sync " + text(stream) + "; alloc 2097152 -> " +
+                           text(grown) + "; " + ticketsZeroed(grown));
 }
 
 TEST_CASE("workspace: a failed hipMalloc names the kernel and the bytes") {

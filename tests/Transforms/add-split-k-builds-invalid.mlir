@@ -2,7 +2,7 @@
 // an error at the kernel (the stub would never find a renamed build).
 // RUN: kcc-opt %s --kcc-add-split-k-builds --verify-diagnostics
 
-// expected-error @+1 {{kernel 'gemm' has a split-K build, @gemm__splitk_reduce, but that symbol is taken; rename the kernel}}
+// expected-error @+1 {{kernel 'gemm' has a split-K build, @gemm__splitk, but that symbol is taken; rename the kernel}}
 func.func @gemm(%arg0: !kcc.ptr<f32> {kcc.align = 16 : i64, kcc.tensor_rank = 2 : i32}, %arg1: i32, %arg2: i32, %arg3: i32 {kcc.divisibility = 4 : i64}, %n: i32)
     attributes {kcc.arg_names = ["c", "c_dim0", "c_dim1", "c_stride0", "n"], kcc.kernel, kcc.grid = ["1", "1", "1"]} {
   %c0 = arith.constant 0 : i32
@@ -18,6 +18,6 @@ func.func @gemm(%arg0: !kcc.ptr<f32> {kcc.align = 16 : i64, kcc.tensor_rank = 2 
   return
 }
 
-func.func @gemm__splitk_reduce() {
+func.func @gemm__splitk() {
   return
 }

@@ -1,22 +1,24 @@
-// kcc-add-split-k-builds: a GEMM-shaped kernel gets a partial build (its K
-// loop in slices over grid z, partial sums to a workspace) and a reduce
-// build (the sum of the slices in order, then its epilogue); other kernels
-// with products say why not. The tile IR is what `kcc --emit=tile-ir` gives
+// kcc-add-split-k-builds: a GEMM-shaped kernel gets a split build (its K
+// loop in slices over grid z, partial sums to a workspace, a ticket per
+// output tile; the slice drawing the last ticket sums the slices in order,
+// then runs the epilogue); other kernels with products say why not. The tile IR is what `kcc --emit=tile-ir` gives
 // after kcc-rasterize-programs.
 // RUN: kcc-opt %s --split-input-file --kcc-add-split-k-builds | FileCheck %s
 
 // kernel gemm_nt(c: tensor<f16, 2>, a: tensor<f16, 2>, bt: tensor<f16, 2>)
 // CHECK-LABEL: func.func @gemm(
 // CHECK-NOT: kcc.split_k_refused
-// The partial build: the workspace and the slice count appended, grid z =
-// kcc_splits, this slice's iterations, its f32 tile to the workspace at
-// row z * ceil(c_dim0 / 64) + the output tile's row; no epilogue.
+// The split build: the workspace, the slice count and the tickets
+// appended, grid z = kcc_splits, this slice's iterations, its f32 tile to
+// the workspace at row z * ceil(c_dim0 / 64) + the output tile's row.
 // CHECK-LABEL: func.func @gemm__splitk(
-// CHECK-SAME: %[[WS:arg12]]: !kcc.ptr<f32> {kcc.align = 16 : i64, kcc.tensor_rank = 2 : i32}, %[[WD0:arg13]]: i32, %[[WD1:arg14]]: i32, %[[WS0:arg15]]: i32 {kcc.divisibility = 4 : i64}, %[[S:arg16]]: i32)
-// CHECK-SAME: "kcc_ws", "kcc_ws_dim0", "kcc_ws_dim1", "kcc_ws_stride0", "kcc_splits"]
+// CHECK-SAME: %[[WS:arg12]]: !kcc.ptr<f32> {kcc.align = 16 : i64, kcc.tensor_rank = 2 : i32}, %[[WD0:arg13]]: i32, %[[WD1:arg14]]: i32, %[[WS0:arg15]]: i32 {kcc.divisibility = 4 : i64}, %[[S:arg16]]: i32, %[[TK:arg17]]: !kcc.ptr<i32> {kcc.align = 16 : i64})
+// CHECK-SAME: "kcc_ws", "kcc_ws_dim0", "kcc_ws_dim1", "kcc_ws_stride0", "kcc_splits", "kcc_tickets"]
 // CHECK-SAME: kcc.grid = ["(((c_dim1) + (64) - 1) / (64))", "(((c_dim0) + (64) - 1) / (64))", "kcc_splits"]
-// CHECK-SAME: kcc.split_k = {cols = "c_dim1", role = "partial", rows = "(((c_dim0) + 64 - 1) / 64 * 64)", store = "2.000", trips = "((((((a_dim1 + 32) - 1) / 32)) - (0) + 1 - 1) / 1)"}
+// CHECK-SAME: kcc.split_k = {cols = "c_dim1", role = "partial", rows = "(((c_dim0) + 64 - 1) / 64 * 64)", store = "2.000", tiles = "(((c_dim0) + 64 - 1) / 64 * (((c_dim1) + 64 - 1) / 64))", trips = "((((((a_dim1 + 32) - 1) / 32)) - (0) + 1 - 1) / 1)"}
 // CHECK-SAME: kcc.split_k_of = @gemm
+// CHECK: %[[PM:.*]] = kcc.program_id(1)
+// CHECK: %[[PN:.*]] = kcc.program_id(0)
 // CHECK: %[[Z:.*]] = kcc.program_id(2)
 // CHECK: %[[ONE:.*]] = arith.constant 1 : i32
 // CHECK: %[[SS:.*]] = arith.maxsi %[[S]], %[[ONE]]
@@ -33,23 +35,30 @@
 // CHECK: kcc.dot
 // CHECK: %[[TILES:.*]] = arith.divsi
 // CHECK: %[[ZR:.*]] = arith.muli %[[Z]], %[[TILES]]
-// CHECK: %[[ROW:.*]] = arith.addi %[[ZR]], %{{.*}}
-// CHECK: kcc.store_tile %[[ACC]], %[[WS]][%[[WD0]], %[[WD1]]] strides[%[[WS0]]] at[%[[ROW]], %{{.*}}] : tensor<64x64xf32>, <f32>
+// CHECK: %[[ROW:.*]] = arith.addi %[[ZR]], %[[PM]]
+// CHECK: kcc.store_tile %[[ACC]], %[[WS]][%[[WD0]], %[[WD1]]] strides[%[[WS0]]] at[%[[ROW]], %[[PN]]] : tensor<64x64xf32>, <f32>
+// The ticket of tile (pm, pn): pm * ceil(c_dim1 / 64) + pn; the last of S
+// zeroes it, sums the slices' tiles (slice 0 first, into registers) and
+// runs the kernel's own epilogue.
+// CHECK: %[[COLT:.*]] = arith.divsi
+// CHECK: %[[ID0:.*]] = arith.muli %[[PM]], %[[COLT]]
+// CHECK: %[[ID:.*]] = arith.addi %[[ID0]], %[[PN]]
+// CHECK: %[[TP:.*]] = kcc.addptr %[[TK]], %[[ID]]
+// CHECK: %[[DRAWN:.*]] = kcc.atomic_rmw add acq_rel gpu %[[TP]], %[[ONE]]
+// CHECK: %[[LASTT:.*]] = arith.subi %[[SS]], %[[ONE]]
+// CHECK: %[[LAST:.*]] = arith.cmpi eq, %[[DRAWN]], %[[LASTT]]
 // CHECK-NOT: arith.truncf
-// CHECK: return
-// The reduce build: no K loop; the slices' tiles summed, slice 0 first,
-// then the kernel's own epilogue.
-// CHECK-LABEL: func.func @gemm__splitk_reduce(
-// CHECK-SAME: kcc.grid = ["(((c_dim1) + (64) - 1) / (64))", "(((c_dim0) + (64) - 1) / (64))", "1"]
-// CHECK-SAME: kcc.split_k = {role = "reduce"}
-// CHECK-SAME: kcc.split_k_of = @gemm
-// CHECK-NOT: kcc.dot
-// CHECK: %[[SUM:.*]] = scf.for %[[SL:.*]] = %{{.*}} to %arg16 step %{{.*}} iter_args(%[[PART:.*]] = %{{.*}})
+// CHECK: scf.if %[[LAST]] {
+// CHECK: kcc.atomic_rmw xchg relaxed gpu %[[TP]]
+// CHECK: %[[SUM:.*]] = scf.for %[[SL:.*]] = %{{.*}} to %[[SS]] step %{{.*}} iter_args(%[[PART:.*]] = %{{.*}})
 // CHECK: arith.muli %[[SL]]
-// CHECK: %[[T:.*]] = kcc.load_tile %arg12[%arg13, %arg14] strides[%arg15]
+// CHECK: %[[T:.*]] = kcc.load_tile %[[WS]][%[[WD0]], %[[WD1]]] strides[%[[WS0]]] {{.*}}kcc.tma_refused
 // CHECK: arith.addf %[[PART]], %[[T]]
 // CHECK: %[[OUT:.*]] = arith.truncf %[[SUM]]
-// CHECK: kcc.store_tile %[[OUT]], %arg0[%arg1, %arg2] strides[%arg3]
+// CHECK: kcc.store_tile %[[OUT]], %arg0[%arg1, %arg2] strides[%arg3] at[%[[PM]], %[[PN]]]
+// CHECK: }
+// CHECK-NEXT: return
+// CHECK-NOT: func.func @gemm__splitk_reduce
 func.func @gemm(%arg0: !kcc.ptr<f16> {kcc.align = 16 : i64, kcc.tensor_rank = 2 : i32}, %arg1: i32, %arg2: i32, %arg3: i32 {kcc.divisibility = 8 : i64},
                 %arg4: !kcc.ptr<f16> {kcc.align = 16 : i64, kcc.tensor_rank = 2 : i32}, %arg5: i32, %arg6: i32, %arg7: i32 {kcc.divisibility = 8 : i64},
                 %arg8: !kcc.ptr<f16> {kcc.align = 16 : i64, kcc.tensor_rank = 2 : i32}, %arg9: i32, %arg10: i32, %arg11: i32 {kcc.divisibility = 8 : i64})
@@ -87,7 +96,7 @@ func.func @gemm(%arg0: !kcc.ptr<f16> {kcc.align = 16 : i64, kcc.tensor_rank = 2 
 // CHECK-LABEL: func.func @carried__splitk(
 // CHECK: %[[R:.*]]:2 = scf.for
 // CHECK: kcc.store_tile %[[R]]#1, %arg5
-// CHECK-LABEL: func.func @carried__splitk_reduce(
+// CHECK: scf.if
 // CHECK-NOT: kcc.dot
 // CHECK: return
 func.func @carried(%arg0: !kcc.ptr<f32> {kcc.align = 16 : i64, kcc.tensor_rank = 2 : i32}, %arg1: i32, %arg2: i32, %arg3: i32 {kcc.divisibility = 4 : i64}, %n: i32)

@@ -119,8 +119,9 @@ kcc::difftest::runSimCase(SimLeg &leg, StringRef symbol,
     out.cell = "SKIP(no reference)";
     return out;
   }
-  // A split-K pair: the workspace is one more buffer, its tensor and the
-  // slice count more arguments, as the stubs pass them.
+  // A split-K build: the workspace and the tickets are two more buffers,
+  // the workspace's tensor, the slice count and the tickets more arguments,
+  // as the stubs pass them.
   std::vector<interp::Buffer> splitInputs;
   std::vector<interp::KernelArg> splitArgs;
   std::vector<RunArg> splitRunArgs;
@@ -155,6 +156,21 @@ kcc::difftest::runSimCase(SimLeg &leg, StringRef symbol,
       r.bits = uint64_t(uint32_t(int32_t(v)));
       splitRunArgs.push_back(r);
     }
+    // Zero, as the runtime hands them out; the run must leave them zero.
+    interp::Buffer tickets;
+    tickets.name = "kcc_tickets";
+    tickets.array.dtype = interp::DType::i32;
+    tickets.array.shape = {split->tiles};
+    tickets.array.data.assign(size_t(split->tiles) * 4, 0);
+    interp::KernelArg ticketArg;
+    ticketArg.isPointer = true;
+    ticketArg.buffer = splitInputs.size();
+    splitInputs.push_back(std::move(tickets));
+    RunArg ticketRun;
+    ticketRun.isPointer = true;
+    ticketRun.buffer = "kcc_tickets";
+    splitArgs.push_back(ticketArg);
+    splitRunArgs.push_back(ticketRun);
   }
   const std::vector<interp::Buffer> &inputs = split ? splitInputs : userInputs;
   const std::vector<interp::KernelArg> &args = split ? splitArgs : userArgs;
@@ -291,8 +307,15 @@ kcc::difftest::runSimCase(SimLeg &leg, StringRef symbol,
   };
   if (split) {
     interp::Grid slices = {grid[0], grid[1], split->splits};
-    if (!launch(split->partial, slices) || !launch(split->reduce, grid))
+    if (!launch(split->build, slices))
       return out;
+    const std::vector<uint8_t> &tickets = buffers.back().bytes;
+    if (llvm::any_of(tickets, [](uint8_t b) { return b != 0; })) {
+      out.cell = "FAIL";
+      out.detail = leg.name + ": the split-K build left a tile's ticket "
+                              "nonzero (the next launch would misread it)";
+      return out;
+    }
   } else if (!launch(symbol, grid)) {
     return out;
   }

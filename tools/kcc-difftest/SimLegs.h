@@ -85,11 +85,11 @@ struct SimLimits {
 /// f32 workspace of splits * rows x cols (row stride cols rounded up to 4,
 /// filled with NaN: a read of a tile no slice wrote shows), then `reduce`.
 struct SplitLaunch {
-  std::string partial, reduce;
-  int64_t splits = 0, rows = 0, cols = 0;
+  std::string build;
+  int64_t splits = 0, rows = 0, cols = 0, tiles = 0;
 };
 
-/// Runs `symbol` (or, with `split`, its split-K pair) on `inputs` (the
+/// Runs `symbol` (or, with `split`, its split-K build) on `inputs` (the
 /// buffers before the run) and compares the outputs with `reference` (the
 /// interpreter's buffers after it; null when the interpreter failed).
 SimCell runSimCase(SimLeg &leg, llvm::StringRef symbol,

@@ -688,29 +688,27 @@ private:
       p.simSymbol = fallback.getSymName();
       p.runSymbol = fallback.getSymName();
     }
-    // --split-k: the kernel's split-K pair, as the stubs launch it, where
+    // --split-k: the kernel's split-K build, as the stubs launch it, where
     // the case runs the kernel itself.
     if (splitKOpt > 1 && p.simSymbol == launchF.getSymName()) {
       auto partial = launchedModule.lookupSymbol<mlir::func::FuncOp>(
           (launchF.getSymName() + "__splitk").str());
-      auto reduce = launchedModule.lookupSymbol<mlir::func::FuncOp>(
-          (launchF.getSymName() + "__splitk_reduce").str());
       auto shape = partial ? partial->getAttrOfType<mlir::DictionaryAttr>(
                                  KccDialect::kSplitKAttr)
                            : mlir::DictionaryAttr();
-      if (shape && reduce) {
+      if (shape) {
         SplitLaunch split;
-        split.partial = partial.getSymName().str();
-        split.reduce = reduce.getSymName().str();
+        split.build = partial.getSymName().str();
         split.splits = splitKOpt;
         for (auto [key, value] :
-             {std::pair{"rows", &split.rows}, std::pair{"cols", &split.cols}})
+             {std::pair{"rows", &split.rows}, std::pair{"cols", &split.cols},
+              std::pair{"tiles", &split.tiles}})
           if (!interp::evaluateLaunchExpr(
                   launchF, shape.getAs<mlir::StringAttr>(key).getValue(),
                   p.args, simProcessors, *value, err))
             return caseErrorB(c.loc, "the split-K workspace's " +
                                          std::string(key) + ": " + err + where);
-        if (split.rows > 0 && split.cols > 0)
+        if (split.rows > 0 && split.cols > 0 && split.tiles > 0)
           p.split = split;
       }
     }

@@ -153,31 +153,27 @@ void Report::addTarget(ModuleOp module, const TargetModel &target,
     else if (func::FuncOp fallback = fallbackBuildOf(func))
       appendLaunch("@" + fallback.getSymName().str() +
                    " runs instead for tensors outside the tensor contract");
-    // kcc --split-k: the pair the launch runs for grids too small for the
+    // kcc --split-k: the build the launch runs for grids too small for the
     // GPU, or why the kernel has none.
-    if (auto split =
-            func->getAttrOfType<DictionaryAttr>(KccDialect::kSplitKAttr)) {
+    if (func->hasAttr(KccDialect::kSplitKAttr)) {
       std::string of =
           func->getAttrOfType<FlatSymbolRefAttr>(KccDialect::kSplitKOfAttr)
               .getValue()
               .str();
-      appendLaunch(split.getAs<StringAttr>("role").getValue() == "partial"
-                       ? "split-K partial build of @" + of +
-                             ": slice z of the grid's third axis runs its "
-                             "share of the K loop and stores its f32 "
-                             "accumulator to the workspace"
-                       : "split-K reduce build of @" + of +
-                             ": sums the slices' partial tiles in slice "
-                             "order, then runs the kernel's epilogue");
+      appendLaunch("split-K build of @" + of +
+                   ": slice z of the grid's third axis runs its share of the "
+                   "K loop and stores its f32 accumulator to the workspace; "
+                   "the last slice of a tile to draw its ticket sums the "
+                   "slices' partial tiles in slice order and runs the "
+                   "kernel's epilogue");
     } else if (auto why = func->getAttrOfType<StringAttr>(
                    KccDialect::kSplitKRefusedAttr)) {
       appendLaunch("split-K: not built: " + why.str());
     } else if (func::FuncOp partial =
                    buildNaming(func, KccDialect::kSplitKOfAttr)) {
       appendLaunch("split-K: the launch runs @" + partial.getSymName().str() +
-                   " and its reduce build instead when the grid is too "
-                   "small for the GPU and the K loop long "
-                   "(kcc::rt::splitKSlices)");
+                   " instead when the grid is too small for the GPU and the "
+                   "K loop long (kcc::rt::splitKSlices)");
     }
     // The kernel's `if` the launch decides: which build runs each branch;
     // masks the launch decides: which build runs without them. A build may

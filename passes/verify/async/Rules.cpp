@@ -83,8 +83,10 @@ bool transfer(Interpreter &in, Operation *op) {
     return bulkCommitGroup(in);
   if (auto w = dyn_cast<kcc::BulkWaitGroupOp>(op))
     return bulkWaitGroup(in, w);
-  if (isa<kcc::FenceProxyAsyncOp>(op))
-    return fenceProxyAsync(in);
+  // A global-space fence orders TMA and generic accesses of global memory
+  // around a program's atomics; it fences no shared stage.
+  if (auto fence = dyn_cast<kcc::FenceProxyAsyncOp>(op))
+    return fence.getGlobal() || fenceProxyAsync(in);
   // cp.async
   if (auto cp = dyn_cast<kcc::CpAsyncOp>(op))
     return cpAsync(in, op, cp.getDst(), cp.getStage());

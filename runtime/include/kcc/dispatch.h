@@ -59,7 +59,7 @@ struct MachineRates {
 ///     written once; the launch takes the sum of the two (fitted: on the
 ///     H200's measurements the sum ranked tiles better than the maximum);
 ///   - a split launch adds the partial tiles' round trip through L2 and the
-///     reduce launch.
+///     last slice's sum (a ticket's round trip, then S tiles read back).
 inline double launchCycles(const TileWork &w, const MachineRates &r,
                            int64_t ctas, int64_t trips, int64_t rows,
                            int64_t cols, int64_t slices, int64_t processors) {
@@ -102,12 +102,11 @@ inline double launchCycles(const TileWork &w, const MachineRates &r,
   // Fitted: the sum, not the longer of the two (measured tiles overlap
   // their DRAM streaming with their on-chip work poorly at these sizes).
   double cycles = compute + memory + r.launch;
-  if (slices > 1) // the reduce launch: S partial tiles back, one output
+  if (slices > 1) // each tile's last slice: S partial tiles back, one output
     cycles +=
-        r.launch +
         waves(static_cast<double>(ctas)) *
-            ((static_cast<double>(slices) * partial + w.storeBytes) / r.l2 +
-             r.latency);
+        ((static_cast<double>(slices) * partial + w.storeBytes) / r.l2 +
+         2 * r.latency);
   return cycles;
 }
 

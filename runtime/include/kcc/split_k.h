@@ -2,8 +2,8 @@
 //
 // Header-only, for the launch stubs of kernels with split-K builds (kcc
 // --split-k) on both vendors: the launch calls splitKSlices() with the
-// grid's CTA count and the K loop's iterations and runs the split pair when
-// it returns more than 1.
+// grid's CTA count and the K loop's iterations and runs the split build
+// when it returns more than 1.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KCC_RUNTIME_SPLIT_K_H
@@ -15,14 +15,17 @@
 
 namespace kcc::rt {
 
-/// The most slices a launch cuts its K loop into. 4 this stop: the tables
-/// of docs/gemm.md were measured with it while a race with 6+ slices was
-/// open (a TMA refill overwriting a stage under threads' loads still in
-/// flight; fixed since by a proxy fence in kcc-pipeline-tma-loads, and 6-16
-/// forced slices then passed every check). To be raised with a re-measure.
-inline constexpr int64_t kMaxSplitKSlices = 4;
-/// The most KCC_SPLIT_K_SLICES may force, for finding that bug.
+/// The most slices a launch cuts its K loop into.
+inline constexpr int64_t kMaxSplitKSlices = 16;
+/// The most KCC_SPLIT_K_SLICES may force (for measuring the model).
 inline constexpr int64_t kMaxForcedSplitKSlices = 16;
+/// The split build's workspace starts with one i32 ticket per output tile
+/// (the last slice of a tile to draw one sums the partial tiles); its
+/// partial tiles follow. Tickets are zero between launches: the runtime
+/// zeroes a workspace it allocates and each tile's last slice zeroes its
+/// ticket. Grids of more tiles than this are not split.
+inline constexpr int64_t kSplitKTickets = 1024;
+inline constexpr size_t kSplitKTicketBytes = kSplitKTickets * 4;
 
 /// The number of slices S (1: no split) of a K loop of `trips` iterations
 /// that a grid of `ctas` CTAs should run in on `processors` multiprocessors.
@@ -32,11 +35,12 @@ inline constexpr int64_t kMaxForcedSplitKSlices = 16;
 /// shared memory), so `n` CTAs take waves(n) = ceil(n / processors) rounds:
 ///   S = 1:  waves(ctas) * (trips + store / 2)
 ///   S > 1:  waves(ctas * S) * (ceil(trips / S) + store)
-///         + waves(ctas) * (S * store / 2 + store / 2) + kLaunch
-/// `store` is the cost, in iterations, of moving one f32 partial tile (the
-/// partial kernel writes it; the reduce kernel reads it back from L2, at
-/// about half the cost, and stores the output tile, half as wide in 16-bit
-/// types); kLaunch is the second kernel's launch and its pipeline's fill.
+///         + S * store / 2 + store / 2 + kFixup
+/// `store` is the cost, in iterations, of moving one f32 partial tile (each
+/// slice writes it; the last slice of a tile reads the S tiles back from L2,
+/// at about half the cost, and stores the output tile, half as wide in
+/// 16-bit types; the tiles' last slices do so side by side); kFixup is the
+/// ticket's round trip through L2 with the fences around it.
 /// Only grids of fewer CTAs than multiprocessors are split; the smallest
 /// cost wins, ties to fewer slices, and each slice keeps at least two
 /// iterations. The result depends on the sizes alone: a launch with the
@@ -49,7 +53,7 @@ inline constexpr int64_t kMaxForcedSplitKSlices = 16;
 /// the model against a GPU (docs/gemm.md), not for production.
 inline int64_t splitKSlices(int64_t ctas, int64_t trips, int64_t processors,
                             double store) {
-  constexpr double kLaunch = 4;
+  constexpr double kFixup = 1;
   static const int64_t forced = [] {
     const char *text = std::getenv("KCC_SPLIT_K_SLICES");
     return text ? int64_t(std::atoll(text)) : int64_t(0);
@@ -72,8 +76,7 @@ inline int64_t splitKSlices(int64_t ctas, int64_t trips, int64_t processors,
       break;
     double cost =
         waves(ctas * s) * (static_cast<double>((trips + s - 1) / s) + store) +
-        waves(ctas) * (static_cast<double>(s) * store / 2 + store / 2) +
-        kLaunch;
+        static_cast<double>(s) * store / 2 + store / 2 + kFixup;
     if (cost < bestCost) {
       best = s;
       bestCost = cost;
