@@ -129,6 +129,18 @@ kcc::difftest::runSimCase(SimLeg &leg, StringRef symbol,
     splitInputs = userInputs;
     splitArgs = userArgs;
     splitRunArgs = userRunArgs;
+    // A buffer passed by pointer.
+    auto pass = [&](interp::Buffer buffer) {
+      interp::KernelArg arg;
+      arg.isPointer = true;
+      arg.buffer = splitInputs.size();
+      RunArg run;
+      run.isPointer = true;
+      run.buffer = buffer.name;
+      splitInputs.push_back(std::move(buffer));
+      splitArgs.push_back(arg);
+      splitRunArgs.push_back(run);
+    };
     int64_t stride = (split->cols + 3) / 4 * 4;
     interp::Buffer ws;
     ws.name = "kcc_ws";
@@ -138,15 +150,7 @@ kcc::difftest::runSimCase(SimLeg &leg, StringRef symbol,
     float nan = std::numeric_limits<float>::quiet_NaN();
     for (size_t i = 0; i < ws.array.data.size(); i += 4)
       std::memcpy(&ws.array.data[i], &nan, 4);
-    interp::KernelArg base;
-    base.isPointer = true;
-    base.buffer = splitInputs.size();
-    splitInputs.push_back(std::move(ws));
-    RunArg baseRun;
-    baseRun.isPointer = true;
-    baseRun.buffer = "kcc_ws";
-    splitArgs.push_back(base);
-    splitRunArgs.push_back(baseRun);
+    pass(std::move(ws));
     for (int64_t v :
          {split->splits * split->rows, split->cols, stride, split->splits}) {
       interp::KernelArg a;
@@ -162,15 +166,7 @@ kcc::difftest::runSimCase(SimLeg &leg, StringRef symbol,
     tickets.array.dtype = interp::DType::i32;
     tickets.array.shape = {split->tiles};
     tickets.array.data.assign(size_t(split->tiles) * 4, 0);
-    interp::KernelArg ticketArg;
-    ticketArg.isPointer = true;
-    ticketArg.buffer = splitInputs.size();
-    splitInputs.push_back(std::move(tickets));
-    RunArg ticketRun;
-    ticketRun.isPointer = true;
-    ticketRun.buffer = "kcc_tickets";
-    splitArgs.push_back(ticketArg);
-    splitRunArgs.push_back(ticketRun);
+    pass(std::move(tickets));
   }
   const std::vector<interp::Buffer> &inputs = split ? splitInputs : userInputs;
   const std::vector<interp::KernelArg> &args = split ? splitArgs : userArgs;
