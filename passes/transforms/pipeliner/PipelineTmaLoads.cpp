@@ -199,14 +199,10 @@ void PipelineTmaLoads::pipelineLoop(
         if (outside(c))
           needed.push_back(c);
     }
-    // Stages read by threads (smem_load) would need a barrier of all the
-    // consumers before each release: the single role has one already.
+    // Stages read by threads (smem_load; a GEMM's block scales) are
+    // released like the products' operands, an iteration after their read,
+    // behind a barrier of the consumers and a proxy fence (below).
     std::string why;
-    for (auto [load, map] : loads)
-      if (!load->hasAttr(kcc::KccDialect::kMmaOperandAttr))
-        why = "a tile of the loop is read by threads, not only by wgmma: "
-              "releasing its stage would need a barrier of all consumers, "
-              "which the single-role pipeline has already";
     SmallVector<Value> tileNeeded;
     if (why.empty() && tiles && prefetchTileLoads)
       tileLoadsWhy = planTileLoads(cast<scf::ForOp>(tiles), loop, tileLoads,
@@ -553,6 +549,13 @@ void PipelineTmaLoads::pipelineLoop(
   }
   OpBuilder tb(loop.getBody()->getTerminator());
   if (specialize) {
+    bool threadRead = llvm::any_of(loads, [](auto &entry) {
+      return !entry.first->hasAttr(kcc::KccDialect::kMmaOperandAttr);
+    });
+    auto fenceThreadReads = [](OpBuilder &b, Location l) {
+      kcc::FenceProxyAsyncOp::create(b, l);
+      kcc::CtaBarrierOp::create(b, l);
+    };
     // Release the stages read `lag` iterations ago (each warpgroup's
     // warpgroup_mma above retired its group, pending = 1) and those read in
     // this iteration.
@@ -574,6 +577,12 @@ void PipelineTmaLoads::pipelineLoop(
                              constI32(rb, loc, depth))
                              .getResult()
                        : stage;
+      // Stages threads read: every consumer thread is done with the one
+      // released here (it read it an iteration ago) once all pass a barrier,
+      // and its reads, ordinary loads, are ordered before the producer's
+      // refill (an async-proxy write) by a proxy fence.
+      if (late && threadRead)
+        fenceThreadReads(rb, loc);
       kcc::MBarrierArriveOp::create(rb, loc, empty, old,
                                     /*per_warpgroup=*/true);
       // A persistent kernel's next tile refills the stage of this tile's
@@ -593,6 +602,8 @@ void PipelineTmaLoads::pipelineLoop(
                 lb3, loc, base,
                 arith::SubIOp::create(lb3, loc, trips, constI32(lb3, loc, 1))),
             constI32(lb3, loc, depth));
+        if (threadRead)
+          fenceThreadReads(lb3, loc);
         kcc::MBarrierArriveOp::create(lb3, loc, empty, stageOfLast,
                                       /*per_warpgroup=*/true);
       }
