@@ -1325,6 +1325,14 @@ LogicalResult ConvertLayoutOp::verify() {
 
 LogicalResult SmemLoadOp::verify() {
   auto tile = cast<RankedTensorType>(getType());
+  // A [1, N] stage may be read as the [N, 1] column: the same elements in
+  // the same row-major order (a row of scales broadcast over an
+  // accumulator's rows).
+  ArrayRef<int64_t> stage = getSrc().getType().getShape();
+  if (stage.size() == 2 && stage[0] == 1 && tile.getRank() == 2 &&
+      tile.getShape()[0] == stage[1] && tile.getShape()[1] == 1)
+    return checkStageShape(*this, getSrc().getType(), stage,
+                           tile.getElementType(), "the result tile");
   return checkStageShape(*this, getSrc().getType(), tile.getShape(),
                          tile.getElementType(), "the result tile");
 }

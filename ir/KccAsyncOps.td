@@ -295,6 +295,11 @@ def Kcc_CtaBarrierOp : Kcc_Op<"cta_barrier"> {
 
 def Kcc_SmemLoadOp : Kcc_Op<"smem_load"> {
   let summary = "read a stage into registers (generic proxy, every thread)";
+  let description = [{
+    The result has the stage's shape, or, for a [1, N] stage, [N, 1]: the
+    same elements in the same order, as a column (in an accumulator's row
+    layout each thread reads the rows it holds).
+  }];
   let arguments = (ins Kcc_Smem:$src, I32:$stage);
   let results = (outs Kcc_Tile:$result);
   let assemblyFormat = [{

@@ -152,15 +152,15 @@ static LogicalResult prepare(ModuleOp module, const VendorLowering &vendor,
           if (!elementwise && !rowArange &&
               !isa<WarpgroupMmaOp, WarpgroupMmaRegAOp, WarpgroupMmaWaitOp,
                    WarpMmaOp, DotOp, TmemLoadOp, ReduceOp, ExpandDimsOp,
-                   ConvertLayoutOp, SmemStoreOp, SplatOp, BroadcastOp,
-                   scf::ForOp, scf::IfOp, scf::YieldOp>(op)) {
+                   ConvertLayoutOp, SmemStoreOp, SmemLoadOp, SplatOp,
+                   BroadcastOp, scf::ForOp, scf::IfOp, scf::YieldOp>(op)) {
             op->emitError("kcc: internal error: ")
                 << op->getName()
                 << " on an MMA accumulator (only dot, warpgroup_mma, its "
-                   "wait, warp_mma, convert_layout, smem_store, splat, "
-                   "broadcast, loads, address and elementwise arith/math, "
-                   "a row vector's arange and control flow handle that "
-                   "layout)";
+                   "wait, warp_mma, convert_layout, smem_store, smem_load, "
+                   "splat, broadcast, loads, address and elementwise "
+                   "arith/math, a row vector's arange and control flow "
+                   "handle that layout)";
             ok = false;
           } else if (ops.warpSize() !=
                      (isa<MfmaAccLayoutAttr>(tt.getEncoding()) ? 64u : 32u)) {

@@ -547,14 +547,29 @@ struct SmemLoadLowering : OpConversionPattern<SmemLoadOp> {
                   ConversionPatternRewriter &rewriter) const override {
     Location loc = op.getLoc();
     auto type = cast<RankedTensorType>(op.getType());
-    TileLayout l = TileLayout::get(type);
     Type elem = type.getElementType();
     Type st = storageType(elem);
     unsigned bytes = storageBytes(elem);
     Value stage =
         stageAt(rewriter, loc, a.getSrc(), a.getStage(), op.getSrc().getType());
-    Value base =
-        threadBase(rewriter, loc, l, targetOpsOf(*this).threadId(rewriter, loc));
+    Value tid = targetOpsOf(*this).threadId(rewriter, loc);
+    if (isAccumulatorLayout(type.getEncoding())) {
+      // An accumulator's rows (a column read from a [1, N] stage): each
+      // register's element by its row-major index, the stage's too.
+      RegisterMap map = registerMap(rewriter, loc, type, tid);
+      SmallVector<Value> regs;
+      for (Value flat : map.flat) {
+        Value addr = stageElementAddr(rewriter, loc, stage, flat,
+                                      op.getSrc().getType());
+        regs.push_back(fromStorage(
+            rewriter, loc, LLVM::LoadOp::create(rewriter, loc, st, addr, bytes),
+            elem));
+      }
+      rewriter.replaceOp(op, buildVector(rewriter, loc, regs));
+      return success();
+    }
+    TileLayout l = TileLayout::get(type);
+    Value base = threadBase(rewriter, loc, l, tid);
     SmallVector<Value> regs;
     for (unsigned r = 0; r < l.regs; r += l.vec) {
       Value addr = stageElementAddr(rewriter, loc, stage,

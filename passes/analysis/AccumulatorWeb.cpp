@@ -612,6 +612,17 @@ bool isRowElementwise(Operation *op) {
          op->getNumResults() == 1 && op->getNumRegions() == 0;
 }
 
+/// Whether `op` transposes a [1, N] stage read (its only use) to [N, 1].
+bool isStageColumn(Operation *op) {
+  auto trans = dyn_cast_or_null<kcc::TransOp>(op);
+  auto read = trans ? trans.getSrc().getDefiningOp<kcc::SmemLoadOp>()
+                    : kcc::SmemLoadOp();
+  if (!read || !read->hasOneUse() || read->getBlock() != op->getBlock())
+    return false;
+  ArrayRef<int64_t> shape = read.getType().getShape();
+  return shape.size() == 2 && shape[0] == 1;
+}
+
 /// Collects the ops computing `v` for a row vector read in `block`: tiles
 /// from splats, splat constants, aranges, expand_dims (to [M, 1]),
 /// elementwise ops and loads; scalars of `block` from constants, pure
@@ -644,6 +655,14 @@ bool collectRowSlice(Value v, Block *block, const kcc::ReadOnlyMemory &ro,
   auto expand = dyn_cast<kcc::ExpandDimsOp>(def);
   if (expand && expand.getAxis() != 1)
     return false;
+  // A [1, N] stage read and transposed: read as the column directly (the
+  // clone is an smem_load in the row layout, where the read was; the stage
+  // holds this iteration's data until the iteration releases it).
+  if (isStageColumn(def)) {
+    slice.movable = false;
+    slice.ops.insert(def);
+    return true;
+  }
   bool load = isa<kcc::LoadOp>(def);
   if (!leaf && !expand && !load && !isRowElementwise(def))
     return false;
@@ -675,14 +694,16 @@ bool rematerializeRow(kcc::BroadcastOp bc, const kcc::ReadOnlyMemory &ro) {
   // Index math alone (an attention mask's row coordinates) is computed per
   // register from the layout's register map after kcc-rematerialize-
   // broadcasts, which costs nothing either: left to it.
-  if (llvm::none_of(slice.ops,
-                    [](Operation *op) { return isa<kcc::LoadOp>(op); }))
+  auto reads = [](Operation *op) {
+    return isa<kcc::LoadOp>(op) || isStageColumn(op);
+  };
+  if (llvm::none_of(slice.ops, reads))
     return false;
   // Loads are issued again only when nothing else reads what they feed
   // (no access doubles); a load that may see a write moves nowhere.
   llvm::DenseSet<Operation *> fromLoad;
   for (Operation *op : slice.ops) {
-    if (!isa<kcc::LoadOp>(op) && llvm::none_of(op->getOperands(), [&](Value o) {
+    if (!reads(op) && llvm::none_of(op->getOperands(), [&](Value o) {
           return fromLoad.contains(o.getDefiningOp());
         }))
       continue;
@@ -702,8 +723,18 @@ bool rematerializeRow(kcc::BroadcastOp bc, const kcc::ReadOnlyMemory &ro) {
     b.setInsertionPointToStart(block);
   IRMapping map;
   for (Operation *op : slice.ops) {
-    Operation *clone = b.clone(*op, map);
     auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
+    if (isStageColumn(op)) {
+      auto read =
+          cast<kcc::TransOp>(op).getSrc().getDefiningOp<kcc::SmemLoadOp>();
+      auto column = kcc::SmemLoadOp::create(
+          b, read.getLoc(),
+          RankedTensorType::get(type.getShape(), type.getElementType(), layout),
+          read.getSrc(), read.getStage());
+      map.map(op->getResult(0), column.getResult());
+      continue;
+    }
+    Operation *clone = b.clone(*op, map);
     if (!type)
       continue;
     auto retyped =
@@ -715,10 +746,17 @@ bool rematerializeRow(kcc::BroadcastOp bc, const kcc::ReadOnlyMemory &ro) {
           cast<SplatElementsAttr>(c.getValue()).getSplatValue<Attribute>()));
   }
   bc.getSrcMutable().set(map.lookup(bc.getSrc()));
-  // The originals the loads fed are dead now: erased, users first.
+  // The originals the loads fed are dead now: erased, users first (a stage
+  // column's read with its transpose).
   for (Operation *op : llvm::reverse(slice.ops))
-    if (fromLoad.contains(op) && op->use_empty())
+    if (fromLoad.contains(op) && op->use_empty()) {
+      Operation *read = isStageColumn(op)
+                            ? cast<kcc::TransOp>(op).getSrc().getDefiningOp()
+                            : nullptr;
       op->erase();
+      if (read && read->use_empty())
+        read->erase();
+    }
   return true;
 }
 } // namespace

@@ -157,6 +157,23 @@ std::optional<Site> match(scf::ForOp loop) {
                                      "through pointers instead of a tile)"));
       return std::nullopt;
     }
+  // The same for the barrier behind which the consumers release a stage
+  // they read (a TMA-staged row of scales): with it between a product's
+  // issue and its retirement, ptxas serialized the kernel's wgmmas (C7514).
+  if (loop.getBody()
+          ->walk([](kcc::CtaBarrierOp) { return WalkResult::interrupt(); })
+          .wasInterrupted()) {
+    s.mma->setAttr(kcc::KccDialect::kDeferRefusedAttr,
+                   StringAttr::get(loop.getContext(),
+                                   "promoted in its iteration: the loop "
+                                   "releases a stage the threads read behind "
+                                   "a barrier, which would fall between a "
+                                   "product's issue and its retirement (ptxas "
+                                   "then serializes the wgmmas; load the "
+                                   "scales through pointers instead of a "
+                                   "tile)"));
+    return std::nullopt;
+  }
   // Live together while a product is promoted: the sum, the product and
   // the next product in flight, and the tiles carried (row vectors are a
   // few registers).
