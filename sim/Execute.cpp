@@ -108,6 +108,56 @@ bool icmp(uint8_t pred, uint64_t a, uint64_t b, unsigned bits) {
   }
 }
 
+/// The `n`-byte little-endian value at `p` (n <= 8); fixed sizes become
+/// single moves (a variable-size memcpy was a library call per element).
+inline uint64_t loadLE(const uint8_t *p, unsigned n) {
+  switch (n) {
+  case 1:
+    return *p;
+  case 2: {
+    uint16_t v;
+    std::memcpy(&v, p, 2);
+    return v;
+  }
+  case 4: {
+    uint32_t v;
+    std::memcpy(&v, p, 4);
+    return v;
+  }
+  case 8: {
+    uint64_t v;
+    std::memcpy(&v, p, 8);
+    return v;
+  }
+  default: {
+    uint64_t v = 0;
+    std::memcpy(&v, p, n);
+    return v;
+  }
+  }
+}
+
+/// Writes the low `n` bytes of `x` at `p`, little-endian (n <= 8).
+inline void storeLE(uint8_t *p, uint64_t x, unsigned n) {
+  switch (n) {
+  case 1:
+    *p = uint8_t(x);
+    return;
+  case 2: {
+    uint16_t v = uint16_t(x);
+    std::memcpy(p, &v, 2);
+    return;
+  }
+  case 4: {
+    uint32_t v = uint32_t(x);
+    std::memcpy(p, &v, 4);
+    return;
+  }
+  default:
+    std::memcpy(p, &x, n);
+  }
+}
+
 /// NaN-propagating max/min with -0 < +0 (llvm.maximum / llvm.minimum).
 double fmaximum(double x, double y, bool isMax) {
   if (std::isnan(x) || std::isnan(y))
@@ -554,14 +604,11 @@ bool Machine::execute(Thread &t, unsigned budget) {
       }
       if (store) {
         const uint64_t *v = R + in.a;
-        for (unsigned i = 0; i < L; ++i) {
-          uint64_t x = v[i];
-          std::memcpy(p + i * elemBytes, &x, elemBytes); // little-endian
-        }
+        for (unsigned i = 0; i < L; ++i)
+          storeLE(p + i * elemBytes, v[i], elemBytes);
       } else {
         for (unsigned i = 0; i < L; ++i) {
-          uint64_t x = 0;
-          std::memcpy(&x, p + i * elemBytes, elemBytes);
+          uint64_t x = loadLE(p + i * elemBytes, elemBytes);
           r[i] = in.bits == 1 ? x != 0 : x;
         }
       }

@@ -4,7 +4,7 @@
 For each shape and each kcc_gemm_nt_* function of --lib (compiled with
 `kcc --split-k`, the default), the launch runs twice into two outputs,
 which must be the same bits (the launch picks the slices from the sizes
-alone and the reduce kernel sums them in slice order); the result is
+alone and each tile's last slice sums them in slice order); the result is
 compared with the fp32 reference as run_gemm.py does (|err| <= atol +
 rtol * |ref|); and, with --unsplit (the same kernels compiled with
 --split-k=false), with the same function there, whose bits differ exactly

@@ -186,8 +186,10 @@ Status selectTarget(const KernelDesc &kernel, const unsigned *sms, unsigned n,
 Status multiprocessorCount(const KernelDesc &kernel, int64_t *count);
 
 /// Scratch device memory of at least `bytes` bytes for the launches of
-/// `kernel` on `stream`: where a split-K launch's partial kernel writes its
-/// f32 partial sums and its reduce kernel, on the same stream, reads them.
+/// `kernel` on `stream`: a split-K launch's tickets (its first
+/// kSplitKTicketBytes, zeroed when the buffer is allocated; each launch
+/// leaves them zero) and the f32 partial sums its slices write and each
+/// tile's last slice reads back (kcc/split_k.h).
 /// On the current CUDA context (retaining device 0's primary context if none
 /// is current). `bytes` == 0 sets `*ptr` to nullptr and succeeds.
 ///
