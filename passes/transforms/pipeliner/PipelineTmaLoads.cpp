@@ -240,6 +240,11 @@ void PipelineTmaLoads::pipelineLoop(
                 kcc::readPastItsIteration(kcc::LoadTileOp(load), loop))
             ? lag
             : 0);
+  // Whether threads read a stage (not only tensor cores): asked before the
+  // loads are replaced by the stage reads below.
+  bool threadRead = llvm::any_of(loads, [](auto &entry) {
+    return !entry.first->hasAttr(kcc::KccDialect::kMmaOperandAttr);
+  });
   SmallVector<int64_t> releases;
   for (int64_t l : {int64_t(0), lag})
     if (llvm::is_contained(releaseLags, l) && !llvm::is_contained(releases, l))
@@ -549,9 +554,6 @@ void PipelineTmaLoads::pipelineLoop(
   }
   OpBuilder tb(loop.getBody()->getTerminator());
   if (specialize) {
-    bool threadRead = llvm::any_of(loads, [](auto &entry) {
-      return !entry.first->hasAttr(kcc::KccDialect::kMmaOperandAttr);
-    });
     auto fenceThreadReads = [](OpBuilder &b, Location l) {
       kcc::FenceProxyAsyncOp::create(b, l);
       kcc::CtaBarrierOp::create(b, l);
