@@ -137,8 +137,8 @@ static cl::opt<unsigned> splitKOpt(
     "split-k",
     cl::desc("Also compile GEMM-shaped kernels' split-K builds (as kcc "
              "--split-k) and run each case's sim legs through them with N "
-             "slices, as the stubs run them: the partial build into a "
-             "workspace, then the reduce build (0: the kernel as built)"),
+             "slices, as the stubs run them: the slices into a workspace, "
+             "each tile's last slice summing them (0: the kernel as built)"),
     cl::value_desc("N"), cl::init(0), cl::cat(category));
 static cl::opt<bool> pingPongOpt(
     "ping-pong",
@@ -290,7 +290,7 @@ struct PreparedCase {
   /// build over a capped grid when the grid has more tiles than CTAs).
   interp::Grid simGrid = {1, 1, 1};
   std::string simSymbol;
-  /// --split-k: the sim legs run the kernel's split-K pair instead.
+  /// --split-k: the sim legs run the kernel's split-K build instead.
   std::optional<SplitLaunch> split;
   // What the GPU leg launches: the kernel, or its fallback build where the
   // case's arguments break the kernel's facts.

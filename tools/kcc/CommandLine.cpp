@@ -161,10 +161,11 @@ static cl::opt<bool> fallbackBuilds(
     cl::init(true), cl::cat(kccCategory));
 static cl::opt<bool> splitK(
     "split-k",
-    cl::desc("Also build GEMM-shaped kernels as a split-K pair (partial sums "
-             "of slices of the K loop, then their sum in split order and the "
-             "kernel's epilogue); the launch runs the pair when the grid is "
-             "too small to fill the GPU and the K loop long (default: true)"),
+    cl::desc("Also build GEMM-shaped kernels with a split-K build (slices of "
+             "the K loop store partial sums; each tile's last slice sums them "
+             "in slice order and runs the kernel's epilogue, in one launch); "
+             "the launch runs it when the grid is too small to fill the GPU "
+             "and the K loop long (default: true)"),
     cl::init(true), cl::cat(kccCategory));
 static cl::opt<unsigned> dispatchVariants(
     "dispatch-variants",
