@@ -227,6 +227,11 @@ void MaterializeTmaCopies::runOnKernel(func::FuncOp func) {
     Operation *tiles = kcc::persistentTileLoopOf(load);
     Operation *tileBarrier =
         tiles ? kcc::CtaBarrierOp::create(ob, loc).getOperation() : nullptr;
+    // The previous tile's reads were ordinary loads and the copy writes
+    // through the async proxy: a proxy fence after the barrier orders them
+    // (as kcc-pipeline-tma-loads' refills).
+    if (tiles)
+      kcc::FenceProxyAsyncOp::create(ob, loc);
     kcc::MBarrierArriveExpectTxOp::create(ob, loc, bars, index,
                                           parts * mapType.getBoxBytes());
     auto copy = kcc::TmaLoadOp::create(

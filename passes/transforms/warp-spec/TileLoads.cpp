@@ -42,11 +42,16 @@ std::string kcc::warpspec::planTileLoads(scf::ForOp tiles, scf::ForOp loop,
         if (arm.getBars() == copy.getBars() &&
             arm.getIndex() == copy.getIndex())
           t.arm = arm;
+    Operation *before = t.arm ? t.arm->getPrevNode() : nullptr;
+    if (isa_and_nonnull<kcc::FenceProxyAsyncOp>(before)) {
+      t.proxyFence = before;
+      before = before->getPrevNode();
+    }
     if (!t.arm || type.getStages() != 1 ||
-        !isa_and_nonnull<kcc::CtaBarrierOp>(t.arm->getPrevNode()))
+        !isa_and_nonnull<kcc::CtaBarrierOp>(before))
       return "the tile's load is not a single-stage copy behind the "
              "consumers' barrier";
-    t.ctaBarrier = t.arm->getPrevNode();
+    t.ctaBarrier = before;
     bool written = false, copied = false;
     for (OpOperand &use : buffer.getUses()) {
       Operation *user = use.getOwner();
@@ -170,6 +175,8 @@ void kcc::warpspec::releaseTileLoads(ArrayRef<TileLoad> loads, Value empty,
     dead.insert(t.copy);
     dead.insert(t.arm);
     dead.insert(t.ctaBarrier);
+    if (t.proxyFence)
+      dead.insert(t.proxyFence);
     if (t.bulkWait)
       dead.insert(t.bulkWait);
   }

@@ -29,6 +29,9 @@ struct TileLoad {
   // The consumers' barrier before the copy (and the bulk wait before it
   // where a store reused the stage), which the producer's wait replaces.
   mlir::Operation *ctaBarrier = nullptr, *bulkWait = nullptr;
+  // The proxy fence after that barrier (the previous tile's ordinary loads
+  // before the copy), replaced with it.
+  mlir::Operation *proxyFence = nullptr;
   // Stores (smem_store, tma_store) of the epilogue that reused the stage.
   llvm::SmallVector<mlir::Operation *> reusers;
 };

@@ -16,10 +16,31 @@ namespace kcc::verify {
 
 bool fenceProxyAsync(Interpreter &in) {
   for (auto &entry : in.state.stages)
-    for (Stage &s : entry.second)
+    for (Stage &s : entry.second) {
       if (s.data == Stage::Generic)
         s.fenced = true;
+      // This role's reads of the stage so far are ordered before the async
+      // proxy's later writes.
+      if (s.threadReadEnd >= 0 && (s.lastReaderRole == in.role() ||
+                                   in.role() == Cta || s.lastReaderRole == Cta))
+        s.threadReadFenced = in.now();
+    }
   return true;
+}
+
+bool asyncProxyWritable(Interpreter &in, kcc::TmaLoadOp op, Stage &s) {
+  if (s.threadReadEnd < 0 || s.threadReadFenced > s.threadReadEnd)
+    return true;
+  std::string name = "stage " + std::to_string(stageIndex(in, op.getDst(), &s));
+  in.fail(op.getLoc(),
+          "kcc.tma_load overwrites " + name +
+              " through the async proxy, but the threads' kcc.smem_load of "
+              "it (generic proxy) is not followed by kcc.fence_proxy_async",
+          "add kcc.fence_proxy_async after the last read of the stage, "
+          "before the barrier or arrival that releases it")
+      .notes.push_back(
+          {s.lastThreadReader->getLoc(), "the generic-proxy read"});
+  return false;
 }
 
 bool asyncProxyReadable(Interpreter &in, kcc::TmaStoreOp op, Stage &s) {

@@ -121,6 +121,8 @@ bool bulkGroupsAtExit(Interpreter &in);
 //===----------------------------------------------------------------------===//
 
 bool fenceProxyAsync(Interpreter &in);
+/// A TMA copy into a stage that threads read: their reads were fenced.
+bool asyncProxyWritable(Interpreter &in, kcc::TmaLoadOp op, Stage &s);
 /// A tma_store (async proxy) may read generic-proxy writes to `s` only
 /// after a fence and a cta_barrier.
 bool asyncProxyReadable(Interpreter &in, kcc::TmaStoreOp op, Stage &s);

@@ -354,7 +354,7 @@ bool tmaLoad(Interpreter &in, kcc::TmaLoadOp op) {
   Barrier *b = barrierAt(in, op, op.getBars(), op.getIndex());
   if (!b || !usable(in, op, op.getBars(), b, /*needFence=*/true))
     return false;
-  if (!writable(in, op, op.getDst(), *s))
+  if (!writable(in, op, op.getDst(), *s) || !asyncProxyWritable(in, op, *s))
     return false;
   if (!loadAfterStores(in, bulkCopy(in, op, op.getMap(), op.getCoords())))
     return false;

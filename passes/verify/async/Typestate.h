@@ -238,6 +238,10 @@ struct Stage {
   int lastReaderRole = Cta;
   mlir::Operation *lastReader = nullptr, *lastThreadReader = nullptr;
   int64_t readEnd = -1, threadReadEnd = -1;
+  // The last kcc.fence_proxy_async the threads of `lastReaderRole` made
+  // after their last smem_load of the stage: a TMA copy (async proxy) may
+  // overwrite generic-proxy reads only once they are fenced.
+  int64_t threadReadFenced = -1;
   mlir::Operation *tmaReader = nullptr; // tma_store whose group is not waited
   // A tma_store whose read only the issuing thread has waited for
   // (bulk_wait_group runs there): the other threads may write the stage

@@ -477,6 +477,7 @@ func.func @once_per_tile_unread(%q: !mq, %n: i32, %t: i32) attributes {kcc.kerne
   %end = scf.for %tile = %first to %t step %extent iter_args(%ord = %c0) -> (i32) : i32 {
     %row = arith.muli %tile, %c64 : i32
     kcc.cta_barrier
+    kcc.fence_proxy_async
     kcc.mbarrier_arrive_expect_tx %full[%c0], bytes 8192 : !qbar
     kcc.tma_load %q[%row, %c0] -> %Q[%c0], %full[%c0] : !mq, !qbuf, !qbar
     %p = arith.andi %ord, %c1 : i32
@@ -579,6 +580,7 @@ func.func @producer_tile_load(%q: !mq, %n: i32, %t: i32) attributes {kcc.kernel,
         %x = kcc.smem_load %Q[%c0] : !qbuf -> tensor<64x64xf16>
       }
       kcc.cta_barrier
+      kcc.fence_proxy_async
       kcc.mbarrier_arrive %qempty[%c0] per_warpgroup : !qbar
       %next = arith.addi %ord, %c1 : i32
       scf.yield %next : i32
@@ -627,6 +629,7 @@ func.func @producer_tile_load_no_wait(%q: !mq, %n: i32, %t: i32) attributes {kcc
         %x = kcc.smem_load %Q[%c0] : !qbuf -> tensor<64x64xf16>
       }
       kcc.cta_barrier
+      kcc.fence_proxy_async
       kcc.mbarrier_arrive %qempty[%c0] per_warpgroup : !qbar
       %next = arith.addi %ord, %c1 : i32
       scf.yield %next : i32
@@ -684,6 +687,7 @@ func.func @producer_tile_load_unobserved(%q: !mq, %n: i32, %t: i32) attributes {
         %x = kcc.smem_load %Q[%c0] : !qbuf -> tensor<64x64xf16>
       }
       kcc.cta_barrier
+      kcc.fence_proxy_async
       kcc.mbarrier_arrive %qempty[%c0] per_warpgroup : !qbar
       %next = arith.addi %ord, %c1 : i32
       scf.yield %next : i32

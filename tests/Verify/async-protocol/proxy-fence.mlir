@@ -116,3 +116,52 @@ func.func @read_back_without_barrier(%v: tensor<32x64xf32>) attributes {kcc.kern
   kcc.cta_barrier
   return
 }
+
+// -----
+
+// The other direction: threads read a TMA stage (generic proxy) and a later
+// TMA copy (async proxy) refills it. The barrier alone does not order the
+// reads before the copy: kcc.fence_proxy_async must follow them (the race
+// kcc-pipeline-tma-loads' refills had on an H200 before they were fenced).
+
+!map = !kcc.tensormap<[64, 64], f16, swizzle = 0>
+!buf2 = !kcc.smem<[64, 64], f16, stages = 2, swizzle = 0>
+!bar2 = !kcc.mbarrier<2>
+
+func.func @refill_without_fence(%a: !map, %n: i32) attributes {kcc.kernel} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c64 = arith.constant 64 : i32
+  %buf = kcc.smem_alloc : !buf2
+  %bars = kcc.mbarrier_alloc : !bar2
+  kcc.mbarrier_init %bars[%c0], count 1 : !bar2
+  kcc.mbarrier_init %bars[%c1], count 1 : !bar2
+  kcc.fence_mbarrier_init
+  scf.for %p = %c0 to %c2 step %c1 : i32 {
+    %go = arith.cmpi slt, %p, %n : i32
+    scf.if %go {
+      %x = arith.muli %p, %c64 : i32
+      kcc.mbarrier_arrive_expect_tx %bars[%p], bytes 8192 : !bar2
+      kcc.tma_load %a[%c0, %x] -> %buf[%p], %bars[%p] : !map, !buf2, !bar2
+    }
+  }
+  scf.for %k = %c0 to %n step %c1 : i32 {
+    %s = arith.remsi %k, %c2 : i32
+    %q = arith.divsi %k, %c2 : i32
+    %par = arith.andi %q, %c1 : i32
+    kcc.mbarrier_wait %bars[%s], parity %par : !bar2
+    // expected-note@+1 {{the generic-proxy read}}
+    %t = kcc.smem_load %buf[%s] : !buf2 -> tensor<64x64xf16>
+    kcc.cta_barrier
+    %kn = arith.addi %k, %c2 : i32
+    %more = arith.cmpi slt, %kn, %n : i32
+    scf.if %more {
+      %x = arith.muli %kn, %c64 : i32
+      kcc.mbarrier_arrive_expect_tx %bars[%s], bytes 8192 : !bar2
+      // expected-error@+1 {{kcc.tma_load overwrites stage 0 through the async proxy, but the threads' kcc.smem_load of it (generic proxy) is not followed by kcc.fence_proxy_async}}
+      kcc.tma_load %a[%c0, %x] -> %buf[%s], %bars[%s] : !map, !buf2, !bar2
+    }
+  }
+  return
+}

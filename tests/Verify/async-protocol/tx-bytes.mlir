@@ -23,6 +23,7 @@ func.func @expect_too_many(%src: !map) attributes {kcc.kernel} {
   kcc.mbarrier_wait %bars[%c0], parity %c0 : !bar
   %t = kcc.smem_load %buf[%c0] : !buf -> tensor<32x64xf32>
   kcc.cta_barrier
+  kcc.fence_proxy_async
   return
 }
 
@@ -47,6 +48,7 @@ func.func @expect_too_few(%src: !map) attributes {kcc.kernel} {
   kcc.mbarrier_wait %bars[%c0], parity %c0 : !bar
   %t = kcc.smem_load %buf[%c0] : !buf -> tensor<32x64xf32>
   kcc.cta_barrier
+  kcc.fence_proxy_async
   return
 }
 
@@ -75,6 +77,7 @@ func.func @expect_one_of_two(%a: !map, %b: !map) attributes {kcc.kernel} {
   %t = kcc.smem_load %buf[%c0] : !buf -> tensor<64x64xf16>
   %u = kcc.smem_load %buf[%c1] : !buf -> tensor<64x64xf16>
   kcc.cta_barrier
+  kcc.fence_proxy_async
   return
 }
 
@@ -111,6 +114,7 @@ func.func @pipeline_refill_bytes(%a: !map, %n: i32) attributes {kcc.kernel, kcc.
     kcc.mbarrier_wait %bars[%s], parity %par : !bar
     %t = kcc.smem_load %buf[%s] : !buf -> tensor<64x64xf16>
     kcc.cta_barrier
+    kcc.fence_proxy_async
     %kn = arith.addi %k, %c2 : i32
     %more = arith.cmpi slt, %kn, %n : i32
     scf.if %more {
@@ -146,5 +150,6 @@ func.func @extra_arrival(%src: !map) attributes {kcc.kernel} {
   kcc.mbarrier_wait %bars[%c0], parity %c0 : !bar
   %t = kcc.smem_load %buf[%c0] : !buf -> tensor<32x64xf32>
   kcc.cta_barrier
+  kcc.fence_proxy_async
   return
 }

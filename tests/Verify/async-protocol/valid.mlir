@@ -26,9 +26,11 @@ func.func @single_stage_copy(%src: !mapT, %dst: !mapT, %n: i32) attributes {kcc.
   kcc.mbarrier_wait %bars[%c0], parity %c0 : !bar1
   %t = kcc.smem_load %buf[%c0] : !buf1 -> tensor<32x64xf32>
   kcc.cta_barrier
+  kcc.fence_proxy_async
   kcc.smem_store %t, %buf[%c0] : tensor<32x64xf32>, !buf1
   kcc.fence_proxy_async
   kcc.cta_barrier
+  kcc.fence_proxy_async
   kcc.tma_store %buf[%c0] -> %dst[%c0, %c0] : !buf1, !mapT
   kcc.bulk_commit_group
   kcc.bulk_wait_group 0 read
@@ -62,6 +64,7 @@ func.func @pipeline2(%a: !map, %n: i32) attributes {kcc.kernel, kcc.arg_names = 
     kcc.mbarrier_wait %bars[%s], parity %par : !bar2
     %t = kcc.smem_load %buf[%s] : !buf2 -> tensor<64x64xf16>
     kcc.cta_barrier
+    kcc.fence_proxy_async
     %kn = arith.addi %k, %c2 : i32
     %more = arith.cmpi slt, %kn, %n : i32
     scf.if %more {
@@ -110,6 +113,7 @@ func.func @pipeline3(%a: !map, %b: !map, %c: !map, %K: i32) attributes {kcc.kern
     %ta = kcc.smem_load %bufA[%s] : !buf3 -> tensor<64x64xf16>
     %tb = kcc.smem_load %bufB[%s] : !buf3 -> tensor<64x64xf16>
     kcc.cta_barrier
+    kcc.fence_proxy_async
     %kn = arith.addi %k, %c3 : i32
     %more = arith.cmpi slt, %kn, %n : i32
     scf.if %more {
@@ -151,6 +155,7 @@ func.func @transpose_epilogue(%src: !mapT, %dst: !mapO) attributes {kcc.kernel} 
   kcc.mbarrier_wait %bars[%c0], parity %c0 : !bar1
   %t = kcc.smem_load %in[%c0] : !buf1 -> tensor<32x64xf32>
   kcc.cta_barrier
+  kcc.fence_proxy_async
   %tt = kcc.trans %t : tensor<32x64xf32> -> tensor<64x32xf32>
   kcc.smem_store %tt, %out[%c0] : tensor<64x32xf32>, !bufO
   kcc.fence_proxy_async
@@ -201,6 +206,7 @@ func.func @multi_barrier(%m: !map, %o: !map) attributes {kcc.kernel} {
   kcc.mbarrier_wait %bars[%c0], parity %c0 : !bar3
   %t = kcc.smem_load %buf[%c0] : !buf2 -> tensor<64x64xf16>
   kcc.cta_barrier
+  kcc.fence_proxy_async
   return
 }
 
@@ -223,6 +229,7 @@ func.func @constant_loop(%a: !map) attributes {kcc.kernel} {
     kcc.mbarrier_wait %bars[%c0], parity %par : !bar1
     %t = kcc.smem_load %buf[%c0] : !kcc.smem<[64, 64], f16, stages = 1, swizzle = 0> -> tensor<64x64xf16>
     kcc.cta_barrier
+    kcc.fence_proxy_async
   }
   return
 }

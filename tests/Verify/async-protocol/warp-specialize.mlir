@@ -238,6 +238,7 @@ func.func @smem_load_ws(%a: !ma, %n: i32) attributes {kcc.kernel, kcc.num_warps 
       kcc.mbarrier_wait %full[%s], parity %p : !bar
       %t = kcc.smem_load %A[%s] : !buf -> tensor<64x64xf16>
       kcc.cta_barrier
+      kcc.fence_proxy_async
       kcc.mbarrier_arrive %empty[%s] : !bar
     }
   }
