@@ -747,6 +747,72 @@ func.func @k_smem_load_no_barrier(%a: !ma, %b: !ma, %n: i32) attributes {kcc.ker
 !bar = !kcc.mbarrier<3>
 !acc = tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>>
 
+// k2. The same with the kcc.cta_barrier before the arrival but no
+// kcc.fence_proxy_async after the reads: the producer's TMA refill (async
+// proxy) is not ordered after the consumers' ordinary loads.
+func.func @k2_smem_load_no_proxy_fence(%a: !ma, %b: !ma, %n: i32) attributes {kcc.kernel, kcc.num_warps = 4 : i32, kcc.arg_names = ["a", "b", "n"]} {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c3 = arith.constant 3 : i32
+  %c64 = arith.constant 64 : i32
+  %A = kcc.smem_alloc : !buf
+  %fullA = kcc.mbarrier_alloc : !bar
+  %B = kcc.smem_alloc : !buf
+  %fullB = kcc.mbarrier_alloc : !bar
+  %empty = kcc.mbarrier_alloc : !bar
+  scf.for %i = %c0 to %c3 step %c1 : i32 {
+    kcc.mbarrier_init %fullA[%i], count 1 : !bar
+    kcc.mbarrier_init %fullB[%i], count 1 : !bar
+    kcc.mbarrier_init %empty[%i], count 1 : !bar
+  }
+  kcc.fence_mbarrier_init
+  kcc.warp_specialize producer(warps = 4, regs = 40) {
+    scf.for %k = %c0 to %n step %c1 : i32 {
+      %s = arith.remsi %k, %c3 : i32
+      %reuse = arith.cmpi sge, %k, %c3 : i32
+      scf.if %reuse {
+        %round = arith.divsi %k, %c3 : i32
+        %r1 = arith.subi %round, %c1 : i32
+        %ph = arith.andi %r1, %c1 : i32
+        kcc.mbarrier_wait %empty[%s], parity %ph : !bar
+      }
+      %x = arith.muli %k, %c64 : i32
+      kcc.mbarrier_arrive_expect_tx %fullA[%s], bytes 8192 : !bar
+      // expected-error@+1 {{kcc.tma_load overwrites stage 0 through the async proxy, but the threads' kcc.smem_load of it (generic proxy) is not followed by kcc.fence_proxy_async (loop iteration with induction variable 3) (with n = 4); add kcc.fence_proxy_async after the last read of the stage, before the barrier or arrival that releases it}}
+      kcc.tma_load %a[%c0, %x] -> %A[%s], %fullA[%s] : !ma, !buf, !bar
+      kcc.mbarrier_arrive_expect_tx %fullB[%s], bytes 8192 : !bar
+      kcc.tma_load %b[%x, %c0] -> %B[%s], %fullB[%s] : !ma, !buf, !bar
+    }
+  } consumer(warpgroups = 1, regs = 232) {
+    %z = arith.constant 0.0 : f32
+    %acc0 = kcc.splat %z : !acc
+    %acc = scf.for %k = %c0 to %n step %c1 iter_args(%x = %acc0) -> (!acc) : i32 {
+      %s = arith.remsi %k, %c3 : i32
+      %q = arith.divsi %k, %c3 : i32
+      %p = arith.andi %q, %c1 : i32
+      kcc.mbarrier_wait %fullA[%s], parity %p : !bar
+      kcc.mbarrier_wait %fullB[%s], parity %p : !bar
+      // expected-note@+1 {{the generic-proxy read}}
+      %ta = kcc.smem_load %A[%s] : !buf -> tensor<64x64xf16>
+      %tb = kcc.smem_load %B[%s] : !buf -> tensor<64x64xf16>
+      kcc.cta_barrier
+      kcc.mbarrier_arrive %empty[%s] per_warpgroup : !bar
+      scf.yield %x : !acc
+    }
+    %done = kcc.warpgroup_mma_wait 0 %acc : !acc
+    %t = kcc.convert_layout %done : !acc -> tensor<64x64xf32>
+  }
+  return
+}
+
+// -----
+
+!ma = !kcc.tensormap<[64, 64], f16, swizzle = 128>
+!buf = !kcc.smem<[64, 64], f16, stages = 3, swizzle = 128>
+!bar = !kcc.mbarrier<3>
+!acc = tensor<64x64xf32, #kcc.wgmma_acc<warpgroups = 1>>
+
 // l. A barrier initialized inside the consumer region.
 func.func @l_init_in_role(%a: !ma, %b: !ma, %n: i32) attributes {kcc.kernel, kcc.num_warps = 4 : i32, kcc.arg_names = ["a", "b", "n"]} {
   %c0 = arith.constant 0 : i32
