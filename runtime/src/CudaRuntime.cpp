@@ -432,6 +432,34 @@ Status kcc::rt::launch(const KernelDesc &kernel, const int64_t grid[3],
 
 namespace {
 
+/// `bytes` of device memory on the current context whose first `zeroed`
+/// bytes are zero. cuMemsetD8 runs on the legacy default stream, which
+/// streams created with CU_STREAM_NON_BLOCKING do not wait for: it is waited
+/// for here. On failure nothing stays allocated.
+Status allocateZeroed(const Driver &driver, const KernelDesc &kernel,
+                      size_t bytes, size_t zeroed, void **ptr) {
+  CUdeviceptr allocated = 0;
+  CUresult result = driver.cuMemAlloc(&allocated, bytes);
+  if (result != CUDA_SUCCESS) {
+    std::string call = "cuMemAlloc(" + std::to_string(bytes) + ")";
+    return driverError(driver, kernel, call.c_str(), result);
+  }
+  const char *call = "cuMemsetD8";
+  result = driver.cuMemsetD8(allocated, 0, zeroed);
+  if (result == CUDA_SUCCESS) {
+    call = "cuStreamSynchronize";
+    result = driver.cuStreamSynchronize(nullptr);
+  }
+  if (result != CUDA_SUCCESS) {
+    driver.cuMemFree(allocated);
+    std::string what = std::string(call) + " (zero-filling " +
+                       std::to_string(zeroed) + " bytes)";
+    return driverError(driver, kernel, what.c_str(), result);
+  }
+  *ptr = reinterpret_cast<void *>(static_cast<uintptr_t>(allocated));
+  return Status();
+}
+
 WorkspaceCache &workspaces() {
   static WorkspaceCache *instance = new WorkspaceCache; // leaked: never freed
   return *instance;
@@ -463,28 +491,9 @@ public:
     return Status();
   }
   Status allocate(size_t bytes, void **ptr) override {
-    CUdeviceptr allocated = 0;
-    CUresult result = driver.cuMemAlloc(&allocated, bytes);
-    if (result != CUDA_SUCCESS) {
-      std::string call = "cuMemAlloc(" + std::to_string(bytes) + ")";
-      return driverError(driver, kernel, call.c_str(), result);
-    }
-    // The split-K tickets start at zero (kernels leave them so). The legacy
-    // default stream's memset is waited for: `stream` may not wait for it.
-    const char *call = "cuMemsetD8";
-    result = driver.cuMemsetD8(allocated, 0,
-                               std::min(bytes, kcc::rt::kSplitKTicketBytes));
-    if (result == CUDA_SUCCESS) {
-      call = "cuStreamSynchronize";
-      result = driver.cuStreamSynchronize(nullptr);
-    }
-    if (result != CUDA_SUCCESS) {
-      driver.cuMemFree(allocated);
-      std::string what = std::string(call) + " (zeroing a split-K workspace)";
-      return driverError(driver, kernel, what.c_str(), result);
-    }
-    *ptr = reinterpret_cast<void *>(static_cast<uintptr_t>(allocated));
-    return Status();
+    // The split-K tickets start at zero (kernels leave them so).
+    return allocateZeroed(driver, kernel, bytes,
+                          std::min(bytes, kcc::rt::kSplitKTicketBytes), ptr);
   }
   Status release(void *ptr) override {
     CUresult result = driver.cuMemFree(
@@ -625,28 +634,7 @@ Status kcc::rt::allocate(const KernelDesc &kernel, size_t bytes, void **ptr) {
   Status status = driverWithContext(kernel, &driver, &ctx);
   if (!status.ok())
     return status;
-  CUdeviceptr allocated = 0;
-  CUresult result = driver->cuMemAlloc(&allocated, bytes);
-  if (result != CUDA_SUCCESS) {
-    std::string call = "cuMemAlloc(" + std::to_string(bytes) + ")";
-    return driverError(*driver, kernel, call.c_str(), result);
-  }
-  // cuMemsetD8 runs on the legacy default stream, which streams created
-  // with CU_STREAM_NON_BLOCKING do not wait for: wait for it here.
-  const char *call = "cuMemsetD8";
-  result = driver->cuMemsetD8(allocated, 0, bytes);
-  if (result == CUDA_SUCCESS) {
-    call = "cuStreamSynchronize";
-    result = driver->cuStreamSynchronize(nullptr);
-  }
-  if (result != CUDA_SUCCESS) {
-    driver->cuMemFree(allocated);
-    std::string what = std::string(call) + " (zero-filling " +
-                       std::to_string(bytes) + " bytes)";
-    return driverError(*driver, kernel, what.c_str(), result);
-  }
-  *ptr = reinterpret_cast<void *>(static_cast<uintptr_t>(allocated));
-  return Status();
+  return allocateZeroed(*driver, kernel, bytes, bytes, ptr);
 }
 
 Status kcc::rt::release(const KernelDesc &kernel, void *ptr) {

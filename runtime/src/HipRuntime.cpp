@@ -379,6 +379,34 @@ Status kcc::rt::hip::launch(const KernelDesc &kernel, const int64_t grid[3],
 
 namespace {
 
+/// `bytes` of device memory on the current device whose first `zeroed`
+/// bytes are zero. hipMemset runs on the null stream, which streams created
+/// with hipStreamNonBlocking do not wait for: it is waited for here. On
+/// failure nothing stays allocated.
+Status allocateZeroed(const KernelDesc &kernel, size_t bytes, size_t zeroed,
+                      void **ptr) {
+  void *allocated = nullptr;
+  hipError_t result = hipMalloc(&allocated, bytes);
+  if (result != hipSuccess) {
+    std::string call = "hipMalloc(" + std::to_string(bytes) + ")";
+    return driverError(kernel, call.c_str(), result);
+  }
+  const char *call = "hipMemset";
+  result = hipMemset(allocated, 0, zeroed);
+  if (result == hipSuccess) {
+    call = "hipStreamSynchronize";
+    result = hipStreamSynchronize(nullptr);
+  }
+  if (result != hipSuccess) {
+    (void)hipFree(allocated);
+    std::string what = std::string(call) + " (zero-filling " +
+                       std::to_string(zeroed) + " bytes)";
+    return driverError(kernel, what.c_str(), result);
+  }
+  *ptr = allocated;
+  return Status();
+}
+
 WorkspaceCache &workspaces() {
   static WorkspaceCache *instance = new WorkspaceCache; // leaked: never freed
   return *instance;
@@ -407,28 +435,9 @@ public:
     return Status();
   }
   Status allocate(size_t bytes, void **ptr) override {
-    void *allocated = nullptr;
-    hipError_t result = hipMalloc(&allocated, bytes);
-    if (result != hipSuccess) {
-      std::string call = "hipMalloc(" + std::to_string(bytes) + ")";
-      return driverError(kernel, call.c_str(), result);
-    }
-    // The split-K tickets start at zero (kernels leave them so); hipMemset
-    // runs on the null stream, which `stream` may not wait for.
-    const char *call = "hipMemset";
-    result =
-        hipMemset(allocated, 0, std::min(bytes, kcc::rt::kSplitKTicketBytes));
-    if (result == hipSuccess) {
-      call = "hipStreamSynchronize";
-      result = hipStreamSynchronize(nullptr);
-    }
-    if (result != hipSuccess) {
-      (void)hipFree(allocated);
-      std::string what = std::string(call) + " (zeroing a split-K workspace)";
-      return driverError(kernel, what.c_str(), result);
-    }
-    *ptr = allocated;
-    return Status();
+    // The split-K tickets start at zero (kernels leave them so).
+    return allocateZeroed(kernel, bytes,
+                          std::min(bytes, kcc::rt::kSplitKTicketBytes), ptr);
   }
   Status release(void *ptr) override {
     hipError_t result = hipFree(ptr);
@@ -557,28 +566,7 @@ Status kcc::rt::hip::allocate(const KernelDesc &kernel, size_t bytes,
   Status status = initializedDevice(kernel, &device);
   if (!status.ok())
     return status;
-  void *allocated = nullptr;
-  hipError_t result = hipMalloc(&allocated, bytes);
-  if (result != hipSuccess) {
-    std::string call = "hipMalloc(" + std::to_string(bytes) + ")";
-    return driverError(kernel, call.c_str(), result);
-  }
-  // hipMemset runs on the null stream, which streams created with
-  // hipStreamNonBlocking do not wait for: wait for it here.
-  const char *call = "hipMemset";
-  result = hipMemset(allocated, 0, bytes);
-  if (result == hipSuccess) {
-    call = "hipStreamSynchronize";
-    result = hipStreamSynchronize(nullptr);
-  }
-  if (result != hipSuccess) {
-    (void)hipFree(allocated);
-    std::string what = std::string(call) + " (zero-filling " +
-                       std::to_string(bytes) + " bytes)";
-    return driverError(kernel, what.c_str(), result);
-  }
-  *ptr = allocated;
-  return Status();
+  return allocateZeroed(kernel, bytes, bytes, ptr);
 }
 
 Status kcc::rt::hip::release(const KernelDesc &kernel, void *ptr) {
