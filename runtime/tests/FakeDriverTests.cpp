@@ -1080,6 +1080,28 @@ TEST_CASE("workspace: a failed allocation names the kernel and the bytes") {
         "alloc 1048576 -> " + text(ptr) + "; " + ticketsZeroed(ptr));
 }
 
+TEST_CASE("workspace: zeroing the split-K tickets fails") {
+  ScopedContext scope(20, 90);
+  CUstream_st *stream = fakeStream(0x5650);
+  FakeMemory before = memory();
+  fake.setMemsetError(700); // CUDA_ERROR_ILLEGAL_ADDRESS
+  void *ptr = &ptr;
+  Status status = workspace(kSplitK, 1000, stream, &ptr);
+  fake.setMemsetError(0);
+  CHECK(status.code == KCC_ERROR_DRIVER);
+  CHECK(contains(status.message,
+                 "kcc: cannot launch splitk_gemm_partial: cuMemsetD8 "
+                 "(zero-filling 4096 bytes) failed: "
+                 "CUDA_ERROR_ILLEGAL_ADDRESS"));
+  CHECK(ptr == nullptr);
+  CHECK(memory().liveBytes == before.liveBytes); // freed again
+  // Nothing is kept for a failure: the next call allocates and zeroes.
+  memoryLog();
+  REQUIRE(workspace(kSplitK, 1000, stream, &ptr).ok());
+  CHECK(memoryLog() ==
+        "alloc 1048576 -> " + text(ptr) + "; " + ticketsZeroed(ptr));
+}
+
 TEST_CASE("workspace: concurrent callers on their own streams") {
   ScopedContext scope(20, 90);
   constexpr int kThreadCount = 8, kIterations = 100;

@@ -993,6 +993,25 @@ TEST_CASE("workspace: a failed hipMalloc names the kernel and the bytes") {
   CHECK(ptr != nullptr);
 }
 
+TEST_CASE("workspace: zeroing the split-K tickets fails") {
+  ihipStream_t *stream = fakeStream(0x6450);
+  FakeHipMemory before = memory();
+  fake.setMemsetError(hipErrorInvalidValue);
+  void *ptr = &ptr;
+  Status status = hip::workspace(splitK(), 1000, stream, &ptr);
+  fake.setMemsetError(0);
+  CHECK(status.code == KCC_ERROR_DRIVER);
+  CHECK(status.message ==
+        "kcc: cannot launch splitk_gemm_partial: hipMemset (zero-filling "
+        "4096 bytes) failed: hipErrorInvalidValue; the launch's split-K "
+        "workspace needs 1000 bytes of device memory (allocated in 1 MiB "
+        "steps)");
+  CHECK(ptr == nullptr);
+  CHECK(memory().liveBytes == before.liveBytes); // freed again
+  REQUIRE(hip::workspace(splitK(), 1000, stream, &ptr).ok());
+  CHECK(ptr != nullptr);
+}
+
 //===----------------------------------------------------------------------===//
 // The tuner's calls: device names, zero-filled memory, timed launches
 // (devices 10..12 are used by no other test)
