@@ -240,7 +240,8 @@ func.func @annotated(%p: !kcc.ptr<f16>) attributes {kcc.kernel, kcc.num_warps = 
 // CHECK: kcc.smem_load %[[BUF]][%[[C0]]] : <[64, 64], f16, stages = 2, swizzle = 128> -> tensor<64x64xf16>
 // CHECK: kcc.cta_barrier
 // CHECK: kcc.smem_store %{{.*}}, %[[OB]][%[[C0]]] window [0, 32] : tensor<64x64xf32>, <[64, 32], f32, stages = 1, swizzle = 0>
-// CHECK: kcc.fence_proxy_async
+// CHECK: kcc.fence_proxy_async{{$}}
+// CHECK-NEXT: kcc.fence_proxy_async global
 // CHECK: kcc.tma_store %[[OB]][%[[C0]]] -> %[[O]][%[[C0]], %[[C0]]] : <[64, 32], f32, stages = 1, swizzle = 0>, <[64, 32], f32, swizzle = 0>
 // CHECK: kcc.tma_store %[[WIDE]][%[[C0]]] -> %[[A]][%[[C0]], %[[C0]]] {parts = 2 : i32} : <[64, 128], f16, stages = 1, swizzle = 128>, <[64, 64], f16, swizzle = 128>
 // CHECK: kcc.bulk_commit_group
@@ -267,6 +268,7 @@ func.func @tma(%a: !map {kcc.tensor_map_of = 2 : i32}, %o: !omap {kcc.tensor_map
   %acc = arith.constant dense<0.0> : tensor<64x64xf32>
   kcc.smem_store %acc, %ob[%c0] window [0, 32] : tensor<64x64xf32>, !out
   kcc.fence_proxy_async
+  kcc.fence_proxy_async global
   kcc.tma_store %ob[%c0] -> %o[%c0, %c0] : !out, !omap
   kcc.tma_store %wide[%c0] -> %a[%c0, %c0] {parts = 2 : i32} : !wide, !map
   kcc.bulk_commit_group

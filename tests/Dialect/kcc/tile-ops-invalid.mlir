@@ -143,6 +143,17 @@ func.func @smem_load_shape(%i: i32) {
 
 // -----
 
+// A [1, N] stage reads as an [N, 1] column, not as any other shape.
+func.func @smem_load_column_shape(%i: i32) {
+  %b = kcc.smem_alloc : !kcc.smem<[1, 128], f32, stages = 2, swizzle = 0>
+  %ok = kcc.smem_load %b[%i] : !kcc.smem<[1, 128], f32, stages = 2, swizzle = 0> -> tensor<128x1xf32>
+  // expected-error@+1 {{the result tile does not match the stage shape}}
+  %t = kcc.smem_load %b[%i] : !kcc.smem<[1, 128], f32, stages = 2, swizzle = 0> -> tensor<64x2xf32>
+  return
+}
+
+// -----
+
 func.func @padding(%t: tensor<4x8xf32>) {
   // expected-error@+1 {{kcc.smem_padding must be array<i32: every, pad> with every > 0 and pad >= 0}}
   %r = kcc.trans %t {kcc.smem_padding = array<i32: 0, 1>} : tensor<4x8xf32> -> tensor<8x4xf32>
