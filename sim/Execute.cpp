@@ -640,8 +640,7 @@ bool Machine::execute(Thread &t, unsigned budget) {
                                      /*atomic=*/true)
               : !globalAccess(t, in.op, addr, bytes, true, /*atomic=*/true))
         return false;
-      uint64_t old = 0, next = 0, y = B[0] & m;
-      std::memcpy(&old, p, bytes);
+      uint64_t old = loadLE(p, bytes), next = 0, y = B[0] & m;
       if (cas) {
         next = old == y ? (R[in.c] & m) : old;
         r[1] = old == y;
@@ -672,7 +671,7 @@ bool Machine::execute(Thread &t, unsigned budget) {
           break;
         }
       }
-      std::memcpy(p, &next, bytes);
+      storeLE(p, next, bytes);
       r[0] = old;
       break;
     }
