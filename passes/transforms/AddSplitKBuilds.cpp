@@ -297,6 +297,14 @@ unsigned appendSplitArguments(func::FuncOp func) {
   return first;
 }
 
+/// ceil(a / d) for a >= 0, d > 0 as the kernel computes it: (a + d - 1) / d.
+Value ceilDiv(OpBuilder &b, Location loc, Value a, Value d, Value one) {
+  return arith::DivSIOp::create(
+      b, loc,
+      arith::SubIOp::create(b, loc, arith::AddIOp::create(b, loc, a, d), one),
+      d);
+}
+
 /// The workspace tile of split `split` where the kernel stores its output
 /// tile: rows split * R + coords[0] (R tiles per split), column coords[1].
 SmallVector<Value> workspaceCoords(OpBuilder &b, Location loc,
@@ -305,11 +313,7 @@ SmallVector<Value> workspaceCoords(OpBuilder &b, Location loc,
   Value tile = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(bm));
   Value one = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(1));
   Value rows = store.getDims()[0];
-  Value tilesPerSplit = arith::DivSIOp::create(
-      b, loc,
-      arith::SubIOp::create(b, loc, arith::AddIOp::create(b, loc, rows, tile),
-                            one),
-      tile);
+  Value tilesPerSplit = ceilDiv(b, loc, rows, tile, one);
   Value row = arith::AddIOp::create(
       b, loc, arith::MulIOp::create(b, loc, split, tilesPerSplit),
       store.getCoords()[0]);
@@ -417,20 +421,10 @@ struct AddSplitKBuilds : kcc::impl::KccAddSplitKBuildsBase<AddSplitKBuilds> {
     // bounds defined for any S (the async verifier chooses S freely).
     Value splits =
         arith::MaxSIOp::create(b, loc, copy.getArgument(first + 4), one);
-    Value trips = arith::DivSIOp::create(
-        b, loc,
-        arith::SubIOp::create(
-            b, loc,
-            arith::AddIOp::create(
-                b, loc, arith::SubIOp::create(b, loc, loop.getUpperBound(), lb),
-                step),
-            one),
-        step);
-    Value chunk = arith::DivSIOp::create(
-        b, loc,
-        arith::SubIOp::create(
-            b, loc, arith::AddIOp::create(b, loc, trips, splits), one),
-        splits);
+    Value trips =
+        ceilDiv(b, loc, arith::SubIOp::create(b, loc, loop.getUpperBound(), lb),
+                step, one);
+    Value chunk = ceilDiv(b, loc, trips, splits, one);
     // Slices past the last iteration run none (begin = end = T).
     Value begin = arith::MinSIOp::create(
         b, loc, trips, arith::MulIOp::create(b, loc, z, chunk));
@@ -467,11 +461,7 @@ struct AddSplitKBuilds : kcc::impl::KccAddSplitKBuildsBase<AddSplitKBuilds> {
     // The tile's ticket: tile row * column tiles + tile column.
     Value cols = store.getDims()[1];
     Value tileN = arith::ConstantOp::create(b, sloc, b.getI32IntegerAttr(bn));
-    Value colTiles = arith::DivSIOp::create(
-        b, sloc,
-        arith::SubIOp::create(b, sloc,
-                              arith::AddIOp::create(b, sloc, cols, tileN), one),
-        tileN);
+    Value colTiles = ceilDiv(b, sloc, cols, tileN, one);
     Value id = arith::AddIOp::create(
         b, sloc, arith::MulIOp::create(b, sloc, store.getCoords()[0], colTiles),
         store.getCoords()[1]);
