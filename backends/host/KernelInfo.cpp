@@ -88,10 +88,10 @@ KernelInfo::versionBuildOf(const Specialization &spec) const {
   return buildOf(versionBuilds, &Specialization::versionOf, spec);
 }
 
-const Specialization *KernelInfo::splitKBuildOf(const Specialization &spec,
-                                                bool partial) const {
+const Specialization *
+KernelInfo::splitKBuildOf(const Specialization &spec) const {
   for (const Specialization &b : splitKBuilds)
-    if (b.splitKOf == spec.symbol && b.splitKPartial == partial)
+    if (b.splitKOf == spec.symbol)
       return &b;
   return nullptr;
 }

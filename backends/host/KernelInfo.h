@@ -134,11 +134,10 @@ struct Specialization {
   Requirement versionGuard; // the if's condition: C, as written, where
   bool versionMasks = false;
   // A split-K build (kcc-add-split-k-builds): the symbol of the build whose
-  // launch runs it, with its pair, when the grid is too small for the GPU.
+  // launch runs it when the grid is too small for the GPU.
   // Its parameters are that build's, then the workspace tensor (kcc_ws,
   // kcc_ws_dim0, kcc_ws_dim1, kcc_ws_stride0), kcc_splits and kcc_tickets.
   std::string splitKOf;
-  bool splitKPartial = false;
   // The split build's: the K loop's iterations, the output's rows rounded
   // up to a whole tile, its columns and its tiles (one ticket each); C over
   // the parameter names.
@@ -221,9 +220,8 @@ struct KernelInfo {
   const Specialization *fallbackBuildOf(const Specialization &spec) const;
   /// The build of the else branch `spec`'s launch may run, or null.
   const Specialization *versionBuildOf(const Specialization &spec) const;
-  /// The partial (or reduce) split-K build of `spec`, or null.
-  const Specialization *splitKBuildOf(const Specialization &spec,
-                                      bool partial) const;
+  /// The split-K build of `spec`, or null.
+  const Specialization *splitKBuildOf(const Specialization &spec) const;
   /// The specialization or else-branch build named `symbol`, or null.
   const Specialization *launchedBuild(const std::string &symbol) const;
 };

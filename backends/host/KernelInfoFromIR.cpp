@@ -212,16 +212,14 @@ bool host::collectKernelInfo(mlir::ModuleOp tileIR, ModuleInfo &info) {
         return v ? v.str() : std::string();
       };
       spec.splitKOf = sk.getValue().str();
-      spec.splitKPartial = text("role") == "partial";
       spec.splitTrips = text("trips");
       spec.splitRows = text("rows");
       spec.splitCols = text("cols");
       spec.splitTiles = text("tiles");
       spec.splitStore = text("store");
-      if (!split || (spec.splitKPartial &&
-                     (spec.splitTrips.empty() || spec.splitRows.empty() ||
-                      spec.splitCols.empty() || spec.splitTiles.empty() ||
-                      spec.splitStore.empty()))) {
+      if (!split || spec.splitTrips.empty() || spec.splitRows.empty() ||
+          spec.splitCols.empty() || spec.splitTiles.empty() ||
+          spec.splitStore.empty()) {
         func.emitError("internal error: split-K build lacks ")
             << KccDialect::kSplitKAttr;
         return false;

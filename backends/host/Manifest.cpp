@@ -135,25 +135,24 @@ std::string kcc::host::emitManifest(const ModuleInfo &module,
           // small for the GPU (kcc::rt::splitKSlices), for tools that launch
           // kernels themselves: its extra arguments and grid z, its
           // workspace, the sizes' C expressions.
-          if (const Specialization *partial = k.splitKBuildOf(s, true)) {
+          if (const Specialization *build = k.splitKBuildOf(s)) {
             json::Array notBuilt;
-            for (const auto &[target, why] : partial->notBuilt)
-              notBuilt.push_back(json::Object{{"symbol", partial->symbol},
-                                              {"target", target},
-                                              {"why", why}});
+            for (const auto &[target, why] : build->notBuilt)
+              notBuilt.push_back(json::Object{
+                  {"symbol", build->symbol}, {"target", target}, {"why", why}});
             json::Object split{
-                {"build", partial->symbol},
+                {"build", build->symbol},
                 {"arguments",
                  "the kernel's, then kcc_ws (f32, kcc_splits * rows x cols, "
                  "row stride cols rounded up to 4), kcc_ws_dim0, kcc_ws_dim1, "
                  "kcc_ws_stride0, kcc_splits, kcc_tickets (i32, one per "
                  "output tile, zero before the launch and left zero by it); "
                  "the build's grid z is kcc_splits"},
-                {"trips", partial->splitTrips},
-                {"rows", partial->splitRows},
-                {"cols", partial->splitCols},
-                {"tiles", partial->splitTiles},
-                {"store", partial->splitStore}};
+                {"trips", build->splitTrips},
+                {"rows", build->splitRows},
+                {"cols", build->splitCols},
+                {"tiles", build->splitTiles},
+                {"store", build->splitStore}};
             if (!notBuilt.empty())
               split["not_built"] = std::move(notBuilt);
             spec["split_k"] = std::move(split);

@@ -402,7 +402,7 @@ void emitFatbin(std::string &out, const std::string &fatbin) {
 /// Its own checks are the build's (the same parameters).
 void emitSplitK(std::string &c, const SpecPlan &sp, const std::string &desc,
                 const Vendor &vendor) {
-  const Specialization &s = *sp.spec, &partial = *sp.splitPartial;
+  const Specialization &s = *sp.spec, &split = *sp.splitBuild;
   std::vector<std::string> gargs = sp.gridParams;
   c += "  {\n";
   c += "    int64_t kcc_processors = 0;\n";
@@ -423,12 +423,12 @@ void emitSplitK(std::string &c, const SpecPlan &sp, const std::string &desc,
   };
   c += "    int64_t kcc_ctas = kcc_split_grid[0] * kcc_split_grid[1] * "
        "kcc_split_grid[2];\n";
-  c += "    int64_t kcc_trips = " + hostValue(partial.splitTrips) + ";\n";
-  c += "    int64_t kcc_rows = " + hostValue(partial.splitRows) + ";\n";
-  c += "    int64_t kcc_cols = " + hostValue(partial.splitCols) + ";\n";
-  c += "    int64_t kcc_tiles = " + hostValue(partial.splitTiles) + ";\n";
+  c += "    int64_t kcc_trips = " + hostValue(split.splitTrips) + ";\n";
+  c += "    int64_t kcc_rows = " + hostValue(split.splitRows) + ";\n";
+  c += "    int64_t kcc_cols = " + hostValue(split.splitCols) + ";\n";
+  c += "    int64_t kcc_tiles = " + hostValue(split.splitTiles) + ";\n";
   c += wrapCall("    ", "int64_t kcc_slices = kcc::rt::splitKSlices(",
-                {"kcc_ctas", "kcc_trips", "kcc_processors", partial.splitStore},
+                {"kcc_ctas", "kcc_trips", "kcc_processors", split.splitStore},
                 ");");
   // The workspace's sizes must fit the kernel's 32-bit parameters.
   // One ticket per output tile, in the workspace's first bytes.
@@ -457,13 +457,13 @@ void emitSplitK(std::string &c, const SpecPlan &sp, const std::string &desc,
        "          static_cast<char *>(kcc_ws_memory) + "
        "kcc::rt::kSplitKTicketBytes);\n";
   std::vector<std::string> args;
-  for (const ParamInfo &q : partial.params)
+  for (const ParamInfo &q : split.params)
     if (!q.isTensorMap)
       args.push_back(q.name);
   args.push_back("stream");
-  c += wrapCall("      ",
-                "kcc_split_status = kcc_variant_" + partial.symbol + "(", args,
-                ");");
+  c +=
+      wrapCall("      ", "kcc_split_status = kcc_variant_" + split.symbol + "(",
+               args, ");");
   c += "      return kcc_split_status;\n";
   c += "    }\n  }\n";
 }
@@ -613,9 +613,9 @@ void emitSizeDispatch(std::string &c, const KernelPlan &kp, const GroupPlan &gp,
       c += "        int64_t kcc_trips = " + value(w.trips) + ";\n";
       // The slices its own launch would cut the loop into.
       std::string slices = "1";
-      if (sp.splitPartial)
+      if (sp.splitBuild)
         slices = "kcc::rt::splitKSlices(kcc_ctas, kcc_trips, kcc_processors, " +
-                 sp.splitPartial->splitStore + ")";
+                 sp.splitBuild->splitStore + ")";
       c += "        int64_t kcc_slices = " + slices + ";\n";
       c += wrapCall("        ", "double kcc_cost = kcc::rt::launchCycles(",
                     {"kcc_work", "kcc_rates", "kcc_ctas", "kcc_trips",
@@ -652,7 +652,7 @@ std::string emitSource(const ModuleInfo &m,
   bool splits = false;
   for (const KernelPlan &kp : plans)
     for (const SpecPlan &sp : kp.specs)
-      splits = splits || sp.splitPartial;
+      splits = splits || sp.splitBuild;
   bool weighs = false;
   for (const KernelPlan &kp : plans)
     for (const GroupPlan &gp : kp.groups)
@@ -825,7 +825,7 @@ std::string emitSource(const ModuleInfo &m,
       // kcc --split-k: a grid too small for the GPU runs the K loop in
       // slices through a workspace of f32 tiles; the last slice of each
       // tile sums them in slice order and runs the epilogue.
-      if (sp.splitPartial)
+      if (sp.splitBuild)
         emitSplitK(c, sp, desc, vendor);
       bool declared = false;
       auto check = [&](const std::string &call,

@@ -368,9 +368,9 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
       bool useFallback = builtWith(f, s);
       if (useFallback && planSpec(*f) == Planned::Failed)
         return false;
-      const Specialization *partial = k.splitKBuildOf(s, true);
-      bool useSplit = builtWith(partial, s);
-      if (useSplit && planSpec(*partial) == Planned::Failed)
+      const Specialization *split = k.splitKBuildOf(s);
+      bool useSplit = builtWith(split, s);
+      if (useSplit && planSpec(*split) == Planned::Failed)
         return false;
       Planned planned = planSpec(s);
       if (planned == Planned::Failed)
@@ -380,15 +380,14 @@ bool plan(const ModuleInfo &m, const Vendor &vendor,
       if (planned == Planned::Done && useSplit) {
         SpecPlan &sp = kp.specs.back();
         std::set<std::string> used;
-        for (const std::string *e :
-             {&partial->splitTrips, &partial->splitRows, &partial->splitCols,
-              &partial->splitTiles})
+        for (const std::string *e : {&split->splitTrips, &split->splitRows,
+                                     &split->splitCols, &split->splitTiles})
           if (!scanGrid(*e, s, used, error))
             return false;
         for (const ParamInfo &p : s.params)
           if (used.count(p.name))
             sp.splitParams.push_back(p.name);
-        sp.splitPartial = partial;
+        sp.splitBuild = split;
       }
       return true;
     };

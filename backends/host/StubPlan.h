@@ -64,11 +64,11 @@ struct SpecPlan {
   const Specialization *version = nullptr;
   // The integer params the version's guard uses, in order.
   std::vector<std::string> versionParams;
-  // kcc --split-k: the partial and reduce builds (planned before it, not
-  // launchable), which the launch runs instead when kcc::rt::splitKSlices
-  // says so; null where a target of the vendor lacks either. The integer
-  // params their trips, rows and cols read, in order.
-  const Specialization *splitPartial = nullptr;
+  // kcc --split-k: the split build (planned before it, not launchable),
+  // which the launch runs instead when kcc::rt::splitKSlices says so; null
+  // where a target of the vendor lacks it. The integer params its trips,
+  // rows, cols and tiles read, in order.
+  const Specialization *splitBuild = nullptr;
   std::vector<std::string> splitParams;
 };
 

@@ -672,9 +672,8 @@ void Report::addResources(const host::ModuleInfo &info) {
                  "tensors outside the tensor contract are refused at launch");
         notBuilt(k.persistentBuildOf(spec), "persistent",
                  "the launch runs one CTA per tile");
-        for (bool partial : {true, false})
-          notBuilt(k.splitKBuildOf(spec, partial), "split-K",
-                   "the launch never splits the K loop");
+        notBuilt(k.splitKBuildOf(spec), "split-K",
+                 "the launch never splits the K loop");
         for (const host::TargetBuild &b : spec.builds)
           for (TargetEntry &e : it->second)
             if (e.target == b.target && b.registers) {
