@@ -217,7 +217,7 @@ bool Machine::moveBox(AsyncCopy &c, Machine &dest) {
 }
 
 Machine::Step Machine::asyncOp(Thread &t, const Inst &in) {
-  uint64_t *R = t.regs;
+  RegPtr R = t.regs;
   // mbarrier addresses: shared::cta, shared::cluster (this CTA's, or a
   // peer's: `owner`), or generic in the shared window.
   Machine *owner = this;

@@ -1,8 +1,12 @@
-//===- Execute.cpp - one thread's straight-line execution -----------------===//
+//===- Execute.cpp - a warp's lanes at one pc, or one thread
+//---------------===//
 //
-// The interpreter loop: a switch over decoded opcodes. Ops that need other
-// threads (barriers, cross-lane ops, mbarrier waits) only mark the thread
-// blocked here; Simulator.cpp and Collectives.cpp finish them.
+// The interpreter: a warp's lanes at the same pc run an instruction
+// together (runWarp: lane ops over the whole group, loads and stores lane
+// by lane, branches that may split the group), anything else one thread at
+// a time (execute). Ops that need other threads (barriers, cross-lane ops,
+// mbarrier waits) only mark the thread blocked here; Simulator.cpp and
+// Collectives.cpp finish them.
 //
 //===----------------------------------------------------------------------===//
 #include "sim/Float.h"
@@ -168,8 +172,8 @@ double fmaximum(double x, double y, bool isMax) {
 }
 
 /// Reinterprets `lanes` elements of `bits` as elements of `dstBits`.
-void bitcastLanes(const uint64_t *src, unsigned srcLanes, unsigned srcBits,
-                  uint64_t *dst, unsigned dstLanes, unsigned dstBits) {
+void bitcastLanes(RegPtr src, unsigned srcLanes, unsigned srcBits, RegPtr dst,
+                  unsigned dstLanes, unsigned dstBits) {
   uint64_t packed[64] = {};
   for (unsigned i = 0; i < srcLanes; ++i)
     for (unsigned b = 0; b < srcBits; ++b)
@@ -206,36 +210,12 @@ void Machine::setFault(uint32_t op, const llvm::Twine &message) {
 }
 
 bool Machine::execute(Thread &t, unsigned budget) {
-  uint64_t *R = t.regs;
+  RegPtr R = t.regs;
   const Inst *code = prog.code.data();
   const uint32_t *aux = prog.aux.data();
-  // Parallel copy of branch arguments: read all sources, then write.
+  uint64_t *warpBase = R.p - t.lane;
   auto branch = [&](uint32_t at) {
-    uint32_t n = aux[at + 1];
-    if (n) {
-      uint64_t tmp[256];
-      std::vector<uint64_t> big;
-      uint64_t *buf = tmp;
-      unsigned total = 0;
-      for (uint32_t i = 0; i < n; ++i)
-        total += aux[at + 2 + 3 * i + 2];
-      if (total > 256) {
-        big.resize(total);
-        buf = big.data();
-      }
-      unsigned k = 0;
-      for (uint32_t i = 0; i < n; ++i) {
-        uint32_t src = aux[at + 2 + 3 * i], lanes = aux[at + 4 + 3 * i];
-        for (uint32_t l = 0; l < lanes; ++l)
-          buf[k++] = R[src + l];
-      }
-      k = 0;
-      for (uint32_t i = 0; i < n; ++i) {
-        uint32_t dst = aux[at + 3 + 3 * i], lanes = aux[at + 4 + 3 * i];
-        for (uint32_t l = 0; l < lanes; ++l)
-          R[dst + l] = buf[k++];
-      }
-    }
+    branchCopy(warpBase, at, 1ull << t.lane);
     t.pc = aux[at];
   };
 
@@ -245,10 +225,532 @@ bool Machine::execute(Thread &t, unsigned budget) {
     if (in.flags & kReadsWgmmaAcc) [[unlikely]]
       if (!checkWgmmaAccRead(t, t.pc))
         return false;
-    const unsigned L = in.lanes;
-    uint64_t *r = R + in.res;
-    const uint64_t *A = R + in.a, *B = R + in.b;
+    if (isLaneOp(in.opc)) {
+      if (!warpOp(in, t.tid - t.lane, warpBase, 1ull << t.lane))
+        return false;
+      ++t.pc;
+      continue;
+    }
+    RegPtr r = R + in.res;
+    RegPtr A = R + in.a, B = R + in.b;
     const uint64_t m = maskOf(in.bits);
+    switch (in.opc) {
+    case Opc::Load:
+    case Opc::Store:
+      if (!memoryOp(t, in))
+        return false;
+      break;
+    case Opc::AtomicRMW:
+    case Opc::CmpXchg: {
+      // One thread's whole read-modify-write: the simulator runs one
+      // thread at a time, so no other access falls between its halves.
+      bool cas = in.opc == Opc::CmpXchg;
+      uint64_t addr = A[0];
+      unsigned bytes = in.bits / 8;
+      if (addr % bytes) {
+        setFault(in.op, llvm::formatv("misaligned atomic: address {0:x} is "
+                                      "not a multiple of {1} bytes",
+                                      addr, bytes));
+        return false;
+      }
+      uint64_t sharedOffset = ~0ull;
+      uint8_t *p =
+          resolve(t, in.op, in.addrSpace, addr, bytes, true, &sharedOffset,
+                  /*peerOk=*/true);
+      if (!p)
+        return false;
+      Machine *owner = accessPeer ? accessPeer : this;
+      accessPeer = nullptr;
+      if (sharedOffset != ~0ull
+              ? !owner->sharedAccess(&t, in.op, sharedOffset, bytes, true, 0,
+                                     /*atomic=*/true)
+              : !globalAccess(t, in.op, addr, bytes, true, /*atomic=*/true))
+        return false;
+      uint64_t old = loadLE(p, bytes), next = 0, y = B[0] & m;
+      if (cas) {
+        next = old == y ? (R[in.c] & m) : old;
+        r[1] = old == y;
+      } else {
+        switch (AtomicOp(in.sub)) {
+        case AtomicOp::Add:
+          next = (old + y) & m;
+          break;
+        case AtomicOp::FAdd:
+          next = floatOp(
+              in.ek, old, y, [](float a, float b) { return a + b; },
+              [](double a, double b) { return a + b; });
+          break;
+        case AtomicOp::SMin:
+          next = sext(old, in.bits) < sext(y, in.bits) ? old : y;
+          break;
+        case AtomicOp::SMax:
+          next = sext(old, in.bits) > sext(y, in.bits) ? old : y;
+          break;
+        case AtomicOp::FMinimum:
+        case AtomicOp::FMaximum:
+          next = fromDouble(fmaximum(toDouble(old, in.ek), toDouble(y, in.ek),
+                                     AtomicOp(in.sub) == AtomicOp::FMaximum),
+                            in.ek);
+          break;
+        case AtomicOp::Xchg:
+          next = y;
+          break;
+        }
+      }
+      storeLE(p, next, bytes);
+      r[0] = old;
+      break;
+    }
+    case Opc::Mapa: {
+      // The same offset in CTA `rank` of the cluster: a shared::cluster
+      // address (or a generic one in the shared window) tagged with it.
+      uint32_t to = uint32_t(B[0]);
+      if (to >= cluster->ctas.size()) {
+        setFault(in.op, llvm::formatv("{0} maps a shared address to CTA rank "
+                                      "{1} (mapa), but its cluster has {2} "
+                                      "CTA{3}",
+                                      threadName(t), to, cluster->ctas.size(),
+                                      cluster->ctas.size() == 1 ? "" : "s"));
+        return false;
+      }
+      uint64_t x = A[0];
+      bool generic = in.srcAddrSpace == 0;
+      if (generic) {
+        if (x < kSharedWindow || x >= kSharedWindow + (1ull << 40)) {
+          setFault(in.op, llvm::formatv("mapa of generic address {0:x}, "
+                                        "which is not in shared memory",
+                                        x));
+          return false;
+        }
+        x -= kSharedWindow;
+      }
+      x = (x & kClusterOffsetMask) | (uint64_t(to) + 1) << kClusterRankShift;
+      r[0] = in.addrSpace == 0 ? x + kSharedWindow : x;
+      break;
+    }
+    case Opc::Br:
+      branch(in.aux);
+      continue;
+    case Opc::CondBr:
+      branch((A[0] & 1) ? in.aux : in.c);
+      continue;
+    case Opc::Switch: {
+      const uint32_t *s = aux + in.aux;
+      uint64_t v = A[0] & maskOf(in.bits);
+      uint32_t dest = s[0];
+      for (uint32_t k = 0; k < s[1]; ++k) {
+        const uint32_t *c = s + 2 + 3 * k;
+        if (((uint64_t(c[0]) | (uint64_t(c[1]) << 32)) & maskOf(in.bits)) ==
+            v) {
+          dest = c[2];
+          break;
+        }
+      }
+      branch(dest);
+      continue;
+    }
+    case Opc::Return:
+      t.state = TS::Exited;
+      t.exitPc = t.pc;
+      return true;
+    case Opc::Unreachable:
+      setFault(in.op, "reached llvm.unreachable");
+      return false;
+    case Opc::Nop:
+    case Opc::FenceProxyAsync:
+      break;
+    case Opc::Barrier:
+      return arriveBarrier(t, in);
+    case Opc::ClusterBarrier: {
+      Step s = clusterBarrier(t, in);
+      if (s == Step::Fault)
+        return false;
+      if (s == Step::Block)
+        return true;
+      break;
+    }
+    case Opc::Shfl:
+    case Opc::Bpermute:
+    case Opc::Swizzle:
+    case Opc::ReadLane:
+    case Opc::ReadFirstLane:
+    case Opc::Dpp:
+    case Opc::LdMatrix:
+    case Opc::MmaSync:
+    case Opc::Mfma:
+      // Needs the other lanes: wait until the warp's lanes are all here.
+      t.state = TS::Collective;
+      return true;
+    case Opc::Wgmma:
+      // Needs its warpgroup (Wgmma.cpp).
+      t.state = TS::Warpgroup;
+      return true;
+    case Opc::WgmmaCommit:
+    case Opc::WgmmaWait:
+      if (wgmmaGroupOp(t, in) == Step::Fault)
+        return false;
+      break;
+    case Opc::TmemAlloc:
+    case Opc::TmemDealloc:
+    case Opc::Tcgen05Mma:
+    case Opc::Tcgen05Commit:
+    case Opc::TmemLd:
+      if (tcgen05Op(t, in) == Step::Fault)
+        return false;
+      break;
+    default: {
+      Step s = asyncOp(t, in);
+      if (s == Step::Fault)
+        return false;
+      if (s == Step::Block)
+        return true;
+      break;
+    }
+    }
+    ++t.pc;
+  }
+  return true;
+}
+
+bool Machine::memoryOp(Thread &t, const Inst &in) {
+  RegPtr R = t.regs;
+  RegPtr r = R + in.res;
+  RegPtr A = R + in.a, B = R + in.b;
+  const unsigned L = in.lanes;
+  bool store = in.opc == Opc::Store;
+  uint64_t addr = store ? B[0] : A[0];
+  unsigned elemBytes = in.bits == 1 ? 1 : in.bits / 8;
+  uint64_t bytes = uint64_t(elemBytes) * L;
+  uint64_t align = 1ull << in.sub;
+  if (addr % align) {
+    setFault(in.op, llvm::formatv("misaligned {0}: address {1:x} is not a "
+                                  "multiple of the op's alignment {2} "
+                                  "(the GPU faults or splits the access)",
+                                  store ? "store" : "load", addr, align));
+    return false;
+  }
+  uint64_t sharedOffset = ~0ull;
+  uint8_t *p =
+      resolve(t, in.op, in.addrSpace, addr, bytes, store, &sharedOffset,
+              /*peerOk=*/true);
+  if (!p)
+    return false;
+  if (sharedOffset != ~0ull) {
+    if (accessPeer) [[unlikely]] {
+      // Distributed shared memory: the peer's shadow checks it.
+      Machine *peer = accessPeer;
+      accessPeer = nullptr;
+      if (!peer->sharedAccess(&t, in.op, sharedOffset, bytes, store))
+        return false;
+    } else {
+      if (!sharedAccess(&t, in.op, sharedOffset, bytes, store))
+        return false;
+      if (opts.bankConflicts)
+        recordBankAccess(t, in, sharedOffset);
+    }
+  } else if (!globalAccess(t, in.op, addr, bytes, store)) {
+    return false;
+  }
+  if (store) {
+    RegPtr v = R + in.a;
+    for (unsigned i = 0; i < L; ++i)
+      storeLE(p + i * elemBytes, v[i], elemBytes);
+  } else {
+    for (unsigned i = 0; i < L; ++i) {
+      uint64_t x = loadLE(p + i * elemBytes, elemBytes);
+      r[i] = in.bits == 1 ? x != 0 : x;
+    }
+  }
+  return true;
+}
+
+bool kcc::sim::detail::isLaneOp(Opc opc) {
+  switch (opc) {
+  case Opc::Add:
+  case Opc::Sub:
+  case Opc::Mul:
+  case Opc::UDiv:
+  case Opc::SDiv:
+  case Opc::URem:
+  case Opc::SRem:
+  case Opc::And:
+  case Opc::Or:
+  case Opc::Xor:
+  case Opc::Shl:
+  case Opc::LShr:
+  case Opc::AShr:
+  case Opc::FAdd:
+  case Opc::FSub:
+  case Opc::FMul:
+  case Opc::FDiv:
+  case Opc::FRem:
+  case Opc::FNeg:
+  case Opc::ICmp:
+  case Opc::FCmp:
+  case Opc::Select:
+  case Opc::SExt:
+  case Opc::ZExt:
+  case Opc::Trunc:
+  case Opc::FPExt:
+  case Opc::FPTrunc:
+  case Opc::CvtF32x2ToF8x2:
+  case Opc::CvtF8x2ToF16x2:
+  case Opc::SIToFP:
+  case Opc::UIToFP:
+  case Opc::FPToSI:
+  case Opc::FPToUI:
+  case Opc::Bitcast:
+  case Opc::Copy:
+  case Opc::PtrToInt:
+  case Opc::IntToPtr:
+  case Opc::AddrSpaceCast:
+  case Opc::ExtractElement:
+  case Opc::InsertElement:
+  case Opc::ShuffleVector:
+  case Opc::GEP:
+  case Opc::FMax:
+  case Opc::FMin:
+  case Opc::FMaxNum:
+  case Opc::FMinNum:
+  case Opc::SMax:
+  case Opc::SMin:
+  case Opc::UMax:
+  case Opc::UMin:
+  case Opc::FAbs:
+  case Opc::Fma:
+  case Opc::Sqrt:
+  case Opc::Exp:
+  case Opc::Exp2:
+  case Opc::Log:
+  case Opc::Log2:
+  case Opc::Floor:
+  case Opc::Ceil:
+  case Opc::FTrunc:
+  case Opc::Round:
+  case Opc::CopySign:
+  case Opc::CtPop:
+  case Opc::Abs:
+  case Opc::Rsqrt:
+  case Opc::Rcp:
+  case Opc::ThreadId:
+  case Opc::BlockId:
+  case Opc::BlockDim:
+  case Opc::GridDim:
+  case Opc::LaneId:
+  case Opc::WarpSize:
+  case Opc::DispatchPtr:
+  case Opc::ClusterReg:
+  case Opc::MbcntLo:
+  case Opc::MbcntHi:
+    return true;
+  default:
+    return false;
+  }
+}
+
+void Machine::branchCopy(uint64_t *base, uint32_t at, uint64_t mask) {
+  // Parallel copy of branch arguments: read all sources, then write.
+  const uint32_t *aux = prog.aux.data();
+  const unsigned W = opts.warpSize;
+  uint32_t n = aux[at + 1];
+  if (!n)
+    return;
+  size_t total = 0;
+  for (uint32_t i = 0; i < n; ++i)
+    total += aux[at + 4 + 3 * i];
+  scratch.resize(std::max(scratch.size(), total * W));
+  uint64_t *buf = scratch.data();
+  auto each = [&](auto &&fn) {
+    size_t k = 0;
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint32_t *c = aux + at + 2 + 3 * i;
+      for (uint32_t e = 0; e < c[2]; ++e, ++k)
+        fn(base + size_t(c[0] + e) * W, base + size_t(c[1] + e) * W,
+           buf + k * W);
+    }
+  };
+  if (mask == fullMask()) {
+    each([&](uint64_t *src, uint64_t *, uint64_t *tmp) {
+      std::copy_n(src, W, tmp);
+    });
+    each([&](uint64_t *, uint64_t *dst, uint64_t *tmp) {
+      std::copy_n(tmp, W, dst);
+    });
+    return;
+  }
+  for (uint64_t mm = mask; mm; mm &= mm - 1) {
+    unsigned l = llvm::countr_zero(mm);
+    each([&](uint64_t *src, uint64_t *, uint64_t *tmp) { tmp[l] = src[l]; });
+  }
+  for (uint64_t mm = mask; mm; mm &= mm - 1) {
+    unsigned l = llvm::countr_zero(mm);
+    each([&](uint64_t *, uint64_t *dst, uint64_t *tmp) { dst[l] = tmp[l]; });
+  }
+}
+
+/// The common lane ops over a whole warp: one slot of all lanes is
+/// contiguous, so each is a loop the compiler vectorizes. False: not one of
+/// them (warpOp runs it lane by lane, with its fault checks).
+bool Machine::fullWarpOp(const Inst &in, uint64_t *base) {
+  const unsigned W = opts.warpSize, L = in.lanes;
+  const uint64_t m = maskOf(in.bits);
+  auto at = [&](uint32_t s) { return base + size_t(s) * W; };
+  // A slot below the constants' end holds the same value in every lane.
+  auto uniform = [&](uint32_t s) -> std::optional<uint64_t> {
+    if (s < prog.constants.size())
+      return prog.constants[s];
+    return std::nullopt;
+  };
+  auto binary = [&](auto fn) {
+    for (unsigned i = 0; i < L; ++i) {
+      uint64_t *r = at(in.res + i);
+      const uint64_t *a = at(in.a + i), *b = at(in.b + i);
+      for (unsigned l = 0; l < W; ++l)
+        r[l] = fn(a[l], b[l]);
+    }
+    return true;
+  };
+  auto unary = [&](auto fn) {
+    for (unsigned i = 0; i < L; ++i) {
+      uint64_t *r = at(in.res + i);
+      const uint64_t *a = at(in.a + i);
+      for (unsigned l = 0; l < W; ++l)
+        r[l] = fn(a[l]);
+    }
+    return true;
+  };
+  auto f32 = [](auto fn) {
+    return
+        [fn](uint64_t x, uint64_t y) { return bitsOf(fn(asF32(x), asF32(y))); };
+  };
+  const unsigned bits = in.bits;
+  switch (in.opc) {
+  case Opc::Add:
+    return binary([m](uint64_t x, uint64_t y) { return (x + y) & m; });
+  case Opc::Sub:
+    return binary([m](uint64_t x, uint64_t y) { return (x - y) & m; });
+  case Opc::Mul:
+    return binary([m](uint64_t x, uint64_t y) { return (x * y) & m; });
+  case Opc::And:
+    return binary([](uint64_t x, uint64_t y) { return x & y; });
+  case Opc::Or:
+    return binary([](uint64_t x, uint64_t y) { return x | y; });
+  case Opc::Xor:
+    return binary([](uint64_t x, uint64_t y) { return x ^ y; });
+  case Opc::Shl:
+    return binary([m, bits](uint64_t x, uint64_t y) {
+      return y >= bits ? 0 : (x << y) & m;
+    });
+  case Opc::LShr:
+    return binary(
+        [bits](uint64_t x, uint64_t y) { return y >= bits ? 0 : x >> y; });
+  case Opc::FAdd:
+    if (in.ek != EK::F32)
+      return false;
+    return binary(f32([](float x, float y) { return x + y; }));
+  case Opc::FSub:
+    if (in.ek != EK::F32)
+      return false;
+    return binary(f32([](float x, float y) { return x - y; }));
+  case Opc::FMul:
+    if (in.ek != EK::F32)
+      return false;
+    return binary(f32([](float x, float y) { return x * y; }));
+  case Opc::ICmp: {
+    uint8_t pred = in.sub;
+    return binary([pred, bits](uint64_t x, uint64_t y) -> uint64_t {
+      return icmp(pred, x, y, bits);
+    });
+  }
+  case Opc::Select:
+    for (unsigned i = 0; i < L; ++i) {
+      uint64_t *r = at(in.res + i);
+      const uint64_t *c = at(in.a + (in.sub ? i : 0)), *b = at(in.b + i),
+                     *e = at(in.c + i);
+      for (unsigned l = 0; l < W; ++l)
+        r[l] = (c[l] & 1) ? b[l] : e[l];
+    }
+    return true;
+  case Opc::ZExt:
+  case Opc::Copy:
+  case Opc::IntToPtr:
+    return unary([](uint64_t x) { return x; });
+  case Opc::Trunc:
+  case Opc::PtrToInt:
+    return unary([m](uint64_t x) { return x & m; });
+  case Opc::SExt: {
+    unsigned from = in.srcBits;
+    return unary([m, from](uint64_t x) { return uint64_t(sext(x, from)) & m; });
+  }
+  case Opc::Bitcast:
+    if (in.c != L || in.srcBits != in.bits)
+      return false;
+    return unary([](uint64_t x) { return x; });
+  case Opc::ExtractElement: {
+    std::optional<uint64_t> idx = uniform(in.b);
+    if (!idx || (*idx & maskOf(in.srcBits)) >= in.c)
+      return false;
+    std::copy_n(at(in.a + (*idx & maskOf(in.srcBits))), W, at(in.res));
+    return true;
+  }
+  case Opc::InsertElement: {
+    std::optional<uint64_t> idx = uniform(in.c);
+    if (!idx || (*idx & maskOf(in.srcBits)) >= L)
+      return false;
+    if (in.res != in.a) // else in place (Decoder::insertInPlace)
+      std::copy_n(at(in.a), size_t(L) * W, at(in.res));
+    std::copy_n(at(in.b), W, at(in.res + (*idx & maskOf(in.srcBits))));
+    return true;
+  }
+  case Opc::ShuffleVector: {
+    const uint32_t *mk = prog.aux.data() + in.aux;
+    uint32_t n1 = mk[0];
+    for (unsigned i = 0; i < L; ++i) {
+      int32_t k = int32_t(mk[1 + i]);
+      if (k < 0)
+        std::fill_n(at(in.res + i), W, 0);
+      else
+        std::copy_n(uint32_t(k) < n1 ? at(in.a + k) : at(in.b + k - n1), W,
+                    at(in.res + i));
+    }
+    return true;
+  }
+  case Opc::GEP: {
+    const uint32_t *g = prog.aux.data() + in.aux;
+    uint64_t offset = uint64_t(g[0]) | (uint64_t(g[1]) << 32);
+    uint64_t addr[64];
+    const uint64_t *a = at(in.a);
+    for (unsigned l = 0; l < W; ++l)
+      addr[l] = a[l] + offset;
+    for (uint32_t k = 0; k < g[2]; ++k) {
+      const uint32_t *d = g + 3 + 4 * k;
+      int64_t scale = int64_t(uint64_t(d[1]) | (uint64_t(d[2]) << 32));
+      const uint64_t *x = at(d[0]);
+      unsigned from = d[3];
+      for (unsigned l = 0; l < W; ++l)
+        addr[l] += uint64_t(sext(x[l], from) * scale);
+    }
+    std::copy_n(addr, W, at(in.res));
+    return true;
+  }
+  default:
+    return false;
+  }
+}
+
+bool Machine::warpOp(const Inst &in, uint32_t first, uint64_t *base,
+                     uint64_t mask) {
+  const unsigned W = opts.warpSize;
+  const uint32_t *aux = prog.aux.data();
+  const unsigned L = in.lanes;
+  const uint64_t m = maskOf(in.bits);
+  if (mask == fullMask() && fullWarpOp(in, base))
+    return true;
+  for (uint64_t mm = mask; mm; mm &= mm - 1) {
+    const unsigned lane = llvm::countr_zero(mm);
+    RegPtr R{base + lane, W};
+    RegPtr r = R + in.res;
+    RegPtr A = R + in.a, B = R + in.b;
     switch (in.opc) {
 #define INT_BIN(OPC, EXPR)                                                     \
   case Opc::OPC:                                                               \
@@ -362,7 +864,7 @@ bool Machine::execute(Thread &t, unsigned budget) {
       break;
     case Opc::Fma:
       for (unsigned i = 0; i < L; ++i) {
-        const uint64_t *C = R + in.c;
+        RegPtr C = R + in.c;
         if (in.ek == EK::F32)
           r[i] = bitsOf(std::fma(asF32(A[i]), asF32(B[i]), asF32(C[i])));
         else
@@ -415,7 +917,7 @@ bool Machine::execute(Thread &t, unsigned budget) {
         r[i] = fcmp(in.sub, toDouble(A[i], in.ek), toDouble(B[i], in.ek));
       break;
     case Opc::Select: {
-      const uint64_t *C = R + in.c;
+      RegPtr C = R + in.c;
       for (unsigned i = 0; i < L; ++i)
         r[i] = (A[in.sub ? i : 0] & 1) ? B[i] : C[i];
       break;
@@ -514,7 +1016,8 @@ bool Machine::execute(Thread &t, unsigned budget) {
                                    "{1:x} of CTA rank {2} of its cluster to "
                                    "shared::cta, which only holds its own "
                                    "CTA's (rank {3})",
-                                   threadName(t), x, tag - 1, rank));
+                                   threadName(threads[first + lane]), x,
+                                   tag - 1, rank));
             return false;
           }
           x &= kClusterOffsetMask;
@@ -566,117 +1069,8 @@ bool Machine::execute(Thread &t, unsigned budget) {
       r[0] = addr;
       break;
     }
-    case Opc::Load:
-    case Opc::Store: {
-      bool store = in.opc == Opc::Store;
-      uint64_t addr = store ? B[0] : A[0];
-      unsigned elemBytes = in.bits == 1 ? 1 : in.bits / 8;
-      uint64_t bytes = uint64_t(elemBytes) * L;
-      uint64_t align = 1ull << in.sub;
-      if (addr % align) {
-        setFault(in.op, llvm::formatv("misaligned {0}: address {1:x} is not a "
-                                      "multiple of the op's alignment {2} "
-                                      "(the GPU faults or splits the access)",
-                                      store ? "store" : "load", addr, align));
-        return false;
-      }
-      uint64_t sharedOffset = ~0ull;
-      uint8_t *p =
-          resolve(t, in.op, in.addrSpace, addr, bytes, store, &sharedOffset,
-                  /*peerOk=*/true);
-      if (!p)
-        return false;
-      if (sharedOffset != ~0ull) {
-        if (accessPeer) [[unlikely]] {
-          // Distributed shared memory: the peer's shadow checks it.
-          Machine *peer = accessPeer;
-          accessPeer = nullptr;
-          if (!peer->sharedAccess(&t, in.op, sharedOffset, bytes, store))
-            return false;
-        } else {
-          if (!sharedAccess(&t, in.op, sharedOffset, bytes, store))
-            return false;
-          if (opts.bankConflicts)
-            recordBankAccess(t, in, sharedOffset);
-        }
-      } else if (!globalAccess(t, in.op, addr, bytes, store)) {
-        return false;
-      }
-      if (store) {
-        const uint64_t *v = R + in.a;
-        for (unsigned i = 0; i < L; ++i)
-          storeLE(p + i * elemBytes, v[i], elemBytes);
-      } else {
-        for (unsigned i = 0; i < L; ++i) {
-          uint64_t x = loadLE(p + i * elemBytes, elemBytes);
-          r[i] = in.bits == 1 ? x != 0 : x;
-        }
-      }
-      break;
-    }
-    case Opc::AtomicRMW:
-    case Opc::CmpXchg: {
-      // One thread's whole read-modify-write: the simulator runs one
-      // thread at a time, so no other access falls between its halves.
-      bool cas = in.opc == Opc::CmpXchg;
-      uint64_t addr = A[0];
-      unsigned bytes = in.bits / 8;
-      if (addr % bytes) {
-        setFault(in.op, llvm::formatv("misaligned atomic: address {0:x} is "
-                                      "not a multiple of {1} bytes",
-                                      addr, bytes));
-        return false;
-      }
-      uint64_t sharedOffset = ~0ull;
-      uint8_t *p =
-          resolve(t, in.op, in.addrSpace, addr, bytes, true, &sharedOffset,
-                  /*peerOk=*/true);
-      if (!p)
-        return false;
-      Machine *owner = accessPeer ? accessPeer : this;
-      accessPeer = nullptr;
-      if (sharedOffset != ~0ull
-              ? !owner->sharedAccess(&t, in.op, sharedOffset, bytes, true, 0,
-                                     /*atomic=*/true)
-              : !globalAccess(t, in.op, addr, bytes, true, /*atomic=*/true))
-        return false;
-      uint64_t old = loadLE(p, bytes), next = 0, y = B[0] & m;
-      if (cas) {
-        next = old == y ? (R[in.c] & m) : old;
-        r[1] = old == y;
-      } else {
-        switch (AtomicOp(in.sub)) {
-        case AtomicOp::Add:
-          next = (old + y) & m;
-          break;
-        case AtomicOp::FAdd:
-          next = floatOp(
-              in.ek, old, y, [](float a, float b) { return a + b; },
-              [](double a, double b) { return a + b; });
-          break;
-        case AtomicOp::SMin:
-          next = sext(old, in.bits) < sext(y, in.bits) ? old : y;
-          break;
-        case AtomicOp::SMax:
-          next = sext(old, in.bits) > sext(y, in.bits) ? old : y;
-          break;
-        case AtomicOp::FMinimum:
-        case AtomicOp::FMaximum:
-          next = fromDouble(fmaximum(toDouble(old, in.ek), toDouble(y, in.ek),
-                                     AtomicOp(in.sub) == AtomicOp::FMaximum),
-                            in.ek);
-          break;
-        case AtomicOp::Xchg:
-          next = y;
-          break;
-        }
-      }
-      storeLE(p, next, bytes);
-      r[0] = old;
-      break;
-    }
     case Opc::ThreadId:
-      r[0] = t.id[in.sub];
+      r[0] = threads[first + lane].id[in.sub];
       break;
     case Opc::BlockId:
       r[0] = ctaId[in.sub];
@@ -688,7 +1082,7 @@ bool Machine::execute(Thread &t, unsigned budget) {
       r[0] = gridDim[in.sub];
       break;
     case Opc::LaneId:
-      r[0] = t.lane;
+      r[0] = lane;
       break;
     case Opc::WarpSize:
       r[0] = opts.warpSize;
@@ -699,122 +1093,151 @@ bool Machine::execute(Thread &t, unsigned budget) {
     case Opc::ClusterReg:
       r[0] = clusterRegister(in.sub);
       break;
-    case Opc::Mapa: {
-      // The same offset in CTA `rank` of the cluster: a shared::cluster
-      // address (or a generic one in the shared window) tagged with it.
-      uint32_t to = uint32_t(B[0]);
-      if (to >= cluster->ctas.size()) {
-        setFault(in.op, llvm::formatv("{0} maps a shared address to CTA rank "
-                                      "{1} (mapa), but its cluster has {2} "
-                                      "CTA{3}",
-                                      threadName(t), to, cluster->ctas.size(),
-                                      cluster->ctas.size() == 1 ? "" : "s"));
-        return false;
-      }
-      uint64_t x = A[0];
-      bool generic = in.srcAddrSpace == 0;
-      if (generic) {
-        if (x < kSharedWindow || x >= kSharedWindow + (1ull << 40)) {
-          setFault(in.op, llvm::formatv("mapa of generic address {0:x}, "
-                                        "which is not in shared memory",
-                                        x));
-          return false;
-        }
-        x -= kSharedWindow;
-      }
-      x = (x & kClusterOffsetMask) | (uint64_t(to) + 1) << kClusterRankShift;
-      r[0] = in.addrSpace == 0 ? x + kSharedWindow : x;
-      break;
-    }
     case Opc::MbcntLo:
     case Opc::MbcntHi: {
       // Bits of the mask below this lane, in the low / high 32 lanes.
-      uint64_t below = t.lane >= 64 ? ~0ull : (1ull << t.lane) - 1;
+      uint64_t below = lane >= 64 ? ~0ull : (1ull << lane) - 1;
       uint32_t half =
           in.opc == Opc::MbcntLo ? uint32_t(below) : uint32_t(below >> 32);
       r[0] = (llvm::popcount(uint32_t(A[0]) & half) + B[0]) & m;
       break;
     }
-    case Opc::Br:
-      branch(in.aux);
-      continue;
-    case Opc::CondBr:
-      branch((A[0] & 1) ? in.aux : in.c);
-      continue;
-    case Opc::Switch: {
-      const uint32_t *s = aux + in.aux;
-      uint64_t v = A[0] & maskOf(in.bits);
-      uint32_t dest = s[0];
-      for (uint32_t k = 0; k < s[1]; ++k) {
-        const uint32_t *c = s + 2 + 3 * k;
-        if (((uint64_t(c[0]) | (uint64_t(c[1]) << 32)) & maskOf(in.bits)) ==
-            v) {
-          dest = c[2];
-          break;
-        }
-      }
-      branch(dest);
-      continue;
+    default:
+      llvm_unreachable("not a lane op (isLaneOp)");
     }
-    case Opc::Return:
-      t.state = TS::Exited;
-      t.exitPc = t.pc;
-      return true;
-    case Opc::Unreachable:
-      setFault(in.op, "reached llvm.unreachable");
-      return false;
-    case Opc::Nop:
-    case Opc::FenceProxyAsync:
-      break;
-    case Opc::Barrier:
-      return arriveBarrier(t, in);
-    case Opc::ClusterBarrier: {
-      Step s = clusterBarrier(t, in);
-      if (s == Step::Fault)
-        return false;
-      if (s == Step::Block)
-        return true;
-      break;
-    }
-    case Opc::Shfl:
-    case Opc::Bpermute:
-    case Opc::Swizzle:
-    case Opc::ReadLane:
-    case Opc::ReadFirstLane:
-    case Opc::Dpp:
-    case Opc::LdMatrix:
-    case Opc::MmaSync:
-    case Opc::Mfma:
-      // Needs the other lanes: wait until the warp's lanes are all here.
-      t.state = TS::Collective;
-      return true;
-    case Opc::Wgmma:
-      // Needs its warpgroup (Wgmma.cpp).
-      t.state = TS::Warpgroup;
-      return true;
-    case Opc::WgmmaCommit:
-    case Opc::WgmmaWait:
-      if (wgmmaGroupOp(t, in) == Step::Fault)
-        return false;
-      break;
-    case Opc::TmemAlloc:
-    case Opc::TmemDealloc:
-    case Opc::Tcgen05Mma:
-    case Opc::Tcgen05Commit:
-    case Opc::TmemLd:
-      if (tcgen05Op(t, in) == Step::Fault)
-        return false;
-      break;
-    default: {
-      Step s = asyncOp(t, in);
-      if (s == Step::Fault)
-        return false;
-      if (s == Step::Block)
-        return true;
-      break;
-    }
-    }
-    ++t.pc;
   }
+  return true;
+}
+
+bool Machine::runWarp(uint32_t w, unsigned budget, uint64_t &ran) {
+  const unsigned W = opts.warpSize;
+  const uint32_t first = w * W;
+  uint64_t &queued = queuedLanes[w];
+  ran = 0;
+  // The lanes at the warp's lowest ready pc: lanes that diverged catch up
+  // with the ones ahead (blocks are laid out so a join follows its arms).
+  uint32_t pc = ~0u;
+  uint64_t mask = 0;
+  for (uint64_t mm = queued; mm; mm &= mm - 1) {
+    unsigned l = llvm::countr_zero(mm);
+    uint32_t p = threads[first + l].pc;
+    if (p < pc)
+      pc = p, mask = 0;
+    if (p == pc)
+      mask |= 1ull << l;
+  }
+  if (!mask)
+    return true;
+  queued &= ~mask;
+  ran = mask;
+  uint64_t *base = warpRegs(w);
+  const Inst *code = prog.code.data();
+  const uint32_t *aux = prog.aux.data();
+  auto leave = [&](uint64_t lanes, uint32_t at) {
+    for (uint64_t mm = lanes; mm; mm &= mm - 1) {
+      Thread &t = threads[first + llvm::countr_zero(mm)];
+      t.pc = at;
+      makeReady(t);
+    }
+  };
+  // After a branch to `to`: lanes of the warp waiting there join; lanes
+  // waiting before it get to run first (the group stops).
+  auto arrive = [&](uint32_t to) {
+    pc = to;
+    for (uint64_t mm = queued; mm; mm &= mm - 1) {
+      unsigned l = llvm::countr_zero(mm);
+      uint32_t p = threads[first + l].pc;
+      if (p == to) {
+        mask |= 1ull << l;
+        ran |= 1ull << l;
+        queued &= ~(1ull << l);
+      } else if (p < to) {
+        return false;
+      }
+    }
+    return true;
+  };
+  while (budget--) {
+    const Inst &in = code[pc];
+    if (!(in.flags & kReadsWgmmaAcc)) [[likely]] {
+      if (isLaneOp(in.opc)) {
+        instructions += llvm::popcount(mask);
+        if (!warpOp(in, first, base, mask))
+          return false;
+        ++pc;
+        continue;
+      }
+      if (in.opc == Opc::Load || in.opc == Opc::Store) {
+        for (uint64_t mm = mask; mm; mm &= mm - 1) {
+          Thread &t = threads[first + llvm::countr_zero(mm)];
+          ++instructions;
+          if (!memoryOp(t, in)) {
+            t.pc = pc;
+            return false;
+          }
+        }
+        ++pc;
+        continue;
+      }
+      if (in.opc == Opc::Br || in.opc == Opc::CondBr) {
+        instructions += llvm::popcount(mask);
+        uint64_t taken = mask;
+        if (in.opc == Opc::CondBr) {
+          const uint64_t *cond = base + size_t(in.a) * W;
+          taken = 0;
+          for (uint64_t mm = mask; mm; mm &= mm - 1) {
+            unsigned l = llvm::countr_zero(mm);
+            taken |= (cond[l] & 1) << l;
+          }
+        }
+        uint64_t other = mask & ~taken;
+        if (taken)
+          branchCopy(base, in.aux, taken);
+        if (other)
+          branchCopy(base, in.c, other);
+        if (taken && other) {
+          // Divergence: the arm laid out first runs on, the other waits.
+          uint32_t t = aux[in.aux], e = aux[in.c];
+          bool first_ = t <= e;
+          leave(first_ ? other : taken, first_ ? e : t);
+          mask = first_ ? taken : other;
+          if (!arrive(first_ ? t : e))
+            break;
+          continue;
+        }
+        if (!arrive(aux[taken ? in.aux : in.c]))
+          break;
+        continue;
+      }
+    }
+    // Any other op: each lane runs it alone, in lane order.
+    for (uint64_t mm = mask; mm; mm &= mm - 1) {
+      Thread &t = threads[first + llvm::countr_zero(mm)];
+      t.pc = pc;
+      if (!execute(t, 1))
+        return false;
+    }
+    // The group goes on only while every lane is ready at one pc.
+    uint32_t next = threads[first + llvm::countr_zero(mask)].pc;
+    bool together = true;
+    for (uint64_t mm = mask; mm; mm &= mm - 1) {
+      const Thread &t = threads[first + llvm::countr_zero(mm)];
+      together &= t.state == TS::Ready && t.pc == next;
+    }
+    if (!together) {
+      for (uint64_t mm = mask; mm; mm &= mm - 1) {
+        Thread &t = threads[first + llvm::countr_zero(mm)];
+        if (t.state == TS::Ready)
+          makeReady(t);
+      }
+      return true;
+    }
+    // A barrier the group completed queued its lanes again.
+    queued &= ~mask;
+    if (next != pc + 1 ? !arrive(next) : false)
+      break;
+    pc = next;
+  }
+  leave(mask, pc);
   return true;
 }

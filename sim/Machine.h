@@ -5,7 +5,7 @@
 // (one per CTA of a cluster, run together); the pieces of it live in
 // separate files by concern:
 //   Simulator.cpp    scheduling, barriers, deadlock reports, the launch
-//   Execute.cpp      one thread's straight-line execution
+//   Execute.cpp      a warp's lanes at one pc together, or one thread
 //   Memory.cpp       the address map, bounds and alignment checks
 //   Races.cpp        happens-before tracking of shared memory
 //   Collectives.cpp  shfl / ds_bpermute / ds_swizzle / DPP / readlane
@@ -96,13 +96,29 @@ struct CpAsyncCopy {
   std::array<uint8_t, 16> data{};
 };
 
+/// A thread's registers. The file is lane-minor: slot s of every lane of a
+/// warp lies side by side (base[s * warpSize + lane]), so an instruction run
+/// by a whole warp (Machine::executeWarp) reads and writes contiguous
+/// memory. A thread sees its own slots through `stride`.
+struct RegPtr {
+  uint64_t *p = nullptr;
+  uint32_t stride = 1;
+  uint64_t &operator[](size_t i) const { return p[i * stride]; }
+  RegPtr operator+(size_t slot) const { return {p + slot * stride, stride}; }
+  bool operator!=(const RegPtr &o) const { return p != o.p; }
+};
+
+/// Ops that act on each lane's registers alone and cannot block: a warp's
+/// lanes at one pc run them together (Machine::warpOp).
+bool isLaneOp(Opc opc);
+
 struct Thread {
   uint32_t pc = 0;
   TS state = TS::Ready;
   uint32_t tid = 0, lane = 0, warp = 0;
   uint32_t sid = 0; // sync id: tid, with the CTA's rank in a cluster
   std::array<uint32_t, 3> id = {0, 0, 0};
-  uint64_t *regs = nullptr;
+  RegPtr regs;
   // Happens-before: CTA barriers passed, the thread's own clock (bumped at
   // each release: mbarrier arrive), what it acquired through mbarriers.
   uint32_t gen = 0, clock = 1;
@@ -131,7 +147,6 @@ struct Thread {
   uint32_t exitPc = 0;
   // barrier.cluster.arrive calls so far (arrival k is in phase k - 1).
   uint32_t clusterArrivals = 0;
-  bool queued = false; // in Machine::ready
 };
 
 /// Shadow of one shared byte for race and initialization checks.
@@ -318,6 +333,31 @@ public:
   // Execute.cpp: runs `t` for up to `budget` instructions or until it
   // blocks or exits. False on a fault.
   bool execute(Thread &t, unsigned budget);
+  /// Runs the ready lanes of warp `w` at its lowest ready pc together, an
+  /// instruction at a time for all of them, for up to `budget`
+  /// instructions: lane ops (isLaneOp) and branches over the whole group,
+  /// any other op lane by lane through execute(). The group stops when its
+  /// lanes part (a blocking op, an exit, lanes waiting behind a branch's
+  /// target); lanes still ready are queued again. `ran`: the lanes that
+  /// ran. False on a fault.
+  bool runWarp(uint32_t w, unsigned budget, uint64_t &ran);
+  /// Runs lane op `in` for the lanes in `mask` of the warp whose first
+  /// thread is `first` and whose registers start at `base`.
+  bool warpOp(const Inst &in, uint32_t first, uint64_t *base, uint64_t mask);
+  bool fullWarpOp(const Inst &in, uint64_t *base);
+  /// A load or store of `t` (bounds, alignment, races, banks). False on a
+  /// fault.
+  bool memoryOp(Thread &t, const Inst &in);
+  /// A branch's parallel copy of block arguments (Program::aux at `at`) for
+  /// the lanes in `mask`.
+  void branchCopy(uint64_t *base, uint32_t at, uint64_t mask);
+  std::vector<uint64_t> scratch; // branchCopy's sources
+  uint64_t *warpRegs(uint32_t w) {
+    return regs.data() + regOffset + size_t(w) * opts.warpSize * prog.numSlots;
+  }
+  uint64_t fullMask() const {
+    return opts.warpSize >= 64 ? ~0ull : (1ull << opts.warpSize) - 1;
+  }
   void setFault(uint32_t op, const llvm::Twine &message);
   std::string threadName(const Thread &t) const;
   mlir::Location locOf(uint32_t op) const;
@@ -425,8 +465,16 @@ public:
   /// At the CTA's end: every tcgen05.mma committed, all TMEM freed.
   bool checkTcgen05Exit();
 
-  // Simulator.cpp
+  // Simulator.cpp. `ready` lists warps with lanes queued (queuedLanes,
+  // bit per lane); a warp is listed once (warpListed) and may have none
+  // left by the time it is picked.
   std::vector<uint32_t> ready;
+  std::vector<uint64_t> queuedLanes;
+  std::vector<uint8_t> warpListed;
+  /// One scheduling step of warp `w` (runWarp) and what follows it: exits,
+  /// collectives, warpgroup MMAs. `pc` is where the group stopped,
+  /// `blocked` whether a lane of it blocked or exited. False on a fault.
+  bool stepWarp(uint32_t w, unsigned budget, uint32_t &pc, bool &blocked);
   std::array<unsigned, 16> barrierArrived{};
   /// What threads that arrived without waiting (bar.arrive) release to
   /// the waiters of each barrier.

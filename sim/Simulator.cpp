@@ -38,9 +38,38 @@ Machine::Machine(const Program &program, const Options &options,
 
 void Machine::makeReady(Thread &t) {
   t.state = TS::Ready;
-  if (!t.queued)
-    ready.push_back(t.tid);
-  t.queued = true;
+  queuedLanes[t.warp] |= 1ull << t.lane;
+  if (!warpListed[t.warp]) {
+    warpListed[t.warp] = 1;
+    ready.push_back(t.warp);
+  }
+}
+
+bool Machine::stepWarp(uint32_t w, unsigned budget, uint32_t &pc,
+                       bool &blocked) {
+  warpListed[w] = 0;
+  uint64_t ran;
+  bool ok = runWarp(w, budget, ran);
+  uint32_t first = w * opts.warpSize;
+  blocked = false;
+  if (!ok || !ran) {
+    pc = ran ? threads[first + llvm::countr_zero(ran)].pc : 0;
+    return ok;
+  }
+  pc = threads[first + llvm::countr_zero(ran)].pc;
+  for (uint64_t mm = ran; mm; mm &= mm - 1) {
+    Thread &t = threads[first + llvm::countr_zero(mm)];
+    if (t.state == TS::Ready)
+      continue;
+    blocked = true;
+    if (t.state == TS::Exited && !threadExited(t))
+      return false;
+  }
+  if (!blocked)
+    return true;
+  bool fired;
+  return tryCollective(w, fired) &&
+         tryWarpgroup(w * opts.warpSize / 128, fired);
 }
 
 std::string kcc::sim::detail::idRanges(const std::vector<uint32_t> &ids) {
@@ -146,12 +175,15 @@ void Machine::startCta(std::array<uint32_t, 3> block,
   if (threads.size() != numThreads) {
     threads.assign(numThreads, Thread());
     // Slots other than constants are written before they are read (SSA),
-    // so what a previous launch left in them is never seen.
-    if (regs.size() < regOffset + size_t(numThreads) * prog.numSlots)
-      regs.resize(regOffset + size_t(numThreads) * prog.numSlots);
-    for (unsigned i = 0; i < numThreads; ++i)
-      std::copy(prog.constants.begin(), prog.constants.end(),
-                regs.begin() + regOffset + size_t(i) * prog.numSlots);
+    // so what a previous launch left in them is never seen. Whole warps,
+    // lane-minor (RegPtr).
+    size_t perWarp = size_t(opts.warpSize) * prog.numSlots;
+    if (regs.size() < regOffset + numWarps * perWarp)
+      regs.resize(regOffset + numWarps * perWarp);
+    for (unsigned w = 0; w < numWarps; ++w)
+      for (size_t s = 0; s < prog.constants.size(); ++s)
+        std::fill_n(regs.begin() + regOffset + w * perWarp + s * opts.warpSize,
+                    opts.warpSize, prog.constants[s]);
     instanceCounters.assign(size_t(numThreads) * prog.numSharedAccessOps, 0);
     pendingBanks.assign(numWarps, {});
     bankSummaries.assign(prog.numSharedAccessOps, BankSummary());
@@ -181,6 +213,8 @@ void Machine::startCta(std::array<uint32_t, 3> block,
   exited = 0;
   ctaGen = 0;
   ready.clear();
+  queuedLanes.assign(numWarps, 0);
+  warpListed.assign(numWarps, 0);
   ctaExited = false;
   exitClock.clear();
   peerAccesses.clear();
@@ -194,7 +228,9 @@ void Machine::startCta(std::array<uint32_t, 3> block,
     t.warp = i / opts.warpSize;
     t.id = {i % blockDim[0], i / blockDim[0] % blockDim[1],
             i / (blockDim[0] * blockDim[1])};
-    t.regs = regs.data() + regOffset + size_t(i) * prog.numSlots;
+    t.regs = {regs.data() + regOffset +
+                  size_t(t.warp) * opts.warpSize * prog.numSlots + t.lane,
+              opts.warpSize};
     t.pc = prog.entry;
     for (size_t a = 0; a < args.size(); ++a) {
       const KernelArg &k = args[a];
@@ -317,16 +353,16 @@ bool Machine::runCta(std::array<uint32_t, 3> block,
   for (;;) {
     while (!ready.empty()) {
       size_t pick = next() % ready.size();
-      uint32_t tid = ready[pick];
+      uint32_t w = ready[pick];
       ready[pick] = ready.back();
       ready.pop_back();
-      Thread &t = threads[tid];
-      t.queued = false;
-      if (!execute(t, 1 + next() % opts.maxQuantum))
+      uint32_t pc;
+      bool blocked;
+      if (!stepWarp(w, 1 + next() % opts.maxQuantum, pc, blocked))
         return report();
       if (opts.maxInstructions &&
           instructionBase + instructions > opts.maxInstructions) {
-        setFault(t.pc < prog.code.size() ? prog.code[t.pc].op : 0,
+        setFault(pc < prog.code.size() ? prog.code[pc].op : 0,
                  llvm::formatv("stopped after {0} instructions, the run's "
                                "instruction budget (a loop that does not "
                                "end, or a run too large for the budget: "
@@ -335,17 +371,8 @@ bool Machine::runCta(std::array<uint32_t, 3> block,
                                instructionBase + instructions));
         return report();
       }
-      if (t.state == TS::Ready) {
-        makeReady(t);
+      if (!blocked)
         continue;
-      }
-      if (t.state == TS::Exited && !threadExited(t))
-        return report();
-      bool fired;
-      if (!tryCollective(t.warp, fired))
-        return report();
-      if (!tryWarpgroup(t.warp * opts.warpSize / 128, fired))
-        return report();
       // Async copies land at random points between issue and observation.
       if (!copies.empty() && next() % 8 == 0) {
         bool any;
@@ -400,8 +427,10 @@ bool kcc::sim::detail::runCluster(
   const Program &prog = first.prog;
   // Every CTA's slots in the host thread's one file, sized before any
   // thread points into it.
-  size_t perCta = size_t(first.blockDim[0]) * first.blockDim[1] *
-                  first.blockDim[2] * prog.numSlots;
+  size_t perCta = llvm::divideCeil(size_t(first.blockDim[0]) *
+                                       first.blockDim[1] * first.blockDim[2],
+                                   opts.warpSize) *
+                  opts.warpSize * prog.numSlots;
   if (first.regs.size() < n * perCta)
     first.regs.resize(n * perCta);
   unsigned threads = 0;
@@ -489,15 +518,15 @@ bool kcc::sim::detail::runCluster(
           break;
         pick -= o->ready.size();
       }
-      uint32_t tid = m->ready[pick];
+      uint32_t w = m->ready[pick];
       m->ready[pick] = m->ready.back();
       m->ready.pop_back();
-      Thread &t = m->threads[tid];
-      t.queued = false;
-      if (!m->execute(t, 1 + next() % opts.maxQuantum))
+      uint32_t pc;
+      bool blocked;
+      if (!m->stepWarp(w, 1 + next() % opts.maxQuantum, pc, blocked))
         return report(m);
       if (opts.maxInstructions && instructions() > opts.maxInstructions) {
-        m->setFault(t.pc < prog.code.size() ? prog.code[t.pc].op : 0,
+        m->setFault(pc < prog.code.size() ? prog.code[pc].op : 0,
                     llvm::formatv("stopped after {0} instructions, the run's "
                                   "instruction budget (a loop that does not "
                                   "end, or a run too large for the budget: "
@@ -507,16 +536,8 @@ bool kcc::sim::detail::runCluster(
                                   instructions()));
         return report(m);
       }
-      if (t.state == TS::Ready) {
-        m->makeReady(t);
+      if (!blocked)
         continue;
-      }
-      if (t.state == TS::Exited && !m->threadExited(t))
-        return report(m);
-      bool fired;
-      if (!m->tryCollective(t.warp, fired) ||
-          !m->tryWarpgroup(t.warp * opts.warpSize / 128, fired))
-        return report(m);
       bool copiesIssued = false;
       for (Machine *o : cl.ctas)
         copiesIssued |= !o->copies.empty();

@@ -193,7 +193,7 @@ static bool completeTcgen05(Machine &mc, uint32_t index) {
 }
 
 Machine::Step Machine::tcgen05Op(Thread &t, const Inst &in) {
-  uint64_t *R = t.regs;
+  RegPtr R = t.regs;
   auto fail = [&](const llvm::Twine &why) {
     setFault(in.op, threadName(t) + ": " + why);
     return Step::Fault;
