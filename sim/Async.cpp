@@ -505,7 +505,7 @@ Machine::Step Machine::asyncOp(Thread &t, const Inst &in) {
     // them here is one of the schedules the hardware may produce.
     while (t.groups.size() > in.a) {
       std::vector<uint32_t> group = std::move(t.groups.front());
-      t.groups.pop_front();
+      t.groups.erase(t.groups.begin());
       for (size_t i = group.size(); i > 1; --i)
         std::swap(group[i - 1], group[rng() % i]);
       for (uint32_t c : group) {
@@ -566,7 +566,7 @@ Machine::Step Machine::asyncOp(Thread &t, const Inst &in) {
           return Step::Fault;
         std::memcpy(shared.data() + c.shared, c.data.data(), c.bytes);
       }
-      t.cpGroups.pop_front();
+      t.cpGroups.erase(t.cpGroups.begin());
     }
     return Step::Continue;
   default:

@@ -174,6 +174,15 @@ double fmaximum(double x, double y, bool isMax) {
 /// Reinterprets `lanes` elements of `bits` as elements of `dstBits`.
 void bitcastLanes(RegPtr src, unsigned srcLanes, unsigned srcBits, RegPtr dst,
                   unsigned dstLanes, unsigned dstBits) {
+  if (srcBits % 8 == 0 && dstBits % 8 == 0) {
+    // Whole bytes (all but i1 vectors): through their little-endian bytes.
+    uint8_t bytes[512];
+    for (unsigned i = 0; i < srcLanes; ++i)
+      storeLE(bytes + i * (srcBits / 8), src[i], srcBits / 8);
+    for (unsigned i = 0; i < dstLanes; ++i)
+      dst[i] = loadLE(bytes + i * (dstBits / 8), dstBits / 8);
+    return;
+  }
   uint64_t packed[64] = {};
   for (unsigned i = 0; i < srcLanes; ++i)
     for (unsigned b = 0; b < srcBits; ++b)
@@ -656,6 +665,85 @@ bool Machine::fullWarpOp(const Inst &in, uint64_t *base) {
     if (in.ek != EK::F32)
       return false;
     return binary(f32([](float x, float y) { return x * y; }));
+  case Opc::FDiv:
+    if (in.ek != EK::F32)
+      return false;
+    return binary(f32([](float x, float y) { return x / y; }));
+  case Opc::FNeg:
+    return unary([bits](uint64_t x) { return x ^ (1ull << (bits - 1)); });
+  case Opc::FAbs:
+    return unary([bits](uint64_t x) { return x & ~(1ull << (bits - 1)); });
+  case Opc::Fma:
+    if (in.ek != EK::F32)
+      return false;
+    for (unsigned i = 0; i < L; ++i) {
+      uint64_t *r = at(in.res + i);
+      const uint64_t *a = at(in.a + i), *b = at(in.b + i), *c = at(in.c + i);
+      for (unsigned l = 0; l < W; ++l)
+        r[l] = bitsOf(std::fma(asF32(a[l]), asF32(b[l]), asF32(c[l])));
+    }
+    return true;
+  case Opc::FMax:
+  case Opc::FMin:
+    if (in.ek != EK::F32)
+      return false;
+    return binary([isMax = in.opc == Opc::FMax](uint64_t x, uint64_t y) {
+      return bitsOf(float(fmaximum(asF32(x), asF32(y), isMax)));
+    });
+  case Opc::Exp2:
+    if (in.ek != EK::F32)
+      return false;
+    return unary([](uint64_t x) { return bitsOf(std::exp2(asF32(x))); });
+  case Opc::Exp:
+    if (in.ek != EK::F32)
+      return false;
+    return unary([](uint64_t x) { return bitsOf(std::exp(asF32(x))); });
+  case Opc::Rcp:
+    if (in.ek != EK::F32)
+      return false;
+    return unary([](uint64_t x) { return bitsOf(1 / asF32(x)); });
+  case Opc::FPExt:
+  case Opc::FPTrunc:
+  case Opc::SIToFP:
+  case Opc::UIToFP: {
+    EK from = in.srcEk, to = in.ek;
+    unsigned fromBits = in.srcBits;
+    if (in.opc == Opc::SIToFP)
+      return unary([fromBits, to](uint64_t x) {
+        return fromDouble(double(sext(x, fromBits)), to);
+      });
+    if (in.opc == Opc::UIToFP)
+      return unary([to](uint64_t x) { return fromDouble(double(x), to); });
+    return unary(
+        [from, to](uint64_t x) { return fromDouble(toDouble(x, from), to); });
+  }
+  case Opc::SMax:
+    return binary([bits](uint64_t x, uint64_t y) {
+      return sext(x, bits) > sext(y, bits) ? x : y;
+    });
+  case Opc::SMin:
+    return binary([bits](uint64_t x, uint64_t y) {
+      return sext(x, bits) < sext(y, bits) ? x : y;
+    });
+  case Opc::UMax:
+    return binary([](uint64_t x, uint64_t y) { return x > y ? x : y; });
+  case Opc::UMin:
+    return binary([](uint64_t x, uint64_t y) { return x < y ? x : y; });
+  case Opc::AShr:
+    return binary([m, bits](uint64_t x, uint64_t y) {
+      return y >= bits ? 0 : uint64_t(sext(x, bits) >> y) & m;
+    });
+  case Opc::UDiv:
+  case Opc::URem: {
+    // Division by zero is warpOp's fault report.
+    for (unsigned i = 0; i < L; ++i)
+      for (unsigned l = 0; l < W; ++l)
+        if (at(in.b + i)[l] == 0)
+          return false;
+    if (in.opc == Opc::UDiv)
+      return binary([](uint64_t x, uint64_t y) { return x / y; });
+    return binary([](uint64_t x, uint64_t y) { return x % y; });
+  }
   case Opc::ICmp: {
     uint8_t pred = in.sub;
     return binary([pred, bits](uint64_t x, uint64_t y) -> uint64_t {
@@ -683,8 +771,12 @@ bool Machine::fullWarpOp(const Inst &in, uint64_t *base) {
     return unary([m, from](uint64_t x) { return uint64_t(sext(x, from)) & m; });
   }
   case Opc::Bitcast:
-    if (in.c != L || in.srcBits != in.bits)
-      return false;
+    if (in.c != L || in.srcBits != in.bits) {
+      for (unsigned l = 0; l < W; ++l)
+        bitcastLanes(RegPtr{at(in.a) + l, W}, in.c, in.srcBits,
+                     RegPtr{at(in.res) + l, W}, L, in.bits);
+      return true;
+    }
     return unary([](uint64_t x) { return x; });
   case Opc::ExtractElement: {
     std::optional<uint64_t> idx = uniform(in.b);

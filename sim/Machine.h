@@ -28,7 +28,6 @@
 
 #include "llvm/ADT/DenseMap.h"
 
-#include <deque>
 #include <map>
 #include <random>
 #include <set>
@@ -128,17 +127,19 @@ struct Thread {
   uint64_t waitAddr = 0;
   uint32_t waitParity = 0;
   // Bulk async-groups: copies issued since the last commit, and committed
-  // groups (oldest first), as indices into Machine::copies.
+  // groups (oldest first), as indices into Machine::copies. Vectors, not
+  // deques: a thread holds a few groups, and a deque allocates even empty
+  // (every thread of every CTA is made afresh).
   std::vector<uint32_t> openGroup;
-  std::deque<std::vector<uint32_t>> groups;
+  std::vector<std::vector<uint32_t>> groups;
   // wgmma groups: wgmmas (indices into Machine::wgmmas) issued since the
   // last wgmma.commit_group, and committed groups, oldest first.
   std::vector<uint32_t> wgOpen;
-  std::deque<std::vector<uint32_t>> wgGroups;
+  std::vector<std::vector<uint32_t>> wgGroups;
   // cp.async groups: copies since the last commit_group, committed groups
   // (oldest first).
   std::vector<CpAsyncCopy> cpOpen;
-  std::deque<std::vector<CpAsyncCopy>> cpGroups;
+  std::vector<std::vector<CpAsyncCopy>> cpGroups;
   // tcgen05.mma issued by this thread and not yet committed (indices into
   // Machine::tcMmas), and the sync ids of all it issued: a commit's
   // arrival waits for every earlier one, so it releases them all.

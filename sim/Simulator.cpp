@@ -204,7 +204,7 @@ void Machine::startCta(std::array<uint32_t, 3> block,
   copies.clear();
   wgmmas.clear();
   tcMmas.clear();
-  tmem.assign(128 * 512, 0);
+  tmem.clear(); // made at the CTA's first tcgen05 op
   tmemAllocs.clear();
   tmemRelinquished = false;
   barrierArrived.fill(0);

@@ -193,6 +193,8 @@ static bool completeTcgen05(Machine &mc, uint32_t index) {
 }
 
 Machine::Step Machine::tcgen05Op(Thread &t, const Inst &in) {
+  if (tmem.empty()) // 256 KiB: only for CTAs that use it
+    tmem.assign(128 * 512, 0);
   RegPtr R = t.regs;
   auto fail = [&](const llvm::Twine &why) {
     setFault(in.op, threadName(t) + ": " + why);

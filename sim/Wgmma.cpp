@@ -412,7 +412,7 @@ Machine::Step Machine::wgmmaGroupOp(Thread &t, const Inst &in) {
   // wgmma.wait_group N: the oldest groups complete until N are pending.
   while (t.wgGroups.size() > in.a) {
     std::vector<uint32_t> group = std::move(t.wgGroups.front());
-    t.wgGroups.pop_front();
+    t.wgGroups.erase(t.wgGroups.begin());
     for (uint32_t w : group) {
       if (!completeWgmma(w))
         return Step::Fault;
