@@ -107,6 +107,26 @@ struct RegPtr {
   bool operator!=(const RegPtr &o) const { return p != o.p; }
 };
 
+/// The slots of a host thread's CTAs. Growing it keeps nothing and writes
+/// nothing: a launch writes every slot before reading it (constants and
+/// arguments at the CTA's start, SSA values when defined), and a
+/// zero-filled or copied file of tens of megabytes cost more than the run.
+class RegisterFile {
+public:
+  uint64_t *data() { return data_.get(); }
+  size_t size() const { return size_; }
+  void grow(size_t n) {
+    if (n <= size_)
+      return;
+    data_.reset(new uint64_t[n]); // uninitialized
+    size_ = n;
+  }
+
+private:
+  std::unique_ptr<uint64_t[]> data_;
+  size_t size_ = 0;
+};
+
 /// Ops that act on each lane's registers alone and cannot block: a warp's
 /// lanes at one pc run them together (Machine::warpOp).
 bool isLaneOp(Opc opc);
@@ -320,7 +340,7 @@ public:
   // Every thread's slots. It outlives the launch (one per host thread): a
   // GEMM's file is tens of megabytes, and faulting a fresh one in on every
   // launch was a third of a difftest's time.
-  std::vector<uint64_t> &regs;
+  RegisterFile &regs;
   size_t regOffset = 0; // where this CTA's threads' slots start in `regs`
   std::vector<uint8_t> shared;
   std::vector<uint8_t> dispatchPacket;

@@ -25,8 +25,8 @@ Options kcc::sim::optionsFor(const TargetModel &target) {
   return o;
 }
 
-static std::vector<uint64_t> &registerFile() {
-  static thread_local std::vector<uint64_t> file;
+static RegisterFile &registerFile() {
+  static thread_local RegisterFile file;
   return file;
 }
 
@@ -178,11 +178,10 @@ void Machine::startCta(std::array<uint32_t, 3> block,
     // so what a previous launch left in them is never seen. Whole warps,
     // lane-minor (RegPtr).
     size_t perWarp = size_t(opts.warpSize) * prog.numSlots;
-    if (regs.size() < regOffset + numWarps * perWarp)
-      regs.resize(regOffset + numWarps * perWarp);
+    regs.grow(regOffset + numWarps * perWarp);
     for (unsigned w = 0; w < numWarps; ++w)
       for (size_t s = 0; s < prog.constants.size(); ++s)
-        std::fill_n(regs.begin() + regOffset + w * perWarp + s * opts.warpSize,
+        std::fill_n(regs.data() + regOffset + w * perWarp + s * opts.warpSize,
                     opts.warpSize, prog.constants[s]);
     instanceCounters.assign(size_t(numThreads) * prog.numSharedAccessOps, 0);
     pendingBanks.assign(numWarps, {});
@@ -431,8 +430,7 @@ bool kcc::sim::detail::runCluster(
                                        first.blockDim[1] * first.blockDim[2],
                                    opts.warpSize) *
                   opts.warpSize * prog.numSlots;
-  if (first.regs.size() < n * perCta)
-    first.regs.resize(n * perCta);
+  first.regs.grow(n * perCta);
   unsigned threads = 0;
   for (uint32_t r = 0; r < n; ++r) {
     Machine &m = *cl.ctas[r];
