@@ -170,6 +170,31 @@ bool Machine::moveBox(AsyncCopy &c, Machine &dest) {
                                  prog.sharedBytes));
     return false;
   }
+  // Elements contiguous in shared memory (and in global memory, or all
+  // outside the tensor) move as one run: one shadow update and one copy,
+  // not one per element (a swizzle breaks runs at 16-byte chunks).
+  struct Run {
+    uint64_t shared = 0, global = 0, bytes = 0;
+    bool inBounds = false;
+  } run;
+  auto flush = [&]() {
+    if (!run.bytes)
+      return true;
+    if (!dest.sharedAccess(nullptr, c.op, run.shared, run.bytes, c.load,
+                           c.syncId, /*atomic=*/false, map.elementBytes))
+      return false;
+    uint8_t *s = dest.shared.data() + run.shared;
+    if (c.load) {
+      if (run.inBounds)
+        std::memcpy(s, buf.bytes.data() + run.global, run.bytes);
+      else
+        std::memset(s, 0, run.bytes);
+    } else if (run.inBounds) {
+      std::memcpy(buf.bytes.data() + run.global, s, run.bytes);
+    }
+    run.bytes = 0;
+    return true;
+  };
   for (uint64_t e = 0; e < elements; ++e) {
     // Box element e -> global coordinates (dimension 0 fastest).
     uint64_t rest = e;
@@ -193,19 +218,18 @@ bool Machine::moveBox(AsyncCopy &c, Machine &dest) {
                                    buf.name, buf.bytes.size()));
       return false;
     }
-    if (!dest.sharedAccess(nullptr, c.op, sharedOffset, map.elementBytes,
-                           c.load, c.syncId))
-      return false;
-    uint8_t *s = dest.shared.data() + sharedOffset;
-    if (c.load) {
-      if (inBounds)
-        std::memcpy(s, buf.bytes.data() + globalOffset, map.elementBytes);
-      else
-        std::memset(s, 0, map.elementBytes);
-    } else if (inBounds) {
-      std::memcpy(buf.bytes.data() + globalOffset, s, map.elementBytes);
+    bool extends = run.bytes && run.inBounds == inBounds &&
+                   sharedOffset == run.shared + run.bytes &&
+                   (!inBounds || globalOffset == run.global + run.bytes);
+    if (!extends) {
+      if (!flush())
+        return false;
+      run = {sharedOffset, globalOffset, 0, inBounds};
     }
+    run.bytes += map.elementBytes;
   }
+  if (!flush())
+    return false;
   if (c.load) {
     MBarrier &m = dest.mbarriers[c.mbar];
     m.tx -= int64_t(boxBytes);

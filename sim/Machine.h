@@ -194,6 +194,49 @@ struct GlobalShadow {
   bool wAtomic = false, rAtomic = false;
 };
 
+/// GlobalShadows by 16-byte block, in pages of 256 blocks (4 KiB of
+/// memory): accesses mostly fall in the page of the one before, where a
+/// hash lookup per block was most of a streaming kernel's run. clear()
+/// keeps the pages for the next CTA.
+class GlobalShadowMap {
+public:
+  GlobalShadow &operator[](uint64_t block) {
+    uint64_t page = block >> kPageShift;
+    if (!last || page != lastPage) {
+      auto [it, fresh] = index.try_emplace(page, used);
+      if (fresh) {
+        if (used == pages.size())
+          pages.push_back(std::make_unique<Page>());
+        else
+          pages[used]->fill(GlobalShadow());
+        ++used;
+      }
+      last = pages[it->second].get();
+      lastPage = page;
+    }
+    return (*last)[block & ((1u << kPageShift) - 1)];
+  }
+  void clear() {
+    index.clear();
+    used = 0;
+    last = nullptr;
+  }
+  template <typename Fn> void forEach(Fn fn) const {
+    for (uint32_t i = 0; i < used; ++i)
+      for (const GlobalShadow &g : *pages[i])
+        fn(g);
+  }
+
+private:
+  static constexpr unsigned kPageShift = 8;
+  using Page = std::array<GlobalShadow, 1u << kPageShift>;
+  llvm::DenseMap<uint64_t, uint32_t> index; // page -> pages[i]
+  std::vector<std::unique_ptr<Page>> pages;
+  uint32_t used = 0;
+  uint64_t lastPage = 0;
+  Page *last = nullptr;
+};
+
 struct MBarrier {
   uint32_t expected = 0, pending = 0;
   int64_t tx = 0; // expected minus completed transaction bytes
@@ -403,14 +446,17 @@ public:
   /// (t == null, id/clock of the copy). False after a fault.
   /// An atomic read-modify-write (`atomic`) does not race with another:
   /// threads counting into one shared counter is what atomics are for.
+  /// `unit`: the bytes a report names as one access (a TMA element of a
+  /// run of them); 0: `bytes`.
   bool sharedAccess(Thread *t, uint32_t op, uint64_t offset, uint64_t bytes,
-                    bool store, uint32_t asyncId = 0, bool atomic = false);
+                    bool store, uint32_t asyncId = 0, bool atomic = false,
+                    uint64_t unit = 0);
   /// The same for a thread's access to global memory within its CTA:
   /// another thread's access to one of the same bytes, one of them a write
   /// and not both atomic, unordered by a barrier (or an acquire) is a data
   /// race (global memory is per CTA here: other CTAs are not ordered with
   /// it at all, and kcc kernels do not synchronize them).
-  llvm::DenseMap<uint64_t, GlobalShadow> globalShadow;
+  GlobalShadowMap globalShadow;
   std::set<std::pair<const void *, const void *>> reportedGlobalPairs;
   bool globalAccess(Thread &t, uint32_t op, uint64_t addr, uint64_t bytes,
                     bool store, bool atomic = false);

@@ -106,8 +106,8 @@ void Machine::newAsyncSyncId() {
       mark(b.wId);
     for (const ReadRec &r : m->readPool) // superseded records too
       mark(r.id);
-    for (const auto &[block, g] : m->globalShadow)
-      mark(g.wId), mark(g.rId);
+    m->globalShadow.forEach(
+        [&](const GlobalShadow &g) { mark(g.wId), mark(g.rId); });
   }
   auto prune = [&](Clock &c) {
     llvm::erase_if(c, [&](const std::pair<uint32_t, uint32_t> &e) {
@@ -181,7 +181,7 @@ bool Machine::ordered(const Thread &t, uint32_t id, uint32_t gen,
 
 bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
                            uint64_t bytes, bool store, uint32_t asyncId,
-                           bool atomic) {
+                           bool atomic, uint64_t unit) {
   if (!opts.checkRaces && !opts.checkUninitializedShared)
     return true;
   Accessor a;
@@ -229,7 +229,9 @@ bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
                       "is not ordered with the {4} by {5} (no barrier, "
                       "mbarrier wait or bulk wait_group between them)",
                       store ? "store" : "load",
-                      bytes == 1 ? "1 byte" : std::to_string(bytes) + " bytes",
+                      (unit ? unit : bytes) == 1
+                          ? "1 byte"
+                          : std::to_string(unit ? unit : bytes) + " bytes",
                       describeShared(byte) +
                           (inCluster() ? " of " + ctaName() : ""),
                       name(a.id), otherStore ? "store" : "load", name(otherId))
