@@ -82,7 +82,7 @@ bool Machine::tryCollective(unsigned warp, bool &fired) {
     if (threads[i].state == TS::Ready)
       return true; // a lane can still run: it may yet arrive
   // Lanes at each cross-lane op (by pc).
-  std::vector<uint32_t> pcs;
+  llvm::SmallVector<uint32_t, 4> pcs;
   for (unsigned i = first; i < last; ++i)
     if (threads[i].state == TS::Collective &&
         llvm::find(pcs, threads[i].pc) == pcs.end())
@@ -111,7 +111,7 @@ bool Machine::tryCollective(unsigned warp, bool &fired) {
     auto reg = [&](unsigned l, uint32_t slot) -> uint64_t & {
       return lane(l).regs[slot];
     };
-    std::vector<uint64_t> out(opts.warpSize, 0);
+    std::array<uint64_t, 64> out{};
     auto describe = [&](unsigned l) -> std::string {
       if (first + l >= numThreads)
         return llvm::formatv("lane {0}, which does not exist (the CTA has "
@@ -136,15 +136,15 @@ bool Machine::tryCollective(unsigned warp, bool &fired) {
                                         threadName(t), member));
           return false;
         }
-        for (unsigned j = 0; j < 32; ++j)
-          if ((member >> j & 1) && !(present >> j & 1)) {
-            setFault(in.op,
-                     llvm::formatv("shfl.sync by {0} with membermask {1:x8} "
-                                   "waits for {2}: the warp cannot converge "
-                                   "here",
-                                   threadName(t), member, describe(j)));
-            return false;
-          }
+        if (uint32_t missing = member & ~uint32_t(present)) {
+          setFault(in.op,
+                   llvm::formatv("shfl.sync by {0} with membermask {1:x8} "
+                                 "waits for {2}: the warp cannot converge "
+                                 "here",
+                                 threadName(t), member,
+                                 describe(llvm::countr_zero(missing))));
+          return false;
+        }
         uint32_t b = uint32_t(reg(l, in.c)), c = uint32_t(reg(l, in.aux));
         uint32_t cval = c & 0x1f, segmask = (c >> 8) & 0x1f;
         uint32_t maxLane = (l & segmask) | (cval & ~segmask);
