@@ -473,6 +473,52 @@ bool Machine::memoryOp(Thread &t, const Inst &in) {
   return true;
 }
 
+std::optional<bool> Machine::laneAccess(Thread &t, const Inst &in,
+                                        uint64_t *base, unsigned lane) {
+  // memoryOp's common cases without its address-space dispatch: an aligned,
+  // in-bounds access to this CTA's shared memory or to a global buffer.
+  // None: not one of them (memoryOp runs it, and reports its faults);
+  // false: a fault.
+  if ((in.addrSpace != 3 && in.addrSpace != 1) || opts.bankConflicts)
+    return std::nullopt;
+  const unsigned W = opts.warpSize, L = in.lanes;
+  bool store = in.opc == Opc::Store;
+  uint64_t addr = base[size_t(store ? in.b : in.a) * W + lane];
+  unsigned elemBytes = in.bits == 1 ? 1 : in.bits / 8;
+  uint64_t bytes = uint64_t(elemBytes) * L;
+  if (addr % (1ull << in.sub))
+    return std::nullopt;
+  uint8_t *p;
+  if (in.addrSpace == 3) {
+    if (addr + bytes > prog.sharedBytes || addr + bytes < addr)
+      return std::nullopt;
+    if (!sharedAccess(&t, in.op, addr, bytes, store))
+      return false;
+    p = shared.data() + addr;
+  } else {
+    uint64_t index = addr >> kBufferShift;
+    if (index < 1 || index > buffers.size())
+      return std::nullopt;
+    std::vector<uint8_t> &b = buffers[index - 1].bytes;
+    uint64_t offset = addr - (index << kBufferShift);
+    if (offset + bytes > b.size())
+      return std::nullopt;
+    if (!globalAccess(t, in.op, addr, bytes, store))
+      return false;
+    p = b.data() + offset;
+  }
+  if (store) {
+    for (unsigned i = 0; i < L; ++i)
+      storeLE(p + i * elemBytes, base[size_t(in.a + i) * W + lane], elemBytes);
+  } else {
+    for (unsigned i = 0; i < L; ++i) {
+      uint64_t x = loadLE(p + i * elemBytes, elemBytes);
+      base[size_t(in.res + i) * W + lane] = in.bits == 1 ? x != 0 : x;
+    }
+  }
+  return true;
+}
+
 bool kcc::sim::detail::isLaneOp(Opc opc) {
   switch (opc) {
   case Opc::Add:
@@ -1261,9 +1307,11 @@ bool Machine::runWarp(uint32_t w, unsigned budget, uint64_t &ran) {
       }
       if (in.opc == Opc::Load || in.opc == Opc::Store) {
         for (uint64_t mm = mask; mm; mm &= mm - 1) {
-          Thread &t = threads[first + llvm::countr_zero(mm)];
+          unsigned l = llvm::countr_zero(mm);
+          Thread &t = threads[first + l];
           ++instructions;
-          if (!memoryOp(t, in)) {
+          std::optional<bool> ok = laneAccess(t, in, base, l);
+          if (!(ok ? *ok : memoryOp(t, in))) {
             t.pc = pc;
             return false;
           }

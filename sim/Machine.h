@@ -412,6 +412,8 @@ public:
   /// A load or store of `t` (bounds, alignment, races, banks). False on a
   /// fault.
   bool memoryOp(Thread &t, const Inst &in);
+  std::optional<bool> laneAccess(Thread &t, const Inst &in, uint64_t *base,
+                                 unsigned lane);
   /// A branch's parallel copy of block arguments (Program::aux at `at`) for
   /// the lanes in `mask`.
   void branchCopy(uint64_t *base, uint32_t at, uint64_t mask);
