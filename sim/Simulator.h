@@ -83,7 +83,7 @@ struct Options {
   /// rocdl.reqd_work_group_size or kcc.num_warps x warpSize).
   std::array<uint32_t, 3> blockDim = {0, 0, 0};
   uint64_t seed = 1;
-  unsigned maxQuantum = 64; // instructions a thread runs before a switch
+  unsigned maxQuantum = 64; // instructions a warp's lanes run before a switch
   bool checkRaces = true;
   bool checkUninitializedShared = true;
   bool bankConflicts = true;
