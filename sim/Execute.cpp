@@ -222,7 +222,7 @@ bool Machine::execute(Thread &t, unsigned budget) {
   RegPtr R = t.regs;
   const Inst *code = prog.code.data();
   const uint32_t *aux = prog.aux.data();
-  uint64_t *warpBase = R.p - t.lane;
+  uint64_t *warpBase = warpRegs(t.warp);
   auto branch = [&](uint32_t at) {
     branchCopy(warpBase, at, 1ull << t.lane);
     t.pc = aux[at];
@@ -262,18 +262,9 @@ bool Machine::execute(Thread &t, unsigned budget) {
                                       addr, bytes));
         return false;
       }
-      uint64_t sharedOffset = ~0ull;
-      uint8_t *p =
-          resolve(t, in.op, in.addrSpace, addr, bytes, true, &sharedOffset,
-                  /*peerOk=*/true);
+      uint8_t *p = checkedAccess(t, in, addr, bytes, /*store=*/true,
+                                 /*atomic=*/true);
       if (!p)
-        return false;
-      Machine *owner = accessPeer ? accessPeer : this;
-      accessPeer = nullptr;
-      if (sharedOffset != ~0ull
-              ? !owner->sharedAccess(&t, in.op, sharedOffset, bytes, true, 0,
-                                     /*atomic=*/true)
-              : !globalAccess(t, in.op, addr, bytes, true, /*atomic=*/true))
         return false;
       uint64_t old = loadLE(p, bytes), next = 0, y = B[0] & m;
       if (cas) {
@@ -421,13 +412,46 @@ bool Machine::execute(Thread &t, unsigned budget) {
   return true;
 }
 
+uint8_t *Machine::checkedAccess(Thread &t, const Inst &in, uint64_t addr,
+                                uint64_t bytes, bool store, bool atomic,
+                                uint64_t *ownShared) {
+  // The common cases first, without resolve()'s address-space dispatch: an
+  // in-bounds access to this CTA's shared memory or to a global buffer.
+  // Anything else, and every fault report, goes through resolve().
+  uint8_t *p = nullptr;
+  uint64_t sharedOffset = ~0ull;
+  Machine *owner = this;
+  if (in.addrSpace == 3 && addr + bytes <= prog.sharedBytes &&
+      addr + bytes >= addr) {
+    p = shared.data() + addr;
+    sharedOffset = addr;
+  } else if (uint64_t index = addr >> kBufferShift;
+             in.addrSpace == 1 && index >= 1 && index <= buffers.size() &&
+             addr - (index << kBufferShift) + bytes <=
+                 buffers[index - 1].bytes.size()) {
+    p = buffers[index - 1].bytes.data() + (addr - (index << kBufferShift));
+  } else {
+    p = resolve(t, in.op, in.addrSpace, addr, bytes, store, &sharedOffset,
+                /*peerOk=*/true);
+    if (!p)
+      return nullptr;
+    if (accessPeer) // distributed shared memory: the peer's shadow checks it
+      owner = std::exchange(accessPeer, nullptr);
+  }
+  if (sharedOffset == ~0ull)
+    return globalAccess(t, in.op, addr, bytes, store, atomic) ? p : nullptr;
+  if (!owner->sharedAccess(&t, in.op, sharedOffset, bytes, store, 0, atomic))
+    return nullptr;
+  if (ownShared && owner == this)
+    *ownShared = sharedOffset;
+  return p;
+}
+
 bool Machine::memoryOp(Thread &t, const Inst &in) {
   RegPtr R = t.regs;
-  RegPtr r = R + in.res;
-  RegPtr A = R + in.a, B = R + in.b;
   const unsigned L = in.lanes;
   bool store = in.opc == Opc::Store;
-  uint64_t addr = store ? B[0] : A[0];
+  uint64_t addr = store ? R[in.b] : R[in.a];
   unsigned elemBytes = in.bits == 1 ? 1 : in.bits / 8;
   uint64_t bytes = uint64_t(elemBytes) * L;
   uint64_t align = 1ull << in.sub;
@@ -438,82 +462,22 @@ bool Machine::memoryOp(Thread &t, const Inst &in) {
                                   store ? "store" : "load", addr, align));
     return false;
   }
-  uint64_t sharedOffset = ~0ull;
+  uint64_t ownShared = ~0ull;
   uint8_t *p =
-      resolve(t, in.op, in.addrSpace, addr, bytes, store, &sharedOffset,
-              /*peerOk=*/true);
+      checkedAccess(t, in, addr, bytes, store, /*atomic=*/false, &ownShared);
   if (!p)
     return false;
-  if (sharedOffset != ~0ull) {
-    if (accessPeer) [[unlikely]] {
-      // Distributed shared memory: the peer's shadow checks it.
-      Machine *peer = accessPeer;
-      accessPeer = nullptr;
-      if (!peer->sharedAccess(&t, in.op, sharedOffset, bytes, store))
-        return false;
-    } else {
-      if (!sharedAccess(&t, in.op, sharedOffset, bytes, store))
-        return false;
-      if (opts.bankConflicts)
-        recordBankAccess(t, in, sharedOffset);
-    }
-  } else if (!globalAccess(t, in.op, addr, bytes, store)) {
-    return false;
-  }
+  if (ownShared != ~0ull && opts.bankConflicts)
+    recordBankAccess(t, in, ownShared);
   if (store) {
     RegPtr v = R + in.a;
     for (unsigned i = 0; i < L; ++i)
       storeLE(p + i * elemBytes, v[i], elemBytes);
   } else {
+    RegPtr r = R + in.res;
     for (unsigned i = 0; i < L; ++i) {
       uint64_t x = loadLE(p + i * elemBytes, elemBytes);
       r[i] = in.bits == 1 ? x != 0 : x;
-    }
-  }
-  return true;
-}
-
-std::optional<bool> Machine::laneAccess(Thread &t, const Inst &in,
-                                        uint64_t *base, unsigned lane) {
-  // memoryOp's common cases without its address-space dispatch: an aligned,
-  // in-bounds access to this CTA's shared memory or to a global buffer.
-  // None: not one of them (memoryOp runs it, and reports its faults);
-  // false: a fault.
-  if ((in.addrSpace != 3 && in.addrSpace != 1) || opts.bankConflicts)
-    return std::nullopt;
-  const unsigned W = opts.warpSize, L = in.lanes;
-  bool store = in.opc == Opc::Store;
-  uint64_t addr = base[size_t(store ? in.b : in.a) * W + lane];
-  unsigned elemBytes = in.bits == 1 ? 1 : in.bits / 8;
-  uint64_t bytes = uint64_t(elemBytes) * L;
-  if (addr % (1ull << in.sub))
-    return std::nullopt;
-  uint8_t *p;
-  if (in.addrSpace == 3) {
-    if (addr + bytes > prog.sharedBytes || addr + bytes < addr)
-      return std::nullopt;
-    if (!sharedAccess(&t, in.op, addr, bytes, store))
-      return false;
-    p = shared.data() + addr;
-  } else {
-    uint64_t index = addr >> kBufferShift;
-    if (index < 1 || index > buffers.size())
-      return std::nullopt;
-    std::vector<uint8_t> &b = buffers[index - 1].bytes;
-    uint64_t offset = addr - (index << kBufferShift);
-    if (offset + bytes > b.size())
-      return std::nullopt;
-    if (!globalAccess(t, in.op, addr, bytes, store))
-      return false;
-    p = b.data() + offset;
-  }
-  if (store) {
-    for (unsigned i = 0; i < L; ++i)
-      storeLE(p + i * elemBytes, base[size_t(in.a + i) * W + lane], elemBytes);
-  } else {
-    for (unsigned i = 0; i < L; ++i) {
-      uint64_t x = loadLE(p + i * elemBytes, elemBytes);
-      base[size_t(in.res + i) * W + lane] = in.bits == 1 ? x != 0 : x;
     }
   }
   return true;
@@ -1307,11 +1271,9 @@ bool Machine::runWarp(uint32_t w, unsigned budget, uint64_t &ran) {
       }
       if (in.opc == Opc::Load || in.opc == Opc::Store) {
         for (uint64_t mm = mask; mm; mm &= mm - 1) {
-          unsigned l = llvm::countr_zero(mm);
-          Thread &t = threads[first + l];
+          Thread &t = threads[first + llvm::countr_zero(mm)];
           ++instructions;
-          std::optional<bool> ok = laneAccess(t, in, base, l);
-          if (!(ok ? *ok : memoryOp(t, in))) {
+          if (!memoryOp(t, in)) {
             t.pc = pc;
             return false;
           }

@@ -412,8 +412,14 @@ public:
   /// A load or store of `t` (bounds, alignment, races, banks). False on a
   /// fault.
   bool memoryOp(Thread &t, const Inst &in);
-  std::optional<bool> laneAccess(Thread &t, const Inst &in, uint64_t *base,
-                                 unsigned lane);
+  /// The bytes of `t`'s access of `in` at `addr` (a load, store or atomic),
+  /// bounds-checked and recorded in the race shadow of shared or global
+  /// memory (a peer CTA's for distributed shared memory). Null after a
+  /// fault. `ownShared`: set to the offset of an access to this CTA's
+  /// shared memory.
+  uint8_t *checkedAccess(Thread &t, const Inst &in, uint64_t addr,
+                         uint64_t bytes, bool store, bool atomic,
+                         uint64_t *ownShared = nullptr);
   /// A branch's parallel copy of block arguments (Program::aux at `at`) for
   /// the lanes in `mask`.
   void branchCopy(uint64_t *base, uint32_t at, uint64_t mask);

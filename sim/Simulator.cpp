@@ -52,11 +52,9 @@ bool Machine::stepWarp(uint32_t w, unsigned budget, uint32_t &pc,
   bool ok = runWarp(w, budget, ran);
   uint32_t first = w * opts.warpSize;
   blocked = false;
-  if (!ok || !ran) {
-    pc = ran ? threads[first + llvm::countr_zero(ran)].pc : 0;
+  pc = ran ? threads[first + llvm::countr_zero(ran)].pc : 0;
+  if (!ok || !ran)
     return ok;
-  }
-  pc = threads[first + llvm::countr_zero(ran)].pc;
   for (uint64_t mm = ran; mm; mm &= mm - 1) {
     Thread &t = threads[first + llvm::countr_zero(mm)];
     if (t.state == TS::Ready)
@@ -177,12 +175,11 @@ void Machine::startCta(std::array<uint32_t, 3> block,
     // Slots other than constants are written before they are read (SSA),
     // so what a previous launch left in them is never seen. Whole warps,
     // lane-minor (RegPtr).
-    size_t perWarp = size_t(opts.warpSize) * prog.numSlots;
-    regs.grow(regOffset + numWarps * perWarp);
+    regs.grow(regOffset + size_t(numWarps) * opts.warpSize * prog.numSlots);
     for (unsigned w = 0; w < numWarps; ++w)
       for (size_t s = 0; s < prog.constants.size(); ++s)
-        std::fill_n(regs.data() + regOffset + w * perWarp + s * opts.warpSize,
-                    opts.warpSize, prog.constants[s]);
+        std::fill_n(warpRegs(w) + s * opts.warpSize, opts.warpSize,
+                    prog.constants[s]);
     instanceCounters.assign(size_t(numThreads) * prog.numSharedAccessOps, 0);
     pendingBanks.assign(numWarps, {});
     bankSummaries.assign(prog.numSharedAccessOps, BankSummary());
@@ -227,9 +224,7 @@ void Machine::startCta(std::array<uint32_t, 3> block,
     t.warp = i / opts.warpSize;
     t.id = {i % blockDim[0], i / blockDim[0] % blockDim[1],
             i / (blockDim[0] * blockDim[1])};
-    t.regs = {regs.data() + regOffset +
-                  size_t(t.warp) * opts.warpSize * prog.numSlots + t.lane,
-              opts.warpSize};
+    t.regs = {warpRegs(t.warp) + t.lane, opts.warpSize};
     t.pc = prog.entry;
     for (size_t a = 0; a < args.size(); ++a) {
       const KernelArg &k = args[a];
