@@ -607,25 +607,29 @@ void Machine::branchCopy(uint64_t *base, uint32_t at, uint64_t mask) {
   }
 }
 
-/// The common lane ops over a whole warp: one slot of all lanes is
-/// contiguous, so each is a loop the compiler vectorizes. False: not one of
-/// them (warpOp runs it lane by lane, with its fault checks).
-bool Machine::fullWarpOp(const Inst &in, uint64_t *base) {
-  const unsigned W = opts.warpSize, L = in.lanes;
-  const uint64_t m = maskOf(in.bits);
+bool Machine::warpOp(const Inst &in, uint32_t first, uint64_t *base,
+                     uint64_t mask) {
+  const unsigned W = opts.warpSize, L = in.lanes, bits = in.bits;
+  const uint32_t *aux = prog.aux.data();
+  const uint64_t m = maskOf(bits);
+  const bool full = mask == fullMask();
   auto at = [&](uint32_t s) { return base + size_t(s) * W; };
-  // A slot below the constants' end holds the same value in every lane.
-  auto uniform = [&](uint32_t s) -> std::optional<uint64_t> {
-    if (s < prog.constants.size())
-      return prog.constants[s];
-    return std::nullopt;
+  // body(l) for each lane of `mask`. One slot of all lanes is contiguous, so
+  // over a full warp this is a plain loop the compiler vectorizes.
+  auto each = [&](auto body) {
+    if (full) {
+      for (unsigned l = 0; l < W; ++l)
+        body(l);
+    } else {
+      for (uint64_t mm = mask; mm; mm &= mm - 1)
+        body(unsigned(llvm::countr_zero(mm)));
+    }
   };
   auto binary = [&](auto fn) {
     for (unsigned i = 0; i < L; ++i) {
       uint64_t *r = at(in.res + i);
       const uint64_t *a = at(in.a + i), *b = at(in.b + i);
-      for (unsigned l = 0; l < W; ++l)
-        r[l] = fn(a[l], b[l]);
+      each([&](unsigned l) { r[l] = fn(a[l], b[l]); });
     }
     return true;
   };
@@ -633,16 +637,46 @@ bool Machine::fullWarpOp(const Inst &in, uint64_t *base) {
     for (unsigned i = 0; i < L; ++i) {
       uint64_t *r = at(in.res + i);
       const uint64_t *a = at(in.a + i);
-      for (unsigned l = 0; l < W; ++l)
-        r[l] = fn(a[l]);
+      each([&](unsigned l) { r[l] = fn(a[l]); });
     }
     return true;
   };
-  auto f32 = [](auto fn) {
-    return
-        [fn](uint64_t x, uint64_t y) { return bitsOf(fn(asF32(x), asF32(y))); };
+  // A float op on the elements' kind; f32 spelled out, the common case.
+  auto floating = [&](auto f32, auto f64) {
+    EK ek = in.ek;
+    if (ek == EK::F32)
+      return binary([f32](uint64_t x, uint64_t y) {
+        return bitsOf(f32(asF32(x), asF32(y)));
+      });
+    return binary([ek, f32, f64](uint64_t x, uint64_t y) {
+      return floatOp(ek, x, y, f32, f64);
+    });
   };
-  const unsigned bits = in.bits;
+  // Slots below the constants' end hold the same value in every lane.
+  auto uniform = [&](uint32_t slot) { return slot < prog.constants.size(); };
+  // A vector index operand in every lane, checked: false (a fault naming the
+  // first lane's bad index) when one is out of range.
+  auto indices = [&](uint32_t slot, uint64_t n, const char *what,
+                     uint64_t *out) {
+    bool ok = true;
+    auto check = [&](uint64_t idx) {
+      if (idx >= n && ok) {
+        setFault(in.op, llvm::formatv("{0} index {1} is out of range for a "
+                                      "vector of {2} (poison)",
+                                      what, idx, n));
+        ok = false;
+      }
+      return idx;
+    };
+    if (uniform(slot))
+      out[llvm::countr_zero(mask)] =
+          check(prog.constants[slot] & maskOf(in.srcBits));
+    else
+      each([&](unsigned l) {
+        out[l] = check(at(slot)[l] & maskOf(in.srcBits));
+      });
+    return ok;
+  };
   switch (in.opc) {
   case Opc::Add:
     return binary([m](uint64_t x, uint64_t y) { return (x + y) & m; });
@@ -656,6 +690,7 @@ bool Machine::fullWarpOp(const Inst &in, uint64_t *base) {
     return binary([](uint64_t x, uint64_t y) { return x | y; });
   case Opc::Xor:
     return binary([](uint64_t x, uint64_t y) { return x ^ y; });
+  // A shift by >= the width is poison; the simulator yields 0.
   case Opc::Shl:
     return binary([m, bits](uint64_t x, uint64_t y) {
       return y >= bits ? 0 : (x << y) & m;
@@ -663,70 +698,10 @@ bool Machine::fullWarpOp(const Inst &in, uint64_t *base) {
   case Opc::LShr:
     return binary(
         [bits](uint64_t x, uint64_t y) { return y >= bits ? 0 : x >> y; });
-  case Opc::FAdd:
-    if (in.ek != EK::F32)
-      return false;
-    return binary(f32([](float x, float y) { return x + y; }));
-  case Opc::FSub:
-    if (in.ek != EK::F32)
-      return false;
-    return binary(f32([](float x, float y) { return x - y; }));
-  case Opc::FMul:
-    if (in.ek != EK::F32)
-      return false;
-    return binary(f32([](float x, float y) { return x * y; }));
-  case Opc::FDiv:
-    if (in.ek != EK::F32)
-      return false;
-    return binary(f32([](float x, float y) { return x / y; }));
-  case Opc::FNeg:
-    return unary([bits](uint64_t x) { return x ^ (1ull << (bits - 1)); });
-  case Opc::FAbs:
-    return unary([bits](uint64_t x) { return x & ~(1ull << (bits - 1)); });
-  case Opc::Fma:
-    if (in.ek != EK::F32)
-      return false;
-    for (unsigned i = 0; i < L; ++i) {
-      uint64_t *r = at(in.res + i);
-      const uint64_t *a = at(in.a + i), *b = at(in.b + i), *c = at(in.c + i);
-      for (unsigned l = 0; l < W; ++l)
-        r[l] = bitsOf(std::fma(asF32(a[l]), asF32(b[l]), asF32(c[l])));
-    }
-    return true;
-  case Opc::FMax:
-  case Opc::FMin:
-    if (in.ek != EK::F32)
-      return false;
-    return binary([isMax = in.opc == Opc::FMax](uint64_t x, uint64_t y) {
-      return bitsOf(float(fmaximum(asF32(x), asF32(y), isMax)));
+  case Opc::AShr:
+    return binary([m, bits](uint64_t x, uint64_t y) {
+      return y >= bits ? 0 : uint64_t(sext(x, bits) >> y) & m;
     });
-  case Opc::Exp2:
-    if (in.ek != EK::F32)
-      return false;
-    return unary([](uint64_t x) { return bitsOf(std::exp2(asF32(x))); });
-  case Opc::Exp:
-    if (in.ek != EK::F32)
-      return false;
-    return unary([](uint64_t x) { return bitsOf(std::exp(asF32(x))); });
-  case Opc::Rcp:
-    if (in.ek != EK::F32)
-      return false;
-    return unary([](uint64_t x) { return bitsOf(1 / asF32(x)); });
-  case Opc::FPExt:
-  case Opc::FPTrunc:
-  case Opc::SIToFP:
-  case Opc::UIToFP: {
-    EK from = in.srcEk, to = in.ek;
-    unsigned fromBits = in.srcBits;
-    if (in.opc == Opc::SIToFP)
-      return unary([fromBits, to](uint64_t x) {
-        return fromDouble(double(sext(x, fromBits)), to);
-      });
-    if (in.opc == Opc::UIToFP)
-      return unary([to](uint64_t x) { return fromDouble(double(x), to); });
-    return unary(
-        [from, to](uint64_t x) { return fromDouble(toDouble(x, from), to); });
-  }
   case Opc::SMax:
     return binary([bits](uint64_t x, uint64_t y) {
       return sext(x, bits) > sext(y, bits) ? x : y;
@@ -739,21 +714,125 @@ bool Machine::fullWarpOp(const Inst &in, uint64_t *base) {
     return binary([](uint64_t x, uint64_t y) { return x > y ? x : y; });
   case Opc::UMin:
     return binary([](uint64_t x, uint64_t y) { return x < y ? x : y; });
-  case Opc::AShr:
-    return binary([m, bits](uint64_t x, uint64_t y) {
-      return y >= bits ? 0 : uint64_t(sext(x, bits) >> y) & m;
-    });
   case Opc::UDiv:
-  case Opc::URem: {
-    // Division by zero is warpOp's fault report.
-    for (unsigned i = 0; i < L; ++i)
-      for (unsigned l = 0; l < W; ++l)
-        if (at(in.b + i)[l] == 0)
-          return false;
-    if (in.opc == Opc::UDiv)
+  case Opc::URem:
+  case Opc::SDiv:
+  case Opc::SRem: {
+    bool isSigned = in.opc == Opc::SDiv || in.opc == Opc::SRem;
+    const char *fault = nullptr;
+    for (unsigned i = 0; i < L && !fault; ++i) {
+      const uint64_t *a = at(in.a + i), *b = at(in.b + i);
+      each([&](unsigned l) {
+        if (fault)
+          return;
+        if (b[l] == 0)
+          fault = "integer division by zero";
+        else if (isSigned && sext(b[l], bits) == -1 &&
+                 a[l] == (1ull << (bits - 1)))
+          fault = "signed division overflow (MIN / -1)";
+      });
+    }
+    if (fault) {
+      setFault(in.op, fault);
+      return false;
+    }
+    switch (in.opc) {
+    case Opc::UDiv:
       return binary([](uint64_t x, uint64_t y) { return x / y; });
-    return binary([](uint64_t x, uint64_t y) { return x % y; });
+    case Opc::URem:
+      return binary([](uint64_t x, uint64_t y) { return x % y; });
+    case Opc::SDiv:
+      return binary([m, bits](uint64_t x, uint64_t y) {
+        return uint64_t(sext(x, bits) / sext(y, bits)) & m;
+      });
+    default:
+      return binary([m, bits](uint64_t x, uint64_t y) {
+        return uint64_t(sext(x, bits) % sext(y, bits)) & m;
+      });
+    }
   }
+  case Opc::FAdd:
+    return floating([](float x, float y) { return x + y; },
+                    [](double x, double y) { return x + y; });
+  case Opc::FSub:
+    return floating([](float x, float y) { return x - y; },
+                    [](double x, double y) { return x - y; });
+  case Opc::FMul:
+    return floating([](float x, float y) { return x * y; },
+                    [](double x, double y) { return x * y; });
+  case Opc::FDiv:
+    return floating([](float x, float y) { return x / y; },
+                    [](double x, double y) { return x / y; });
+  case Opc::FNeg:
+    return unary([bits](uint64_t x) { return x ^ (1ull << (bits - 1)); });
+  case Opc::FAbs:
+    return unary([bits](uint64_t x) { return x & ~(1ull << (bits - 1)); });
+  case Opc::FMax:
+  case Opc::FMin:
+  case Opc::FMaxNum:
+  case Opc::FMinNum: {
+    EK ek = in.ek;
+    bool isMax = in.opc == Opc::FMax || in.opc == Opc::FMaxNum;
+    bool num = in.opc == Opc::FMaxNum || in.opc == Opc::FMinNum;
+    if (ek == EK::F32 && !num)
+      return binary([isMax](uint64_t x, uint64_t y) {
+        return bitsOf(float(fmaximum(asF32(x), asF32(y), isMax)));
+      });
+    return binary([ek, isMax, num](uint64_t a, uint64_t b) {
+      double x = toDouble(a, ek), y = toDouble(b, ek);
+      // maxnum/minnum: a NaN operand yields the other one.
+      if (num && std::isnan(x) != std::isnan(y))
+        return std::isnan(x) ? b : a;
+      return fromDouble(fmaximum(x, y, isMax), ek);
+    });
+  }
+  case Opc::Fma:
+    for (unsigned i = 0; i < L; ++i) {
+      uint64_t *r = at(in.res + i);
+      const uint64_t *a = at(in.a + i), *b = at(in.b + i), *c = at(in.c + i);
+      EK ek = in.ek;
+      if (ek == EK::F32)
+        each([&](unsigned l) {
+          r[l] = bitsOf(std::fma(asF32(a[l]), asF32(b[l]), asF32(c[l])));
+        });
+      else
+        each([&](unsigned l) {
+          r[l] = fromDouble(std::fma(toDouble(a[l], ek), toDouble(b[l], ek),
+                                     toDouble(c[l], ek)),
+                            ek);
+        });
+    }
+    return true;
+#define FLOAT_UNARY(OPC, FN)                                                   \
+  case Opc::OPC: {                                                             \
+    EK ek = in.ek;                                                             \
+    if (ek == EK::F32)                                                         \
+      return unary([](uint64_t v) {                                            \
+        float x = asF32(v);                                                    \
+        return bitsOf(float(FN));                                              \
+      });                                                                      \
+    if (ek == EK::F64)                                                         \
+      return unary([](uint64_t v) {                                            \
+        double x = asF64(v);                                                   \
+        return bitsOf(double(FN));                                             \
+      });                                                                      \
+    return unary([ek](uint64_t v) {                                            \
+      float x = float(toDouble(v, ek));                                        \
+      return fromDouble(float(FN), ek);                                        \
+    });                                                                        \
+  }
+    FLOAT_UNARY(Sqrt, std::sqrt(x))
+    FLOAT_UNARY(Exp, std::exp(x))
+    FLOAT_UNARY(Exp2, std::exp2(x))
+    FLOAT_UNARY(Log, std::log(x))
+    FLOAT_UNARY(Log2, std::log2(x))
+    FLOAT_UNARY(Floor, std::floor(x))
+    FLOAT_UNARY(Ceil, std::ceil(x))
+    FLOAT_UNARY(FTrunc, std::trunc(x))
+    FLOAT_UNARY(Round, std::round(x))
+    FLOAT_UNARY(Rsqrt, 1 / std::sqrt(x))
+    FLOAT_UNARY(Rcp, 1 / x)
+#undef FLOAT_UNARY
   case Opc::ICmp: {
     uint8_t pred = in.sub;
     return binary([pred, bits](uint64_t x, uint64_t y) -> uint64_t {
@@ -765,8 +844,7 @@ bool Machine::fullWarpOp(const Inst &in, uint64_t *base) {
       uint64_t *r = at(in.res + i);
       const uint64_t *c = at(in.a + (in.sub ? i : 0)), *b = at(in.b + i),
                      *e = at(in.c + i);
-      for (unsigned l = 0; l < W; ++l)
-        r[l] = (c[l] & 1) ? b[l] : e[l];
+      each([&](unsigned l) { r[l] = (c[l] & 1) ? b[l] : e[l]; });
     }
     return true;
   case Opc::ZExt:
@@ -780,166 +858,112 @@ bool Machine::fullWarpOp(const Inst &in, uint64_t *base) {
     unsigned from = in.srcBits;
     return unary([m, from](uint64_t x) { return uint64_t(sext(x, from)) & m; });
   }
+  case Opc::FPExt:
+  case Opc::FPTrunc: {
+    EK from = in.srcEk, to = in.ek;
+    return unary(
+        [from, to](uint64_t x) { return fromDouble(toDouble(x, from), to); });
+  }
+  case Opc::SIToFP: {
+    unsigned from = in.srcBits;
+    EK to = in.ek;
+    return unary([from, to](uint64_t x) {
+      return fromDouble(double(sext(x, from)), to);
+    });
+  }
+  case Opc::UIToFP: {
+    EK to = in.ek;
+    return unary([to](uint64_t x) { return fromDouble(double(x), to); });
+  }
   case Opc::Bitcast:
-    if (in.c != L || in.srcBits != in.bits) {
-      for (unsigned l = 0; l < W; ++l)
-        bitcastLanes(RegPtr{at(in.a) + l, W}, in.c, in.srcBits,
-                     RegPtr{at(in.res) + l, W}, L, in.bits);
-      return true;
-    }
-    return unary([](uint64_t x) { return x; });
+    if (in.c == L && in.srcBits == bits)
+      return unary([](uint64_t x) { return x; });
+    each([&](unsigned l) {
+      bitcastLanes(RegPtr{at(in.a) + l, W}, in.c, in.srcBits,
+                   RegPtr{at(in.res) + l, W}, L, bits);
+    });
+    return true;
   case Opc::ExtractElement: {
-    std::optional<uint64_t> idx = uniform(in.b);
-    if (!idx || (*idx & maskOf(in.srcBits)) >= in.c)
+    uint64_t idx[64];
+    if (!indices(in.b, in.c, "extractelement", idx))
       return false;
-    std::copy_n(at(in.a + (*idx & maskOf(in.srcBits))), W, at(in.res));
+    uint64_t *r = at(in.res);
+    if (uniform(in.b)) {
+      const uint64_t *a = at(in.a + idx[llvm::countr_zero(mask)]);
+      each([&](unsigned l) { r[l] = a[l]; });
+    } else {
+      each([&](unsigned l) { r[l] = at(in.a + idx[l])[l]; });
+    }
     return true;
   }
   case Opc::InsertElement: {
-    std::optional<uint64_t> idx = uniform(in.c);
-    if (!idx || (*idx & maskOf(in.srcBits)) >= L)
+    uint64_t idx[64];
+    if (!indices(in.c, L, "insertelement", idx))
       return false;
     if (in.res != in.a) // else in place (Decoder::insertInPlace)
-      std::copy_n(at(in.a), size_t(L) * W, at(in.res));
-    std::copy_n(at(in.b), W, at(in.res + (*idx & maskOf(in.srcBits))));
+      for (unsigned i = 0; i < L; ++i) {
+        uint64_t *r = at(in.res + i);
+        const uint64_t *a = at(in.a + i);
+        each([&](unsigned l) { r[l] = a[l]; });
+      }
+    const uint64_t *b = at(in.b);
+    if (uniform(in.c)) {
+      uint64_t *r = at(in.res + idx[llvm::countr_zero(mask)]);
+      each([&](unsigned l) { r[l] = b[l]; });
+    } else {
+      each([&](unsigned l) { at(in.res + idx[l])[l] = b[l]; });
+    }
     return true;
   }
   case Opc::ShuffleVector: {
-    const uint32_t *mk = prog.aux.data() + in.aux;
+    const uint32_t *mk = aux + in.aux;
     uint32_t n1 = mk[0];
     for (unsigned i = 0; i < L; ++i) {
       int32_t k = int32_t(mk[1 + i]);
-      if (k < 0)
-        std::fill_n(at(in.res + i), W, 0);
-      else
-        std::copy_n(uint32_t(k) < n1 ? at(in.a + k) : at(in.b + k - n1), W,
-                    at(in.res + i));
+      uint64_t *r = at(in.res + i);
+      if (k < 0) {
+        each([&](unsigned l) { r[l] = 0; });
+        continue;
+      }
+      const uint64_t *src = uint32_t(k) < n1 ? at(in.a + k) : at(in.b + k - n1);
+      each([&](unsigned l) { r[l] = src[l]; });
     }
     return true;
   }
   case Opc::GEP: {
-    const uint32_t *g = prog.aux.data() + in.aux;
+    const uint32_t *g = aux + in.aux;
     uint64_t offset = uint64_t(g[0]) | (uint64_t(g[1]) << 32);
-    uint64_t addr[64];
     const uint64_t *a = at(in.a);
-    for (unsigned l = 0; l < W; ++l)
-      addr[l] = a[l] + offset;
+    uint64_t *r = at(in.res);
+    // A pass over the lanes per index: each is a loop that vectorizes.
+    uint64_t addr[64];
+    each([&](unsigned l) { addr[l] = a[l] + offset; });
     for (uint32_t k = 0; k < g[2]; ++k) {
       const uint32_t *d = g + 3 + 4 * k;
       int64_t scale = int64_t(uint64_t(d[1]) | (uint64_t(d[2]) << 32));
       const uint64_t *x = at(d[0]);
       unsigned from = d[3];
-      for (unsigned l = 0; l < W; ++l)
-        addr[l] += uint64_t(sext(x[l], from) * scale);
+      each([&](unsigned l) { addr[l] += uint64_t(sext(x[l], from) * scale); });
     }
-    std::copy_n(addr, W, at(in.res));
+    each([&](unsigned l) { r[l] = addr[l]; });
     return true;
   }
   default:
-    return false;
+    break;
   }
-}
-
-bool Machine::warpOp(const Inst &in, uint32_t first, uint64_t *base,
-                     uint64_t mask) {
-  const unsigned W = opts.warpSize;
-  const uint32_t *aux = prog.aux.data();
-  const unsigned L = in.lanes;
-  const uint64_t m = maskOf(in.bits);
-  if (mask == fullMask() && fullWarpOp(in, base))
-    return true;
+  // The rest, lane by lane: ids, rare conversions and ops whose faults
+  // name the thread.
   for (uint64_t mm = mask; mm; mm &= mm - 1) {
     const unsigned lane = llvm::countr_zero(mm);
     RegPtr R{base + lane, W};
     RegPtr r = R + in.res;
     RegPtr A = R + in.a, B = R + in.b;
     switch (in.opc) {
-#define INT_BIN(OPC, EXPR)                                                     \
-  case Opc::OPC:                                                               \
-    for (unsigned i = 0; i < L; ++i) {                                         \
-      uint64_t x = A[i], y = B[i];                                             \
-      (void)x, (void)y;                                                        \
-      r[i] = (EXPR) & m;                                                       \
-    }                                                                          \
-    break;
-      INT_BIN(Add, x + y)
-      INT_BIN(Sub, x - y)
-      INT_BIN(Mul, x * y)
-      INT_BIN(And, x & y)
-      INT_BIN(Or, x | y)
-      INT_BIN(Xor, x ^ y)
-      // A shift by >= the width is poison; the simulator yields 0.
-      INT_BIN(Shl, y >= in.bits ? 0 : x << y)
-      INT_BIN(LShr, y >= in.bits ? 0 : x >> y)
-      INT_BIN(AShr, y >= in.bits ? 0 : uint64_t(sext(x, in.bits) >> y))
-      INT_BIN(SMax, sext(x, in.bits) > sext(y, in.bits) ? x : y)
-      INT_BIN(SMin, sext(x, in.bits) < sext(y, in.bits) ? x : y)
-      INT_BIN(UMax, x > y ? x : y)
-      INT_BIN(UMin, x < y ? x : y)
-#undef INT_BIN
-    case Opc::UDiv:
-    case Opc::URem:
-    case Opc::SDiv:
-    case Opc::SRem:
-      for (unsigned i = 0; i < L; ++i) {
-        uint64_t x = A[i], y = B[i];
-        if (y == 0) {
-          setFault(in.op, "integer division by zero");
-          return false;
-        }
-        bool isSigned = in.opc == Opc::SDiv || in.opc == Opc::SRem;
-        if (isSigned && sext(y, in.bits) == -1 &&
-            x == (1ull << (in.bits - 1))) {
-          setFault(in.op, "signed division overflow (MIN / -1)");
-          return false;
-        }
-        if (in.opc == Opc::UDiv)
-          r[i] = x / y;
-        else if (in.opc == Opc::URem)
-          r[i] = x % y;
-        else if (in.opc == Opc::SDiv)
-          r[i] = uint64_t(sext(x, in.bits) / sext(y, in.bits)) & m;
-        else
-          r[i] = uint64_t(sext(x, in.bits) % sext(y, in.bits)) & m;
-      }
-      break;
-    case Opc::FAdd:
-      for (unsigned i = 0; i < L; ++i)
-        r[i] = floatOp(
-            in.ek, A[i], B[i], [](float x, float y) { return x + y; },
-            [](double x, double y) { return x + y; });
-      break;
-    case Opc::FSub:
-      for (unsigned i = 0; i < L; ++i)
-        r[i] = floatOp(
-            in.ek, A[i], B[i], [](float x, float y) { return x - y; },
-            [](double x, double y) { return x - y; });
-      break;
-    case Opc::FMul:
-      for (unsigned i = 0; i < L; ++i)
-        r[i] = floatOp(
-            in.ek, A[i], B[i], [](float x, float y) { return x * y; },
-            [](double x, double y) { return x * y; });
-      break;
-    case Opc::FDiv:
-      for (unsigned i = 0; i < L; ++i)
-        r[i] = floatOp(
-            in.ek, A[i], B[i], [](float x, float y) { return x / y; },
-            [](double x, double y) { return x / y; });
-      break;
     case Opc::FRem:
       for (unsigned i = 0; i < L; ++i)
         r[i] = floatOp(
             in.ek, A[i], B[i], [](float x, float y) { return std::fmod(x, y); },
             [](double x, double y) { return std::fmod(x, y); });
-      break;
-    case Opc::FNeg:
-      for (unsigned i = 0; i < L; ++i)
-        r[i] = A[i] ^ (1ull << (in.bits - 1));
-      break;
-    case Opc::FAbs:
-      for (unsigned i = 0; i < L; ++i)
-        r[i] = A[i] & ~(1ull << (in.bits - 1));
       break;
     case Opc::CopySign:
       for (unsigned i = 0; i < L; ++i) {
@@ -947,59 +971,6 @@ bool Machine::warpOp(const Inst &in, uint32_t first, uint64_t *base,
         r[i] = (A[i] & ~sign) | (B[i] & sign);
       }
       break;
-    case Opc::FMax:
-    case Opc::FMin:
-    case Opc::FMaxNum:
-    case Opc::FMinNum:
-      for (unsigned i = 0; i < L; ++i) {
-        double x = toDouble(A[i], in.ek), y = toDouble(B[i], in.ek);
-        bool isMax = in.opc == Opc::FMax || in.opc == Opc::FMaxNum;
-        if (in.opc == Opc::FMaxNum || in.opc == Opc::FMinNum) {
-          // maxnum/minnum: a NaN operand yields the other one.
-          if (std::isnan(x) != std::isnan(y)) {
-            r[i] = std::isnan(x) ? B[i] : A[i];
-            continue;
-          }
-        }
-        r[i] = fromDouble(fmaximum(x, y, isMax), in.ek);
-      }
-      break;
-    case Opc::Fma:
-      for (unsigned i = 0; i < L; ++i) {
-        RegPtr C = R + in.c;
-        if (in.ek == EK::F32)
-          r[i] = bitsOf(std::fma(asF32(A[i]), asF32(B[i]), asF32(C[i])));
-        else
-          r[i] =
-              fromDouble(std::fma(toDouble(A[i], in.ek), toDouble(B[i], in.ek),
-                                  toDouble(C[i], in.ek)),
-                         in.ek);
-      }
-      break;
-#define FLOAT_UNARY(OPC, FN)                                                   \
-  case Opc::OPC:                                                               \
-    for (unsigned i = 0; i < L; ++i) {                                         \
-      if (in.ek == EK::F64) {                                                  \
-        double x = asF64(A[i]);                                                \
-        r[i] = bitsOf(double(FN));                                             \
-      } else {                                                                 \
-        float x = float(toDouble(A[i], in.ek));                                \
-        r[i] = fromDouble(float(FN), in.ek);                                   \
-      }                                                                        \
-    }                                                                          \
-    break;
-      FLOAT_UNARY(Sqrt, std::sqrt(x))
-      FLOAT_UNARY(Exp, std::exp(x))
-      FLOAT_UNARY(Exp2, std::exp2(x))
-      FLOAT_UNARY(Log, std::log(x))
-      FLOAT_UNARY(Log2, std::log2(x))
-      FLOAT_UNARY(Floor, std::floor(x))
-      FLOAT_UNARY(Ceil, std::ceil(x))
-      FLOAT_UNARY(FTrunc, std::trunc(x))
-      FLOAT_UNARY(Round, std::round(x))
-      FLOAT_UNARY(Rsqrt, 1 / std::sqrt(x))
-      FLOAT_UNARY(Rcp, 1 / x)
-#undef FLOAT_UNARY
     case Opc::CtPop:
       for (unsigned i = 0; i < L; ++i)
         r[i] = llvm::popcount(A[i]);
@@ -1010,39 +981,9 @@ bool Machine::warpOp(const Inst &in, uint32_t first, uint64_t *base,
         r[i] = uint64_t(x < 0 ? -x : x) & m;
       }
       break;
-    case Opc::ICmp:
-      for (unsigned i = 0; i < L; ++i)
-        r[i] = icmp(in.sub, A[i], B[i], in.bits);
-      break;
     case Opc::FCmp:
       for (unsigned i = 0; i < L; ++i)
         r[i] = fcmp(in.sub, toDouble(A[i], in.ek), toDouble(B[i], in.ek));
-      break;
-    case Opc::Select: {
-      RegPtr C = R + in.c;
-      for (unsigned i = 0; i < L; ++i)
-        r[i] = (A[in.sub ? i : 0] & 1) ? B[i] : C[i];
-      break;
-    }
-    case Opc::SExt:
-      for (unsigned i = 0; i < L; ++i)
-        r[i] = uint64_t(sext(A[i], in.srcBits)) & m;
-      break;
-    case Opc::ZExt:
-    case Opc::Copy:
-    case Opc::IntToPtr:
-      for (unsigned i = 0; i < L; ++i)
-        r[i] = A[i];
-      break;
-    case Opc::Trunc:
-    case Opc::PtrToInt:
-      for (unsigned i = 0; i < L; ++i)
-        r[i] = A[i] & m;
-      break;
-    case Opc::FPExt:
-    case Opc::FPTrunc:
-      for (unsigned i = 0; i < L; ++i)
-        r[i] = fromDouble(toDouble(A[i], in.srcEk), in.ek);
       break;
     case Opc::CvtF32x2ToF8x2: {
       F8 f = F8(in.sub);
@@ -1053,14 +994,6 @@ bool Machine::warpOp(const Inst &in, uint32_t first, uint64_t *base,
     case Opc::CvtF8x2ToF16x2:
       for (unsigned i = 0; i < 2; ++i) // exact: f16 holds every 8-bit float
         r[i] = floatToHalf(float(float8ToDouble(uint8_t(A[i]), F8(in.sub))));
-      break;
-    case Opc::SIToFP:
-      for (unsigned i = 0; i < L; ++i)
-        r[i] = fromDouble(double(sext(A[i], in.srcBits)), in.ek);
-      break;
-    case Opc::UIToFP:
-      for (unsigned i = 0; i < L; ++i)
-        r[i] = fromDouble(double(A[i]), in.ek);
       break;
     case Opc::FPToSI:
     case Opc::FPToUI:
@@ -1078,14 +1011,6 @@ bool Machine::warpOp(const Inst &in, uint32_t first, uint64_t *base,
           return false;
         }
         r[i] = (isSigned ? uint64_t(int64_t(x)) : uint64_t(x)) & m;
-      }
-      break;
-    case Opc::Bitcast:
-      if (in.c == L && in.srcBits == in.bits) {
-        for (unsigned i = 0; i < L; ++i)
-          r[i] = A[i];
-      } else {
-        bitcastLanes(A, in.c, in.srcBits, r, L, in.bits);
       }
       break;
     case Opc::AddrSpaceCast:
@@ -1127,50 +1052,6 @@ bool Machine::warpOp(const Inst &in, uint32_t first, uint64_t *base,
         r[i] = x;
       }
       break;
-    case Opc::ExtractElement: {
-      uint64_t idx = B[0] & maskOf(in.srcBits);
-      if (idx >= in.c) {
-        setFault(in.op, llvm::formatv("extractelement index {0} is out of "
-                                      "range for a vector of {1} (poison)",
-                                      idx, in.c));
-        return false;
-      }
-      r[0] = A[idx];
-      break;
-    }
-    case Opc::InsertElement: {
-      uint64_t idx = R[in.c] & maskOf(in.srcBits);
-      if (idx >= L) {
-        setFault(in.op, llvm::formatv("insertelement index {0} is out of "
-                                      "range for a vector of {1} (poison)",
-                                      idx, L));
-        return false;
-      }
-      if (r != A) // else in place (Decoder::insertInPlace)
-        for (unsigned i = 0; i < L; ++i)
-          r[i] = A[i];
-      r[idx] = B[0];
-      break;
-    }
-    case Opc::ShuffleVector: {
-      uint32_t n1 = aux[in.aux];
-      for (unsigned i = 0; i < L; ++i) {
-        int32_t mk = int32_t(aux[in.aux + 1 + i]);
-        r[i] = mk < 0 ? 0 : uint32_t(mk) < n1 ? A[mk] : B[mk - n1];
-      }
-      break;
-    }
-    case Opc::GEP: {
-      const uint32_t *g = aux + in.aux;
-      uint64_t addr = A[0] + (uint64_t(g[0]) | (uint64_t(g[1]) << 32));
-      for (uint32_t k = 0; k < g[2]; ++k) {
-        const uint32_t *d = g + 3 + 4 * k;
-        int64_t scale = int64_t(uint64_t(d[1]) | (uint64_t(d[2]) << 32));
-        addr += uint64_t(sext(R[d[0]], d[3]) * scale);
-      }
-      r[0] = addr;
-      break;
-    }
     case Opc::ThreadId:
       r[0] = threads[first + lane].id[in.sub];
       break;
@@ -1299,11 +1180,14 @@ bool Machine::runWarp(uint32_t w, unsigned budget, uint64_t &ran) {
           branchCopy(base, in.c, other);
         if (taken && other) {
           // Divergence: the arm laid out first runs on, the other waits.
-          uint32_t t = aux[in.aux], e = aux[in.c];
-          bool first_ = t <= e;
-          leave(first_ ? other : taken, first_ ? e : t);
-          mask = first_ ? taken : other;
-          if (!arrive(first_ ? t : e))
+          uint32_t on = aux[in.aux], off = aux[in.c];
+          if (on > off) {
+            std::swap(on, off);
+            std::swap(taken, other);
+          }
+          leave(other, off);
+          mask = taken;
+          if (!arrive(on))
             break;
           continue;
         }
@@ -1336,7 +1220,7 @@ bool Machine::runWarp(uint32_t w, unsigned budget, uint64_t &ran) {
     }
     // A barrier the group completed queued its lanes again.
     queued &= ~mask;
-    if (next != pc + 1 ? !arrive(next) : false)
+    if (next != pc + 1 && !arrive(next))
       break;
     pc = next;
   }

@@ -97,14 +97,13 @@ struct CpAsyncCopy {
 
 /// A thread's registers. The file is lane-minor: slot s of every lane of a
 /// warp lies side by side (base[s * warpSize + lane]), so an instruction run
-/// by a whole warp (Machine::executeWarp) reads and writes contiguous
+/// by a whole warp (Machine::runWarp) reads and writes contiguous
 /// memory. A thread sees its own slots through `stride`.
 struct RegPtr {
   uint64_t *p = nullptr;
   uint32_t stride = 1;
   uint64_t &operator[](size_t i) const { return p[i * stride]; }
   RegPtr operator+(size_t slot) const { return {p + slot * stride, stride}; }
-  bool operator!=(const RegPtr &o) const { return p != o.p; }
 };
 
 /// The slots of a host thread's CTAs. Growing it keeps nothing and writes
@@ -114,7 +113,6 @@ struct RegPtr {
 class RegisterFile {
 public:
   uint64_t *data() { return data_.get(); }
-  size_t size() const { return size_; }
   void grow(size_t n) {
     if (n <= size_)
       return;
@@ -408,7 +406,6 @@ public:
   /// Runs lane op `in` for the lanes in `mask` of the warp whose first
   /// thread is `first` and whose registers start at `base`.
   bool warpOp(const Inst &in, uint32_t first, uint64_t *base, uint64_t mask);
-  bool fullWarpOp(const Inst &in, uint64_t *base);
   /// A load or store of `t` (bounds, alignment, races, banks). False on a
   /// fault.
   bool memoryOp(Thread &t, const Inst &in);
