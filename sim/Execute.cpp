@@ -483,6 +483,128 @@ bool Machine::memoryOp(Thread &t, const Inst &in) {
   return true;
 }
 
+bool Machine::warpMemoryOp(const Inst &in, uint32_t pc, uint32_t first,
+                           uint64_t *base, uint64_t mask) {
+  const unsigned W = opts.warpSize, L = in.lanes;
+  const bool store = in.opc == Opc::Store;
+  const uint64_t *addr = base + size_t(store ? in.b : in.a) * W;
+  const unsigned elemBytes = in.bits == 1 ? 1 : in.bits / 8;
+  const uint64_t bytes = uint64_t(elemBytes) * L, align = 1ull << in.sub;
+  // The fast path: every lane's access aligned and inside this CTA's shared
+  // memory or inside the global buffer of the first lane's address. Else
+  // (generic pointers, a peer's shared memory, faults, bank accounting)
+  // each lane goes through memoryOp.
+  uint8_t *mem = nullptr;
+  uint64_t lo = 0, size = 0;
+  if (in.addrSpace == 3) {
+    mem = shared.data();
+    size = prog.sharedBytes;
+  } else if (in.addrSpace == 1) {
+    uint64_t index = addr[llvm::countr_zero(mask)] >> kBufferShift;
+    if (index >= 1 && index <= buffers.size()) {
+      mem = buffers[index - 1].bytes.data();
+      lo = index << kBufferShift;
+      size = buffers[index - 1].bytes.size();
+    }
+  }
+  bool fast = mem && !opts.bankConflicts && bytes <= size;
+  const uint64_t a0 = addr[llvm::countr_zero(mask)];
+  bool uniform = true;
+  for (uint64_t mm = mask; fast && mm; mm &= mm - 1) {
+    uint64_t a = addr[llvm::countr_zero(mm)];
+    // Below `lo`, a - lo wraps past size.
+    fast = a % align == 0 && a - lo <= size - bytes;
+    uniform &= a == a0;
+  }
+  if (!fast) {
+    for (uint64_t mm = mask; mm; mm &= mm - 1) {
+      Thread &t = threads[first + llvm::countr_zero(mm)];
+      ++instructions;
+      if (!memoryOp(t, in)) {
+        t.pc = pc;
+        return false;
+      }
+    }
+    return true;
+  }
+  // The race shadow lane by lane, in lane order; a broadcast read (every
+  // thread reads a reduction's result) records the lanes after the first
+  // together.
+  uint64_t done = 0;
+  bool ok = true;
+  for (uint64_t mm = mask; mm; mm &= mm - 1) {
+    unsigned l = llvm::countr_zero(mm);
+    if (done >> l & 1)
+      continue;
+    Thread &t = threads[first + l];
+    ok = in.addrSpace == 3 ? threadSharedAccess(t, in.op, addr[l], bytes, store)
+                           : globalAccess(t, in.op, addr[l], bytes, store);
+    if (!ok) {
+      t.pc = pc;
+      ++instructions;
+      break;
+    }
+    done |= 1ull << l;
+    if (uniform && !store && in.addrSpace == 3)
+      done |= extendSharedReads(first, mm & (mm - 1), in.op, addr[l], bytes);
+  }
+  instructions += llvm::popcount(done);
+  // Then the data of the lanes that got through. Stores lane by lane, in
+  // lane order (lanes storing to one address leave the highest lane's
+  // value); loads element by element.
+  auto copy = [&](auto tag) {
+    using T = decltype(tag);
+    if (store) {
+      const uint64_t *v = base + size_t(in.a) * W;
+      for (uint64_t mm = done; mm; mm &= mm - 1) {
+        unsigned l = llvm::countr_zero(mm);
+        uint8_t *p = mem + (addr[l] - lo);
+        for (unsigned i = 0; i < L; ++i) {
+          T x = T(v[size_t(i) * W + l]);
+          std::memcpy(p + i * sizeof(T), &x, sizeof(T));
+        }
+      }
+      return;
+    }
+    for (unsigned i = 0; i < L; ++i) {
+      uint64_t *r = base + size_t(in.res + i) * W;
+      for (uint64_t mm = done; mm; mm &= mm - 1) {
+        unsigned l = llvm::countr_zero(mm);
+        T x;
+        std::memcpy(&x, mem + (addr[l] - lo) + i * sizeof(T), sizeof(T));
+        r[l] = in.bits == 1 ? x != 0 : uint64_t(x);
+      }
+    }
+  };
+  switch (elemBytes) {
+  case 1:
+    copy(uint8_t());
+    break;
+  case 2:
+    copy(uint16_t());
+    break;
+  case 4:
+    copy(uint32_t());
+    break;
+  case 8:
+    copy(uint64_t());
+    break;
+  default:
+    for (uint64_t mm = done; mm; mm &= mm - 1) {
+      unsigned l = llvm::countr_zero(mm);
+      uint8_t *p = mem + (addr[l] - lo);
+      for (unsigned i = 0; i < L; ++i) {
+        uint64_t *r = base + size_t((store ? in.a : in.res) + i) * W + l;
+        if (store)
+          storeLE(p + i * elemBytes, *r, elemBytes);
+        else
+          *r = loadLE(p + i * elemBytes, elemBytes);
+      }
+    }
+  }
+  return ok;
+}
+
 bool kcc::sim::detail::isLaneOp(Opc opc) {
   switch (opc) {
   case Opc::Add:
@@ -774,10 +896,27 @@ bool Machine::warpOp(const Inst &in, uint32_t first, uint64_t *base,
     EK ek = in.ek;
     bool isMax = in.opc == Opc::FMax || in.opc == Opc::FMaxNum;
     bool num = in.opc == Opc::FMaxNum || in.opc == Opc::FMinNum;
-    if (ek == EK::F32 && !num)
-      return binary([isMax](uint64_t x, uint64_t y) {
-        return bitsOf(float(fmaximum(asF32(x), asF32(y), isMax)));
+    if (ek == EK::F32 && !num) {
+      // fmaximum on the bits, without branches: an order of the patterns
+      // in which -0 < +0, and NaN (the canonical one) if either is.
+      auto key = [](uint32_t u) {
+        return (u & 0x80000000u) ? ~u : (u | 0x80000000u);
+      };
+      auto pick = [key](uint64_t x, uint64_t y, auto better) -> uint64_t {
+        uint32_t a = uint32_t(x), b = uint32_t(y);
+        bool nan =
+            (a & 0x7fffffffu) > 0x7f800000u || (b & 0x7fffffffu) > 0x7f800000u;
+        uint32_t r = better(key(a), key(b)) ? a : b;
+        return nan ? 0x7fc00000u : r;
+      };
+      if (isMax)
+        return binary([pick](uint64_t x, uint64_t y) {
+          return pick(x, y, [](uint32_t p, uint32_t q) { return p > q; });
+        });
+      return binary([pick](uint64_t x, uint64_t y) {
+        return pick(x, y, [](uint32_t p, uint32_t q) { return p < q; });
       });
+    }
     return binary([ek, isMax, num](uint64_t a, uint64_t b) {
       double x = toDouble(a, ek), y = toDouble(b, ek);
       // maxnum/minnum: a NaN operand yields the other one.
@@ -861,6 +1000,15 @@ bool Machine::warpOp(const Inst &in, uint32_t first, uint64_t *base,
   case Opc::FPExt:
   case Opc::FPTrunc: {
     EK from = in.srcEk, to = in.ek;
+    // The conversions of f16 and bf16 math through f32, spelled out.
+    if (from == EK::F32 && to == EK::F16)
+      return unary([](uint64_t x) { return floatToHalf(asF32(x)); });
+    if (from == EK::F16 && to == EK::F32)
+      return unary([](uint64_t x) { return bitsOf(halfToFloat(x)); });
+    if (from == EK::F32 && to == EK::BF16)
+      return unary([](uint64_t x) { return floatToBF16(asF32(x)); });
+    if (from == EK::BF16 && to == EK::F32)
+      return unary([](uint64_t x) { return bitsOf(bf16ToFloat(x)); });
     return unary(
         [from, to](uint64_t x) { return fromDouble(toDouble(x, from), to); });
   }
@@ -1151,14 +1299,8 @@ bool Machine::runWarp(uint32_t w, unsigned budget, uint64_t &ran) {
         continue;
       }
       if (in.opc == Opc::Load || in.opc == Opc::Store) {
-        for (uint64_t mm = mask; mm; mm &= mm - 1) {
-          Thread &t = threads[first + llvm::countr_zero(mm)];
-          ++instructions;
-          if (!memoryOp(t, in)) {
-            t.pc = pc;
-            return false;
-          }
-        }
+        if (!warpMemoryOp(in, pc, first, base, mask))
+          return false;
         ++pc;
         continue;
       }

@@ -27,6 +27,7 @@
 #include "targets/WgmmaRules.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/bit.h"
 
 #include <map>
 #include <random>
@@ -172,14 +173,44 @@ struct Thread {
 struct ByteShadow {
   uint32_t wId = kNone, wGen = 0, wClock = 0, wOp = 0;
   uint32_t reads = kNone; // head of a list in Machine::readPool
-  bool wAtomic = false;   // the last write was an atomic read-modify-write
+  // The head's generation and most recent reader (Machine::setReads): the
+  // fast paths decide without reading the pool.
+  uint32_t readsGen = 0, readsLast = kNone;
+  bool wAtomic = false; // the last write was an atomic read-modify-write
+  // Every read in the list is by a thread of this CTA in the head's
+  // generation (the fast paths keep it; others clear it), so a later
+  // generation's store is ordered after all of them without a walk.
+  bool readsOneGen = false;
   bool operator==(const ByteShadow &o) const {
+    // readsGen and readsLast follow from reads.
     return wId == o.wId && wGen == o.wGen && wClock == o.wClock &&
-           wOp == o.wOp && reads == o.reads && wAtomic == o.wAtomic;
+           wOp == o.wOp && reads == o.reads && wAtomic == o.wAtomic &&
+           readsOneGen == o.readsOneGen;
   }
 };
+/// A read in a byte's list (most recent first), or with `lanes` the reads
+/// of those lanes of one warp (id: its lane 0's), all with one generation,
+/// clock and op: the lanes' records one by one, the highest lane's first.
 struct ReadRec {
   uint32_t id, gen, clock, op, next;
+  uint64_t lanes = 0;
+  /// The most recent reader.
+  uint32_t last() const {
+    return lanes ? id + 63 - llvm::countl_zero(lanes) : id;
+  }
+  /// fn(reader id) for each reader, most recent first, until it says stop.
+  template <typename Fn> void forEachReader(Fn fn) const {
+    if (!lanes) {
+      fn(id);
+      return;
+    }
+    for (uint64_t mm = lanes; mm;) {
+      unsigned l = 63 - llvm::countl_zero(mm);
+      if (fn(id + l))
+        return;
+      mm &= ~(1ull << l);
+    }
+  }
 };
 /// A 16-byte block of global memory this CTA touched: its last write and
 /// its last read by a thread, each with the bytes it covered (one of each:
@@ -409,6 +440,12 @@ public:
   /// A load or store of `t` (bounds, alignment, races, banks). False on a
   /// fault.
   bool memoryOp(Thread &t, const Inst &in);
+  /// Load or store `in` at `pc` for the lanes in `mask` (as warpOp), lane by
+  /// lane in lane order; accesses all inside this CTA's shared memory or one
+  /// global buffer skip memoryOp's address dispatch. False on a fault (the
+  /// faulting lane's pc is `pc`).
+  bool warpMemoryOp(const Inst &in, uint32_t pc, uint32_t first, uint64_t *base,
+                    uint64_t mask);
   /// The bytes of `t`'s access of `in` at `addr` (a load, store or atomic),
   /// bounds-checked and recorded in the race shadow of shared or global
   /// memory (a peer CTA's for distributed shared memory). Null after a
@@ -456,6 +493,22 @@ public:
   bool sharedAccess(Thread *t, uint32_t op, uint64_t offset, uint64_t bytes,
                     bool store, uint32_t asyncId = 0, bool atomic = false,
                     uint64_t unit = 0);
+  /// sharedAccess for a thread's plain load or store, with a fast path for
+  /// the common case.
+  bool threadSharedAccess(Thread &t, uint32_t op, uint64_t offset,
+                          uint64_t bytes, bool store);
+  /// Points `s` at read list `head` (kNone: none).
+  void setReads(ByteShadow &s, uint32_t head, bool oneGen) {
+    s.reads = head, s.readsOneGen = oneGen;
+    if (head != kNone)
+      s.readsGen = readPool[head].gen, s.readsLast = readPool[head].last();
+  }
+  /// After a thread of the warp whose first thread is `first` read `bytes`
+  /// at `offset` (threadSharedAccess), records the same read by the
+  /// following `lanes` in lane order while the fast path's conditions hold.
+  /// The lanes recorded (a prefix of `lanes`).
+  uint64_t extendSharedReads(uint32_t first, uint64_t lanes, uint32_t op,
+                             uint64_t offset, uint64_t bytes);
   /// The same for a thread's access to global memory within its CTA:
   /// another thread's access to one of the same bytes, one of them a write
   /// and not both atomic, unordered by a barrier (or an acquire) is a data
@@ -656,6 +709,82 @@ uint64_t swizzledOperandOffset(uint64_t start, uint64_t lbo, uint64_t sbo,
 /// Completes the mbarrier's phase at `addr` if nothing is pending and wakes
 /// its waiters (Async.cpp).
 void maybeCompletePhase(Machine &mc, uint64_t addr);
+
+/// Whether thread `t`'s access is ordered after one by `id` in generation
+/// `gen` without asking a clock: its own, or before a barrier it passed.
+inline bool byBarrier(const Thread &t, uint32_t id, uint32_t gen) {
+  return id == t.sid ||
+         (gen != kAsyncGen && rankOfId(id) == rankOfId(t.sid) && gen < t.gen);
+}
+
+// Inline: a warp's loads and stores call it for each lane.
+inline bool Machine::threadSharedAccess(Thread &t, uint32_t op, uint64_t offset,
+                                        uint64_t bytes, bool store) {
+  if (!opts.checkRaces && !opts.checkUninitializedShared)
+    return true;
+  // The common cases, which sharedAccess would decide the same way, without
+  // reading the read lists: a read of bytes that share one shadow whose
+  // last write is the thread's own or before a barrier it passed, extending
+  // a list of its generation (or starting one where the list holds only an
+  // earlier generation's reads); a store whose bytes' last writes and reads
+  // are all ordered that way. Anything else (unwritten bytes, orderings
+  // through clocks, races, async readers) takes sharedAccess.
+  ByteShadow *s = shadow.data() + offset;
+  const ByteShadow s0 = s[0];
+  if (!store) {
+    bool simple =
+        s0.wId != kNone && (!opts.checkRaces || byBarrier(t, s0.wId, s0.wGen));
+    for (uint64_t b = 1; b < bytes && simple; ++b)
+      simple = s[b] == s0;
+    uint32_t next = s0.reads;
+    if (simple && next != kNone) {
+      simple =
+          s0.readsLast != t.sid &&
+          (s0.readsGen == t.gen || (s0.readsOneGen && s0.readsGen < t.gen));
+      if (s0.readsGen != t.gen)
+        next = kNone; // sharedAccess drops them: no async reads to keep
+    }
+    if (!simple)
+      return sharedAccess(&t, op, offset, bytes, store);
+    // A list of one generation stays one (the head's is this thread's).
+    bool oneGen = next == kNone || s0.readsOneGen;
+    readPool.push_back({t.sid, t.gen, t.clock, op, next});
+    ByteShadow after = s0;
+    after.reads = readPool.size() - 1;
+    after.readsGen = t.gen, after.readsLast = t.sid;
+    after.readsOneGen = oneGen;
+    std::fill_n(s, bytes, after);
+    return true;
+  }
+  if (opts.checkRaces) {
+    // Bytes equal to the one before were checked with it.
+    for (uint64_t b = 0; b < bytes; ++b) {
+      const ByteShadow &x = s[b];
+      if (b && x == s[b - 1])
+        continue;
+      if (x.wId != kNone && !byBarrier(t, x.wId, x.wGen))
+        return sharedAccess(&t, op, offset, bytes, store);
+      if (x.reads == kNone)
+        continue;
+      bool simple = true;
+      if (x.readsOneGen)
+        simple = x.readsGen < t.gen;
+      else
+        for (uint32_t i = x.reads; i != kNone && simple; i = readPool[i].next)
+          readPool[i].forEachReader([&](uint32_t id) {
+            simple = byBarrier(t, id, readPool[i].gen);
+            return !simple;
+          });
+      if (!simple)
+        return sharedAccess(&t, op, offset, bytes, store);
+    }
+  }
+  ByteShadow after;
+  after.wId = t.sid, after.wGen = t.gen, after.wClock = t.clock;
+  after.wOp = op;
+  std::fill_n(s, bytes, after);
+  return true;
+}
 
 } // namespace kcc::sim::detail
 

@@ -279,12 +279,20 @@ bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
       // ordered before every later access of a thread, so a new generation
       // starts a new list (async reads, which no barrier orders, are kept).
       if (s.reads != kNone) {
-        const ReadRec &head = readPool[s.reads];
-        if (head.id == a.id) {
-          // This accessor's own last read, superseded.
+        const ReadRec head = readPool[s.reads];
+        if (head.last() == a.id) {
+          // This accessor's own last read, superseded (a record of lanes
+          // keeps the others).
+          uint32_t next = head.next;
+          if (head.lanes & (head.lanes - 1)) {
+            ReadRec rest = head;
+            rest.lanes &= ~(1ull << (63 - llvm::countl_zero(head.lanes)));
+            readPool.push_back(rest);
+            next = readPool.size() - 1;
+          }
           readPool.push_back(
-              {a.id, a.stampGen, std::max(head.clock, a.clock), op, head.next});
-          s.reads = readPool.size() - 1;
+              {a.id, a.stampGen, std::max(head.clock, a.clock), op, next});
+          setReads(s, readPool.size() - 1, false);
           continue;
         }
         if (head.gen != kAsyncGen && head.gen < a.gen) {
@@ -296,28 +304,31 @@ bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
               readPool.push_back(copy);
               keep = readPool.size() - 1;
             }
-          s.reads = keep;
+          setReads(s, keep, false);
         }
       }
       readPool.push_back({a.id, a.stampGen, a.clock, op, s.reads});
-      s.reads = readPool.size() - 1;
+      setReads(s, readPool.size() - 1, false);
       continue;
     }
     if (opts.checkRaces) {
       if (s.wId != kNone && !(atomic && s.wAtomic) &&
           !isOrdered(a, s.wId, s.wGen, s.wClock))
         race(b, s.wId, s.wOp, true);
-      for (uint32_t i = s.reads; i != kNone; i = readPool[i].next) {
+      bool raced = false;
+      for (uint32_t i = s.reads; i != kNone && !raced; i = readPool[i].next) {
         const ReadRec &rr = readPool[i];
-        if (!isOrdered(a, rr.id, rr.gen, rr.clock)) {
-          race(b, rr.id, rr.op, false);
-          break;
-        }
+        rr.forEachReader([&](uint32_t id) {
+          raced = !isOrdered(a, id, rr.gen, rr.clock);
+          if (raced)
+            race(b, id, rr.op, false);
+          return raced;
+        });
       }
     }
     s.wId = a.id, s.wGen = a.stampGen, s.wClock = a.clock, s.wOp = op;
     s.wAtomic = atomic;
-    s.reads = kNone;
+    setReads(s, kNone, false);
   }
   if (raceReports > reportsBefore && raceReports >= opts.maxReports) {
     setFault(
@@ -325,6 +336,50 @@ bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
     return false;
   }
   return true;
+}
+
+uint64_t Machine::extendSharedReads(uint32_t first, uint64_t lanes, uint32_t op,
+                                    uint64_t offset, uint64_t bytes) {
+  if (!opts.checkRaces && !opts.checkUninitializedShared)
+    return lanes;
+  // What threadSharedAccess's fast path does for each lane in turn, with
+  // the shadow's checks made once.
+  ByteShadow *s = shadow.data() + offset;
+  const ByteShadow s0 = s[0];
+  for (uint64_t b = 1; b < bytes; ++b)
+    if (!(s[b] == s0))
+      return 0;
+  if (s0.wId == kNone || s0.reads == kNone)
+    return 0;
+  uint32_t head = s0.reads, gen = s0.readsGen, last = s0.readsLast;
+  // One record for each run of lanes with one clock: the records of the
+  // lanes one by one, in the order a walk meets them (ReadRec::lanes).
+  ReadRec run{idBase + first, gen, 0, op, head, 0};
+  auto flush = [&] {
+    if (!run.lanes)
+      return;
+    readPool.push_back(run);
+    head = run.next = readPool.size() - 1;
+    run.lanes = 0;
+  };
+  uint64_t done = 0;
+  for (uint64_t mm = lanes; mm; mm &= mm - 1) {
+    unsigned l = llvm::countr_zero(mm);
+    const Thread &t = threads[first + l];
+    if (t.gen != gen || last == t.sid ||
+        (opts.checkRaces && !byBarrier(t, s0.wId, s0.wGen)))
+      break;
+    if (run.lanes && t.clock != run.clock)
+      flush();
+    run.clock = t.clock;
+    run.lanes |= 1ull << l;
+    last = t.sid;
+    done |= 1ull << l;
+  }
+  flush();
+  for (uint64_t b = 0; b < bytes; ++b)
+    setReads(s[b], head, s0.readsOneGen);
+  return done;
 }
 
 bool Machine::globalAccess(Thread &t, uint32_t op, uint64_t addr,

@@ -16,6 +16,21 @@
 using namespace kcc::sim;
 using namespace kcc::sim::detail;
 
+unsigned kcc::sim::hostThreadCount(unsigned requested) {
+  if (!requested)
+    if (const char *env = std::getenv("KCC_SIM_THREADS"))
+      requested = unsigned(std::strtoul(env, nullptr, 10));
+  if (!requested)
+    requested = std::thread::hardware_concurrency();
+  return std::max(1u, requested);
+}
+
+llvm::ThreadPoolInterface &kcc::sim::hostPool(unsigned threads) {
+  static llvm::StdThreadPool pool(
+      llvm::hardware_concurrency(hostThreadCount(threads)));
+  return pool;
+}
+
 Options kcc::sim::optionsFor(const TargetModel &target) {
   Options o;
   o.target = target.name;
@@ -771,12 +786,7 @@ Result kcc::sim::simulate(mlir::LLVM::LLVMFuncOp func,
       c->fault.reset();
     }
   };
-  unsigned workers = options.hostThreads;
-  if (!workers)
-    if (const char *env = std::getenv("KCC_SIM_THREADS"))
-      workers = unsigned(std::strtoul(env, nullptr, 10));
-  if (!workers)
-    workers = std::max(1u, std::thread::hardware_concurrency());
+  unsigned workers = hostThreadCount(options.hostThreads);
   if (prog.globalAtomics)
     workers = 1;
   workers = unsigned(std::min<size_t>(workers, units.size()));
@@ -806,12 +816,11 @@ Result kcc::sim::simulate(mlir::LLVM::LLVMFuncOp func,
         }
       }
     };
-    std::vector<std::thread> pool;
+    llvm::ThreadPoolTaskGroup group(hostPool(options.hostThreads));
     for (unsigned w = 0; w + 1 < workers; ++w)
-      pool.emplace_back(worker);
+      group.async(worker);
     worker();
-    for (std::thread &t : pool)
-      t.join();
+    group.wait();
   }
   // In unit order, as one run through them would have it: up to the first
   // failure. A unit in which the instruction budget runs out counting the

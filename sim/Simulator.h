@@ -38,6 +38,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Location.h"
 
+#include "llvm/Support/ThreadPool.h"
+
 #include <array>
 #include <cstdint>
 #include <string>
@@ -96,6 +98,17 @@ struct Options {
   /// the instruction budget are taken in CTA order as if they ran in turn.
   unsigned hostThreads = 0;
 };
+
+/// The host threads a request for `requested` means: itself, else
+/// $KCC_SIM_THREADS, else one per core (at least 1).
+unsigned hostThreadCount(unsigned requested);
+
+/// The process's pool of host threads for simulations, made at the first
+/// call with hostThreadCount(threads) workers. Its threads live on, so their
+/// register files (thread-local, grown on demand) are reused from launch to
+/// launch; a task may wait for a group of tasks it started (they run on the
+/// waiting thread too).
+llvm::ThreadPoolInterface &hostPool(unsigned threads);
 
 /// Options for a target model: its warp size, bank model and shared size.
 Options optionsFor(const TargetModel &target);

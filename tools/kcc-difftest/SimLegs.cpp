@@ -102,14 +102,14 @@ bool kcc::difftest::prepareSimLeg(SimLeg &leg, mlir::ModuleOp tileIR,
 }
 
 SimCell
-kcc::difftest::runSimCase(SimLeg &leg, StringRef symbol,
+kcc::difftest::runSimCase(const SimLeg &leg, StringRef symbol,
                           const std::vector<interp::Buffer> &userInputs,
                           const std::vector<interp::KernelArg> &userArgs,
                           const std::vector<RunArg> &userRunArgs,
                           const std::vector<RunOutput> &outputs,
                           const std::vector<interp::Buffer> *reference,
                           const interp::Grid &grid, const SimLimits &limits,
-                          SourceMgr &sourceMgr, const SplitLaunch *split) {
+                          const SplitLaunch *split) {
   SimCell out;
   if (!leg.module) {
     out.cell = "SKIP(" + leg.unavailable + ")";
@@ -183,7 +183,7 @@ kcc::difftest::runSimCase(SimLeg &leg, StringRef symbol,
   // One launch of `name` over `at` on `buffers`; false with `out` set when
   // it cannot run or fails.
   auto launch = [&](StringRef name, const interp::Grid &at) {
-    auto func = leg.module->lookupSymbol<mlir::LLVM::LLVMFuncOp>(name);
+    auto func = leg.module.get().lookupSymbol<mlir::LLVM::LLVMFuncOp>(name);
     if (!func || func.isExternal()) {
       out.cell = "FAIL";
       out.detail =
@@ -278,21 +278,11 @@ kcc::difftest::runSimCase(SimLeg &leg, StringRef symbol,
     out.ms += std::chrono::duration<double, std::milli>(
                   std::chrono::steady_clock::now() - start)
                   .count();
-    for (const sim::BankSummary &b : result.banks) {
-      sim::BankSummary &sum = leg.banks[b.op];
-      if (!sum.op)
-        sum = b;
-      else {
-        sum.executions += b.executions;
-        sum.wavefronts += b.wavefronts;
-        sum.idealWavefronts += b.idealWavefronts;
-        sum.maxDegree = std::max(sum.maxDegree, b.maxDegree);
-      }
-    }
+    out.banks.insert(out.banks.end(), result.banks.begin(), result.banks.end());
     if (!result.ok()) {
-      sim::printReports(result.reports, sourceMgr, errs());
+      out.reports = std::move(result.reports);
       out.cell = "FAIL";
-      for (const sim::Report &r : result.reports)
+      for (const sim::Report &r : out.reports)
         if (r.severity == sim::Report::Error) {
           out.detail = leg.name + ": " + r.message;
           break;
@@ -334,6 +324,20 @@ kcc::difftest::runSimCase(SimLeg &leg, StringRef symbol,
   if (!notes.empty())
     out.detail = leg.name + ": " + join(notes, "; ");
   return out;
+}
+
+void kcc::difftest::addBanks(SimLeg &leg, const SimCell &cell) {
+  for (const sim::BankSummary &b : cell.banks) {
+    sim::BankSummary &sum = leg.banks[b.op];
+    if (!sum.op) {
+      sum = b;
+      continue;
+    }
+    sum.executions += b.executions;
+    sum.wavefronts += b.wavefronts;
+    sum.idealWavefronts += b.idealWavefronts;
+    sum.maxDegree = std::max(sum.maxDegree, b.maxDegree);
+  }
 }
 
 void kcc::difftest::printLegBankConflicts(const std::vector<SimLeg> &legs,

@@ -70,6 +70,11 @@ struct SimCell {
   std::string cell;   // PASS, FAIL, SKIP(reason)
   std::string detail; // for FAIL
   double ms = 0;
+  /// The simulator's reports of a failed launch, for sim::printReports
+  /// (legs run side by side; the caller prints them in leg order).
+  std::vector<sim::Report> reports;
+  /// The launches' bank conflicts (addBanks sums them into the leg's).
+  std::vector<sim::BankSummary> banks;
 };
 
 struct SimLimits {
@@ -92,15 +97,18 @@ struct SplitLaunch {
 /// Runs `symbol` (or, with `split`, its split-K build) on `inputs` (the
 /// buffers before the run) and compares the outputs with `reference` (the
 /// interpreter's buffers after it; null when the interpreter failed).
-SimCell runSimCase(SimLeg &leg, llvm::StringRef symbol,
+/// Changes nothing shared: cases of one leg may run side by side.
+SimCell runSimCase(const SimLeg &leg, llvm::StringRef symbol,
                    const std::vector<interp::Buffer> &inputs,
                    const std::vector<interp::KernelArg> &args,
                    const std::vector<RunArg> &runArgs,
                    const std::vector<RunOutput> &outputs,
                    const std::vector<interp::Buffer> *reference,
                    const interp::Grid &grid, const SimLimits &limits,
-                   llvm::SourceMgr &sourceMgr,
                    const SplitLaunch *split = nullptr);
+
+/// Adds a case's bank conflicts to its leg's sums.
+void addBanks(SimLeg &leg, const SimCell &cell);
 
 /// The ops of each leg with bank conflicts, summed over its cases.
 void printLegBankConflicts(const std::vector<SimLeg> &legs,

@@ -46,9 +46,12 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include "mlir/Pass/PassManager.h"
+#include "sim/Reports.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
+#include <thread>
 
 using namespace llvm;
 using namespace kcc;
@@ -91,6 +94,11 @@ static cl::opt<bool> bankConflicts(
     "bank-conflicts",
     cl::desc("Print the shared-memory bank conflicts of each sim leg, per op"),
     cl::cat(category));
+static cl::opt<bool>
+    timeLegs("time-legs",
+             cl::desc("Print the wall time of the CPU legs over all cases: the "
+                      "interpreter's, and the sim legs' (run side by side)"),
+             cl::cat(category));
 static cl::opt<uint64_t> maxCaseBytes(
     "max-case-bytes",
     cl::desc("The most bytes one case's buffers may take together (default "
@@ -170,9 +178,10 @@ static cl::opt<uint64_t> simSeed("sim-seed",
                                  cl::init(1), cl::cat(category));
 static cl::opt<unsigned> simThreads(
     "sim-threads",
-    cl::desc("Host threads that run a sim leg's CTAs side by side (0: "
-             "$KCC_SIM_THREADS, else one per core); results and reports are "
-             "the same for every count"),
+    cl::desc("Host threads of the sim legs: with more than one, a case's "
+             "legs run side by side and each leg's CTAs on up to N threads "
+             "(0: $KCC_SIM_THREADS, else one per core); results and reports "
+             "are the same for every count"),
     cl::init(0), cl::cat(category));
 static cl::list<std::string> caseNames(
     "cases",
@@ -391,20 +400,52 @@ public:
       return 1;
     if (!emitCases.empty() && !prepareEmit(stem))
       return 1;
+    // Cases go through in windows: each case's interpreter run, then the
+    // window's sim legs side by side (runSims), then each case's output in
+    // case order. A window is bounded in cases and in bytes.
     bool anyFail = false;
+    std::vector<std::unique_ptr<CaseRun>> window;
+    uint64_t windowBytes = 0;
+    auto flush = [&] {
+      runSims(window);
+      for (auto &r : window)
+        anyFail |= !finishCase(*r);
+      window.clear();
+      windowBytes = 0;
+    };
     for (auto [k, funcs] : zip(cases.kernels, selected))
       for (mlir::func::FuncOp f : funcs)
         for (const CaseSpec &c : k.cases) {
-          PreparedCase p;
-          if (!prepare(f, c, p))
+          auto r = std::make_unique<CaseRun>(k, f, c);
+          // A case-file error ends the run after the cases before it.
+          std::string error;
+          deferredError = &error;
+          bool ok = prepare(f, c, r->p);
+          deferredError = nullptr;
+          if (!ok) {
+            flush();
+            errs() << error;
             return 1;
-          anyFail |= !runCase(k, f, c, p);
+          }
+          interpCase(*r);
+          for (const interp::Buffer &b : r->p.buffers)
+            windowBytes += 2 * b.array.data.size();
+          window.push_back(std::move(r));
+          if (window.size() >= kWindowCases || windowBytes >= kWindowBytes)
+            flush();
         }
+    flush();
     if (!emitCases.empty() && !finishEmit())
       return 1;
     table.print(outs());
     if (bankConflicts)
       printLegBankConflicts(simLegs, outs());
+    if (timeLegs)
+      outs() << formatv("wall time: interp {0:f3} s, sim legs {1:f3} s ({2} "
+                        "host thread{3})\n",
+                        interpSeconds, simSeconds,
+                        sim::hostThreadCount(simThreads),
+                        sim::hostThreadCount(simThreads) == 1 ? "" : "s");
     return anyFail ? 1 : 0;
   }
 
@@ -414,6 +455,14 @@ private:
   std::vector<SimLeg> simLegs;
   Table table{{}};
   mlir::ModuleOp launchedModule;
+  double interpSeconds = 0, simSeconds = 0; // --time-legs
+  /// Where caseError writes while a case is prepared ahead of the output of
+  /// the cases before it; null: errs().
+  std::string *deferredError = nullptr;
+  /// A window of cases run side by side: at most this many, or the case
+  /// that makes their buffers (before and after) this many bytes.
+  static constexpr size_t kWindowCases = 16;
+  static constexpr uint64_t kWindowBytes = 1ull << 29;
 
   /// The sim legs of --legs, each with its module; the table's columns.
   bool prepareLegs(mlir::ModuleOp module) {
@@ -487,7 +536,10 @@ private:
   }
 
   int caseError(Loc loc, const Twine &msg) {
-    errs() << cases.error(loc, msg) << "\n";
+    if (deferredError)
+      *deferredError += cases.error(loc, msg) + "\n";
+    else
+      errs() << cases.error(loc, msg) << "\n";
     return 1;
   }
   bool caseErrorB(Loc loc, const Twine &msg) {
@@ -768,39 +820,92 @@ private:
            << "\n";
   }
 
-  bool runCase(const KernelSpec &k, mlir::func::FuncOp f, const CaseSpec &c,
-               PreparedCase &p) {
-    std::vector<interp::Buffer> inputs = p.buffers;
+  /// A case between its interpreter run and its row: the sim legs' cells
+  /// come in between (runSims).
+  struct CaseRun {
+    CaseRun(const KernelSpec &k, mlir::func::FuncOp f, const CaseSpec &c)
+        : k(k), f(f), c(c) {}
+    const KernelSpec &k;
+    mlir::func::FuncOp f;
+    const CaseSpec &c;
+    PreparedCase p;
+    std::vector<interp::Buffer> inputs; // the buffers before the run
+    std::optional<interp::RunError> err;
+    double interpMs = 0;
+    std::vector<SimCell> sims; // per leg
+  };
+
+  /// The interpreter's run of a prepared case (the reference).
+  void interpCase(CaseRun &r) {
+    r.inputs = r.p.buffers;
     auto start = std::chrono::steady_clock::now();
     interp::RunStats stats;
-    std::optional<interp::RunError> err =
-        interp::runKernel(f, p.args, p.buffers, p.grid, &stats, maxInterpSteps);
-    double ms = std::chrono::duration<double, std::milli>(
-                    std::chrono::steady_clock::now() - start)
-                    .count();
+    r.err = interp::runKernel(r.f, r.p.args, r.p.buffers, r.p.grid, &stats,
+                              maxInterpSteps);
+    r.interpMs = std::chrono::duration<double, std::milli>(
+                     std::chrono::steady_clock::now() - start)
+                     .count();
+    interpSeconds += r.interpMs / 1000;
+    if (r.err && r.err->budgetExhausted)
+      r.err->message += " (kcc-difftest --max-interp-steps=N raises it; 0 "
+                        "lifts it)";
+  }
+
+  /// The sim legs of `window`'s cases: independent runs, side by side on
+  /// the host threads when there are several (each leg's CTAs too), else
+  /// in turn. Nothing is printed here.
+  void runSims(std::vector<std::unique_ptr<CaseRun>> &window) {
+    size_t legs = simLegs.size(), jobs = window.size() * legs;
+    auto start = std::chrono::steady_clock::now();
+    for (auto &r : window)
+      r->sims.assign(legs, SimCell());
+    auto job = [&](size_t i) {
+      CaseRun &r = *window[i / legs];
+      r.sims[i % legs] = runSimCase(simLegs[i % legs], r.p.simSymbol, r.inputs,
+                                    r.p.args, r.p.runArgs, r.p.outputs,
+                                    r.err ? nullptr : &r.p.buffers, r.p.simGrid,
+                                    {simMaxThreads, simSeed, simMaxInstructions,
+                                     bankConflicts, simThreads},
+                                    r.p.split ? &*r.p.split : nullptr);
+    };
+    unsigned workers = std::min<size_t>(sim::hostThreadCount(simThreads), jobs);
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+      for (size_t i; (i = next++) < jobs;)
+        job(i);
+    };
+    llvm::ThreadPoolTaskGroup group(sim::hostPool(simThreads));
+    for (unsigned w = 1; w < workers; ++w)
+      group.async(worker);
+    worker();
+    group.wait();
+    simSeconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+  }
+
+  /// Prints a case's errors and reports (the interpreter's, then each
+  /// leg's), adds its row and writes what --print-outputs and --emit-cases
+  /// ask for. False if a leg failed.
+  bool finishCase(CaseRun &r) {
+    const CaseSpec &c = r.c;
+    mlir::func::FuncOp f = r.f;
     std::string status = "PASS";
     std::string message;
-    if (err) {
-      if (err->budgetExhausted)
-        err->message += " (kcc-difftest --max-interp-steps=N raises it; 0 "
-                        "lifts it)";
-      printRunError(*err, f, c);
+    if (r.err) {
+      printRunError(*r.err, f, c);
       status = "FAIL";
-      message = err->message;
+      message = r.err->message;
     }
     std::vector<std::string> cells = {status},
-                             times = {formatv("{0:f1}", ms).str()};
+                             times = {formatv("{0:f1}", r.interpMs).str()};
     std::vector<std::string> details;
-    if (err)
+    if (r.err)
       details.push_back("interp: " + message);
     bool simFail = false;
-    for (SimLeg &leg : simLegs) {
-      SimCell cell =
-          runSimCase(leg, p.simSymbol, inputs, p.args, p.runArgs, p.outputs,
-                     err ? nullptr : &p.buffers, p.simGrid,
-                     {simMaxThreads, simSeed, simMaxInstructions, bankConflicts,
-                      simThreads},
-                     sourceMgr, p.split ? &*p.split : nullptr);
+    for (auto [leg, cell] : llvm::zip(simLegs, r.sims)) {
+      sim::printReports(cell.reports, sourceMgr, errs());
+      addBanks(leg, cell);
       if (cell.cell == "FAIL") {
         simFail = true;
         errs() << cases.path << ":" << c.loc.line << ":" << c.loc.column
@@ -816,13 +921,13 @@ private:
     }
     cells.insert(cells.end(), times.begin(), times.end());
     std::string caseName = c.name;
-    if (p.split)
-      caseName += formatv(" (split-K x{0})", p.split->splits).str();
-    table.addRow({k.name, f.getSymName().str(), caseName}, cells,
+    if (r.p.split)
+      caseName += formatv(" (split-K x{0})", r.p.split->splits).str();
+    table.addRow({r.k.name, f.getSymName().str(), caseName}, cells,
                  join(details, "; "));
-    if (printOutputs && !err)
-      for (const RunOutput &o : p.outputs)
-        for (const interp::Buffer &b : p.buffers)
+    if (printOutputs && !r.err)
+      for (const RunOutput &o : r.p.outputs)
+        for (const interp::Buffer &b : r.p.buffers)
           if (b.name == o.buffer) {
             outs() << f.getSymName() << " " << c.name << " " << b.name << " =";
             for (int64_t i = 0; i < b.array.numElements(); ++i)
@@ -830,9 +935,9 @@ private:
             outs() << "\n";
           }
     if (!emitCases.empty())
-      return emitCase(k, f, c, p, inputs, err ? message : "") && !err &&
-             !simFail;
-    return !err && !simFail;
+      return emitCase(r.k, f, c, r.p, r.inputs, r.err ? message : "") &&
+             !r.err && !simFail;
+    return !r.err && !simFail;
   }
 
   bool prepareEmit(StringRef stem) {
