@@ -567,7 +567,7 @@ Machine::Step Machine::asyncOp(Thread &t, const Inst &in) {
     if (!resolve(t, in.op, in.addrSpace, R[in.a], c.bytes, true, &sharedOffset))
       return Step::Fault;
     c.shared = sharedOffset;
-    if (!sharedAccess(&t, in.op, c.shared, c.bytes, true))
+    if (!threadSharedAccess(t, in.op, c.shared, c.bytes, true))
       return Step::Fault;
     if (srcBytes) {
       uint8_t *src =
@@ -586,7 +586,7 @@ Machine::Step Machine::asyncOp(Thread &t, const Inst &in) {
   case Opc::CpAsyncWait:
     while (t.cpGroups.size() > in.a) {
       for (const CpAsyncCopy &c : t.cpGroups.front()) {
-        if (!sharedAccess(&t, c.op, c.shared, c.bytes, true))
+        if (!threadSharedAccess(t, c.op, c.shared, c.bytes, true))
           return Step::Fault;
         std::memcpy(shared.data() + c.shared, c.data.data(), c.bytes);
       }

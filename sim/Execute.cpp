@@ -537,16 +537,20 @@ bool Machine::warpMemoryOp(const Inst &in, uint32_t pc, uint32_t first,
     if (done >> l & 1)
       continue;
     Thread &t = threads[first + l];
-    ok = in.addrSpace == 3 ? threadSharedAccess(t, in.op, addr[l], bytes, store)
-                           : globalAccess(t, in.op, addr[l], bytes, store);
+    ok = in.addrSpace == 3
+             ? threadSharedAccess(t, in.op, addr[l], bytes, store)
+             : threadGlobalAccess(t, in.op, addr[l], bytes, store);
     if (!ok) {
       t.pc = pc;
       ++instructions;
       break;
     }
     done |= 1ull << l;
-    if (uniform && !store && in.addrSpace == 3)
-      done |= extendSharedReads(first, mm & (mm - 1), in.op, addr[l], bytes);
+    if (uniform && !store)
+      done |=
+          in.addrSpace == 3
+              ? extendSharedReads(first, mm & (mm - 1), in.op, addr[l], bytes)
+              : extendGlobalReads(first, mm & (mm - 1), in.op, addr[l], bytes);
   }
   instructions += llvm::popcount(done);
   // Then the data of the lanes that got through. Stores lane by lane, in

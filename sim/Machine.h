@@ -479,6 +479,12 @@ public:
 
   // Races.cpp
   std::vector<ByteShadow> shadow;
+  /// The bytes of `shadow` written since resetShadow (empty: lo >= hi).
+  uint64_t shadowLo = ~0ull, shadowHi = 0;
+  void touchShadow(uint64_t offset, uint64_t bytes) {
+    shadowLo = std::min(shadowLo, offset);
+    shadowHi = std::max(shadowHi, offset + bytes);
+  }
   std::vector<ReadRec> readPool;
   unsigned raceReports = 0;
   std::map<std::pair<uint32_t, uint32_t>, bool> reportedPairs;
@@ -503,12 +509,19 @@ public:
     if (head != kNone)
       s.readsGen = readPool[head].gen, s.readsLast = readPool[head].last();
   }
+  /// globalAccess for a thread's plain load or store, with a fast path.
+  bool threadGlobalAccess(Thread &t, uint32_t op, uint64_t addr, uint64_t bytes,
+                          bool store);
   /// After a thread of the warp whose first thread is `first` read `bytes`
   /// at `offset` (threadSharedAccess), records the same read by the
   /// following `lanes` in lane order while the fast path's conditions hold.
   /// The lanes recorded (a prefix of `lanes`).
   uint64_t extendSharedReads(uint32_t first, uint64_t lanes, uint32_t op,
                              uint64_t offset, uint64_t bytes);
+  /// The same for a read of global memory (threadGlobalAccess): a block
+  /// keeps its last reader, so the lanes after it leave the last lane's.
+  uint64_t extendGlobalReads(uint32_t first, uint64_t lanes, uint32_t op,
+                             uint64_t addr, uint64_t bytes);
   /// The same for a thread's access to global memory within its CTA:
   /// another thread's access to one of the same bytes, one of them a write
   /// and not both atomic, unordered by a barrier (or an acquire) is a data
@@ -729,6 +742,7 @@ inline bool Machine::threadSharedAccess(Thread &t, uint32_t op, uint64_t offset,
   // earlier generation's reads); a store whose bytes' last writes and reads
   // are all ordered that way. Anything else (unwritten bytes, orderings
   // through clocks, races, async readers) takes sharedAccess.
+  touchShadow(offset, bytes);
   ByteShadow *s = shadow.data() + offset;
   const ByteShadow s0 = s[0];
   if (!store) {
@@ -783,6 +797,31 @@ inline bool Machine::threadSharedAccess(Thread &t, uint32_t op, uint64_t offset,
   after.wId = t.sid, after.wGen = t.gen, after.wClock = t.clock;
   after.wOp = op;
   std::fill_n(s, bytes, after);
+  return true;
+}
+
+// Inline for the same reason: globalAccess decided without its report
+// machinery where both accesses are a thread's own or a barrier apart.
+inline bool Machine::threadGlobalAccess(Thread &t, uint32_t op, uint64_t addr,
+                                        uint64_t bytes, bool store) {
+  if (!opts.checkRaces || bytes == 0)
+    return true;
+  uint64_t block = addr >> 4;
+  if ((addr + bytes - 1) >> 4 != block)
+    return globalAccess(t, op, addr, bytes, store);
+  uint16_t mine = uint16_t(((1u << bytes) - 1) << (addr & 15));
+  GlobalShadow &s = globalShadow[block];
+  if (((s.wBytes & mine) && !byBarrier(t, s.wId, s.wGen)) ||
+      (store && (s.rBytes & mine) && !byBarrier(t, s.rId, s.rGen)))
+    return globalAccess(t, op, addr, bytes, store);
+  if (store) {
+    s.wId = t.sid, s.wGen = t.gen, s.wClock = t.clock, s.wOp = op;
+    s.wBytes = mine, s.wAtomic = false;
+    s.rBytes &= uint16_t(~mine);
+  } else {
+    s.rId = t.sid, s.rGen = t.gen, s.rClock = t.clock, s.rOp = op;
+    s.rBytes = mine, s.rAtomic = false;
+  }
   return true;
 }
 

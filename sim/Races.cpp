@@ -68,7 +68,14 @@ uint32_t kcc::sim::detail::clockOf(const Clock &c, uint32_t id) {
 }
 
 void Machine::resetShadow() {
-  shadow.assign(prog.sharedBytes, ByteShadow());
+  // Only the bytes the last CTA touched need clearing (a CTA of a large
+  // grid often touches a part of a large allocation).
+  if (shadow.size() != prog.sharedBytes)
+    shadow.assign(prog.sharedBytes, ByteShadow());
+  else if (shadowLo < shadowHi)
+    std::fill(shadow.begin() + shadowLo, shadow.begin() + shadowHi,
+              ByteShadow());
+  shadowLo = ~0ull, shadowHi = 0;
   globalShadow.clear();
   readPool.clear();
   pendingUninit.reset();
@@ -102,8 +109,8 @@ void Machine::newAsyncSyncId() {
     if (!copies[i].done || copies[i].tcgen05)
       live[i] = true;
   for (Machine *m : cluster->ctas) {
-    for (const ByteShadow &b : m->shadow)
-      mark(b.wId);
+    for (uint64_t b = m->shadowLo; b < m->shadowHi; ++b)
+      mark(m->shadow[b].wId);
     for (const ReadRec &r : m->readPool) // superseded records too
       mark(r.id);
     m->globalShadow.forEach(
@@ -248,6 +255,7 @@ bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
   // place: a node is replaced, not updated.
   ByteShadow before, after;
   bool memo = false;
+  touchShadow(offset, bytes);
   for (uint64_t b = offset; b < offset + bytes; ++b) {
     ByteShadow &s = shadow[b];
     if (memo && s == before) {
@@ -379,6 +387,34 @@ uint64_t Machine::extendSharedReads(uint32_t first, uint64_t lanes, uint32_t op,
   flush();
   for (uint64_t b = 0; b < bytes; ++b)
     setReads(s[b], head, s0.readsOneGen);
+  return done;
+}
+
+uint64_t Machine::extendGlobalReads(uint32_t first, uint64_t lanes, uint32_t op,
+                                    uint64_t addr, uint64_t bytes) {
+  if (!opts.checkRaces || bytes == 0)
+    return lanes;
+  uint64_t block = addr >> 4;
+  if ((addr + bytes - 1) >> 4 != block)
+    return 0;
+  uint16_t mine = uint16_t(((1u << bytes) - 1) << (addr & 15));
+  GlobalShadow &s = globalShadow[block];
+  // What threadGlobalAccess's fast path does for each lane in turn: the
+  // write is checked against each, the read fields end as the last's.
+  uint64_t done = 0;
+  const Thread *last = nullptr;
+  for (uint64_t mm = lanes; mm; mm &= mm - 1) {
+    unsigned l = llvm::countr_zero(mm);
+    const Thread &t = threads[first + l];
+    if ((s.wBytes & mine) && !byBarrier(t, s.wId, s.wGen))
+      break;
+    last = &t;
+    done |= 1ull << l;
+  }
+  if (last) {
+    s.rId = last->sid, s.rGen = last->gen, s.rClock = last->clock;
+    s.rOp = op, s.rBytes = mine, s.rAtomic = false;
+  }
   return done;
 }
 

@@ -51,6 +51,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
+#include <numeric>
 #include <thread>
 
 using namespace llvm;
@@ -461,7 +462,7 @@ private:
   std::string *deferredError = nullptr;
   /// A window of cases run side by side: at most this many, or the case
   /// that makes their buffers (before and after) this many bytes.
-  static constexpr size_t kWindowCases = 16;
+  static constexpr size_t kWindowCases = 64;
   static constexpr uint64_t kWindowBytes = 1ull << 29;
 
   /// The sim legs of --legs, each with its module; the table's columns.
@@ -869,10 +870,18 @@ private:
                                     r.p.split ? &*r.p.split : nullptr);
     };
     unsigned workers = std::min<size_t>(sim::hostThreadCount(simThreads), jobs);
+    // Longest first (the interpreter's time as the guess), so that the
+    // threads finish together.
+    std::vector<size_t> order(jobs);
+    std::iota(order.begin(), order.end(), 0);
+    llvm::sort(order, [&](size_t a, size_t b) {
+      double x = window[a / legs]->interpMs, y = window[b / legs]->interpMs;
+      return x != y ? x > y : a < b;
+    });
     std::atomic<size_t> next{0};
     auto worker = [&] {
       for (size_t i; (i = next++) < jobs;)
-        job(i);
+        job(order[i]);
     };
     llvm::ThreadPoolTaskGroup group(sim::hostPool(simThreads));
     for (unsigned w = 1; w < workers; ++w)
