@@ -723,11 +723,23 @@ uint64_t swizzledOperandOffset(uint64_t start, uint64_t lbo, uint64_t sbo,
 /// its waiters (Async.cpp).
 void maybeCompletePhase(Machine &mc, uint64_t addr);
 
-/// Whether thread `t`'s access is ordered after one by `id` in generation
-/// `gen` without asking a clock: its own, or before a barrier it passed.
-inline bool byBarrier(const Thread &t, uint32_t id, uint32_t gen) {
-  return id == t.sid ||
-         (gen != kAsyncGen && rankOfId(id) == rankOfId(t.sid) && gen < t.gen);
+/// Whether thread `t`'s access is ordered after one stamped (id, gen,
+/// clock), as the race checker's rule has it for a thread: its own, before
+/// a barrier it passed, or acquired (an mbarrier phase, a bulk wait, a
+/// partial barrier; a peer CTA's through the generation it released).
+inline bool threadOrdered(const Thread &t, uint32_t id, uint32_t gen,
+                          uint32_t clock) {
+  if (id == t.sid)
+    return true;
+  if (gen != kAsyncGen) {
+    if (rankOfId(id) == rankOfId(t.sid)) {
+      if (gen < t.gen)
+        return true;
+    } else if (gen < clockOf(t.acquired, genSyncId(rankOfId(id)))) {
+      return true;
+    }
+  }
+  return clockOf(t.acquired, id) >= clock;
 }
 
 // Inline: a warp's loads and stores call it for each lane.
@@ -747,7 +759,8 @@ inline bool Machine::threadSharedAccess(Thread &t, uint32_t op, uint64_t offset,
   const ByteShadow s0 = s[0];
   if (!store) {
     bool simple =
-        s0.wId != kNone && (!opts.checkRaces || byBarrier(t, s0.wId, s0.wGen));
+        s0.wId != kNone &&
+        (!opts.checkRaces || threadOrdered(t, s0.wId, s0.wGen, s0.wClock));
     for (uint64_t b = 1; b < bytes && simple; ++b)
       simple = s[b] == s0;
     uint32_t next = s0.reads;
@@ -776,7 +789,7 @@ inline bool Machine::threadSharedAccess(Thread &t, uint32_t op, uint64_t offset,
       const ByteShadow &x = s[b];
       if (b && x == s[b - 1])
         continue;
-      if (x.wId != kNone && !byBarrier(t, x.wId, x.wGen))
+      if (x.wId != kNone && !threadOrdered(t, x.wId, x.wGen, x.wClock))
         return sharedAccess(&t, op, offset, bytes, store);
       if (x.reads == kNone)
         continue;
@@ -786,7 +799,7 @@ inline bool Machine::threadSharedAccess(Thread &t, uint32_t op, uint64_t offset,
       else
         for (uint32_t i = x.reads; i != kNone && simple; i = readPool[i].next)
           readPool[i].forEachReader([&](uint32_t id) {
-            simple = byBarrier(t, id, readPool[i].gen);
+            simple = threadOrdered(t, id, readPool[i].gen, readPool[i].clock);
             return !simple;
           });
       if (!simple)
@@ -811,8 +824,9 @@ inline bool Machine::threadGlobalAccess(Thread &t, uint32_t op, uint64_t addr,
     return globalAccess(t, op, addr, bytes, store);
   uint16_t mine = uint16_t(((1u << bytes) - 1) << (addr & 15));
   GlobalShadow &s = globalShadow[block];
-  if (((s.wBytes & mine) && !byBarrier(t, s.wId, s.wGen)) ||
-      (store && (s.rBytes & mine) && !byBarrier(t, s.rId, s.rGen)))
+  if (((s.wBytes & mine) && !threadOrdered(t, s.wId, s.wGen, s.wClock)) ||
+      (store && (s.rBytes & mine) &&
+       !threadOrdered(t, s.rId, s.rGen, s.rClock)))
     return globalAccess(t, op, addr, bytes, store);
   if (store) {
     s.wId = t.sid, s.wGen = t.gen, s.wClock = t.clock, s.wOp = op;

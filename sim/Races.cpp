@@ -375,7 +375,7 @@ uint64_t Machine::extendSharedReads(uint32_t first, uint64_t lanes, uint32_t op,
     unsigned l = llvm::countr_zero(mm);
     const Thread &t = threads[first + l];
     if (t.gen != gen || last == t.sid ||
-        (opts.checkRaces && !byBarrier(t, s0.wId, s0.wGen)))
+        (opts.checkRaces && !threadOrdered(t, s0.wId, s0.wGen, s0.wClock)))
       break;
     if (run.lanes && t.clock != run.clock)
       flush();
@@ -406,7 +406,7 @@ uint64_t Machine::extendGlobalReads(uint32_t first, uint64_t lanes, uint32_t op,
   for (uint64_t mm = lanes; mm; mm &= mm - 1) {
     unsigned l = llvm::countr_zero(mm);
     const Thread &t = threads[first + l];
-    if ((s.wBytes & mine) && !byBarrier(t, s.wId, s.wGen))
+    if ((s.wBytes & mine) && !threadOrdered(t, s.wId, s.wGen, s.wClock))
       break;
     last = &t;
     done |= 1ull << l;
