@@ -173,16 +173,12 @@ struct Thread {
 struct ByteShadow {
   uint32_t wId = kNone, wGen = 0, wClock = 0, wOp = 0;
   uint32_t reads = kNone; // head of a list in Machine::readPool
-  // The head's generation and most recent reader (Machine::setReads): the
-  // fast paths decide without reading the pool.
-  uint32_t readsGen = 0, readsLast = kNone;
   bool wAtomic = false; // the last write was an atomic read-modify-write
   // Every read in the list is by a thread of this CTA in the head's
   // generation (the fast paths keep it; others clear it), so a later
   // generation's store is ordered after all of them without a walk.
   bool readsOneGen = false;
   bool operator==(const ByteShadow &o) const {
-    // readsGen and readsLast follow from reads.
     return wId == o.wId && wGen == o.wGen && wClock == o.wClock &&
            wOp == o.wOp && reads == o.reads && wAtomic == o.wAtomic &&
            readsOneGen == o.readsOneGen;
@@ -506,8 +502,6 @@ public:
   /// Points `s` at read list `head` (kNone: none).
   void setReads(ByteShadow &s, uint32_t head, bool oneGen) {
     s.reads = head, s.readsOneGen = oneGen;
-    if (head != kNone)
-      s.readsGen = readPool[head].gen, s.readsLast = readPool[head].last();
   }
   /// globalAccess for a thread's plain load or store, with a fast path.
   bool threadGlobalAccess(Thread &t, uint32_t op, uint64_t addr, uint64_t bytes,
@@ -766,9 +760,10 @@ inline bool Machine::threadSharedAccess(Thread &t, uint32_t op, uint64_t offset,
     uint32_t next = s0.reads;
     if (simple && next != kNone) {
       simple =
-          s0.readsLast != t.sid &&
-          (s0.readsGen == t.gen || (s0.readsOneGen && s0.readsGen < t.gen));
-      if (s0.readsGen != t.gen)
+          readPool[next].last() != t.sid &&
+          (readPool[next].gen == t.gen ||
+           (s0.readsOneGen && readPool[next].gen < t.gen));
+      if (readPool[next].gen != t.gen)
         next = kNone; // sharedAccess drops them: no async reads to keep
     }
     if (!simple)
@@ -778,7 +773,6 @@ inline bool Machine::threadSharedAccess(Thread &t, uint32_t op, uint64_t offset,
     readPool.push_back({t.sid, t.gen, t.clock, op, next});
     ByteShadow after = s0;
     after.reads = readPool.size() - 1;
-    after.readsGen = t.gen, after.readsLast = t.sid;
     after.readsOneGen = oneGen;
     std::fill_n(s, bytes, after);
     return true;
@@ -795,7 +789,7 @@ inline bool Machine::threadSharedAccess(Thread &t, uint32_t op, uint64_t offset,
         continue;
       bool simple = true;
       if (x.readsOneGen)
-        simple = x.readsGen < t.gen;
+        simple = readPool[x.reads].gen < t.gen;
       else
         for (uint32_t i = x.reads; i != kNone && simple; i = readPool[i].next)
           readPool[i].forEachReader([&](uint32_t id) {

@@ -359,16 +359,19 @@ uint64_t Machine::extendSharedReads(uint32_t first, uint64_t lanes, uint32_t op,
       return 0;
   if (s0.wId == kNone || s0.reads == kNone)
     return 0;
-  uint32_t head = s0.reads, gen = s0.readsGen, last = s0.readsLast;
+  uint32_t head = s0.reads, gen = readPool[head].gen,
+           last = readPool[head].last();
   // One record for each run of lanes with one clock: the records of the
   // lanes one by one, in the order a walk meets them (ReadRec::lanes).
-  ReadRec run{idBase + first, gen, 0, op, head, 0};
+  ReadRec run{idBase + first, gen, 0, op, head};
+  uint64_t runLanes = 0;
   auto flush = [&] {
-    if (!run.lanes)
+    if (!runLanes)
       return;
+    run.lanes = runLanes;
     readPool.push_back(run);
     head = run.next = readPool.size() - 1;
-    run.lanes = 0;
+    runLanes = 0;
   };
   uint64_t done = 0;
   for (uint64_t mm = lanes; mm; mm &= mm - 1) {
@@ -377,10 +380,10 @@ uint64_t Machine::extendSharedReads(uint32_t first, uint64_t lanes, uint32_t op,
     if (t.gen != gen || last == t.sid ||
         (opts.checkRaces && !threadOrdered(t, s0.wId, s0.wGen, s0.wClock)))
       break;
-    if (run.lanes && t.clock != run.clock)
+    if (runLanes && t.clock != run.clock)
       flush();
     run.clock = t.clock;
-    run.lanes |= 1ull << l;
+    runLanes |= 1ull << l;
     last = t.sid;
     done |= 1ull << l;
   }
