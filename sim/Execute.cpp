@@ -977,11 +977,44 @@ bool Machine::warpOp(const Inst &in, uint32_t first, uint64_t *base,
     FLOAT_UNARY(Rcp, 1 / x)
 #undef FLOAT_UNARY
   case Opc::ICmp: {
-    uint8_t pred = in.sub;
-    return binary([pred, bits](uint64_t x, uint64_t y) -> uint64_t {
-      return icmp(pred, x, y, bits);
-    });
+    // The predicate chosen once, not per element: each loop vectorizes.
+    unsigned sh = 64 - bits;
+    auto s = [sh](uint64_t x) { return int64_t(x << sh) >> sh; };
+    switch (in.sub) {
+    case 0:
+      return binary([](uint64_t x, uint64_t y) -> uint64_t { return x == y; });
+    case 1:
+      return binary([](uint64_t x, uint64_t y) -> uint64_t { return x != y; });
+    case 2:
+      return binary(
+          [s](uint64_t x, uint64_t y) -> uint64_t { return s(x) < s(y); });
+    case 3:
+      return binary(
+          [s](uint64_t x, uint64_t y) -> uint64_t { return s(x) <= s(y); });
+    case 4:
+      return binary(
+          [s](uint64_t x, uint64_t y) -> uint64_t { return s(x) > s(y); });
+    case 5:
+      return binary(
+          [s](uint64_t x, uint64_t y) -> uint64_t { return s(x) >= s(y); });
+    case 6:
+      return binary([](uint64_t x, uint64_t y) -> uint64_t { return x < y; });
+    case 7:
+      return binary([](uint64_t x, uint64_t y) -> uint64_t { return x <= y; });
+    case 8:
+      return binary([](uint64_t x, uint64_t y) -> uint64_t { return x > y; });
+    default:
+      return binary([](uint64_t x, uint64_t y) -> uint64_t { return x >= y; });
+    }
   }
+  case Opc::FCmp:
+    if (in.ek == EK::F32) {
+      uint8_t pred = in.sub;
+      return binary([pred](uint64_t x, uint64_t y) -> uint64_t {
+        return fcmp(pred, asF32(x), asF32(y));
+      });
+    }
+    break;
   case Opc::Select:
     for (unsigned i = 0; i < L; ++i) {
       uint64_t *r = at(in.res + i);
