@@ -884,10 +884,15 @@ private:
         job(order[i]);
     };
     llvm::ThreadPoolTaskGroup group(sim::hostPool(simThreads));
-    for (unsigned w = 1; w < workers; ++w)
-      group.async(worker);
-    worker();
-    group.wait();
+    // All on the pool (this thread waits): a launch's CTAs queued from a
+    // job run on a pool thread that is free, never on one thread too many.
+    if (workers == 1) {
+      worker();
+    } else {
+      for (unsigned w = 0; w < workers; ++w)
+        group.async(worker);
+      group.wait();
+    }
     simSeconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
