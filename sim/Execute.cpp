@@ -86,32 +86,6 @@ bool fcmp(uint8_t pred, double x, double y) {
   }
 }
 
-bool icmp(uint8_t pred, uint64_t a, uint64_t b, unsigned bits) {
-  int64_t sa = sext(a, bits), sb = sext(b, bits);
-  switch (pred) {
-  case 0:
-    return a == b;
-  case 1:
-    return a != b;
-  case 2:
-    return sa < sb;
-  case 3:
-    return sa <= sb;
-  case 4:
-    return sa > sb;
-  case 5:
-    return sa >= sb;
-  case 6:
-    return a < b;
-  case 7:
-    return a <= b;
-  case 8:
-    return a > b;
-  default:
-    return a >= b;
-  }
-}
-
 /// The `n`-byte little-endian value at `p` (n <= 8); fixed sizes become
 /// single moves (a variable-size memcpy was a library call per element).
 inline uint64_t loadLE(const uint8_t *p, unsigned n) {

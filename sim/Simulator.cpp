@@ -639,15 +639,37 @@ Result kcc::sim::simulate(mlir::LLVM::LLVMFuncOp func,
                           const std::vector<TensorMap> &maps,
                           std::array<uint32_t, 3> grid,
                           const Options &options) {
+  Report err{Report::Error, "", func.getLoc()};
+  std::shared_ptr<const Program> prog = decodeKernel(func, err);
+  if (!prog) {
+    Result result;
+    result.reports.push_back(std::move(err));
+    return result;
+  }
+  return simulate(func, *prog, args, buffers, maps, grid, options);
+}
+
+std::shared_ptr<const Program>
+kcc::sim::decodeKernel(mlir::LLVM::LLVMFuncOp func, Report &error) {
+  auto prog = std::make_shared<Program>();
+  DecodeError err{"", func.getLoc()};
+  if (decodeFunction(func, *prog, err))
+    return prog;
+  error = {Report::Error, err.message, err.loc};
+  return nullptr;
+}
+
+Result kcc::sim::simulate(mlir::LLVM::LLVMFuncOp func, const Program &prog,
+                          const std::vector<KernelArg> &args,
+                          std::vector<GlobalBuffer> &buffers,
+                          const std::vector<TensorMap> &maps,
+                          std::array<uint32_t, 3> grid,
+                          const Options &options) {
   Result result;
   auto error = [&](const llvm::Twine &msg, mlir::Location loc) {
     result.reports.push_back({Report::Error, msg.str(), loc});
     return result;
   };
-  Program prog;
-  DecodeError err{"", func.getLoc()};
-  if (!decodeFunction(func, prog, err))
-    return error(err.message, err.loc);
   if (options.sharedLimit && prog.sharedBytes > options.sharedLimit)
     return error(llvm::formatv("the kernel declares {0} bytes of shared "
                                "memory; {1} allows {2} per CTA",

@@ -42,6 +42,7 @@
 
 #include <array>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -150,6 +151,19 @@ struct Result {
 /// Runs `func` over `grid` CTAs. `buffers` are global memory (written in
 /// place); `maps` the tensor maps that TensorMapPtr arguments refer to.
 Result simulate(mlir::LLVM::LLVMFuncOp func, const std::vector<KernelArg> &args,
+                std::vector<GlobalBuffer> &buffers,
+                const std::vector<TensorMap> &maps,
+                std::array<uint32_t, 3> grid, const Options &options);
+
+struct Program;
+/// simulate's first step, for callers that launch one kernel many times:
+/// `func` decoded (null, with the error in `error`, where the simulator does
+/// not implement one of its ops).
+std::shared_ptr<const Program> decodeKernel(mlir::LLVM::LLVMFuncOp func,
+                                            Report &error);
+/// simulate with `func` decoded already (decodeKernel).
+Result simulate(mlir::LLVM::LLVMFuncOp func, const Program &prog,
+                const std::vector<KernelArg> &args,
                 std::vector<GlobalBuffer> &buffers,
                 const std::vector<TensorMap> &maps,
                 std::array<uint32_t, 3> grid, const Options &options);

@@ -55,6 +55,19 @@ static void collectTensorMaps(SimLeg &leg, mlir::ModuleOp withMaps) {
     }
 }
 
+std::shared_ptr<const sim::Program> SimLeg::decode(mlir::LLVM::LLVMFuncOp func,
+                                                   sim::Report &error) const {
+  std::lock_guard<std::mutex> lock(*decodeMutex);
+  auto [it, fresh] = decoded.try_emplace(func.getOperation());
+  if (fresh) {
+    it->second.error = sim::Report{sim::Report::Error, "", func.getLoc()};
+    it->second.program = sim::decodeKernel(func, *it->second.error);
+  }
+  if (!it->second.program)
+    error = *it->second.error;
+  return it->second.program;
+}
+
 bool kcc::difftest::prepareSimLeg(SimLeg &leg, mlir::ModuleOp tileIR,
                                   const std::string &overridePath,
                                   const pipeline::LayoutOptions &layout,
@@ -272,9 +285,15 @@ kcc::difftest::runSimCase(const SimLeg &leg, StringRef symbol,
         maps.push_back(t);
       }
     auto start = std::chrono::steady_clock::now();
-    sim::Result result = sim::simulate(
-        func, simArgs, buffers, maps,
-        {uint32_t(at[0]), uint32_t(at[1]), uint32_t(at[2])}, options);
+    sim::Result result;
+    sim::Report decodeError{sim::Report::Error, "", func.getLoc()};
+    if (std::shared_ptr<const sim::Program> prog =
+            leg.decode(func, decodeError))
+      result = sim::simulate(
+          func, *prog, simArgs, buffers, maps,
+          {uint32_t(at[0]), uint32_t(at[1]), uint32_t(at[2])}, options);
+    else
+      result.reports.push_back(decodeError);
     out.ms += std::chrono::duration<double, std::milli>(
                   std::chrono::steady_clock::now() - start)
                   .count();

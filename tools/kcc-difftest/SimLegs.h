@@ -24,6 +24,9 @@
 #include "llvm/Support/SourceMgr.h"
 
 #include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -54,6 +57,20 @@ struct SimLeg {
   std::map<std::string, std::vector<MapArg>> maps;
   /// Bank conflicts summed over the leg's cases, per op.
   std::map<mlir::Operation *, sim::BankSummary> banks;
+  /// `func` decoded for the simulator: once per kernel, however many cases
+  /// launch it (side by side, too). Null with `error` set where the
+  /// simulator cannot run it.
+  std::shared_ptr<const sim::Program> decode(mlir::LLVM::LLVMFuncOp func,
+                                             sim::Report &error) const;
+
+private:
+  struct Decoded {
+    std::shared_ptr<const sim::Program> program;
+    std::optional<sim::Report> error;
+  };
+  mutable std::unique_ptr<std::mutex> decodeMutex =
+      std::make_unique<std::mutex>();
+  mutable std::map<mlir::Operation *, Decoded> decoded;
 };
 
 /// Lowers `tileIR` for the leg's target with `layout`'s choices (the kcc
