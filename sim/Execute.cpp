@@ -1356,6 +1356,13 @@ bool Machine::runWarp(uint32_t w, unsigned budget, uint64_t &ran) {
       if (!execute(t, 1))
         return false;
     }
+    // A cross-lane op the whole warp reached runs now (as stepWarp would
+    // run it next), so the group goes on past it.
+    if (threads[first + llvm::countr_zero(mask)].state == TS::Collective) {
+      bool fired = false;
+      if (!tryCollective(w, fired))
+        return false;
+    }
     // The group goes on only while every lane is ready at one pc.
     uint32_t next = threads[first + llvm::countr_zero(mask)].pc;
     bool together = true;
