@@ -217,6 +217,19 @@ struct GlobalShadow {
   uint32_t rId = kNone, rGen = 0, rClock = 0, rOp = 0;
   uint16_t wBytes = 0, rBytes = 0;
   bool wAtomic = false, rAtomic = false;
+  /// Records an access of the bytes `mine` by (id, gen, clock): the last
+  /// write (whose bytes are no longer read) or the last read.
+  void record(uint32_t id, uint32_t gen, uint32_t clock, uint32_t op,
+              uint16_t mine, bool store, bool atomic) {
+    if (store) {
+      wId = id, wGen = gen, wClock = clock, wOp = op;
+      wBytes = mine, wAtomic = atomic;
+      rBytes &= uint16_t(~mine);
+    } else {
+      rId = id, rGen = gen, rClock = clock, rOp = op;
+      rBytes = mine, rAtomic = atomic;
+    }
+  }
 };
 
 /// GlobalShadows by 16-byte block, in pages of 256 blocks (4 KiB of
@@ -822,14 +835,7 @@ inline bool Machine::threadGlobalAccess(Thread &t, uint32_t op, uint64_t addr,
       (store && (s.rBytes & mine) &&
        !threadOrdered(t, s.rId, s.rGen, s.rClock)))
     return globalAccess(t, op, addr, bytes, store);
-  if (store) {
-    s.wId = t.sid, s.wGen = t.gen, s.wClock = t.clock, s.wOp = op;
-    s.wBytes = mine, s.wAtomic = false;
-    s.rBytes &= uint16_t(~mine);
-  } else {
-    s.rId = t.sid, s.rGen = t.gen, s.rClock = t.clock, s.rOp = op;
-    s.rBytes = mine, s.rAtomic = false;
-  }
+  s.record(t.sid, t.gen, t.clock, op, mine, store, /*atomic=*/false);
   return true;
 }
 

@@ -414,10 +414,9 @@ uint64_t Machine::extendGlobalReads(uint32_t first, uint64_t lanes, uint32_t op,
     last = &t;
     done |= 1ull << l;
   }
-  if (last) {
-    s.rId = last->sid, s.rGen = last->gen, s.rClock = last->clock;
-    s.rOp = op, s.rBytes = mine, s.rAtomic = false;
-  }
+  if (last)
+    s.record(last->sid, last->gen, last->clock, op, mine, /*store=*/false,
+             /*atomic=*/false);
   return done;
 }
 
@@ -462,14 +461,7 @@ bool Machine::globalAccess(Thread &t, uint32_t op, uint64_t addr,
     if (store && (s.rBytes & mine) && !(atomic && s.rAtomic) &&
         !isOrdered(a, s.rId, s.rGen, s.rClock))
       race(s.rId, s.rOp, false);
-    if (store) {
-      s.wId = t.sid, s.wGen = t.gen, s.wClock = t.clock, s.wOp = op;
-      s.wBytes = mine, s.wAtomic = atomic;
-      s.rBytes &= uint16_t(~mine);
-    } else {
-      s.rId = t.sid, s.rGen = t.gen, s.rClock = t.clock, s.rOp = op;
-      s.rBytes = mine, s.rAtomic = atomic;
-    }
+    s.record(t.sid, t.gen, t.clock, op, mine, store, atomic);
   }
   if (raceReports > reportsBefore && raceReports >= opts.maxReports) {
     setFault(
