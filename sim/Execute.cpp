@@ -481,7 +481,9 @@ bool Machine::warpMemoryOp(const Inst &in, uint32_t pc, uint32_t first,
       size = buffers[index - 1].bytes.size();
     }
   }
-  bool fast = mem && !opts.bankConflicts && bytes <= size;
+  // (Elements of 1, 2, 4 or 8 bytes: others, rare, take memoryOp too.)
+  bool fast = mem && !opts.bankConflicts && bytes <= size &&
+              llvm::has_single_bit(elemBytes) && elemBytes <= 8;
   const uint64_t a0 = addr[llvm::countr_zero(mask)];
   bool uniform = true;
   for (uint64_t mm = mask; fast && mm; mm &= mm - 1) {
@@ -564,21 +566,8 @@ bool Machine::warpMemoryOp(const Inst &in, uint32_t pc, uint32_t first,
   case 4:
     copy(uint32_t());
     break;
-  case 8:
+  default: // 8
     copy(uint64_t());
-    break;
-  default:
-    for (uint64_t mm = done; mm; mm &= mm - 1) {
-      unsigned l = llvm::countr_zero(mm);
-      uint8_t *p = mem + (addr[l] - lo);
-      for (unsigned i = 0; i < L; ++i) {
-        uint64_t *r = base + size_t((store ? in.a : in.res) + i) * W + l;
-        if (store)
-          storeLE(p + i * elemBytes, *r, elemBytes);
-        else
-          *r = loadLE(p + i * elemBytes, elemBytes);
-      }
-    }
   }
   return ok;
 }

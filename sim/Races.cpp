@@ -346,6 +346,93 @@ bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
   return true;
 }
 
+// The fast paths below decide as sharedAccess and globalAccess would
+// (ordered() is the same rule for a thread) and leave everything else,
+// reports included, to them.
+bool Machine::threadSharedAccess(Thread &t, uint32_t op, uint64_t offset,
+                                 uint64_t bytes, bool store) {
+  if (!opts.checkRaces && !opts.checkUninitializedShared)
+    return true;
+  // The common cases, which sharedAccess would decide the same way, without
+  // reading the read lists: a read of bytes that share one shadow whose
+  // last write is the thread's own or before a barrier it passed, extending
+  // a list of its generation (or starting one where the list holds only an
+  // earlier generation's reads); a store whose bytes' last writes and reads
+  // are all ordered that way. Anything else (unwritten bytes, orderings
+  // through clocks, races, async readers) takes sharedAccess.
+  touchShadow(offset, bytes);
+  ByteShadow *s = shadow.data() + offset;
+  const ByteShadow s0 = s[0];
+  if (!store) {
+    bool simple = s0.wId != kNone &&
+                  (!opts.checkRaces || ordered(t, s0.wId, s0.wGen, s0.wClock));
+    for (uint64_t b = 1; b < bytes && simple; ++b)
+      simple = s[b] == s0;
+    uint32_t next = s0.reads;
+    if (simple && next != kNone) {
+      simple = readPool[next].last() != t.sid &&
+               (readPool[next].gen == t.gen ||
+                (s0.readsOneGen && readPool[next].gen < t.gen));
+      if (readPool[next].gen != t.gen)
+        next = kNone; // sharedAccess drops them: no async reads to keep
+    }
+    if (!simple)
+      return sharedAccess(&t, op, offset, bytes, store);
+    // A list of one generation stays one (the head's is this thread's).
+    bool oneGen = next == kNone || s0.readsOneGen;
+    readPool.push_back({t.sid, t.gen, t.clock, op, next});
+    ByteShadow after = s0;
+    after.reads = readPool.size() - 1;
+    after.readsOneGen = oneGen;
+    std::fill_n(s, bytes, after);
+    return true;
+  }
+  if (opts.checkRaces) {
+    // Bytes equal to the one before were checked with it.
+    for (uint64_t b = 0; b < bytes; ++b) {
+      const ByteShadow &x = s[b];
+      if (b && x == s[b - 1])
+        continue;
+      if (x.wId != kNone && !ordered(t, x.wId, x.wGen, x.wClock))
+        return sharedAccess(&t, op, offset, bytes, store);
+      if (x.reads == kNone)
+        continue;
+      bool simple = true;
+      if (x.readsOneGen)
+        simple = readPool[x.reads].gen < t.gen;
+      else
+        for (uint32_t i = x.reads; i != kNone && simple; i = readPool[i].next)
+          readPool[i].forEachReader([&](uint32_t id) {
+            simple = ordered(t, id, readPool[i].gen, readPool[i].clock);
+            return !simple;
+          });
+      if (!simple)
+        return sharedAccess(&t, op, offset, bytes, store);
+    }
+  }
+  ByteShadow after;
+  after.wId = t.sid, after.wGen = t.gen, after.wClock = t.clock;
+  after.wOp = op;
+  std::fill_n(s, bytes, after);
+  return true;
+}
+
+bool Machine::threadGlobalAccess(Thread &t, uint32_t op, uint64_t addr,
+                                 uint64_t bytes, bool store) {
+  if (!opts.checkRaces || bytes == 0)
+    return true;
+  uint64_t block = addr >> 4;
+  if ((addr + bytes - 1) >> 4 != block)
+    return globalAccess(t, op, addr, bytes, store);
+  uint16_t mine = uint16_t(((1u << bytes) - 1) << (addr & 15));
+  GlobalShadow &s = globalShadow[block];
+  if (((s.wBytes & mine) && !ordered(t, s.wId, s.wGen, s.wClock)) ||
+      (store && (s.rBytes & mine) && !ordered(t, s.rId, s.rGen, s.rClock)))
+    return globalAccess(t, op, addr, bytes, store);
+  s.record(t.sid, t.gen, t.clock, op, mine, store, /*atomic=*/false);
+  return true;
+}
+
 uint64_t Machine::extendSharedReads(uint32_t first, uint64_t lanes, uint32_t op,
                                     uint64_t offset, uint64_t bytes) {
   if (!opts.checkRaces && !opts.checkUninitializedShared)
@@ -378,7 +465,7 @@ uint64_t Machine::extendSharedReads(uint32_t first, uint64_t lanes, uint32_t op,
     unsigned l = llvm::countr_zero(mm);
     const Thread &t = threads[first + l];
     if (t.gen != gen || last == t.sid ||
-        (opts.checkRaces && !threadOrdered(t, s0.wId, s0.wGen, s0.wClock)))
+        (opts.checkRaces && !ordered(t, s0.wId, s0.wGen, s0.wClock)))
       break;
     if (runLanes && t.clock != run.clock)
       flush();
@@ -409,7 +496,7 @@ uint64_t Machine::extendGlobalReads(uint32_t first, uint64_t lanes, uint32_t op,
   for (uint64_t mm = lanes; mm; mm &= mm - 1) {
     unsigned l = llvm::countr_zero(mm);
     const Thread &t = threads[first + l];
-    if ((s.wBytes & mine) && !threadOrdered(t, s.wId, s.wGen, s.wClock))
+    if ((s.wBytes & mine) && !ordered(t, s.wId, s.wGen, s.wClock))
       break;
     last = &t;
     done |= 1ull << l;
