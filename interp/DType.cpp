@@ -37,15 +37,6 @@ size_t dtypeSize(DType type) {
   return 1;
 }
 
-bool isFloat(DType type) {
-  return type == DType::f16 || type == DType::bf16 || type == DType::f32 ||
-         type == DType::f64 || isFloat8(type);
-}
-
-bool isFloat8(DType type) {
-  return type == DType::f8e4m3 || type == DType::f8e5m2;
-}
-
 unsigned intWidth(DType type) {
   switch (type) {
   case DType::i1:

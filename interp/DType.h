@@ -25,9 +25,15 @@ using ::kcc::dtypeName;
 std::optional<DType> parseDType(std::string_view name);
 /// Bytes per element in memory (i1 is one byte, 0 or 1, like the GPU's).
 size_t dtypeSize(DType type);
-bool isFloat(DType type);
 /// f8e4m3 or f8e5m2.
-bool isFloat8(DType type);
+inline bool isFloat8(DType type) {
+  return type == DType::f8e4m3 || type == DType::f8e5m2;
+}
+/// Inline: the interpreter asks per element.
+inline bool isFloat(DType type) {
+  return type == DType::f16 || type == DType::bf16 || type == DType::f32 ||
+         type == DType::f64 || isFloat8(type);
+}
 /// Bit width of an integer type (1 for i1).
 unsigned intWidth(DType type);
 

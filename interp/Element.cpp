@@ -82,7 +82,7 @@ template <typename T> void writeLE(uint8_t *p, T v) {
 }
 } // namespace
 
-double roundToFloat(double x, DType type) {
+double roundToNarrowFloat(double x, DType type) {
   switch (type) {
   case DType::f16:
     return roundToFormatFast(x, 11, -14, 15, 65504.0);

@@ -24,8 +24,16 @@ namespace kcc::interp {
 /// through f32. The 8-bit floats saturate instead (as the hardware's only
 /// conversion, cvt.rn.satfinite, does): a finite value beyond the largest
 /// rounds to it; an infinity stays one in f8e5m2 and is the largest value in
-/// f8e4m3, which has none.
-double roundToFloat(double x, DType type);
+/// f8e4m3, which has none. f32 and f64 inline (the interpreter rounds every
+/// element of every result); the narrow formats out of line.
+double roundToNarrowFloat(double x, DType type);
+inline double roundToFloat(double x, DType type) {
+  if (type == DType::f32)
+    return static_cast<double>(static_cast<float>(x));
+  if (type == DType::f64)
+    return x;
+  return roundToNarrowFloat(x, type);
+}
 /// kcc's conversion to an 8-bit float (`arith.truncf` to f8e4m3/f8e5m2,
 /// PTX cvt.rn.satfinite): round to nearest even, anything beyond the largest
 /// finite value, infinities included, becomes it with its sign; NaN stays NaN.

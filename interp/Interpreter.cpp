@@ -719,18 +719,36 @@ private:
     DType acc = r.elem.dtype;
     // 16-bit float inputs are multiplied and accumulated in f32 at least.
     DType work = acc == DType::f16 || acc == DType::bf16 ? DType::f32 : acc;
+    // The operands may differ only as 8-bit floats do (e4m3 x e5m2); their
+    // products are exact in f32.
+    bool floatOperands = isFloat(a.elem.dtype) && isFloat(b.elem.dtype);
+    if (isFloat(acc) && floatOperands) {
+      // Each element still sums over k in order; k outside j makes the
+      // row's sums independent chains over contiguous rows of b.
+      for (int64_t i = 0; i < m; ++i) {
+        double *s = &r.floats[i * n];
+        for (int64_t k = 0; k < kk; ++k) {
+          double x = a.floats[i * kk + k];
+          const double *bk = &b.floats[k * n];
+          if (work == DType::f32) // roundToFloat's f32 step, spelled out
+            for (int64_t j = 0; j < n; ++j)
+              s[j] = double(float(s[j] + double(float(x * bk[j]))));
+          else
+            for (int64_t j = 0; j < n; ++j)
+              s[j] = roundToFloat(s[j] + roundToFloat(x * bk[j], work), work);
+        }
+        for (int64_t j = 0; j < n; ++j)
+          s[j] = roundToFloat(s[j], acc);
+      }
+      set(o.getResult(), std::move(r));
+      return true;
+    }
     for (int64_t i = 0; i < m; ++i)
       for (int64_t j = 0; j < n; ++j) {
         if (isFloat(acc)) {
           double s = r.floats[i * n + j];
-          for (int64_t k = 0; k < kk; ++k) {
-            // The operands may differ only as 8-bit floats do (e4m3 x
-            // e5m2); their products are exact in f32.
-            double x = isFloat(a.elem.dtype) && isFloat(b.elem.dtype)
-                           ? a.floats[i * kk + k] * b.floats[k * n + j]
-                           : 0;
-            s = roundToFloat(s + roundToFloat(x, work), work);
-          }
+          for (int64_t k = 0; k < kk; ++k)
+            s = roundToFloat(s + 0.0, work); // products of non-floats: 0
           r.floats[i * n + j] = roundToFloat(s, acc);
         } else {
           unsigned w = intWidth(acc);

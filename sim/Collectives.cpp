@@ -88,154 +88,148 @@ bool Machine::tryCollective(unsigned warp, bool &fired) {
         llvm::find(pcs, threads[i].pc) == pcs.end())
       pcs.push_back(threads[i].pc);
   for (uint32_t pc : pcs) {
-    const Inst &in = prog.code[pc];
     uint64_t present = 0; // lanes at this op
     for (unsigned i = first; i < last; ++i)
       if (threads[i].state == TS::Collective && threads[i].pc == pc)
         present |= 1ull << (i - first);
-    auto lane = [&](unsigned l) -> Thread & { return threads[first + l]; };
-    if (in.opc == Opc::LdMatrix || in.opc == Opc::MmaSync ||
-        in.opc == Opc::Mfma) {
-      // Whole-warp matrix ops write their own (several) result slots.
-      if (!warpMatrixOp(first, last, present, in))
-        return false;
-      for (unsigned l = 0; l < opts.warpSize; ++l)
-        if (present >> l & 1) {
-          ++lane(l).pc;
-          makeReady(lane(l));
-        }
-      ++result.stats.collectives;
-      fired = true;
-      continue;
-    }
-    auto reg = [&](unsigned l, uint32_t slot) -> uint64_t & {
-      return lane(l).regs[slot];
-    };
-    std::array<uint64_t, 64> out{};
-    auto describe = [&](unsigned l) -> std::string {
-      if (first + l >= numThreads)
-        return llvm::formatv("lane {0}, which does not exist (the CTA has "
-                             "{1} threads)",
-                             l, numThreads)
-            .str();
-      Thread &o = lane(l);
-      if (o.state == TS::Exited)
-        return llvm::formatv("lane {0}, which has exited", l).str();
-      return llvm::formatv("lane {0}, which is waiting at another op", l).str();
-    };
-    for (unsigned l = 0; l < opts.warpSize; ++l) {
-      if (!(present >> l & 1))
-        continue;
-      Thread &t = lane(l);
-      switch (in.opc) {
-      case Opc::Shfl: {
-        uint32_t member = uint32_t(reg(l, in.a));
-        if (!(member >> l & 1)) {
-          setFault(in.op, llvm::formatv("shfl.sync by {0}: its membermask "
-                                        "{1:x8} does not include itself",
-                                        threadName(t), member));
-          return false;
-        }
-        if (uint32_t missing = member & ~uint32_t(present)) {
-          setFault(in.op,
-                   llvm::formatv("shfl.sync by {0} with membermask {1:x8} "
-                                 "waits for {2}: the warp cannot converge "
-                                 "here",
-                                 threadName(t), member,
-                                 describe(llvm::countr_zero(missing))));
-          return false;
-        }
-        uint32_t b = uint32_t(reg(l, in.c)), c = uint32_t(reg(l, in.aux));
-        uint32_t cval = c & 0x1f, segmask = (c >> 8) & 0x1f;
-        uint32_t maxLane = (l & segmask) | (cval & ~segmask);
-        uint32_t minLane = l & segmask;
-        int j = l;
-        bool pval = false;
-        switch (in.sub) {
-        case 0: // bfly
-          j = int(l ^ (b & 0x1f));
-          pval = uint32_t(j) <= maxLane;
-          break;
-        case 1: // up
-          j = int(l) - int(b & 0x1f);
-          pval = j >= int(maxLane);
-          break;
-        case 2: // down
-          j = int(l + (b & 0x1f));
-          pval = uint32_t(j) <= maxLane;
-          break;
-        default: // idx
-          j = int(minLane | ((b & 0x1f) & ~segmask));
-          pval = uint32_t(j) <= maxLane;
-          break;
-        }
-        if (!pval)
-          j = l;
-        if (!(member >> j & 1)) {
-          setFault(in.op, llvm::formatv("shfl.sync by {0} reads lane {1}, "
-                                        "which is not in its membermask "
-                                        "{2:x8} (undefined value)",
-                                        threadName(t), j, member));
-          return false;
-        }
-        out[l] = reg(j, in.b);
-        break;
-      }
-      case Opc::Bpermute: {
-        unsigned src = (uint32_t(reg(l, in.a)) >> 2) & (opts.warpSize - 1);
-        out[l] = (present >> src & 1) ? reg(src, in.b) : 0;
-        break;
-      }
-      case Opc::Swizzle: {
-        unsigned src = swizzleSource(l, uint32_t(reg(l, in.b)));
-        out[l] =
-            src < opts.warpSize && (present >> src & 1) ? reg(src, in.a) : 0;
-        break;
-      }
-      case Opc::ReadLane: {
-        unsigned src = uint32_t(reg(l, in.b)) & (opts.warpSize - 1);
-        out[l] = first + src < numThreads ? reg(src, in.a) : 0;
-        break;
-      }
-      case Opc::ReadFirstLane:
-        out[l] = reg(llvm::countr_zero(present), in.a);
-        break;
-      case Opc::Dpp: {
-        const uint32_t *d = prog.aux.data() + in.aux;
-        uint32_t ctrl = d[0], rowMask = d[1], bankMask = d[2];
-        bool boundCtrl = d[3];
-        int src = dppSource(l, ctrl, opts.warpSize);
-        if (src == -2) {
-          setFault(in.op, llvm::formatv("DPP control {0:x} is not "
-                                        "implemented by the simulator",
-                                        ctrl));
-          return false;
-        }
-        bool enabled =
-            (rowMask >> (l / 16) & 1) && (bankMask >> (l % 16 / 4) & 1);
-        if (!enabled)
-          out[l] = reg(l, in.a);
-        else if (src >= 0 && (present >> src & 1))
-          out[l] = reg(src, in.b);
-        else
-          out[l] = boundCtrl ? 0 : reg(l, in.a);
-        break;
-      }
-      default:
-        break;
-      }
-    }
-    for (unsigned l = 0; l < opts.warpSize; ++l) {
-      if (!(present >> l & 1))
-        continue;
-      Thread &t = lane(l);
-      for (unsigned k = 0; k < in.lanes; ++k)
-        t.regs[in.res + k] = out[l];
+    if (!collectiveOp(first, last, present, prog.code[pc]))
+      return false;
+    for (uint64_t mm = present; mm; mm &= mm - 1) {
+      Thread &t = threads[first + llvm::countr_zero(mm)];
       ++t.pc;
       makeReady(t);
     }
     ++result.stats.collectives;
     fired = true;
+  }
+  return true;
+}
+
+bool Machine::collectiveOp(unsigned first, unsigned last, uint64_t present,
+                           const Inst &in) {
+  auto lane = [&](unsigned l) -> Thread & { return threads[first + l]; };
+  // Whole-warp matrix ops write their own (several) result slots.
+  if (in.opc == Opc::LdMatrix || in.opc == Opc::MmaSync || in.opc == Opc::Mfma)
+    return warpMatrixOp(first, last, present, in);
+  auto reg = [&](unsigned l, uint32_t slot) -> uint64_t & {
+    return lane(l).regs[slot];
+  };
+  std::array<uint64_t, 64> out{};
+  auto describe = [&](unsigned l) -> std::string {
+    if (first + l >= numThreads)
+      return llvm::formatv("lane {0}, which does not exist (the CTA has "
+                           "{1} threads)",
+                           l, numThreads)
+          .str();
+    Thread &o = lane(l);
+    if (o.state == TS::Exited)
+      return llvm::formatv("lane {0}, which has exited", l).str();
+    return llvm::formatv("lane {0}, which is waiting at another op", l).str();
+  };
+  for (unsigned l = 0; l < opts.warpSize; ++l) {
+    if (!(present >> l & 1))
+      continue;
+    Thread &t = lane(l);
+    switch (in.opc) {
+    case Opc::Shfl: {
+      uint32_t member = uint32_t(reg(l, in.a));
+      if (!(member >> l & 1)) {
+        setFault(in.op, llvm::formatv("shfl.sync by {0}: its membermask "
+                                      "{1:x8} does not include itself",
+                                      threadName(t), member));
+        return false;
+      }
+      if (uint32_t missing = member & ~uint32_t(present)) {
+        setFault(in.op, llvm::formatv("shfl.sync by {0} with membermask {1:x8} "
+                                      "waits for {2}: the warp cannot converge "
+                                      "here",
+                                      threadName(t), member,
+                                      describe(llvm::countr_zero(missing))));
+        return false;
+      }
+      uint32_t b = uint32_t(reg(l, in.c)), c = uint32_t(reg(l, in.aux));
+      uint32_t cval = c & 0x1f, segmask = (c >> 8) & 0x1f;
+      uint32_t maxLane = (l & segmask) | (cval & ~segmask);
+      uint32_t minLane = l & segmask;
+      int j = l;
+      bool pval = false;
+      switch (in.sub) {
+      case 0: // bfly
+        j = int(l ^ (b & 0x1f));
+        pval = uint32_t(j) <= maxLane;
+        break;
+      case 1: // up
+        j = int(l) - int(b & 0x1f);
+        pval = j >= int(maxLane);
+        break;
+      case 2: // down
+        j = int(l + (b & 0x1f));
+        pval = uint32_t(j) <= maxLane;
+        break;
+      default: // idx
+        j = int(minLane | ((b & 0x1f) & ~segmask));
+        pval = uint32_t(j) <= maxLane;
+        break;
+      }
+      if (!pval)
+        j = l;
+      if (!(member >> j & 1)) {
+        setFault(in.op, llvm::formatv("shfl.sync by {0} reads lane {1}, "
+                                      "which is not in its membermask "
+                                      "{2:x8} (undefined value)",
+                                      threadName(t), j, member));
+        return false;
+      }
+      out[l] = reg(j, in.b);
+      break;
+    }
+    case Opc::Bpermute: {
+      unsigned src = (uint32_t(reg(l, in.a)) >> 2) & (opts.warpSize - 1);
+      out[l] = (present >> src & 1) ? reg(src, in.b) : 0;
+      break;
+    }
+    case Opc::Swizzle: {
+      unsigned src = swizzleSource(l, uint32_t(reg(l, in.b)));
+      out[l] = src < opts.warpSize && (present >> src & 1) ? reg(src, in.a) : 0;
+      break;
+    }
+    case Opc::ReadLane: {
+      unsigned src = uint32_t(reg(l, in.b)) & (opts.warpSize - 1);
+      out[l] = first + src < numThreads ? reg(src, in.a) : 0;
+      break;
+    }
+    case Opc::ReadFirstLane:
+      out[l] = reg(llvm::countr_zero(present), in.a);
+      break;
+    case Opc::Dpp: {
+      const uint32_t *d = prog.aux.data() + in.aux;
+      uint32_t ctrl = d[0], rowMask = d[1], bankMask = d[2];
+      bool boundCtrl = d[3];
+      int src = dppSource(l, ctrl, opts.warpSize);
+      if (src == -2) {
+        setFault(in.op, llvm::formatv("DPP control {0:x} is not "
+                                      "implemented by the simulator",
+                                      ctrl));
+        return false;
+      }
+      bool enabled =
+          (rowMask >> (l / 16) & 1) && (bankMask >> (l % 16 / 4) & 1);
+      if (!enabled)
+        out[l] = reg(l, in.a);
+      else if (src >= 0 && (present >> src & 1))
+        out[l] = reg(src, in.b);
+      else
+        out[l] = boundCtrl ? 0 : reg(l, in.a);
+      break;
+    }
+    default:
+      break;
+    }
+  }
+  for (uint64_t mm = present; mm; mm &= mm - 1) {
+    unsigned l = llvm::countr_zero(mm);
+    for (unsigned k = 0; k < in.lanes; ++k)
+      lane(l).regs[in.res + k] = out[l];
   }
   return true;
 }

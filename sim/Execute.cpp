@@ -572,6 +572,23 @@ bool Machine::warpMemoryOp(const Inst &in, uint32_t pc, uint32_t first,
   return ok;
 }
 
+bool kcc::sim::detail::isCollectiveOp(Opc opc) {
+  switch (opc) {
+  case Opc::Shfl:
+  case Opc::Bpermute:
+  case Opc::Swizzle:
+  case Opc::ReadLane:
+  case Opc::ReadFirstLane:
+  case Opc::Dpp:
+  case Opc::LdMatrix:
+  case Opc::MmaSync:
+  case Opc::Mfma:
+    return true;
+  default:
+    return false;
+  }
+}
+
 bool kcc::sim::detail::isLaneOp(Opc opc) {
   switch (opc) {
   case Opc::Add:
@@ -1335,6 +1352,27 @@ bool Machine::runWarp(uint32_t w, unsigned budget, uint64_t &ran) {
         }
         if (!arrive(aux[taken ? in.aux : in.c]))
           break;
+        continue;
+      }
+    }
+    // A cross-lane op that every live lane of the warp reached together
+    // runs at once over the group: tryCollective would fire it for exactly
+    // these lanes once each had blocked there.
+    if (isCollectiveOp(in.opc) && !queued) {
+      uint32_t last = std::min(numThreads, first + W);
+      uint64_t all = last - first == 64 ? ~0ull : (1ull << (last - first)) - 1;
+      bool whole = true;
+      for (uint64_t mm = all & ~mask; mm && whole; mm &= mm - 1)
+        whole = threads[first + llvm::countr_zero(mm)].state == TS::Exited;
+      if (whole) {
+        instructions += llvm::popcount(mask);
+        if (!collectiveOp(first, last, mask, in)) {
+          for (uint64_t mm = mask; mm; mm &= mm - 1)
+            threads[first + llvm::countr_zero(mm)].pc = pc;
+          return false;
+        }
+        ++result.stats.collectives;
+        ++pc;
         continue;
       }
     }

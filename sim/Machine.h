@@ -129,6 +129,8 @@ private:
 /// Ops that act on each lane's registers alone and cannot block: a warp's
 /// lanes at one pc run them together (Machine::warpOp).
 bool isLaneOp(Opc opc);
+/// Cross-lane ops: the warp's lanes run them together (Collectives.cpp).
+bool isCollectiveOp(Opc opc);
 
 struct Thread {
   uint32_t pc = 0;
@@ -562,6 +564,11 @@ public:
   // Collectives.cpp: fires the warp's cross-lane op if every live lane is
   // blocked. False on a fault.
   bool tryCollective(unsigned warp, bool &fired);
+  // The cross-lane op `in` (register or matrix) for the `present` lanes of
+  // the warp whose lanes are first..last-1: writes their results, leaves
+  // their pcs. False on a fault.
+  bool collectiveOp(unsigned first, unsigned last, uint64_t present,
+                    const Inst &in);
   // WarpMma.cpp: ldmatrix / mma.sync for the lanes first..last-1 of a warp,
   // all present at `in`. False on a fault.
   bool warpMatrixOp(unsigned first, unsigned last, uint64_t present,

@@ -401,13 +401,14 @@ public:
       return 1;
     if (!emitCases.empty() && !prepareEmit(stem))
       return 1;
-    // Cases go through in windows: each case's interpreter run, then the
-    // window's sim legs side by side (runSims), then each case's output in
-    // case order. A window is bounded in cases and in bytes.
+    // Cases go through in windows: the window's interpreter runs side by
+    // side (runInterps), then its sim legs (runSims), then each case's
+    // output in case order. A window is bounded in cases and in bytes.
     bool anyFail = false;
     std::vector<std::unique_ptr<CaseRun>> window;
     uint64_t windowBytes = 0;
     auto flush = [&] {
+      runInterps(window);
       runSims(window);
       for (auto &r : window)
         anyFail |= !finishCase(*r);
@@ -428,7 +429,6 @@ public:
             errs() << error;
             return 1;
           }
-          interpCase(*r);
           for (const interp::Buffer &b : r->p.buffers)
             windowBytes += 2 * b.array.data.size();
           window.push_back(std::move(r));
@@ -836,7 +836,8 @@ private:
     std::vector<SimCell> sims; // per leg
   };
 
-  /// The interpreter's run of a prepared case (the reference).
+  /// The interpreter's run of a prepared case (the reference). Reads the
+  /// kernel's IR only, so cases run side by side.
   void interpCase(CaseRun &r) {
     r.inputs = r.p.buffers;
     auto start = std::chrono::steady_clock::now();
@@ -846,10 +847,41 @@ private:
     r.interpMs = std::chrono::duration<double, std::milli>(
                      std::chrono::steady_clock::now() - start)
                      .count();
-    interpSeconds += r.interpMs / 1000;
     if (r.err && r.err->budgetExhausted)
       r.err->message += " (kcc-difftest --max-interp-steps=N raises it; 0 "
                         "lifts it)";
+  }
+
+  /// `jobs` calls of job(order[i]) on the host threads (this thread waits),
+  /// or in turn on one.
+  void runJobs(size_t jobs, llvm::ArrayRef<size_t> order,
+               llvm::function_ref<void(size_t)> job) {
+    unsigned workers = std::min<size_t>(sim::hostThreadCount(simThreads), jobs);
+    std::atomic<size_t> next{0};
+    auto worker = [&] {
+      for (size_t i; (i = next++) < jobs;)
+        job(order[i]);
+    };
+    if (workers <= 1)
+      return worker();
+    // All on the pool: a launch's CTAs queued from a job run on a pool
+    // thread that is free, never on one thread too many.
+    llvm::ThreadPoolTaskGroup group(sim::hostPool(simThreads));
+    for (unsigned w = 0; w < workers; ++w)
+      group.async(worker);
+    group.wait();
+  }
+
+  /// The interpreter runs of `window`'s cases, side by side; each sim leg
+  /// compares against its case's.
+  void runInterps(std::vector<std::unique_ptr<CaseRun>> &window) {
+    auto start = std::chrono::steady_clock::now();
+    std::vector<size_t> order(window.size());
+    std::iota(order.begin(), order.end(), 0);
+    runJobs(window.size(), order, [&](size_t i) { interpCase(*window[i]); });
+    interpSeconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
   }
 
   /// The sim legs of `window`'s cases: independent runs, side by side on
@@ -869,7 +901,6 @@ private:
                                      bankConflicts, simThreads},
                                     r.p.split ? &*r.p.split : nullptr);
     };
-    unsigned workers = std::min<size_t>(sim::hostThreadCount(simThreads), jobs);
     // Longest first (the interpreter's time as the guess), so that the
     // threads finish together.
     std::vector<size_t> order(jobs);
@@ -878,21 +909,7 @@ private:
       double x = window[a / legs]->interpMs, y = window[b / legs]->interpMs;
       return x != y ? x > y : a < b;
     });
-    std::atomic<size_t> next{0};
-    auto worker = [&] {
-      for (size_t i; (i = next++) < jobs;)
-        job(order[i]);
-    };
-    llvm::ThreadPoolTaskGroup group(sim::hostPool(simThreads));
-    // All on the pool (this thread waits): a launch's CTAs queued from a
-    // job run on a pool thread that is free, never on one thread too many.
-    if (workers == 1) {
-      worker();
-    } else {
-      for (unsigned w = 0; w < workers; ++w)
-        group.async(worker);
-      group.wait();
-    }
+    runJobs(jobs, order, job);
     simSeconds +=
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
