@@ -171,19 +171,21 @@ struct Thread {
   uint32_t clusterArrivals = 0;
 };
 
-/// Shadow of one shared byte for race and initialization checks.
+/// A write to shared memory in the race shadow (Machine::writePool): by
+/// whom, in which generation and at which clock, by which op.
+struct WriteRec {
+  uint32_t id, gen, clock, op;
+  bool atomic = false; // an atomic read-modify-write
+};
+/// Shadow of one shared byte for race and initialization checks: its last
+/// write and its reads since, as indices into the pools. Eight bytes: a
+/// warp's access reads and writes a few cache lines of shadow, and bytes of
+/// one access compare as one word.
 struct ByteShadow {
-  uint32_t wId = kNone, wGen = 0, wClock = 0, wOp = 0;
+  uint32_t write = kNone; // into Machine::writePool; kNone: never written
   uint32_t reads = kNone; // head of a list in Machine::readPool
-  bool wAtomic = false; // the last write was an atomic read-modify-write
-  // Every read in the list is by a thread of this CTA in the head's
-  // generation (the fast paths keep it; others clear it), so a later
-  // generation's store is ordered after all of them without a walk.
-  bool readsOneGen = false;
   bool operator==(const ByteShadow &o) const {
-    return wId == o.wId && wGen == o.wGen && wClock == o.wClock &&
-           wOp == o.wOp && reads == o.reads && wAtomic == o.wAtomic &&
-           readsOneGen == o.readsOneGen;
+    return write == o.write && reads == o.reads;
   }
 };
 /// A read in a byte's list (most recent first), or with `lanes` the reads
@@ -191,6 +193,11 @@ struct ByteShadow {
 /// clock and op: the lanes' records one by one, the highest lane's first.
 struct ReadRec {
   uint32_t id, gen, clock, op, next;
+  // Every read of the list from here on is by a thread of this CTA in this
+  // record's generation (the fast paths keep it; others clear it), so a
+  // later generation's store is ordered after all of them without a walk.
+  // Records are never changed, so this holds for every byte that names it.
+  bool oneGen = false;
   uint64_t lanes = 0;
   /// The most recent reader.
   uint32_t last() const {
@@ -497,6 +504,13 @@ public:
     shadowHi = std::max(shadowHi, offset + bytes);
   }
   std::vector<ReadRec> readPool;
+  std::vector<WriteRec> writePool;
+  /// A new write record; its index.
+  uint32_t newWrite(uint32_t id, uint32_t gen, uint32_t clock, uint32_t op,
+                    bool atomic) {
+    writePool.push_back({id, gen, clock, op, atomic});
+    return uint32_t(writePool.size() - 1);
+  }
   unsigned raceReports = 0;
   std::map<std::pair<uint32_t, uint32_t>, bool> reportedPairs;
   bool ordered(const Thread &t, uint32_t id, uint32_t gen,
@@ -514,10 +528,6 @@ public:
   /// the common case.
   bool threadSharedAccess(Thread &t, uint32_t op, uint64_t offset,
                           uint64_t bytes, bool store);
-  /// Points `s` at read list `head` (kNone: none).
-  void setReads(ByteShadow &s, uint32_t head, bool oneGen) {
-    s.reads = head, s.readsOneGen = oneGen;
-  }
   /// globalAccess for a thread's plain load or store, with a fast path.
   bool threadGlobalAccess(Thread &t, uint32_t op, uint64_t addr, uint64_t bytes,
                           bool store);

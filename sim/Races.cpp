@@ -78,6 +78,7 @@ void Machine::resetShadow() {
   shadowLo = ~0ull, shadowHi = 0;
   globalShadow.clear();
   readPool.clear();
+  writePool.clear();
   pendingUninit.reset();
   nextSyncIdCollection = kSyncIdCollectionStep;
 }
@@ -109,8 +110,10 @@ void Machine::newAsyncSyncId() {
     if (!copies[i].done || copies[i].tcgen05)
       live[i] = true;
   for (Machine *m : cluster->ctas) {
+    // Live writes only: superseded ones would keep every copy's id.
     for (uint64_t b = m->shadowLo; b < m->shadowHi; ++b)
-      mark(m->shadow[b].wId);
+      if (uint32_t w = m->shadow[b].write; w != kNone)
+        mark(m->writePool[w].id);
     for (const ReadRec &r : m->readPool) // superseded records too
       mark(r.id);
     m->globalShadow.forEach(
@@ -255,6 +258,7 @@ bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
   // place: a node is replaced, not updated.
   ByteShadow before, after;
   bool memo = false;
+  uint32_t write = kNone; // this access's record, made at its first byte
   touchShadow(offset, bytes);
   for (uint64_t b = offset; b < offset + bytes; ++b) {
     ByteShadow &s = shadow[b];
@@ -267,7 +271,7 @@ bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
     // Sets `after` on every way out of this iteration.
     llvm::scope_exit done([&] { after = s; });
     if (!store) {
-      if (s.wId == kNone) {
+      if (s.write == kNone) {
         // Reported at the next barrier or the CTA's end unless a racing
         // write shows up first: then the race is the better report (a
         // missing barrier reads before or after the write, by schedule).
@@ -280,8 +284,9 @@ bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
                   .str(),
               op,
               {}};
-      } else if (opts.checkRaces && !isOrdered(a, s.wId, s.wGen, s.wClock)) {
-        race(b, s.wId, s.wOp, true);
+      } else if (const WriteRec w = writePool[s.write];
+                 opts.checkRaces && !isOrdered(a, w.id, w.gen, w.clock)) {
+        race(b, w.id, w.op, true);
       }
       // Record the read. Reads older than the current generation are
       // ordered before every later access of a thread, so a new generation
@@ -300,7 +305,7 @@ bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
           }
           readPool.push_back(
               {a.id, a.stampGen, std::max(head.clock, a.clock), op, next});
-          setReads(s, readPool.size() - 1, false);
+          s.reads = readPool.size() - 1;
           continue;
         }
         if (head.gen != kAsyncGen && head.gen < a.gen) {
@@ -309,20 +314,23 @@ bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
             if (readPool[i].gen == kAsyncGen) {
               ReadRec copy = readPool[i];
               copy.next = keep;
+              copy.oneGen = false;
               readPool.push_back(copy);
               keep = readPool.size() - 1;
             }
-          setReads(s, keep, false);
+          s.reads = keep;
         }
       }
       readPool.push_back({a.id, a.stampGen, a.clock, op, s.reads});
-      setReads(s, readPool.size() - 1, false);
+      s.reads = readPool.size() - 1;
       continue;
     }
     if (opts.checkRaces) {
-      if (s.wId != kNone && !(atomic && s.wAtomic) &&
-          !isOrdered(a, s.wId, s.wGen, s.wClock))
-        race(b, s.wId, s.wOp, true);
+      if (s.write != kNone) {
+        const WriteRec w = writePool[s.write];
+        if (!(atomic && w.atomic) && !isOrdered(a, w.id, w.gen, w.clock))
+          race(b, w.id, w.op, true);
+      }
       bool raced = false;
       for (uint32_t i = s.reads; i != kNone && !raced; i = readPool[i].next) {
         const ReadRec &rr = readPool[i];
@@ -334,9 +342,10 @@ bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
         });
       }
     }
-    s.wId = a.id, s.wGen = a.stampGen, s.wClock = a.clock, s.wOp = op;
-    s.wAtomic = atomic;
-    setReads(s, kNone, false);
+    if (write == kNone)
+      write = newWrite(a.id, a.stampGen, a.clock, op, atomic);
+    s.write = write;
+    s.reads = kNone;
   }
   if (raceReports > reportsBefore && raceReports >= opts.maxReports) {
     setFault(
@@ -364,26 +373,33 @@ bool Machine::threadSharedAccess(Thread &t, uint32_t op, uint64_t offset,
   ByteShadow *s = shadow.data() + offset;
   const ByteShadow s0 = s[0];
   if (!store) {
-    bool simple = s0.wId != kNone &&
-                  (!opts.checkRaces || ordered(t, s0.wId, s0.wGen, s0.wClock));
+    bool simple = s0.write != kNone;
+    if (simple && opts.checkRaces) {
+      const WriteRec &w = writePool[s0.write];
+      simple = ordered(t, w.id, w.gen, w.clock);
+    }
     for (uint64_t b = 1; b < bytes && simple; ++b)
       simple = s[b] == s0;
     uint32_t next = s0.reads;
+    bool oneGen = true;
     if (simple && next != kNone) {
-      simple = readPool[next].last() != t.sid &&
-               (readPool[next].gen == t.gen ||
-                (s0.readsOneGen && readPool[next].gen < t.gen));
-      if (readPool[next].gen != t.gen)
+      const ReadRec &head = readPool[next];
+      simple = head.last() != t.sid &&
+               (head.gen == t.gen || (head.oneGen && head.gen < t.gen));
+      // A list of one generation stays one (the head's is this thread's).
+      oneGen = head.oneGen;
+      if (head.gen != t.gen)
         next = kNone; // sharedAccess drops them: no async reads to keep
     }
     if (!simple)
       return sharedAccess(&t, op, offset, bytes, store);
-    // A list of one generation stays one (the head's is this thread's).
-    bool oneGen = next == kNone || s0.readsOneGen;
-    readPool.push_back({t.sid, t.gen, t.clock, op, next});
+    if (next == kNone)
+      oneGen = true;
+    ReadRec rec{t.sid, t.gen, t.clock, op, next};
+    rec.oneGen = oneGen;
+    readPool.push_back(rec);
     ByteShadow after = s0;
     after.reads = readPool.size() - 1;
-    after.readsOneGen = oneGen;
     std::fill_n(s, bytes, after);
     return true;
   }
@@ -393,12 +409,15 @@ bool Machine::threadSharedAccess(Thread &t, uint32_t op, uint64_t offset,
       const ByteShadow &x = s[b];
       if (b && x == s[b - 1])
         continue;
-      if (x.wId != kNone && !ordered(t, x.wId, x.wGen, x.wClock))
-        return sharedAccess(&t, op, offset, bytes, store);
+      if (x.write != kNone) {
+        const WriteRec &w = writePool[x.write];
+        if (!ordered(t, w.id, w.gen, w.clock))
+          return sharedAccess(&t, op, offset, bytes, store);
+      }
       if (x.reads == kNone)
         continue;
       bool simple = true;
-      if (x.readsOneGen)
+      if (readPool[x.reads].oneGen)
         simple = readPool[x.reads].gen < t.gen;
       else
         for (uint32_t i = x.reads; i != kNone && simple; i = readPool[i].next)
@@ -411,8 +430,7 @@ bool Machine::threadSharedAccess(Thread &t, uint32_t op, uint64_t offset,
     }
   }
   ByteShadow after;
-  after.wId = t.sid, after.wGen = t.gen, after.wClock = t.clock;
-  after.wOp = op;
+  after.write = newWrite(t.sid, t.gen, t.clock, op, /*atomic=*/false);
   std::fill_n(s, bytes, after);
   return true;
 }
@@ -444,13 +462,16 @@ uint64_t Machine::extendSharedReads(uint32_t first, uint64_t lanes, uint32_t op,
   for (uint64_t b = 1; b < bytes; ++b)
     if (!(s[b] == s0))
       return 0;
-  if (s0.wId == kNone || s0.reads == kNone)
+  if (s0.write == kNone || s0.reads == kNone)
     return 0;
+  const WriteRec w = writePool[s0.write];
   uint32_t head = s0.reads, gen = readPool[head].gen,
            last = readPool[head].last();
+  bool oneGen = readPool[head].oneGen;
   // One record for each run of lanes with one clock: the records of the
   // lanes one by one, in the order a walk meets them (ReadRec::lanes).
   ReadRec run{idBase + first, gen, 0, op, head};
+  run.oneGen = oneGen; // the lanes' reads are in the head's generation
   uint64_t runLanes = 0;
   auto flush = [&] {
     if (!runLanes)
@@ -465,7 +486,7 @@ uint64_t Machine::extendSharedReads(uint32_t first, uint64_t lanes, uint32_t op,
     unsigned l = llvm::countr_zero(mm);
     const Thread &t = threads[first + l];
     if (t.gen != gen || last == t.sid ||
-        (opts.checkRaces && !ordered(t, s0.wId, s0.wGen, s0.wClock)))
+        (opts.checkRaces && !ordered(t, w.id, w.gen, w.clock)))
       break;
     if (runLanes && t.clock != run.clock)
       flush();
@@ -476,7 +497,7 @@ uint64_t Machine::extendSharedReads(uint32_t first, uint64_t lanes, uint32_t op,
   }
   flush();
   for (uint64_t b = 0; b < bytes; ++b)
-    setReads(s[b], head, s0.readsOneGen);
+    s[b].reads = head;
   return done;
 }
 
