@@ -89,7 +89,11 @@ class Interp {
 public:
   Interp(std::vector<Buffer> &buffers, const Grid &grid, RunStats &stats,
          uint64_t maxSteps)
-      : buffers(buffers), grid(grid), stats(stats), maxSteps(maxSteps) {}
+      : buffers(buffers), grid(grid), stats(stats), maxSteps(maxSteps) {
+    // Buffers keep their sizes through a run; every access checks them.
+    for (const Buffer &b : buffers)
+      bufferElements.push_back(b.array.numElements());
+  }
 
   std::optional<RunError> error;
 
@@ -107,6 +111,7 @@ public:
 
 private:
   std::vector<Buffer> &buffers;
+  std::vector<int64_t> bufferElements; // per buffer
   const Grid &grid;
   RunStats &stats;
   uint64_t maxSteps = 0, steps = 0;
@@ -433,11 +438,11 @@ private:
   /// The index into buffers[buf] of element `i` of pointer value `p`, or an
   /// error for an access outside the buffer.
   bool checkAccess(Operation *op, const Val &p, int64_t i, const char *what) {
-    const Buffer &b = buffers[p.bufs[i]];
-    int64_t n = b.array.numElements();
+    int64_t n = bufferElements[p.bufs[i]];
     int64_t off = p.ints[i];
-    if (off >= 0 && off < n)
+    if (off >= 0 && off < n) [[likely]]
       return true;
+    const Buffer &b = buffers[p.bufs[i]];
     std::string lane =
         p.size > 1 ? llvm::formatv(" (lane {0} of the tile)", i).str() : "";
     return fail(op,
