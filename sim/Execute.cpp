@@ -214,6 +214,11 @@ bool Machine::execute(Thread &t, unsigned budget) {
       ++t.pc;
       continue;
     }
+    if (isCollectiveOp(in.opc)) {
+      // Needs the other lanes: wait until the warp's lanes are all here.
+      t.state = TS::Collective;
+      return true;
+    }
     RegPtr r = R + in.res;
     RegPtr A = R + in.a, B = R + in.b;
     const uint64_t m = maskOf(in.bits);
@@ -343,18 +348,6 @@ bool Machine::execute(Thread &t, unsigned budget) {
         return true;
       break;
     }
-    case Opc::Shfl:
-    case Opc::Bpermute:
-    case Opc::Swizzle:
-    case Opc::ReadLane:
-    case Opc::ReadFirstLane:
-    case Opc::Dpp:
-    case Opc::LdMatrix:
-    case Opc::MmaSync:
-    case Opc::Mfma:
-      // Needs the other lanes: wait until the warp's lanes are all here.
-      t.state = TS::Collective;
-      return true;
     case Opc::Wgmma:
       // Needs its warpgroup (Wgmma.cpp).
       t.state = TS::Warpgroup;
