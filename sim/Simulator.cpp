@@ -827,10 +827,14 @@ Result kcc::sim::simulate(mlir::LLVM::LLVMFuncOp func, const Program &prog,
     // failed (the sequential run would have stopped there).
     std::atomic<size_t> nextUnit{0}, firstFailure{units.size()};
     auto worker = [&] {
-      Runner w;
-      makeRunner(w);
+      // Made at the first unit it takes: a worker queued behind another
+      // job's (kcc-difftest runs cases side by side on the same pool)
+      // often finds none left.
+      std::optional<Runner> w;
       for (size_t i; (i = nextUnit++) < units.size() && i < firstFailure;) {
-        runOne(w, i, 0);
+        if (!w)
+          makeRunner(w.emplace());
+        runOne(*w, i, 0);
         if (!runs[i].ok) {
           for (size_t f = firstFailure; i < f;)
             firstFailure.compare_exchange_weak(f, i);
