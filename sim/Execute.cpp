@@ -1369,12 +1369,18 @@ bool Machine::runWarp(uint32_t w, unsigned budget, uint64_t &ran) {
         continue;
       }
     }
-    // Any other op: each lane runs it alone, in lane order.
-    for (uint64_t mm = mask; mm; mm &= mm - 1) {
-      Thread &t = threads[first + llvm::countr_zero(mm)];
-      t.pc = pc;
-      if (!execute(t, 1))
+    // Any other op: each lane runs it alone, in lane order (a barrier's
+    // arrivals may be counted together).
+    if (in.opc == Opc::Barrier && !(in.flags & kReadsWgmmaAcc)) {
+      if (!arriveBarrierGroup(first, mask, in, pc))
         return false;
+    } else {
+      for (uint64_t mm = mask; mm; mm &= mm - 1) {
+        Thread &t = threads[first + llvm::countr_zero(mm)];
+        t.pc = pc;
+        if (!execute(t, 1))
+          return false;
+      }
     }
     // A cross-lane op the whole warp reached runs now (as stepWarp would
     // run it next), so the group goes on past it.

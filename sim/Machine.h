@@ -644,6 +644,15 @@ public:
   unsigned exited = 0;
   void makeReady(Thread &t);
   bool arriveBarrier(Thread &t, const Inst &in);
+  /// The barrier `in` names for `t`, checked (a fault if it cannot
+  /// complete).
+  bool checkBarrier(Thread &t, const Inst &in, uint32_t &id, uint32_t &count);
+  /// The lanes `mask` of the warp from `first`, in lockstep at the barrier
+  /// op `in` (at `pc`), arrive as each would in turn. False on a fault.
+  bool arriveBarrierGroup(uint32_t first, uint64_t mask, const Inst &in,
+                          uint32_t pc);
+  /// Barrier `id` of `count` threads completed: its waiters go on.
+  bool releaseBarrier(uint32_t id, uint32_t count);
   /// After `t` returned: a CTA barrier others wait at can no longer
   /// complete (a fault), the cluster barrier counts it as arrived, and the
   /// CTA's last thread ends the CTA in a cluster. False on a fault.

@@ -99,9 +99,10 @@ std::string kcc::sim::detail::idRanges(const std::vector<uint32_t> &ids) {
   return (ids.size() == 1 ? "thread " : "threads ") + s;
 }
 
-bool Machine::arriveBarrier(Thread &t, const Inst &in) {
-  uint32_t id = in.a == kNone ? 0 : uint32_t(t.regs[in.a]);
-  uint32_t count = in.b == kNone ? numThreads : uint32_t(t.regs[in.b]);
+bool Machine::checkBarrier(Thread &t, const Inst &in, uint32_t &id,
+                           uint32_t &count) {
+  id = in.a == kNone ? 0 : uint32_t(t.regs[in.a]);
+  count = in.b == kNone ? numThreads : uint32_t(t.regs[in.b]);
   if (id >= barrierArrived.size() || count == 0 || count > numThreads) {
     setFault(in.op, llvm::formatv("barrier {0} with thread count {1} in a CTA "
                                   "of {2} threads",
@@ -122,6 +123,13 @@ bool Machine::arriveBarrier(Thread &t, const Inst &in) {
         {Report::Note, "a thread exited here", locOf(prog.code[where].op)});
     return false;
   }
+  return true;
+}
+
+bool Machine::arriveBarrier(Thread &t, const Inst &in) {
+  uint32_t id, count;
+  if (!checkBarrier(t, in, id, count))
+    return false;
   bool arriveOnly = in.sub == 1;
   if (arriveOnly) {
     // bar.arrive: counts, releases what the thread did before, goes on.
@@ -138,6 +146,53 @@ bool Machine::arriveBarrier(Thread &t, const Inst &in) {
     if (++barrierArrived[id] < count)
       return true;
   }
+  return releaseBarrier(id, count);
+}
+
+bool Machine::arriveBarrierGroup(uint32_t first, uint64_t mask, const Inst &in,
+                                 uint32_t pc) {
+  // The lanes in turn, as execute() would run them, unless they all wait
+  // (bar.sync) at one barrier with one count and none of them but the last
+  // can complete it: then they arrive together, the last completing it.
+  Thread &t0 = threads[first + llvm::countr_zero(mask)];
+  uint32_t id = 0, count = 0;
+  bool together = in.sub != 1;
+  if (together) {
+    t0.pc = pc;
+    if (!checkBarrier(t0, in, id, count)) {
+      ++instructions; // as execute() counts the lane that faults
+      return false;
+    }
+    unsigned n = llvm::popcount(mask);
+    together = barrierArrived[id] + n <= count;
+    for (uint64_t mm = mask; mm && together; mm &= mm - 1) {
+      const Thread &t = threads[first + llvm::countr_zero(mm)];
+      together = (in.a == kNone || uint32_t(t.regs[in.a]) == id) &&
+                 (in.b == kNone || uint32_t(t.regs[in.b]) == count);
+    }
+  }
+  if (!together) {
+    for (uint64_t mm = mask; mm; mm &= mm - 1) {
+      Thread &t = threads[first + llvm::countr_zero(mm)];
+      t.pc = pc;
+      if (!execute(t, 1))
+        return false;
+    }
+    return true;
+  }
+  for (uint64_t mm = mask; mm; mm &= mm - 1) {
+    Thread &t = threads[first + llvm::countr_zero(mm)];
+    t.pc = pc;
+    t.state = TS::Barrier;
+    t.barrierId = id;
+    t.barrierCount = count;
+  }
+  instructions += llvm::popcount(mask);
+  barrierArrived[id] += llvm::popcount(mask);
+  return barrierArrived[id] < count || releaseBarrier(id, count);
+}
+
+bool Machine::releaseBarrier(uint32_t id, uint32_t count) {
   // Everyone is here: release. A full barrier starts a new generation for
   // the race checker; a partial one joins its participants' clocks.
   barrierArrived[id] = 0;
@@ -147,18 +202,17 @@ bool Machine::arriveBarrier(Thread &t, const Inst &in) {
   barrierReleased[id].clear();
   for (Thread &o : threads)
     if (o.state == TS::Barrier && o.barrierId == id) {
-      joinInto(joined, o.acquired);
+      if (!o.acquired.empty())
+        joinInto(joined, o.acquired);
       if (!full)
         joinInto(joined, Clock{{o.sid, o.clock}});
     }
   if (full) {
     // This CTA's thread clocks are subsumed by the generation; keep async
     // ids and other CTAs' ids.
-    Clock keep;
-    for (auto &e : joined)
-      if (e.first < idBase || e.first - idBase >= numThreads)
-        keep.push_back(e);
-    joined = std::move(keep);
+    llvm::erase_if(joined, [&](const std::pair<uint32_t, uint32_t> &e) {
+      return e.first >= idBase && e.first - idBase < numThreads;
+    });
     ++ctaGen;
     flushBanks();
     if (!checkPendingUninit())
@@ -166,7 +220,8 @@ bool Machine::arriveBarrier(Thread &t, const Inst &in) {
   }
   for (Thread &o : threads)
     if (o.state == TS::Barrier && o.barrierId == id) {
-      o.acquired = joined;
+      if (!(joined.empty() && o.acquired.empty()))
+        o.acquired = joined;
       if (full)
         o.gen = ctaGen;
       else
