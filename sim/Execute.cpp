@@ -501,7 +501,17 @@ bool Machine::warpMemoryOp(const Inst &in, uint32_t pc, uint32_t first,
   // together.
   uint64_t done = 0;
   bool ok = true;
-  for (uint64_t mm = mask; mm; mm &= mm - 1) {
+  if (in.addrSpace == 3 && !store && !uniform) {
+    // Distinct lanes' reads: recorded in one pass over the group.
+    done = warpSharedReads(first, mask, in.op, addr, bytes);
+    if (done != mask) {
+      Thread &t = threads[first + llvm::countr_zero(mask & ~done)];
+      t.pc = pc;
+      ++instructions;
+      ok = false;
+    }
+  }
+  for (uint64_t mm = ok ? mask & ~done : 0; mm; mm &= mm - 1) {
     unsigned l = llvm::countr_zero(mm);
     if (done >> l & 1)
       continue;

@@ -528,6 +528,15 @@ public:
   /// the common case.
   bool threadSharedAccess(Thread &t, uint32_t op, uint64_t offset,
                           uint64_t bytes, bool store);
+  /// threadSharedAccess's read, where it decides alone; false: it takes
+  /// sharedAccess.
+  bool sharedReadFast(const Thread &t, uint32_t op, uint64_t offset,
+                      uint64_t bytes);
+  /// The reads of `bytes` at offsets[l] by the lanes `lanes` of the warp
+  /// from `first`, in lane order, as threadSharedAccess would record them
+  /// one by one: the lanes done, up to the first that faulted.
+  uint64_t warpSharedReads(uint32_t first, uint64_t lanes, uint32_t op,
+                           const uint64_t *offsets, uint64_t bytes);
   /// globalAccess for a thread's plain load or store, with a fast path.
   bool threadGlobalAccess(Thread &t, uint32_t op, uint64_t addr, uint64_t bytes,
                           bool store);

@@ -358,51 +358,79 @@ bool Machine::sharedAccess(Thread *t, uint32_t op, uint64_t offset,
 // The fast paths below decide as sharedAccess and globalAccess would
 // (ordered() is the same rule for a thread) and leave everything else,
 // reports included, to them.
+// The common cases, which sharedAccess would decide the same way, without
+// reading the read lists: a read of bytes that share one shadow whose last
+// write is the thread's own or before a barrier it passed, extending a list
+// of its generation (or starting one where the list holds only an earlier
+// generation's reads); a store whose bytes' last writes and reads are all
+// ordered that way. Anything else (unwritten bytes, orderings through
+// clocks, races, async readers) takes sharedAccess.
+inline bool Machine::sharedReadFast(const Thread &t, uint32_t op,
+                                    uint64_t offset, uint64_t bytes) {
+  ByteShadow *s = shadow.data() + offset;
+  const ByteShadow s0 = s[0];
+  if (s0.write == kNone)
+    return false;
+  if (opts.checkRaces) {
+    const WriteRec &w = writePool[s0.write];
+    if (!ordered(t, w.id, w.gen, w.clock))
+      return false;
+  }
+  for (uint64_t b = 1; b < bytes; ++b)
+    if (!(s[b] == s0))
+      return false;
+  uint32_t next = s0.reads;
+  bool oneGen = true;
+  if (next != kNone) {
+    const ReadRec &head = readPool[next];
+    if (head.last() == t.sid ||
+        !(head.gen == t.gen || (head.oneGen && head.gen < t.gen)))
+      return false;
+    // A list of one generation stays one (the head's is this thread's).
+    if (head.gen != t.gen)
+      next = kNone; // sharedAccess drops them: no async reads to keep
+    else
+      oneGen = head.oneGen;
+  }
+  ReadRec rec{t.sid, t.gen, t.clock, op, next};
+  rec.oneGen = oneGen;
+  readPool.push_back(rec);
+  ByteShadow after = s0;
+  after.reads = readPool.size() - 1;
+  std::fill_n(s, bytes, after);
+  return true;
+}
+
+uint64_t Machine::warpSharedReads(uint32_t first, uint64_t lanes, uint32_t op,
+                                  const uint64_t *offsets, uint64_t bytes) {
+  if (!opts.checkRaces && !opts.checkUninitializedShared)
+    return lanes;
+  uint64_t lo = ~0ull, hi = 0, done = 0;
+  for (uint64_t mm = lanes; mm; mm &= mm - 1) {
+    unsigned l = llvm::countr_zero(mm);
+    lo = std::min(lo, offsets[l]), hi = std::max(hi, offsets[l]);
+  }
+  touchShadow(lo, hi + bytes - lo);
+  for (uint64_t mm = lanes; mm; mm &= mm - 1) {
+    unsigned l = llvm::countr_zero(mm);
+    Thread &t = threads[first + l];
+    if (!sharedReadFast(t, op, offsets[l], bytes) &&
+        !sharedAccess(&t, op, offsets[l], bytes, /*store=*/false))
+      break;
+    done |= 1ull << l;
+  }
+  return done;
+}
+
 bool Machine::threadSharedAccess(Thread &t, uint32_t op, uint64_t offset,
                                  uint64_t bytes, bool store) {
   if (!opts.checkRaces && !opts.checkUninitializedShared)
     return true;
-  // The common cases, which sharedAccess would decide the same way, without
-  // reading the read lists: a read of bytes that share one shadow whose
-  // last write is the thread's own or before a barrier it passed, extending
-  // a list of its generation (or starting one where the list holds only an
-  // earlier generation's reads); a store whose bytes' last writes and reads
-  // are all ordered that way. Anything else (unwritten bytes, orderings
-  // through clocks, races, async readers) takes sharedAccess.
   touchShadow(offset, bytes);
   ByteShadow *s = shadow.data() + offset;
-  const ByteShadow s0 = s[0];
-  if (!store) {
-    bool simple = s0.write != kNone;
-    if (simple && opts.checkRaces) {
-      const WriteRec &w = writePool[s0.write];
-      simple = ordered(t, w.id, w.gen, w.clock);
-    }
-    for (uint64_t b = 1; b < bytes && simple; ++b)
-      simple = s[b] == s0;
-    uint32_t next = s0.reads;
-    bool oneGen = true;
-    if (simple && next != kNone) {
-      const ReadRec &head = readPool[next];
-      simple = head.last() != t.sid &&
-               (head.gen == t.gen || (head.oneGen && head.gen < t.gen));
-      // A list of one generation stays one (the head's is this thread's).
-      oneGen = head.oneGen;
-      if (head.gen != t.gen)
-        next = kNone; // sharedAccess drops them: no async reads to keep
-    }
-    if (!simple)
-      return sharedAccess(&t, op, offset, bytes, store);
-    if (next == kNone)
-      oneGen = true;
-    ReadRec rec{t.sid, t.gen, t.clock, op, next};
-    rec.oneGen = oneGen;
-    readPool.push_back(rec);
-    ByteShadow after = s0;
-    after.reads = readPool.size() - 1;
-    std::fill_n(s, bytes, after);
-    return true;
-  }
+  if (!store)
+    return sharedReadFast(t, op, offset, bytes) ||
+           sharedAccess(&t, op, offset, bytes, store);
   if (opts.checkRaces) {
     // Bytes equal to the one before were checked with it.
     for (uint64_t b = 0; b < bytes; ++b) {
