@@ -16,27 +16,6 @@ std::optional<DType> parseDType(std::string_view name) {
   return std::nullopt;
 }
 
-size_t dtypeSize(DType type) {
-  switch (type) {
-  case DType::i1:
-  case DType::i8:
-  case DType::f8e4m3:
-  case DType::f8e5m2:
-    return 1;
-  case DType::i16:
-  case DType::f16:
-  case DType::bf16:
-    return 2;
-  case DType::i32:
-  case DType::f32:
-    return 4;
-  case DType::i64:
-  case DType::f64:
-    return 8;
-  }
-  return 1;
-}
-
 unsigned intWidth(DType type) {
   switch (type) {
   case DType::i1:

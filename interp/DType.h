@@ -24,7 +24,26 @@ using ::kcc::dtypeName;
 /// Parses the language's spelling; "bool" is i1.
 std::optional<DType> parseDType(std::string_view name);
 /// Bytes per element in memory (i1 is one byte, 0 or 1, like the GPU's).
-size_t dtypeSize(DType type);
+inline size_t dtypeSize(DType type) {
+  switch (type) {
+  case DType::i1:
+  case DType::i8:
+  case DType::f8e4m3:
+  case DType::f8e5m2:
+    return 1;
+  case DType::i16:
+  case DType::f16:
+  case DType::bf16:
+    return 2;
+  case DType::i32:
+  case DType::f32:
+    return 4;
+  case DType::i64:
+  case DType::f64:
+    return 8;
+  }
+  return 1;
+}
 /// f8e4m3 or f8e5m2.
 inline bool isFloat8(DType type) {
   return type == DType::f8e4m3 || type == DType::f8e5m2;

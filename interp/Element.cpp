@@ -159,19 +159,6 @@ double fromFloat8Bits(uint8_t bits, DType type) {
   return (bits & 0x80) ? -v : v;
 }
 
-int64_t wrapInt(int64_t v, unsigned width) {
-  if (width >= 64)
-    return v;
-  uint64_t u = static_cast<uint64_t>(v) << (64 - width);
-  return static_cast<int64_t>(u) >> (64 - width);
-}
-
-uint64_t asUnsigned(int64_t v, unsigned width) {
-  if (width >= 64)
-    return static_cast<uint64_t>(v);
-  return static_cast<uint64_t>(v) & ((uint64_t(1) << width) - 1);
-}
-
 uint16_t toHalfBits(double x) {
   uint16_t sign = std::signbit(x) ? 0x8000 : 0;
   if (std::isnan(x))

@@ -38,10 +38,20 @@ inline double roundToFloat(double x, DType type) {
 /// PTX cvt.rn.satfinite): round to nearest even, anything beyond the largest
 /// finite value, infinities included, becomes it with its sign; NaN stays NaN.
 double saturateToFloat8(double x, DType type);
-/// Sign-extends the low `width` bits of `v`.
-int64_t wrapInt(int64_t v, unsigned width);
+/// Sign-extends the low `width` bits of `v` (inline, as the next: the
+/// interpreter calls them per element).
+inline int64_t wrapInt(int64_t v, unsigned width) {
+  if (width >= 64)
+    return v;
+  uint64_t u = static_cast<uint64_t>(v) << (64 - width);
+  return static_cast<int64_t>(u) >> (64 - width);
+}
 /// The value of the low `width` bits of `v` read as unsigned.
-uint64_t asUnsigned(int64_t v, unsigned width);
+inline uint64_t asUnsigned(int64_t v, unsigned width) {
+  if (width >= 64)
+    return static_cast<uint64_t>(v);
+  return static_cast<uint64_t>(v) & ((uint64_t(1) << width) - 1);
+}
 
 /// IEEE binary16 / bfloat16 bit patterns of a value exactly representable in
 /// the type (round first). NaN becomes the canonical quiet NaN.
