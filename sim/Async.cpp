@@ -590,6 +590,12 @@ Machine::Step Machine::asyncOp(Thread &t, const Inst &in) {
           return Step::Fault;
         std::memcpy(shared.data() + c.shared, c.data.data(), c.bytes);
       }
+      // The group's storage holds the next open group (a pipelined loop
+      // commits one per iteration).
+      if (t.cpOpen.empty() && !t.cpOpen.capacity()) {
+        t.cpOpen.swap(t.cpGroups.front());
+        t.cpOpen.clear();
+      }
       t.cpGroups.erase(t.cpGroups.begin());
     }
     return Step::Continue;

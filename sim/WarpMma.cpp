@@ -104,14 +104,15 @@ bool Machine::warpMatrixOp(unsigned first, unsigned last, uint64_t present,
         b[q][x] = value(reg(l, in.b + e));
         c[q][x] = asF32(reg(l, in.c + e));
       }
+    // Every element still sums in k order from C; k outside the columns
+    // makes the 256 sums independent chains.
+    for (unsigned k = 0; k < 16; ++k)
+      for (unsigned row = 0; row < 16; ++row)
+        for (unsigned col = 0; col < 16; ++col)
+          c[row][col] += a[row][k] * b[k][col];
     for (unsigned l = 0; l < 64; ++l)
-      for (unsigned e = 0; e < 4; ++e) {
-        unsigned row = 4 * (l / 16) + e, col = l % 16;
-        float d = c[row][col];
-        for (unsigned k = 0; k < 16; ++k)
-          d += a[row][k] * b[k][col];
-        reg(l, in.res + e) = bitsOf(d);
-      }
+      for (unsigned e = 0; e < 4; ++e)
+        reg(l, in.res + e) = bitsOf(c[4 * (l / 16) + e][l % 16]);
     return true;
   }
 
@@ -131,7 +132,7 @@ bool Machine::warpMatrixOp(unsigned first, unsigned last, uint64_t present,
         return false;
       }
       uint8_t *p = resolve(t, in.op, 3, addr, 16, false, &offset);
-      if (!p || !sharedAccess(&t, in.op, offset, 16, false))
+      if (!p || !threadSharedAccess(t, in.op, offset, 16, false))
         return false;
       std::memcpy(rows[r].data(), p, 16);
     }
@@ -215,11 +216,13 @@ bool Machine::warpMatrixOp(unsigned first, unsigned last, uint64_t present,
     for (unsigned i = 0; i < 4; ++i)
       c[g + 8 * (i / 2)][2 * t + i % 2] = asF32(reg(l, aux[13 + i]));
   }
+  // Each element sums in k order from C, the sums side by side.
+  for (unsigned k = 0; k < 16; ++k)
+    for (unsigned row = 0; row < 16; ++row)
+      for (unsigned col = 0; col < 8; ++col)
+        c[row][col] += a[row][k] * b[k][col];
   forEachD([&](unsigned l, unsigned i, unsigned row, unsigned col) {
-    float d = c[row][col];
-    for (unsigned k = 0; k < 16; ++k)
-      d += a[row][k] * b[k][col];
-    reg(l, in.res + i) = bitsOf(d);
+    reg(l, in.res + i) = bitsOf(c[row][col]);
   });
   return true;
 }
