@@ -501,9 +501,9 @@ bool Machine::warpMemoryOp(const Inst &in, uint32_t pc, uint32_t first,
   // together.
   uint64_t done = 0;
   bool ok = true;
-  if (in.addrSpace == 3 && !store && !uniform) {
-    // Distinct lanes' reads: recorded in one pass over the group.
-    done = warpSharedReads(first, mask, in.op, addr, bytes);
+  if (in.addrSpace == 3 && (store || !uniform)) {
+    // Stores, and distinct lanes' reads: in one pass over the group.
+    done = warpSharedAccesses(first, mask, in.op, addr, bytes, store);
     if (done != mask) {
       Thread &t = threads[first + llvm::countr_zero(mask & ~done)];
       t.pc = pc;

@@ -401,36 +401,9 @@ inline bool Machine::sharedReadFast(const Thread &t, uint32_t op,
   return true;
 }
 
-uint64_t Machine::warpSharedReads(uint32_t first, uint64_t lanes, uint32_t op,
-                                  const uint64_t *offsets, uint64_t bytes) {
-  if (!opts.checkRaces && !opts.checkUninitializedShared)
-    return lanes;
-  uint64_t lo = ~0ull, hi = 0, done = 0;
-  for (uint64_t mm = lanes; mm; mm &= mm - 1) {
-    unsigned l = llvm::countr_zero(mm);
-    lo = std::min(lo, offsets[l]), hi = std::max(hi, offsets[l]);
-  }
-  touchShadow(lo, hi + bytes - lo);
-  for (uint64_t mm = lanes; mm; mm &= mm - 1) {
-    unsigned l = llvm::countr_zero(mm);
-    Thread &t = threads[first + l];
-    if (!sharedReadFast(t, op, offsets[l], bytes) &&
-        !sharedAccess(&t, op, offsets[l], bytes, /*store=*/false))
-      break;
-    done |= 1ull << l;
-  }
-  return done;
-}
-
-bool Machine::threadSharedAccess(Thread &t, uint32_t op, uint64_t offset,
-                                 uint64_t bytes, bool store) {
-  if (!opts.checkRaces && !opts.checkUninitializedShared)
-    return true;
-  touchShadow(offset, bytes);
+inline bool Machine::sharedWriteFast(const Thread &t, uint32_t op,
+                                     uint64_t offset, uint64_t bytes) {
   ByteShadow *s = shadow.data() + offset;
-  if (!store)
-    return sharedReadFast(t, op, offset, bytes) ||
-           sharedAccess(&t, op, offset, bytes, store);
   if (opts.checkRaces) {
     // Bytes equal to the one before were checked with it.
     for (uint64_t b = 0; b < bytes; ++b) {
@@ -440,7 +413,7 @@ bool Machine::threadSharedAccess(Thread &t, uint32_t op, uint64_t offset,
       if (x.write != kNone) {
         const WriteRec &w = writePool[x.write];
         if (!ordered(t, w.id, w.gen, w.clock))
-          return sharedAccess(&t, op, offset, bytes, store);
+          return false;
       }
       if (x.reads == kNone)
         continue;
@@ -454,13 +427,46 @@ bool Machine::threadSharedAccess(Thread &t, uint32_t op, uint64_t offset,
             return !simple;
           });
       if (!simple)
-        return sharedAccess(&t, op, offset, bytes, store);
+        return false;
     }
   }
   ByteShadow after;
   after.write = newWrite(t.sid, t.gen, t.clock, op, /*atomic=*/false);
   std::fill_n(s, bytes, after);
   return true;
+}
+
+uint64_t Machine::warpSharedAccesses(uint32_t first, uint64_t lanes,
+                                     uint32_t op, const uint64_t *offsets,
+                                     uint64_t bytes, bool store) {
+  if (!opts.checkRaces && !opts.checkUninitializedShared)
+    return lanes;
+  uint64_t lo = ~0ull, hi = 0, done = 0;
+  for (uint64_t mm = lanes; mm; mm &= mm - 1) {
+    unsigned l = llvm::countr_zero(mm);
+    lo = std::min(lo, offsets[l]), hi = std::max(hi, offsets[l]);
+  }
+  touchShadow(lo, hi + bytes - lo);
+  for (uint64_t mm = lanes; mm; mm &= mm - 1) {
+    unsigned l = llvm::countr_zero(mm);
+    Thread &t = threads[first + l];
+    bool fast = store ? sharedWriteFast(t, op, offsets[l], bytes)
+                      : sharedReadFast(t, op, offsets[l], bytes);
+    if (!fast && !sharedAccess(&t, op, offsets[l], bytes, store))
+      break;
+    done |= 1ull << l;
+  }
+  return done;
+}
+
+bool Machine::threadSharedAccess(Thread &t, uint32_t op, uint64_t offset,
+                                 uint64_t bytes, bool store) {
+  if (!opts.checkRaces && !opts.checkUninitializedShared)
+    return true;
+  touchShadow(offset, bytes);
+  bool fast = store ? sharedWriteFast(t, op, offset, bytes)
+                    : sharedReadFast(t, op, offset, bytes);
+  return fast || sharedAccess(&t, op, offset, bytes, store);
 }
 
 bool Machine::threadGlobalAccess(Thread &t, uint32_t op, uint64_t addr,
