@@ -9,6 +9,9 @@ launchCycles, with kcc::rt::splitKSlices's slices; 128x256 has no split
 pair) estimates each tile, and the report gives the measured time of its
 pick over the fastest tile's: per shape, geomean and worst. --fit searches
 the fitted rates (L2 bytes/clock, latency, launch) around the committed ones.
+Its split-K terms are those of the libraries it was fitted on (2026-12-02:
+two launches, at most 4 slices); the one-launch split's constants are fitted
+by bench/gemm/split_k_fit.py.
 
     python3 bench/gemm/dispatch_model.py docs/results/2026-12-02-h200-dispatch/calibration-tiles.jsonl
 """

@@ -16,6 +16,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 using namespace kcc;
@@ -108,6 +109,59 @@ double gemmCycles(double bm, double bn, int64_t rows, int64_t cols, int64_t k) {
 }
 
 } // namespace
+
+namespace {
+/// The dispatching launch's choice among the six bf16 tiles of
+/// bench/gemm/gemm_auto.kc (BM 64/128 x BN 64/128/256) for a rows x cols x
+/// k product: each tile with splitKSlices's slices (128 x 256 included),
+/// the least launchCycles wins, as the generated stub weighs them.
+std::pair<std::string, int64_t> dispatchPick(int64_t rows, int64_t cols,
+                                             int64_t k) {
+  std::pair<std::string, int64_t> pick;
+  double best = -1;
+  for (double bm : {128.0, 64.0})
+    for (double bn : {256.0, 128.0, 64.0}) {
+      int64_t ctas = ((rows + int64_t(bm) - 1) / int64_t(bm)) *
+                     ((cols + int64_t(bn) - 1) / int64_t(bn));
+      int64_t trips = (k + 63) / 64;
+      double store = bm * bn * 4 / ((bm + bn) * 64 * 2);
+      int64_t slices =
+          kcc::rt::splitKSlices(ctas, trips, kH200Processors, store);
+      double cost = launchCycles(bf16Tile(bm, bn), h200Rates(), ctas, trips,
+                                 rows, cols, slices, kH200Processors);
+      if (best < 0 || cost < best) {
+        best = cost;
+        pick = {std::to_string(int(bm)) + "x" + std::to_string(int(bn)),
+                slices};
+      }
+    }
+  return pick;
+}
+} // namespace
+
+TEST_CASE("dispatch: the H200's measured decode products pick their fastest "
+          "split") {
+  // docs/gemm.md "Split-K", measured 2026-12-05 (kcc / cuBLAS): splitting
+  // a 64-iteration loop lost where enough unsplit tiles fill the GPU
+  // (128 x 4096 x 4096: 1.07 unsplit on 64 x 64, 0.74 as 128 x 128 in 4
+  // slices), two slices beat four at 64 x 8192 x 8192 (0.85 against 0.51),
+  // and a long K loop over one row of tiles splits (1 x 4096 x 14336: 0.77
+  // in 4 slices, 0.44 unsplit).
+  CHECK(dispatchPick(128, 4096, 4096) ==
+        std::pair<std::string, int64_t>{"64x64", 1});
+  CHECK(dispatchPick(64, 4096, 4096) ==
+        std::pair<std::string, int64_t>{"64x64", 1});
+  CHECK(dispatchPick(256, 4096, 4096) ==
+        std::pair<std::string, int64_t>{"128x64", 1});
+  CHECK(dispatchPick(64, 8192, 8192) ==
+        std::pair<std::string, int64_t>{"64x128", 2});
+  CHECK(dispatchPick(1, 4096, 14336) ==
+        std::pair<std::string, int64_t>{"64x128", 4});
+  CHECK(dispatchPick(64, 4096, 14336) ==
+        std::pair<std::string, int64_t>{"64x128", 4});
+  CHECK(dispatchPick(256, 4096, 14336) ==
+        std::pair<std::string, int64_t>{"128x128", 2});
+}
 
 TEST_CASE("launchCycles: nothing to run costs nothing") {
   TileWork w = bf16Tile(128, 128);

@@ -59,7 +59,12 @@ struct MachineRates {
 ///     written once; the launch takes the sum of the two (fitted: on the
 ///     H200's measurements the sum ranked tiles better than the maximum);
 ///   - a split launch adds the partial tiles' round trip through L2 and the
-///     last slice's sum (a ticket's round trip, then S tiles read back).
+///     last slice's sum (a ticket's round trip, then S tiles read back):
+///     the tail costs 3x the partial tiles' bytes at the L2 rate and 4
+///     load latencies (fitted to the H200's split launches of 2026-12-05,
+///     bench/gemm/split_k_fit.py: the reads back are one CTA's per tile,
+///     after the completion waits and fences, and reach about a third of
+///     a multiprocessor's L2 rate).
 inline double launchCycles(const TileWork &w, const MachineRates &r,
                            int64_t ctas, int64_t trips, int64_t rows,
                            int64_t cols, int64_t slices, int64_t processors) {
@@ -105,8 +110,8 @@ inline double launchCycles(const TileWork &w, const MachineRates &r,
   if (slices > 1) // each tile's last slice: S partial tiles back, one output
     cycles +=
         waves(static_cast<double>(ctas)) *
-        ((static_cast<double>(slices) * partial + w.storeBytes) / r.l2 +
-         2 * r.latency);
+        ((3 * static_cast<double>(slices) * partial + w.storeBytes) / r.l2 +
+         4 * r.latency);
   return cycles;
 }
 

@@ -39,8 +39,13 @@ inline constexpr size_t kSplitKTicketBytes = kSplitKTickets * 4;
 /// `store` is the cost, in iterations, of moving one f32 partial tile (each
 /// slice writes it; the last slice of a tile reads the S tiles back from L2,
 /// at about half the cost, and stores the output tile, half as wide in
-/// 16-bit types; the tiles' last slices do so side by side); kFixup is the
-/// ticket's round trip through L2 with the fences around it.
+/// 16-bit types; the tiles' last slices do so side by side); kFixup is what
+/// a split launch pays once: the partial tiles' TMA stores waited for to
+/// completion, the fences, the ticket's round trip and the tail in which
+/// the last slices sum. kFixup = 36 iterations is fitted to the H200's
+/// measurements of 2026-12-05 (bench/gemm/split_k_fit.py, docs/gemm.md
+/// "Split-K"): with the 1 it had, the model split 64-256-row products of
+/// a 64-iteration loop that ran faster unsplit.
 /// Only grids of fewer CTAs than multiprocessors are split; the smallest
 /// cost wins, ties to fewer slices, and each slice keeps at least two
 /// iterations. The result depends on the sizes alone: a launch with the
@@ -53,7 +58,7 @@ inline constexpr size_t kSplitKTicketBytes = kSplitKTickets * 4;
 /// the model against a GPU (docs/gemm.md), not for production.
 inline int64_t splitKSlices(int64_t ctas, int64_t trips, int64_t processors,
                             double store) {
-  constexpr double kFixup = 1;
+  constexpr double kFixup = 36;
   static const int64_t forced = [] {
     const char *text = std::getenv("KCC_SPLIT_K_SLICES");
     return text ? int64_t(std::atoll(text)) : int64_t(0);
