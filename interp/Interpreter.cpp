@@ -598,20 +598,29 @@ private:
     for (int64_t d : shape)
       n *= d;
     inside.assign(n, false);
+    // The operands once, not per element: each is a map lookup.
+    bool elementCoords = hasElementCoords(o);
+    SmallVector<int64_t, 6> first(rank), extent(rank), stride(rank);
+    for (size_t d = 0; d < rank; ++d) {
+      first[d] = scalar(coords[d]);
+      extent[d] = scalar(dims[d]);
+      stride[d] = d + 1 < rank ? scalar(strides[d]) : 1;
+      // load_tile_at counts elements, load_tile blocks.
+      if (d >= lead && !elementCoords)
+        first[d] *= shape[d - lead];
+    }
     for (int64_t k = 0; k < n; ++k) {
       bool in = true;
       int64_t offset = 0, rest = k, inner = n;
       for (size_t d = 0; d < rank; ++d) {
-        int64_t idx = scalar(coords[d]);
+        int64_t idx = first[d];
         if (d >= lead) {
-          int64_t extent = shape[d - lead];
-          inner /= extent;
-          // load_tile_at counts elements, load_tile blocks.
-          idx = (hasElementCoords(o) ? idx : idx * extent) + rest / inner;
+          inner /= shape[d - lead];
+          idx += rest / inner;
           rest %= inner;
         }
-        in = in && idx >= 0 && idx < scalar(dims[d]);
-        offset += idx * (d + 1 < rank ? scalar(strides[d]) : 1);
+        in = in && idx >= 0 && idx < extent[d];
+        offset += idx * stride[d];
       }
       inside[k] = in;
       ptrs.bufs[k] = b.bufs[0];
