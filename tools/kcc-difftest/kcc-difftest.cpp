@@ -49,6 +49,9 @@
 #include "sim/Reports.h"
 
 #include <atomic>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <chrono>
 #include <cstring>
 #include <numeric>
@@ -1186,6 +1189,14 @@ int compare(StringRef dir) {
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+#ifdef __GLIBC__
+  // The interpreter's tiles and the cases' buffers are made and freed
+  // again and again at the same sizes: kept in the heap rather than mapped
+  // and unmapped each time (each fresh mapping page-faults as it fills;
+  // the bundled cases' interpreter runs took 0.19 s, now 0.13).
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
+#endif
   cl::HideUnrelatedOptions(category);
   cl::ParseCommandLineOptions(
       argc, argv,
