@@ -20,7 +20,7 @@ int main() {
     int m, n, k;
   };
   for (Shape s :
-       {Shape{16, 128, 4096}, Shape{64, 256, 256}, Shape{1024, 1024, 1024}}) {
+       {Shape{16, 128, 16384}, Shape{64, 256, 256}, Shape{1024, 1024, 1024}}) {
     std::vector<kcc::f16> a(size_t(s.m) * s.k + 8), b(size_t(s.n) * s.k + 8),
         c(size_t(s.m) * s.n + 8);
     // 16-byte aligned bases: the tensor contract.
