@@ -3,10 +3,11 @@
 
 Sums the per-case milliseconds of each leg over the bundled kernels' case
 files (kernels/*.kc with tests/e2e/difftest/*.toml) and, with --real, the
-4096 x 14336 GEMV of bench/sim/gemv_llm.toml, and the wall time of the sim
-legs (kcc-difftest --time-legs: with several host threads the legs and cases
-run side by side). Each file's best of --runs runs. KCC_SIM_THREADS sets the
-host threads (default: one per core).
+4096 x 14336 GEMV of bench/sim/gemv_llm.toml, and the wall times of the
+interpreter's runs, of the sim legs and of both (kcc-difftest --time-legs:
+with several host threads the cases and legs run side by side). Each file's
+best of --runs runs. KCC_SIM_THREADS sets the host threads (default: one per
+core).
 
   bench/sim/speed.py [--bin build/bin] [--real] [--runs 3]
 """
@@ -30,7 +31,9 @@ def leg_times(binary, kc, toml, legs):
     for line in out[1:]:
         fields = line.split()
         if line.startswith('wall time:'):
+            per['interp wall'] = float(fields[fields.index('interp') + 1])
             per['sim legs wall'] = float(fields[fields.index('legs') + 1])
+            per['CPU legs wall'] = per['interp wall'] + per['sim legs wall']
             continue
         if len(fields) < 3 + 2 * len(names):
             continue
