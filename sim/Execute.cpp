@@ -501,9 +501,10 @@ bool Machine::warpMemoryOp(const Inst &in, uint32_t pc, uint32_t first,
   // together.
   uint64_t done = 0;
   bool ok = true;
-  if (in.addrSpace == 3 && (store || !uniform)) {
+  if (store || !uniform) {
     // Stores, and distinct lanes' reads: in one pass over the group.
-    done = warpSharedAccesses(first, mask, in.op, addr, bytes, store);
+    done =
+        warpAccesses(in.addrSpace == 3, first, mask, in.op, addr, bytes, store);
     if (done != mask) {
       Thread &t = threads[first + llvm::countr_zero(mask & ~done)];
       t.pc = pc;

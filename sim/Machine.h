@@ -535,12 +535,13 @@ public:
   /// threadSharedAccess's store, where it decides alone.
   bool sharedWriteFast(const Thread &t, uint32_t op, uint64_t offset,
                        uint64_t bytes);
-  /// The reads or stores of `bytes` at offsets[l] by the lanes `lanes` of
-  /// the warp from `first`, in lane order, as threadSharedAccess would
-  /// record them one by one: the lanes done, up to the first that faulted.
-  uint64_t warpSharedAccesses(uint32_t first, uint64_t lanes, uint32_t op,
-                              const uint64_t *offsets, uint64_t bytes,
-                              bool store);
+  /// The reads or stores of `bytes` at addrs[l] (shared: offsets) by the
+  /// lanes `lanes` of the warp from `first`, in lane order, as
+  /// threadSharedAccess / threadGlobalAccess would record them one by one:
+  /// the lanes done, up to the first that faulted.
+  uint64_t warpAccesses(bool shared, uint32_t first, uint64_t lanes,
+                        uint32_t op, const uint64_t *addrs, uint64_t bytes,
+                        bool store);
   /// globalAccess for a thread's plain load or store, with a fast path.
   bool threadGlobalAccess(Thread &t, uint32_t op, uint64_t addr, uint64_t bytes,
                           bool store);

@@ -436,29 +436,6 @@ inline bool Machine::sharedWriteFast(const Thread &t, uint32_t op,
   return true;
 }
 
-uint64_t Machine::warpSharedAccesses(uint32_t first, uint64_t lanes,
-                                     uint32_t op, const uint64_t *offsets,
-                                     uint64_t bytes, bool store) {
-  if (!opts.checkRaces && !opts.checkUninitializedShared)
-    return lanes;
-  uint64_t lo = ~0ull, hi = 0, done = 0;
-  for (uint64_t mm = lanes; mm; mm &= mm - 1) {
-    unsigned l = llvm::countr_zero(mm);
-    lo = std::min(lo, offsets[l]), hi = std::max(hi, offsets[l]);
-  }
-  touchShadow(lo, hi + bytes - lo);
-  for (uint64_t mm = lanes; mm; mm &= mm - 1) {
-    unsigned l = llvm::countr_zero(mm);
-    Thread &t = threads[first + l];
-    bool fast = store ? sharedWriteFast(t, op, offsets[l], bytes)
-                      : sharedReadFast(t, op, offsets[l], bytes);
-    if (!fast && !sharedAccess(&t, op, offsets[l], bytes, store))
-      break;
-    done |= 1ull << l;
-  }
-  return done;
-}
-
 bool Machine::threadSharedAccess(Thread &t, uint32_t op, uint64_t offset,
                                  uint64_t bytes, bool store) {
   if (!opts.checkRaces && !opts.checkUninitializedShared)
@@ -483,6 +460,39 @@ bool Machine::threadGlobalAccess(Thread &t, uint32_t op, uint64_t addr,
     return globalAccess(t, op, addr, bytes, store);
   s.record(t.sid, t.gen, t.clock, op, mine, store, /*atomic=*/false);
   return true;
+}
+
+uint64_t Machine::warpAccesses(bool shared, uint32_t first, uint64_t lanes,
+                               uint32_t op, const uint64_t *addrs,
+                               uint64_t bytes, bool store) {
+  uint64_t done = 0;
+  if (!shared) {
+    for (uint64_t mm = lanes; mm; mm &= mm - 1) {
+      unsigned l = llvm::countr_zero(mm);
+      if (!threadGlobalAccess(threads[first + l], op, addrs[l], bytes, store))
+        break;
+      done |= 1ull << l;
+    }
+    return done;
+  }
+  if (!opts.checkRaces && !opts.checkUninitializedShared)
+    return lanes;
+  uint64_t lo = ~0ull, hi = 0;
+  for (uint64_t mm = lanes; mm; mm &= mm - 1) {
+    unsigned l = llvm::countr_zero(mm);
+    lo = std::min(lo, addrs[l]), hi = std::max(hi, addrs[l]);
+  }
+  touchShadow(lo, hi + bytes - lo);
+  for (uint64_t mm = lanes; mm; mm &= mm - 1) {
+    unsigned l = llvm::countr_zero(mm);
+    Thread &t = threads[first + l];
+    bool fast = store ? sharedWriteFast(t, op, addrs[l], bytes)
+                      : sharedReadFast(t, op, addrs[l], bytes);
+    if (!fast && !sharedAccess(&t, op, addrs[l], bytes, store))
+      break;
+    done |= 1ull << l;
+  }
+  return done;
 }
 
 uint64_t Machine::extendSharedReads(uint32_t first, uint64_t lanes, uint32_t op,
