@@ -496,41 +496,35 @@ bool Machine::warpMemoryOp(const Inst &in, uint32_t pc, uint32_t first,
     }
     return true;
   }
-  // The race shadow lane by lane, in lane order; a broadcast read (every
-  // thread reads a reduction's result) records the lanes after the first
-  // together.
+  // The race shadow in lane order: stores and distinct lanes' reads in one
+  // pass over the group; a broadcast read (every thread reads a
+  // reduction's result) records the lanes after the first together.
   uint64_t done = 0;
   bool ok = true;
+  const bool shared = in.addrSpace == 3;
   if (store || !uniform) {
-    // Stores, and distinct lanes' reads: in one pass over the group.
-    done =
-        warpAccesses(in.addrSpace == 3, first, mask, in.op, addr, bytes, store);
-    if (done != mask) {
-      Thread &t = threads[first + llvm::countr_zero(mask & ~done)];
-      t.pc = pc;
-      ++instructions;
-      ok = false;
-    }
-  }
-  for (uint64_t mm = ok ? mask & ~done : 0; mm; mm &= mm - 1) {
-    unsigned l = llvm::countr_zero(mm);
-    if (done >> l & 1)
-      continue;
-    Thread &t = threads[first + l];
-    ok = in.addrSpace == 3
-             ? threadSharedAccess(t, in.op, addr[l], bytes, store)
-             : threadGlobalAccess(t, in.op, addr[l], bytes, store);
-    if (!ok) {
-      t.pc = pc;
-      ++instructions;
-      break;
-    }
-    done |= 1ull << l;
-    if (uniform && !store)
+    done = warpAccesses(shared, first, mask, in.op, addr, bytes, store);
+  } else {
+    for (uint64_t mm = mask; mm; mm &= mm - 1) {
+      unsigned l = llvm::countr_zero(mm);
+      if (done >> l & 1)
+        continue;
+      Thread &t = threads[first + l];
+      if (!(shared ? threadSharedAccess(t, in.op, addr[l], bytes, false)
+                   : threadGlobalAccess(t, in.op, addr[l], bytes, false)))
+        break;
+      done |= 1ull << l;
       done |=
-          in.addrSpace == 3
+          shared
               ? extendSharedReads(first, mm & (mm - 1), in.op, addr[l], bytes)
               : extendGlobalReads(first, mm & (mm - 1), in.op, addr[l], bytes);
+    }
+  }
+  if (done != mask) {
+    // The first lane not done faulted.
+    threads[first + llvm::countr_zero(mask & ~done)].pc = pc;
+    ++instructions;
+    ok = false;
   }
   instructions += llvm::popcount(done);
   // Then the data of the lanes that got through. Stores lane by lane, in

@@ -532,6 +532,10 @@ public:
   /// sharedAccess.
   bool sharedReadFast(const Thread &t, uint32_t op, uint64_t offset,
                       uint64_t bytes);
+  /// threadSharedAccess after touchShadow: the fast paths, else
+  /// sharedAccess.
+  bool recordShared(Thread &t, uint32_t op, uint64_t offset, uint64_t bytes,
+                    bool store);
   /// threadSharedAccess's store, where it decides alone.
   bool sharedWriteFast(const Thread &t, uint32_t op, uint64_t offset,
                        uint64_t bytes);

@@ -441,6 +441,11 @@ bool Machine::threadSharedAccess(Thread &t, uint32_t op, uint64_t offset,
   if (!opts.checkRaces && !opts.checkUninitializedShared)
     return true;
   touchShadow(offset, bytes);
+  return recordShared(t, op, offset, bytes, store);
+}
+
+inline bool Machine::recordShared(Thread &t, uint32_t op, uint64_t offset,
+                                  uint64_t bytes, bool store) {
   bool fast = store ? sharedWriteFast(t, op, offset, bytes)
                     : sharedReadFast(t, op, offset, bytes);
   return fast || sharedAccess(&t, op, offset, bytes, store);
@@ -485,10 +490,7 @@ uint64_t Machine::warpAccesses(bool shared, uint32_t first, uint64_t lanes,
   touchShadow(lo, hi + bytes - lo);
   for (uint64_t mm = lanes; mm; mm &= mm - 1) {
     unsigned l = llvm::countr_zero(mm);
-    Thread &t = threads[first + l];
-    bool fast = store ? sharedWriteFast(t, op, addrs[l], bytes)
-                      : sharedReadFast(t, op, addrs[l], bytes);
-    if (!fast && !sharedAccess(&t, op, addrs[l], bytes, store))
+    if (!recordShared(threads[first + l], op, addrs[l], bytes, store))
       break;
     done |= 1ull << l;
   }
