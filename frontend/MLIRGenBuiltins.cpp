@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "frontend/MLIRGenEmitter.h"
 
+#include "ir/ElementTypes.h"
 #include "ir/TileCoords.h"
 
 #include "llvm/Support/MathExtras.h"
@@ -1060,6 +1061,17 @@ TV Gen::genCall(const Expr &e) {
     // tcgen05 take e4m3 x e5m2).
     bool float8 =
         isFloat8Type(ta.getElementType()) && isFloat8Type(tb.getElementType());
+    // NVIDIA's OCP formats and MI300's FNUZ ones never meet in one product:
+    // no target has both.
+    if (float8 && kcc::isFnuzFloat8(ta.getElementType()) !=
+                      kcc::isFnuzFloat8(tb.getElementType())) {
+      error(e.loc, "dot operands mix " + typeToString(ta.getElementType()) +
+                       " and " + typeToString(tb.getElementType()) +
+                       ": the OCP formats (f8e4m3, f8e5m2; NVIDIA) and the "
+                       "FNUZ ones (f8e4m3fnuz, f8e5m2fnuz; AMD MI300) do not "
+                       "mix; cast one operand to the other's family");
+      return TV::poison();
+    }
     if (ta.getElementType() != tb.getElementType() && !float8) {
       bool either8 = isFloat8Type(ta.getElementType()) ||
                      isFloat8Type(tb.getElementType());

@@ -36,12 +36,13 @@ mlir::Type kcc::frontend::parseElementType(StringRef name,
       .Case("f64", b.getF64Type())
       .Case("f8e4m3", b.getType<mlir::Float8E4M3FNType>())
       .Case("f8e5m2", b.getType<mlir::Float8E5M2Type>())
+      .Case("f8e4m3fnuz", b.getType<mlir::Float8E4M3FNUZType>())
+      .Case("f8e5m2fnuz", b.getType<mlir::Float8E5M2FNUZType>())
       .Default(mlir::Type());
 }
 
 bool kcc::frontend::isFloat8Type(mlir::Type type) {
-  return mlir::isa_and_nonnull<mlir::Float8E4M3FNType, mlir::Float8E5M2Type>(
-      type);
+  return type && kcc::isFloat8(type);
 }
 
 static std::string scalarToString(mlir::Type t) {
@@ -172,7 +173,7 @@ static const char *expectedFor(StringRef kind) {
     return "true or false";
   if (kind == "dtype")
     return "an element type (i1 i8 i16 i32 i64 f16 bf16 f32 f64 f8e4m3 "
-           "f8e5m2)";
+           "f8e5m2 f8e4m3fnuz f8e5m2fnuz)";
   return "an integer";
 }
 
@@ -268,9 +269,9 @@ static std::optional<ConstVal> parseDefine(const Define &d,
   out.kind = ConstVal::Type;
   out.type = parseElementType(text, ctx);
   if (!out.type) {
-    std::vector<std::string> names = {"i1",  "bool", "i8",     "i16",
-                                      "i32", "i64",  "f16",    "bf16",
-                                      "f32", "f64",  "f8e4m3", "f8e5m2"};
+    std::vector<std::string> names = {
+        "i1",   "bool", "i8",  "i16",    "i32",    "i64",        "f16",
+        "bf16", "f32",  "f64", "f8e4m3", "f8e5m2", "f8e4m3fnuz", "f8e5m2fnuz"};
     std::string hint = closestName(text, names);
     diags.error(SMLoc(),
                 "invalid value '" + d.value + "' in -D " + d.name + "=" +
@@ -344,9 +345,10 @@ mlir::Type kcc::frontend::resolveType(const TypeRef &ref, const Kernel &kernel,
       return spec.values[i].type;
     return {};
   }
-  std::vector<std::string> names = {"i1",     "bool",   "i8",   "i16",   "i32",
-                                    "i64",    "f16",    "bf16", "f32",   "f64",
-                                    "f8e4m3", "f8e5m2", "ptr",  "tensor"};
+  std::vector<std::string> names = {
+      "i1",         "bool",       "i8",  "i16",   "i32",    "i64",
+      "f16",        "bf16",       "f32", "f64",   "f8e4m3", "f8e5m2",
+      "f8e4m3fnuz", "f8e5m2fnuz", "ptr", "tensor"};
   for (const ConstParam &cp : kernel.constParams)
     if (cp.kindName == "dtype")
       names.push_back(cp.name);

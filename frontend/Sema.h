@@ -63,12 +63,14 @@ struct CheckedKernel {
 
 /// The element types, as messages list them.
 inline constexpr const char *kElementTypeList =
-    "i1 i8 i16 i32 i64 f16 bf16 f32 f64 f8e4m3 f8e5m2";
-/// i1 (bool) i8 i16 i32 i64 f16 bf16 f32 f64 f8e4m3 f8e5m2 -> MLIR type (the
-/// 8-bit floats are Float8E4M3FN and Float8E5M2); null otherwise.
+    "i1 i8 i16 i32 i64 f16 bf16 f32 f64 f8e4m3 f8e5m2 f8e4m3fnuz f8e5m2fnuz";
+/// i1 (bool) i8 i16 i32 i64 f16 bf16 f32 f64 f8e4m3 f8e5m2 f8e4m3fnuz
+/// f8e5m2fnuz -> MLIR type (the 8-bit floats are Float8E4M3FN, Float8E5M2,
+/// Float8E4M3FNUZ and Float8E5M2FNUZ); null otherwise.
 mlir::Type parseElementType(llvm::StringRef name, mlir::MLIRContext &ctx);
-/// f8e4m3 or f8e5m2: storage types that are loaded, stored, cast and
-/// multiplied by dot, and nothing else (docs/language.md, "8-bit floats").
+/// f8e4m3, f8e5m2, f8e4m3fnuz or f8e5m2fnuz: storage types that are loaded,
+/// stored, cast and multiplied by dot, and nothing else (docs/language.md,
+/// "8-bit floats").
 bool isFloat8Type(mlir::Type type);
 /// "f32", "ptr<f16>", "f32[128, 64]" (tiles), for messages.
 std::string typeToString(mlir::Type type);

@@ -4,10 +4,11 @@
 namespace kcc::interp {
 
 std::optional<DType> parseDType(std::string_view name) {
-  static const DType all[] = {DType::i1,     DType::i8,    DType::i16,
-                              DType::i32,    DType::i64,   DType::f16,
-                              DType::bf16,   DType::f32,   DType::f64,
-                              DType::f8e4m3, DType::f8e5m2};
+  static const DType all[] = {
+      DType::i1,        DType::i8,     DType::i16,    DType::i32,
+      DType::i64,       DType::f16,    DType::bf16,   DType::f32,
+      DType::f64,       DType::f8e4m3, DType::f8e5m2, DType::f8e4m3fnuz,
+      DType::f8e5m2fnuz};
   if (name == "bool")
     return DType::i1;
   for (DType t : all)

@@ -30,6 +30,8 @@ inline size_t dtypeSize(DType type) {
   case DType::i8:
   case DType::f8e4m3:
   case DType::f8e5m2:
+  case DType::f8e4m3fnuz:
+  case DType::f8e5m2fnuz:
     return 1;
   case DType::i16:
   case DType::f16:
@@ -44,9 +46,14 @@ inline size_t dtypeSize(DType type) {
   }
   return 1;
 }
-/// f8e4m3 or f8e5m2.
+/// f8e4m3, f8e5m2, f8e4m3fnuz or f8e5m2fnuz.
 inline bool isFloat8(DType type) {
-  return type == DType::f8e4m3 || type == DType::f8e5m2;
+  return type == DType::f8e4m3 || type == DType::f8e5m2 ||
+         type == DType::f8e4m3fnuz || type == DType::f8e5m2fnuz;
+}
+/// f8e4m3fnuz or f8e5m2fnuz (no infinities, no -0, NaN 0x80).
+inline bool isFnuzFloat8(DType type) {
+  return type == DType::f8e4m3fnuz || type == DType::f8e5m2fnuz;
 }
 /// Inline: the interpreter asks per element.
 inline bool isFloat(DType type) {

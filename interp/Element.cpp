@@ -67,9 +67,18 @@ struct Float8Format {
 Float8Format float8Format(DType type) {
   // E4M3 spends the exponent field's top value on normals (only S.1111.111
   // is NaN), so its largest finite value is 1.75 x 2^8 rather than 1.875 x 2^7.
-  if (type == DType::f8e4m3)
+  // The FNUZ formats spend no exponent value on NaN or infinity (0x80, the
+  // pattern of -0, is their one NaN), and their bias is one more.
+  switch (type) {
+  case DType::f8e4m3:
     return {4, -6, 7, 448.0};
-  return {3, -14, 15, 57344.0};
+  case DType::f8e4m3fnuz:
+    return {4, -7, 8, 240.0};
+  case DType::f8e5m2fnuz:
+    return {3, -15, 16, 57344.0};
+  default:
+    return {3, -14, 15, 57344.0};
+  }
 }
 
 template <typename T> T readLE(const uint8_t *p) {
@@ -91,11 +100,14 @@ double roundToNarrowFloat(double x, DType type) {
   case DType::f32:
     return static_cast<double>(static_cast<float>(x));
   case DType::f8e4m3:
-  case DType::f8e5m2: {
+  case DType::f8e5m2:
+  case DType::f8e4m3fnuz:
+  case DType::f8e5m2fnuz: {
     Float8Format f = float8Format(type);
     if (std::isnan(x))
       return x;
-    // E5M2 holds infinities; E4M3 has none, its nearest value is the largest.
+    // E5M2 holds infinities; the others have none, their nearest value is
+    // the largest.
     if (std::isinf(x))
       return type == DType::f8e5m2 ? x : std::copysign(f.maxFinite, x);
     // An exponent range no finite double leaves: rounding is only bounded
@@ -103,6 +115,9 @@ double roundToNarrowFloat(double x, DType type) {
     double y = roundToFormat(x, f.p, f.emin, 1000);
     if (!(std::fabs(y) <= f.maxFinite))
       return std::copysign(f.maxFinite, x);
+    // FNUZ has one zero, +0 (its -0 pattern is the NaN).
+    if (y == 0 && isFnuzFloat8(type))
+      return 0.0;
     return y;
   }
   default:
@@ -119,15 +134,15 @@ double saturateToFloat8(double x, DType type) {
 uint8_t toFloat8Bits(double x, DType type) {
   Float8Format f = float8Format(type);
   // The one NaN cvt.rn.satfinite and CUDA's host conversions produce, for
-  // either sign.
+  // either sign; FNUZ's only NaN is 0x80.
   if (std::isnan(x))
-    return 0x7f;
+    return isFnuzFloat8(type) ? 0x80 : 0x7f;
   uint8_t sign = std::signbit(x) ? 0x80 : 0;
   double y = std::fabs(roundToFloat(x, type));
   if (std::isinf(y)) // E5M2 only
     return sign | 0x7c;
   if (y == 0)
-    return sign;
+    return isFnuzFloat8(type) ? 0 : sign;
   int mantBits = f.p - 1;
   int e;
   std::frexp(y, &e);
@@ -146,6 +161,8 @@ double fromFloat8Bits(uint8_t bits, DType type) {
   int maxExp = (1 << (7 - mantBits)) - 1;
   double v;
   if (type == DType::f8e4m3 && (bits & 0x7f) == 0x7f)
+    return std::numeric_limits<double>::quiet_NaN();
+  if (isFnuzFloat8(type) && bits == 0x80)
     return std::numeric_limits<double>::quiet_NaN();
   if (type == DType::f8e5m2 && exp == maxExp) {
     if (mant)
@@ -229,6 +246,8 @@ double loadFloatElement(const uint8_t *base, DType type, int64_t index) {
     return readLE<float>(p);
   case DType::f8e4m3:
   case DType::f8e5m2:
+  case DType::f8e4m3fnuz:
+  case DType::f8e5m2fnuz:
     return fromFloat8Bits(*p, type);
   default:
     return readLE<double>(p);
@@ -262,6 +281,8 @@ void storeFloatElement(uint8_t *base, DType type, int64_t index, double v) {
     return writeLE<float>(p, static_cast<float>(v));
   case DType::f8e4m3:
   case DType::f8e5m2:
+  case DType::f8e4m3fnuz:
+  case DType::f8e5m2fnuz:
     *p = toFloat8Bits(v, type);
     return;
   default:

@@ -24,8 +24,9 @@ namespace kcc::interp {
 /// through f32. The 8-bit floats saturate instead (as the hardware's only
 /// conversion, cvt.rn.satfinite, does): a finite value beyond the largest
 /// rounds to it; an infinity stays one in f8e5m2 and is the largest value in
-/// f8e4m3, which has none. f32 and f64 inline (the interpreter rounds every
-/// element of every result); the narrow formats out of line.
+/// f8e4m3 and the FNUZ types, which have none (FNUZ has no -0: a zero is +0).
+/// f32 and f64 inline (the interpreter rounds every element of every result);
+/// the narrow formats out of line.
 double roundToNarrowFloat(double x, DType type);
 inline double roundToFloat(double x, DType type) {
   if (type == DType::f32)
@@ -60,9 +61,10 @@ double fromHalfBits(uint16_t bits);
 uint16_t toBF16Bits(double x);
 double fromBF16Bits(uint16_t bits);
 
-/// The byte of an f8e4m3/f8e5m2 value (roundToFloat first): NaN is 0x7f
-/// whatever its sign, as NVIDIA's conversions give; E5M2's infinities are
-/// 0x7c/0xfc. And back: 0x7f/0xff (E4M3) and E5M2's NaN patterns read as NaN.
+/// The byte of an 8-bit float value (roundToFloat first): NaN is 0x7f
+/// whatever its sign, as NVIDIA's conversions give (0x80, the one NaN, for
+/// the FNUZ types); E5M2's infinities are 0x7c/0xfc. And back: 0x7f/0xff
+/// (E4M3), E5M2's NaN patterns and FNUZ's 0x80 read as NaN.
 uint8_t toFloat8Bits(double x, DType type);
 double fromFloat8Bits(uint8_t bits, DType type);
 

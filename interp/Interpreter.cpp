@@ -46,6 +46,10 @@ std::optional<DType> dtypeOf(Type t) {
     return DType::f8e4m3;
   if (isa<Float8E5M2Type>(t))
     return DType::f8e5m2;
+  if (isa<Float8E4M3FNUZType>(t))
+    return DType::f8e4m3fnuz;
+  if (isa<Float8E5M2FNUZType>(t))
+    return DType::f8e5m2fnuz;
   if (auto i = dyn_cast<IntegerType>(t)) {
     switch (i.getWidth()) {
     case 1:

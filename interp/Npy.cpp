@@ -50,6 +50,8 @@ const char *descrOf(DType type) {
     return "<f8";
   case DType::f8e4m3:
   case DType::f8e5m2:
+  case DType::f8e4m3fnuz:
+  case DType::f8e5m2fnuz:
     return "|u1";
   }
   return "?";
@@ -215,8 +217,9 @@ bool decodeNpy(std::string_view bytes, std::optional<DType> bitPattern,
       error =
           "dtype " + std::string(descr) + " is read only as " +
           (canonical == "<u2" ? "bf16 bit patterns (name the file *.bf16.npy)"
-                              : "f8e4m3 or f8e5m2 bit patterns (name the "
-                                "file *.f8e4m3.npy or *.f8e5m2.npy)");
+                              : "8-bit float bit patterns (name the file "
+                                "*.f8e4m3.npy, *.f8e5m2.npy, "
+                                "*.f8e4m3fnuz.npy or *.f8e5m2fnuz.npy)");
       return false;
     }
     array.dtype = *bitPattern;
@@ -229,7 +232,7 @@ bool decodeNpy(std::string_view bytes, std::optional<DType> bitPattern,
   if (!found) {
     error = "unsupported .npy dtype '" + std::string(descr) +
             "' (supported: <f2 <f4 <f8 |i1 <i2 <i4 <i8 |b1, <u2 as bf16, |u1 "
-            "as f8e4m3/f8e5m2; little-endian only)";
+            "as the 8-bit floats; little-endian only)";
     return false;
   }
   size_t want =
@@ -255,7 +258,8 @@ std::string npySuffix(DType type) {
 }
 
 std::optional<DType> bitPatternTypeOfPath(std::string_view path) {
-  for (DType t : {DType::bf16, DType::f8e4m3, DType::f8e5m2})
+  for (DType t : {DType::bf16, DType::f8e4m3, DType::f8e5m2, DType::f8e4m3fnuz,
+                  DType::f8e5m2fnuz})
     if (endsWith(path, npySuffix(t)))
       return t;
   return std::nullopt;

@@ -479,21 +479,23 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                               "reasons, on kcc.dot or kcc.warp_mma";
   }
   if (name == kMmaAttr) {
+    static const char *const names[] = {
+        "mma.sync.m16n8k16",         "mma.sync.m16n8k32",
+        "mfma.f32.16x16x16f16",      "mfma.f32.16x16x16bf16.1k",
+        "mfma.i32.16x16x16i8",       "mfma.i32.16x16x32.i8",
+        "mfma.f32.16x16x32.fp8.fp8", "mfma.f32.16x16x32.fp8.bf8",
+        "mfma.f32.16x16x32.bf8.fp8", "mfma.f32.16x16x32.bf8.bf8"};
     auto s = dyn_cast<StringAttr>(attr.getValue());
     if (s && isa<DotOp, WarpMmaOp>(op) &&
-        llvm::is_contained({"mma.sync.m16n8k16", "mma.sync.m16n8k32",
-                            "mfma.f32.16x16x16f16", "mfma.f32.16x16x16bf16.1k",
-                            "mfma.i32.16x16x16i8", "mfma.i32.16x16x32.i8"},
-                           s.getValue()))
+        llvm::is_contained(names, s.getValue()))
       return success();
-    return op->emitError() << kMmaAttr
-                           << " must be \"mma.sync.m16n8k16\", "
-                              "\"mma.sync.m16n8k32\", "
-                              "\"mfma.f32.16x16x16f16\", "
-                              "\"mfma.f32.16x16x16bf16.1k\", "
-                              "\"mfma.i32.16x16x16i8\" or "
-                              "\"mfma.i32.16x16x32.i8\" on a kcc.dot or "
-                              "kcc.warp_mma";
+    InFlightDiagnostic d = op->emitError() << kMmaAttr << " must be ";
+    for (auto [i, n] : llvm::enumerate(names))
+      d << (i == 0                      ? ""
+            : i + 1 == std::size(names) ? " or "
+                                        : ", ")
+        << '"' << n << '"';
+    return d << " on a kcc.dot or kcc.warp_mma";
   }
   if (name == kSmemOffsetAttr || name == kDynamicSmemBytesAttr)
     return expectKind<IntegerAttr>(op, attr, "an integer");
@@ -724,8 +726,9 @@ LogicalResult DotOp::verify() {
     Type e = a.getElementType();
     // MFMA also takes i8 x i8 -> i32 (mma.sync's 8-bit form is kcc.warp_mma).
     bool int8 = mfma && e.isInteger(8) && c.getElementType().isInteger(32);
-    // wgmma multiplies e4m3 by e5m2 too.
-    bool f8 = !mfma && isFloat8(e) && isFloat8(b.getElementType()) &&
+    // wgmma multiplies e4m3 by e5m2 too, MFMA the FNUZ pair.
+    bool f8 = (mfma ? isFnuzFloat8(e) && isFnuzFloat8(b.getElementType())
+                    : isOcpFloat8(e) && isOcpFloat8(b.getElementType())) &&
               c.getElementType().isF32();
     if (!f8 &&
         (b.getElementType() != e ||
@@ -734,7 +737,8 @@ LogicalResult DotOp::verify() {
              << c.getEncoding()
              << " layout needs f16 or bf16 operands of one type and an f32 "
                 "accumulator"
-             << (mfma ? ", or i8 operands and an i32 accumulator"
+             << (mfma ? ", i8 operands and an i32 accumulator, or "
+                        "f8e4m3fnuz/f8e5m2fnuz operands and an f32 accumulator"
                       : ", or f8e4m3/f8e5m2 operands and an f32 accumulator");
     if (c != getResult().getType())
       return emitOpError("result type must match the accumulator");

@@ -19,9 +19,23 @@
 namespace kcc {
 
 /// f8e4m3 (OCP E4M3FN: no infinities, NaN S.1111.111, max 448) or f8e5m2
-/// (OCP E5M2: IEEE-style infinities and NaNs, max 57344).
-inline bool isFloat8(mlir::Type t) {
+/// (OCP E5M2: IEEE-style infinities and NaNs, max 57344): NVIDIA's formats.
+inline bool isOcpFloat8(mlir::Type t) {
   return mlir::isa<mlir::Float8E4M3FNType, mlir::Float8E5M2Type>(t);
+}
+
+/// f8e4m3fnuz / f8e5m2fnuz (exponent bias 8 / 16, no infinities, no -0, the
+/// one NaN 0x80, max 240 / 57344): MI300's (gfx942) formats.
+inline bool isFnuzFloat8(mlir::Type t) {
+  return mlir::isa<mlir::Float8E4M3FNUZType, mlir::Float8E5M2FNUZType>(t);
+}
+
+/// Any of the 8-bit floats.
+inline bool isFloat8(mlir::Type t) { return isOcpFloat8(t) || isFnuzFloat8(t); }
+
+/// The 8-bit floats with 2 significand bits (e5m2, e5m2fnuz; AMD's "bf8").
+inline bool isFloat8E5M2(mlir::Type t) {
+  return mlir::isa<mlir::Float8E5M2Type, mlir::Float8E5M2FNUZType>(t);
 }
 
 /// Elements of one byte that tensor cores read K-major only (PTX wgmma and
@@ -43,6 +57,10 @@ inline std::string elementTypeName(mlir::Type t) {
     return "f8e4m3";
   if (mlir::isa<mlir::Float8E5M2Type>(t))
     return "f8e5m2";
+  if (mlir::isa<mlir::Float8E4M3FNUZType>(t))
+    return "f8e4m3fnuz";
+  if (mlir::isa<mlir::Float8E5M2FNUZType>(t))
+    return "f8e5m2fnuz";
   std::string s;
   llvm::raw_string_ostream os(s);
   os << t;
@@ -56,6 +74,10 @@ inline llvm::StringRef mmaOperandName(mlir::Type t) {
     return "e4m3";
   if (mlir::isa<mlir::Float8E5M2Type>(t))
     return "e5m2";
+  if (mlir::isa<mlir::Float8E4M3FNUZType>(t))
+    return "e4m3fnuz";
+  if (mlir::isa<mlir::Float8E5M2FNUZType>(t))
+    return "e5m2fnuz";
   if (t.isInteger(8))
     return "s8"; // kcc integers are signed
   if (t.isF16())

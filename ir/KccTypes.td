@@ -27,7 +27,7 @@ def Kcc_PtrType : TypeDef<Kcc_Dialect, "Ptr"> {
 
 def Kcc_Ptr : Type<CPred<"::mlir::isa<::kcc::PtrType>($_self)">, "kcc pointer",
                    "::kcc::PtrType">;
-def Kcc_Float : AnyTypeOf<[F8E4M3FN, F8E5M2, F16, BF16, F32, F64]>;
+def Kcc_Float : AnyTypeOf<[F8E4M3FN, F8E5M2, F8E4M3FNUZ, F8E5M2FNUZ, F16, BF16, F32, F64]>;
 def Kcc_Int : AnyTypeOf<[I1, I8, I16, I32, I64]>;
 def Kcc_Scalar : AnyTypeOf<[Kcc_Float, Kcc_Int, Kcc_Ptr]>;
 def Kcc_Tile : RankedTensorOf<[Kcc_Float, Kcc_Int, Kcc_Ptr]>;

@@ -468,7 +468,8 @@ bool Decoder::decodeMmaSync(NVVM::MmaOp mma) {
 /// blgp) -> 4 x f32; v_mfma_i32_16x16x16i8 (a, b: i32, 4 x i8) and
 /// v_mfma_i32_16x16x32_i8 (a, b: i64, 8 x i8) with c: 4 x i32. The
 /// broadcast controls must be 0. `kind`: 0 f16, 1 bf16, 2 and 3 the i8
-/// forms with 4 and 8 bytes a lane.
+/// forms with 4 and 8 bytes a lane; 4 + (A is bf8) + 2 (B is bf8):
+/// v_mfma_f32_16x16x32_{fp8,bf8}_{fp8,bf8} (a, b: i64, 8 bytes; c: 4 x f32).
 bool Decoder::decodeMfma(Operation *op, unsigned kind) {
   if (op->getNumOperands() != 6)
     return fail(op, "expected 6 MFMA operands");
@@ -484,6 +485,8 @@ bool Decoder::decodeMfma(Operation *op, unsigned kind) {
     std::optional<TypeInfo> t = typeInfo(op->getOperand(i).getType());
     unsigned lanes = i < 2 && int8 ? 1 : 4;
     unsigned bits = i == 2 ? 32 : int8 ? (kind == 2 ? 32 : 64) : 16;
+    if (i == 2 && kind >= 4 && t && t->ek != EK::F32)
+      return fail(op, "an fp8 MFMA accumulates in 4 x f32");
     if (!t || t->lanes != lanes || t->bits != bits)
       return fail(op, "MFMA operands must be 4 x 16-bit (a, b) and 4 x f32 "
                       "(c), or packed 8-bit (a, b: i32 or i64) and 4 x i32");
@@ -719,6 +722,30 @@ bool Decoder::decodeTargetOp(Operation *op, StringRef name) {
     in->sub = uint8_t(isa<Float8E5M2Type>(f8) ? F8::E5M2 : F8::E4M3);
     return true;
   }
+  // gfx942's conversions: its fp8 / bf8 are the FNUZ formats (gfx950
+  // reads the same instructions as the OCP ones; kcc has no gfx950 model).
+  if (isa<ROCDL::CvtPkFp8F32Op, ROCDL::CvtPkBf8F32Op>(op)) {
+    Inst *in = emitResult(Opc::CvtPkF32ToFnuz, op);
+    if (!in)
+      return false;
+    bool bf8 = isa<ROCDL::CvtPkBf8F32Op>(op);
+    in->sub = uint8_t(bf8 ? F8::E5M2FNUZ : F8::E4M3FNUZ);
+    in->aux = bf8 ? cast<ROCDL::CvtPkBf8F32Op>(op).getWordSel()
+                  : cast<ROCDL::CvtPkFp8F32Op>(op).getWordSel();
+    return true;
+  }
+  if (isa<ROCDL::CvtF32Fp8Op, ROCDL::CvtF32Bf8Op>(op)) {
+    Inst *in = emitResult(Opc::CvtFnuzToF32, op);
+    if (!in)
+      return false;
+    bool bf8 = isa<ROCDL::CvtF32Bf8Op>(op);
+    in->sub = uint8_t(bf8 ? F8::E5M2FNUZ : F8::E4M3FNUZ);
+    in->aux = bf8 ? cast<ROCDL::CvtF32Bf8Op>(op).getByteSel()
+                  : cast<ROCDL::CvtF32Fp8Op>(op).getByteSel();
+    if (in->aux > 3)
+      return fail(op, "v_cvt_f32_fp8 / bf8 selects byte 0 to 3");
+    return true;
+  }
   if (auto ld = dyn_cast<NVVM::LdMatrixOp>(op))
     return decodeLdMatrix(ld);
   if (auto mma = dyn_cast<NVVM::MmaOp>(op))
@@ -730,10 +757,17 @@ bool Decoder::decodeTargetOp(Operation *op, StringRef name) {
     return decodeMfma(op, 2);
   if (name == "rocdl.mfma.i32.16x16x32.i8")
     return decodeMfma(op, 3);
+  if (name.starts_with("rocdl.mfma.f32.16x16x32.") &&
+      (name.ends_with("fp8.fp8") || name.ends_with("fp8.bf8") ||
+       name.ends_with("bf8.fp8") || name.ends_with("bf8.bf8")))
+    return decodeMfma(op, 4 + name.ends_with("bf8.fp8") +
+                              name.ends_with("bf8.bf8") * 3 +
+                              name.ends_with("fp8.bf8") * 2);
   if (name.starts_with("rocdl.mfma."))
     return fail(op, "the simulator implements the MFMA instructions "
                     "v_mfma_f32_16x16x16f16, v_mfma_f32_16x16x16bf16_1k, "
-                    "v_mfma_i32_16x16x16i8 and v_mfma_i32_16x16x32_i8 only");
+                    "v_mfma_i32_16x16x16i8, v_mfma_i32_16x16x32_i8 and "
+                    "v_mfma_f32_16x16x32_{fp8,bf8}_{fp8,bf8} only");
   if (name == "rocdl.ds_swizzle")
     return emitResult(Opc::Swizzle, op) != nullptr;
   if (auto dpp = dyn_cast<ROCDL::DPPUpdateOp>(op)) {

@@ -618,6 +618,8 @@ bool kcc::sim::detail::isLaneOp(Opc opc) {
   case Opc::FPTrunc:
   case Opc::CvtF32x2ToF8x2:
   case Opc::CvtF8x2ToF16x2:
+  case Opc::CvtPkF32ToFnuz:
+  case Opc::CvtFnuzToF32:
   case Opc::SIToFP:
   case Opc::UIToFP:
   case Opc::FPToSI:
@@ -1157,6 +1159,20 @@ bool Machine::warpOp(const Inst &in, uint32_t first, uint64_t *base,
     case Opc::CvtF8x2ToF16x2:
       for (unsigned i = 0; i < 2; ++i) // exact: f16 holds every 8-bit float
         r[i] = floatToHalf(float(float8ToDouble(uint8_t(A[i]), F8(in.sub))));
+      break;
+    case Opc::CvtPkF32ToFnuz: {
+      // Bytes 0, 1 (aux = wordSel 0) or 2, 3 of the old word: a, b.
+      F8 f = F8(in.sub);
+      unsigned shift = in.aux ? 16 : 0;
+      uint64_t pair = floatToFloat8(asF32(A[0]), f) |
+                      uint64_t(floatToFloat8(asF32(B[0]), f)) << 8;
+      r[0] = ((R + in.c)[0] & ~(0xffffull << shift) & 0xffffffffull) |
+             pair << shift;
+      break;
+    }
+    case Opc::CvtFnuzToF32: // exact: f32 holds every 8-bit float
+      r[0] = bitsOf(
+          float(float8ToDouble(uint8_t(A[0] >> (8 * in.aux)), F8(in.sub))));
       break;
     case Opc::FPToSI:
     case Opc::FPToUI:

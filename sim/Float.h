@@ -94,8 +94,20 @@ inline uint16_t floatToBF16(float f) {
 }
 
 /// The value of 8-bit float `bits` (NaN for its NaN encodings; E5M2 has
-/// infinities, E4M3 none).
+/// infinities, E4M3 none; the FNUZ formats' one NaN is 0x80, and every other
+/// pattern is a finite value with exponent bias 8 / 16).
 inline double float8ToDouble(uint8_t bits, F8 f) {
+  if (f == F8::E4M3FNUZ || f == F8::E5M2FNUZ) {
+    if (bits == 0x80)
+      return std::nan("");
+    bool e5 = f == F8::E5M2FNUZ;
+    int manBits = e5 ? 2 : 3, bias = e5 ? 16 : 8;
+    int e = (bits & 0x7f) >> manBits, m = bits & ((1 << manBits) - 1);
+    double mag =
+        e == 0 ? std::ldexp(double(m), 1 - bias - manBits)
+               : std::ldexp(double(m + (1 << manBits)), e - bias - manBits);
+    return (bits & 0x80) ? -mag : mag;
+  }
   bool e5 = f == F8::E5M2;
   unsigned manBits = e5 ? 2 : 3, bias = e5 ? 15 : 7;
   unsigned e = (bits & 0x7f) >> manBits, m = bits & ((1u << manBits) - 1);
@@ -113,11 +125,14 @@ inline double float8ToDouble(uint8_t bits, F8 f) {
 
 /// cvt.rn.satfinite to an 8-bit float: the nearest value, ties to the even
 /// encoding; beyond the largest finite value (infinities included) that
-/// value; NaN the canonical NaN 0x7f. A search over the format's finite
-/// values, so it shares nothing with the interpreter's rounding.
+/// value; NaN the canonical NaN 0x7f. For the FNUZ formats, gfx942's
+/// v_cvt_pk_{fp8,bf8}_f32 (no clamp): NaN 0x80, no -0, NaN past the top.
+/// A search over the format's finite values, so it shares nothing with the
+/// interpreter's rounding.
 inline uint8_t floatToFloat8(float x, F8 f) {
+  bool fnuz = f == F8::E4M3FNUZ || f == F8::E5M2FNUZ;
   if (std::isnan(x))
-    return 0x7f;
+    return fnuz ? 0x80 : 0x7f;
   uint8_t sign = std::signbit(x) ? 0x80 : 0;
   double a = std::fabs(double(x));
   // lo: the largest encoding whose value is at most |x|; hi the next one.
@@ -132,12 +147,22 @@ inline uint8_t floatToFloat8(float x, F8 f) {
     }
     lo = b;
   }
-  if (!hi) // at or beyond the largest finite value
+  if (!hi) { // at or beyond the largest finite value
+    // gfx942's v_cvt_pk_{fp8,bf8}_f32 without clamp: from half an ulp past
+    // the largest value on (a tie rounds to the even pattern, past it)
+    // there is nothing to round to, and the simulator reads that as NaN
+    // (kcc clamps first, so its casts never get there).
+    double top = float8ToDouble(uint8_t(lo), f);
+    if (fnuz && a >= top + (top - float8ToDouble(uint8_t(lo - 1), f)) / 2)
+      return 0x80;
     return sign | uint8_t(lo);
+  }
   // Exact in double: both values are short binary fractions.
   double mid =
       (float8ToDouble(uint8_t(lo), f) + float8ToDouble(uint8_t(hi), f)) / 2;
   unsigned r = a < mid ? lo : a > mid ? hi : (lo % 2 == 0 ? lo : hi);
+  if (fnuz && r == 0) // FNUZ has no -0 (0x80 is its NaN)
+    return 0;
   return sign | uint8_t(r);
 }
 

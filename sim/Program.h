@@ -80,6 +80,8 @@ enum class Opc : uint16_t {
   // element 0 is b's byte) and nvvm.convert.f8x2.to.f16x2 (a the bytes).
   CvtF32x2ToF8x2,
   CvtF8x2ToF16x2,
+  CvtPkF32ToFnuz, // v_cvt_pk_{fp8,bf8}_f32: sub the format, c the old word
+  CvtFnuzToF32,   // v_cvt_f32_{fp8,bf8}: sub the format, aux the byte
   SIToFP,
   UIToFP,
   FPToSI,
@@ -218,7 +220,9 @@ enum : uint8_t {
 /// Program::aux record of a Wgmma instruction.
 /// The 8-bit floats (PTX .e4m3 / .e5m2: OCP E4M3FN and E5M2); the `sub`
 /// of the fp8 conversions.
-enum class F8 : uint8_t { E4M3, E5M2 };
+/// E4M3FNUZ / E5M2FNUZ: MI300's (gfx942) fp8 and bf8 (bias 8 / 16, no
+/// infinities, no -0, NaN 0x80).
+enum class F8 : uint8_t { E4M3, E5M2, E4M3FNUZ, E5M2FNUZ };
 
 struct WgmmaAux {
   enum : uint32_t {

@@ -63,6 +63,33 @@ bool Machine::warpMatrixOp(unsigned first, unsigned last, uint64_t present,
     return threads[first + l].regs[slot];
   };
 
+  if (mfma && in.sub >= 4) {
+    // The fp8 / bf8 forms (gfx942: the FNUZ formats): bytes as the i8
+    // 16x16x32 form lays them out (A[i][k]: lane i + 16 (k / 8), byte k % 8),
+    // C/D f32 as below. Each product of two 8-bit floats is exact in f32;
+    // every element sums in k order from C.
+    F8 fa = in.sub & 1 ? F8::E5M2FNUZ : F8::E4M3FNUZ;
+    F8 fb = in.sub & 2 ? F8::E5M2FNUZ : F8::E4M3FNUZ;
+    float a[16][32], b[32][16], c[16][16];
+    for (unsigned l = 0; l < 64; ++l) {
+      unsigned x = l % 16;
+      for (unsigned i = 0; i < 8; ++i) {
+        unsigned q = 8 * (l / 16) + i;
+        a[x][q] = float(float8ToDouble(uint8_t(reg(l, in.a) >> (8 * i)), fa));
+        b[q][x] = float(float8ToDouble(uint8_t(reg(l, in.b) >> (8 * i)), fb));
+      }
+      for (unsigned i = 0; i < 4; ++i)
+        c[4 * (l / 16) + i][x] = asF32(reg(l, in.c + i));
+    }
+    for (unsigned k = 0; k < 32; ++k)
+      for (unsigned row = 0; row < 16; ++row)
+        for (unsigned col = 0; col < 16; ++col)
+          c[row][col] += a[row][k] * b[k][col];
+    for (unsigned l = 0; l < 64; ++l)
+      for (unsigned i = 0; i < 4; ++i)
+        reg(l, in.res + i) = bitsOf(c[4 * (l / 16) + i][l % 16]);
+    return true;
+  }
   if (mfma && in.sub >= 2) {
     // The i8 forms: A[i][k]: lane i + 16 (k / e), byte k % e of its
     // register (e = 4: 16x16x16i8, e = 8: 16x16x32_i8); B[k][j] likewise

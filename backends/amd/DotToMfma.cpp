@@ -13,7 +13,9 @@
 //      then one `v_mfma_f32_16x16x16f16` (`..bf16_1k` for bf16) per
 //      (slab, block). i8 operands with an i32 accumulator: 4 bytes a lane
 //      (`v_mfma_i32_16x16x16i8`, gfx90a) or 8 (`v_mfma_i32_16x16x32_i8`,
-//      gfx942, K steps of 32), packed into one integer operand.
+//      gfx942, K steps of 32), packed into one integer operand; the FNUZ
+//      8-bit floats the same way, 8 bytes a lane, with an f32 accumulator
+//      (`v_mfma_f32_16x16x32_{fp8,bf8}_{fp8,bf8}`, gfx942).
 // Register 4 j + i of a slab's N/4 accumulators is the MFMA's D[i] for
 // column block j, the #kcc.mfma_acc register order (accumulatorOffset).
 // Fragment layouts: AMD's matrix instruction calculator for
@@ -23,6 +25,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "backends/amd/ROCDLLowering.h"
+
+#include "ir/ElementTypes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/LLVMIR/ROCDLDialect.h"
@@ -54,8 +58,16 @@ struct DotMfmaLowering : OpConversionPattern<DotOp> {
     // i8 x i8 -> i32: `e` 8-bit items a lane (4 for 16x16x16i8, 8 for
     // 16x16x32_i8), packed into one i32 / i64 operand; K steps of 4 e.
     auto mma = op->getAttrOfType<StringAttr>(KccDialect::kMmaAttr);
-    bool int8 = elem.isInteger(8);
-    int64_t e = int8 && mma && mma.getValue() == "mfma.i32.16x16x32.i8" ? 8 : 4;
+    bool float8 = isFloat8(elem);
+    bool int8 = elem.isInteger(8) || float8; // 8-bit items, packed
+    int64_t e =
+        float8 || (int8 && mma && mma.getValue() == "mfma.i32.16x16x32.i8") ? 8
+                                                                            : 4;
+    // 8-bit floats are bytes in registers and in LDS (KccTypeConverter).
+    if (float8)
+      elem = b.getI8Type();
+    bool aBf8 = isFloat8E5M2(aT.getElementType()),
+         bBf8 = isFloat8E5M2(bT.getElementType());
     int64_t k = aT.getDimSize(1), n = bT.getDimSize(1);
     unsigned waves = layout.getWaves();
     int64_t reps = aT.getDimSize(0) / (16 * waves); // slabs per wave
@@ -88,7 +100,8 @@ struct DotMfmaLowering : OpConversionPattern<DotOp> {
         b, loc, arith::MulIOp::create(b, loc, quad, k32(s.bRowStride)), row16);
 
     auto i16 = b.getIntegerType(16);
-    Type accElem = int8 ? Type(b.getI32Type()) : Type(b.getF32Type());
+    Type accElem =
+        int8 && !float8 ? Type(b.getI32Type()) : Type(b.getF32Type());
     auto frag = VectorType::get({e}, elem);
     auto fragI16 = VectorType::get({4}, i16);
     auto acc4 = VectorType::get({4}, accElem);
@@ -135,8 +148,22 @@ struct DotMfmaLowering : OpConversionPattern<DotOp> {
               Value c = buildVector(lb, l, ArrayRef<Value>(next).slice(r0, 4));
               SmallVector<Value> args = {aFrag[rep], bFrag, c,
                                          zero,       zero,  zero};
+              auto fp8Mfma = [&]() -> Value {
+                if (aBf8 && bBf8)
+                  return ROCDL::mfma_f32_16x16x32_bf8_bf8::create(lb, l, acc4,
+                                                                  args);
+                if (aBf8)
+                  return ROCDL::mfma_f32_16x16x32_bf8_fp8::create(lb, l, acc4,
+                                                                  args);
+                if (bBf8)
+                  return ROCDL::mfma_f32_16x16x32_fp8_bf8::create(lb, l, acc4,
+                                                                  args);
+                return ROCDL::mfma_f32_16x16x32_fp8_fp8::create(lb, l, acc4,
+                                                                args);
+              };
               Value d =
-                  int8 && e == 8
+                  float8 ? fp8Mfma()
+                  : int8 && e == 8
                       ? ROCDL::mfma_i32_16x16x32_i8::create(lb, l, acc4, args)
                             .getResult()
                   : int8 ? ROCDL::mfma_i32_16x16x16i8::create(lb, l, acc4, args)

@@ -20,6 +20,12 @@ void registerROCDLLowering();
 /// ds_swizzle / ds_bpermute, amdgpu_kernel with flat work-group size.
 std::unique_ptr<TargetOps> createROCDLTargetOps();
 
+/// Casts to and from the FNUZ 8-bit floats, and 8-bit float constants
+/// (Float8ToROCDL.cpp).
+void populateFloat8Patterns(KccTypeConverter &tc,
+                            mlir::RewritePatternSet &patterns,
+                            mlir::ConversionTarget &target);
+
 /// kcc.dot with an MFMA accumulator (DotToMfma.cpp).
 void populateDotMfmaPatterns(KccTypeConverter &tc,
                              mlir::RewritePatternSet &patterns);

@@ -132,10 +132,11 @@ public:
     fn->setAttr("rocdl.reqd_work_group_size",
                 b.getDenseI32ArrayAttr({int32_t(threads), 1, 1}));
   }
-  void addMathPatterns(KccTypeConverter &, RewritePatternSet &,
-                       ConversionTarget &) const override {
+  void addMathPatterns(KccTypeConverter &tc, RewritePatternSet &patterns,
+                       ConversionTarget &target) const override {
     // math-to-llvm: llvm.exp/exp2/log/log2/sqrt.f32 have native AMDGPU
     // lowerings (v_exp_f32, v_log_f32, v_sqrt_f32 with range reduction).
+    amd::populateFloat8Patterns(tc, patterns, target);
   }
   void addLegalDialects(ConversionTarget &target) const override {
     target.addLegalDialect<ROCDL::ROCDLDialect>();

@@ -47,7 +47,8 @@ void kcc::gpu::storeTileRows(const TargetOps &ops, OpBuilder &b,
           ib, loc,
           arith::MulIOp::create(ib, loc, row, i32Const(ib, loc, rowStride)),
           col);
-      Value addr = LLVM::GEPOp::create(ib, loc, ptr3, elem, base, idx);
+      Value addr =
+          LLVM::GEPOp::create(ib, loc, ptr3, storageType(elem), base, idx);
       Value chunk = vec == 1
                         ? regs[r]
                         : buildVector(ib, loc, ArrayRef(regs).slice(r, vec));

@@ -76,11 +76,12 @@ KccTypeConverter::KccTypeConverter(MLIRContext *ctx, const TargetOps &ops)
     return VectorType::get({enc.getElemsPerThread(t.getNumElements())}, elem);
   });
   // LLVM has no 8-bit floats: registers hold their bytes
-  // (Float8ToNVVM.cpp converts them).
-  addConversion(
-      [ctx](Float8E4M3FNType) -> Type { return IntegerType::get(ctx, 8); });
-  addConversion(
-      [ctx](Float8E5M2Type) -> Type { return IntegerType::get(ctx, 8); });
+  // (Float8ToNVVM.cpp, Float8ToROCDL.cpp convert them).
+  addConversion([ctx](FloatType t) -> std::optional<Type> {
+    if (!isFloat8(t))
+      return std::nullopt;
+    return IntegerType::get(ctx, 8);
+  });
   auto cast = [](OpBuilder &b, Type type, ValueRange inputs,
                  Location loc) -> Value {
     return UnrealizedConversionCastOp::create(b, loc, type, inputs)

@@ -320,6 +320,29 @@ mlir::Value relayoutThroughSmem(const TargetOps &ops, mlir::OpBuilder &b,
                                 llvm::function_ref<mlir::Value(mlir::Value)>
                                     mapFlat);
 
+/// 8-bit float casts work on a tile's registers, which hold bytes
+/// (KccTypeConverter); the vendors' conversion instructions take them in
+/// pairs (Float8Registers.cpp).
+/// The elements of `v` (a scalar is one).
+llvm::SmallVector<mlir::Value> elementsOf(mlir::OpBuilder &b,
+                                          mlir::Location loc, mlir::Value v);
+/// Replaces `op` by `values`, its converted result's registers (a scalar or
+/// a vector).
+void replaceWithRegisters(mlir::ConversionPatternRewriter &rewriter,
+                          mlir::Operation *op, const mlir::TypeConverter &tc,
+                          llvm::ArrayRef<mlir::Value> values);
+/// `xs` converted two at a time by `convert(lo, hi)`, whose <2 x T> result
+/// has lo's value first; an odd last element is paired with itself.
+llvm::SmallVector<mlir::Value>
+pairwise(mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<mlir::Value> xs,
+         llvm::function_ref<mlir::Value(mlir::Value, mlir::Value)> convert);
+/// 8-bit float constants (a masked load's `other`, a splat) as their bytes,
+/// and the casts to and from 8-bit floats illegal: each vendor's patterns
+/// lower those.
+void populateFloat8ConstantPatterns(KccTypeConverter &tc,
+                                    mlir::RewritePatternSet &patterns,
+                                    mlir::ConversionTarget &target);
+
 // The vendor-neutral pattern sets (TileOpsToLLVM.cpp, ReduceToLLVM.cpp,
 // DotToFMA.cpp).
 void populateTileOpPatterns(KccTypeConverter &tc,

@@ -28,13 +28,18 @@ const char *scalarKindName(ScalarKind kind) {
     return "f8e4m3";
   case ScalarKind::F8E5M2:
     return "f8e5m2";
+  case ScalarKind::F8E4M3FNUZ:
+    return "f8e4m3fnuz";
+  case ScalarKind::F8E5M2FNUZ:
+    return "f8e5m2fnuz";
   }
   return "?";
 }
 
 bool isWrappedFloat(ScalarKind kind) {
   return kind == ScalarKind::F16 || kind == ScalarKind::BF16 ||
-         kind == ScalarKind::F8E4M3 || kind == ScalarKind::F8E5M2;
+         kind == ScalarKind::F8E4M3 || kind == ScalarKind::F8E5M2 ||
+         kind == ScalarKind::F8E4M3FNUZ || kind == ScalarKind::F8E5M2FNUZ;
 }
 
 bool isIntegerKind(ScalarKind kind) {
@@ -48,6 +53,8 @@ unsigned scalarKindBytes(ScalarKind kind) {
   case ScalarKind::I8:
   case ScalarKind::F8E4M3:
   case ScalarKind::F8E5M2:
+  case ScalarKind::F8E4M3FNUZ:
+  case ScalarKind::F8E5M2FNUZ:
     return 1;
   case ScalarKind::I16:
   case ScalarKind::F16:

@@ -27,7 +27,9 @@ enum class ScalarKind {
   F32,
   F64,
   F8E4M3,
-  F8E5M2
+  F8E5M2,
+  F8E4M3FNUZ,
+  F8E5M2FNUZ
 };
 
 /// f16, bf16 and the 8-bit floats: C has no such types, so the C API passes

@@ -31,6 +31,10 @@ static std::optional<ScalarKind> scalarKindOf(mlir::Type type) {
     return ScalarKind::F8E4M3;
   if (mlir::isa<mlir::Float8E5M2Type>(type))
     return ScalarKind::F8E5M2;
+  if (mlir::isa<mlir::Float8E4M3FNUZType>(type))
+    return ScalarKind::F8E4M3FNUZ;
+  if (mlir::isa<mlir::Float8E5M2FNUZType>(type))
+    return ScalarKind::F8E5M2FNUZ;
   return std::nullopt;
 }
 

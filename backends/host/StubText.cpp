@@ -215,7 +215,8 @@ std::string wrapComment(const std::string &prefix, const std::string &text,
 //===----------------------------------------------------------------------===//
 
 bool validKind(ScalarKind k) {
-  return static_cast<unsigned>(k) <= static_cast<unsigned>(ScalarKind::F8E5M2);
+  return static_cast<unsigned>(k) <=
+         static_cast<unsigned>(ScalarKind::F8E5M2FNUZ);
 }
 
 const char *cxxType(ScalarKind k) {
@@ -242,6 +243,10 @@ const char *cxxType(ScalarKind k) {
     return "kcc::f8e4m3";
   case ScalarKind::F8E5M2:
     return "kcc::f8e5m2";
+  case ScalarKind::F8E4M3FNUZ:
+    return "kcc::f8e4m3fnuz";
+  case ScalarKind::F8E5M2FNUZ:
+    return "kcc::f8e5m2fnuz";
   }
   return "void";
 }
@@ -249,7 +254,7 @@ const char *cxxType(ScalarKind k) {
 static const char *cType(ScalarKind k) {
   if (k == ScalarKind::F16 || k == ScalarKind::BF16)
     return "uint16_t";
-  if (k == ScalarKind::F8E4M3 || k == ScalarKind::F8E5M2)
+  if (scalarKindBytes(k) == 1 && isWrappedFloat(k))
     return "uint8_t";
   return cxxType(k);
 }

@@ -24,48 +24,13 @@ using namespace kcc::nvidia;
 
 namespace {
 
-/// The elements of `v` (a scalar is one).
-SmallVector<Value> elementsOf(OpBuilder &b, Location loc, Value v) {
-  auto vec = dyn_cast<VectorType>(v.getType());
-  if (!vec)
-    return {v};
-  SmallVector<Value> out;
-  for (int64_t i = 0; i < vec.getNumElements(); ++i)
-    out.push_back(extractElem(b, loc, v, i));
-  return out;
-}
-
-/// Replaces `op` by `values`, its converted result's registers (a scalar
-/// or a vector; 8-bit floats are bytes there, KccTypeConverter).
-void replaceWithRegisters(ConversionPatternRewriter &rewriter, Operation *op,
-                          const TypeConverter &tc, ArrayRef<Value> values) {
-  Type type = tc.convertType(op->getResult(0).getType());
-  rewriter.replaceOp(op, isa<VectorType>(type)
-                             ? buildVector(rewriter, op->getLoc(), values)
-                             : values.front());
-}
-
-/// `xs` converted two at a time by `convert(lo, hi)`, whose <2 x T> result
-/// has lo's value first; an odd last element is paired with itself.
-SmallVector<Value> pairwise(OpBuilder &b, Location loc, ArrayRef<Value> xs,
-                            function_ref<Value(Value, Value)> convert) {
-  SmallVector<Value> out;
-  for (size_t i = 0; i < xs.size(); i += 2) {
-    Value two = convert(xs[i], xs[i + 1 < xs.size() ? i + 1 : i]);
-    out.push_back(extractElem(b, loc, two, 0));
-    if (i + 1 < xs.size())
-      out.push_back(extractElem(b, loc, two, 1));
-  }
-  return out;
-}
-
 struct TruncToFloat8 : OpConversionPattern<arith::TruncFOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
   matchAndRewrite(arith::TruncFOp op, OpAdaptor a,
                   ConversionPatternRewriter &rewriter) const override {
     Type f8 = getElementTypeOrSelf(op.getType());
-    if (!isFloat8(f8))
+    if (!isOcpFloat8(f8))
       return failure();
     Location loc = op.getLoc();
     Type in = getElementTypeOrSelf(op.getIn().getType());
@@ -100,7 +65,7 @@ struct ExtFromFloat8 : OpConversionPattern<arith::ExtFOp> {
   matchAndRewrite(arith::ExtFOp op, OpAdaptor a,
                   ConversionPatternRewriter &rewriter) const override {
     Type f8 = getElementTypeOrSelf(op.getIn().getType());
-    if (!isFloat8(f8))
+    if (!isOcpFloat8(f8))
       return failure();
     Location loc = op.getLoc();
     Type out = getElementTypeOrSelf(op.getType());
@@ -128,50 +93,11 @@ struct ExtFromFloat8 : OpConversionPattern<arith::ExtFOp> {
   }
 };
 
-/// An 8-bit float constant (a masked load's `other`, a splat) as its bytes.
-struct Float8Constant : OpConversionPattern<arith::ConstantOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(arith::ConstantOp op, OpAdaptor a,
-                  ConversionPatternRewriter &rewriter) const override {
-    Type f8 = getElementTypeOrSelf(op.getType());
-    if (!isFloat8(f8))
-      return failure();
-    Type i8 = rewriter.getI8Type();
-    Type type = getTypeConverter()->convertType(op.getType());
-    TypedAttr value;
-    if (auto f = dyn_cast<FloatAttr>(op.getValue()))
-      value = rewriter.getIntegerAttr(i8, f.getValue().bitcastToAPInt());
-    else if (auto d = dyn_cast<DenseFPElementsAttr>(op.getValue());
-             d && d.isSplat() && isa<ShapedType>(type))
-      value = DenseElementsAttr::get(
-          cast<ShapedType>(type),
-          rewriter.getIntegerAttr(i8,
-                                  d.getSplatValue<APFloat>().bitcastToAPInt()));
-    if (!value)
-      return rewriter.notifyMatchFailure(op, "not a scalar or splat constant");
-    rewriter.replaceOpWithNewOp<arith::ConstantOp>(op, type, value);
-    return success();
-  }
-};
-
 } // namespace
 
 void kcc::nvidia::populateFloat8Patterns(KccTypeConverter &tc,
                                          RewritePatternSet &patterns,
                                          ConversionTarget &target) {
-  patterns.add<TruncToFloat8, ExtFromFloat8, Float8Constant>(
-      tc, patterns.getContext());
-  target.addDynamicallyLegalOp<arith::ConstantOp>([&tc](arith::ConstantOp op) {
-    return !isFloat8(getElementTypeOrSelf(op.getType())) &&
-           tc.isLegal(op.getOperation());
-  });
-  target.addDynamicallyLegalOp<arith::TruncFOp>([&tc](arith::TruncFOp op) {
-    return !isFloat8(getElementTypeOrSelf(op.getType())) &&
-           tc.isLegal(op.getOperation());
-  });
-  target.addDynamicallyLegalOp<arith::ExtFOp>([&tc](arith::ExtFOp op) {
-    return !isFloat8(getElementTypeOrSelf(op.getIn().getType())) &&
-           tc.isLegal(op.getOperation());
-  });
+  patterns.add<TruncToFloat8, ExtFromFloat8>(tc, patterns.getContext());
+  gpu::populateFloat8ConstantPatterns(tc, patterns, target);
 }

@@ -78,11 +78,29 @@ struct MaterializeWarpMma
   unsigned unitRows() const { return mfma() ? 16 : 64; }
   const char *unitName() const { return mfma() ? "wave" : "warpgroup"; }
 
-  /// The kcc.mma name of the instruction for `elem` operands, or empty when
-  /// the target has none: mma.sync.m16n8k16 from its main instruction's
-  /// table (sm_80) or the [mma] mma_sync list of a later architecture; the
-  /// 16x16x16 MFMA from an mfma table (gfx90a, gfx942).
-  std::string instructionFor(Type elem) const {
+  /// The kcc.mma name of the instruction for `elem` operands (A's; `bElem`
+  /// is B's where they may differ, the 8-bit floats), or empty when the
+  /// target has none: mma.sync.m16n8k16 from its main instruction's table
+  /// (sm_80) or the [mma] mma_sync list of a later architecture; the
+  /// 16x16x16 MFMA from an mfma table (gfx90a, gfx942), 16x16x32 for the
+  /// FNUZ 8-bit floats (gfx942: AMD's fp8 = e4m3fnuz, bf8 = e5m2fnuz).
+  std::string instructionFor(Type elem, Type bElem = {}) const {
+    if (mfma() && kcc::isFnuzFloat8(elem)) {
+      bElem = bElem ? bElem : elem;
+      auto listed = [&](Type t) {
+        return llvm::any_of(target->mma.shapes, [&](const kcc::MmaShape &s) {
+          return s.a == kcc::mmaOperandName(t) && s.m == 16 && s.nMin <= 16 &&
+                 16 <= s.nMax && s.k == 32;
+        });
+      };
+      if (!kcc::isFnuzFloat8(bElem) || !listed(elem) || !listed(bElem))
+        return "";
+      auto amdName = [](Type t) {
+        return kcc::isFloat8E5M2(t) ? "bf8" : "fp8";
+      };
+      return std::string("mfma.f32.16x16x32.") + amdName(elem) + "." +
+             amdName(bElem);
+    }
     if (mfma()) {
       // i8: 16x16x16 (gfx90a, 4 bytes a lane) or 16x16x32 (gfx942, 8).
       bool int8 = elem.isInteger(8);
@@ -148,17 +166,23 @@ std::string MaterializeWarpMma::refusal(kcc::DotOp dot, unsigned units) const {
   auto c = dot.getC().getType();
   Type elem = a.getElementType();
   std::string inst = instruction();
-  if (elem != b.getElementType())
+  // MFMA mixes AMD's two 8-bit floats (v_mfma_f32_16x16x32_fp8_bf8 ...).
+  bool fp8 = mfma() && kcc::isFnuzFloat8(elem) &&
+             kcc::isFnuzFloat8(b.getElementType());
+  if (elem != b.getElementType() && !fp8)
     return "its operands have different element types (" + typeName(elem) +
            ", " + typeName(b.getElementType()) + ")";
   bool int8 = elem.isInteger(8);
-  if (!elem.isF16() && !elem.isBF16() && !int8)
-    return "kcc runs " + inst +
-           " on f16 and bf16 inputs (and i8 with an i32 accumulator), not " +
+  if (!elem.isF16() && !elem.isBF16() && !int8 && !fp8)
+    return "kcc runs " + inst + " on f16 and bf16 inputs (and i8 with an i32 " +
+           "accumulator" +
+           (mfma() ? ", f8e4m3fnuz and f8e5m2fnuz with f32" : "") + "), not " +
            typeName(elem);
-  if (instructionFor(elem).empty())
+  if (instructionFor(elem, b.getElementType()).empty())
     return "target '" + target->name + "' lists no " +
-           (mfma() ? (int8 ? "16x16x16 or 16x16x32 s8 MFMA" : "16x16x16 MFMA")
+           (mfma() ? (int8  ? "16x16x16 or 16x16x32 s8 MFMA"
+                      : fp8 ? "16x16x32 MFMA"
+                            : "16x16x16 MFMA")
             : int8 ? "m16n8k32 s8 mma.sync"
                    : "m16n8k16 mma.sync") +
            " shape for " + typeName(elem);
@@ -193,7 +217,7 @@ std::string MaterializeWarpMma::refusal(kcc::DotOp dot, unsigned units) const {
     return "N = " + std::to_string(n) + " is not a multiple of " +
            std::to_string(nStep) + " (the instruction's N)";
   int64_t kStep =
-      int8 && instructionFor(elem) != "mfma.i32.16x16x16i8" ? 32 : 16;
+      fp8 || (int8 && instructionFor(elem) != "mfma.i32.16x16x16i8") ? 32 : 16;
   if (k % kStep != 0)
     return "K = " + std::to_string(k) + " is not a multiple of " +
            std::to_string(kStep) + " (the instruction's K)";
@@ -301,7 +325,8 @@ LogicalResult MaterializeWarpMma::runOnKernel(func::FuncOp func) {
     dot->setAttr(
         kcc::KccDialect::kMmaAttr,
         StringAttr::get(ctx,
-                        instructionFor(dot.getA().getType().getElementType())));
+                        instructionFor(dot.getA().getType().getElementType(),
+                                       dot.getB().getType().getElementType())));
     sites.push_back(dot);
   }
   if (sites.empty())

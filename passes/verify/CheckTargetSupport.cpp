@@ -90,17 +90,25 @@ struct CheckTargetSupport
         InFlightDiagnostic diag = emitError(loc);
         diag << name << " values cannot be compiled for '" << target.name
              << "': ";
-        if (target.float8.empty())
+        if (target.float8.empty()) {
           diag << "it has no 8-bit float conversions or tensor-core "
-                  "products (NVIDIA has them from sm_89: compile for sm_90a "
-                  "or sm_100a)";
-        else
-          diag << "its 8-bit floats are " << llvm::join(target.float8, ", ")
-               << ", not the OCP " << kcc::mmaOperandName(f8)
-               << " format kcc's " << name
-               << " is (MI300's FNUZ formats differ in exponent bias and "
-                  "NaN encoding, and kcc has no types for them yet)";
-        diag << "; use bf16 or f16 for this target";
+                  "products (NVIDIA has them from sm_89, as f8e4m3 and "
+                  "f8e5m2: compile for sm_90a or sm_100a; AMD from gfx942, "
+                  "as f8e4m3fnuz and f8e5m2fnuz)";
+        } else {
+          // The two families: OCP (NVIDIA) and FNUZ (MI300).
+          bool fnuz = kcc::isFnuzFloat8(f8);
+          diag << "its 8-bit floats are "
+               << (fnuz ? "the OCP formats f8e4m3 and f8e5m2 (NVIDIA's)"
+                        : "MI300's FNUZ formats f8e4m3fnuz and f8e5m2fnuz "
+                          "(exponent bias one more, no infinities, no -0, "
+                          "NaN 0x80, largest 240 / 57344)")
+               << ", not " << (fnuz ? "MI300's " : "the OCP ") << name
+               << "; declare the tensors "
+               << (fnuz ? "f8e4m3 / f8e5m2" : "f8e4m3fnuz / f8e5m2fnuz")
+               << " for this target (a cast converts the values)";
+        }
+        diag << ", or use bf16 or f16";
         ok = false;
       };
       auto supported = [&](Type f8) {

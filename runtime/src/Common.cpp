@@ -280,6 +280,10 @@ const char *kcc::dtypeName(DType type) {
     return "f8e4m3";
   case DType::f8e5m2:
     return "f8e5m2";
+  case DType::f8e4m3fnuz:
+    return "f8e4m3fnuz";
+  case DType::f8e5m2fnuz:
+    return "f8e5m2fnuz";
   }
   return "<invalid dtype>";
 }

@@ -685,6 +685,8 @@ void tmaDataType(DType elem, CUtensorMapDataType *type, unsigned *bytes) {
   // CUTLASS encodes them).
   case DType::f8e4m3:
   case DType::f8e5m2:
+  case DType::f8e4m3fnuz:
+  case DType::f8e5m2fnuz:
     *type = CU_TENSOR_MAP_DATA_TYPE_UINT8, *bytes = 1;
     return;
   case DType::i16:

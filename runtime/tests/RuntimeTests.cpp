@@ -226,6 +226,11 @@ TEST_CASE("dtypeName") {
   CHECK(int(DType::f64) == 8);
   CHECK(int(DType::f8e4m3) == 9);
   CHECK(int(DType::f8e5m2) == 10);
+  CHECK(int(DType::f8e4m3fnuz) == 11);
+  CHECK(int(DType::f8e5m2fnuz) == 12);
+  CHECK(std::string(dtypeName(DType::f8e4m3fnuz)) == "f8e4m3fnuz");
+  CHECK(std::string(dtypeName(DType::f8e5m2fnuz)) == "f8e5m2fnuz");
+  CHECK(sizeof(kcc::f8e4m3fnuz) == 1);
   CHECK(sizeof(kcc::f8e4m3) == 1);
   CHECK(sizeof(kcc::f8e5m2) == 1);
 }

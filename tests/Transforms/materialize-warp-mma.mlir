@@ -73,7 +73,7 @@ func.func @regs(%a: tensor<64x32xf16>, %b: tensor<32x64xf16>, %p: !kcc.ptr<f32> 
 // Refused: f32 inputs; a tile smaller than the instruction's blocks.
 // CHECK-LABEL: func.func @f32(
 // NV: kcc.dot %arg0, %arg1, %{{.*}} {kcc.mma_refused = "kcc runs mma.sync on f16 and bf16 inputs (and i8 with an i32 accumulator), not f32"} : tensor<64x32xf32>, tensor<32x64xf32> -> tensor<64x64xf32>
-// AMD: kcc.dot %arg0, %arg1, %{{.*}} {kcc.mma_refused = "kcc runs MFMA on f16 and bf16 inputs (and i8 with an i32 accumulator), not f32"} : tensor<64x32xf32>, tensor<32x64xf32> -> tensor<64x64xf32>
+// AMD: kcc.dot %arg0, %arg1, %{{.*}} {kcc.mma_refused = "kcc runs MFMA on f16 and bf16 inputs (and i8 with an i32 accumulator, f8e4m3fnuz and f8e5m2fnuz with f32), not f32"} : tensor<64x32xf32>, tensor<32x64xf32> -> tensor<64x64xf32>
 func.func @f32(%a: tensor<64x32xf32>, %b: tensor<32x64xf32>, %p: !kcc.ptr<f32> {kcc.tensor_rank = 2 : i32}, %m: i32, %n: i32, %ld: i32) attributes {kcc.kernel} {
   %zero = arith.constant 0.000000e+00 : f32
   %init = kcc.splat %zero : tensor<64x64xf32>

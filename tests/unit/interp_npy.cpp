@@ -96,6 +96,8 @@ TEST_CASE("npy: 8-bit floats are |u1 bytes named by the file's suffix") {
   CHECK(bitPatternTypeOfPath("d/input.x.f8e5m2.npy") == DType::f8e5m2);
   CHECK(bitPatternTypeOfPath("d/input.x.f8e4m3.npy") == DType::f8e4m3);
   CHECK(bitPatternTypeOfPath("d/input.x.npy") == std::nullopt);
+  CHECK(bitPatternTypeOfPath("d/x.f8e4m3fnuz.npy") == DType::f8e4m3fnuz);
+  CHECK(bitPatternTypeOfPath("d/x.f8e5m2fnuz.npy") == DType::f8e5m2fnuz);
 
   NpyArray a, b;
   std::string error;
@@ -111,7 +113,8 @@ TEST_CASE("npy: 8-bit floats are |u1 bytes named by the file's suffix") {
   CHECK(b.dtype == DType::f8e5m2);
   // |u1 without an f8 name is refused, not guessed; nor is it bf16.
   CHECK_FALSE(decodeNpy(bytes, std::nullopt, b, error));
-  CHECK(error.find("f8e4m3 or f8e5m2") != std::string::npos);
+  CHECK(error.find("*.f8e4m3.npy, *.f8e5m2.npy, *.f8e4m3fnuz.npy or "
+                   "*.f8e5m2fnuz.npy") != std::string::npos);
   CHECK_FALSE(decodeNpy(bytes, DType::bf16, b, error));
   // An f8 file must hold |u1.
   a.dtype = DType::i8;

@@ -174,7 +174,7 @@ bool parseBuffer(const CaseFile &file, StringRef name, const toml::node &node,
     std::optional<interp::DType> dt = s ? interp::parseDType(*s) : std::nullopt;
     if (!dt)
       return r.fail(*d, "'dtype' must be one of i1 i8 i16 i32 i64 f16 bf16 "
-                        "f32 f64 f8e4m3 f8e5m2");
+                        "f32 f64 f8e4m3 f8e5m2 f8e4m3fnuz f8e5m2fnuz");
     b.dtype = dt;
   }
   const toml::node *size = r.get("size");

@@ -36,6 +36,12 @@ Tolerance kcc::difftest::defaultTolerance(DType type, int64_t reduction) {
   case DType::f8e5m2:
     t = {0x1p-2, 0x1p-16};
     break;
+  case DType::f8e4m3fnuz:
+    t = {0x1p-3, 0x1p-10};
+    break;
+  case DType::f8e5m2fnuz:
+    t = {0x1p-2, 0x1p-17};
+    break;
   default:
     return {0, 0}; // integers and booleans: exact
   }

@@ -16,6 +16,7 @@
 // against the interpreter's. docs/difftest.md has the whole procedure.
 //
 //===----------------------------------------------------------------------===//
+#include "ir/ElementTypes.h"
 #include "ir/MessageText.h"
 #include "tools/kcc-difftest/CaseFile.h"
 #include "tools/kcc-difftest/Compare.h"
@@ -207,10 +208,8 @@ int fail(const Twine &msg) {
 
 std::string typeString(mlir::Type t) {
   // The language's names of the 8-bit floats (MLIR prints f8E4M3FN).
-  if (isa<mlir::Float8E4M3FNType>(t))
-    return "f8e4m3";
-  if (isa<mlir::Float8E5M2Type>(t))
-    return "f8e5m2";
+  if (kcc::isFloat8(t))
+    return kcc::elementTypeName(t);
   std::string s;
   raw_string_ostream os(s);
   os << t;

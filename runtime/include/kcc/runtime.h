@@ -71,11 +71,34 @@ struct f8e4m3 {
 struct f8e5m2 {
   uint8_t bits;
 };
+/// AMD MI300's (gfx942) 8-bit floats, the FNUZ variants: exponent bias 8
+/// (`f8e4m3fnuz`, largest finite 240) and 16 (`f8e5m2fnuz`, 57344), no
+/// infinities, no negative zero, the one NaN 0x80.
+struct f8e4m3fnuz {
+  uint8_t bits;
+};
+struct f8e5m2fnuz {
+  uint8_t bits;
+};
 
 /// Element types a `dtype` constant parameter can take.
 /// New types are appended: the values are stable (generated stubs and tools
 /// store them).
-enum class DType { i1, i8, i16, i32, i64, f16, bf16, f32, f64, f8e4m3, f8e5m2 };
+enum class DType {
+  i1,
+  i8,
+  i16,
+  i32,
+  i64,
+  f16,
+  bf16,
+  f32,
+  f64,
+  f8e4m3,
+  f8e5m2,
+  f8e4m3fnuz,
+  f8e5m2fnuz
+};
 const char *dtypeName(DType type);
 
 namespace rt {

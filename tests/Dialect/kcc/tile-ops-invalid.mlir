@@ -195,7 +195,7 @@ func.func @mma_sync_shape(%a: tensor<64x16xf16, #kcc.blocked<vec = 1, threads = 
 // -----
 
 func.func @mma_attr(%a: tensor<64x16xf32>, %b: tensor<16x16xf32>, %c: tensor<64x16xf32>) {
-  // expected-error@+1 {{kcc.mma must be "mma.sync.m16n8k16", "mma.sync.m16n8k32", "mfma.f32.16x16x16f16", "mfma.f32.16x16x16bf16.1k", "mfma.i32.16x16x16i8" or "mfma.i32.16x16x32.i8" on a kcc.dot}}
+  // expected-error@+1 {{kcc.mma must be "mma.sync.m16n8k16", "mma.sync.m16n8k32", "mfma.f32.16x16x16f16", "mfma.f32.16x16x16bf16.1k", "mfma.i32.16x16x16i8", "mfma.i32.16x16x32.i8", "mfma.f32.16x16x32.fp8.fp8", "mfma.f32.16x16x32.fp8.bf8", "mfma.f32.16x16x32.bf8.fp8" or "mfma.f32.16x16x32.bf8.bf8" on a kcc.dot}}
   %r = kcc.dot %a, %b, %c {kcc.mma = "wgmma"} : tensor<64x16xf32>, tensor<16x16xf32> -> tensor<64x16xf32>
   return
 }

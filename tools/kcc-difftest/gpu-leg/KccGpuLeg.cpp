@@ -62,7 +62,8 @@ bool parseDType(const std::string &name, kcc::DType &out) {
   for (kcc::DType t :
        {kcc::DType::i1, kcc::DType::i8, kcc::DType::i16, kcc::DType::i32,
         kcc::DType::i64, kcc::DType::f16, kcc::DType::bf16, kcc::DType::f32,
-        kcc::DType::f64, kcc::DType::f8e4m3, kcc::DType::f8e5m2})
+        kcc::DType::f64, kcc::DType::f8e4m3, kcc::DType::f8e5m2,
+        kcc::DType::f8e4m3fnuz, kcc::DType::f8e5m2fnuz})
     if (name == kcc::dtypeName(t)) {
       out = t;
       return true;
