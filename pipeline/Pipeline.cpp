@@ -145,6 +145,7 @@ void pipeline::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
     tmaLoads.pingPong = options.pingPong;
     tmaLoads.prefetchTileLoads = options.prefetchTileLoads;
     tmaLoads.chunkEpilogues = options.chunkEpilogues;
+    tmaLoads.stages = options.pipelineStages;
     pm.addPass(createKccPipelineTmaLoads(tmaLoads));
     if (target.mma.instruction == "tcgen05.mma")
       pm.addPass(createKccMaterializeTcgen05Mma());
@@ -169,6 +170,7 @@ void pipeline::buildLayoutPipeline(OpPassManager &pm, const TargetModel &target,
   // Loop loads feeding dots that TMA did not take: cp.async stages.
   KccPipelineAsyncCopiesOptions cpAsync;
   cpAsync.targetName = name;
+  cpAsync.stages = options.pipelineStages;
   pm.addPass(createKccPipelineAsyncCopies(cpAsync));
   // Program-wide atomics order the TMA traffic around them too.
   pm.addPass(createKccOrderProgramAtomics());

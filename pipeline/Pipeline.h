@@ -120,6 +120,9 @@ struct LayoutOptions {
   bool pingPong = true; // kcc --ping-pong (docs/gemm.md, "Ping-pong")
   bool prefetchTileLoads = true; // kcc --prefetch-tile-loads
   bool chunkEpilogues = true;
+  /// kcc --pipeline-stages: a K loop's shared stages (a wgmma loop gets one
+  /// more for the product in flight; fewer where they do not fit).
+  unsigned pipelineStages = 3;
   /// kcc --overlap-products / --warpgroup-turns (kcc-defer-register-a-mma).
   bool overlapProducts = true;
   /// kcc --late-promotion (kcc-defer-block-promotion).

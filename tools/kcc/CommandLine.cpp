@@ -137,6 +137,12 @@ static cl::opt<bool> chunkEpilogues(
              "small stages when a whole-tile stage would cost the K loop a "
              "pipeline stage (default: true)"),
     cl::init(true), cl::cat(kccCategory));
+static cl::opt<unsigned> pipelineStages(
+    "pipeline-stages",
+    cl::desc("Shared-memory stages of a K loop's TMA and cp.async pipelines, "
+             "2 to 8 (a loop feeding wgmma gets one more, for the product in "
+             "flight; fewer where they do not fit; default: 3)"),
+    cl::init(3), cl::cat(kccCategory));
 static cl::opt<unsigned> persistent(
     "persistent",
     cl::desc("Also build group(N) kernels as persistent grids of this many "
@@ -377,6 +383,10 @@ int kcc::runCommandLine(int argc, const char *const *argv) {
   options.prefetchTileLoads = prefetchTileLoads;
   options.fpContract = fpContract;
   options.chunkEpilogues = chunkEpilogues;
+  if (pipelineStages < 2 || pipelineStages > 8)
+    return fail("invalid --pipeline-stages=" + std::to_string(pipelineStages) +
+                "; use 2 to 8");
+  options.pipelineStages = pipelineStages;
   options.overlapProducts = overlapProducts;
   options.latePromotion = latePromotion;
   options.versionMasks = versionMasks;

@@ -640,6 +640,7 @@ private:
     layout.pingPong = options.pingPong;
     layout.prefetchTileLoads = options.prefetchTileLoads;
     layout.chunkEpilogues = options.chunkEpilogues;
+    layout.pipelineStages = options.pipelineStages;
     layout.overlapProducts = options.overlapProducts;
     layout.latePromotion = options.latePromotion;
     layout.versionMasks = options.versionMasks;

@@ -41,6 +41,7 @@ struct Options {
   bool prefetchTileLoads = true;         // the producer loads a tile ahead
   bool fpContract = true;                // fused multiply-adds (--fmad)
   bool chunkEpilogues = true;            // column-chunked GEMM epilogues
+  unsigned pipelineStages = 3;           // K-loop shared stages
   bool overlapProducts = true;           // kcc-defer-register-a-mma
   bool latePromotion = false;            // kcc-defer-block-promotion
   bool versionMasks = true;              // kcc-version-full-masks
