@@ -81,17 +81,21 @@ std::string describe(Diagnostic &diag) {
 }
 
 /// Runs `pm` on `module`, keeping its diagnostics from the user: the first
-/// error becomes `refusal` ("refused" if it gave none) when it fails.
-bool runQuietly(PassManager &pm, ModuleOp module, std::string &refusal) {
+/// error becomes the candidate's `refusal` ("refused" if it gave none), with
+/// its location and message apart, when it fails.
+bool runQuietly(PassManager &pm, ModuleOp module, VariantCandidate &cand) {
   std::string firstError;
   ScopedDiagnosticHandler handler(module.getContext(), [&](Diagnostic &diag) {
-    if (diag.getSeverity() == DiagnosticSeverity::Error && firstError.empty())
+    if (diag.getSeverity() == DiagnosticSeverity::Error && firstError.empty()) {
       firstError = describe(diag);
+      cand.refusalLoc = diag.getLocation();
+      cand.refusalMessage = diag.str();
+    }
     return success(); // candidates' diagnostics stay here
   });
   if (succeeded(pm.run(module)))
     return true;
-  refusal = firstError.empty() ? "refused" : firstError;
+  cand.refusal = firstError.empty() ? "refused" : firstError;
   return false;
 }
 
@@ -273,7 +277,7 @@ kcc::pipeline::selectVariants(ModuleOp module, const TargetModel &target,
       LayoutOptions quiet = layout;
       quiet.remarks = false;
       buildLayoutPipeline(layoutPm, target, quiet);
-      cand.legal = runQuietly(layoutPm, *alone, cand.refusal);
+      cand.legal = runQuietly(layoutPm, *alone, cand);
       if (cand.legal) {
         if (auto func = alone->lookupSymbol<func::FuncOp>(cand.symbol))
           cand.features = featuresOf(func);
@@ -303,11 +307,13 @@ kcc::pipeline::selectVariants(ModuleOp module, const TargetModel &target,
         PassManager lowerPm(ctx);
         buildLowerToLLVMPipeline(lowerPm, target);
         memo.checked = true;
-        memo.legal = runQuietly(lowerPm, *laidOut[cand.symbol], memo.refusal);
+        memo.legal = runQuietly(lowerPm, *laidOut[cand.symbol], memo);
       }
       cand.checked = true;
       cand.legal = memo.legal;
       cand.refusal = memo.refusal;
+      cand.refusalLoc = memo.refusalLoc;
+      cand.refusalMessage = memo.refusalMessage;
       return cand.legal;
     };
     for (size_t i : order)
@@ -341,6 +347,22 @@ kcc::pipeline::selectVariants(ModuleOp module, const TargetModel &target,
       continue;
     }
     func::FuncOp first = funcs.lookup(c.candidates.front().symbol);
+    // One refusal, at one place, for every candidate: no choice of the
+    // constants changes it (a type the target lacks), so it is the error.
+    const VariantCandidate &front = c.candidates.front();
+    if (front.refusalLoc &&
+        llvm::all_of(c.candidates, [&](const VariantCandidate &cand) {
+          return cand.refusalLoc == front.refusalLoc &&
+                 cand.refusalMessage == front.refusalMessage;
+        })) {
+      emitError(*front.refusalLoc, front.refusalMessage)
+              .attachNote(first.getLoc())
+          << "every candidate of '" << c.group << "' on " << target.name << " ("
+          << c.candidates.size() << " of " << llvm::join(c.open, ", ")
+          << ") is refused for this";
+      ok = false;
+      continue;
+    }
     InFlightDiagnostic diag =
         emitError(first.getLoc())
         << "no candidate of '" << c.group << "' compiles for " << target.name

@@ -69,6 +69,8 @@ struct VariantCandidate {
   bool legal = false;
   bool checked = false;
   std::string refusal; // first error, "file:line:col: message"
+  std::optional<mlir::Location> refusalLoc; // ... and its parts
+  std::string refusalMessage;
   VariantFeatures features;
   /// What the launch weighs to choose among the kept candidates (none: the
   /// kernel has no product loop the host can size; `costWhy` says why).
