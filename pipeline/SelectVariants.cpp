@@ -185,6 +185,35 @@ StringRef buildOf(func::FuncOp func) {
   return persistentOf(func);
 }
 
+/// A memory-bound candidate whose first launch-decided branch got a build
+/// of its own (kcc-version-launch-branches: `func` keeps the then branch,
+/// `<func>__else` the other): its traffic is the build's the launch runs.
+void foldElseBuild(ModuleOp module, VariantCandidate &cand) {
+  for (auto other : module.getOps<func::FuncOp>()) {
+    auto of =
+        other->getAttrOfType<FlatSymbolRefAttr>(KccDialect::kVersionOfAttr);
+    auto guard =
+        other->getAttrOfType<DictionaryAttr>(KccDialect::kVersionGuardAttr);
+    // By name: it is a version of the masks' build (`__ragged`, of equal
+    // traffic) where there is one.
+    if (!of || !guard || !guard.getAs<StringAttr>("guard") ||
+        other.getSymName() != cand.symbol + "__else")
+      continue;
+    std::string why;
+    std::optional<LaunchCost> otherCost = launchCostOf(other, why);
+    if (!otherCost || otherCost->streamBytes.empty()) {
+      cand.cost.reset();
+      cand.costWhy = "its else-branch build: " +
+                     (why.empty() ? std::string("has products") : why);
+      return;
+    }
+    cand.cost->streamBytes =
+        "((" + guard.getAs<StringAttr>("guard").getValue().str() + ") ? " +
+        cand.cost->streamBytes + " : " + otherCost->streamBytes + ")";
+    return;
+  }
+}
+
 /// Erases the functions `drop` names and their builds (an else-branch
 /// build's own persistent and fallback builds too).
 void eraseFunctions(ModuleOp module, llvm::StringSet<> drop) {
@@ -231,6 +260,8 @@ kcc::pipeline::selectVariants(ModuleOp module, const TargetModel &target,
       VariantCandidate cand;
       cand.symbol = func.getSymName().str();
       cand.cost = launchCostOf(func, cand.costWhy);
+      if (cand.cost && !cand.cost->streamBytes.empty())
+        foldElseBuild(module, cand);
       for (const std::string &name : c.open) {
         Attribute v = spec ? spec.get(name) : Attribute();
         std::string text;
@@ -332,6 +363,15 @@ kcc::pipeline::selectVariants(ModuleOp module, const TargetModel &target,
         c.keptWhy = "the target model has no [throughput]";
       else if (!best.cost)
         c.keptWhy = best.costWhy;
+      // A memory-bound kernel's candidates are weighed by their traffic
+      // alone, which says nothing of how many CTAs carry it: only those
+      // launching the chosen one's grid stay (a row per program: softmax).
+      bool streaming = best.cost && !best.cost->streamBytes.empty();
+      auto gridOf = [&](const VariantCandidate &cand) -> Attribute {
+        func::FuncOp f = funcs.lookup(cand.symbol);
+        return f ? f->getAttr(KccDialect::kGridAttr) : Attribute();
+      };
+      bool otherGrid = false;
       for (size_t i : order) {
         if (!c.keptWhy.empty() || c.kept.size() >= keep)
           break;
@@ -339,9 +379,17 @@ kcc::pipeline::selectVariants(ModuleOp module, const TargetModel &target,
         if (static_cast<int>(i) == c.chosen || !cand.cost ||
             cand.features.mmaScore != best.features.mmaScore)
           continue;
+        if (streaming && gridOf(cand) != gridOf(best)) {
+          otherGrid = true;
+          continue;
+        }
         if (lowers(i))
           c.kept.push_back(static_cast<int>(i));
       }
+      if (c.kept.size() == 1 && c.keptWhy.empty() && otherGrid)
+        c.keptWhy = "its candidates launch different grids, and the launch "
+                    "weighs a kernel without products by its traffic alone "
+                    "(kcc::rt::streamCycles), the same for any grid";
       for (int i : c.kept)
         keepSymbols.insert(c.candidates[i].symbol);
       continue;

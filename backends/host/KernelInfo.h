@@ -165,6 +165,9 @@ struct DispatchCandidate {
                                  // may be empty: unknown)
   double tileM = 0, tileN = 0, flops = 0, smemBytes = 0, rowBytes = 0,
          colBytes = 0, storeBytes = 0, stages = 1, flopsScale = 1;
+  // A memory-bound candidate (no products): its bytes per program, C over
+  // the parameters (kcc::rt::streamCycles); empty for a product loop.
+  std::string streamBytes;
 };
 
 /// A target's candidates for a launch function, best ranked first, and the

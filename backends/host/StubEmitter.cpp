@@ -596,6 +596,23 @@ void emitSizeDispatch(std::string &c, const KernelPlan &kp, const GroupPlan &gp,
                             : "static_cast<int64_t>(" + expr + ")";
       };
       c += "      { // " + sp.spec->symbol + "\n";
+      if (!w.streamBytes.empty()) {
+        // A memory-bound candidate: its traffic over the grid.
+        c += "        int64_t kcc_grid[3];\n";
+        std::vector<std::string> gargs = sp.gridParams;
+        gargs.push_back("kcc_grid");
+        c += wrapCall("        ", "kcc_impl::grid_" + sp.spec->symbol + "(",
+                      gargs, ");");
+        c += wrapCall("        ", "double kcc_cost = kcc::rt::streamCycles(",
+                      {"kcc_rates", "kcc_grid[0] * kcc_grid[1] * kcc_grid[2]",
+                       "static_cast<double>" + w.streamBytes},
+                      ");");
+        c += "        if (kcc_pick < 0 || kcc_cost < kcc_best) {\n";
+        c += "          kcc_best = kcc_cost;\n          kcc_pick = " +
+             std::to_string(n) + ";\n        }\n";
+        c += "      }\n";
+        continue;
+      }
       c += wrapCall("        ", "static const kcc::rt::TileWork kcc_work = {",
                     {doubleLiteral(w.tileM), doubleLiteral(w.tileN),
                      doubleLiteral(w.flops), doubleLiteral(w.smemBytes),
@@ -1003,6 +1020,8 @@ std::string emitSource(const ModuleInfo &m,
       const Specialization &s = *sp.spec;
       if (!s.fallbackOf.empty() || !s.versionOf.empty() || !s.splitKOf.empty())
         continue; // run by its specialization's launch function
+      if (s.variantOnly)
+        continue; // a candidate: run by its group's launch function
       std::string cond;
       for (size_t i = 0; i < s.constants.size(); ++i) {
         const ConstantValue &cv = s.constants[i];

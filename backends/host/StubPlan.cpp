@@ -25,15 +25,26 @@ bool isAmdTarget(const std::string &target) {
 
 static Dispatcher planDispatcher(const KernelInfo &k) {
   Dispatcher d;
-  const Specialization &first = k.specializations.front();
-  if (first.constants.empty())
+  if (k.specializations.front().constants.empty())
     return d; // nothing to select by: call the typed function
-  if (!k.groups.empty()) {
+  // The specializations a spec names in full; a tunable group's candidates
+  // (variant-only) are the compiler's to choose, through the group's own
+  // launch function.
+  const Specialization *named = nullptr;
+  for (const Specialization &s : k.specializations)
+    if (!s.variantOnly) {
+      named = &s;
+      break;
+    }
+  if (!named) {
     d.whyNot = "the compiler chooses some of its constants (tunable), per "
                "target; call the launch functions";
     return d;
   }
+  const Specialization &first = *named;
   for (const Specialization &s : k.specializations) {
+    if (s.variantOnly)
+      continue;
     if (s.constants.size() != first.constants.size()) {
       d.whyNot = "its specializations have different constant parameters";
       return d;
@@ -76,14 +87,15 @@ static Dispatcher planDispatcher(const KernelInfo &k) {
       // one in every specialization): keeps the signature stable when
       // specializations are added.
       for (const Specialization &s : k.specializations)
-        if (s.params[i].elem != first.params[i].elem)
+        if (!s.variantOnly && s.params[i].elem != first.params[i].elem)
           isVoid = true;
       for (size_t c = 0; c < first.constants.size() && !isVoid; ++c) {
         if (!first.constants[c].isDType)
           continue;
         bool all = true;
         for (const Specialization &s : k.specializations)
-          all = all && s.constants[c].dtype == s.params[i].elem;
+          all = all &&
+                (s.variantOnly || s.constants[c].dtype == s.params[i].elem);
         isVoid = all;
       }
     }

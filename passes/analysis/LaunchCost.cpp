@@ -38,6 +38,91 @@ void operandLoads(Value v, llvm::SmallPtrSetImpl<Operation *> &out,
     operandLoads(def->getOperand(0), out, depth + 1);
 }
 
+/// The bytes one program of `func` (no products) loads and stores, as C over
+/// its parameters: each access's tile (masked lanes included: they take the
+/// issue slots of the others) times the trip counts of the loops around it
+/// and the truth of the branches it is under. None, with `why`, where a
+/// loop or branch depends on more than the parameters and constants.
+std::optional<std::string> streamBytesOf(func::FuncOp func, std::string &why) {
+  auto names = func->getAttrOfType<ArrayAttr>(kcc::KccDialect::kArgNamesAttr);
+  std::vector<std::string> terms;
+  std::function<bool(Block &, const std::string &)> visit =
+      [&](Block &block, const std::string &times) -> bool {
+    for (Operation &op : block) {
+      Value tile;
+      if (isa<kcc::LoadOp, kcc::LoadTileOp>(op))
+        tile = op.getResult(0);
+      else if (auto st = dyn_cast<kcc::StoreOp>(op))
+        tile = st.getValue();
+      else if (auto st = dyn_cast<kcc::StoreTileOp>(op))
+        tile = st.getValue();
+      if (tile) {
+        Type t = tile.getType();
+        double bytes = bytesOf(t);
+        if (bytes == 0) { // a scalar
+          Type e = getElementTypeOrSelf(t);
+          bytes = e.isIntOrFloat() ? (e.getIntOrFloatBitWidth() + 7) / 8 : 8;
+        }
+        terms.push_back(llvm::formatv("{0} * {1}", int64_t(bytes), times));
+        continue;
+      }
+      if (auto loop = dyn_cast<scf::ForOp>(op)) {
+        std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+        std::string lb = kcc::hostExpr(loop.getLowerBound(), names);
+        std::string ub = kcc::hostExpr(loop.getUpperBound(), names);
+        if (!step || *step <= 0 || lb.empty() || ub.empty()) {
+          why = "a loop's trip count is not computed from integer parameters "
+                "and constants alone";
+          return false;
+        }
+        std::string trips =
+            llvm::formatv("std::max<int64_t>(0, (({1}) - ({0}) + {2} - 1) / "
+                          "{2})",
+                          lb, ub, *step)
+                .str();
+        if (!visit(*loop.getBody(), times + " * " + trips))
+          return false;
+        continue;
+      }
+      if (auto branch = dyn_cast<scf::IfOp>(op)) {
+        std::string cond = kcc::hostExpr(branch.getCondition(), names);
+        if (cond.empty()) {
+          why = "a branch's condition is not computed from integer "
+                "parameters and constants alone";
+          return false;
+        }
+        if (!visit(branch.getThenRegion().front(),
+                   times + " * ((" + cond + ") ? 1 : 0)"))
+          return false;
+        if (!branch.getElseRegion().empty() &&
+            !visit(branch.getElseRegion().front(),
+                   times + " * ((" + cond + ") ? 0 : 1)"))
+          return false;
+        continue;
+      }
+      if (op.getNumRegions() > 0 &&
+          op.walk([](Operation *inner) {
+              return isa<kcc::LoadOp, kcc::LoadTileOp, kcc::StoreOp,
+                         kcc::StoreTileOp>(inner)
+                         ? WalkResult::interrupt()
+                         : WalkResult::advance();
+            }).wasInterrupted()) {
+        why = "its memory accesses are in a region the host cannot size (" +
+              op.getName().getStringRef().str() + ")";
+        return false;
+      }
+    }
+    return true;
+  };
+  if (!visit(func.getBody().front(), "int64_t(1)"))
+    return std::nullopt;
+  if (terms.empty()) {
+    why = "the kernel moves no memory";
+    return std::nullopt;
+  }
+  return "(" + llvm::join(terms, " + ") + ")";
+}
+
 } // namespace
 
 std::optional<kcc::LaunchCost> kcc::launchCostOf(func::FuncOp func,
@@ -45,6 +130,16 @@ std::optional<kcc::LaunchCost> kcc::launchCostOf(func::FuncOp func,
   if (func.isExternal())
     return std::nullopt;
   Block &entry = func.getBody().front();
+  // No products anywhere: a memory-bound kernel, weighed by its traffic.
+  if (!func->walk([](DotOp) { return WalkResult::interrupt(); })
+           .wasInterrupted()) {
+    std::optional<std::string> bytes = streamBytesOf(func, why);
+    if (!bytes)
+      return std::nullopt;
+    LaunchCost cost;
+    cost.streamBytes = *bytes;
+    return cost;
+  }
   scf::ForOp loop;
   for (auto l : entry.getOps<scf::ForOp>()) {
     if (!l->walk([](DotOp) {

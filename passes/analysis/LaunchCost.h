@@ -30,11 +30,18 @@ struct LaunchCost {
   double colBytes = 0;   // ... for the B operands and anything else
   double storeBytes = 0; // bytes stored after the loop
   double flopsScale = 1; // 8-bit operands 2, 32-bit 0.5, else 1
+  /// A kernel without products (softmax, layernorm: memory-bound): the
+  /// bytes one program's loads and stores touch, masked lanes included, as
+  /// C over the parameters (the loops' trip counts and the branches the
+  /// launch decides folded in); the launch weighs it with
+  /// kcc::rt::streamCycles. Empty for a product loop's cost above.
+  std::string streamBytes;
 };
 
 /// The cost description of `func` (tile IR), or none with `why` set: it
 /// needs one loop in its entry block with one product at its top level,
-/// whose trip count the host can compute.
+/// whose trip count the host can compute; or no product at all, and loops
+/// and branches the host can size (then `streamBytes`).
 std::optional<LaunchCost> launchCostOf(mlir::func::FuncOp func,
                                        std::string &why);
 

@@ -139,6 +139,20 @@ std::pair<std::string, int64_t> dispatchPick(int64_t rows, int64_t cols,
 }
 } // namespace
 
+TEST_CASE("dispatch: a memory-bound launch weighs its candidates' traffic") {
+  kcc::rt::MachineRates r;
+  r.dram = 2400;
+  r.launch = 4000;
+  // The same grid: the fewer bytes, the fewer clocks, linearly.
+  double small = kcc::rt::streamCycles(r, 1000, 8192);
+  double large = kcc::rt::streamCycles(r, 1000, 32768);
+  CHECK(small < large);
+  CHECK(large - r.launch == doctest::Approx(4 * (small - r.launch)));
+  // Nothing to move costs the launch alone.
+  CHECK(kcc::rt::streamCycles(r, 0, 8192) == r.launch);
+  CHECK(kcc::rt::streamCycles(r, 10, 0) == r.launch);
+}
+
 TEST_CASE("dispatch: the H200's measured decode products pick their fastest "
           "split") {
   // docs/gemm.md "Split-K", measured 2026-12-05 (kcc / cuBLAS): splitting

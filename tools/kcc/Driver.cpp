@@ -614,6 +614,7 @@ private:
         h.colBytes = cost->colBytes;
         h.storeBytes = cost->storeBytes;
         h.flopsScale = cost->flopsScale;
+        h.streamBytes = cost->streamBytes;
       }
       h.stages = std::max(1, cand.features.depth);
       d.candidates.push_back(std::move(h));

@@ -754,8 +754,12 @@ void Report::printText(llvm::raw_ostream &os) const {
       std::vector<std::string> values;
       for (int i : c.kept)
         values.push_back("(" + c.candidates[i].values + ")");
-      os << "  kept for the launch to choose by size (kcc::rt::launchCycles "
-            "over the target model's [throughput]): "
+      bool streaming = best.cost && !best.cost->streamBytes.empty();
+      os << "  kept for the launch to choose by size ("
+         << (streaming ? "kcc::rt::streamCycles: the bytes a program's loads "
+                         "and stores touch, masked lanes included,"
+                       : "kcc::rt::launchCycles")
+         << " over the target model's [throughput]): "
          << llvm::join(values, ", ") << "\n";
     } else {
       os << "  the launch runs it at every size: " << c.keptWhy << "\n";

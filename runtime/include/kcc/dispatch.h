@@ -115,6 +115,22 @@ inline double launchCycles(const TileWork &w, const MachineRates &r,
   return cycles;
 }
 
+/// The estimated clocks of a launch of a memory-bound kernel (no products):
+/// `ctas` programs that each load and store `bytes` (the compiler's count:
+/// every access's tile, masked lanes included, times the trips of the
+/// loops around it and the branches the launch decides). The model: the
+/// launch moves all of them at the device's DRAM rate. Masked lanes count
+/// because they take issue slots and memory transactions like the others,
+/// so among candidates of one grid the one that touches the fewest bytes
+/// wins: a row softmax takes the smallest block that holds its row, or,
+/// for rows longer than every block, the block that wastes the least of the
+/// last one.
+inline double streamCycles(const MachineRates &r, int64_t ctas, double bytes) {
+  if (ctas <= 0 || bytes <= 0)
+    return r.launch;
+  return static_cast<double>(ctas) * bytes / r.dram + r.launch;
+}
+
 /// The candidate name forced for every launch function that weighs
 /// candidates: KCC_VARIANT from the environment (read once per process), or
 /// what forceVariant() set. For measuring (the generated tuner, docs/gemm.md),
