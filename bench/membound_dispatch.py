@@ -19,29 +19,14 @@ and torch's. Results are checked against torch first.
 """
 import argparse
 import ctypes
-import statistics
 
 import torch
 import torch.nn.functional as F
 
+from run_membound import time_ms
+
 BLOCKS = (1024, 4096, 16384)
 DT = {"f32": torch.float32, "f16": torch.float16}
-
-
-def time_ms(fn, batches=9, reps=20):
-    for _ in range(3):
-        fn()
-    torch.cuda.synchronize()
-    start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-    samples = []
-    for _ in range(batches):
-        start.record()
-        for _ in range(reps):
-            fn()
-        stop.record()
-        stop.synchronize()
-        samples.append(start.elapsed_time(stop) / reps)
-    return statistics.median(samples)
 
 
 def fn(lib, name, layernorm):

@@ -41,7 +41,7 @@ struct TruncToFnuz : OpConversionPattern<arith::TruncFOp> {
     if (!(in.isF32() || in.isF16() || in.isBF16()))
       return rewriter.notifyMatchFailure(
           op, "kcc casts f32, f16 and bf16 to 8-bit floats");
-    Type f32 = rewriter.getF32Type(), i32 = rewriter.getI32Type();
+    Type i32 = rewriter.getI32Type();
     double largest =
         APFloat::getLargest(cast<FloatType>(f8).getFloatSemantics())
             .convertToDouble();
@@ -49,13 +49,10 @@ struct TruncToFnuz : OpConversionPattern<arith::TruncFOp> {
                                          rewriter.getF32FloatAttr(largest));
     Value lo = arith::ConstantOp::create(rewriter, loc,
                                          rewriter.getF32FloatAttr(-largest));
-    SmallVector<Value> xs = elementsOf(rewriter, loc, a.getIn());
-    for (Value &x : xs) {
-      if (!x.getType().isF32())
-        x = arith::ExtFOp::create(rewriter, loc, f32, x);
+    SmallVector<Value> xs = f32ElementsOf(rewriter, loc, a.getIn());
+    for (Value &x : xs)
       x = arith::MinimumFOp::create(
           rewriter, loc, arith::MaximumFOp::create(rewriter, loc, x, lo), hi);
-    }
     auto bytes4 = VectorType::get({4}, rewriter.getI8Type());
     Value old = LLVM::UndefOp::create(rewriter, loc, i32);
     bool e5 = isFloat8E5M2(f8);
@@ -97,12 +94,7 @@ struct ExtFromFnuz : OpConversionPattern<arith::ExtFOp> {
                    : ROCDL::CvtF32Fp8Op::create(rewriter, loc, f32, word,
                                                 /*byteSel=*/0)
                          .getResult();
-      // Exact: an FNUZ value is an f16 and a bf16 too.
-      if (out.isF16() || out.isBF16())
-        y = arith::TruncFOp::create(rewriter, loc, out, y);
-      else if (out.isF64())
-        y = arith::ExtFOp::create(rewriter, loc, out, y);
-      ys.push_back(y);
+      ys.push_back(fromFloat8Value(rewriter, loc, y, out));
     }
     replaceWithRegisters(rewriter, op, *getTypeConverter(), ys);
     return success();

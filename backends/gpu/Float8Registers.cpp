@@ -51,6 +51,27 @@ kcc::gpu::pairwise(OpBuilder &b, Location loc, ArrayRef<Value> xs,
   return out;
 }
 
+SmallVector<Value> kcc::gpu::f32ElementsOf(OpBuilder &b, Location loc,
+                                           Value v) {
+  SmallVector<Value> xs = elementsOf(b, loc, v);
+  for (Value &x : xs)
+    if (!x.getType().isF32())
+      x = arith::ExtFOp::create(b, loc, b.getF32Type(), x);
+  return xs;
+}
+
+Value kcc::gpu::fromFloat8Value(OpBuilder &b, Location loc, Value y, Type out) {
+  if (y.getType() == out)
+    return y;
+  if (!y.getType().isF32())
+    y = arith::ExtFOp::create(b, loc, b.getF32Type(), y);
+  if (out.isF32())
+    return y;
+  if (out.isF64())
+    return arith::ExtFOp::create(b, loc, out, y);
+  return arith::TruncFOp::create(b, loc, out, y);
+}
+
 namespace {
 
 /// An 8-bit float constant (a masked load's `other`, a splat) as its bytes.

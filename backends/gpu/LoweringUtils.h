@@ -336,6 +336,14 @@ void replaceWithRegisters(mlir::ConversionPatternRewriter &rewriter,
 llvm::SmallVector<mlir::Value>
 pairwise(mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<mlir::Value> xs,
          llvm::function_ref<mlir::Value(mlir::Value, mlir::Value)> convert);
+/// The elements of `v` (f16, bf16 or f32) widened to f32, which is exact: a
+/// cast to an 8-bit float then rounds once.
+llvm::SmallVector<mlir::Value> f32ElementsOf(mlir::OpBuilder &b,
+                                             mlir::Location loc, mlir::Value v);
+/// `y` (an f16 or f32 holding an 8-bit float's value) as `out` (f16, bf16,
+/// f32 or f64), through f32: exact, every 8-bit float being each of them.
+mlir::Value fromFloat8Value(mlir::OpBuilder &b, mlir::Location loc,
+                            mlir::Value y, mlir::Type out);
 /// 8-bit float constants (a masked load's `other`, a splat) as their bytes,
 /// and the casts to and from 8-bit floats illegal: each vendor's patterns
 /// lower those.

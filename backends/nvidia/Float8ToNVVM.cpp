@@ -37,12 +37,9 @@ struct TruncToFloat8 : OpConversionPattern<arith::TruncFOp> {
     if (!(in.isF32() || in.isF16() || in.isBF16()))
       return rewriter.notifyMatchFailure(
           op, "kcc casts f32, f16 and bf16 to 8-bit floats");
-    Type f32 = rewriter.getF32Type(), i8 = rewriter.getI8Type();
+    Type i8 = rewriter.getI8Type();
     MLIRContext *ctx = rewriter.getContext();
-    SmallVector<Value> xs = elementsOf(rewriter, loc, a.getIn());
-    for (Value &x : xs)
-      if (!x.getType().isF32())
-        x = arith::ExtFOp::create(rewriter, loc, f32, x);
+    SmallVector<Value> xs = f32ElementsOf(rewriter, loc, a.getIn());
     auto pair = VectorType::get({2}, i8);
     // `a` goes to the upper byte, element 1 of the <2 x i8>.
     SmallVector<Value> bytes =
@@ -78,16 +75,8 @@ struct ExtFromFloat8 : OpConversionPattern<arith::ExtFOp> {
               buildVector(rewriter, loc, {lo, hi}), rewriter.getBoolAttr(false),
               TypeAttr::get(f8));
         });
-    for (Value &y : ys) {
-      if (out.isF16())
-        continue;
-      y = arith::ExtFOp::create(rewriter, loc, rewriter.getF32Type(), y);
-      // Exact: an 8-bit float is a bf16 too.
-      if (out.isBF16())
-        y = arith::TruncFOp::create(rewriter, loc, out, y);
-      else if (out.isF64())
-        y = arith::ExtFOp::create(rewriter, loc, out, y);
-    }
+    for (Value &y : ys)
+      y = fromFloat8Value(rewriter, loc, y, out);
     replaceWithRegisters(rewriter, op, *getTypeConverter(), ys);
     return success();
   }
