@@ -154,8 +154,13 @@ bool writeDepfile(const Options &options,
     llvm::sys::fs::make_absolute(abs);
     return escapeForMake(abs);
   };
+  // The tuner (<stem>.kcc.tune.cpp) is written only where a launch function
+  // weighs candidates, which a build system cannot know before the compile
+  // to declare it: Ninja refuses a depfile naming an undeclared output, so
+  // it is a by-product, not a target.
   for (const std::string &out : written)
-    rule += (rule.empty() ? "" : " ") + absolute(out);
+    if (!StringRef(out).ends_with(".kcc.tune.cpp"))
+      rule += (rule.empty() ? "" : " ") + absolute(out);
   rule += ":";
   auto addDependency = [&](StringRef path) {
     rule += " \\\n  " + absolute(path);
