@@ -231,13 +231,16 @@ private:
         return {};
       }
       if (!floatFitsType(tv.f, t) && isFloat8Type(t)) {
-        bool e4m3 = mlir::isa<mlir::Float8E4M3FNType>(t);
-        error(tv.loc, std::string(std::isinf(tv.f) ? "f8e4m3 has no infinity"
-                                                   : "float literal is out "
-                                                     "of range for " +
-                                                         typeToString(t)) +
-                          " (its largest finite value is " +
-                          (e4m3 ? "448" : "57344") + ")");
+        // The format's own largest value (448, 240, 57344: integers), from
+        // APFloat.
+        std::string largest = std::to_string(static_cast<int64_t>(
+            llvm::APFloat::getLargest(
+                mlir::cast<mlir::FloatType>(t).getFloatSemantics())
+                .convertToDouble()));
+        error(tv.loc, (std::isinf(tv.f) ? typeToString(t) + " has no infinity"
+                                        : "float literal is out of range for " +
+                                              typeToString(t)) +
+                          " (its largest finite value is " + largest + ")");
         return {};
       }
       if (!floatFitsType(tv.f, t)) {
