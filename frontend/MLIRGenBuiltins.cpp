@@ -1075,13 +1075,19 @@ TV Gen::genCall(const Expr &e) {
     if (ta.getElementType() != tb.getElementType() && !float8) {
       bool either8 = isFloat8Type(ta.getElementType()) ||
                      isFloat8Type(tb.getElementType());
-      error(e.loc, "dot operands have different element types " +
-                       typeToString(ta.getElementType()) + " and " +
-                       typeToString(tb.getElementType()) +
-                       (either8 ? "; an 8-bit float multiplies an 8-bit float "
-                                  "(f8e4m3 or f8e5m2): cast the other operand "
-                                  "with cast(x, f8e4m3), or both to f16"
-                                : ""));
+      error(e.loc,
+            "dot operands have different element types " +
+                typeToString(ta.getElementType()) + " and " +
+                typeToString(tb.getElementType()) +
+                (either8 ? "; an 8-bit float multiplies an 8-bit float "
+                           "of its family (f8e4m3 or f8e5m2; "
+                           "f8e4m3fnuz or f8e5m2fnuz): cast the other "
+                           "operand with cast(x, " +
+                               typeToString(isFloat8Type(ta.getElementType())
+                                                ? ta.getElementType()
+                                                : tb.getElementType()) +
+                               "), or both to f16"
+                         : ""));
       return TV::poison();
     }
     if (ta.getDimSize(1) != tb.getDimSize(0)) {
