@@ -38,6 +38,19 @@ void operandLoads(Value v, llvm::SmallPtrSetImpl<Operation *> &out,
     operandLoads(def->getOperand(0), out, depth + 1);
 }
 
+/// `loop`'s trip count as C over the parameters, unparenthesized
+/// ("((ub) - (lb) + step - 1) / step"), or none when a bound is not computed
+/// from integer parameters and constants or the step is not a positive
+/// constant.
+std::optional<std::string> tripsOf(scf::ForOp loop, ArrayAttr names) {
+  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+  std::string lb = kcc::hostExpr(loop.getLowerBound(), names);
+  std::string ub = kcc::hostExpr(loop.getUpperBound(), names);
+  if (!step || *step <= 0 || lb.empty() || ub.empty())
+    return std::nullopt;
+  return llvm::formatv("(({1}) - ({0}) + {2} - 1) / {2}", lb, ub, *step).str();
+}
+
 /// The bytes one program of `func` (no products) loads and stores, as C over
 /// its parameters: each access's tile (masked lanes included: they take the
 /// issue slots of the others) times the trip counts of the loops around it
@@ -67,19 +80,13 @@ std::optional<std::string> streamBytesOf(func::FuncOp func, std::string &why) {
         continue;
       }
       if (auto loop = dyn_cast<scf::ForOp>(op)) {
-        std::optional<int64_t> step = getConstantIntValue(loop.getStep());
-        std::string lb = kcc::hostExpr(loop.getLowerBound(), names);
-        std::string ub = kcc::hostExpr(loop.getUpperBound(), names);
-        if (!step || *step <= 0 || lb.empty() || ub.empty()) {
+        std::optional<std::string> count = tripsOf(loop, names);
+        if (!count) {
           why = "a loop's trip count is not computed from integer parameters "
                 "and constants alone";
           return false;
         }
-        std::string trips =
-            llvm::formatv("std::max<int64_t>(0, (({1}) - ({0}) + {2} - 1) / "
-                          "{2})",
-                          lb, ub, *step)
-                .str();
+        std::string trips = "std::max<int64_t>(0, " + *count + ")";
         if (!visit(*loop.getBody(), times + " * " + trips))
           return false;
         continue;
@@ -209,17 +216,14 @@ std::optional<kcc::LaunchCost> kcc::launchCostOf(func::FuncOp func,
     else
       cost.colBytes += bytes;
   });
-  std::optional<int64_t> step = getConstantIntValue(loop.getStep());
   auto names = func->getAttrOfType<ArrayAttr>(KccDialect::kArgNamesAttr);
-  std::string lb = hostExpr(loop.getLowerBound(), names);
-  std::string ub = hostExpr(loop.getUpperBound(), names);
-  if (!step || *step <= 0 || lb.empty() || ub.empty()) {
+  std::optional<std::string> count = tripsOf(loop, names);
+  if (!count) {
     why = "its product loop's trip count is not computed from integer "
           "parameters and constants alone";
     return std::nullopt;
   }
-  cost.trips =
-      llvm::formatv("((({1}) - ({0}) + {2} - 1) / {2})", lb, ub, *step).str();
+  cost.trips = "(" + *count + ")";
   // What the epilogue writes, and the output's sizes (the first 2-D
   // store_tile's tensor) for the rows and columns a tile covers.
   for (Operation &op :
