@@ -35,6 +35,7 @@
 
 #include "ir/Dialect.h"
 #include "passes/analysis/MmaOperands.h"
+#include "passes/transforms/KernelBuilds.h"
 #include "targets/TargetModel.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -197,7 +198,7 @@ void foldElseBuild(ModuleOp module, VariantCandidate &cand) {
     // By name: it is a version of the masks' build (`__ragged`, of equal
     // traffic) where there is one.
     if (!of || !guard || !guard.getAs<StringAttr>("guard") ||
-        other.getSymName() != cand.symbol + "__else")
+        other.getSymName() != cand.symbol + kElseBuildSuffix.str())
       continue;
     std::string why;
     std::optional<LaunchCost> otherCost = launchCostOf(other, why);

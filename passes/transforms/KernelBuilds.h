@@ -65,6 +65,10 @@ inline std::string droppableBuildOf(mlir::Location loc) {
   return symbol;
 }
 
+/// The suffix of the build kcc-version-launch-branches makes for the else
+/// branch of a kernel's launch-decided `if` (`<kernel>__else`).
+inline constexpr llvm::StringLiteral kElseBuildSuffix = "__else";
+
 /// A copy of kernel `func` named <name><suffix>, placed after it, whose
 /// attribute `ofAttr` names `func`. Launched by its kernel's launch only, it
 /// is no candidate of a variant group unless `ranked` (a persistent build is

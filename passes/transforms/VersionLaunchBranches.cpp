@@ -151,10 +151,10 @@ struct VersionLaunchBranches
       if (branch) {
         auto guard = branch->getAttrOfType<DictionaryAttr>(
             kcc::KccDialect::kLaunchGuardAttr);
-        FailureOr<func::FuncOp> copy =
-            kcc::cloneBuild(func, "__else", kcc::KccDialect::kVersionOfAttr,
-                            "a build for the else branch of its `if` at " +
-                                guard.getAs<StringAttr>("at").getValue());
+        FailureOr<func::FuncOp> copy = kcc::cloneBuild(
+            func, kcc::kElseBuildSuffix, kcc::KccDialect::kVersionOfAttr,
+            "a build for the else branch of its `if` at " +
+                guard.getAs<StringAttr>("at").getValue());
         if (failed(copy))
           return signalPassFailure();
         (*copy)->setAttr(kcc::KccDialect::kVersionGuardAttr, guard);
