@@ -172,6 +172,11 @@ struct Kernel {
   bool hasGroup = false;
   llvm::SMLoc groupLoc;
   ExprPtr group;
+  /// stages(S): the K loops' pipeline depth (shared stages) for this
+  /// kernel, over kcc --pipeline-stages; S as written, like group's N.
+  bool hasStages = false;
+  llvm::SMLoc stagesLoc;
+  ExprPtr stages;
   std::vector<SpecializeClause> specializations;
   /// require(cond): launch preconditions the stubs check (`requireText` as
   /// written, for messages).

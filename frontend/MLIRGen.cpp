@@ -187,6 +187,20 @@ void Gen::run() {
   }
   if (ok && k.hasGroup)
     ok = genProgramGrid(func);
+  if (ok && k.hasStages) {
+    std::optional<int64_t> n = clauseConstant(k, k.stages, spec);
+    if (!n || *n < 2 || *n > 8) {
+      error(k.stages->loc,
+            "pipeline depth must be an integer from 2 to 8, but '" +
+                k.stages->name + "' is " +
+                (n ? std::to_string(*n) : "not an integer") +
+                " in this specialization; give it a value from 2 to 8");
+      ok = false;
+    } else {
+      func->setAttr(kcc::KccDialect::kPipelineStagesAttr,
+                    b.getI32IntegerAttr(int32_t(*n)));
+    }
+  }
   if (ok)
     genBlock(k.body, /*newScope=*/true);
   b.setInsertionPointToEnd(entry);
@@ -236,7 +250,7 @@ static void foldAddIntoAccumulator(mlir::func::FuncOp func) {
 }
 
 bool Gen::genProgramGrid(mlir::func::FuncOp func) {
-  std::optional<int64_t> n = groupSize(k, spec);
+  std::optional<int64_t> n = clauseConstant(k, k.group, spec);
   if (!n || *n < 1 || *n > INT32_MAX) {
     error(k.group->loc, "group size must be a positive i32, but '" +
                             k.group->name + "' is " +

@@ -470,6 +470,26 @@ std::unique_ptr<Kernel> Parser::parseKernel() {
         return nullptr;
       if (!expect(Tok::RParen, "to close 'group(' (it takes one value)"))
         return nullptr;
+    } else if (tok.text == "stages") {
+      // Sema checks that S is a constant from 2 to 8.
+      if (kernel->hasStages)
+        errorHere("kernel '" + kernel->name +
+                  "' has more than one stages clause; keep one stages(S)");
+      kernel->hasStages = true;
+      kernel->stagesLoc = tok.loc();
+      advance();
+      if (!expect(Tok::LParen, "after 'stages' (write stages(4))"))
+        return nullptr;
+      if (tok.is(Tok::RParen)) {
+        errorHere("stages takes the pipeline's depth in shared stages, e.g. "
+                  "stages(4)");
+        return nullptr;
+      }
+      kernel->stages = parseExpr();
+      if (!kernel->stages)
+        return nullptr;
+      if (!expect(Tok::RParen, "to close 'stages(' (it takes one value)"))
+        return nullptr;
     } else if (tok.text == "require") {
       advance();
       if (!expect(Tok::LParen, "after 'require' (write require(n % 8 == 0))"))
@@ -512,8 +532,8 @@ std::unique_ptr<Kernel> Parser::parseKernel() {
       kernel->specializations.push_back(std::move(clause));
     } else {
       errorHere("unknown kernel clause '" + tok.text +
-                "'; expected grid(...), group(...), require(...), "
-                "specialize(...) or '{'");
+                "'; expected grid(...), group(...), stages(...), "
+                "require(...), specialize(...) or '{'");
       return nullptr;
     }
   }

@@ -361,9 +361,78 @@ mlir::Type kcc::frontend::resolveType(const TypeRef &ref, const Kernel &kernel,
   return {};
 }
 
+/// What a clause taking one constant (group(N), stages(S)) accepts: an
+/// integer literal in [lo, hi] or an integer constant parameter's name
+/// (whose value clauseConstant() gives per specialization, to be range
+/// checked there). `noun` names the value in messages ("group size"),
+/// `range` the accepted values ("a positive i32"), `example` the clause.
+struct ClauseConstant {
+  const char *noun, *range, *example;
+  int64_t lo, hi;
+};
+static constexpr ClauseConstant kGroupSize{"group size", "a positive i32",
+                                           "group(8)", 1, INT32_MAX};
+static constexpr ClauseConstant kStages{
+    "pipeline depth", "an integer from 2 to 8", "stages(4)", 2, 8};
+
+static bool checkClauseConstant(const Kernel &k, const ExprPtr &value,
+                                const ClauseConstant &c, Diagnostics &diags) {
+  if (!value)
+    return false; // a syntax error, reported
+  const Expr &e = *value;
+  std::string hint =
+      std::string("; write ") +
+      (c.lo == 1 ? "a positive integer literal"
+                 : "an integer literal from " + std::to_string(c.lo) + " to " +
+                       std::to_string(c.hi)) +
+      " or an integer constant parameter, e.g. " + c.example;
+  std::string must = std::string(c.noun) + " must be " + c.range + ", got ";
+  if (e.kind == ExprKind::IntLit) {
+    if (e.intTooLarge || int64_t(e.intValue) < c.lo ||
+        int64_t(e.intValue) > c.hi) {
+      diags.error(e.loc, must +
+                             (e.intTooLarge ? std::string("a literal past 2^63")
+                                            : std::to_string(e.intValue)) +
+                             hint);
+      return false;
+    }
+    return true;
+  }
+  if (e.kind == ExprKind::Unary && e.unOp == UnOp::Neg && e.lhs &&
+      e.lhs->kind == ExprKind::IntLit) {
+    diags.error(e.loc, must + "-" + std::to_string(e.lhs->intValue) + hint);
+    return false;
+  }
+  if (e.kind == ExprKind::Ident) {
+    for (const ConstParam &cp : k.constParams)
+      if (cp.name == e.name) {
+        if (cp.kindName == "i32" || cp.kindName == "i64")
+          return true;
+        diags.error(e.loc, std::string(c.noun) + " must be an integer, but '" +
+                               e.name + "' is a " + cp.kindName + " constant" +
+                               hint);
+        return false;
+      }
+    bool isParam = llvm::any_of(
+        k.params, [&](const Param &p) { return p.name == e.name; });
+    diags.error(e.loc, std::string(c.noun) +
+                           " must be a compile-time constant, but '" + e.name +
+                           "' is " +
+                           (isParam ? "a kernel parameter (known only at "
+                                      "launch)"
+                                    : "not a constant parameter") +
+                           hint);
+    return false;
+  }
+  diags.error(e.loc, std::string(c.noun) +
+                         " must be a literal or a constant parameter's name, "
+                         "not an expression" +
+                         hint);
+  return false;
+}
+
 /// The form of a group(N) clause: a 2-D grid (or a 3-D one, whose third
-/// axis, a batch, keeps its order), N an integer literal >= 1 or an integer
-/// constant parameter (whose value groupSize() checks per specialization).
+/// axis, a batch, keeps its order), N as checkClauseConstant takes it.
 static bool checkGroup(const Kernel &k, Diagnostics &diags) {
   bool ok = true;
   // A grid of 0 or more than 3 expressions is an error of its own.
@@ -377,58 +446,15 @@ static bool checkGroup(const Kernel &k, Diagnostics &diags) {
                     "remove group");
     ok = false;
   }
-  if (!k.group)
-    return false; // a syntax error, reported
-  const Expr &e = *k.group;
-  const char *hint = "; write a positive integer literal or an integer "
-                     "constant parameter, e.g. group(8)";
-  if (e.kind == ExprKind::IntLit) {
-    if (e.intTooLarge || e.intValue < 1 || e.intValue > INT32_MAX) {
-      diags.error(e.loc,
-                  "group size must be a positive i32, got " +
-                      std::string(e.intTooLarge ? "a literal past 2^63"
-                                                : std::to_string(e.intValue)) +
-                      hint);
-      return false;
-    }
-    return ok;
-  }
-  if (e.kind == ExprKind::Unary && e.unOp == UnOp::Neg && e.lhs &&
-      e.lhs->kind == ExprKind::IntLit) {
-    diags.error(e.loc, "group size must be a positive i32, got -" +
-                           std::to_string(e.lhs->intValue) + hint);
-    return false;
-  }
-  if (e.kind == ExprKind::Ident) {
-    for (const ConstParam &cp : k.constParams)
-      if (cp.name == e.name) {
-        if (cp.kindName == "i32" || cp.kindName == "i64")
-          return ok;
-        diags.error(e.loc, "group size must be an integer, but '" + e.name +
-                               "' is a " + cp.kindName + " constant" + hint);
-        return false;
-      }
-    bool isParam = llvm::any_of(
-        k.params, [&](const Param &p) { return p.name == e.name; });
-    diags.error(e.loc, "group size must be a compile-time constant, but '" +
-                           e.name + "' is " +
-                           (isParam ? "a kernel parameter (known only at "
-                                      "launch)"
-                                    : "not a constant parameter") +
-                           hint);
-    return false;
-  }
-  diags.error(e.loc, Twine("group size must be a literal or a constant "
-                           "parameter's name, not an expression") +
-                         hint);
-  return false;
+  return checkClauseConstant(k, k.group, kGroupSize, diags) && ok;
 }
 
-std::optional<int64_t> kcc::frontend::groupSize(const Kernel &kernel,
-                                                const Specialization &spec) {
-  if (!kernel.group)
+std::optional<int64_t>
+kcc::frontend::clauseConstant(const Kernel &kernel, const ExprPtr &value,
+                              const Specialization &spec) {
+  if (!value)
     return std::nullopt;
-  const Expr &e = *kernel.group;
+  const Expr &e = *value;
   if (e.kind == ExprKind::IntLit)
     return int64_t(e.intValue);
   for (size_t i = 0; i < kernel.constParams.size(); ++i)
@@ -576,6 +602,8 @@ static bool checkSignature(const Kernel &k, mlir::MLIRContext &ctx,
   }
   if (k.hasGroup)
     ok &= checkGroup(k, diags);
+  if (k.hasStages)
+    ok &= checkClauseConstant(k, k.stages, kStages, diags);
   return ok;
 }
 

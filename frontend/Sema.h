@@ -113,11 +113,13 @@ mlir::Type resolveType(const TypeRef &ref, const Kernel &kernel,
                        const Specialization &spec, mlir::MLIRContext &ctx,
                        Diagnostics &diags);
 
-/// N of a kernel's group(N) clause in one specialization (not range
-/// checked: a constant parameter may be < 1 there), or nullopt if it has
-/// none. checkModule has checked the clause's form.
-std::optional<int64_t> groupSize(const Kernel &kernel,
-                                 const Specialization &spec);
+/// The value of a clause's constant (group(N)'s N, stages(S)'s S) in one
+/// specialization (not range checked: a constant parameter may be out of
+/// range there), or nullopt if there is none. checkModule has checked the
+/// clause's form.
+std::optional<int64_t> clauseConstant(const Kernel &kernel,
+                                      const ExprPtr &value,
+                                      const Specialization &spec);
 
 /// Converts a kernel's grid clause to three C expressions for one
 /// specialization. Returns false (after reporting) on error.

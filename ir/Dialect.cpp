@@ -378,6 +378,15 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
                                  << " (CTAs per cluster) must be an integer "
                                     "from 2 to 8, on a function";
   }
+  if (name == kPipelineStagesAttr) {
+    auto n = dyn_cast<IntegerAttr>(attr.getValue());
+    return n && n.getInt() >= 2 && n.getInt() <= 8 &&
+                   isa<FunctionOpInterface>(op)
+               ? success()
+               : op->emitError() << kPipelineStagesAttr
+                                 << " (shared stages) must be an integer "
+                                    "from 2 to 8, on a function";
+  }
   if (name == kPersistentAttr) {
     auto n = dyn_cast<IntegerAttr>(attr.getValue());
     return n && n.getInt() > 0 ? success()

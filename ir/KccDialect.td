@@ -198,6 +198,11 @@ def Kcc_Dialect : Dialect {
     // kernel nvvm.cluster_dim (PTX .reqnctapercluster: a plain launch runs
     // it as clusters). Where nothing is multicast the attribute is dropped.
     static constexpr ::llvm::StringLiteral kClusterAttr = "kcc.cluster";
+    // On a kernel with a stages(S) clause: i32 S, the shared stages of its
+    // K loops' pipelines (TMA and cp.async), over the passes' `stages`
+    // option (kcc --pipeline-stages). A tunable S makes the depth one of
+    // the candidates the launch weighs.
+    static constexpr ::llvm::StringLiteral kPipelineStagesAttr = "kcc.pipeline_stages";
     // Why a kernel asked to run as clusters does not (shown by --report).
     static constexpr ::llvm::StringLiteral kClusterRefusedAttr = "kcc.cluster_refused";
     // On the persistent build of a kernel (kcc --persistent compiles both):

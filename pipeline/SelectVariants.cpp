@@ -54,8 +54,11 @@ using namespace kcc::pipeline;
 
 std::string VariantFeatures::str() const {
   std::string pipelines =
-      stages ? llvm::formatv("{0}-stage pipelines", stages).str()
-             : std::string("no pipeline");
+      !stages ? std::string("no pipeline")
+      : depth > stages
+          ? llvm::formatv("{0}-stage pipelines (ranked as {1})", depth, stages)
+                .str()
+          : llvm::formatv("{0}-stage pipelines", stages).str();
   if (!productArea)
     return llvm::formatv("no products, {0} warp(s), {1} overlap(s) refused, "
                          "{2}",
@@ -215,6 +218,27 @@ void foldElseBuild(ModuleOp module, VariantCandidate &cand) {
   }
 }
 
+/// The S of `func`'s stages(S) clause, if it has one.
+std::optional<int> pipelineStagesOf(func::FuncOp func) {
+  auto s =
+      func ? func->getAttrOfType<IntegerAttr>(KccDialect::kPipelineStagesAttr)
+           : IntegerAttr();
+  return s ? std::optional<int>(int(s.getInt())) : std::nullopt;
+}
+
+/// Whether `a` and `b` are specializations of one kernel whose constants
+/// differ in one value only.
+bool sameButOne(func::FuncOp a, func::FuncOp b) {
+  auto sa = a->getAttrOfType<DictionaryAttr>(KccDialect::kSpecializationAttr);
+  auto sb = b->getAttrOfType<DictionaryAttr>(KccDialect::kSpecializationAttr);
+  if (!sa || !sb || sa.size() != sb.size())
+    return false;
+  int differ = 0;
+  for (NamedAttribute v : sa)
+    differ += sb.get(v.getName()) != v.getValue();
+  return differ == 1;
+}
+
 /// Erases the functions `drop` names and their builds (an else-branch
 /// build's own persistent and fallback builds too).
 void eraseFunctions(ModuleOp module, llvm::StringSet<> drop) {
@@ -317,6 +341,29 @@ kcc::pipeline::selectVariants(ModuleOp module, const TargetModel &target,
       }
       compiled[cand.symbol] = cand;
     }
+
+  // A stages(S) candidate whose pipelines came out no deeper than a
+  // shallower S's of the same other values (the deeper stages did not fit)
+  // is the same kernel: pruned, so the launch does not weigh it twice.
+  for (VariantChoice &c : choices)
+    for (VariantCandidate &deep : c.candidates)
+      for (const VariantCandidate &shallow : c.candidates) {
+        if (!deep.legal || !shallow.legal || &deep == &shallow)
+          continue;
+        func::FuncOp d = funcs.lookup(deep.symbol),
+                     s = funcs.lookup(shallow.symbol);
+        std::optional<int> ds = pipelineStagesOf(d), ss = pipelineStagesOf(s);
+        if (!ds || !ss || *ds <= *ss ||
+            deep.features.depth > shallow.features.depth || !sameButOne(d, s))
+          continue;
+        deep.legal = false;
+        deep.refusal = llvm::formatv(
+            "its stages({0}) pipelines are {1} deep, as with stages({2}) "
+            "({3}): deeper stages do not fit the shared memory",
+            *ds, deep.features.depth, *ss, shallow.values);
+        compiled[deep.symbol].legal = false;
+        break;
+      }
 
   // Rank; lower the best until one passes; keep it and the named.
   llvm::StringSet<> keepSymbols;

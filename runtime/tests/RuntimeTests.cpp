@@ -73,9 +73,9 @@ MachineRates h200Rates() {
   MachineRates r;
   r.flops = 4096;
   r.smem = 128;
-  r.l2 = 64;
+  r.l2 = 96;
   r.dram = 2400;
-  r.latency = 1000;
+  r.latency = 1400;
   r.launch = 4000;
   return r;
 }
@@ -83,8 +83,9 @@ constexpr int64_t kH200Processors = 132;
 
 /// A bf16 GEMM tile of bm x bn with a k step of 64, as the compiler
 /// describes it: each 64-row warpgroup reads its rows and all the columns
-/// from shared memory; a 4-stage pipeline.
-TileWork bf16Tile(double bm, double bn) {
+/// from shared memory; a `stages`-deep pipeline (stages(3) plus the product
+/// in flight: 4).
+TileWork bf16Tile(double bm, double bn, double stages = 4) {
   TileWork w;
   w.tileM = bm;
   w.tileN = bn;
@@ -93,7 +94,7 @@ TileWork bf16Tile(double bm, double bn) {
   w.rowBytes = bm * 64 * 2;
   w.colBytes = bn * 64 * 2;
   w.storeBytes = bm * bn * 2;
-  w.stages = 4;
+  w.stages = stages;
   return w;
 }
 
@@ -111,28 +112,40 @@ double gemmCycles(double bm, double bn, int64_t rows, int64_t cols, int64_t k) {
 } // namespace
 
 namespace {
-/// The dispatching launch's choice among the six bf16 tiles of
+/// The dispatching launch's choice among the bf16 tiles of
 /// bench/gemm/gemm_auto.kc (BM 64/128 x BN 64/128/256) for a rows x cols x
 /// k product: each tile with splitKSlices's slices (128 x 256 included),
-/// the least launchCycles wins, as the generated stub weighs them.
+/// the least launchCycles wins, as the generated stub weighs them. With
+/// `deep`, each tile also as its stages(6) build, as deep as its shared
+/// memory allows (the depths kcc compiled on sm_90a; 128 x 256 has none):
+/// the pick is then "BMxBN@depth".
 std::pair<std::string, int64_t> dispatchPick(int64_t rows, int64_t cols,
-                                             int64_t k) {
+                                             int64_t k, bool deep = false) {
   std::pair<std::string, int64_t> pick;
   double best = -1;
   for (double bm : {128.0, 64.0})
     for (double bn : {256.0, 128.0, 64.0}) {
-      int64_t ctas = ((rows + int64_t(bm) - 1) / int64_t(bm)) *
-                     ((cols + int64_t(bn) - 1) / int64_t(bn));
-      int64_t trips = (k + 63) / 64;
-      double store = bm * bn * 4 / ((bm + bn) * 64 * 2);
-      int64_t slices =
-          kcc::rt::splitKSlices(ctas, trips, kH200Processors, store);
-      double cost = launchCycles(bf16Tile(bm, bn), h200Rates(), ctas, trips,
-                                 rows, cols, slices, kH200Processors);
-      if (best < 0 || cost < best) {
-        best = cost;
-        pick = {std::to_string(int(bm)) + "x" + std::to_string(int(bn)),
-                slices};
+      double deepest = bm == 128 && bn == 256   ? 4
+                       : bm == 128 && bn == 128 ? 6
+                       : bm == 64 && bn == 256  ? 5
+                                                : 7;
+      for (double stages : {4.0, deepest}) {
+        if (stages != 4 && !deep)
+          continue;
+        int64_t ctas = ((rows + int64_t(bm) - 1) / int64_t(bm)) *
+                       ((cols + int64_t(bn) - 1) / int64_t(bn));
+        int64_t trips = (k + 63) / 64;
+        double store = bm * bn * 4 / ((bm + bn) * 64 * 2);
+        int64_t slices =
+            kcc::rt::splitKSlices(ctas, trips, kH200Processors, store);
+        double cost = launchCycles(bf16Tile(bm, bn, stages), h200Rates(), ctas,
+                                   trips, rows, cols, slices, kH200Processors);
+        if (best < 0 || cost < best) {
+          best = cost;
+          pick = {std::to_string(int(bm)) + "x" + std::to_string(int(bn)) +
+                      (deep ? "@" + std::to_string(int(stages)) : ""),
+                  slices};
+        }
       }
     }
   return pick;
@@ -163,8 +176,6 @@ TEST_CASE("dispatch: the H200's measured decode products pick their fastest "
   // in 4 slices, 0.44 unsplit).
   CHECK(dispatchPick(128, 4096, 4096) ==
         std::pair<std::string, int64_t>{"64x64", 1});
-  CHECK(dispatchPick(64, 4096, 4096) ==
-        std::pair<std::string, int64_t>{"64x64", 1});
   CHECK(dispatchPick(256, 4096, 4096) ==
         std::pair<std::string, int64_t>{"128x64", 1});
   CHECK(dispatchPick(64, 8192, 8192) ==
@@ -175,6 +186,20 @@ TEST_CASE("dispatch: the H200's measured decode products pick their fastest "
         std::pair<std::string, int64_t>{"64x128", 4});
   CHECK(dispatchPick(256, 4096, 14336) ==
         std::pair<std::string, int64_t>{"128x128", 2});
+}
+
+TEST_CASE("dispatch: with two pipeline depths, decode takes the deep "
+          "builds and prefill keeps the wide tile") {
+  // docs/gemm.md "Pipeline depth chosen at launch": the generated tuner's
+  // times of the eleven candidates on the H200 (2026-12-05), each pick
+  // below the fastest candidate or within 3 % of it.
+  using Pick = std::pair<std::string, int64_t>;
+  CHECK(dispatchPick(16, 4096, 4096, true) == Pick{"64x64@7", 1});
+  CHECK(dispatchPick(64, 4096, 4096, true) == Pick{"64x64@7", 1});
+  CHECK(dispatchPick(1, 4096, 14336, true).first == "64x128@7");
+  CHECK(dispatchPick(16, 8192, 8192, true).first == "64x128@7");
+  CHECK(dispatchPick(4096, 4096, 4096, true) == Pick{"128x256@4", 1});
+  CHECK(dispatchPick(8192, 8192, 8192, true) == Pick{"128x256@4", 1});
 }
 
 TEST_CASE("launchCycles: nothing to run costs nothing") {

@@ -179,8 +179,8 @@ static cl::opt<unsigned> dispatchVariants(
              "to N candidates per target (the best ranked on the same "
              "tensor-core path) and let the launch run the one its sizes "
              "favour (runtime/include/kcc/dispatch.h); 1 keeps the "
-             "compiler's choice alone (default: 6)"),
-    cl::init(6), cl::cat(kccCategory));
+             "compiler's choice alone (default: 12)"),
+    cl::init(12), cl::cat(kccCategory));
 static cl::list<std::string> tuningDbs(
     "tuning-db",
     cl::desc("A tuning database the generated tuner (<stem>.tune.cpp) wrote: "

@@ -53,7 +53,7 @@ struct Options {
   bool versionBranches = true; // a build per branch of a launch-decided if
   // Tunable groups: candidates kept per target for the launch to choose
   // among by size (1: the compiler's choice alone).
-  unsigned dispatchVariants = 6;
+  unsigned dispatchVariants = 12;
   // --unproven-coverage: a tensor whose coverage isl cannot prove is an
   // error (true) or a warning.
   bool unprovenCoverageIsError = true;

@@ -22,6 +22,15 @@ namespace kcc::pipelining {
 
 mlir::Value constI32(mlir::OpBuilder &b, mlir::Location loc, int64_t v);
 
+/// The shared stages `func`'s K loops get: its stages(S) clause
+/// (kcc.pipeline_stages) where it has one, else the pass's `option`.
+inline int64_t stagesOf(mlir::func::FuncOp func, unsigned option) {
+  if (auto s = func->getAttrOfType<mlir::IntegerAttr>(
+          KccDialect::kPipelineStagesAttr))
+    return s.getInt();
+  return option;
+}
+
 /// The iterations of a loop from `lb` to `ub` by the positive `step`:
 /// max(0, ceil((ub - lb) / step)), in i32.
 mlir::Value tripCount(mlir::OpBuilder &b, mlir::Location loc, mlir::Value lb,

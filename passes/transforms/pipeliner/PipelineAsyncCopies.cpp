@@ -280,7 +280,7 @@ void PipelineAsyncCopies::pipelineLoop(func::FuncOp func, scf::ForOp loop,
       bytes += stageType(load, d).getStageBytes() * d + 128;
     return bytes;
   };
-  int64_t depth = std::max<unsigned>(2, stages);
+  int64_t depth = std::max<int64_t>(2, stagesOf(func, stages));
   while (depth > 2 && cost(depth) > budget)
     --depth;
   // A gather loop is memory-bound: a second program per multiprocessor

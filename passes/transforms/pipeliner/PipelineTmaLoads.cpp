@@ -151,7 +151,7 @@ void PipelineTmaLoads::pipelineLoop(
   int64_t lag = llvm::any_of(loads, [](auto &entry) {
     return entry.first->hasAttr(kcc::KccDialect::kMmaOperandAttr);
   });
-  int64_t depth = stages + lag;
+  int64_t depth = stagesOf(func, stages) + lag;
   // A streaming loop (its tiles are read by threads, not tensor cores: a
   // reduction or GEMV walking its rows) has nothing to overlap but memory:
   // enough stages to keep `stream-bytes` in flight per CTA, which covers
@@ -162,7 +162,9 @@ void PipelineTmaLoads::pipelineLoop(
   // some (layernorm_tma's 1 KiB rows fell from 69% to 32% of copy
   // bandwidth on an H100 at 8 stages).
   constexpr int64_t kMinStreamStageBytes = 4096;
-  if (!lag && streamBytes) {
+  // A kernel's stages(S) is the user's depth, not a floor.
+  if (!lag && streamBytes &&
+      !func->hasAttr(kcc::KccDialect::kPipelineStagesAttr)) {
     int64_t stageBytes = 0;
     for (auto [load, map] : loads) {
       auto type = cast<kcc::TensorMapType>(map.getType());
