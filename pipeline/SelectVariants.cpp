@@ -361,6 +361,7 @@ kcc::pipeline::selectVariants(ModuleOp module, const TargetModel &target,
             "its stages({0}) pipelines are {1} deep, as with stages({2}) "
             "({3}): deeper stages do not fit the shared memory",
             *ds, deep.features.depth, *ss, shallow.values);
+        deep.sameAs = shallow.symbol;
         compiled[deep.symbol].legal = false;
         break;
       }

@@ -71,6 +71,9 @@ struct VariantCandidate {
   std::string refusal; // first error, "file:line:col: message"
   std::optional<mlir::Location> refusalLoc; // ... and its parts
   std::string refusalMessage;
+  /// Pruned as the same kernel as this candidate (a stages(S) build whose
+  /// pipelines came out no deeper than a smaller S's): not a rule's refusal.
+  std::string sameAs;
   VariantFeatures features;
   /// What the launch weighs to choose among the kept candidates (none: the
   /// kernel has no product loop the host can size; `costWhy` says why).

@@ -349,24 +349,31 @@ public:
     std::vector<nvidia::FatbinImage> images;
     std::vector<amd::BundleImage> amdImages;
     // Each target's MLIR pipelines run here in turn (one MLIRContext); its
-    // LLVM half (optimization, code generation, ptxas or ld.lld) runs on a
-    // thread of its own, and the results are taken in target order.
+    // LLVM half (optimization, code generation, ptxas or ld.lld) starts on
+    // a thread of its own as soon as they are done, beside the next
+    // target's MLIR pipelines, and the results are taken in target order.
     std::vector<std::unique_ptr<BackendJob>> jobs;
-    for (const TargetModel *target : options.targets) {
-      mlir::TimingScope scope = timing.nest(target->name);
-      std::unique_ptr<BackendJob> job;
-      if (!compileForTarget(target->vendor == Vendor::NVIDIA ? nvIR : *tileIR,
-                            *target, job, scope))
-        return false;
-      if (job)
-        jobs.push_back(std::move(job));
-    }
     {
-      mlir::TimingScope scope = timing.nest("LLVM backends (in parallel)");
+      mlir::TimingScope backends = timing.nest(
+          "LLVM backends (in parallel, from the first target's MLIR on)");
       llvm::DefaultThreadPool pool(llvm::hardware_concurrency(options.jobs));
-      for (std::unique_ptr<BackendJob> &job : jobs)
-        pool.async([&, j = job.get()] { runBackend(*j, scope); });
+      bool ok = true;
+      for (const TargetModel *target : options.targets) {
+        mlir::TimingScope scope = timing.nest(target->name);
+        std::unique_ptr<BackendJob> job;
+        if (!compileForTarget(target->vendor == Vendor::NVIDIA ? nvIR : *tileIR,
+                              *target, job, scope)) {
+          ok = false;
+          break;
+        }
+        if (job) {
+          pool.async([&, j = job.get()] { runBackend(*j, backends); });
+          jobs.push_back(std::move(job));
+        }
+      }
       pool.wait();
+      if (!ok)
+        return false;
     }
     for (std::unique_ptr<BackendJob> &job : jobs)
       if (!finishBackend(*job, images, amdImages))
