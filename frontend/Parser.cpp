@@ -119,6 +119,34 @@ private:
     diags.error(tok.loc(), msg);
   }
   /// Reports "expected X ..." at the current token. Returns false.
+  /// A clause of one value, `name(value)` (group(N), stages(S)), at the
+  /// current token: sets `has`, `loc` and `value`; a second such clause is
+  /// an error (parsing goes on). `letter` and `example` spell the hints,
+  /// `what` the value. False after reporting a syntax error.
+  bool parseOneValueClause(Kernel &kernel, bool &has, SMLoc &loc,
+                           ExprPtr &value, StringRef letter, StringRef example,
+                           StringRef what) {
+    std::string name = tok.text.str();
+    if (has)
+      errorHere("kernel '" + kernel.name + "' has more than one " + name +
+                " clause; keep one " + name + "(" + letter + ")");
+    has = true;
+    loc = tok.loc();
+    advance();
+    if (!expect(Tok::LParen,
+                "after '" + name + "' (write " + name + "(" + example + "))"))
+      return false;
+    if (tok.is(Tok::RParen)) {
+      errorHere(name + " takes " + what + ", e.g. " + name + "(" + example +
+                ")");
+      return false;
+    }
+    value = parseExpr();
+    if (!value)
+      return false;
+    return expect(Tok::RParen, "to close '" + name + "(' (it takes one value)");
+  }
+
   bool expect(Tok k, const Twine &context) {
     if (consumeIf(k))
       return true;
@@ -452,43 +480,15 @@ std::unique_ptr<Kernel> Parser::parseKernel() {
         return nullptr;
     } else if (tok.text == "group") {
       // Sema checks that N is a positive constant and the grid is 2-D.
-      if (kernel->hasGroup)
-        errorHere("kernel '" + kernel->name +
-                  "' has more than one group clause; keep one group(N)");
-      kernel->hasGroup = true;
-      kernel->groupLoc = tok.loc();
-      advance();
-      if (!expect(Tok::LParen, "after 'group' (write group(8))"))
-        return nullptr;
-      if (tok.is(Tok::RParen)) {
-        errorHere("group takes the number of program_id(1) values per group, "
-                  "e.g. group(8)");
-        return nullptr;
-      }
-      kernel->group = parseExpr();
-      if (!kernel->group)
-        return nullptr;
-      if (!expect(Tok::RParen, "to close 'group(' (it takes one value)"))
+      if (!parseOneValueClause(*kernel, kernel->hasGroup, kernel->groupLoc,
+                               kernel->group, "N", "8",
+                               "the number of program_id(1) values per group"))
         return nullptr;
     } else if (tok.text == "stages") {
       // Sema checks that S is a constant from 2 to 8.
-      if (kernel->hasStages)
-        errorHere("kernel '" + kernel->name +
-                  "' has more than one stages clause; keep one stages(S)");
-      kernel->hasStages = true;
-      kernel->stagesLoc = tok.loc();
-      advance();
-      if (!expect(Tok::LParen, "after 'stages' (write stages(4))"))
-        return nullptr;
-      if (tok.is(Tok::RParen)) {
-        errorHere("stages takes the pipeline's depth in shared stages, e.g. "
-                  "stages(4)");
-        return nullptr;
-      }
-      kernel->stages = parseExpr();
-      if (!kernel->stages)
-        return nullptr;
-      if (!expect(Tok::RParen, "to close 'stages(' (it takes one value)"))
+      if (!parseOneValueClause(*kernel, kernel->hasStages, kernel->stagesLoc,
+                               kernel->stages, "S", "4",
+                               "the pipeline's depth in shared stages"))
         return nullptr;
     } else if (tok.text == "require") {
       advance();

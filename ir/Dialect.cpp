@@ -369,23 +369,16 @@ LogicalResult KccDialect::verifyOperationAttribute(Operation *op,
       name == kMmaOverlapAttr || name == kFullMasksAttr ||
       name == kMasksRaggedAttr)
     return expectKind<UnitAttr>(op, attr, "a unit attribute");
-  if (name == kClusterAttr) {
+  if (name == kClusterAttr || name == kPipelineStagesAttr) {
     auto n = dyn_cast<IntegerAttr>(attr.getValue());
     return n && n.getInt() >= 2 && n.getInt() <= 8 &&
                    isa<FunctionOpInterface>(op)
                ? success()
-               : op->emitError() << kClusterAttr
-                                 << " (CTAs per cluster) must be an integer "
-                                    "from 2 to 8, on a function";
-  }
-  if (name == kPipelineStagesAttr) {
-    auto n = dyn_cast<IntegerAttr>(attr.getValue());
-    return n && n.getInt() >= 2 && n.getInt() <= 8 &&
-                   isa<FunctionOpInterface>(op)
-               ? success()
-               : op->emitError() << kPipelineStagesAttr
-                                 << " (shared stages) must be an integer "
-                                    "from 2 to 8, on a function";
+               : op->emitError()
+                     << name
+                     << (name == kClusterAttr ? " (CTAs per cluster)"
+                                              : " (shared stages)")
+                     << " must be an integer from 2 to 8, on a function";
   }
   if (name == kPersistentAttr) {
     auto n = dyn_cast<IntegerAttr>(attr.getValue());

@@ -20,9 +20,14 @@ import argparse
 import itertools
 import json
 import math
+import os
 import re
+import sys
 
-P = 132  # H100/H200 SXM multiprocessors
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from split_k_fit import COMMITTED as SPLIT, P, cdiv, slices  # noqa: E402
+from split_k_fit import cycles as split_cycles  # noqa: E402
+
 # targets/nvidia/sm_90a.toml [throughput] before and since 2026-12-05.
 PREVIOUS = dict(flops=4096, smem=128, l2=64, dram=2400, latency=1000, launch=4000)
 COMMITTED = dict(flops=4096, smem=128, l2=96, dram=2400, latency=1400, launch=4000)
@@ -32,42 +37,11 @@ DEEP = {(64, 64): 7, (64, 128): 7, (64, 256): 5, (128, 64): 7, (128, 128): 6, (1
 NAME = re.compile(r"_(\d+)_(\d+)_64_(\d+)$")
 
 
-def cdiv(a, b):
-    return -(-a // b)
-
-
-def slices(ctas, trips, store, fixup=36):
-    if ctas <= 0 or trips < 4 or ctas >= P:
-        return 1
-    waves = lambda n: cdiv(n, P)
-    best, cost = 1, waves(ctas) * (trips + store / 2)
-    for s in range(2, 17):
-        if 2 * s > trips:
-            break
-        c = waves(ctas * s) * (cdiv(trips, s) + store) + s * store / 2 + store / 2 + fixup
-        if c < cost:
-            best, cost = s, c
-    return best
-
-
 def cycles(bm, bn, depth, m, n, k, r):
-    e = 2
-    flops, smem = 2 * bm * bn * 64, (bm + bm // 64 * bn) * 64 * e
-    row, col, store = bm * 64 * e, bn * 64 * e, bm * bn * e
+    """The stub's estimate: the tile's slices, then launchCycles."""
     ctas, trips = cdiv(m, bm) * cdiv(n, bn), cdiv(k, 64)
-    s = slices(ctas, trips, bm * bn * 4 / ((bm + bn) * 64 * e))
-    inside = lambda x, t: min(1.0, x / (cdiv(x, t) * t))
-    loaded = row * inside(m, bm) + col * inside(n, bn)
-    per = max(flops / r["flops"], smem / r["smem"], loaded / r["l2"], r["latency"] / depth)
-    waves = lambda x: cdiv(x, P)
-    partial = bm * bn * 4
-    epilogue = (partial if s > 1 else store) / r["l2"] + r["latency"]
-    compute = waves(ctas * s) * (cdiv(trips, s) * per + r["latency"] + epilogue)
-    memory = (m * trips * row / bm + n * trips * col / bn + m * n * store / (bm * bn)) / r["dram"]
-    c = compute + memory + r["launch"]
-    if s > 1:
-        c += waves(ctas) * ((3 * s * partial + store) / r["l2"] + 4 * r["latency"])
-    return c
+    s = slices(ctas, trips, bm * bn * 4 / ((bm + bn) * 64 * 2), SPLIT["fixup"])
+    return split_cycles(bm, bn, m, n, k, s, SPLIT, depth=depth, rates=r)
 
 
 def load(path):
