@@ -754,3 +754,18 @@ func.func @histogram_mask(%t: tensor<64xi32>, %m: tensor<32xi1>) {
   %h = kcc.histogram %t mask %m {bins = 16 : i32} : tensor<64xi32>, tensor<32xi1> -> tensor<16xi32>
   return
 }
+
+// -----
+
+// stages(S)'s depth is checked by the frontend; hand-written IR too.
+// expected-error@+1 {{kcc.pipeline_stages (shared stages) must be an integer from 2 to 8, on a function}}
+func.func @pipeline_stages_nine() attributes {kcc.kernel, kcc.pipeline_stages = 9 : i32} {
+  return
+}
+
+// -----
+
+// expected-error@+1 {{kcc.cluster (CTAs per cluster) must be an integer from 2 to 8, on a function}}
+func.func @cluster_one() attributes {kcc.kernel, kcc.cluster = 1 : i32} {
+  return
+}
